@@ -1,0 +1,12 @@
+//! offlux: render and validate a Flux GitOps repository fully offline.
+//!
+//! See ARCHITECTURE.md for the map of modules and the invariants between them.
+
+pub mod cli;
+pub mod discovery;
+pub mod model;
+pub mod schedule;
+pub mod store;
+pub mod substitute;
+pub mod template;
+pub mod yaml;

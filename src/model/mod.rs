@@ -1,0 +1,1 @@
+//! The object model: ResourceId and typed views of Flux objects.

@@ -1,0 +1,1 @@
+//! Go text/template with Sprig and Helm functions. Knows nothing of Helm charts or Kubernetes.
