@@ -1,0 +1,18 @@
+//! The conformance runner: the peers' own suites, read as data from `OFFLUX_CONFORMANCE_DIR`
+//! (default `../shared/conformance`). One test per suite; each prints
+//! `conformance <suite>: N passed, M failed` and its failures, and fails below the suite's target.
+//!
+//! Run with `cargo test --release --test conformance -- --nocapture`.
+
+#[path = "conformance/common.rs"]
+mod common;
+#[path = "conformance/envsubst.rs"]
+mod envsubst;
+#[path = "conformance/gotemplate.rs"]
+mod gotemplate;
+#[path = "conformance/helmfuncs.rs"]
+mod helmfuncs;
+#[path = "conformance/sprig.rs"]
+mod sprig;
+#[path = "conformance/yaml_roundtrip.rs"]
+mod yaml_roundtrip;

@@ -1,0 +1,1 @@
+//! Conformance: the `envsubst` suite (filled in by its engine's work).

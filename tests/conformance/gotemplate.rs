@@ -1,0 +1,1 @@
+//! Conformance: the `gotemplate` suite (filled in by its engine's work).

@@ -1,0 +1,1 @@
+//! Conformance: the `helmfuncs` suite (filled in by its engine's work).

@@ -1,0 +1,1 @@
+//! Conformance: the `sprig` suite (filled in by its engine's work).
