@@ -1,1 +1,105 @@
-//! Command-line interface: clap commands, one file per verb, and output formats. The only module that prints, reads the environment or exits.
+//! Command-line interface: clap commands, one file per verb, and output formats. The only module
+//! that prints, reads the environment or exits.
+//!
+//! stdout carries rendered data only; diagnostics, hints and summaries go to stderr.
+
+mod completions;
+mod get;
+mod report;
+mod table;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub use completions::write_all_completions;
+
+/// Exit codes, documented in the README.
+pub mod exit {
+    pub const SUCCESS: u8 = 0;
+    /// The repository has failures (errors in objects, files or renders).
+    pub const FAILURES: u8 = 1;
+    /// Bad usage or unusable input (a path that does not exist).
+    pub const USAGE: u8 = 2;
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "offlux",
+    version,
+    about = "Render and validate a Flux GitOps repository fully offline",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalOptions,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct GlobalOptions {
+    /// Disable colour in diagnostics (also set by the NO_COLOR environment variable).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes.
+    #[arg(long, global = true, value_enum, default_value_t = LogLevel::Warn)]
+    pub log_level: LogLevel,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the Flux objects of a repository: Kustomizations, HelmReleases, sources.
+    Get(get::GetArgs),
+    /// Print a shell completion script.
+    Completions(completions::CompletionsArgs),
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            });
+        }
+    };
+    let color = !cli.global.no_color
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::io::stderr().is_terminal();
+    let context = Context {
+        color,
+        log_level: cli.global.log_level,
+    };
+    let code = match cli.command {
+        Command::Get(args) => get::run(&args, &context),
+        Command::Completions(args) => completions::run(&args),
+    };
+    ExitCode::from(code)
+}
+
+/// What every command needs to know about how to talk to the user.
+pub struct Context {
+    pub color: bool,
+    pub log_level: LogLevel,
+}
+
+/// Prints an error about the invocation itself (not the repository) and returns the usage code.
+fn usage_error(message: &str, hint: Option<&str>) -> u8 {
+    eprintln!("error: {message}");
+    if let Some(hint) = hint {
+        eprintln!("hint: {hint}");
+    }
+    exit::USAGE
+}

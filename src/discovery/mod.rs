@@ -1,1 +1,300 @@
-//! Discovery: walks a repository, honours ignore files, loads Flux and data objects, follows spec.path.
+//! Discovery: walks a repository the way Flux's source-controller would see it, parses every YAML
+//! file once, and collects Flux objects, ConfigMaps and Secrets. Starting from `--path`, it follows
+//! each Kustomization's `spec.path` until nothing new appears, so the entry may be as narrow as a
+//! cluster's directory.
+//!
+//! Not for: building kustomizations or rendering anything. The objects found here are the ones
+//! written in files; what Flux would apply comes from the controllers.
+
+mod kustomization_refs;
+mod load;
+mod paths;
+mod walk;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::model::{FluxKind, FluxObject, Object};
+
+pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
+pub use paths::{apply_variable_defaults, secure_join};
+
+/// The GitRepository Flux bootstraps from; it stands for the working tree.
+pub const BOOTSTRAP_NAME: &str = "flux-system";
+pub const BOOTSTRAP_NAMESPACE: &str = "flux-system";
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Where to start: the repository, or a directory inside it.
+    pub path: PathBuf,
+    /// The repository root; by default the nearest ancestor of `path` holding `.git`, else `path`.
+    pub root: Option<PathBuf>,
+    /// Files larger than this are reported and not read.
+    pub max_file_size: u64,
+}
+
+impl Options {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Options {
+            path: path.into(),
+            root: None,
+            max_file_size: 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// The bootstrap source: defined in the repository, or assumed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BootstrapSource {
+    Defined(PathBuf),
+    Assumed,
+}
+
+#[derive(Debug)]
+pub struct Repository {
+    /// Canonical path of the repository root; every file below is relative to it.
+    pub root: PathBuf,
+    /// `--path`, relative to the root.
+    pub entry: PathBuf,
+    /// Flux objects, sorted by id then file.
+    pub flux_objects: Vec<FluxObject>,
+    /// ConfigMaps and Secrets, sorted by id then file.
+    pub data_objects: Vec<Object>,
+    pub bootstrap: BootstrapSource,
+    pub stats: Stats,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub yaml_files: usize,
+    pub unparsable_files: usize,
+    pub sops_documents: usize,
+    /// Files used only as patches or generator inputs.
+    pub patch_files: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    #[error("cannot open `{path}`: {source}")]
+    Path {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{path}` is not a directory")]
+    NotADirectory { path: PathBuf },
+    #[error("`{path}` is not inside the repository root `{root}`")]
+    OutsideRoot { path: PathBuf, root: PathBuf },
+}
+
+pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
+    let canonical = |path: &Path| {
+        path.canonicalize().map_err(|source| DiscoveryError::Path {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let entry = canonical(&options.path)?;
+    if !entry.is_dir() {
+        return Err(DiscoveryError::NotADirectory { path: entry });
+    }
+    let root = match &options.root {
+        Some(root) => canonical(root)?,
+        None => find_git_root(&entry).unwrap_or_else(|| entry.clone()),
+    };
+    if !entry.starts_with(&root) {
+        return Err(DiscoveryError::OutsideRoot { path: entry, root });
+    }
+
+    let listing = walk::list_yaml_files(&root);
+    let mut diagnostics = listing.diagnostics;
+    let mut loaded: BTreeMap<PathBuf, load::LoadedFile> = BTreeMap::new();
+    let load = |path: &Path, loaded: &mut BTreeMap<PathBuf, load::LoadedFile>| {
+        if !loaded.contains_key(path) {
+            let relative = paths::relative_to(path, &root);
+            loaded.insert(
+                path.to_path_buf(),
+                load::load_file(path, relative, options.max_file_size),
+            );
+        }
+    };
+
+    // Kustomization files anywhere decide which files are patches, wherever those are used.
+    let mut refs = kustomization_refs::KustomizationRefs::default();
+    for file in listing
+        .yaml_files
+        .iter()
+        .filter(|f| is_kustomization_file(f))
+    {
+        load(file, &mut loaded);
+        if let (Some(dir), Some(node)) = (
+            file.parent(),
+            loaded.get(file).and_then(|l| l.kustomization.as_ref()),
+        ) {
+            refs.read(dir, node);
+        }
+    }
+
+    let mut walked: Vec<PathBuf> = Vec::new();
+    let mut pending: BTreeSet<PathBuf> = BTreeSet::from([entry.clone()]);
+    while let Some(dir) = pending.pop_first() {
+        if walked.iter().any(|w| dir.starts_with(w)) {
+            continue;
+        }
+        walked.push(dir.clone());
+        let files: Vec<&PathBuf> = listing
+            .yaml_files
+            .iter()
+            .filter(|f| f.starts_with(&dir) && !in_chart_templates(f, &root))
+            .collect();
+        for file in files {
+            load(file, &mut loaded);
+            let Some(file_load) = loaded.get(file) else {
+                continue;
+            };
+            for object in &file_load.objects {
+                if let Some(next) = followed_path(object, &root, &mut diagnostics) {
+                    pending.insert(next);
+                }
+            }
+        }
+    }
+
+    let mut flux_objects = Vec::new();
+    let mut data_objects = Vec::new();
+    let mut stats = Stats {
+        yaml_files: 0,
+        ..Stats::default()
+    };
+    for (path, file) in loaded {
+        let walked_here = walked.iter().any(|w| path.starts_with(w));
+        if !walked_here {
+            continue;
+        }
+        stats.yaml_files += 1;
+        diagnostics.extend(file.diagnostics);
+        if !file.parsed {
+            stats.unparsable_files += 1;
+            continue;
+        }
+        stats.sops_documents += file.sops_documents;
+        if refs.non_resource_files.contains(&path) {
+            stats.patch_files += 1;
+            continue;
+        }
+        let namespace_hint = refs.namespace_of_file.get(&path);
+        for mut object in file.objects {
+            if object.id.namespace.is_empty() {
+                if let Some(namespace) = namespace_hint {
+                    object.id.namespace = namespace.clone();
+                }
+            }
+            if object.id.group.is_empty()
+                && matches!(object.id.kind.as_str(), "ConfigMap" | "Secret")
+            {
+                data_objects.push(object);
+                continue;
+            }
+            match FluxObject::from_object(&object) {
+                Ok(Some(flux)) => flux_objects.push(flux),
+                Ok(None) => {}
+                Err(error) => diagnostics.push(error.to_diagnostic()),
+            }
+        }
+    }
+    flux_objects
+        .sort_by(|a, b| (&a.object.id, &a.object.file).cmp(&(&b.object.id, &b.object.file)));
+    data_objects.sort_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)));
+    diagnostics.sort();
+    diagnostics.dedup();
+
+    let bootstrap = flux_objects
+        .iter()
+        .find(|f| {
+            f.kind == FluxKind::GitRepository
+                && f.name() == BOOTSTRAP_NAME
+                && matches!(f.namespace(), BOOTSTRAP_NAMESPACE | "")
+        })
+        .map(|f| BootstrapSource::Defined(f.object.file.clone()))
+        .unwrap_or(BootstrapSource::Assumed);
+
+    Ok(Repository {
+        entry: paths::relative_to(&entry, &root),
+        root,
+        flux_objects,
+        data_objects,
+        bootstrap,
+        stats,
+        diagnostics,
+    })
+}
+
+/// The directory a Kustomization's `spec.path` names in the working tree, when discovery should
+/// walk it: the source is a GitRepository (the working tree, or a repository aliased to it) and
+/// the path resolves without cluster-only variables.
+fn followed_path(
+    object: &Object,
+    root: &Path,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<PathBuf> {
+    if object.id.group != crate::model::KUSTOMIZE_GROUP || object.id.kind != "Kustomization" {
+        return None;
+    }
+    let flux = FluxObject::from_object(object).ok()??;
+    let kustomization = flux.as_kustomization()?;
+    if kustomization.source_ref.kind != "GitRepository" {
+        return None;
+    }
+    let path = match apply_variable_defaults(&kustomization.path) {
+        Ok(path) => path,
+        Err(names) => {
+            diagnostics.push(
+                Diagnostic::note(format!(
+                    "`spec.path` `{}` uses {} with no default; not followed",
+                    kustomization.path,
+                    names
+                        .iter()
+                        .map(|n| format!("`${{{n}}}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+                .at(object.location())
+                .object(object.id.to_string()),
+            );
+            return None;
+        }
+    };
+    let dir = secure_join(root, &path);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        diagnostics.push(
+            Diagnostic::warning(format!(
+                "`spec.path` `{path}` does not exist in the repository"
+            ))
+            .at(object.location())
+            .object(object.id.to_string()),
+        );
+        None
+    }
+}
+
+/// Files under a Helm chart's `templates/` are Go templates, not YAML; they are read when the
+/// chart is rendered.
+fn in_chart_templates(file: &Path, root: &Path) -> bool {
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root))
+        .any(|dir| {
+            dir.file_name().is_some_and(|n| n == "templates")
+                && dir.parent().is_some_and(|p| p.join("Chart.yaml").is_file())
+        })
+}
+
+fn find_git_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .map(Path::to_path_buf)
+}

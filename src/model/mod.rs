@@ -1,1 +1,17 @@
-//! The object model: ResourceId and typed views of Flux objects.
+//! The object model: `ResourceId`, objects as read from files, and typed views of Flux objects.
+//!
+//! Not for: fetching, rendering or deciding anything; views only validate and expose fields.
+
+mod fields;
+mod flux;
+mod id;
+mod object;
+
+pub use fields::{FieldError, Fields};
+pub use flux::{
+    ChartSource, CommonMetadata, CrossRef, DataRef, DependsOn, FluxKind, FluxObject, FluxSpec,
+    HelmChartTemplate, HelmRelease, Kustomization, PostBuild, ResourceSet, SourceSpec,
+    CONTROLPLANE_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_GROUP,
+};
+pub use id::{split_api_version, ResourceId};
+pub use object::{is_sops_document, ModelError, Object};

@@ -4,9 +4,14 @@
 //!
 //! Not for: anything Kubernetes- or Flux-specific.
 
+mod json;
 mod node;
 
-pub use node::{CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence};
+pub use json::from_json;
+
+pub use node::{
+    CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
+};
 
 use std::fmt;
 

@@ -1,0 +1,41 @@
+//! `offlux completions SHELL`: shell completion scripts, generated from the clap definition. The
+//! committed copies under `completions/` are checked by a test to be current.
+
+use std::path::Path;
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+#[derive(clap::Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to generate for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+pub fn run(args: &CompletionsArgs) -> u8 {
+    let mut command = super::Cli::command();
+    clap_complete::generate(args.shell, &mut command, "offlux", &mut std::io::stdout());
+    super::exit::SUCCESS
+}
+
+/// Generates every shell's script into `dir` (used to refresh `completions/`).
+pub fn write_all_completions(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    for shell in [
+        Shell::Bash,
+        Shell::Zsh,
+        Shell::Fish,
+        Shell::Elvish,
+        Shell::PowerShell,
+    ] {
+        let mut command = super::Cli::command();
+        written.push(clap_complete::generate_to(
+            shell,
+            &mut command,
+            "offlux",
+            dir,
+        )?);
+    }
+    Ok(written)
+}

@@ -1,0 +1,109 @@
+//! Rendering diagnostics for people: the message, the object, and a snippet of the file with the
+//! position marked. Colour only on a terminal and never when NO_COLOR is set.
+
+use std::path::Path;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+
+use super::{Context, LogLevel};
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// Largest file quoted in a snippet; bigger files get the location line only.
+const MAX_SNIPPET_SOURCE: u64 = 4 * 1024 * 1024;
+
+pub fn shown(diagnostic: &Diagnostic, level: LogLevel) -> bool {
+    match diagnostic.severity {
+        Severity::Error => true,
+        Severity::Warning => level >= LogLevel::Warn,
+        Severity::Note => level >= LogLevel::Info,
+    }
+}
+
+/// Prints the diagnostics the log level asks for to stderr.
+pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Context) {
+    for diagnostic in diagnostics.iter().filter(|d| shown(d, context.log_level)) {
+        eprint!("{}", render(diagnostic, root, context.color));
+    }
+}
+
+pub fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
+    let mut message = String::new();
+    if let Some(object) = &diagnostic.object {
+        message.push_str(object);
+        message.push_str(": ");
+    }
+    message.push_str(&diagnostic.message);
+    let severity = match diagnostic.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+        Severity::Note => miette::Severity::Advice,
+    };
+    let mut report = MietteDiagnostic::new(message.clone()).with_severity(severity);
+    if let Some(hint) = &diagnostic.hint {
+        report = report.with_help(hint.clone());
+    }
+    let snippet = diagnostic.location.as_ref().and_then(|location| {
+        let pos = location.pos?;
+        let path = root.join(&location.file);
+        let size = std::fs::metadata(&path).ok()?.len();
+        if size > MAX_SNIPPET_SOURCE {
+            return None;
+        }
+        let text = std::fs::read_to_string(&path).ok()?;
+        let offset = byte_offset(&text, pos.line, pos.column)?;
+        Some((location.file.display().to_string(), text, offset))
+    });
+    let Some((name, text, offset)) = snippet else {
+        let prefix = match &diagnostic.location {
+            Some(location) => format!("{location}: "),
+            None => String::new(),
+        };
+        let mut out = format!("{}: {prefix}{message}\n", diagnostic.severity);
+        if let Some(hint) = &diagnostic.hint {
+            out.push_str(&format!("hint: {hint}\n"));
+        }
+        return out;
+    };
+    report = report.with_label(LabeledSpan::at_offset(offset, "here"));
+    let report = miette::Report::new(report).with_source_code(NamedSource::new(name, text));
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let mut out = String::new();
+    let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(1);
+    if handler.render_report(&mut out, report.as_ref()).is_err() {
+        out = format!("{}: {message}\n", diagnostic.severity);
+    }
+    out
+}
+
+/// The byte offset of a 1-based line and column (in characters).
+fn byte_offset(text: &str, line: u32, column: u32) -> Option<usize> {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line as usize - 2)?.0 + 1
+    };
+    let line_text = text[line_start..].split('\n').next().unwrap_or("");
+    let within = line_text
+        .char_indices()
+        .nth(column.saturating_sub(1) as usize)
+        .map_or(line_text.len(), |(i, _)| i);
+    Some(line_start + within)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::byte_offset;
+
+    #[test]
+    fn offsets_of_lines_and_columns() {
+        let text = "a: 1\nbé: 2\n";
+        assert_eq!(byte_offset(text, 1, 1), Some(0));
+        assert_eq!(byte_offset(text, 2, 1), Some(5));
+        assert_eq!(byte_offset(text, 2, 3), Some(8));
+        assert_eq!(byte_offset(text, 9, 1), None);
+    }
+}

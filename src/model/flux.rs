@@ -1,0 +1,509 @@
+//! Typed views of Flux objects: the fields offlux acts on, validated, with the rest kept as data in
+//! the object's tree. A kind name under a group that is not Flux's (a foreign CRD that also calls
+//! itself `Kustomization`) is not a Flux object.
+
+use std::collections::BTreeMap;
+
+use super::fields::{FieldResult, Fields};
+use super::object::{ModelError, Object};
+use crate::yaml::{Node, Pos};
+
+pub const KUSTOMIZE_GROUP: &str = "kustomize.toolkit.fluxcd.io";
+pub const HELM_GROUP: &str = "helm.toolkit.fluxcd.io";
+pub const SOURCE_GROUP: &str = "source.toolkit.fluxcd.io";
+pub const CONTROLPLANE_GROUP: &str = "fluxcd.controlplane.io";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FluxKind {
+    Kustomization,
+    HelmRelease,
+    GitRepository,
+    OCIRepository,
+    HelmRepository,
+    HelmChart,
+    Bucket,
+    ExternalArtifact,
+    ResourceSet,
+    ResourceSetInputProvider,
+}
+
+impl FluxKind {
+    pub const ALL: [FluxKind; 10] = [
+        FluxKind::Kustomization,
+        FluxKind::HelmRelease,
+        FluxKind::GitRepository,
+        FluxKind::OCIRepository,
+        FluxKind::HelmRepository,
+        FluxKind::HelmChart,
+        FluxKind::Bucket,
+        FluxKind::ExternalArtifact,
+        FluxKind::ResourceSet,
+        FluxKind::ResourceSetInputProvider,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FluxKind::Kustomization => "Kustomization",
+            FluxKind::HelmRelease => "HelmRelease",
+            FluxKind::GitRepository => "GitRepository",
+            FluxKind::OCIRepository => "OCIRepository",
+            FluxKind::HelmRepository => "HelmRepository",
+            FluxKind::HelmChart => "HelmChart",
+            FluxKind::Bucket => "Bucket",
+            FluxKind::ExternalArtifact => "ExternalArtifact",
+            FluxKind::ResourceSet => "ResourceSet",
+            FluxKind::ResourceSetInputProvider => "ResourceSetInputProvider",
+        }
+    }
+
+    pub fn group(self) -> &'static str {
+        match self {
+            FluxKind::Kustomization => KUSTOMIZE_GROUP,
+            FluxKind::HelmRelease => HELM_GROUP,
+            FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider => CONTROLPLANE_GROUP,
+            _ => SOURCE_GROUP,
+        }
+    }
+
+    /// The Flux kind for a group and kind, or None when the pair is not Flux's.
+    pub fn from_group_kind(group: &str, kind: &str) -> Option<FluxKind> {
+        FluxKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == kind && k.group() == group)
+    }
+
+    pub fn from_kind(kind: &str) -> Option<FluxKind> {
+        FluxKind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    pub fn is_source(self) -> bool {
+        matches!(
+            self,
+            FluxKind::GitRepository
+                | FluxKind::OCIRepository
+                | FluxKind::HelmRepository
+                | FluxKind::HelmChart
+                | FluxKind::Bucket
+                | FluxKind::ExternalArtifact
+        )
+    }
+}
+
+/// A reference to another object (`sourceRef`, `chartRef`). An empty namespace means "the
+/// referrer's own namespace".
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CrossRef {
+    pub api_version: Option<String>,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+}
+
+/// One `dependsOn` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DependsOn {
+    pub name: String,
+    pub namespace: String,
+    /// A CEL expression deciding readiness (Flux `readyExpr`).
+    pub ready_expr: Option<String>,
+}
+
+/// A `substituteFrom` or `valuesFrom` reference to a ConfigMap or Secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataRef {
+    pub kind: String,
+    pub name: String,
+    pub optional: bool,
+    /// `valuesKey` of a HelmRelease `valuesFrom` (default `values.yaml`).
+    pub values_key: Option<String>,
+    /// `targetPath` of a HelmRelease `valuesFrom`.
+    pub target_path: Option<String>,
+    pub pos: Pos,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PostBuild {
+    pub substitute: BTreeMap<String, String>,
+    pub substitute_from: Vec<DataRef>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CommonMetadata {
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kustomization {
+    pub path: String,
+    pub source_ref: CrossRef,
+    pub depends_on: Vec<DependsOn>,
+    pub target_namespace: Option<String>,
+    pub name_prefix: Option<String>,
+    pub name_suffix: Option<String>,
+    pub suspend: bool,
+    pub post_build: Option<PostBuild>,
+    pub components: Vec<String>,
+    pub common_metadata: Option<CommonMetadata>,
+    pub patches: Option<Node>,
+    pub images: Option<Node>,
+    pub decryption: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HelmChartTemplate {
+    pub chart: String,
+    pub version: Option<String>,
+    pub source_ref: CrossRef,
+    pub values_files: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChartSource {
+    /// `spec.chart.spec`: a chart from a HelmRepository, GitRepository or Bucket.
+    Template(HelmChartTemplate),
+    /// `spec.chartRef`: an OCIRepository or HelmChart.
+    Ref(CrossRef),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HelmRelease {
+    pub chart: ChartSource,
+    pub release_name: Option<String>,
+    pub target_namespace: Option<String>,
+    pub storage_namespace: Option<String>,
+    pub depends_on: Vec<DependsOn>,
+    pub values: Option<Node>,
+    pub values_from: Vec<DataRef>,
+    pub suspend: bool,
+    pub post_renderers: Option<Node>,
+    pub common_metadata: Option<CommonMetadata>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceSpec {
+    /// `spec.url` (GitRepository, OCIRepository, HelmRepository), `spec.endpoint` for a Bucket.
+    pub url: Option<String>,
+    /// A human summary of the revision asked for: `branch main`, `tag v1`, `semver >=1.0`.
+    pub reference: Option<String>,
+    /// HelmRepository `spec.type` (`default` or `oci`).
+    pub repository_type: Option<String>,
+    /// HelmChart: the chart, its version and the source it comes from.
+    pub chart: Option<HelmChartTemplate>,
+    /// GitRepository `spec.ignore`.
+    pub ignore: Option<String>,
+    pub suspend: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceSet {
+    pub depends_on: Vec<DependsOn>,
+    pub inputs_from: Vec<CrossRef>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FluxSpec {
+    Kustomization(Kustomization),
+    HelmRelease(HelmRelease),
+    Source(SourceSpec),
+    ResourceSet(ResourceSet),
+    ResourceSetInputProvider,
+}
+
+/// A Flux object: the object as read, its kind, and its validated spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FluxObject {
+    pub object: Object,
+    pub kind: FluxKind,
+    pub spec: FluxSpec,
+}
+
+impl FluxObject {
+    /// Validates a Flux object's spec. `Ok(None)` when the object is not a Flux object.
+    pub fn from_object(object: &Object) -> Result<Option<FluxObject>, ModelError> {
+        let Some(kind) = FluxKind::from_group_kind(&object.id.group, &object.id.kind) else {
+            return Ok(None);
+        };
+        let label = Some(object.id.to_string());
+        let err = |e| ModelError::from_field(object.file.clone(), label.clone(), e);
+        if object.id.name.is_empty() {
+            return Err(ModelError {
+                file: object.file.clone(),
+                pos: object.pos,
+                object: Some(format!("{}/?", kind.as_str())),
+                message: "`metadata.name` is required".into(),
+            });
+        }
+        let empty = crate::yaml::Mapping::new();
+        let root = object.node.as_mapping().unwrap_or(&empty);
+        let top = Fields::new(root, "");
+        let spec_fields = match top.map("spec").map_err(err)? {
+            Some(spec) => spec,
+            None if kind == FluxKind::ResourceSetInputProvider => Fields::new(&empty, "spec"),
+            None => {
+                return Err(ModelError {
+                    file: object.file.clone(),
+                    pos: object.pos,
+                    object: label.clone(),
+                    message: "`spec` is required".into(),
+                })
+            }
+        };
+        let spec = match kind {
+            FluxKind::Kustomization => {
+                FluxSpec::Kustomization(read_kustomization(&spec_fields).map_err(err)?)
+            }
+            FluxKind::HelmRelease => {
+                FluxSpec::HelmRelease(read_helm_release(&spec_fields).map_err(err)?)
+            }
+            FluxKind::ResourceSet => {
+                FluxSpec::ResourceSet(read_resource_set(&spec_fields).map_err(err)?)
+            }
+            FluxKind::ResourceSetInputProvider => FluxSpec::ResourceSetInputProvider,
+            _ => FluxSpec::Source(read_source(kind, &spec_fields).map_err(err)?),
+        };
+        Ok(Some(FluxObject {
+            object: object.clone(),
+            kind,
+            spec,
+        }))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.object.id.name
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.object.id.namespace
+    }
+
+    pub fn as_kustomization(&self) -> Option<&Kustomization> {
+        match &self.spec {
+            FluxSpec::Kustomization(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    pub fn as_helm_release(&self) -> Option<&HelmRelease> {
+        match &self.spec {
+            FluxSpec::HelmRelease(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    pub fn as_source(&self) -> Option<&SourceSpec> {
+        match &self.spec {
+            FluxSpec::Source(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The `dependsOn` entries of a Kustomization, HelmRelease or ResourceSet.
+    pub fn depends_on(&self) -> &[DependsOn] {
+        match &self.spec {
+            FluxSpec::Kustomization(k) => &k.depends_on,
+            FluxSpec::HelmRelease(h) => &h.depends_on,
+            FluxSpec::ResourceSet(r) => &r.depends_on,
+            _ => &[],
+        }
+    }
+}
+
+fn read_cross_ref(fields: &Fields) -> FieldResult<CrossRef> {
+    Ok(CrossRef {
+        api_version: fields.str("apiVersion")?,
+        kind: fields.required_str("kind")?,
+        name: fields.required_str("name")?,
+        namespace: fields.str("namespace")?.unwrap_or_default(),
+    })
+}
+
+fn read_depends_on(spec: &Fields) -> FieldResult<Vec<DependsOn>> {
+    spec.maps("dependsOn")?
+        .iter()
+        .map(|entry| {
+            Ok(DependsOn {
+                name: entry.required_str("name")?,
+                namespace: entry.str("namespace")?.unwrap_or_default(),
+                ready_expr: entry.str("readyExpr")?,
+            })
+        })
+        .collect()
+}
+
+fn read_data_refs(spec: &Fields, key: &str) -> FieldResult<Vec<DataRef>> {
+    spec.maps(key)?
+        .iter()
+        .map(|entry| {
+            Ok(DataRef {
+                kind: entry.required_str("kind")?,
+                name: entry.required_str("name")?,
+                optional: entry.bool("optional")?.unwrap_or(false),
+                values_key: entry.str("valuesKey")?,
+                target_path: entry.str("targetPath")?,
+                pos: entry.pos(),
+            })
+        })
+        .collect()
+}
+
+fn read_common_metadata(spec: &Fields) -> FieldResult<Option<CommonMetadata>> {
+    let Some(meta) = spec.map("commonMetadata")? else {
+        return Ok(None);
+    };
+    Ok(Some(CommonMetadata {
+        labels: meta.str_map("labels")?,
+        annotations: meta.str_map("annotations")?,
+    }))
+}
+
+fn read_kustomization(spec: &Fields) -> FieldResult<Kustomization> {
+    let source_ref = match spec.map("sourceRef")? {
+        Some(r) => read_cross_ref(&r)?,
+        None => {
+            return Err(super::fields::FieldError {
+                path: "spec.sourceRef".into(),
+                message: "is required".into(),
+                pos: spec.pos(),
+            })
+        }
+    };
+    let post_build = match spec.map("postBuild")? {
+        Some(pb) => Some(PostBuild {
+            substitute: pb.str_map("substitute")?,
+            substitute_from: read_data_refs(&pb, "substituteFrom")?,
+        }),
+        None => None,
+    };
+    Ok(Kustomization {
+        path: spec.str("path")?.unwrap_or_else(|| "./".into()),
+        source_ref,
+        depends_on: read_depends_on(spec)?,
+        target_namespace: spec.str("targetNamespace")?,
+        name_prefix: spec.str("namePrefix")?,
+        name_suffix: spec.str("nameSuffix")?,
+        suspend: spec.bool("suspend")?.unwrap_or(false),
+        post_build,
+        components: spec.strs("components")?,
+        common_metadata: read_common_metadata(spec)?,
+        patches: spec.node("patches").cloned(),
+        images: spec.node("images").cloned(),
+        decryption: spec.node("decryption").is_some(),
+    })
+}
+
+fn read_chart_template(template: &Fields) -> FieldResult<HelmChartTemplate> {
+    let source_ref = match template.map("sourceRef")? {
+        Some(r) => read_cross_ref(&r)?,
+        None => {
+            return Err(super::fields::FieldError {
+                path: "spec.chart.spec.sourceRef".into(),
+                message: "is required".into(),
+                pos: template.pos(),
+            })
+        }
+    };
+    let mut values_files = template.strs("valuesFiles")?;
+    if let Some(single) = template.str("valuesFile")? {
+        values_files.insert(0, single);
+    }
+    Ok(HelmChartTemplate {
+        chart: template.required_str("chart")?,
+        version: template.str("version")?,
+        source_ref,
+        values_files,
+    })
+}
+
+fn read_helm_release(spec: &Fields) -> FieldResult<HelmRelease> {
+    let chart = match (spec.map("chart")?, spec.map("chartRef")?) {
+        (Some(chart), None) => match chart.map("spec")? {
+            Some(template) => ChartSource::Template(read_chart_template(&template)?),
+            None => {
+                return Err(super::fields::FieldError {
+                    path: "spec.chart.spec".into(),
+                    message: "is required".into(),
+                    pos: chart.pos(),
+                })
+            }
+        },
+        (None, Some(chart_ref)) => ChartSource::Ref(read_cross_ref(&chart_ref)?),
+        (Some(chart), Some(_)) => {
+            return Err(super::fields::FieldError {
+                path: "spec.chart".into(),
+                message: "and `spec.chartRef` are mutually exclusive".into(),
+                pos: chart.pos(),
+            })
+        }
+        (None, None) => {
+            return Err(super::fields::FieldError {
+                path: "spec.chart".into(),
+                message: "or `spec.chartRef` is required".into(),
+                pos: spec.pos(),
+            })
+        }
+    };
+    Ok(HelmRelease {
+        chart,
+        release_name: spec.str("releaseName")?,
+        target_namespace: spec.str("targetNamespace")?,
+        storage_namespace: spec.str("storageNamespace")?,
+        depends_on: read_depends_on(spec)?,
+        values: spec.node("values").cloned(),
+        values_from: read_data_refs(spec, "valuesFrom")?,
+        suspend: spec.bool("suspend")?.unwrap_or(false),
+        post_renderers: spec.node("postRenderers").cloned(),
+        common_metadata: read_common_metadata(spec)?,
+    })
+}
+
+fn read_source(kind: FluxKind, spec: &Fields) -> FieldResult<SourceSpec> {
+    let url = match kind {
+        FluxKind::Bucket => spec.str("endpoint")?,
+        FluxKind::HelmChart | FluxKind::ExternalArtifact => None,
+        _ => Some(spec.required_str("url")?),
+    };
+    let reference = match spec.map("ref")? {
+        Some(r) => ["commit", "digest", "name", "semver", "tag", "branch"]
+            .iter()
+            .map(|key| Ok(r.str(key)?.map(|v| format!("{key} {v}"))))
+            .collect::<FieldResult<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .next(),
+        None => None,
+    };
+    let chart = match kind {
+        FluxKind::HelmChart => Some(read_chart_template(spec)?),
+        _ => None,
+    };
+    Ok(SourceSpec {
+        url,
+        reference,
+        repository_type: spec.str("type")?,
+        chart,
+        ignore: spec.str("ignore")?,
+        suspend: spec.bool("suspend")?.unwrap_or(false),
+    })
+}
+
+fn read_resource_set(spec: &Fields) -> FieldResult<ResourceSet> {
+    let inputs_from = spec
+        .maps("inputsFrom")?
+        .iter()
+        .map(|entry| {
+            Ok(CrossRef {
+                api_version: entry.str("apiVersion")?,
+                kind: entry
+                    .str("kind")?
+                    .unwrap_or_else(|| "ResourceSetInputProvider".into()),
+                name: entry.str("name")?.unwrap_or_default(),
+                namespace: String::new(),
+            })
+        })
+        .collect::<FieldResult<Vec<_>>>()?;
+    Ok(ResourceSet {
+        depends_on: read_depends_on(spec)?,
+        inputs_from,
+    })
+}
