@@ -1,10 +1,9 @@
 //! `offlux get ks|hr|sources|all [NAME]`: what Flux objects a repository holds, where.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
 use serde::Serialize;
+use std::collections::BTreeMap;
 
+use super::repo_args::RepoArgs;
 use super::{exit, report, table, usage_error, Context};
 use crate::diagnostic::Severity;
 use crate::discovery::{self, BootstrapSource, Repository};
@@ -17,9 +16,8 @@ pub struct GetArgs {
     pub what: GetKind,
     /// Only the object with this name.
     pub name: Option<String>,
-    /// The repository, or a directory inside it to start from.
-    #[arg(long, default_value = ".")]
-    pub path: PathBuf,
+    #[command(flatten)]
+    pub repo: RepoArgs,
     /// Only objects in this namespace.
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
@@ -80,7 +78,7 @@ pub fn run(args: &GetArgs, context: &Context) -> u8 {
             )
         }
     };
-    let repository = match discovery::discover(&discovery::Options::new(&args.path)) {
+    let repository = match args.repo.discover() {
         Ok(repository) => repository,
         Err(error) => return usage_error(&error.to_string(), None),
     };
@@ -140,7 +138,10 @@ pub fn run(args: &GetArgs, context: &Context) -> u8 {
     };
     print!("{output}");
     if records.is_empty() && args.output == Format::Table {
-        eprintln!("No matching objects found under `{}`.", args.path.display());
+        eprintln!(
+            "No matching objects found under `{}`.",
+            args.repo.path.display()
+        );
     }
     let failed = repository
         .diagnostics

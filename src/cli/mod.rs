@@ -5,6 +5,7 @@
 
 mod completions;
 mod get;
+mod repo_args;
 mod report;
 mod table;
 
