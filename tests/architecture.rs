@@ -22,13 +22,19 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn src(module: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(module)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(module)
 }
 
 /// Lines of non-test code in `module` that contain any of `needles`.
 fn offending_lines(module: &str, needles: &[&str]) -> Vec<String> {
     let dir = src(module);
-    assert!(dir.is_dir(), "module directory `{}` is missing", dir.display());
+    assert!(
+        dir.is_dir(),
+        "module directory `{}` is missing",
+        dir.display()
+    );
     let mut hits = Vec::new();
     for file in rust_files(&dir) {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
@@ -39,7 +45,12 @@ fn offending_lines(module: &str, needles: &[&str]) -> Vec<String> {
                 continue;
             }
             if needles.iter().any(|n| line.contains(n)) {
-                hits.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
+                hits.push(format!(
+                    "{}:{}: {}",
+                    file.display(),
+                    number + 1,
+                    line.trim()
+                ));
             }
         }
     }
@@ -60,21 +71,48 @@ fn engines_know_nothing_of_flux_store_scheduler_or_cli() {
     ];
     for engine in ENGINES {
         let hits = offending_lines(engine, &needles);
-        assert!(hits.is_empty(), "engine `{engine}` reaches outside its layer:\n{}", hits.join("\n"));
+        assert!(
+            hits.is_empty(),
+            "engine `{engine}` reaches outside its layer:\n{}",
+            hits.join("\n")
+        );
     }
 }
 
 #[test]
 fn scheduler_imports_nothing_of_ours() {
     let hits = offending_lines("schedule", &["crate::", "super::super"]);
-    assert!(hits.is_empty(), "the scheduler imports project code:\n{}", hits.join("\n"));
+    assert!(
+        hits.is_empty(),
+        "the scheduler imports project code:\n{}",
+        hits.join("\n")
+    );
 }
 
 #[test]
 fn only_cli_prints_or_exits() {
-    let needles = ["println!", "eprintln!", "print!(", "eprint!(", "std::process::exit", "std::env::var"];
-    for module in ["yaml", "template", "substitute", "model", "discovery", "store", "schedule"] {
+    let needles = [
+        "println!",
+        "eprintln!",
+        "print!(",
+        "eprint!(",
+        "std::process::exit",
+        "std::env::var",
+    ];
+    for module in [
+        "yaml",
+        "template",
+        "substitute",
+        "model",
+        "discovery",
+        "store",
+        "schedule",
+    ] {
         let hits = offending_lines(module, &needles);
-        assert!(hits.is_empty(), "module `{module}` prints, exits or reads the environment:\n{}", hits.join("\n"));
+        assert!(
+            hits.is_empty(),
+            "module `{module}` prints, exits or reads the environment:\n{}",
+            hits.join("\n")
+        );
     }
 }

@@ -13,6 +13,9 @@ pub struct KustomizationRefs {
     pub non_resource_files: BTreeSet<PathBuf>,
     /// Files a kustomization lists directly under `resources`, with the kustomization's namespace.
     pub namespace_of_file: BTreeMap<PathBuf, String>,
+    /// For each kustomization's directory, the local paths (files or directories) it builds from:
+    /// `resources`, `components` and legacy `bases`. Remote URLs are left out.
+    pub inputs_of_dir: BTreeMap<PathBuf, Vec<PathBuf>>,
 }
 
 impl KustomizationRefs {
@@ -56,6 +59,14 @@ impl KustomizationRefs {
                 }
             }
         }
+        let inputs = self.inputs_of_dir.entry(normalize(dir)).or_default();
+        for key in ["resources", "components", "bases"] {
+            for entry in files(key) {
+                if !is_remote(&entry) {
+                    inputs.push(normalize(&dir.join(entry)));
+                }
+            }
+        }
         if let Some(namespace) = kustomization.get("namespace").and_then(Node::as_str) {
             for file in files("resources") {
                 self.namespace_of_file
@@ -63,6 +74,14 @@ impl KustomizationRefs {
             }
         }
     }
+}
+
+/// Kustomize treats URLs and `host/org/repo` forms with a `?ref=` or `//` as remote bases.
+fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("git@")
+        || entry.contains("?ref=")
+        || entry.contains("//")
 }
 
 /// Removes `.` and `..` lexically, so paths written differently compare equal.

@@ -136,18 +136,33 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         }
     }
 
+    // Directories are walked whole; kustomizations also pull in the files and directories they
+    // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     let mut walked: Vec<PathBuf> = Vec::new();
+    let mut single_files: BTreeSet<PathBuf> = BTreeSet::new();
     let mut pending: BTreeSet<PathBuf> = BTreeSet::from([entry.clone()]);
-    while let Some(dir) = pending.pop_first() {
-        if walked.iter().any(|w| dir.starts_with(w)) {
+    while let Some(target) = pending.pop_first() {
+        if walked.iter().any(|w| target.starts_with(w)) || single_files.contains(&target) {
             continue;
         }
-        walked.push(dir.clone());
-        let files: Vec<&PathBuf> = listing
-            .yaml_files
-            .iter()
-            .filter(|f| f.starts_with(&dir) && !in_chart_templates(f, &root))
-            .collect();
+        if !target.starts_with(&root) {
+            continue;
+        }
+        let files: Vec<&PathBuf> = if target.is_dir() {
+            walked.push(target.clone());
+            listing
+                .yaml_files
+                .iter()
+                .filter(|f| f.starts_with(&target) && !in_chart_templates(f, &root))
+                .collect()
+        } else {
+            single_files.insert(target.clone());
+            listing
+                .yaml_files
+                .iter()
+                .filter(|f| **f == target)
+                .collect()
+        };
         for file in files {
             load(file, &mut loaded);
             let Some(file_load) = loaded.get(file) else {
@@ -156,6 +171,11 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             for object in &file_load.objects {
                 if let Some(next) = followed_path(object, &root, &mut diagnostics) {
                     pending.insert(next);
+                }
+            }
+            if file_load.kustomization.is_some() {
+                if let Some(inputs) = file.parent().and_then(|d| refs.inputs_of_dir.get(d)) {
+                    pending.extend(inputs.iter().cloned());
                 }
             }
         }
@@ -168,7 +188,8 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         ..Stats::default()
     };
     for (path, file) in loaded {
-        let walked_here = walked.iter().any(|w| path.starts_with(w));
+        let walked_here =
+            single_files.contains(&path) || walked.iter().any(|w| path.starts_with(w));
         if !walked_here {
             continue;
         }

@@ -1,0 +1,58 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_offlux_global_optspecs
+    string join \n no-color log-level= h/help V/version
+end
+
+function __fish_offlux_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_offlux_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_offlux_using_subcommand
+    set -l cmd (__fish_offlux_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c offlux -n "__fish_offlux_needs_command" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_needs_command" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_needs_command" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_needs_command" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand get" -s n -l namespace -d 'Only objects in this namespace' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -s l -l selector -d 'Only objects whose labels match: `key=value`, `key!=value` or `key`, comma-separated' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -s o -l output -d 'Output format' -r -f -a "table\t''
+yaml\t''
+json\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand get" -s A -l all-namespaces -d 'Objects in every namespace (the default when no namespace is given)'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand completions" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand completions" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,188 @@
+//! The binary's behaviour: output streams, formats and exit codes.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn offlux() -> Command {
+    let mut command = Command::cargo_bin("offlux").expect("binary is built");
+    command.env("NO_COLOR", "1");
+    command
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example")
+}
+
+#[test]
+fn get_all_json_lists_the_example() {
+    let root = example();
+    let output = offlux()
+        .args(["get", "all", "-o", "json", "--root"])
+        .arg(&root)
+        .arg("--path")
+        .arg(root.join("clusters/dev"))
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let records: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    let listed: Vec<String> = records
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}/{} {}",
+                r["kind"].as_str().unwrap_or(""),
+                r["namespace"].as_str().unwrap_or(""),
+                r["name"].as_str().unwrap_or(""),
+                r["file"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "GitRepository flux-system/flux-system clusters/dev/flux-system/gotk-sync.yaml",
+            "HelmRelease hello/hello apps/base/hello/release.yaml",
+            "Kustomization flux-system/apps clusters/dev/apps.yaml",
+            "Kustomization flux-system/flux-system clusters/dev/flux-system/gotk-sync.yaml",
+            "Kustomization flux-system/infrastructure clusters/dev/infrastructure.yaml",
+        ]
+    );
+}
+
+#[test]
+fn get_ks_table_filters_by_name_and_namespace() {
+    let root = example();
+    let output = offlux()
+        .args(["get", "ks", "apps", "-n", "flux-system", "--path"])
+        .arg(&root)
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with("NAMESPACE    NAME  PATH"), "{stdout}");
+    assert!(lines[1].contains("./apps/${CLUSTER_ENV:=dev}"), "{stdout}");
+    assert!(lines[1].contains("flux-system/infrastructure"), "{stdout}");
+    assert!(lines[1].ends_with("clusters/dev/apps.yaml:1"), "{stdout}");
+}
+
+#[test]
+fn get_yaml_is_parseable_and_selector_filters() {
+    let root = example();
+    let output = offlux()
+        .args(["get", "sources", "-o", "yaml", "--path"])
+        .arg(&root)
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("kind: GitRepository"), "{stdout}");
+    assert!(
+        stdout.contains("url: https://example.invalid/offlux/example.git"),
+        "{stdout}"
+    );
+    let output = offlux()
+        .args(["get", "all", "-l", "team=none", "--path"])
+        .arg(&root)
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("No matching objects"));
+}
+
+#[test]
+fn malformed_object_exits_1_with_a_located_diagnostic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("ks.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: broken\nspec:\n  sourceRef:\n    kind: GitRepository\n",
+    )
+    .expect("write");
+    let output = offlux()
+        .args(["get", "ks", "--path"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Kustomization/broken: `spec.sourceRef.name` is required"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("ks.yaml:6:"), "{stderr}");
+    assert!(output.stdout.is_empty(), "stdout is for data only");
+}
+
+#[test]
+fn missing_path_and_bad_flags_exit_2() {
+    let output = offlux()
+        .args(["get", "all", "--path", "/no/such/dir"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/no/such/dir"));
+    let output = offlux().args(["get", "nonsense"]).output().expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn help_and_version() {
+    for args in [
+        vec!["--help"],
+        vec!["get", "--help"],
+        vec!["completions", "--help"],
+        vec!["--version"],
+    ] {
+        let output = offlux().args(&args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        assert!(!output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// The scripts under `completions/` must match what the binary generates. Refresh them with
+/// `OFFLUX_UPDATE_COMPLETIONS=1 cargo test --test cli completions`.
+#[test]
+fn completions_are_current() {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    let fresh = tempfile::tempdir().expect("tempdir");
+    let written = offlux::cli::write_all_completions(fresh.path()).expect("generate");
+    let update = std::env::var_os("OFFLUX_UPDATE_COMPLETIONS").is_some();
+    let mut stale = Vec::new();
+    for path in written {
+        let name = path.file_name().expect("file name");
+        let expected = std::fs::read(&path).expect("read generated");
+        let target = committed.join(name);
+        if update {
+            std::fs::write(&target, &expected).expect("update completions");
+        } else if std::fs::read(&target).ok().as_deref() != Some(expected.as_slice()) {
+            stale.push(target.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale completions (run `OFFLUX_UPDATE_COMPLETIONS=1 cargo test --test cli completions`): {stale:?}"
+    );
+    let bash = offlux()
+        .args(["completions", "bash"])
+        .output()
+        .expect("runs");
+    assert_eq!(bash.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&bash.stdout).contains("offlux"));
+}

@@ -1,0 +1,59 @@
+//! Discovery on the real repositories of `../shared/corpus/repos`: the counts of Flux
+//! Kustomizations and (complete) HelmReleases equal those recorded in its MANIFEST.json.
+
+use std::path::PathBuf;
+
+use offlux::discovery::{discover, Options};
+use offlux::model::FluxKind;
+
+fn corpus_repos() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos");
+    assert!(
+        dir.join("MANIFEST.json").is_file(),
+        "corpus not found at `{}`: place `shared/` beside the project",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn flux_object_counts_match_the_manifest() {
+    let dir = corpus_repos();
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("MANIFEST.json")).expect("read manifest"),
+    )
+    .expect("manifest is JSON");
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for entry in manifest.as_array().expect("manifest is a list") {
+        let name = entry["repo"].as_str().expect("repo name");
+        let path = dir.join(name);
+        if !path.is_dir() {
+            continue;
+        }
+        let repo = discover(&Options::new(&path)).expect("discovery succeeds");
+        let count = |kind| repo.flux_objects.iter().filter(|f| f.kind == kind).count() as u64;
+        let (ks, hr) = (count(FluxKind::Kustomization), count(FluxKind::HelmRelease));
+        let expected = (
+            entry["ks"].as_u64().unwrap_or(0),
+            entry["hr"].as_u64().unwrap_or(0),
+        );
+        println!("{name}: ks {ks}/{} hr {hr}/{}", expected.0, expected.1);
+        if (ks, hr) != expected {
+            mismatches.push(format!(
+                "{name}: found ks={ks} hr={hr}, manifest ks={} hr={}",
+                expected.0, expected.1
+            ));
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 10,
+        "expected the corpus's repositories, found {checked}"
+    );
+    assert!(
+        mismatches.is_empty(),
+        "counts differ:\n{}",
+        mismatches.join("\n")
+    );
+}

@@ -1,0 +1,240 @@
+//! Discovery on small trees written by each test, and on the example repository.
+
+use std::path::{Path, PathBuf};
+
+use offlux::diagnostic::Severity;
+use offlux::discovery::{discover, BootstrapSource, Options, Repository};
+use offlux::model::FluxKind;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create test directory");
+    }
+    std::fs::write(path, text).expect("write test file");
+}
+
+fn discover_at(path: &Path, root: &Path) -> Repository {
+    let mut options = Options::new(path);
+    options.root = Some(root.to_path_buf());
+    discover(&options).expect("discovery succeeds")
+}
+
+fn names(repo: &Repository, kind: FluxKind) -> Vec<String> {
+    repo.flux_objects
+        .iter()
+        .filter(|f| f.kind == kind)
+        .map(|f| format!("{}/{}", f.namespace(), f.name()))
+        .collect()
+}
+
+fn kustomization(name: &str, path: &str) -> String {
+    format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: {path}\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+    )
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example")
+}
+
+#[test]
+fn example_from_a_narrow_entry_follows_spec_paths_and_kustomization_resources() {
+    let root = example();
+    let repo = discover_at(&root.join("clusters/dev"), &root);
+    assert_eq!(
+        names(&repo, FluxKind::Kustomization),
+        [
+            "flux-system/apps",
+            "flux-system/flux-system",
+            "flux-system/infrastructure"
+        ]
+    );
+    // The HelmRelease lives in apps/base/hello, reached through apps/dev's kustomization; the
+    // values patch in apps/dev is a fragment, not a second HelmRelease.
+    assert_eq!(names(&repo, FluxKind::HelmRelease), ["hello/hello"]);
+    assert_eq!(repo.stats.patch_files, 1);
+    assert_eq!(repo.data_objects.len(), 1);
+    assert_eq!(repo.data_objects[0].id.name, "cluster-vars");
+    assert_eq!(
+        repo.bootstrap,
+        BootstrapSource::Defined(PathBuf::from("clusters/dev/flux-system/gotk-sync.yaml"))
+    );
+    let errors: Vec<_> = repo
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "unexpected errors: {errors:?}");
+}
+
+#[test]
+fn malformed_spec_is_an_error_with_file_line_and_object() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "clusters/bad.yaml",
+        "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: broken\n  namespace: flux-system\nspec:\n  path: ./apps\n  sourceRef:\n    kind: GitRepository\n",
+    );
+    let repo = discover_at(dir.path(), dir.path());
+    let error = repo
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .expect("an error diagnostic");
+    assert_eq!(
+        error.object.as_deref(),
+        Some("Kustomization/flux-system/broken")
+    );
+    assert!(
+        error.message.contains("`spec.sourceRef.name` is required"),
+        "{}",
+        error.message
+    );
+    let location = error.location.as_ref().expect("a location");
+    assert_eq!(location.file, Path::new("clusters/bad.yaml"));
+    assert_eq!(
+        location.pos.map(|p| p.line),
+        Some(14),
+        "points at the sourceRef mapping"
+    );
+    assert!(names(&repo, FluxKind::Kustomization).is_empty());
+}
+
+#[test]
+fn foreign_kind_with_a_flux_name_is_not_a_flux_object() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "x.yaml",
+        "apiVersion: example.com/v1\nkind: HelmRelease\nmetadata:\n  name: impostor\nspec: {}\n---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata:\n  name: also-not-flux\n",
+    );
+    let repo = discover_at(dir.path(), dir.path());
+    assert!(repo.flux_objects.is_empty());
+    assert!(repo
+        .diagnostics
+        .iter()
+        .all(|d| d.severity != Severity::Error));
+}
+
+#[test]
+fn ignore_files_exclude_and_reinclude() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        ".krmignore",
+        "drafts/\n*.skip.yaml\n!keep.skip.yaml\n",
+    );
+    write(root, ".sourceignore", "docs/\n");
+    write(root, "a.yaml", &kustomization("a", "./nowhere-a"));
+    write(root, "drafts/b.yaml", &kustomization("b", "./x"));
+    write(root, "c.skip.yaml", &kustomization("c", "./x"));
+    write(root, "keep.skip.yaml", &kustomization("keep", "./x"));
+    write(root, "docs/d.yaml", &kustomization("d", "./x"));
+    write(root, ".github/workflows/e.yaml", &kustomization("e", "./x"));
+    let repo = discover_at(root, root);
+    assert_eq!(
+        names(&repo, FluxKind::Kustomization),
+        ["flux-system/a", "flux-system/keep"]
+    );
+    assert_eq!(repo.bootstrap, BootstrapSource::Assumed);
+}
+
+#[test]
+fn spec_path_is_followed_with_defaults_and_clamped_at_the_root() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/main/entry.yaml",
+        &kustomization("entry", "./apps/${ENV:=prod}"),
+    );
+    write(
+        root,
+        "apps/prod/app.yaml",
+        &kustomization("app", "../../../../infra"),
+    );
+    write(
+        root,
+        "infra/infra.yaml",
+        &kustomization("infra", "./apps/${UNSET}"),
+    );
+    write(root, "unreached/x.yaml", &kustomization("unreached", "./x"));
+    let repo = discover_at(&root.join("clusters/main"), root);
+    assert_eq!(
+        names(&repo, FluxKind::Kustomization),
+        ["flux-system/app", "flux-system/entry", "flux-system/infra"]
+    );
+    assert!(repo
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("`${UNSET}`") && d.severity == Severity::Note));
+}
+
+#[test]
+fn unreadable_inputs_are_reported_and_do_not_stop_the_walk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "good.yaml", &kustomization("good", "./x"));
+    std::fs::write(root.join("latin1.yaml"), b"kind: \xe9t\xe9\n").expect("write");
+    write(root, "broken.yaml", "a: [unclosed\n");
+    write(root, "big.yaml", &"# padding\n".repeat(200));
+    let mut options = Options::new(root);
+    options.max_file_size = 1000;
+    let repo = discover(&options).expect("discovery succeeds");
+    assert_eq!(names(&repo, FluxKind::Kustomization), ["flux-system/good"]);
+    let messages: Vec<String> = repo.diagnostics.iter().map(|d| d.to_string()).collect();
+    let joined = messages.join("\n");
+    assert!(
+        joined.contains("latin1.yaml: file is not valid UTF-8"),
+        "{joined}"
+    );
+    assert!(joined.contains("broken.yaml:"), "{joined}");
+    assert!(joined.contains("big.yaml: file is 2000 bytes"), "{joined}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_cannot_escape_the_root_or_loop() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    write(
+        outside.path(),
+        "secret.yaml",
+        &kustomization("outside", "./x"),
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "inside.yaml", &kustomization("inside", "./x"));
+    std::os::unix::fs::symlink(outside.path().join("secret.yaml"), root.join("link.yaml"))
+        .expect("symlink");
+    std::fs::create_dir(root.join("loop")).expect("mkdir");
+    std::os::unix::fs::symlink(root, root.join("loop/back")).expect("symlink");
+    let repo = discover_at(root, root);
+    assert_eq!(
+        names(&repo, FluxKind::Kustomization),
+        ["flux-system/inside"]
+    );
+    let joined: String = repo.diagnostics.iter().map(|d| format!("{d}\n")).collect();
+    assert!(joined.contains("outside the repository root"), "{joined}");
+    assert!(joined.contains("symlink loop"), "{joined}");
+}
+
+#[test]
+fn sops_documents_are_recognised() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "secret.sops.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  key: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:xyz]\n  lastmodified: \"2024-01-01T00:00:00Z\"\n",
+    );
+    let repo = discover_at(dir.path(), dir.path());
+    assert_eq!(repo.stats.sops_documents, 1);
+    assert!(repo.data_objects[0].is_sops_encrypted());
+}
+
+#[test]
+fn missing_path_is_an_input_error() {
+    let error = discover(&Options::new("/definitely/not/here")).expect_err("fails");
+    assert!(error.to_string().contains("/definitely/not/here"));
+}
