@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
-use crate::model::{FluxKind, FluxObject, Object};
+use crate::model::{FluxKind, FluxObject, Object, ResourceId};
 
 pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
 pub use paths::{apply_variable_defaults, secure_join};
@@ -62,6 +62,9 @@ pub struct Repository {
     /// ConfigMaps and Secrets, sorted by id then file.
     pub data_objects: Vec<Object>,
     pub bootstrap: BootstrapSource,
+    /// The Kustomization that applies each file, as far as a static reading can tell (the one whose
+    /// `spec.path` led discovery there). Rendering gives the exact answer.
+    pub parent_of_file: BTreeMap<PathBuf, ResourceId>,
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -140,8 +143,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     let mut walked: Vec<PathBuf> = Vec::new();
     let mut single_files: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut pending: BTreeSet<PathBuf> = BTreeSet::from([entry.clone()]);
-    while let Some(target) = pending.pop_first() {
+    // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
+    // the parent of the objects found there.
+    let mut pending: BTreeMap<PathBuf, Option<ResourceId>> = BTreeMap::from([(entry.clone(), None)]);
+    let mut followed: BTreeMap<ResourceId, PathBuf> = BTreeMap::new();
+    let mut parent_of_file: BTreeMap<PathBuf, ResourceId> = BTreeMap::new();
+    while let Some((target, origin)) = pending.pop_first() {
         if walked.iter().any(|w| target.starts_with(w)) || single_files.contains(&target) {
             continue;
         }
@@ -168,14 +175,22 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             let Some(file_load) = loaded.get(file) else {
                 continue;
             };
+            if let Some(origin) = &origin {
+                parent_of_file
+                    .entry(paths::relative_to(file, &root))
+                    .or_insert_with(|| origin.clone());
+            }
             for object in &file_load.objects {
                 if let Some(next) = followed_path(object, &root, &mut diagnostics) {
-                    pending.insert(next);
+                    followed.insert(object.id.clone(), next.clone());
+                    pending.entry(next).or_insert_with(|| Some(object.id.clone()));
                 }
             }
             if file_load.kustomization.is_some() {
                 if let Some(inputs) = file.parent().and_then(|d| refs.inputs_of_dir.get(d)) {
-                    pending.extend(inputs.iter().cloned());
+                    for input in inputs {
+                        pending.entry(input.clone()).or_insert_with(|| origin.clone());
+                    }
                 }
             }
         }
@@ -230,6 +245,23 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     diagnostics.sort();
     diagnostics.dedup();
 
+    // Files reached before any Kustomization pointed at them (the entry directory) belong to the
+    // Kustomization whose `spec.path` holds them most narrowly.
+    for flux in &flux_objects {
+        if parent_of_file.contains_key(&flux.object.file) {
+            continue;
+        }
+        let file = root.join(&flux.object.file);
+        let parent = followed
+            .iter()
+            .filter(|(id, dir)| **id != flux.object.id && file.starts_with(dir))
+            .max_by_key(|(_, dir)| dir.components().count())
+            .map(|(id, _)| id.clone());
+        if let Some(parent) = parent {
+            parent_of_file.insert(flux.object.file.clone(), parent);
+        }
+    }
+
     let bootstrap = flux_objects
         .iter()
         .find(|f| {
@@ -246,6 +278,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         flux_objects,
         data_objects,
         bootstrap,
+        parent_of_file,
         stats,
         diagnostics,
     })

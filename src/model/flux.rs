@@ -102,6 +102,9 @@ pub struct CrossRef {
 /// One `dependsOn` entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DependsOn {
+    /// Set when the entry names another kind (`kind:`); otherwise the referrer's own kind.
+    pub kind: Option<String>,
+    pub api_version: Option<String>,
     pub name: String,
     pub namespace: String,
     /// A CEL expression deciding readiness (Flux `readyExpr`).
@@ -323,6 +326,8 @@ fn read_depends_on(spec: &Fields) -> FieldResult<Vec<DependsOn>> {
         .iter()
         .map(|entry| {
             Ok(DependsOn {
+                kind: entry.str("kind")?,
+                api_version: entry.str("apiVersion")?,
                 name: entry.required_str("name")?,
                 namespace: entry.str("namespace")?.unwrap_or_default(),
                 ready_expr: entry.str("readyExpr")?,
