@@ -4,13 +4,20 @@
 //!
 //! Not for: anything Kubernetes- or Flux-specific.
 
+mod emit;
 mod json;
 mod node;
+mod parse;
+mod resolve;
 
+pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
 pub use json::from_json;
 
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
+};
+pub use resolve::{
+    resolve_helm, resolve_kyaml, scalar_needs_quoting, to_json_helm, to_json_kyaml, Resolved,
 };
 
 use std::fmt;
@@ -52,18 +59,27 @@ impl std::error::Error for Error {}
 /// Parses a multi-document stream. Empty documents (a lone `---`) are kept as null documents so that
 /// callers can decide to skip them.
 pub fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
-    let _ = (text, options);
-    todo!("yaml::parse_stream")
+    parse::parse_stream(text, options)
 }
 
-/// Prints one node in the canonical form `kustomize build` uses, ending with a newline.
+/// Prints one node in the canonical form `kustomize build` uses, ending with a newline. Keys are
+/// printed in the node's order; see [`emit_with`] and [`sort_keys`].
 pub fn emit(node: &Node) -> String {
-    let _ = node;
-    todo!("yaml::emit")
+    emit::emit(node, &EmitOptions::default())
 }
 
 /// Prints documents separated by `---` lines, as `kustomize build` does.
 pub fn emit_stream(nodes: &[Node]) -> String {
-    let _ = nodes;
-    todo!("yaml::emit_stream")
+    emit::emit_stream(nodes, &EmitOptions::default())
+}
+
+/// [`emit`] with options: `sort_keys: true` gives exactly what kustomize and Helm's `toYaml` print
+/// for data whose keys came in any order.
+pub fn emit_with(node: &Node, options: &EmitOptions) -> String {
+    emit::emit(node, options)
+}
+
+/// [`emit_stream`] with options.
+pub fn emit_stream_with(nodes: &[Node], options: &EmitOptions) -> String {
+    emit::emit_stream(nodes, options)
 }

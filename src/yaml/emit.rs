@@ -1,0 +1,653 @@
+//! The canonical emitter: prints a tree the way `kustomize build` prints a resource. kustomize
+//! turns each resource into JSON and then into YAML with `sigs.k8s.io/yaml` (go-yaml v2), so the
+//! layout is go-yaml v2's: 2-space indent, sequences inside mappings not indented, `- key: v` for
+//! mappings in sequences, `{}`/`[]` for empty collections, long lines folded past column 80,
+//! literal blocks for multi-line strings, and strings quoted when a YAML 1.1 reader would mistype
+//! them. Helm's `toYaml` goes through the same encoder, so it is this emitter with sorted keys.
+//!
+//! The style of each scalar is decided by its value and type (from the kyaml resolver), not by how
+//! it was written: that is what the JSON round trip in kustomize does. Plain scalars that resolve to
+//! numbers keep their text; booleans and nulls are printed in their canonical spelling.
+//!
+//! Not for: preserving comments, flow style or source quoting (kustomize drops them too).
+
+use std::cmp::Ordering;
+
+use super::node::{Mapping, Node, Scalar};
+use super::resolve::{resolve_kyaml, scalar_needs_quoting, Resolved};
+
+/// Output choices.
+#[derive(Clone, Debug, Default)]
+pub struct EmitOptions {
+    /// Sort mapping keys in go-yaml v2's order before printing (what `kustomize build` and Helm's
+    /// `toYaml` do). Off by default: callers that already ordered the keys keep their order.
+    pub sort_keys: bool,
+}
+
+const BEST_WIDTH: usize = 80;
+const BEST_INDENT: isize = 2;
+/// go-yaml writes longer keys in the explicit `? key` form.
+const MAX_SIMPLE_KEY_LEN: usize = 128;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
+}
+
+pub fn emit(node: &Node, options: &EmitOptions) -> String {
+    let mut e = Emitter::new();
+    if options.sort_keys {
+        let mut sorted = node.clone();
+        sort_keys(&mut sorted);
+        e.node(&sorted, Context::Root);
+    } else {
+        e.node(node, Context::Root);
+    }
+    e.write_indent();
+    e.out
+}
+
+pub fn emit_stream(nodes: &[Node], options: &EmitOptions) -> String {
+    let mut out = String::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&emit(node, options));
+    }
+    out
+}
+
+/// Sorts every mapping's keys, recursively, in go-yaml v2's order: runs of digits compare as
+/// numbers and a non-letter sorts before a letter (`a9` < `a10`, `_A` < `A_`).
+pub fn sort_keys(node: &mut Node) {
+    match node {
+        Node::Scalar(_) => {}
+        Node::Sequence(s) => s.items.iter_mut().for_each(sort_keys),
+        Node::Mapping(m) => {
+            m.entries
+                .sort_by(|a, b| go_yaml_v2_key_order(&a.key.value, &b.key.value));
+            m.entries.iter_mut().for_each(|e| sort_keys(&mut e.value));
+        }
+    }
+}
+
+/// go-yaml v2's `keyList.Less` for string keys, as a total order.
+pub fn go_yaml_v2_key_order(a: &str, b: &str) -> Ordering {
+    if v2_less(a, b) {
+        Ordering::Less
+    } else if v2_less(b, a) {
+        Ordering::Greater
+    } else {
+        a.cmp(b)
+    }
+}
+
+fn v2_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        let (ca, cb) = (ar[i], br[i]);
+        if ca == cb {
+            i += 1;
+            continue;
+        }
+        let al = ca.is_alphabetic();
+        let bl = cb.is_alphabetic();
+        if al && bl {
+            return ca < cb;
+        }
+        if al || bl {
+            return bl;
+        }
+        let (mut an, mut bn) = (0i64, 0i64);
+        if ca == '0' || cb == '0' {
+            // A zero after other digits is part of a number, not a leading zero.
+            let mut j = i;
+            while j > 0 {
+                j -= 1;
+                if !ar[j].is_ascii_digit() {
+                    break;
+                }
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ca < cb;
+    }
+    ar.len() < br.len()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Root,
+    SequenceItem,
+    SimpleKey,
+    ComplexKey,
+    MappingValue,
+}
+
+/// The emitter state of libyaml/go-yaml that decides spacing and line breaks.
+struct Emitter {
+    out: String,
+    column: usize,
+    indent: isize,
+    indents: Vec<isize>,
+    /// The last character written was whitespace (or nothing yet).
+    whitespace: bool,
+    /// Only indentation has been written on the current line.
+    indention: bool,
+    mapping_context: bool,
+    simple_key_context: bool,
+}
+
+impl Emitter {
+    fn new() -> Self {
+        Emitter {
+            out: String::new(),
+            column: 0,
+            indent: -1,
+            indents: Vec::new(),
+            whitespace: true,
+            indention: true,
+            mapping_context: false,
+            simple_key_context: false,
+        }
+    }
+
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    fn write_indent(&mut self) {
+        let indent = usize::try_from(self.indent.max(0)).unwrap_or(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(
+        &mut self,
+        indicator: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
+        if need_whitespace && !self.whitespace {
+            self.put(' ');
+        }
+        for c in indicator.chars() {
+            self.put(c);
+        }
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        self.indents.push(self.indent);
+        if self.indent < 0 {
+            self.indent = if flow { BEST_INDENT } else { 0 };
+        } else if !indentless {
+            self.indent += BEST_INDENT;
+        }
+    }
+
+    fn pop_indent(&mut self) {
+        self.indent = self.indents.pop().unwrap_or(-1);
+    }
+
+    fn node(&mut self, node: &Node, context: Context) {
+        self.mapping_context = matches!(
+            context,
+            Context::SimpleKey | Context::ComplexKey | Context::MappingValue
+        );
+        self.simple_key_context = context == Context::SimpleKey;
+        match node {
+            Node::Scalar(s) => self.scalar(s, context),
+            Node::Sequence(seq) if seq.items.is_empty() => self.empty_flow("[", "]"),
+            Node::Mapping(m) if m.entries.is_empty() => self.empty_flow("{", "}"),
+            Node::Sequence(seq) => {
+                let indentless = self.mapping_context && !self.indention;
+                self.increase_indent(false, indentless);
+                for item in &seq.items {
+                    self.write_indent();
+                    self.write_indicator("-", true, false, true);
+                    self.node(item, Context::SequenceItem);
+                }
+                self.pop_indent();
+            }
+            Node::Mapping(m) => self.mapping(m),
+        }
+    }
+
+    fn empty_flow(&mut self, open: &str, close: &str) {
+        self.write_indicator(open, true, true, false);
+        self.increase_indent(true, false);
+        self.pop_indent();
+        self.write_indicator(close, false, false, false);
+    }
+
+    fn mapping(&mut self, m: &Mapping) {
+        self.increase_indent(false, false);
+        for entry in &m.entries {
+            self.write_indent();
+            let key_node = Node::Scalar(entry.key.clone());
+            let simple = entry.key.value.len() <= MAX_SIMPLE_KEY_LEN
+                && !entry.key.value.contains(is_break_char);
+            if simple {
+                self.node(&key_node, Context::SimpleKey);
+                self.write_indicator(":", false, false, false);
+            } else {
+                self.write_indicator("?", true, false, true);
+                self.node(&key_node, Context::ComplexKey);
+                self.write_indent();
+                self.write_indicator(":", true, false, true);
+            }
+            self.node(&entry.value, Context::MappingValue);
+        }
+        self.pop_indent();
+    }
+
+    fn scalar(&mut self, s: &Scalar, context: Context) {
+        let is_key = matches!(context, Context::SimpleKey | Context::ComplexKey);
+        // Keys are always strings after kustomize's JSON step.
+        let (text, requested) = if is_key {
+            (s.value.as_str(), string_style(&s.value))
+        } else {
+            match resolve_kyaml(s) {
+                Resolved::Null => ("null", Style::Plain),
+                Resolved::Bool(true) => ("true", Style::Plain),
+                Resolved::Bool(false) => ("false", Style::Plain),
+                Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
+                    (s.value.as_str(), Style::Plain)
+                }
+                Resolved::Str => (s.value.as_str(), string_style(&s.value)),
+            }
+        };
+        let analysis = analyze(text);
+        let style = self.select_style(requested, &analysis, text);
+        self.increase_indent(true, false);
+        let allow_breaks = !self.simple_key_context;
+        match style {
+            Style::Plain => self.write_plain(text, allow_breaks),
+            Style::Single => self.write_single_quoted(text, allow_breaks),
+            Style::Double => self.write_double_quoted(text, allow_breaks),
+            Style::Literal => self.write_literal(text),
+        }
+        self.pop_indent();
+    }
+
+    fn select_style(&self, requested: Style, a: &Analysis, text: &str) -> Style {
+        let mut style = requested;
+        if self.simple_key_context && a.multiline {
+            style = Style::Double;
+        }
+        if style == Style::Plain {
+            // Every node here is in block context: flow output is only ever `[]` or `{}`.
+            if !a.block_plain_allowed || (text.is_empty() && self.simple_key_context) {
+                style = Style::Single;
+            }
+        }
+        if style == Style::Single && !a.single_quoted_allowed {
+            style = Style::Double;
+        }
+        if style == Style::Literal && (!a.block_allowed || self.simple_key_context) {
+            style = Style::Double;
+        }
+        style
+    }
+
+    fn write_plain(&mut self, text: &str, allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+        let chars: Vec<char> = text.chars().collect();
+        let mut spaces = false;
+        let mut breaks = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && chars.get(i + 1) != Some(&' ')
+                {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break_char(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_break(&mut self, c: char) {
+        if c == '\n' {
+            self.put_break();
+        } else {
+            self.out.push(c);
+            self.column = 0;
+        }
+    }
+
+    fn write_single_quoted(&mut self, text: &str, allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let chars: Vec<char> = text.chars().collect();
+        let mut spaces = false;
+        let mut breaks = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i + 1 < chars.len()
+                    && chars.get(i + 1) != Some(&' ')
+                {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break_char(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.write_indicator("'", false, false, false);
+    }
+
+    fn write_double_quoted(&mut self, text: &str, allow_breaks: bool) {
+        self.write_indicator("\"", true, false, false);
+        let chars: Vec<char> = text.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if !is_printable(c) || c == '\u{feff}' || is_break_char(c) || c == '"' || c == '\\' {
+                self.put('\\');
+                match c {
+                    '\0' => self.put('0'),
+                    '\u{7}' => self.put('a'),
+                    '\u{8}' => self.put('b'),
+                    '\t' => self.put('t'),
+                    '\n' => self.put('n'),
+                    '\u{b}' => self.put('v'),
+                    '\u{c}' => self.put('f'),
+                    '\r' => self.put('r'),
+                    '\u{1b}' => self.put('e'),
+                    '"' => self.put('"'),
+                    '\\' => self.put('\\'),
+                    '\u{85}' => self.put('N'),
+                    '\u{a0}' => self.put('_'),
+                    '\u{2028}' => self.put('L'),
+                    '\u{2029}' => self.put('P'),
+                    _ => {
+                        let v = u32::from(c);
+                        let escaped = if v <= 0xff {
+                            format!("x{v:02X}")
+                        } else if v <= 0xffff {
+                            format!("u{v:04X}")
+                        } else {
+                            format!("U{v:08X}")
+                        };
+                        for e in escaped.chars() {
+                            self.put(e);
+                        }
+                    }
+                }
+                spaces = false;
+            } else if c == ' ' {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i + 1 < chars.len()
+                {
+                    self.write_indent();
+                    if chars.get(i + 1) == Some(&' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.write_indicator("\"", false, false, false);
+    }
+
+    fn write_literal(&mut self, text: &str) {
+        self.write_indicator("|", true, false, false);
+        // Block scalar header hints: an indentation indicator when the text starts with a space or
+        // a break, and the chomping indicator from the trailing breaks.
+        if text.starts_with(|c: char| c == ' ' || is_break_char(c)) {
+            let hint = BEST_INDENT.to_string();
+            self.write_indicator(&hint, false, false, false);
+        }
+        let mut rev = text.chars().rev();
+        let chomp = match (rev.next(), rev.next()) {
+            (None, _) => Some("-"),
+            (Some(last), _) if !is_break_char(last) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(prev)) if is_break_char(prev) => Some("+"),
+            _ => None,
+        };
+        if let Some(chomp) = chomp {
+            self.write_indicator(chomp, false, false, false);
+        }
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        for c in text.chars() {
+            if is_break_char(c) {
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+/// go-yaml v2's choice for a string value before the emitter's own checks: literal for
+/// multi-line text, double quotes for text a YAML 1.1 reader would mistype, plain otherwise.
+fn string_style(value: &str) -> Style {
+    if value.contains('\n') {
+        Style::Literal
+    } else if scalar_needs_quoting(value) {
+        Style::Double
+    } else {
+        Style::Plain
+    }
+}
+
+fn is_break_char(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// libyaml's printable set: go-yaml escapes or quotes anything else.
+fn is_printable(c: char) -> bool {
+    matches!(u32::from(c), 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFFFD) && c != '\u{feff}'
+}
+
+/// The facts libyaml's `analyze_scalar` collects to decide which styles can hold a value.
+struct Analysis {
+    multiline: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+fn analyze(value: &str) -> Analysis {
+    if value.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let chars: Vec<char> = value.chars().collect();
+    let mut block_indicators = value.starts_with("---") || value.starts_with("...");
+    let mut line_breaks = false;
+    let mut special_characters = false;
+    let (mut leading_space, mut leading_break) = (false, false);
+    let (mut trailing_space, mut trailing_break) = (false, false);
+    let (mut break_space, mut space_break) = (false, false);
+    let mut preceded_by_whitespace = true;
+    let (mut previous_space, mut previous_break) = (false, false);
+    let last = chars.len() - 1;
+    for (i, &c) in chars.iter().enumerate() {
+        let followed_by_whitespace = chars.get(i + 1).is_none_or(|&n| n == ' ' || n == '\t');
+        if i == 0 {
+            match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => block_indicators = true,
+                '?' | ':' | '-' if followed_by_whitespace => block_indicators = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                ':' if followed_by_whitespace => block_indicators = true,
+                '#' if preceded_by_whitespace => block_indicators = true,
+                _ => {}
+            }
+        }
+        if !is_printable(c) {
+            special_characters = true;
+        }
+        if c == ' ' {
+            if i == 0 {
+                leading_space = true;
+            }
+            if i == last {
+                trailing_space = true;
+            }
+            if previous_break {
+                break_space = true;
+            }
+            previous_space = true;
+            previous_break = false;
+        } else if is_break_char(c) {
+            line_breaks = true;
+            if i == 0 {
+                leading_break = true;
+            }
+            if i == last {
+                trailing_break = true;
+            }
+            if previous_space {
+                space_break = true;
+            }
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = matches!(c, ' ' | '\t' | '\0') || is_break_char(c);
+    }
+    let mut a = Analysis {
+        multiline: line_breaks,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks || block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
+}

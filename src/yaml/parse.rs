@@ -1,0 +1,502 @@
+//! Builds the ordered tree from `saphyr-parser` events: documents, positions, anchors and aliases,
+//! `<<` merge keys, duplicate-key detection and the limits against hostile input.
+//!
+//! Not for: deciding what a scalar means (that is `resolve`) or printing (that is `emit`).
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, ScanError, Span, Tag};
+
+use super::node::{
+    CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
+};
+use super::{Error, ParseOptions};
+
+/// A finished anchored node, kept so aliases can copy it without walking it again.
+struct Anchored {
+    node: Node,
+    /// Nodes in the subtree, charged against `max_expanded_nodes` on every use.
+    size: usize,
+    /// Nesting depth of the subtree (a scalar is 1), checked against `max_depth` on every use.
+    depth: usize,
+}
+
+/// A collection under construction.
+enum Frame {
+    Seq {
+        seq: Sequence,
+        anchor: usize,
+        size: usize,
+        depth: usize,
+    },
+    Map {
+        map: Mapping,
+        anchor: usize,
+        size: usize,
+        depth: usize,
+        /// The key read but not yet paired with a value.
+        pending_key: Option<Scalar>,
+        /// Positions of the explicit keys seen so far, for the duplicate-key error.
+        seen: HashMap<String, Pos>,
+        /// `<<` values, applied when the mapping ends so that explicit keys win wherever they are.
+        merges: Vec<(usize, Node)>,
+    },
+}
+
+struct Builder<'o> {
+    options: &'o ParseOptions,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Anchored>,
+    /// Anchor ids whose node is still being built: an alias to one of them is recursive.
+    open_anchors: Vec<usize>,
+    /// Nodes produced in the current document, aliases counted at their expanded size.
+    produced: usize,
+    root: Option<(Node, Pos)>,
+}
+
+pub(super) fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
+    let mut parser = Parser::new_from_str(text);
+    let mut chars = CharCursor::new(text);
+    let mut documents = Vec::new();
+    let mut builder: Option<Builder<'_>> = None;
+    while let Some(next) = parser.next_event() {
+        let (event, span) = next.map_err(scan_error)?;
+        let pos = pos_of(&span);
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
+            Event::DocumentStart(_) => {
+                builder = Some(Builder::new(options));
+            }
+            Event::DocumentEnd => {
+                if let Some(done) = builder.take() {
+                    let (root, pos) = done.root.unwrap_or((Node::null(), pos));
+                    documents.push(Document { root, pos });
+                }
+            }
+            other => {
+                let Some(b) = builder.as_mut() else {
+                    return Err(error(pos, "content outside of a document"));
+                };
+                let flow = matches!(other, Event::SequenceStart(..) | Event::MappingStart(..))
+                    && matches!(chars.char_at(span.start.index()), Some('[' | '{'));
+                b.event(other, pos, flow)?;
+            }
+        }
+    }
+    Ok(documents)
+}
+
+/// Maps saphyr's character indexes to characters. Events arrive in source order, so the cursor
+/// normally only moves forward.
+struct CharCursor<'t> {
+    text: &'t str,
+    char_index: usize,
+    byte_index: usize,
+}
+
+impl<'t> CharCursor<'t> {
+    fn new(text: &'t str) -> Self {
+        CharCursor {
+            text,
+            char_index: 0,
+            byte_index: 0,
+        }
+    }
+
+    fn char_at(&mut self, index: usize) -> Option<char> {
+        if index < self.char_index {
+            self.char_index = 0;
+            self.byte_index = 0;
+        }
+        let rest = self.text.get(self.byte_index..)?;
+        let mut iter = rest.char_indices();
+        let mut skip = index - self.char_index;
+        loop {
+            let (offset, c) = iter.next()?;
+            if skip == 0 {
+                self.char_index = index;
+                self.byte_index += offset;
+                return Some(c);
+            }
+            skip -= 1;
+        }
+    }
+}
+
+fn pos_of(span: &Span) -> Pos {
+    Pos {
+        line: u32::try_from(span.start.line()).unwrap_or(u32::MAX),
+        column: u32::try_from(span.start.col().saturating_add(1)).unwrap_or(u32::MAX),
+    }
+}
+
+fn scan_error(e: ScanError) -> Error {
+    let mark = e.marker();
+    Error {
+        message: e.info().to_string(),
+        pos: Pos {
+            line: u32::try_from(mark.line()).unwrap_or(u32::MAX),
+            column: u32::try_from(mark.col().saturating_add(1)).unwrap_or(u32::MAX),
+        },
+        related: None,
+    }
+}
+
+fn error(pos: Pos, message: impl Into<String>) -> Error {
+    Error {
+        message: message.into(),
+        pos,
+        related: None,
+    }
+}
+
+/// Core-schema tags are shortened to `!!name`; others keep the form they were written in.
+fn tag_text(tag: Option<std::borrow::Cow<'_, Tag>>) -> Option<String> {
+    let tag = tag?;
+    if tag.is_yaml_core_schema() {
+        Some(format!("!!{}", tag.suffix))
+    } else if tag.handle == "!" && tag.suffix.is_empty() {
+        // The non-specific tag `!` only says "not plain-resolved": treat it as a string marker.
+        Some("!".to_string())
+    } else {
+        Some(tag.to_string())
+    }
+}
+
+fn style_of(style: SaphyrStyle) -> ScalarStyle {
+    match style {
+        SaphyrStyle::Plain => ScalarStyle::Plain,
+        SaphyrStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+        SaphyrStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+        SaphyrStyle::Literal => ScalarStyle::Literal,
+        SaphyrStyle::Folded => ScalarStyle::Folded,
+    }
+}
+
+/// True for a key that asks for a merge: a plain `<<` or one tagged `!!merge`.
+fn is_merge_key(key: &Scalar) -> bool {
+    key.value == "<<"
+        && ((key.style == ScalarStyle::Plain && key.tag.is_none())
+            || key.tag.as_deref() == Some("!!merge"))
+}
+
+impl<'o> Builder<'o> {
+    fn new(options: &'o ParseOptions) -> Self {
+        Builder {
+            options,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            open_anchors: Vec::new(),
+            produced: 0,
+            root: None,
+        }
+    }
+
+    fn charge(&mut self, nodes: usize, pos: Pos) -> Result<(), Error> {
+        self.produced = self.produced.saturating_add(nodes);
+        if self.produced > self.options.max_expanded_nodes {
+            return Err(error(
+                pos,
+                format!(
+                    "document expands to more than {} nodes (an alias bomb?)",
+                    self.options.max_expanded_nodes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_depth(&self, depth: usize, pos: Pos) -> Result<(), Error> {
+        if self.stack.len().saturating_add(depth) > self.options.max_depth {
+            return Err(error(
+                pos,
+                format!("nesting deeper than {} levels", self.options.max_depth),
+            ));
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: Event<'_>, pos: Pos, flow: bool) -> Result<(), Error> {
+        let style = if flow {
+            CollectionStyle::Flow
+        } else {
+            CollectionStyle::Block
+        };
+        match event {
+            Event::Scalar(value, style, anchor, tag) => {
+                self.check_depth(1, pos)?;
+                self.charge(1, pos)?;
+                let scalar = Scalar {
+                    value: value.into_owned(),
+                    style: style_of(style),
+                    tag: tag_text(tag),
+                    pos,
+                };
+                self.finish(Node::Scalar(scalar), anchor, 1, 1)
+            }
+            Event::Alias(id) => {
+                if self.open_anchors.contains(&id) {
+                    return Err(error(
+                        pos,
+                        "alias refers to a node that contains it (recursive alias)",
+                    ));
+                }
+                let Some(anchored) = self.anchors.get(&id) else {
+                    return Err(error(pos, "alias to an unknown anchor"));
+                };
+                let (size, depth) = (anchored.size, anchored.depth);
+                self.check_depth(depth, pos)?;
+                self.charge(size, pos)?;
+                let node = self
+                    .anchors
+                    .get(&id)
+                    .map(|a| a.node.clone())
+                    .unwrap_or_default();
+                self.finish(node, 0, size, depth)
+            }
+            Event::SequenceStart(anchor, tag) => {
+                self.check_depth(1, pos)?;
+                self.charge(1, pos)?;
+                if anchor > 0 {
+                    self.open_anchors.push(anchor);
+                }
+                self.stack.push(Frame::Seq {
+                    seq: Sequence {
+                        items: Vec::new(),
+                        style,
+                        tag: tag_text(tag),
+                        pos,
+                    },
+                    anchor,
+                    size: 1,
+                    depth: 1,
+                });
+                Ok(())
+            }
+            Event::MappingStart(anchor, tag) => {
+                self.check_depth(1, pos)?;
+                self.charge(1, pos)?;
+                if anchor > 0 {
+                    self.open_anchors.push(anchor);
+                }
+                self.stack.push(Frame::Map {
+                    map: Mapping {
+                        entries: Vec::new(),
+                        style,
+                        tag: tag_text(tag),
+                        pos,
+                    },
+                    anchor,
+                    size: 1,
+                    depth: 1,
+                    pending_key: None,
+                    seen: HashMap::new(),
+                    merges: Vec::new(),
+                });
+                Ok(())
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = self.stack.pop() else {
+                    return Err(error(pos, "unbalanced collection end"));
+                };
+                match frame {
+                    Frame::Seq {
+                        seq,
+                        anchor,
+                        size,
+                        depth,
+                    } => self.finish(Node::Sequence(seq), anchor, size, depth),
+                    Frame::Map {
+                        mut map,
+                        anchor,
+                        size,
+                        depth,
+                        merges,
+                        ..
+                    } => {
+                        let extra = apply_merges(&mut map, merges)?;
+                        self.charge(extra, pos)?;
+                        self.finish(
+                            Node::Mapping(map),
+                            anchor,
+                            size.saturating_add(extra),
+                            depth,
+                        )
+                    }
+                }
+            }
+            Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart(_)
+            | Event::DocumentEnd
+            | Event::Nothing => Ok(()),
+        }
+    }
+
+    /// Places a completed node into its parent (or as the document root) and records its anchor.
+    fn finish(
+        &mut self,
+        node: Node,
+        anchor: usize,
+        size: usize,
+        depth: usize,
+    ) -> Result<(), Error> {
+        if anchor > 0 {
+            self.open_anchors.retain(|&a| a != anchor);
+            // A later anchor of the same name gets a new id from saphyr, so "later definition wins"
+            // falls out of id lookup.
+            self.anchors.insert(
+                anchor,
+                Anchored {
+                    node: node.clone(),
+                    size,
+                    depth,
+                },
+            );
+        }
+        let Some(parent) = self.stack.last_mut() else {
+            let pos = node.pos();
+            self.root = Some((node, pos));
+            return Ok(());
+        };
+        match parent {
+            Frame::Seq {
+                seq,
+                size: psize,
+                depth: pdepth,
+                ..
+            } => {
+                *psize = psize.saturating_add(size);
+                *pdepth = (*pdepth).max(depth.saturating_add(1));
+                seq.items.push(node);
+                Ok(())
+            }
+            Frame::Map {
+                map,
+                size: psize,
+                depth: pdepth,
+                pending_key,
+                seen,
+                merges,
+                ..
+            } => {
+                *psize = psize.saturating_add(size);
+                *pdepth = (*pdepth).max(depth.saturating_add(1));
+                match pending_key.take() {
+                    None => {
+                        let Node::Scalar(key) = node else {
+                            return Err(error(
+                                node.pos(),
+                                format!(
+                                    "a {} cannot be a mapping key (only scalar keys are supported)",
+                                    node.kind_name()
+                                ),
+                            ));
+                        };
+                        *pending_key = Some(key);
+                        Ok(())
+                    }
+                    Some(key) => {
+                        if is_merge_key(&key) {
+                            merges.push((map.entries.len(), node));
+                            return Ok(());
+                        }
+                        if let Some(first) = seen.get(&key.value) {
+                            return Err(Error {
+                                message: format!(
+                                    "duplicate mapping key `{}` (first defined at {first})",
+                                    key.value
+                                ),
+                                pos: key.pos,
+                                related: Some(*first),
+                            });
+                        }
+                        seen.insert(key.value.clone(), key.pos);
+                        map.entries.push(Entry { key, value: node });
+                        Ok(())
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Applies `<<` values: a mapping, or a sequence of mappings where earlier ones take precedence.
+/// Keys already present (explicit, or from an earlier merge) win. Merged entries are inserted where
+/// the `<<` key stood. Returns the number of nodes added, for the expansion budget.
+fn apply_merges(map: &mut Mapping, merges: Vec<(usize, Node)>) -> Result<usize, Error> {
+    if merges.is_empty() {
+        return Ok(0);
+    }
+    let mut present: HashMap<String, ()> = map
+        .entries
+        .iter()
+        .map(|e| (e.key.value.clone(), ()))
+        .collect();
+    let mut added = 0usize;
+    // Insert from the last `<<` backwards so earlier insertion indexes stay valid; precedence is
+    // decided first, in source order.
+    let mut planned: Vec<(usize, Vec<Entry>)> = Vec::new();
+    for (index, value) in merges {
+        let sources: Vec<Mapping> = match value {
+            Node::Mapping(m) => vec![m],
+            Node::Sequence(s) => {
+                let mut maps = Vec::new();
+                for item in s.items {
+                    match item {
+                        Node::Mapping(m) => maps.push(m),
+                        other => {
+                            return Err(error(
+                                other.pos(),
+                                format!(
+                                    "a merge key (`<<`) list may hold only mappings, found a {}",
+                                    other.kind_name()
+                                ),
+                            ))
+                        }
+                    }
+                }
+                maps
+            }
+            other => {
+                return Err(error(
+                    other.pos(),
+                    format!(
+                        "a merge key (`<<`) needs a mapping or a list of mappings, found a {}",
+                        other.kind_name()
+                    ),
+                ))
+            }
+        };
+        let mut chosen = Vec::new();
+        for source in sources {
+            for entry in source.entries {
+                if present.contains_key(&entry.key.value) {
+                    continue;
+                }
+                present.insert(entry.key.value.clone(), ());
+                added = added.saturating_add(count_nodes(&entry.value).saturating_add(1));
+                chosen.push(entry);
+            }
+        }
+        planned.push((index, chosen));
+    }
+    for (index, chosen) in planned.into_iter().rev() {
+        let at = index.min(map.entries.len());
+        map.entries.splice(at..at, chosen);
+    }
+    Ok(added)
+}
+
+fn count_nodes(node: &Node) -> usize {
+    match node {
+        Node::Scalar(_) => 1,
+        Node::Sequence(s) => s
+            .items
+            .iter()
+            .fold(1usize, |n, i| n.saturating_add(count_nodes(i))),
+        Node::Mapping(m) => m.entries.iter().fold(1usize, |n, e| {
+            n.saturating_add(1).saturating_add(count_nodes(&e.value))
+        }),
+    }
+}

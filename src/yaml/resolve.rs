@@ -1,0 +1,408 @@
+//! Scalar type resolution for the two readers offlux imitates, and conversion of a tree to JSON
+//! data as each of them would see it:
+//!
+//! - the **kyaml profile** is what kustomize sees (go-yaml v3, YAML 1.2 core schema plus Go's
+//!   `ParseInt(s, 0, 64)` quirks: `0644` is octal 420, `0o17` and `1_000` are ints);
+//! - the **Helm profile** is what Helm sees through `sigs.k8s.io/yaml` (go-yaml v2, YAML 1.1):
+//!   `yes/no/on/off/y/n` are booleans and every number ends up a float64 after the JSON step.
+//!
+//! Not for: parsing or printing; this module only interprets scalar text.
+
+use serde_json::{Map, Number, Value};
+
+use super::node::{Node, Scalar};
+
+/// What a scalar means to a reader.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// An integer above `i64::MAX` that still fits 64 unsigned bits.
+    Uint(u64),
+    Float(f64),
+    Str,
+}
+
+/// Which reader to imitate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Schema {
+    /// go-yaml v3 (kyaml): YAML 1.2 core booleans only.
+    V3,
+    /// go-yaml v2 (sigs.k8s.io/yaml): YAML 1.1 booleans as well.
+    V2,
+}
+
+/// How kustomize (go-yaml v3) types a scalar.
+pub fn resolve_kyaml(scalar: &Scalar) -> Resolved {
+    resolve_scalar(scalar, Schema::V3)
+}
+
+/// How Helm (go-yaml v2 behind `sigs.k8s.io/yaml`) types a scalar, before the JSON step turns
+/// numbers into floats.
+pub fn resolve_helm(scalar: &Scalar) -> Resolved {
+    resolve_scalar(scalar, Schema::V2)
+}
+
+/// True when a go-yaml v2 (YAML 1.1) reader would not read `value`, written plain, back as the same
+/// string: it would see a boolean, number, null or timestamp, or it is a base-60 number that v2
+/// quotes to be safe. Emitters quote such strings.
+pub fn scalar_needs_quoting(value: &str) -> bool {
+    resolve_plain(value, Schema::V2) != Resolved::Str || is_base60_float(value)
+}
+
+fn resolve_scalar(scalar: &Scalar, schema: Schema) -> Resolved {
+    match scalar.tag.as_deref() {
+        None => {
+            if scalar.style.is_quoted() {
+                Resolved::Str
+            } else {
+                resolve_plain(&scalar.value, schema)
+            }
+        }
+        Some("!!str") | Some("!") | Some("!!binary") => Resolved::Str,
+        Some("!!null") => Resolved::Null,
+        Some("!!bool") => match resolve_plain(&scalar.value, schema) {
+            Resolved::Bool(b) => Resolved::Bool(b),
+            _ => Resolved::Str,
+        },
+        Some("!!int") => match resolve_plain(&scalar.value, schema) {
+            r @ (Resolved::Int(_) | Resolved::Uint(_)) => r,
+            _ => Resolved::Str,
+        },
+        Some("!!float") => match resolve_plain(&scalar.value, schema) {
+            Resolved::Int(i) => Resolved::Float(i as f64),
+            Resolved::Uint(u) => Resolved::Float(u as f64),
+            r @ Resolved::Float(_) => r,
+            _ => Resolved::Str,
+        },
+        // Unknown and application tags are not resolved by go-yaml: the text stays a string.
+        Some(_) => Resolved::Str,
+    }
+}
+
+/// Resolves plain text the way go-yaml's `resolve("", text)` does for a plain scalar decoded into
+/// an `interface{}` (timestamps stay strings there, for backward compatibility).
+fn resolve_plain(text: &str, schema: Schema) -> Resolved {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        "true" | "True" | "TRUE" => return Resolved::Bool(true),
+        "false" | "False" | "FALSE" => return Resolved::Bool(false),
+        ".nan" | ".NaN" | ".NAN" => return Resolved::Float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Resolved::Float(f64::INFINITY)
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Resolved::Float(f64::NEG_INFINITY),
+        _ => {}
+    }
+    if schema == Schema::V2 {
+        match text {
+            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => return Resolved::Bool(true),
+            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => return Resolved::Bool(false),
+            _ => {}
+        }
+    }
+    let Some(first) = text.bytes().next() else {
+        return Resolved::Null;
+    };
+    match first {
+        b'.' => {
+            if is_yaml_style_float(text) {
+                if let Ok(f) = text.parse::<f64>() {
+                    return Resolved::Float(f);
+                }
+            }
+            Resolved::Str
+        }
+        b'0'..=b'9' | b'+' | b'-' => {
+            if is_timestamp(text) {
+                // Decoded into `interface{}`, go-yaml keeps timestamps as strings.
+                return Resolved::Str;
+            }
+            let plain: String = text.chars().filter(|&c| c != '_').collect();
+            if let Some(n) = go_parse_int(&plain) {
+                if let Ok(i) = i64::try_from(n) {
+                    return Resolved::Int(i);
+                }
+                if let Ok(u) = u64::try_from(n) {
+                    if !plain.starts_with(['+', '-']) {
+                        return Resolved::Uint(u);
+                    }
+                }
+            }
+            if is_yaml_style_float(&plain) {
+                if let Ok(f) = plain.parse::<f64>() {
+                    return Resolved::Float(f);
+                }
+            }
+            Resolved::Str
+        }
+        _ => Resolved::Str,
+    }
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` syntax (sign, then `0x`/`0o`/`0b` prefix or a leading `0` for
+/// octal), returning a wide value so the caller can decide between int64 and uint64.
+fn go_parse_int(s: &str) -> Option<i128> {
+    let (negative, digits) = match s.as_bytes().first()? {
+        b'+' => (false, s.get(1..)?),
+        b'-' => (true, s.get(1..)?),
+        _ => (false, s),
+    };
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
+        (16, rest)
+    } else if let Some(rest) = lower.strip_prefix("0o") {
+        (8, rest)
+    } else if let Some(rest) = lower.strip_prefix("0b") {
+        (2, rest)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, lower.get(1..)?)
+    } else {
+        (10, lower.as_str())
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u128::from_str_radix(body, radix).ok()?;
+    if magnitude > u128::from(u64::MAX) {
+        return None;
+    }
+    let value = i128::try_from(magnitude).ok()?;
+    let value = if negative { -value } else { value };
+    if value < i128::from(i64::MIN) {
+        return None;
+    }
+    Some(value)
+}
+
+/// go-yaml's `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml v2's `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`: YAML 1.1 sexagesimal numbers.
+/// v2 does not decode them as numbers but quotes such strings on output.
+pub(super) fn is_base60_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
+    while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while b.get(i) == Some(&b':') {
+        i += 1;
+        let start = i;
+        if b.get(i).is_some_and(|c| (b'0'..=b'5').contains(c))
+            && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+        {
+            i += 2;
+        } else if b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml's timestamp formats: `2006-1-2`, `2006-1-2T15:4:5.999999999Z07:00` (also `t`), and
+/// `2006-1-2 15:4:5.999999999`.
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let num = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
+        let start = *i;
+        while *i - start < max && b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        if *i - start < min {
+            return None;
+        }
+        s.get(start..*i)?.parse().ok()
+    };
+    let lit = |i: &mut usize, c: u8| -> bool {
+        if b.get(*i) == Some(&c) {
+            *i += 1;
+            true
+        } else {
+            false
+        }
+    };
+    let date = (|| {
+        num(&mut i, 4, 4)?;
+        if !lit(&mut i, b'-') {
+            return None;
+        }
+        let month = num(&mut i, 1, 2)?;
+        if !lit(&mut i, b'-') {
+            return None;
+        }
+        let day = num(&mut i, 1, 2)?;
+        ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some(())
+    })();
+    if date.is_none() {
+        return false;
+    }
+    if i == b.len() {
+        return true;
+    }
+    let separator = b.get(i).copied();
+    if !matches!(separator, Some(b'T' | b't' | b' ')) {
+        return false;
+    }
+    i += 1;
+    let time = (|| {
+        let h = num(&mut i, 1, 2)?;
+        if !lit(&mut i, b':') {
+            return None;
+        }
+        let m = num(&mut i, 1, 2)?;
+        if !lit(&mut i, b':') {
+            return None;
+        }
+        let sec = num(&mut i, 1, 2)?;
+        (h < 24 && m < 60 && sec < 60).then_some(())
+    })();
+    if time.is_none() {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    if i == b.len() {
+        return true;
+    }
+    if separator == Some(b' ') {
+        return false;
+    }
+    match b.get(i) {
+        Some(b'Z') => i + 1 == b.len(),
+        Some(b'+' | b'-') => {
+            i += 1;
+            let ok =
+                num(&mut i, 2, 2).is_some() && lit(&mut i, b':') && num(&mut i, 2, 2).is_some();
+            ok && i == b.len()
+        }
+        _ => false,
+    }
+}
+
+/// The JSON data kustomize works on for this node (go-yaml v3 decoding into `interface{}`).
+/// Non-finite floats, which Go's JSON encoder refuses, become `null`.
+pub fn to_json_kyaml(node: &Node) -> Value {
+    to_json(node, &|s| match resolve_kyaml(s) {
+        Resolved::Null => Value::Null,
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => Value::Number(Number::from(i)),
+        Resolved::Uint(u) => Value::Number(Number::from(u)),
+        Resolved::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+        Resolved::Str => Value::String(s.value.clone()),
+    })
+}
+
+/// The JSON data Helm works on for this node: go-yaml v2 typing, then JSON, where every number
+/// becomes a float64. Non-finite floats, which Go's JSON encoder refuses, become `null`.
+pub fn to_json_helm(node: &Node) -> Value {
+    to_json(node, &|s| match resolve_helm(s) {
+        Resolved::Null => Value::Null,
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => float(i as f64),
+        Resolved::Uint(u) => float(u as f64),
+        Resolved::Float(f) => float(f),
+        Resolved::Str => Value::String(s.value.clone()),
+    })
+}
+
+fn float(f: f64) -> Value {
+    Number::from_f64(f).map_or(Value::Null, Value::Number)
+}
+
+fn to_json(node: &Node, scalar: &dyn Fn(&Scalar) -> Value) -> Value {
+    match node {
+        Node::Scalar(s) => scalar(s),
+        Node::Sequence(seq) => Value::Array(seq.items.iter().map(|i| to_json(i, scalar)).collect()),
+        Node::Mapping(m) => {
+            let mut out = Map::new();
+            for entry in &m.entries {
+                out.insert(json_key(&entry.key, scalar), to_json(&entry.value, scalar));
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+/// Keys become strings the way `sigs.k8s.io/yaml` stringifies non-string keys (`yes:` under the
+/// Helm profile is the key `"true"`).
+fn json_key(key: &Scalar, scalar: &dyn Fn(&Scalar) -> Value) -> String {
+    match scalar(key) {
+        Value::String(s) => s,
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
+            _ => key.value.clone(),
+        },
+        _ => key.value.clone(),
+    }
+}
