@@ -22,10 +22,14 @@ pub fn dependencies(flux: &FluxObject) -> Vec<Dependency> {
     flux.depends_on()
         .iter()
         .map(|entry| {
-            let kind = entry.kind.clone().unwrap_or_else(|| flux.kind.as_str().to_owned());
+            let kind = entry
+                .kind
+                .clone()
+                .unwrap_or_else(|| flux.kind.as_str().to_owned());
             let group = match &entry.api_version {
                 Some(api_version) => crate::model::split_api_version(api_version).0.to_owned(),
-                None => FluxKind::from_kind(&kind).map_or_else(|| flux.object.id.group.clone(), |k| k.group().to_owned()),
+                None => FluxKind::from_kind(&kind)
+                    .map_or_else(|| flux.object.id.group.clone(), |k| k.group().to_owned()),
             };
             let namespace = if entry.namespace.is_empty() {
                 flux.namespace().to_owned()
@@ -53,9 +57,14 @@ pub enum DependencyState<'a> {
     Absent,
     /// It exists and has not finished.
     Pending,
-    Ready { object: &'a Object },
+    Ready {
+        object: &'a Object,
+    },
     /// It failed; `message` is its own root cause, `blocked_by` the chain below it.
-    Failed { message: String, blocked_by: Vec<ResourceId> },
+    Failed {
+        message: String,
+        blocked_by: Vec<ResourceId>,
+    },
 }
 
 /// The verdict of the gate.
@@ -66,7 +75,10 @@ pub enum Gate {
     Wait(Vec<ResourceId>),
     /// The dependant fails: `message` is the root cause; `blocked_by` the chain of dependencies
     /// that led to it, nearest first.
-    Closed { message: String, blocked_by: Vec<ResourceId> },
+    Closed {
+        message: String,
+        blocked_by: Vec<ResourceId>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -101,7 +113,10 @@ pub fn gate<'a>(
                 }
             }
             DependencyState::Absent | DependencyState::Pending => waiting.push(id.clone()),
-            DependencyState::Failed { message, blocked_by } => {
+            DependencyState::Failed {
+                message,
+                blocked_by,
+            } => {
                 let mut chain = vec![id.clone()];
                 chain.extend(blocked_by);
                 return Gate::Closed {
@@ -124,7 +139,10 @@ pub fn gate<'a>(
                         }
                         Err(error) => {
                             return Gate::Closed {
-                                message: format!("readyExpr of dependency '{}': {error}", short(id)),
+                                message: format!(
+                                    "readyExpr of dependency '{}': {error}",
+                                    short(id)
+                                ),
                                 blocked_by: vec![id.clone()],
                             }
                         }
@@ -150,12 +168,20 @@ fn short(id: &ResourceId) -> String {
 pub fn projection(object: &Object, ready: bool) -> serde_json::Value {
     let json = crate::yaml::to_json_kyaml(&object.node);
     let mut projected = serde_json::Map::new();
-    projected.insert("apiVersion".into(), serde_json::Value::String(object.id.api_version()));
-    projected.insert("kind".into(), serde_json::Value::String(object.id.kind.clone()));
+    projected.insert(
+        "apiVersion".into(),
+        serde_json::Value::String(object.id.api_version()),
+    );
+    projected.insert(
+        "kind".into(),
+        serde_json::Value::String(object.id.kind.clone()),
+    );
     for key in ["metadata", "spec"] {
         projected.insert(
             key.into(),
-            json.get(key).cloned().unwrap_or_else(|| serde_json::json!({})),
+            json.get(key)
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({})),
         );
     }
     let status = if ready {
@@ -164,7 +190,9 @@ pub fn projection(object: &Object, ready: bool) -> serde_json::Value {
             "observedGeneration": 1
         })
     } else {
-        json.get("status").cloned().unwrap_or_else(|| serde_json::json!({}))
+        json.get("status")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({}))
     };
     projected.insert("status".into(), status);
     serde_json::Value::Object(projected)
@@ -172,9 +200,15 @@ pub fn projection(object: &Object, ready: bool) -> serde_json::Value {
 
 /// Evaluates a Flux `readyExpr`: a CEL expression over `self` (the dependant) and `dep` (the
 /// dependency) that must yield a boolean.
-pub fn evaluate_ready_expr(expr: &str, dependant: &Object, dependency: &Object) -> Result<bool, String> {
+pub fn evaluate_ready_expr(
+    expr: &str,
+    dependant: &Object,
+    dependency: &Object,
+) -> Result<bool, String> {
     let env = Arc::new(cel::Env::stdlib());
-    let program = env.compile(expr).map_err(|e| format!("invalid CEL expression `{expr}`: {e}"))?;
+    let program = env
+        .compile(expr)
+        .map_err(|e| format!("invalid CEL expression `{expr}`: {e}"))?;
     let mut context = cel::Context::with_env(env);
     for (name, object, ready) in [("self", dependant, false), ("dep", dependency, true)] {
         let value = cel::to_value(projection(object, ready)).map_err(|e| e.to_string())?;
@@ -182,7 +216,10 @@ pub fn evaluate_ready_expr(expr: &str, dependant: &Object, dependency: &Object) 
     }
     match program.execute(&context) {
         Ok(cel::Value::Bool(result)) => Ok(result),
-        Ok(other) => Err(format!("`{expr}` must yield a boolean, not {:?}", other.type_of())),
+        Ok(other) => Err(format!(
+            "`{expr}` must yield a boolean, not {:?}",
+            other.type_of()
+        )),
         Err(error) => Err(format!("evaluating `{expr}`: {error}")),
     }
 }
@@ -221,7 +258,8 @@ pub fn find_cycles(objects: &[FluxObject]) -> Vec<Cycle> {
     }
     let mut graph = petgraph::graphmap::DiGraphMap::<usize, ()>::new();
     let ids: Vec<&ResourceId> = edges.keys().collect();
-    let index: BTreeMap<&ResourceId, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    let index: BTreeMap<&ResourceId, usize> =
+        ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     for (from, targets) in &edges {
         graph.add_node(index[from]);
         for to in targets {
@@ -232,12 +270,15 @@ pub fn find_cycles(objects: &[FluxObject]) -> Vec<Cycle> {
     }
     let mut cycles = Vec::new();
     for component in petgraph::algo::tarjan_scc(&graph) {
-        let self_loop = component.len() == 1 && component.iter().all(|&n| graph.contains_edge(n, n));
+        let self_loop =
+            component.len() == 1 && component.iter().all(|&n| graph.contains_edge(n, n));
         if component.len() < 2 && !self_loop {
             continue;
         }
         let members: BTreeSet<usize> = component.iter().copied().collect();
-        let Some(&start) = members.first() else { continue };
+        let Some(&start) = members.first() else {
+            continue;
+        };
         // The shortest cycle through the smallest member, found breadth first.
         let Some(cycle) = shortest_cycle_through(&graph, start, &members) else {
             continue;
@@ -258,7 +299,10 @@ fn shortest_cycle_through(
     let mut parent: BTreeMap<usize, usize> = BTreeMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(current) = queue.pop_front() {
-        let mut next: Vec<usize> = graph.neighbors(current).filter(|n| members.contains(n)).collect();
+        let mut next: Vec<usize> = graph
+            .neighbors(current)
+            .filter(|n| members.contains(n))
+            .collect();
         next.sort_unstable();
         for n in next {
             if n == start {

@@ -61,6 +61,8 @@ pub struct Repository {
     pub flux_objects: Vec<FluxObject>,
     /// ConfigMaps and Secrets, sorted by id then file.
     pub data_objects: Vec<Object>,
+    /// Objects in files that kustomizations use as patches: partial objects, never applied as such.
+    pub patch_fragments: Vec<Object>,
     pub bootstrap: BootstrapSource,
     /// The Kustomization that applies each file, as far as a static reading can tell (the one whose
     /// `spec.path` led discovery there). Rendering gives the exact answer.
@@ -145,7 +147,8 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     let mut single_files: BTreeSet<PathBuf> = BTreeSet::new();
     // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
     // the parent of the objects found there.
-    let mut pending: BTreeMap<PathBuf, Option<ResourceId>> = BTreeMap::from([(entry.clone(), None)]);
+    let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
+        BTreeMap::from([(entry.clone(), None)]);
     let mut followed: BTreeMap<ResourceId, PathBuf> = BTreeMap::new();
     let mut parent_of_file: BTreeMap<PathBuf, ResourceId> = BTreeMap::new();
     while let Some((target, origin)) = pending.pop_first() {
@@ -183,13 +186,17 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             for object in &file_load.objects {
                 if let Some(next) = followed_path(object, &root, &mut diagnostics) {
                     followed.insert(object.id.clone(), next.clone());
-                    pending.entry(next).or_insert_with(|| Some(object.id.clone()));
+                    pending
+                        .entry(next)
+                        .or_insert_with(|| Some(object.id.clone()));
                 }
             }
             if file_load.kustomization.is_some() {
                 if let Some(inputs) = file.parent().and_then(|d| refs.inputs_of_dir.get(d)) {
                     for input in inputs {
-                        pending.entry(input.clone()).or_insert_with(|| origin.clone());
+                        pending
+                            .entry(input.clone())
+                            .or_insert_with(|| origin.clone());
                     }
                 }
             }
@@ -198,6 +205,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 
     let mut flux_objects = Vec::new();
     let mut data_objects = Vec::new();
+    let mut patch_fragments = Vec::new();
     let mut stats = Stats {
         yaml_files: 0,
         ..Stats::default()
@@ -217,6 +225,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         stats.sops_documents += file.sops_documents;
         if refs.non_resource_files.contains(&path) {
             stats.patch_files += 1;
+            patch_fragments.extend(file.objects);
             continue;
         }
         let namespace_hint = refs.namespace_of_file.get(&path);
@@ -277,6 +286,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         root,
         flux_objects,
         data_objects,
+        patch_fragments,
         bootstrap,
         parent_of_file,
         stats,

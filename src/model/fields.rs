@@ -26,6 +26,8 @@ pub type FieldResult<T> = Result<T, FieldError>;
 pub struct Fields<'a> {
     map: &'a Mapping,
     path: String,
+    /// Where errors about this mapping as a whole point: the key that holds it, when it has one.
+    anchor: Pos,
 }
 
 /// Joins a field path and a key the way error messages print it.
@@ -42,11 +44,13 @@ impl<'a> Fields<'a> {
         Fields {
             map,
             path: path.to_owned(),
+            anchor: map.pos,
         }
     }
 
+    /// The position of the key holding this mapping (or of the mapping itself at the top).
     pub fn pos(&self) -> Pos {
-        self.map.pos
+        self.anchor
     }
 
     pub fn mapping(&self) -> &'a Mapping {
@@ -81,7 +85,7 @@ impl<'a> Fields<'a> {
     pub fn required_str(&self, key: &str) -> FieldResult<String> {
         match self.str(key)? {
             Some(value) if !value.is_empty() => Ok(value),
-            _ => Err(self.error(key, "is required", self.map.pos)),
+            _ => Err(self.error(key, "is required", self.anchor)),
         }
     }
 
@@ -107,6 +111,7 @@ impl<'a> Fields<'a> {
             Some(Node::Mapping(m)) => Ok(Some(Fields {
                 map: m,
                 path: join(&self.path, key),
+                anchor: self.map.entry(key).map_or(m.pos, |e| e.key.pos),
             })),
             Some(other) => Err(self.error(
                 key,
@@ -140,6 +145,7 @@ impl<'a> Fields<'a> {
                 Node::Mapping(m) => Ok(Fields {
                     map: m,
                     path: join(&self.path, &format!("{key}[{i}]")),
+                    anchor: m.pos,
                 }),
                 other => Err(self.error(
                     &format!("{key}[{i}]"),

@@ -64,7 +64,7 @@ impl std::error::Error for ModelError {}
 
 impl Object {
     /// Reads the identifying fields of a document. Returns `Ok(None)` for documents that are not
-    /// Kubernetes objects at all (no `apiVersion` and no `kind`), such as a values file.
+    /// Kubernetes objects at all (no `kind`), such as a values file or a `Chart.yaml`.
     pub fn from_node(node: Node, file: PathBuf, pos: Pos) -> Result<Option<Object>, ModelError> {
         let Node::Mapping(map) = &node else {
             return Ok(None);
@@ -74,14 +74,15 @@ impl Object {
         let api_version = top.str("apiVersion").map_err(field_error)?;
         let kind = top.str("kind").map_err(field_error)?;
         let (api_version, kind) = match (api_version, kind) {
-            (None, None) => return Ok(None),
+            // Without a kind this is not an object (a Chart.yaml, a values file).
+            (_, None) => return Ok(None),
             (Some(a), Some(k)) if !a.is_empty() && !k.is_empty() => (a, k),
             (_, _) => {
                 return Err(ModelError {
                     file,
                     pos,
                     object: None,
-                    message: "a Kubernetes object needs both `apiVersion` and `kind`".into(),
+                    message: "a Kubernetes object needs a non-empty `apiVersion` and `kind`".into(),
                 })
             }
         };
