@@ -1,9 +1,9 @@
 //! Flux's post-build substitution of one object, as kustomize-controller does it (through
 //! fluxcd/pkg `kustomize.SubstituteVariables`): the object is printed as YAML, the whole text goes
-//! through envsubst (so keys, values and comments-free structure alike can be substituted), and the
-//! result is read back. The read-back goes through JSON upstream (YAML 1.1 `YAMLToJSON`, then a
-//! JSON decode that makes every number a float64, then a YAML encoder), which changes how some
-//! plain scalars print; `normalise` reproduces that.
+//! through envsubst (so keys and values alike can be substituted), and the result is read back.
+//! Upstream reads it back through JSON (`sigs.k8s.io/yaml.YAMLToJSON`, a YAML 1.1 reader), so
+//! plain scalars are retyped the YAML 1.1 way (`on` is a boolean, `0644` is 420) and numbers become
+//! float64s; `normalise` gives the result the types and spellings that survive that trip.
 //!
 //! Not here: collecting the variables (`substitute` and `substituteFrom` data with newlines
 //! removed) and deciding whether a Kustomization substitutes at all; the controller does that.
@@ -98,10 +98,11 @@ pub fn substitute_document(
     Ok(normalise(root))
 }
 
-/// Rewrites plain scalars the way the upstream round trip prints them: YAML 1.1 booleans
-/// (`yes`, `on`, `y`, ...) become `true`/`false`, nulls become `null`, and every number becomes
-/// the shortest `%g` form of its float64 value (`0644` → `420`, `1.0` → `1`, `1000000` → `1e+06`).
-/// Mapping keys that resolve to something other than a string become the string JSON gives them.
+/// Gives every scalar the type and spelling the upstream round trip leaves it with. Plain scalars
+/// are read the YAML 1.1 way: booleans (`yes`, `on`, `y`, ...) become `true`/`false`, nulls
+/// `null`, numbers the spelling of their float64 value as `flux build` prints it (`0644` → `420`,
+/// `1.0` → `1`, `1e3` → `1000`); every other scalar is a string and is marked quoted so that no
+/// later reader retypes it (a timestamp stays text, as it does upstream). Keys all become strings.
 pub(crate) fn normalise(node: Node) -> Node {
     match node {
         Node::Scalar(s) => Node::Scalar(normalise_scalar(s)),
@@ -122,20 +123,24 @@ pub(crate) fn normalise(node: Node) -> Node {
 }
 
 fn normalise_scalar(mut s: Scalar) -> Scalar {
-    if s.style == ScalarStyle::Plain && s.tag.is_none() {
-        if let Some(text) = resolve_yaml11(&s.value) {
-            s.value = text;
+    if s.tag.is_some() {
+        return s;
+    }
+    if s.style == ScalarStyle::Plain {
+        match resolve_yaml11(&s.value) {
+            Some(text) => s.value = text,
+            None => s.style = ScalarStyle::DoubleQuoted,
         }
     }
     s
 }
 
 fn normalise_key(mut key: Scalar) -> Scalar {
-    if key.style == ScalarStyle::Plain && key.tag.is_none() {
+    if key.tag.is_none() && key.style == ScalarStyle::Plain {
         if let Some(text) = resolve_yaml11_key(&key.value) {
             key.value = text;
-            key.style = ScalarStyle::DoubleQuoted;
         }
+        key.style = ScalarStyle::DoubleQuoted;
     }
     key
 }
@@ -150,7 +155,23 @@ fn resolve_yaml11(text: &str) -> Option<String> {
     if let Some(b) = yaml11_bool(text) {
         return Some(b.to_string());
     }
-    yaml11_number(text).map(go_format_g)
+    yaml11_number(text).map(json_number_text)
+}
+
+/// How a float64 prints once upstream has turned it into JSON and read that back with a YAML 1.1
+/// reader: integral values that fit 64 bits as integers, everything else in Go's `%g` form.
+fn json_number_text(f: f64) -> String {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) {
+        // In range and integral, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation)]
+        return (f as i64).to_string();
+    }
+    if f.fract() == 0.0 && (TWO_63..2.0 * TWO_63).contains(&f) {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        return (f as u64).to_string();
+    }
+    go_format_g(f)
 }
 
 /// A key becomes a JSON object key: booleans and integers print as Go formats them; other scalars
@@ -400,7 +421,18 @@ mod tests {
             ("1_000", Some("1000")),
             ("+12", Some("12")),
             ("1.0", Some("1")),
+            ("1.50", Some("1.5")),
             ("1e3", Some("1000")),
+            ("1000000", Some("1000000")),
+            ("1234567.5", Some("1.2345675e+06")),
+            ("0.00001", Some("1e-05")),
+            ("-0", Some("0")),
+            ("1e21", Some("1e+21")),
+            ("100000000000000000000", Some("1e+20")),
+            ("10000000000000000000", Some("10000000000000000000")),
+            // u64::MAX is 2^64 as a float64, past what the last YAML 1.1 reader takes as an integer.
+            ("18446744073709551615", Some("1.8446744073709552e+19")),
+            ("9007199254740993", Some("9007199254740992")),
             (".5", Some("0.5")),
             ("08", Some("8")),
             ("1e400", None),
@@ -424,15 +456,24 @@ mod tests {
     }
 
     #[test]
-    fn normalise_rewrites_plain_scalars_only() {
+    fn normalise_retypes_plain_scalars_and_marks_strings() {
         let mut map = yaml::Mapping::new();
         map.insert("a", Node::Scalar(Scalar::plain("yes")));
         map.insert("b", Node::string("yes"));
-        map.insert("c", Node::Scalar(Scalar::plain("1000000")));
+        map.insert("c", Node::Scalar(Scalar::plain("0644")));
+        map.insert("d", Node::Scalar(Scalar::plain("2001-12-14")));
         let out = normalise(Node::Mapping(map));
-        assert_eq!(out.get("a").and_then(Node::as_str), Some("true"));
-        assert_eq!(out.get("b").and_then(Node::as_str), Some("yes"));
-        assert_eq!(out.get("c").and_then(Node::as_str), Some("1e+06"));
+        let scalar = |k: &str| {
+            out.get(k)
+                .and_then(Node::as_scalar)
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(scalar("a"), Scalar::plain("true"));
+        assert_eq!(scalar("b"), Scalar::string("yes"));
+        assert_eq!(scalar("c"), Scalar::plain("420"));
+        // A timestamp is text to the YAML 1.1 reader upstream, so it stays a string.
+        assert_eq!(scalar("d"), Scalar::string("2001-12-14"));
     }
 
     #[test]
