@@ -255,6 +255,7 @@ spec:
   replicas: ${replicas}
   big: ${big}
   quoted: "${replicas}"
+  kept_string: ${string}
 "#;
     let vars = vars(&[
         ("key", "renamed"),
@@ -262,6 +263,7 @@ spec:
         ("mode", "0644"),
         ("replicas", "3"),
         ("big", "1000000"),
+        ("string", "\"3\""),
     ]);
     let out = substitute_document(&parse_one(text), &vars, &Options::default()).expect("ok");
     let spec = out.get("spec").expect("spec");
@@ -270,12 +272,21 @@ spec:
     assert_eq!(spec.get("mode").and_then(Node::as_str), Some("420"));
     assert_eq!(spec.get("replicas").and_then(Node::as_str), Some("3"));
     assert_eq!(spec.get("big").and_then(Node::as_str), Some("1000000"));
+    // Quotes around an expression in the source do not survive: the object is printed before
+    // substitution, and `${replicas}` needs no quotes there, so the result is the number 3.
     let quoted = spec
         .get("quoted")
         .and_then(Node::as_scalar)
         .expect("quoted scalar");
     assert_eq!(quoted.value, "3");
-    assert!(quoted.style.is_quoted(), "a quoted value stays a string");
+    assert!(!quoted.style.is_quoted(), "{quoted:?}");
+    // Flux's documented way to keep a string: quotes inside the value.
+    let kept = spec
+        .get("kept_string")
+        .and_then(Node::as_scalar)
+        .expect("kept_string scalar");
+    assert_eq!(kept.value, "3");
+    assert!(kept.style.is_quoted(), "{kept:?}");
 }
 
 #[test]
