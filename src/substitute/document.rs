@@ -378,6 +378,18 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Arbitrary text never panics, and text without `${` or `$$` comes back unchanged.
+        #[test]
+        fn envsubst_is_total(text in "[a-z$\\{}:=#%/^,.*?\\[\\]\\- \n]{0,40}") {
+            let _ = expand(&text, &[("a", "xyz")], true);
+            let _ = expand(&text, &[("a", "xyz")], false);
+            if !text.contains("${") && !text.contains("$$") {
+                proptest::prop_assert_eq!(expand(&text, &[], false).ok(), Some(text.clone()));
+            }
+        }
+    }
+
     #[test]
     fn var_names_follow_flux() {
         for ok in ["a", "_", "A_1", "cluster_env"] {
