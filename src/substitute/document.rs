@@ -95,7 +95,7 @@ pub fn substitute_document(
         .map(|d| d.root)
         .filter(|root| matches!(root, Node::Mapping(_)))
         .ok_or_else(|| Error::new(ErrorKind::NotAnObject))?;
-    Ok(normalise(root))
+    normalise(root)
 }
 
 /// Gives every scalar the type and spelling the upstream round trip leaves it with. Plain scalars
@@ -103,11 +103,15 @@ pub fn substitute_document(
 /// `null`, numbers the spelling of their float64 value as `flux build` prints it (`0644` → `420`,
 /// `1.0` → `1`, `1e3` → `1000`); every other scalar is a string and is marked quoted so that no
 /// later reader retypes it (a timestamp stays text, as it does upstream). Keys all become strings.
-pub(crate) fn normalise(node: Node) -> Node {
-    match node {
-        Node::Scalar(s) => Node::Scalar(normalise_scalar(s)),
+pub(crate) fn normalise(node: Node) -> Result<Node, Error> {
+    Ok(match node {
+        Node::Scalar(s) => Node::Scalar(normalise_scalar(s)?),
         Node::Sequence(mut seq) => {
-            seq.items = seq.items.into_iter().map(normalise).collect();
+            seq.items = seq
+                .items
+                .into_iter()
+                .map(normalise)
+                .collect::<Result<_, _>>()?;
             Node::Sequence(seq)
         }
         Node::Mapping(mut map) => {
@@ -115,24 +119,41 @@ pub(crate) fn normalise(node: Node) -> Node {
                 let key = std::mem::take(&mut entry.key);
                 entry.key = normalise_key(key);
                 let value = std::mem::take(&mut entry.value);
-                entry.value = normalise(value);
+                entry.value = normalise(value)?;
             }
             Node::Mapping(map)
         }
-    }
+    })
 }
 
-fn normalise_scalar(mut s: Scalar) -> Scalar {
+fn normalise_scalar(mut s: Scalar) -> Result<Scalar, Error> {
     if s.tag.is_some() {
-        return s;
+        return Ok(s);
     }
     if s.style == ScalarStyle::Plain {
+        if let Some(value) = yaml11_non_finite(&s.value) {
+            // JSON has no infinities or NaN, so upstream's JSON step fails on them.
+            return Err(Error {
+                kind: ErrorKind::UnsupportedValue(value),
+                pos: Some(s.pos),
+            });
+        }
         match resolve_yaml11(&s.value) {
             Some(text) => s.value = text,
             None => s.style = ScalarStyle::DoubleQuoted,
         }
     }
-    s
+    Ok(s)
+}
+
+/// The Go spelling of a YAML 1.1 infinity or NaN, which JSON cannot hold.
+fn yaml11_non_finite(text: &str) -> Option<&'static str> {
+    match text {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Some("+Inf"),
+        "-.inf" | "-.Inf" | "-.INF" => Some("-Inf"),
+        ".nan" | ".NaN" | ".NAN" => Some("NaN"),
+        _ => None,
+    }
 }
 
 fn normalise_key(mut key: Scalar) -> Scalar {
@@ -461,6 +482,19 @@ mod tests {
     }
 
     #[test]
+    fn infinities_fail_as_they_do_in_json() {
+        let mut map = yaml::Mapping::new();
+        map.insert("a", Node::Scalar(Scalar::plain("-.inf")));
+        let err = normalise(Node::Mapping(map)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnsupportedValue("-Inf"));
+        assert!(err
+            .to_string()
+            .ends_with("YAMLToJSON: json: unsupported value: -Inf"));
+        // Quoted, it is a string and fine.
+        assert!(normalise(Node::string(".inf")).is_ok());
+    }
+
+    #[test]
     fn keys_that_resolve_to_booleans_or_integers_become_strings() {
         assert_eq!(resolve_yaml11_key("on").as_deref(), Some("true"));
         assert_eq!(resolve_yaml11_key("0x10").as_deref(), Some("16"));
@@ -474,7 +508,7 @@ mod tests {
         map.insert("b", Node::string("yes"));
         map.insert("c", Node::Scalar(Scalar::plain("0644")));
         map.insert("d", Node::Scalar(Scalar::plain("2001-12-14")));
-        let out = normalise(Node::Mapping(map));
+        let out = normalise(Node::Mapping(map)).unwrap();
         let scalar = |k: &str| {
             out.get(k)
                 .and_then(Node::as_scalar)

@@ -28,13 +28,16 @@ pub enum ErrorKind {
     Yaml(crate::yaml::Error),
     /// The substituted text no longer holds an object (a mapping) as its first document.
     NotAnObject,
+    /// The substituted document holds a value JSON cannot represent (an infinity or NaN).
+    UnsupportedValue(&'static str),
 }
 
 /// A substitution error, with the position in the substituted text where one is known.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     pub kind: ErrorKind,
-    /// Line and column in the text handed to `envsubst` (for a document, its YAML form).
+    /// Line and column in the text handed to `envsubst` (for a document, its YAML form), or, for
+    /// an error found after substitution, in the substituted text.
     pub pos: Option<Pos>,
 }
 
@@ -88,6 +91,9 @@ impl fmt::Display for ErrorKind {
                 "'{name}' var name is invalid, must match '{VAR_NAME_PATTERN}'"
             ),
             ErrorKind::Yaml(e) => write!(f, "YAMLToJSON: {e}"),
+            ErrorKind::UnsupportedValue(v) => {
+                write!(f, "YAMLToJSON: json: unsupported value: {v}")
+            }
             ErrorKind::NotAnObject => {
                 f.write_str("UnmarshalJSON: the substituted text is not an object")
             }
