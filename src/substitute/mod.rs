@@ -7,8 +7,8 @@
 //! `${var:-w}`, `${var:+w}`, `${var:?w}` (all of which yield the value when non-empty, else the
 //! word, as upstream does); nesting in arguments; the `$$` escape; strict mode.
 //! Not supported, as upstream: bare `$var` (left as text), `${var-w}` and `${var+w}` (errors).
-//! Known differences: identifier characters use Rust's Unicode classes, and a byte offset that
-//! splits a character yields U+FFFD where Go would emit the raw bytes.
+//! Known difference: a byte offset (`${v:1}` on `é`) that splits a character yields U+FFFD where Go
+//! would emit the raw bytes; Unicode tables may differ in version from Go's.
 //!
 //! Not for: reading Kustomizations, ConfigMaps or Secrets; the controller gathers the variables.
 

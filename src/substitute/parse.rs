@@ -6,6 +6,10 @@
 //! the corner cases users hit (`$${x}`, `${x/\//-}`, `${x:-a${y}b}`, an unclosed `${`) all fall out
 //! of that shape. Only `${...}` is an expression: a bare `$name` is literal text.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::error::{Error, ErrorKind};
 
 /// Which tokens the scanner recognises in its current mode.
@@ -144,8 +148,17 @@ impl Scanner<'_> {
 fn accept_any(_: char, _: usize) -> bool {
     true
 }
+/// Go's `unicode.IsLetter || unicode.IsDigit || '_'`: general categories L and Nd. Rust's
+/// `is_alphabetic`/`is_numeric` are wider (combining marks, `²`, `½`), hence the class.
 fn accept_ident(c: char, _: usize) -> bool {
-    c.is_alphabetic() || c.is_numeric() || c == '_'
+    static IDENT: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^[\p{L}\p{Nd}_]$").ok());
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    let mut buf = [0u8; 4];
+    IDENT
+        .as_ref()
+        .is_some_and(|re| re.is_match(c.encode_utf8(&mut buf)))
 }
 fn accept_colon(c: char, _: usize) -> bool {
     c == ':'
@@ -475,6 +488,19 @@ mod tests {
     fn deep_nesting_is_bounded() {
         let deep = "${a:-".repeat(200) + &"}".repeat(200);
         assert_eq!(parse(&deep).unwrap_err().kind, ErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn names_take_letters_and_decimal_digits_only() {
+        assert_eq!(
+            parse("${été_1}").unwrap(),
+            vec![func("", "été_1", vec![], 0)]
+        );
+        // `²` is numeric to Rust but not a decimal digit to Go: the name ends before it.
+        assert_eq!(
+            parse("${a²}").unwrap_err().kind,
+            ErrorKind::MissingClosingBrace
+        );
     }
 
     #[test]
