@@ -1,0 +1,565 @@
+//! Flux's post-build substitution of one object, as kustomize-controller does it (through
+//! fluxcd/pkg `kustomize.SubstituteVariables`): the object is printed as YAML, the whole text goes
+//! through envsubst (so keys and values alike can be substituted), and the result is read back.
+//! Upstream reads it back through JSON (`sigs.k8s.io/yaml.YAMLToJSON`, a YAML 1.1 reader), so
+//! plain scalars are retyped the YAML 1.1 way (`on` is a boolean, `0644` is 420) and numbers become
+//! float64s; `normalise` gives the result the types and spellings that survive that trip.
+//!
+//! Not here: collecting the variables (`substitute` and `substituteFrom` data with newlines
+//! removed) and deciding whether a Kustomization substitutes at all; the controller does that.
+
+use std::collections::BTreeMap;
+
+use crate::yaml::{self, Node, Scalar, ScalarStyle};
+
+use super::error::{Error, ErrorKind};
+use super::eval::Eval;
+use super::parse::parse;
+
+/// The label or annotation that opts an object out of substitution, and its value.
+pub const DISABLE_KEY: &str = "kustomize.toolkit.fluxcd.io/substitute";
+pub const DISABLED_VALUE: &str = "disabled";
+
+/// How `substitute_document` behaves.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// An unset variable read without a default operator is an error (Flux's
+    /// `--feature-gates=StrictPostBuildSubstitutions`).
+    pub strict: bool,
+    /// Substitute even when there are no variables, so that defaults such as `${x:=dev}` apply
+    /// (upstream `SubstituteWithAlways`); without it an empty variable set leaves objects untouched.
+    pub always: bool,
+}
+
+/// Expands `${...}` expressions in `text`. `lookup` gives a variable's value, `None` when it is not
+/// set; outside strict mode an unset variable reads as empty.
+pub fn envsubst<F>(text: &str, lookup: F, strict: bool) -> Result<String, Error>
+where
+    F: Fn(&str) -> Option<String>,
+{
+    let exprs = parse(text)?;
+    let mut out = String::with_capacity(text.len());
+    Eval {
+        src: text,
+        lookup: &lookup,
+        strict,
+    }
+    .exprs(&exprs, &mut out)?;
+    Ok(out)
+}
+
+/// Whether Flux accepts `name` as a variable name: an ASCII letter or `_`, then ASCII letters,
+/// digits or `_`.
+pub fn is_valid_var_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b == b'_' || b.is_ascii_alphabetic())
+        && bytes.all(|b| b == b'_' || b.is_ascii_alphanumeric())
+}
+
+/// Whether the object carries `kustomize.toolkit.fluxcd.io/substitute: disabled` as a label or an
+/// annotation.
+pub fn is_substitution_disabled(doc: &Node) -> bool {
+    ["labels", "annotations"].iter().any(|field| {
+        doc.get_path(&["metadata", field, DISABLE_KEY])
+            .and_then(Node::as_scalar)
+            .is_some_and(|s| s.value == DISABLED_VALUE)
+    })
+}
+
+/// Substitutes `vars` into one object. Returns the object unchanged when it opts out, or when
+/// `vars` is empty and `options.always` is off.
+pub fn substitute_document(
+    doc: &Node,
+    vars: &BTreeMap<String, String>,
+    options: &Options,
+) -> Result<Node, Error> {
+    if is_substitution_disabled(doc) || (vars.is_empty() && !options.always) {
+        return Ok(doc.clone());
+    }
+    // Upstream checks the names in map order, which is random; sorted order makes the report stable.
+    if let Some(name) = vars.keys().find(|name| !is_valid_var_name(name)) {
+        return Err(Error::new(ErrorKind::InvalidVariableName {
+            name: name.clone(),
+        }));
+    }
+    let text = yaml::emit(doc);
+    let out = envsubst(&text, |name| vars.get(name).cloned(), options.strict)?;
+    let docs = yaml::parse_stream(&out, &yaml::ParseOptions::default())
+        .map_err(|e| Error::new(ErrorKind::Yaml(e)))?;
+    // Upstream's YAML-to-JSON step reads the first document and ignores the rest.
+    let root = docs
+        .into_iter()
+        .next()
+        .map(|d| d.root)
+        .filter(|root| matches!(root, Node::Mapping(_)))
+        .ok_or_else(|| Error::new(ErrorKind::NotAnObject))?;
+    normalise(root)
+}
+
+/// Gives every scalar the type and spelling the upstream round trip leaves it with. Plain scalars
+/// are read the YAML 1.1 way: booleans (`yes`, `on`, `y`, ...) become `true`/`false`, nulls
+/// `null`, numbers the spelling of their float64 value as `flux build` prints it (`0644` → `420`,
+/// `1.0` → `1`, `1e3` → `1000`); every other scalar is a string and is marked quoted so that no
+/// later reader retypes it (a timestamp stays text, as it does upstream). Keys all become strings.
+pub(crate) fn normalise(node: Node) -> Result<Node, Error> {
+    Ok(match node {
+        Node::Scalar(s) => Node::Scalar(normalise_scalar(s)?),
+        Node::Sequence(mut seq) => {
+            seq.items = seq
+                .items
+                .into_iter()
+                .map(normalise)
+                .collect::<Result<_, _>>()?;
+            Node::Sequence(seq)
+        }
+        Node::Mapping(mut map) => {
+            for entry in &mut map.entries {
+                let key = std::mem::take(&mut entry.key);
+                entry.key = normalise_key(key);
+                let value = std::mem::take(&mut entry.value);
+                entry.value = normalise(value)?;
+            }
+            Node::Mapping(map)
+        }
+    })
+}
+
+fn normalise_scalar(mut s: Scalar) -> Result<Scalar, Error> {
+    if s.tag.is_some() {
+        return Ok(s);
+    }
+    if s.style == ScalarStyle::Plain {
+        if let Some(value) = yaml11_non_finite(&s.value) {
+            // JSON has no infinities or NaN, so upstream's JSON step fails on them.
+            return Err(Error {
+                kind: ErrorKind::UnsupportedValue(value),
+                pos: Some(s.pos),
+            });
+        }
+        match resolve_yaml11(&s.value) {
+            Some(text) => s.value = text,
+            None => s.style = ScalarStyle::DoubleQuoted,
+        }
+    }
+    Ok(s)
+}
+
+/// The Go spelling of a YAML 1.1 infinity or NaN, which JSON cannot hold.
+fn yaml11_non_finite(text: &str) -> Option<&'static str> {
+    match text {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Some("+Inf"),
+        "-.inf" | "-.Inf" | "-.INF" => Some("-Inf"),
+        ".nan" | ".NaN" | ".NAN" => Some("NaN"),
+        _ => None,
+    }
+}
+
+fn normalise_key(mut key: Scalar) -> Scalar {
+    if key.tag.is_none() && key.style == ScalarStyle::Plain {
+        if let Some(text) = resolve_yaml11_key(&key.value) {
+            key.value = text;
+        }
+        key.style = ScalarStyle::DoubleQuoted;
+    }
+    key
+}
+
+/// The canonical text of a plain scalar that YAML 1.1 reads as null, a boolean or a number;
+/// `None` for a string.
+fn resolve_yaml11(text: &str) -> Option<String> {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Some("null".to_owned()),
+        _ => {}
+    }
+    if let Some(b) = yaml11_bool(text) {
+        return Some(b.to_string());
+    }
+    yaml11_number(text).map(json_number_text)
+}
+
+/// How a float64 prints once upstream has turned it into JSON and read that back with a YAML 1.1
+/// reader: integral values that fit 64 bits as integers, everything else in Go's `%g` form.
+fn json_number_text(f: f64) -> String {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) {
+        // In range and integral, so the conversion is exact.
+        #[allow(clippy::cast_possible_truncation)]
+        return (f as i64).to_string();
+    }
+    if f.fract() == 0.0 && (TWO_63..2.0 * TWO_63).contains(&f) {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        return (f as u64).to_string();
+    }
+    go_format_g(f)
+}
+
+/// A key becomes a JSON object key: booleans and integers print as Go formats them; other scalars
+/// keep their text (as strings).
+fn resolve_yaml11_key(text: &str) -> Option<String> {
+    if let Some(b) = yaml11_bool(text) {
+        return Some(b.to_string());
+    }
+    match yaml11_int(text) {
+        Some(Int::Signed(i)) => Some(i.to_string()),
+        Some(Int::Unsigned(u)) => Some(u.to_string()),
+        None => None,
+    }
+}
+
+fn yaml11_bool(text: &str) -> Option<bool> {
+    match text {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            Some(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+enum Int {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` (then `ParseUint`) on the text with underscores removed, as
+/// the YAML 1.1 decoder upstream does it.
+fn yaml11_int(text: &str) -> Option<Int> {
+    if !text.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') {
+        return None;
+    }
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let (negative, unsigned) = match plain.as_bytes().first() {
+        Some(b'-') => (true, plain.get(1..)?),
+        Some(b'+') => (false, plain.get(1..)?),
+        _ => (false, plain.as_str()),
+    };
+    let lower = unsigned.to_ascii_lowercase();
+    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
+        (16, d)
+    } else if let Some(d) = lower.strip_prefix("0b") {
+        (2, d)
+    } else if let Some(d) = lower.strip_prefix("0o") {
+        (8, d)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, lower.get(1..)?)
+    } else {
+        (10, lower.as_str())
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if negative {
+        // i64::MIN has no positive counterpart, so negate through i128.
+        i64::try_from(-i128::from(magnitude)).ok().map(Int::Signed)
+    } else {
+        Some(match i64::try_from(magnitude) {
+            Ok(i) => Int::Signed(i),
+            Err(_) => Int::Unsigned(magnitude),
+        })
+    }
+}
+
+/// A YAML 1.1 number as the float64 JSON decoding makes of it.
+fn yaml11_number(text: &str) -> Option<f64> {
+    match yaml11_int(text) {
+        // The conversions are the point: JSON decoding upstream makes every number a float64.
+        #[allow(clippy::cast_precision_loss)]
+        Some(Int::Signed(i)) => return Some(i as f64),
+        #[allow(clippy::cast_precision_loss)]
+        Some(Int::Unsigned(u)) => return Some(u as f64),
+        None => {}
+    }
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    if !(text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+        && is_yaml_style_float(&plain))
+    {
+        return None;
+    }
+    // Go's parser reports out-of-range values as errors, and the text then stays a string.
+    plain.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_style_float(s: &str) -> bool {
+    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (s.get(..i).unwrap_or(""), s.get(i + 1..)),
+        None => (s, None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some(("", frac)) => digits(frac),
+        Some((int, frac)) => digits(int) && (frac.is_empty() || digits(frac)),
+        None => digits(mantissa),
+    };
+    let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    mantissa_ok && exponent_ok
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits, exponent form when the decimal
+/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-07`).
+pub(crate) fn go_format_g(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits, e.g. `-1.2345e6`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let dot = if rest.is_empty() { "" } else { "." };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{dot}{rest}e{esign}{:02}", exp.unsigned_abs());
+    }
+    let n = digits.len();
+    let body = if exp < 0 {
+        let zeros = "0".repeat(usize::try_from(-exp - 1).unwrap_or(0));
+        format!("0.{zeros}{digits}")
+    } else {
+        let point = usize::try_from(exp).unwrap_or(0) + 1;
+        if point >= n {
+            format!("{digits}{}", "0".repeat(point - n))
+        } else {
+            let (int, frac) = digits.split_at(point);
+            format!("{int}.{frac}")
+        }
+    };
+    format!("{sign}{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(text: &str, vars: &[(&str, &str)], strict: bool) -> Result<String, Error> {
+        let vars: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        envsubst(text, |n| vars.get(n).cloned(), strict)
+    }
+
+    #[test]
+    fn upstream_examples_beyond_the_suite() {
+        let z = [("stringZ", "abcABC123ABCabc")];
+        assert_eq!(
+            expand("${stringZ/#abc/XYZ}", &z, false).unwrap(),
+            "XYZABC123ABCabc"
+        );
+        assert_eq!(
+            expand("${stringZ//abc/xyz}", &z, false).unwrap(),
+            "xyzABC123ABCxyz"
+        );
+        assert_eq!(
+            expand("foo: ${var=${d}-suffix}", &[("d", "foo1")], false).unwrap(),
+            "foo: foo1-suffix"
+        );
+        assert_eq!(expand("${a:1:-1}", &[("a", "[x]")], false).unwrap(), "x");
+    }
+
+    #[test]
+    fn strict_mode_lets_default_operators_through_but_not_their_words() {
+        assert_eq!(expand("${missing:+x}", &[], true).unwrap(), "x");
+        assert_eq!(expand("${missing:?}", &[], true).unwrap(), "");
+        assert_eq!(expand("${set:-x}", &[("set", "")], true).unwrap(), "x");
+        // Arguments are evaluated first, so an unset variable in an unused word still fails.
+        let err = expand("${set:-${missing}}", &[("set", "v")], true).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ErrorKind::VariableNotSet {
+                name: "missing".into()
+            }
+        );
+        // Outside strict mode an unset variable is empty.
+        assert_eq!(expand("<${missing}>", &[], false).unwrap(), "<>");
+    }
+
+    #[test]
+    fn errors_point_at_the_expression() {
+        let err = expand("a: 1\nb: x ${missing}", &[], true).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "2:6: variable not set (strict mode): \"missing\""
+        );
+        let err = expand("a: 1\nb: ${x:-${y}", &[], false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "2:4: unable to parse substitution within function"
+        );
+    }
+
+    proptest::proptest! {
+        /// Arbitrary text never panics, and text without `${` or `$$` comes back unchanged.
+        #[test]
+        fn envsubst_is_total(text in "[a-z$\\{}:=#%/^,.*?\\[\\]\\- \n]{0,40}") {
+            let _ = expand(&text, &[("a", "xyz")], true);
+            let _ = expand(&text, &[("a", "xyz")], false);
+            if !text.contains("${") && !text.contains("$$") {
+                proptest::prop_assert_eq!(expand(&text, &[], false).ok(), Some(text.clone()));
+            }
+        }
+    }
+
+    #[test]
+    fn var_names_follow_flux() {
+        for ok in ["a", "_", "A_1", "cluster_env"] {
+            assert!(is_valid_var_name(ok), "{ok}");
+        }
+        for bad in ["", "1a", "a-b", "a.b", "é", "a b"] {
+            assert!(!is_valid_var_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn go_g_formatting() {
+        let cases = [
+            (3.0, "3"),
+            (420.0, "420"),
+            (123456.0, "123456"),
+            (1_000_000.0, "1e+06"),
+            (1_234_567.0, "1.234567e+06"),
+            (0.5, "0.5"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (-2.25, "-2.25"),
+            (1e21, "1e+21"),
+            (1e100, "1e+100"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(go_format_g(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn yaml11_resolution_of_plain_scalars() {
+        let cases = [
+            ("yes", Some("true")),
+            ("Off", Some("false")),
+            ("~", Some("null")),
+            ("", Some("null")),
+            ("0644", Some("420")),
+            ("0x1F", Some("31")),
+            ("1_000", Some("1000")),
+            ("+12", Some("12")),
+            ("1.0", Some("1")),
+            ("1.50", Some("1.5")),
+            ("1e3", Some("1000")),
+            ("1000000", Some("1000000")),
+            ("1234567.5", Some("1.2345675e+06")),
+            ("0.00001", Some("1e-05")),
+            ("-0", Some("0")),
+            ("1e21", Some("1e+21")),
+            ("100000000000000000000", Some("1e+20")),
+            ("10000000000000000000", Some("10000000000000000000")),
+            // u64::MAX is 2^64 as a float64, past what the last YAML 1.1 reader takes as an integer.
+            ("18446744073709551615", Some("1.8446744073709552e+19")),
+            ("9007199254740993", Some("9007199254740992")),
+            (".5", Some("0.5")),
+            ("08", Some("8")),
+            ("1e400", None),
+            ("nginx:1.21.4", None),
+            ("2000m", None),
+            ("2001-12-14", None),
+            ("1.2.3", None),
+            ("-", None),
+            (".inf", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(resolve_yaml11(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn infinities_fail_as_they_do_in_json() {
+        let mut map = yaml::Mapping::new();
+        map.insert("a", Node::Scalar(Scalar::plain("-.inf")));
+        let err = normalise(Node::Mapping(map)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnsupportedValue("-Inf"));
+        assert!(err
+            .to_string()
+            .ends_with("YAMLToJSON: json: unsupported value: -Inf"));
+        // Quoted, it is a string and fine.
+        assert!(normalise(Node::string(".inf")).is_ok());
+    }
+
+    #[test]
+    fn keys_that_resolve_to_booleans_or_integers_become_strings() {
+        assert_eq!(resolve_yaml11_key("on").as_deref(), Some("true"));
+        assert_eq!(resolve_yaml11_key("0x10").as_deref(), Some("16"));
+        assert_eq!(resolve_yaml11_key("name"), None);
+    }
+
+    #[test]
+    fn normalise_retypes_plain_scalars_and_marks_strings() {
+        let mut map = yaml::Mapping::new();
+        map.insert("a", Node::Scalar(Scalar::plain("yes")));
+        map.insert("b", Node::string("yes"));
+        map.insert("c", Node::Scalar(Scalar::plain("0644")));
+        map.insert("d", Node::Scalar(Scalar::plain("2001-12-14")));
+        let out = normalise(Node::Mapping(map)).unwrap();
+        let scalar = |k: &str| {
+            out.get(k)
+                .and_then(Node::as_scalar)
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert_eq!(scalar("a"), Scalar::plain("true"));
+        assert_eq!(scalar("b"), Scalar::string("yes"));
+        assert_eq!(scalar("c"), Scalar::plain("420"));
+        // A timestamp is text to the YAML 1.1 reader upstream, so it stays a string.
+        assert_eq!(scalar("d"), Scalar::string("2001-12-14"));
+    }
+
+    #[test]
+    fn disabled_objects_are_recognised_by_label_or_annotation() {
+        let mut labels = yaml::Mapping::new();
+        labels.insert(DISABLE_KEY, Node::Scalar(Scalar::plain("disabled")));
+        let mut meta = yaml::Mapping::new();
+        meta.insert("annotations", Node::Mapping(labels));
+        let mut doc = yaml::Mapping::new();
+        doc.insert("metadata", Node::Mapping(meta));
+        let doc = Node::Mapping(doc);
+        assert!(is_substitution_disabled(&doc));
+        // A disabled object comes back as it was, without touching the YAML layer.
+        let vars = BTreeMap::from([("x".to_owned(), "1".to_owned())]);
+        assert_eq!(
+            substitute_document(&doc, &vars, &Options::default()).unwrap(),
+            doc
+        );
+    }
+
+    #[test]
+    fn invalid_names_are_rejected_before_any_yaml_work() {
+        let vars = BTreeMap::from([
+            ("ok".to_owned(), "1".to_owned()),
+            ("not-ok".to_owned(), "2".to_owned()),
+        ]);
+        let doc = Node::Mapping(yaml::Mapping::new());
+        let err = substitute_document(&doc, &vars, &Options::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "'not-ok' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"
+        );
+    }
+
+    #[test]
+    fn no_vars_and_not_always_is_a_no_op() {
+        let doc = Node::Mapping(yaml::Mapping::new());
+        assert_eq!(
+            substitute_document(&doc, &BTreeMap::new(), &Options::default()).unwrap(),
+            doc
+        );
+    }
+}
