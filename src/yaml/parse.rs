@@ -54,7 +54,60 @@ struct Builder<'o> {
     root: Option<(Node, Pos)>,
 }
 
+/// How many closing brackets [`parse_stream`] will re-indent before giving up.
+const MAX_BRACKET_FIXES: usize = 64;
+
 pub(super) fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
+    let mut first_error = match parse_events(text, options) {
+        Ok(docs) => return Ok(docs),
+        Err(e) => e,
+    };
+    // go-yaml ignores indentation inside flow collections, and real repositories close a
+    // multi-line `[ ... ]` at the key's column. saphyr rejects that, so such a closing bracket is
+    // moved right and the text parsed again. Only a line starting with `]`/`}` is touched: that is
+    // never valid block content, so no invalid document becomes valid this way.
+    let mut fixed = text.to_string();
+    for _ in 0..MAX_BRACKET_FIXES {
+        if first_error.message != "invalid indentation" {
+            break;
+        }
+        let Some(next) = indent_closing_bracket(&fixed, first_error.pos) else {
+            break;
+        };
+        fixed = next;
+        match parse_events(&fixed, options) {
+            Ok(docs) => return Ok(docs),
+            Err(e) if e.pos.line >= first_error.pos.line => first_error = e,
+            Err(_) => break,
+        }
+    }
+    // Report the error of the text as written.
+    parse_events(text, options)
+}
+
+/// Inserts a space before a `]` or `}` that starts line `pos.line` at `pos.column`.
+fn indent_closing_bracket(text: &str, pos: Pos) -> Option<String> {
+    let line_index = usize::try_from(pos.line).ok()?.checked_sub(1)?;
+    let mut offset = 0usize;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i == line_index {
+            let trimmed = line.trim_start_matches(' ');
+            if !(trimmed.starts_with(']') || trimmed.starts_with('}')) {
+                return None;
+            }
+            let at = offset + (line.len() - trimmed.len());
+            let mut out = String::with_capacity(text.len() + 1);
+            out.push_str(text.get(..at)?);
+            out.push(' ');
+            out.push_str(text.get(at..)?);
+            return Some(out);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut parser = Parser::new_from_str(text);
     let mut chars = CharCursor::new(text);
     let mut documents = Vec::new();
