@@ -4,11 +4,13 @@
 //!
 //! Not for: anything Kubernetes- or Flux-specific.
 
+mod canon;
 mod emit;
 mod node;
 mod parse;
 mod resolve;
 
+pub use canon::canonical_kyaml;
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
 
 pub use node::{
