@@ -108,7 +108,7 @@ fn shortest_digits(f: f64) -> (String, i32) {
 fn go_format_g(negative: bool, digits: &str, exp: i32) -> String {
     let sign = if negative { "-" } else { "" };
     // With the shortest precision Go switches to the exponent form from 1e6 on.
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         let mantissa = if rest.is_empty() {
             first.to_string()
