@@ -9,6 +9,8 @@ mod emit;
 mod node;
 mod parse;
 mod resolve;
+#[cfg(test)]
+mod tests;
 
 pub use canon::canonical_kyaml;
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
