@@ -6,6 +6,8 @@
 //!
 //! Not for: printing (that is `emit`); callers print the result with the canonical emitter.
 
+use serde_json::Value;
+
 use super::emit::sort_keys;
 use super::node::{Mapping, Node, Scalar, ScalarStyle, Sequence};
 use super::resolve::{kyaml_timestamp, resolve_kyaml, Resolved};
@@ -16,6 +18,48 @@ pub fn canonical_kyaml(node: &Node) -> Node {
     let mut out = canonical(node);
     sort_keys(&mut out);
     out
+}
+
+/// A node for JSON data, typed and spelled as go-yaml v2 prints it after Go's JSON encoder (the path
+/// of `kustomize build` output and of Helm's `toYaml`): strings stay strings whatever they look
+/// like, and float64 numbers take Go's spelling (`1e+06` → `1000000`, `0.5`, `1.2345675e+06`).
+/// Object keys come out sorted in go-yaml v2's order.
+pub fn from_json(value: &Value) -> Node {
+    let mut node = from_json_unsorted(value);
+    sort_keys(&mut node);
+    node
+}
+
+fn from_json_unsorted(value: &Value) -> Node {
+    match value {
+        Value::Null => Node::null(),
+        Value::Bool(b) => Node::Scalar(Scalar::plain(b.to_string())),
+        Value::Number(n) => {
+            let text = if let Some(i) = n.as_i64() {
+                i.to_string()
+            } else if let Some(u) = n.as_u64() {
+                u.to_string()
+            } else {
+                go_json_then_yaml_float(n.as_f64().unwrap_or_default())
+            };
+            Node::Scalar(Scalar::plain(text))
+        }
+        Value::String(s) => Node::string(s.clone()),
+        Value::Array(items) => Node::Sequence(Sequence {
+            items: items.iter().map(from_json_unsorted).collect(),
+            ..Sequence::default()
+        }),
+        Value::Object(map) => {
+            let mut out = Mapping::new();
+            for (k, v) in map {
+                out.entries.push(super::node::Entry {
+                    key: Scalar::string(k.clone()),
+                    value: from_json_unsorted(v),
+                });
+            }
+            Node::Mapping(out)
+        }
+    }
 }
 
 fn canonical(node: &Node) -> Node {
@@ -135,6 +179,17 @@ fn go_format_g(negative: bool, digits: &str, exp: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_values_print_as_helm_to_yaml_prints_them() {
+        let value = serde_json::json!({
+            "b": 1_000_000.0, "a": "yes", "c": [0.5, 12, true, null], "d": {}, "e": "0644"
+        });
+        assert_eq!(
+            super::super::emit(&from_json(&value)),
+            "a: \"yes\"\nb: 1000000\nc:\n- 0.5\n- 12\n- true\n- null\nd: {}\ne: \"0644\"\n"
+        );
+    }
 
     #[test]
     fn floats_print_as_kustomize_prints_them() {

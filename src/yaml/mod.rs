@@ -12,7 +12,7 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
-pub use canon::canonical_kyaml;
+pub use canon::{canonical_kyaml, from_json};
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
 
 pub use node::{
