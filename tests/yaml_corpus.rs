@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use offlux::yaml::{emit, parse_stream, to_json_kyaml, ParseOptions};
+use offlux::yaml::{emit, emit_with, parse_stream, to_json_kyaml, EmitOptions, ParseOptions};
 
 fn corpus_dir() -> PathBuf {
     let base = std::env::var_os("OFFLUX_CORPUS_DIR")
@@ -47,6 +47,10 @@ fn corpus_parses() {
     let mut failures = Vec::new();
     let mut unstable = Vec::new();
     let mut documents = 0usize;
+    let preserving = EmitOptions {
+        preserve_style: true,
+        ..EmitOptions::default()
+    };
     for file in &files {
         let rel = file
             .strip_prefix(&base)
@@ -66,16 +70,20 @@ fn corpus_parses() {
             Ok(docs) => {
                 documents += docs.len();
                 for (i, doc) in docs.iter().enumerate() {
-                    // What we print must read back as the same data.
-                    let printed = emit(&doc.root);
-                    let again = parse_stream(&printed, &ParseOptions::default());
-                    let same = again.as_ref().is_ok_and(|d| {
-                        d.len() == 1
-                            && d.first().map(|d| to_json_kyaml(&d.root))
-                                == Some(to_json_kyaml(&doc.root))
-                    });
-                    if !same {
-                        unstable.push(format!("{rel}: document {}", i + 1));
+                    // What we print, in both forms, must read back as the same data.
+                    for (form, printed) in [
+                        ("canonical", emit(&doc.root)),
+                        ("preserving", emit_with(&doc.root, &preserving)),
+                    ] {
+                        let again = parse_stream(&printed, &ParseOptions::default());
+                        let same = again.as_ref().is_ok_and(|d| {
+                            d.len() == 1
+                                && d.first().map(|d| to_json_kyaml(&d.root))
+                                    == Some(to_json_kyaml(&doc.root))
+                        });
+                        if !same {
+                            unstable.push(format!("{rel}: document {} ({form})", i + 1));
+                        }
                     }
                 }
             }

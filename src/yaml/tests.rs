@@ -464,8 +464,57 @@ fn long_lines_fold_after_column_80() {
 #[test]
 fn keys_sort_in_go_yaml_v2_order_and_streams_join_with_dashes() {
     let root = parse_one("a10: 1\na9: 1\nA_: 1\n_A: 1\nab: 1\na-b: 1\n");
-    let printed = emit_with(&root, &EmitOptions { sort_keys: true });
+    let printed = emit_with(
+        &root,
+        &EmitOptions {
+            sort_keys: true,
+            ..EmitOptions::default()
+        },
+    );
     assert_eq!(printed, "_A: 1\nA_: 1\na-b: 1\na9: 1\na10: 1\nab: 1\n");
     let docs = [parse_one("a: 1\n"), parse_one("b: 2\n")];
     assert_eq!(emit_stream(&docs), "a: 1\n---\nb: 2\n");
+}
+
+#[test]
+fn style_preserving_mode_prints_as_kyaml() {
+    let input = "\
+a: [\"printenv\", x]
+b: {c: 'd', e: ~}
+f: \"tomcat.svc\"
+g: 'single'
+h: yes
+i: 0644
+j: !!python/name:mod.fn
+k: >
+  folded text
+  here
+l: |
+  kept
+m:
+n: {o: }
+";
+    let want = "\
+a: [\"printenv\", x]
+b: {c: 'd', e: ~}
+f: \"tomcat.svc\"
+g: 'single'
+h: yes
+i: 0644
+j: !!python/name:mod.fn
+k: >
+  folded text here
+l: |
+  kept
+m:
+n: {o: null}
+";
+    let options = EmitOptions {
+        preserve_style: true,
+        ..EmitOptions::default()
+    };
+    let root = parse_one(input);
+    let printed = emit_with(&root, &options);
+    assert_eq!(printed, want);
+    assert_eq!(to_json_kyaml(&parse_one(&printed)), to_json_kyaml(&root));
 }
