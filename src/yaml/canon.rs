@@ -127,14 +127,31 @@ fn go_json_then_yaml_float(f: f64) -> String {
     let negative = f.is_sign_negative() && f != 0.0;
     let abs = f.abs();
     let json_uses_exponent = abs != 0.0 && !(1e-6..1e21).contains(&abs);
-    // JSON 'f' form of an integral value has no '.', so v2 reads an int if it fits 64 bits.
-    if !json_uses_exponent && f.fract() == 0.0 && abs < 1.8e19 {
-        let text = format!("{abs:.0}");
-        return if negative && text != "0" {
-            format!("-{text}")
+    // Go's JSON 'f' form of an integral value is its shortest digits padded with zeros, without a
+    // '.', so go-yaml v2 reads it back as an integer when it fits 64 bits.
+    if !json_uses_exponent && f.fract() == 0.0 {
+        let zeros = usize::try_from(exp + 1)
+            .unwrap_or(0)
+            .saturating_sub(digits.len());
+        let text = if abs == 0.0 {
+            "0".to_string()
         } else {
-            text
+            format!("{digits}{}", "0".repeat(zeros))
         };
+        let fits = text.parse::<u128>().is_ok_and(|v| {
+            v <= u128::from(if negative {
+                i64::MAX as u64 + 1
+            } else {
+                u64::MAX
+            })
+        });
+        if fits {
+            return if negative && text != "0" {
+                format!("-{text}")
+            } else {
+                text
+            };
+        }
     }
     go_format_g(negative, &digits, exp)
 }
@@ -206,6 +223,8 @@ mod tests {
             (0.00001, "1e-05"),
             (-2.5, "-2.5"),
             (1e20, "1e+20"),
+            (12345678901234567890.0, "12345678901234567000"),
+            (-9.3e18, "-9.3e+18"),
         ];
         for (f, want) in cases {
             assert_eq!(go_json_then_yaml_float(f), want, "{f}");

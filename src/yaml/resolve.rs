@@ -110,7 +110,7 @@ fn resolve_plain(text: &str, schema: Schema) -> Resolved {
     match first {
         b'.' => {
             if is_yaml_style_float(text) {
-                if let Ok(f) = text.parse::<f64>() {
+                if let Ok(f) = text.parse::<f64>().map_err(drop).and_then(finite) {
                     return Resolved::Float(f);
                 }
             }
@@ -133,13 +133,22 @@ fn resolve_plain(text: &str, schema: Schema) -> Resolved {
                 }
             }
             if is_yaml_style_float(&plain) {
-                if let Ok(f) = plain.parse::<f64>() {
+                // Go's ParseFloat fails on overflow (`1e400`), leaving the text a string.
+                if let Ok(f) = plain.parse::<f64>().map_err(drop).and_then(finite) {
                     return Resolved::Float(f);
                 }
             }
             Resolved::Str
         }
         _ => Resolved::Str,
+    }
+}
+
+fn finite(f: f64) -> Result<f64, ()> {
+    if f.is_finite() {
+        Ok(f)
+    } else {
+        Err(())
     }
 }
 

@@ -518,3 +518,19 @@ n: {o: null}
     assert_eq!(printed, want);
     assert_eq!(to_json_kyaml(&parse_one(&printed)), to_json_kyaml(&root));
 }
+
+#[test]
+fn canonical_kyaml_respells_numbers_as_kustomize_does() {
+    let root = parse_one(
+        "r2: -.5\nr3: 1.\nr4: 0x_1F\nr5: 1e400\nr6: 0.0\nr7: -0\nr8: 0B101\nr10: 00\n\
+         r11: 0.1e1\nr12: 9223372036854775808\nr13: -9223372036854775809\nf: Off\n\
+         ac: 2001-12-14t21:59:43.10-05:00\nu: 12345678901234567890\n",
+    );
+    // Expected text is `kubectl kustomize` output for the same fields.
+    assert_eq!(
+        emit(&canonical_kyaml(&root)),
+        "ac: \"2001-12-14T21:59:43.1-05:00\"\nf: \"Off\"\nr2: -0.5\nr3: 1\nr4: 31\nr5: 1e400\n\
+         r6: 0\nr7: 0\nr8: 5\nr10: 0\nr11: 1\nr12: 9223372036854775808\n\
+         r13: -9.223372036854776e+18\nu: 12345678901234567890\n"
+    );
+}
