@@ -534,3 +534,18 @@ fn canonical_kyaml_respells_numbers_as_kustomize_does() {
          r13: -9.223372036854776e+18\nu: 12345678901234567890\n"
     );
 }
+
+#[test]
+fn crlf_line_ends_and_a_leading_bom_are_read_like_lf() {
+    let root = parse_one("\u{feff}a: 1\r\nb: |\r\n  x\r\n  y\r\nc: \"p\r\n  q\"\r\n");
+    assert_eq!(scalar(&root, &["a"]).value, "1");
+    assert_eq!(scalar(&root, &["b"]).value, "x\ny\n");
+    assert_eq!(scalar(&root, &["c"]).value, "p q");
+    assert_eq!(scalar(&root, &["b"]).pos, Pos { line: 2, column: 4 });
+    let root = parse_one("a:\n  - >-  # folded\n\n    text\n");
+    let item = root
+        .get("a")
+        .and_then(Node::as_sequence)
+        .map(|s| s.items[0].pos());
+    assert_eq!(item, Some(Pos { line: 2, column: 5 }));
+}
