@@ -13,8 +13,8 @@
 
 use std::cmp::Ordering;
 
-use super::node::{Mapping, Node, Scalar};
-use super::resolve::{resolve_kyaml, scalar_needs_quoting, Resolved};
+use super::node::{CollectionStyle, Mapping, Node, Scalar, ScalarStyle, Sequence};
+use super::resolve::{kyaml_timestamp, resolve_kyaml, scalar_needs_quoting, Resolved};
 
 /// Output choices.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +22,11 @@ pub struct EmitOptions {
     /// Sort mapping keys in go-yaml v2's order before printing (what `kustomize build` and Helm's
     /// `toYaml` do). Off by default: callers that already ordered the keys keep their order.
     pub sort_keys: bool,
+    /// Print as kyaml (go-yaml v3 on kustomize's node tree) prints a tree it was given, instead of
+    /// through the JSON round trip: scalars keep their source quoting and block style, flow
+    /// collections stay flow, non-string scalars keep their spelling. This is the output of
+    /// kustomize's filters and KRM functions, not of `kustomize build`.
+    pub preserve_style: bool,
 }
 
 const BEST_WIDTH: usize = 80;
@@ -35,10 +40,11 @@ enum Style {
     Single,
     Double,
     Literal,
+    Folded,
 }
 
 pub fn emit(node: &Node, options: &EmitOptions) -> String {
-    let mut e = Emitter::new();
+    let mut e = Emitter::new(options.preserve_style);
     if options.sort_keys {
         let mut sorted = node.clone();
         sort_keys(&mut sorted);
@@ -166,10 +172,12 @@ struct Emitter {
     indention: bool,
     mapping_context: bool,
     simple_key_context: bool,
+    flow_level: usize,
+    preserve_style: bool,
 }
 
 impl Emitter {
-    fn new() -> Self {
+    fn new(preserve_style: bool) -> Self {
         Emitter {
             out: String::new(),
             column: 0,
@@ -179,6 +187,8 @@ impl Emitter {
             indention: true,
             mapping_context: false,
             simple_key_context: false,
+            flow_level: 0,
+            preserve_style,
         }
     }
 
@@ -240,10 +250,25 @@ impl Emitter {
             Context::SimpleKey | Context::ComplexKey | Context::MappingValue
         );
         self.simple_key_context = context == Context::SimpleKey;
+        if self.preserve_style {
+            let tag = match node {
+                Node::Scalar(_) => None,
+                Node::Sequence(seq) => seq.tag.as_deref(),
+                Node::Mapping(m) => m.tag.as_deref(),
+            };
+            if let Some(tag) = tag {
+                self.write_indicator(tag, true, false, false);
+            }
+        }
+        let flow = |style: CollectionStyle| {
+            self.flow_level > 0 || (self.preserve_style && style == CollectionStyle::Flow)
+        };
         match node {
             Node::Scalar(s) => self.scalar(s, context),
-            Node::Sequence(seq) if seq.items.is_empty() => self.empty_flow("[", "]"),
-            Node::Mapping(m) if m.entries.is_empty() => self.empty_flow("{", "}"),
+            Node::Sequence(seq) if seq.items.is_empty() || flow(seq.style) => {
+                self.flow_sequence(seq)
+            }
+            Node::Mapping(m) if m.entries.is_empty() || flow(m.style) => self.flow_mapping(m),
             Node::Sequence(seq) => {
                 let indentless = self.mapping_context && !self.indention;
                 self.increase_indent(false, indentless);
@@ -258,11 +283,49 @@ impl Emitter {
         }
     }
 
-    fn empty_flow(&mut self, open: &str, close: &str) {
-        self.write_indicator(open, true, true, false);
+    fn flow_sequence(&mut self, seq: &Sequence) {
+        self.write_indicator("[", true, true, false);
         self.increase_indent(true, false);
+        self.flow_level += 1;
+        for (i, item) in seq.items.iter().enumerate() {
+            if i > 0 {
+                self.write_indicator(",", false, false, false);
+            }
+            if self.column > BEST_WIDTH {
+                self.write_indent();
+            }
+            self.node(item, Context::SequenceItem);
+        }
+        self.flow_level -= 1;
         self.pop_indent();
-        self.write_indicator(close, false, false, false);
+        self.write_indicator("]", false, false, false);
+    }
+
+    fn flow_mapping(&mut self, m: &Mapping) {
+        self.write_indicator("{", true, true, false);
+        self.increase_indent(true, false);
+        self.flow_level += 1;
+        for (i, entry) in m.entries.iter().enumerate() {
+            if i > 0 {
+                self.write_indicator(",", false, false, false);
+            }
+            if self.column > BEST_WIDTH {
+                self.write_indent();
+            }
+            let key_node = Node::Scalar(entry.key.clone());
+            if is_simple_key(&entry.key) {
+                self.node(&key_node, Context::SimpleKey);
+                self.write_indicator(":", false, false, false);
+            } else {
+                self.write_indicator("?", true, false, false);
+                self.node(&key_node, Context::ComplexKey);
+                self.write_indicator(":", true, false, false);
+            }
+            self.node(&entry.value, Context::MappingValue);
+        }
+        self.flow_level -= 1;
+        self.pop_indent();
+        self.write_indicator("}", false, false, false);
     }
 
     fn mapping(&mut self, m: &Mapping) {
@@ -270,9 +333,7 @@ impl Emitter {
         for entry in &m.entries {
             self.write_indent();
             let key_node = Node::Scalar(entry.key.clone());
-            let simple = entry.key.value.len() <= MAX_SIMPLE_KEY_LEN
-                && !entry.key.value.contains(is_break_char);
-            if simple {
+            if is_simple_key(&entry.key) {
                 self.node(&key_node, Context::SimpleKey);
                 self.write_indicator(":", false, false, false);
             } else {
@@ -289,7 +350,9 @@ impl Emitter {
     fn scalar(&mut self, s: &Scalar, context: Context) {
         let is_key = matches!(context, Context::SimpleKey | Context::ComplexKey);
         // Keys are always strings after kustomize's JSON step.
-        let (text, requested) = if is_key {
+        let (text, requested) = if self.preserve_style {
+            (s.value.as_str(), source_style(s))
+        } else if is_key {
             (s.value.as_str(), string_style(&s.value))
         } else {
             match resolve_kyaml(s) {
@@ -299,11 +362,27 @@ impl Emitter {
                 Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
                     (s.value.as_str(), Style::Plain)
                 }
+                // A timestamp is a time value to go-yaml v3, not a string: like a number it keeps
+                // its spelling (`canonical_kyaml` respells it as kustomize does).
+                Resolved::Str if kyaml_timestamp(s).is_some() => (s.value.as_str(), Style::Plain),
                 Resolved::Str => (s.value.as_str(), string_style(&s.value)),
             }
         };
         let analysis = analyze(text);
-        let style = self.select_style(requested, &analysis, text);
+        let mut style = self.select_style(requested, &analysis, text);
+        if self.preserve_style {
+            if let Some(tag) = &s.tag {
+                self.write_indicator(tag, true, false, false);
+            }
+            // An empty null keeps its empty spelling where that reads back as null; in a flow
+            // collection or as a key it would need quotes, so it is spelled `null`.
+            if text.is_empty() && s.style == ScalarStyle::Plain && s.tag.is_none() {
+                if self.flow_level > 0 || self.simple_key_context {
+                    return self.write_plain_scalar("null", !self.simple_key_context);
+                }
+                style = Style::Plain;
+            }
+        }
         self.increase_indent(true, false);
         let allow_breaks = !self.simple_key_context;
         match style {
@@ -311,6 +390,7 @@ impl Emitter {
             Style::Single => self.write_single_quoted(text, allow_breaks),
             Style::Double => self.write_double_quoted(text, allow_breaks),
             Style::Literal => self.write_literal(text),
+            Style::Folded => self.write_folded(text),
         }
         self.pop_indent();
     }
@@ -321,22 +401,33 @@ impl Emitter {
             style = Style::Double;
         }
         if style == Style::Plain {
-            // Every node here is in block context: flow output is only ever `[]` or `{}`.
-            if !a.block_plain_allowed || (text.is_empty() && self.simple_key_context) {
+            let flow = self.flow_level > 0;
+            if (flow && !a.flow_plain_allowed)
+                || (!flow && !a.block_plain_allowed)
+                || (text.is_empty() && (flow || self.simple_key_context))
+            {
                 style = Style::Single;
             }
         }
         if style == Style::Single && !a.single_quoted_allowed {
             style = Style::Double;
         }
-        if style == Style::Literal && (!a.block_allowed || self.simple_key_context) {
+        if matches!(style, Style::Literal | Style::Folded)
+            && (!a.block_allowed || self.flow_level > 0 || self.simple_key_context)
+        {
             style = Style::Double;
         }
         style
     }
 
+    fn write_plain_scalar(&mut self, text: &str, allow_breaks: bool) {
+        self.increase_indent(true, false);
+        self.write_plain(text, allow_breaks);
+        self.pop_indent();
+    }
+
     fn write_plain(&mut self, text: &str, allow_breaks: bool) {
-        if !self.whitespace {
+        if !self.whitespace && !text.is_empty() {
             self.put(' ');
         }
         let chars: Vec<char> = text.chars().collect();
@@ -489,23 +580,7 @@ impl Emitter {
 
     fn write_literal(&mut self, text: &str) {
         self.write_indicator("|", true, false, false);
-        // Block scalar header hints: an indentation indicator when the text starts with a space or
-        // a break, and the chomping indicator from the trailing breaks.
-        if text.starts_with(|c: char| c == ' ' || is_break_char(c)) {
-            let hint = BEST_INDENT.to_string();
-            self.write_indicator(&hint, false, false, false);
-        }
-        let mut rev = text.chars().rev();
-        let chomp = match (rev.next(), rev.next()) {
-            (None, _) => Some("-"),
-            (Some(last), _) if !is_break_char(last) => Some("-"),
-            (Some(_), None) => Some("+"),
-            (Some(_), Some(prev)) if is_break_char(prev) => Some("+"),
-            _ => None,
-        };
-        if let Some(chomp) = chomp {
-            self.write_indicator(chomp, false, false, false);
-        }
+        self.write_block_hints(text);
         self.put_break();
         self.indention = true;
         self.whitespace = true;
@@ -524,6 +599,87 @@ impl Emitter {
                 breaks = false;
             }
         }
+    }
+
+    fn write_folded(&mut self, text: &str) {
+        self.write_indicator(">", true, false, false);
+        self.write_block_hints(text);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let chars: Vec<char> = text.chars().collect();
+        let mut breaks = true;
+        let mut leading_spaces = true;
+        for (i, &c) in chars.iter().enumerate() {
+            if is_break_char(c) {
+                // A single break between two unindented lines would fold into a space on reading,
+                // so it is written as an empty line; not before a more-indented line.
+                let next = chars.iter().skip(i).find(|&&n| !is_break_char(n));
+                let next_blank = next.is_none_or(|&n| matches!(n, ' ' | '\t' | '\0'));
+                if !breaks && !leading_spaces && c == '\n' && !next_blank {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                    leading_spaces = matches!(c, ' ' | '\t');
+                }
+                // Breaking a more-indented line would change the text on reading (such lines do
+                // not fold), so only ordinary lines are folded.
+                if !breaks
+                    && !leading_spaces
+                    && c == ' '
+                    && chars.get(i + 1) != Some(&' ')
+                    && self.column > BEST_WIDTH
+                {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+
+    fn write_block_hints(&mut self, text: &str) {
+        // Block scalar header hints: an indentation indicator when the text starts with a space or
+        // a break, and the chomping indicator from the trailing breaks.
+        if text.starts_with(|c: char| c == ' ' || is_break_char(c)) {
+            let hint = BEST_INDENT.to_string();
+            self.write_indicator(&hint, false, false, false);
+        }
+        let mut rev = text.chars().rev();
+        let chomp = match (rev.next(), rev.next()) {
+            (None, _) => Some("-"),
+            (Some(last), _) if !is_break_char(last) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(prev)) if is_break_char(prev) => Some("+"),
+            _ => None,
+        };
+        if let Some(chomp) = chomp {
+            self.write_indicator(chomp, false, false, false);
+        }
+    }
+}
+
+fn is_simple_key(key: &Scalar) -> bool {
+    key.value.len() <= MAX_SIMPLE_KEY_LEN && !key.value.contains(is_break_char)
+}
+
+/// The style a scalar asks for in style-preserving mode: as written, with multi-line plain text
+/// (which only a built tree can hold) as a literal block.
+fn source_style(s: &Scalar) -> Style {
+    match s.style {
+        ScalarStyle::SingleQuoted => Style::Single,
+        ScalarStyle::DoubleQuoted => Style::Double,
+        ScalarStyle::Literal => Style::Literal,
+        ScalarStyle::Folded => Style::Folded,
+        ScalarStyle::Plain if s.value.contains('\n') => Style::Literal,
+        ScalarStyle::Plain => Style::Plain,
     }
 }
 
@@ -551,6 +707,7 @@ fn is_printable(c: char) -> bool {
 /// The facts libyaml's `analyze_scalar` collects to decide which styles can hold a value.
 struct Analysis {
     multiline: bool,
+    flow_plain_allowed: bool,
     block_plain_allowed: bool,
     single_quoted_allowed: bool,
     block_allowed: bool,
@@ -560,6 +717,7 @@ fn analyze(value: &str) -> Analysis {
     if value.is_empty() {
         return Analysis {
             multiline: false,
+            flow_plain_allowed: false,
             block_plain_allowed: true,
             single_quoted_allowed: true,
             block_allowed: false,
@@ -567,6 +725,7 @@ fn analyze(value: &str) -> Analysis {
     }
     let chars: Vec<char> = value.chars().collect();
     let mut block_indicators = value.starts_with("---") || value.starts_with("...");
+    let mut flow_indicators = block_indicators;
     let mut line_breaks = false;
     let mut special_characters = false;
     let (mut leading_space, mut leading_break) = (false, false);
@@ -580,14 +739,31 @@ fn analyze(value: &str) -> Analysis {
         if i == 0 {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => block_indicators = true,
-                '?' | ':' | '-' if followed_by_whitespace => block_indicators = true,
+                | '%' | '@' | '`' => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                '?' | ':' => {
+                    flow_indicators = true;
+                    block_indicators |= followed_by_whitespace;
+                }
+                '-' if followed_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
                 _ => {}
             }
         } else {
             match c {
-                ':' if followed_by_whitespace => block_indicators = true,
-                '#' if preceded_by_whitespace => block_indicators = true,
+                ',' | '?' | '[' | ']' | '{' | '}' => flow_indicators = true,
+                ':' => {
+                    flow_indicators = true;
+                    block_indicators |= followed_by_whitespace;
+                }
+                '#' if preceded_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
                 _ => {}
             }
         }
@@ -627,24 +803,31 @@ fn analyze(value: &str) -> Analysis {
     }
     let mut a = Analysis {
         multiline: line_breaks,
+        flow_plain_allowed: true,
         block_plain_allowed: true,
         single_quoted_allowed: true,
         block_allowed: true,
     };
     if leading_space || leading_break || trailing_space || trailing_break {
+        a.flow_plain_allowed = false;
         a.block_plain_allowed = false;
     }
     if trailing_space {
         a.block_allowed = false;
     }
     if break_space {
+        a.flow_plain_allowed = false;
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
     }
     if space_break || special_characters {
+        a.flow_plain_allowed = false;
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
         a.block_allowed = false;
+    }
+    if line_breaks || flow_indicators {
+        a.flow_plain_allowed = false;
     }
     if line_breaks || block_indicators {
         a.block_plain_allowed = false;

@@ -4,12 +4,16 @@
 //!
 //! Not for: anything Kubernetes- or Flux-specific.
 
+mod canon;
 mod emit;
 mod json;
 mod node;
 mod parse;
 mod resolve;
+#[cfg(test)]
+mod tests;
 
+pub use canon::{canonical_kyaml, from_json};
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
 pub use json::from_json;
 

@@ -54,14 +54,73 @@ struct Builder<'o> {
     root: Option<(Node, Pos)>,
 }
 
+/// How many closing brackets [`parse_stream`] will re-indent before giving up.
+const MAX_BRACKET_FIXES: usize = 64;
+
 pub(super) fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
+    let mut first_error = match parse_events(text, options) {
+        Ok(docs) => return Ok(docs),
+        Err(e) => e,
+    };
+    // go-yaml ignores indentation inside flow collections, and real repositories close a
+    // multi-line `[ ... ]` at the key's column. saphyr rejects that, so such a closing bracket is
+    // moved right and the text parsed again. Only a line starting with `]`/`}` is touched: that is
+    // never valid block content, so no invalid document becomes valid this way.
+    let mut fixed = text.to_string();
+    for _ in 0..MAX_BRACKET_FIXES {
+        if first_error.message != "invalid indentation" {
+            break;
+        }
+        let Some(next) = indent_closing_bracket(&fixed, first_error.pos) else {
+            break;
+        };
+        fixed = next;
+        match parse_events(&fixed, options) {
+            Ok(docs) => return Ok(docs),
+            Err(e) if e.pos.line >= first_error.pos.line => first_error = e,
+            Err(_) => break,
+        }
+    }
+    // Report the error of the text as written.
+    parse_events(text, options)
+}
+
+/// Inserts a space before a `]` or `}` that starts line `pos.line` at `pos.column`.
+fn indent_closing_bracket(text: &str, pos: Pos) -> Option<String> {
+    let line_index = usize::try_from(pos.line).ok()?.checked_sub(1)?;
+    let mut offset = 0usize;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i == line_index {
+            let trimmed = line.trim_start_matches(' ');
+            if !(trimmed.starts_with(']') || trimmed.starts_with('}')) {
+                return None;
+            }
+            let at = offset + (line.len() - trimmed.len());
+            let mut out = String::with_capacity(text.len() + 1);
+            out.push_str(text.get(..at)?);
+            out.push(' ');
+            out.push_str(text.get(at..)?);
+            return Some(out);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut parser = Parser::new_from_str(text);
     let mut chars = CharCursor::new(text);
     let mut documents = Vec::new();
     let mut builder: Option<Builder<'_>> = None;
     while let Some(next) = parser.next_event() {
         let (event, span) = next.map_err(scan_error)?;
-        let pos = pos_of(&span);
+        let mut pos = pos_of(&span);
+        if let Event::Scalar(_, SaphyrStyle::Literal | SaphyrStyle::Folded, _, _) = &event {
+            // saphyr's span of a block scalar starts at its content; point at the `|`/`>` header.
+            if let Some(header) = chars.block_header_before(span.start.index(), pos) {
+                pos = header;
+            }
+        }
         match event {
             Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
             Event::DocumentStart(_) => {
@@ -121,6 +180,47 @@ impl<'t> CharCursor<'t> {
             skip -= 1;
         }
     }
+}
+
+impl CharCursor<'_> {
+    /// The position of the block scalar header (`|`, `>-`, `|2` ...) that precedes the content
+    /// starting at character `index` (at `pos`).
+    fn block_header_before(&mut self, index: usize, pos: Pos) -> Option<Pos> {
+        self.char_at(index)?;
+        let before = self.text.get(..self.byte_index)?;
+        // The header is on the last line before the content's line that is not blank.
+        let mut line = pos.line;
+        let mut lines = before.rsplit('\n');
+        // The content line's own indentation comes first.
+        lines.next()?;
+        for text in lines {
+            line = line.checked_sub(1)?;
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            if text.trim().is_empty() {
+                continue;
+            }
+            let column = header_column(text)?;
+            return Some(Pos { line, column });
+        }
+        None
+    }
+}
+
+/// The 1-based column of the block scalar indicator in a header line such as `key: |-  # note`.
+fn header_column(line: &str) -> Option<u32> {
+    let chars: Vec<char> = line.chars().collect();
+    let found = chars.iter().enumerate().rev().find(|&(i, &c)| {
+        (c == '|' || c == '>')
+            && (i == 0 || chars.get(i - 1).is_some_and(|p| *p == ' ' || *p == '\t'))
+            && {
+                let rest: String = chars.get(i + 1..).unwrap_or_default().iter().collect();
+                let rest =
+                    rest.trim_start_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+                let rest = rest.trim_start();
+                rest.is_empty() || rest.starts_with('#')
+            }
+    });
+    found.and_then(|(i, _)| u32::try_from(i + 1).ok())
 }
 
 fn pos_of(span: &Span) -> Pos {

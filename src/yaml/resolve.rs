@@ -48,7 +48,9 @@ pub fn resolve_helm(scalar: &Scalar) -> Resolved {
 /// string: it would see a boolean, number, null or timestamp, or it is a base-60 number that v2
 /// quotes to be safe. Emitters quote such strings.
 pub fn scalar_needs_quoting(value: &str) -> bool {
-    resolve_plain(value, Schema::V2) != Resolved::Str || is_base60_float(value)
+    resolve_plain(value, Schema::V2) != Resolved::Str
+        || is_base60_float(value)
+        || is_timestamp(value)
 }
 
 fn resolve_scalar(scalar: &Scalar, schema: Schema) -> Resolved {
@@ -108,7 +110,7 @@ fn resolve_plain(text: &str, schema: Schema) -> Resolved {
     match first {
         b'.' => {
             if is_yaml_style_float(text) {
-                if let Ok(f) = text.parse::<f64>() {
+                if let Ok(f) = text.parse::<f64>().map_err(drop).and_then(finite) {
                     return Resolved::Float(f);
                 }
             }
@@ -131,13 +133,22 @@ fn resolve_plain(text: &str, schema: Schema) -> Resolved {
                 }
             }
             if is_yaml_style_float(&plain) {
-                if let Ok(f) = plain.parse::<f64>() {
+                // Go's ParseFloat fails on overflow (`1e400`), leaving the text a string.
+                if let Ok(f) = plain.parse::<f64>().map_err(drop).and_then(finite) {
                     return Resolved::Float(f);
                 }
             }
             Resolved::Str
         }
         _ => Resolved::Str,
+    }
+}
+
+fn finite(f: f64) -> Result<f64, ()> {
+    if f.is_finite() {
+        Ok(f)
+    } else {
+        Err(())
     }
 }
 
@@ -258,9 +269,54 @@ pub(super) fn is_base60_float(s: &str) -> bool {
     i == b.len()
 }
 
-/// go-yaml's timestamp formats: `2006-1-2`, `2006-1-2T15:4:5.999999999Z07:00` (also `t`), and
-/// `2006-1-2 15:4:5.999999999`.
+/// A timestamp as go-yaml reads one, broken into its fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Timestamp {
+    pub year: u32,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    /// Fraction-of-second digits as written (may be empty).
+    pub fraction: String,
+    /// Offset east of UTC in minutes.
+    pub offset_minutes: i32,
+}
+
+impl Timestamp {
+    /// Go's `time.Time` JSON form (RFC 3339 with nanoseconds, trailing zeros trimmed).
+    pub fn rfc3339(&self) -> String {
+        let mut out = format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            self.year, self.month, self.day, self.hour, self.minute, self.second
+        );
+        let mut fraction: String = self.fraction.chars().take(9).collect();
+        while fraction.ends_with('0') {
+            fraction.pop();
+        }
+        if !fraction.is_empty() {
+            out.push('.');
+            out.push_str(&fraction);
+        }
+        if self.offset_minutes == 0 {
+            out.push('Z');
+        } else {
+            let sign = if self.offset_minutes < 0 { '-' } else { '+' };
+            let m = self.offset_minutes.unsigned_abs();
+            out.push_str(&format!("{sign}{:02}:{:02}", m / 60, m % 60));
+        }
+        out
+    }
+}
+
 fn is_timestamp(s: &str) -> bool {
+    parse_timestamp(s).is_some()
+}
+
+/// go-yaml's timestamp layouts, tried as Go's `time.Parse` would: `2006-1-2`,
+/// `2006-1-2T15:4:5.999999999Z07:00` (also with `t`) and `2006-1-2 15:4:5.999999999`.
+pub(super) fn parse_timestamp(s: &str) -> Option<Timestamp> {
     let b = s.as_bytes();
     let mut i = 0;
     let num = |i: &mut usize, min: usize, max: usize| -> Option<u32> {
@@ -273,51 +329,55 @@ fn is_timestamp(s: &str) -> bool {
         }
         s.get(start..*i)?.parse().ok()
     };
-    let lit = |i: &mut usize, c: u8| -> bool {
+    let lit = |i: &mut usize, c: u8| -> Option<()> {
         if b.get(*i) == Some(&c) {
             *i += 1;
-            true
+            Some(())
         } else {
-            false
+            None
         }
     };
-    let date = (|| {
-        num(&mut i, 4, 4)?;
-        if !lit(&mut i, b'-') {
-            return None;
-        }
-        let month = num(&mut i, 1, 2)?;
-        if !lit(&mut i, b'-') {
-            return None;
-        }
-        let day = num(&mut i, 1, 2)?;
-        ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some(())
-    })();
-    if date.is_none() {
-        return false;
+    let year = num(&mut i, 4, 4)?;
+    lit(&mut i, b'-')?;
+    let month = num(&mut i, 1, 2)?;
+    lit(&mut i, b'-')?;
+    let day = num(&mut i, 1, 2)?;
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if day < 1 || day > days {
+        return None;
     }
+    let mut t = Timestamp {
+        year,
+        month,
+        day,
+        hour: 0,
+        minute: 0,
+        second: 0,
+        fraction: String::new(),
+        offset_minutes: 0,
+    };
     if i == b.len() {
-        return true;
+        return Some(t);
     }
-    let separator = b.get(i).copied();
-    if !matches!(separator, Some(b'T' | b't' | b' ')) {
-        return false;
+    let separator = *b.get(i)?;
+    if !matches!(separator, b'T' | b't' | b' ') {
+        return None;
     }
     i += 1;
-    let time = (|| {
-        let h = num(&mut i, 1, 2)?;
-        if !lit(&mut i, b':') {
-            return None;
-        }
-        let m = num(&mut i, 1, 2)?;
-        if !lit(&mut i, b':') {
-            return None;
-        }
-        let sec = num(&mut i, 1, 2)?;
-        (h < 24 && m < 60 && sec < 60).then_some(())
-    })();
-    if time.is_none() {
-        return false;
+    t.hour = num(&mut i, 1, 2)?;
+    lit(&mut i, b':')?;
+    t.minute = num(&mut i, 1, 2)?;
+    lit(&mut i, b':')?;
+    t.second = num(&mut i, 1, 2)?;
+    if t.hour > 23 || t.minute > 59 || t.second > 59 {
+        return None;
     }
     if b.get(i) == Some(&b'.') {
         i += 1;
@@ -326,31 +386,54 @@ fn is_timestamp(s: &str) -> bool {
             i += 1;
         }
         if i == start {
-            return false;
+            return None;
         }
+        t.fraction = s.get(start..i)?.to_string();
     }
-    if i == b.len() {
-        return true;
-    }
-    if separator == Some(b' ') {
-        return false;
+    if separator == b' ' {
+        // The space layout has no zone: the time is UTC.
+        return (i == b.len()).then_some(t);
     }
     match b.get(i) {
-        Some(b'Z') => i + 1 == b.len(),
-        Some(b'+' | b'-') => {
+        Some(b'Z') => (i + 1 == b.len()).then_some(t),
+        Some(&sign @ (b'+' | b'-')) => {
             i += 1;
-            let ok =
-                num(&mut i, 2, 2).is_some() && lit(&mut i, b':') && num(&mut i, 2, 2).is_some();
-            ok && i == b.len()
+            let h = num(&mut i, 2, 2)?;
+            lit(&mut i, b':')?;
+            let m = num(&mut i, 2, 2)?;
+            if i != b.len() {
+                return None;
+            }
+            let minutes = i32::try_from(h * 60 + m).ok()?;
+            t.offset_minutes = if sign == b'-' { -minutes } else { minutes };
+            Some(t)
         }
-        _ => false,
+        _ => None,
     }
 }
 
-/// The JSON data kustomize works on for this node (go-yaml v3 decoding into `interface{}`).
-/// Non-finite floats, which Go's JSON encoder refuses, become `null`.
+/// The timestamp go-yaml v3 decodes a scalar to, if any: an untagged plain timestamp or one tagged
+/// `!!timestamp`. kustomize then prints it in Go's RFC 3339 JSON form.
+pub(super) fn kyaml_timestamp(s: &Scalar) -> Option<Timestamp> {
+    let eligible = match s.tag.as_deref() {
+        None => !s.style.is_quoted(),
+        Some(tag) => tag == "!!timestamp",
+    };
+    if eligible {
+        parse_timestamp(&s.value)
+    } else {
+        None
+    }
+}
+
+/// The JSON data kustomize works on for this node (go-yaml v3 decoding into `interface{}`;
+/// timestamps become RFC 3339 strings as Go's `time.Time` marshals). Non-finite floats, which Go's
+/// JSON encoder refuses, become `null`.
 pub fn to_json_kyaml(node: &Node) -> Value {
     to_json(node, &|s| match resolve_kyaml(s) {
+        Resolved::Str if kyaml_timestamp(s).is_some() => {
+            Value::String(kyaml_timestamp(s).map(|t| t.rfc3339()).unwrap_or_default())
+        }
         Resolved::Null => Value::Null,
         Resolved::Bool(b) => Value::Bool(b),
         Resolved::Int(i) => Value::Number(Number::from(i)),

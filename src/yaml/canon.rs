@@ -1,0 +1,233 @@
+//! What kustomize's JSON round trip makes of a resource: kustomize decodes each resource with
+//! go-yaml v3 into Go values, marshals them to JSON and prints that JSON with go-yaml v2. Numbers
+//! are retyped and respelled on the way (`0644` → `420`, `1.0` → `1`, `1234567.5` →
+//! `1.2345675e+06`), booleans and nulls take their canonical spelling, timestamps become RFC 3339
+//! strings, tags and flow style are dropped and keys are sorted in go-yaml v2's order.
+//!
+//! Not for: printing (that is `emit`); callers print the result with the canonical emitter.
+
+use serde_json::Value;
+
+use super::emit::sort_keys;
+use super::node::{Mapping, Node, Scalar, ScalarStyle, Sequence};
+use super::resolve::{kyaml_timestamp, resolve_kyaml, Resolved};
+
+/// The node as `kustomize build` would print it, ready for `emit`. Non-finite floats (which make
+/// kustomize fail with a JSON error) are kept as written.
+pub fn canonical_kyaml(node: &Node) -> Node {
+    let mut out = canonical(node);
+    sort_keys(&mut out);
+    out
+}
+
+/// A node for JSON data, typed and spelled as go-yaml v2 prints it after Go's JSON encoder (the path
+/// of `kustomize build` output and of Helm's `toYaml`): strings stay strings whatever they look
+/// like, and float64 numbers take Go's spelling (`1e+06` → `1000000`, `0.5`, `1.2345675e+06`).
+/// Object keys come out sorted in go-yaml v2's order.
+pub fn from_json(value: &Value) -> Node {
+    let mut node = from_json_unsorted(value);
+    sort_keys(&mut node);
+    node
+}
+
+fn from_json_unsorted(value: &Value) -> Node {
+    match value {
+        Value::Null => Node::null(),
+        Value::Bool(b) => Node::Scalar(Scalar::plain(b.to_string())),
+        Value::Number(n) => {
+            let text = if let Some(i) = n.as_i64() {
+                i.to_string()
+            } else if let Some(u) = n.as_u64() {
+                u.to_string()
+            } else {
+                go_json_then_yaml_float(n.as_f64().unwrap_or_default())
+            };
+            Node::Scalar(Scalar::plain(text))
+        }
+        Value::String(s) => Node::string(s.clone()),
+        Value::Array(items) => Node::Sequence(Sequence {
+            items: items.iter().map(from_json_unsorted).collect(),
+            ..Sequence::default()
+        }),
+        Value::Object(map) => {
+            let mut out = Mapping::new();
+            for (k, v) in map {
+                out.entries.push(super::node::Entry {
+                    key: Scalar::string(k.clone()),
+                    value: from_json_unsorted(v),
+                });
+            }
+            Node::Mapping(out)
+        }
+    }
+}
+
+fn canonical(node: &Node) -> Node {
+    match node {
+        Node::Scalar(s) => Node::Scalar(canonical_scalar(s)),
+        Node::Sequence(seq) => Node::Sequence(Sequence {
+            items: seq.items.iter().map(canonical).collect(),
+            pos: seq.pos,
+            ..Sequence::default()
+        }),
+        Node::Mapping(m) => {
+            let mut out = Mapping {
+                pos: m.pos,
+                ..Mapping::default()
+            };
+            for entry in &m.entries {
+                let mut key = Scalar::string(entry.key.value.clone());
+                key.pos = entry.key.pos;
+                // Later duplicates (only possible after merges or edits) win, as in a Go map.
+                match out.entries.iter_mut().find(|e| e.key.value == key.value) {
+                    Some(existing) => existing.value = canonical(&entry.value),
+                    None => out.entries.push(super::node::Entry {
+                        key,
+                        value: canonical(&entry.value),
+                    }),
+                }
+            }
+            Node::Mapping(out)
+        }
+    }
+}
+
+fn canonical_scalar(s: &Scalar) -> Scalar {
+    let plain = |text: String| Scalar {
+        value: text,
+        style: ScalarStyle::Plain,
+        tag: None,
+        pos: s.pos,
+    };
+    let string = |text: String| Scalar {
+        value: text,
+        style: ScalarStyle::DoubleQuoted,
+        tag: None,
+        pos: s.pos,
+    };
+    match resolve_kyaml(s) {
+        Resolved::Null => plain("null".into()),
+        Resolved::Bool(b) => plain(b.to_string()),
+        Resolved::Int(i) => plain(i.to_string()),
+        Resolved::Uint(u) => plain(u.to_string()),
+        Resolved::Float(f) if !f.is_finite() => plain(s.value.clone()),
+        Resolved::Float(f) => plain(go_json_then_yaml_float(f)),
+        Resolved::Str => match kyaml_timestamp(s) {
+            Some(t) => string(t.rfc3339()),
+            None => string(s.value.clone()),
+        },
+    }
+}
+
+/// A float64 as Go's JSON encoder writes it and go-yaml v2 then reads and prints it: JSON text
+/// without a fraction or exponent reads back as an integer; anything else is printed with
+/// `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn go_json_then_yaml_float(f: f64) -> String {
+    let (digits, exp) = shortest_digits(f);
+    let negative = f.is_sign_negative() && f != 0.0;
+    let abs = f.abs();
+    let json_uses_exponent = abs != 0.0 && !(1e-6..1e21).contains(&abs);
+    // Go's JSON 'f' form of an integral value is its shortest digits padded with zeros, without a
+    // '.', so go-yaml v2 reads it back as an integer when it fits 64 bits.
+    if !json_uses_exponent && f.fract() == 0.0 {
+        let zeros = usize::try_from(exp + 1)
+            .unwrap_or(0)
+            .saturating_sub(digits.len());
+        let text = if abs == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{digits}{}", "0".repeat(zeros))
+        };
+        let fits = text.parse::<u128>().is_ok_and(|v| {
+            v <= u128::from(if negative {
+                i64::MAX as u64 + 1
+            } else {
+                u64::MAX
+            })
+        });
+        if fits {
+            return if negative && text != "0" {
+                format!("-{text}")
+            } else {
+                text
+            };
+        }
+    }
+    go_format_g(negative, &digits, exp)
+}
+
+/// Shortest round-trip decimal digits of `f` and the exponent of the first digit
+/// (`1234.5` → ("12345", 3)).
+fn shortest_digits(f: f64) -> (String, i32) {
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exponent.parse().unwrap_or(0))
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn go_format_g(negative: bool, digits: &str, exp: i32) -> String {
+    let sign = if negative { "-" } else { "" };
+    // With the shortest precision Go switches to the exponent form from 1e6 on.
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let mantissa = if rest.is_empty() {
+            first.to_string()
+        } else {
+            format!("{first}.{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{mantissa}e{esign}{:02}", exp.unsigned_abs());
+    }
+    if exp < 0 {
+        let zeros = "0".repeat(usize::try_from(-exp - 1).unwrap_or(0));
+        return format!("{sign}0.{zeros}{digits}");
+    }
+    let int_len = usize::try_from(exp + 1).unwrap_or(0);
+    if digits.len() <= int_len {
+        let zeros = "0".repeat(int_len - digits.len());
+        format!("{sign}{digits}{zeros}")
+    } else {
+        let (int_part, frac) = digits.split_at(int_len);
+        format!("{sign}{int_part}.{frac}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_values_print_as_helm_to_yaml_prints_them() {
+        let value = serde_json::json!({
+            "b": 1_000_000.0, "a": "yes", "c": [0.5, 12, true, null], "d": {}, "e": "0644"
+        });
+        assert_eq!(
+            super::super::emit(&from_json(&value)),
+            "a: \"yes\"\nb: 1000000\nc:\n- 0.5\n- 12\n- true\n- null\nd: {}\ne: \"0644\"\n"
+        );
+    }
+
+    #[test]
+    fn floats_print_as_kustomize_prints_them() {
+        let cases = [
+            (1234567.5, "1.2345675e+06"),
+            (0.0000001, "1e-07"),
+            (1e21, "1e+21"),
+            (1.5, "1.5"),
+            (100000.5, "100000.5"),
+            (-0.0, "0"),
+            (1.0, "1"),
+            (1e6, "1000000"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-2.5, "-2.5"),
+            (1e20, "1e+20"),
+            (12345678901234567890.0, "12345678901234567000"),
+            (-9.3e18, "-9.3e+18"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(go_json_then_yaml_float(f), want, "{f}");
+        }
+    }
+}
