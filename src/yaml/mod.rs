@@ -6,7 +6,6 @@
 
 mod canon;
 mod emit;
-mod json;
 mod node;
 mod parse;
 mod resolve;
@@ -15,7 +14,6 @@ mod tests;
 
 pub use canon::{canonical_kyaml, from_json};
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
-pub use json::from_json;
 
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
