@@ -22,6 +22,9 @@ _offlux() {
             offlux,get)
                 cmd="offlux__subcmd__get"
                 ;;
+            offlux,graph)
+                cmd="offlux__subcmd__graph"
+                ;;
             offlux,help)
                 cmd="offlux__subcmd__help"
                 ;;
@@ -30,6 +33,9 @@ _offlux() {
                 ;;
             offlux__subcmd__help,get)
                 cmd="offlux__subcmd__help__subcmd__get"
+                ;;
+            offlux__subcmd__help,graph)
+                cmd="offlux__subcmd__help__subcmd__graph"
                 ;;
             offlux__subcmd__help,help)
                 cmd="offlux__subcmd__help__subcmd__help"
@@ -41,7 +47,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get completions help"
+            opts="-h -V --no-color --log-level --help --version get graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,8 +132,42 @@ _offlux() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        offlux__subcmd__graph)
+            opts="-o -h -V --path --root --output --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "dot mermaid json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "dot mermaid json" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         offlux__subcmd__help)
-            opts="get completions help"
+            opts="get graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -155,6 +195,20 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__graph)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -25,6 +25,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+            cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -46,6 +47,18 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'offlux;graph'= {
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'offlux;completions'= {
             cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
@@ -56,10 +69,13 @@ set edit:completion:arg-completer[offlux] = {|@words|
         }
         &'offlux;help'= {
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+            cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'offlux;help;get'= {
+        }
+        &'offlux;help;graph'= {
         }
         &'offlux;help;completions'= {
         }

@@ -31,6 +31,7 @@ complete -c offlux -n "__fish_offlux_needs_command" -l no-color -d 'Disable colo
 complete -c offlux -n "__fish_offlux_needs_command" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_needs_command" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
@@ -47,12 +48,24 @@ complete -c offlux -n "__fish_offlux_using_subcommand get" -s A -l all-namespace
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
+mermaid\t''
+json\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand graph" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

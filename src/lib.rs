@@ -6,6 +6,7 @@ pub mod cli;
 pub mod controllers;
 pub mod diagnostic;
 pub mod discovery;
+pub mod graph;
 pub mod model;
 pub mod schedule;
 pub mod store;

@@ -70,3 +70,34 @@ fn flux_object_counts_match_the_manifest() {
         mismatches.join("\n")
     );
 }
+
+/// `offlux graph` succeeds on every corpus repository, in every format, with no cycle.
+#[test]
+fn graph_succeeds_on_every_repository() {
+    let dir = corpus_repos();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("read corpus") {
+        let path = entry.expect("entry").path();
+        if !path.is_dir() {
+            continue;
+        }
+        let repo = discover(&Options::new(&path)).expect("discovery succeeds");
+        let graph = offlux::graph::build(&repo);
+        assert!(
+            graph.cycles.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            graph.cycles
+        );
+        assert!(!graph.nodes.is_empty(), "{}: empty graph", path.display());
+        let dot = offlux::graph::to_dot(&graph);
+        assert_eq!(dot.matches(" -> ").count(), graph.edges.len());
+        assert!(offlux::graph::to_mermaid(&graph).lines().count() > graph.nodes.len());
+        assert!(offlux::graph::to_json(&graph)["edges"].is_array());
+        checked += 1;
+    }
+    assert!(
+        checked >= 10,
+        "expected the corpus's repositories, found {checked}"
+    );
+}

@@ -5,6 +5,7 @@
 
 mod completions;
 mod get;
+mod graph;
 mod repo_args;
 mod report;
 mod table;
@@ -60,6 +61,8 @@ pub enum LogLevel {
 pub enum Command {
     /// List the Flux objects of a repository: Kustomizations, HelmReleases, sources.
     Get(get::GetArgs),
+    /// Show the dependency graph: dependsOn, sources, data, and what applies what.
+    Graph(graph::GraphArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
 }
@@ -85,6 +88,7 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Get(args) => get::run(&args, &context),
+        Command::Graph(args) => graph::run(&args, &context),
         Command::Completions(args) => completions::run(&args),
     };
     ExitCode::from(code)

@@ -150,7 +150,6 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
         BTreeMap::from([(entry.clone(), None)]);
     let mut followed: BTreeMap<ResourceId, PathBuf> = BTreeMap::new();
-    let mut parent_of_file: BTreeMap<PathBuf, ResourceId> = BTreeMap::new();
     while let Some((target, origin)) = pending.pop_first() {
         if walked.iter().any(|w| target.starts_with(w)) || single_files.contains(&target) {
             continue;
@@ -178,11 +177,6 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             let Some(file_load) = loaded.get(file) else {
                 continue;
             };
-            if let Some(origin) = &origin {
-                parent_of_file
-                    .entry(paths::relative_to(file, &root))
-                    .or_insert_with(|| origin.clone());
-            }
             for object in &file_load.objects {
                 if let Some(next) = followed_path(object, &root, &mut diagnostics) {
                     followed.insert(object.id.clone(), next.clone());
@@ -254,22 +248,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     diagnostics.sort();
     diagnostics.dedup();
 
-    // Files reached before any Kustomization pointed at them (the entry directory) belong to the
-    // Kustomization whose `spec.path` holds them most narrowly.
-    for flux in &flux_objects {
-        if parent_of_file.contains_key(&flux.object.file) {
-            continue;
-        }
-        let file = root.join(&flux.object.file);
-        let parent = followed
-            .iter()
-            .filter(|(id, dir)| **id != flux.object.id && file.starts_with(dir))
-            .max_by_key(|(_, dir)| dir.components().count())
-            .map(|(id, _)| id.clone());
-        if let Some(parent) = parent {
-            parent_of_file.insert(flux.object.file.clone(), parent);
-        }
-    }
+    let parent_of_file = parents(&flux_objects, &followed, &refs, &root);
 
     let bootstrap = flux_objects
         .iter()
@@ -361,4 +340,57 @@ fn find_git_root(start: &Path) -> Option<PathBuf> {
         .ancestors()
         .find(|dir| dir.join(".git").exists())
         .map(Path::to_path_buf)
+}
+
+/// The Kustomization that applies each Flux object's file: among the Kustomizations whose
+/// `spec.path` (and what its kustomization files pull in, transitively) covers the file, the one
+/// that covers it most narrowly. Ties go to the smallest id, so the answer never depends on order.
+fn parents(
+    flux_objects: &[FluxObject],
+    followed: &BTreeMap<ResourceId, PathBuf>,
+    refs: &kustomization_refs::KustomizationRefs,
+    root: &Path,
+) -> BTreeMap<PathBuf, ResourceId> {
+    let reach: Vec<(&ResourceId, BTreeSet<PathBuf>)> = followed
+        .iter()
+        .map(|(id, dir)| (id, reachable(dir, refs)))
+        .collect();
+    let mut parents = BTreeMap::new();
+    for flux in flux_objects {
+        let file = root.join(&flux.object.file);
+        let best = reach
+            .iter()
+            .filter(|(id, _)| **id != flux.object.id)
+            .filter_map(|(id, covered)| {
+                let depth = covered
+                    .iter()
+                    .filter(|c| file.starts_with(c))
+                    .map(|c| c.components().count())
+                    .max()?;
+                Some((std::cmp::Reverse(depth), *id))
+            })
+            .min();
+        if let Some((_, parent)) = best {
+            parents.insert(flux.object.file.clone(), parent.clone());
+        }
+    }
+    parents
+}
+
+/// `dir` and every local path its kustomization files pull in, transitively.
+fn reachable(dir: &Path, refs: &kustomization_refs::KustomizationRefs) -> BTreeSet<PathBuf> {
+    let mut seen = BTreeSet::new();
+    let mut queue = vec![dir.to_path_buf()];
+    while let Some(path) = queue.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        for (kustomization_dir, inputs) in refs.inputs_of_dir.range(path.clone()..) {
+            if !kustomization_dir.starts_with(&path) {
+                break;
+            }
+            queue.extend(inputs.iter().cloned());
+        }
+    }
+    seen
 }

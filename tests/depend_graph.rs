@@ -1,0 +1,300 @@
+//! Dependency gating, readyExpr, cycle detection and the graph, on objects written by each test.
+
+use std::path::Path;
+
+use offlux::controllers::depend::{self, DependencyState, Gate, GateOptions};
+use offlux::discovery::{discover, Options, Repository};
+use offlux::model::{FluxObject, ResourceId};
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+fn repository(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (file, text) in files {
+        write(dir.path(), file, text);
+    }
+    let repo = discover(&Options::new(dir.path())).expect("discovery succeeds");
+    (dir, repo)
+}
+
+fn ks(name: &str, depends_on: &[&str]) -> String {
+    let mut text = format!(
+        "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: ./{name}\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+    );
+    if !depends_on.is_empty() {
+        text.push_str("  dependsOn:\n");
+        for entry in depends_on {
+            text.push_str(&format!("    - {entry}\n"));
+        }
+    }
+    text
+}
+
+fn find<'a>(repo: &'a Repository, name: &str) -> &'a FluxObject {
+    repo.flux_objects
+        .iter()
+        .find(|f| f.name() == name)
+        .expect("object exists")
+}
+
+#[test]
+fn depends_on_defaults_namespace_kind_and_variable_defaults() {
+    let (_dir, repo) = repository(&[(
+        "a.yaml",
+        &ks(
+            "a",
+            &[
+                "name: b",
+                "{name: c, namespace: other}",
+                "{name: \"${DEP:=d}\"}",
+                "{name: e, kind: HelmRelease}",
+            ],
+        ),
+    )]);
+    let deps: Vec<String> = depend::dependencies(find(&repo, "a"))
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}/{}/{}",
+                d.id.group, d.id.kind, d.id.namespace, d.id.name
+            )
+        })
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            "kustomize.toolkit.fluxcd.io Kustomization/flux-system/b",
+            "kustomize.toolkit.fluxcd.io Kustomization/other/c",
+            "kustomize.toolkit.fluxcd.io Kustomization/flux-system/d",
+            "helm.toolkit.fluxcd.io HelmRelease/flux-system/e",
+        ]
+    );
+}
+
+#[test]
+fn cycles_are_reported_with_their_path_and_diamonds_are_not_cycles() {
+    let mut text = String::new();
+    for (name, deps) in [
+        ("a", vec!["name: b"]),
+        ("b", vec!["name: c"]),
+        ("c", vec!["name: a"]),
+        ("self", vec!["name: self"]),
+    ] {
+        text.push_str(&ks(name, &deps));
+    }
+    for (name, deps) in [
+        ("top", vec!["name: left", "name: right"]),
+        ("left", vec!["name: bottom"]),
+        ("right", vec!["name: bottom"]),
+        ("bottom", vec![]),
+    ] {
+        text.push_str(&ks(name, &deps));
+    }
+    let (_dir, repo) = repository(&[("all.yaml", &text)]);
+    let cycles: Vec<String> = depend::find_cycles(&repo.flux_objects)
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(
+        cycles,
+        [
+            "dependency cycle detected: ks/flux-system/a → ks/flux-system/b → ks/flux-system/c → ks/flux-system/a",
+            "dependency cycle detected: ks/flux-system/self → ks/flux-system/self",
+        ]
+    );
+}
+
+#[test]
+fn cycles_across_kinds_are_found() {
+    let hr = "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: db\n  namespace: flux-system\nspec:\n  chart:\n    spec:\n      chart: db\n      sourceRef: {kind: HelmRepository, name: charts}\n  dependsOn:\n    - {name: app, kind: Kustomization}\n";
+    let text = format!("{}{hr}", ks("app", &["{name: db, kind: HelmRelease}"]));
+    let (_dir, repo) = repository(&[("x.yaml", &text)]);
+    let cycles: Vec<String> = depend::find_cycles(&repo.flux_objects)
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(
+        cycles,
+        ["dependency cycle detected: hr/flux-system/db → ks/flux-system/app → hr/flux-system/db"]
+    );
+}
+
+fn id(name: &str) -> ResourceId {
+    ResourceId::new(
+        "kustomize.toolkit.fluxcd.io/v1",
+        "Kustomization",
+        "flux-system",
+        name,
+    )
+}
+
+#[test]
+fn gate_waits_then_fails_on_absent_and_passes_failures_up() {
+    let (_dir, repo) = repository(&[("x.yaml", &ks("app", &["name: infra"]))]);
+    let app = find(&repo, "app");
+    let deps = depend::dependencies(app);
+    let absent = |_: &ResourceId| DependencyState::Absent;
+    assert_eq!(
+        depend::gate(&app.object, &deps, absent, GateOptions::default()),
+        Gate::Wait(vec![id("infra")])
+    );
+    assert_eq!(
+        depend::gate(
+            &app.object,
+            &deps,
+            absent,
+            GateOptions {
+                absent_is_final: true,
+                pending_is_final: false
+            }
+        ),
+        Gate::Closed {
+            message: "dependency 'flux-system/infra' not found".into(),
+            blocked_by: vec![id("infra")]
+        }
+    );
+    let pending = |_: &ResourceId| DependencyState::Pending;
+    assert_eq!(
+        depend::gate(
+            &app.object,
+            &deps,
+            pending,
+            GateOptions {
+                absent_is_final: true,
+                pending_is_final: true
+            }
+        ),
+        Gate::Closed {
+            message: "dependency 'flux-system/infra' is not ready".into(),
+            blocked_by: vec![id("infra")]
+        }
+    );
+    let failed = |_: &ResourceId| DependencyState::Failed {
+        message: "dependency 'flux-system/base' not found".into(),
+        blocked_by: vec![id("base")],
+    };
+    assert_eq!(
+        depend::gate(&app.object, &deps, failed, GateOptions::default()),
+        Gate::Closed {
+            message: "dependency 'flux-system/base' not found".into(),
+            blocked_by: vec![id("infra"), id("base")]
+        }
+    );
+}
+
+#[test]
+fn ready_expr_sees_spec_metadata_and_status() {
+    let (_dir, repo) = repository(&[(
+        "x.yaml",
+        &format!(
+            "{}{}",
+            ks("app", &["{name: infra, readyExpr: \"dep.spec.path == './infra' && self.metadata.name == 'app' && dep.status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')\"}"]),
+            ks("infra", &[])
+        ),
+    )]);
+    let app = find(&repo, "app");
+    let infra = find(&repo, "infra");
+    let deps = depend::dependencies(app);
+    let ready = |_: &ResourceId| DependencyState::Ready {
+        object: &infra.object,
+    };
+    assert_eq!(
+        depend::gate(&app.object, &deps, ready, GateOptions::default()),
+        Gate::Open
+    );
+    assert_eq!(
+        depend::evaluate_ready_expr("dep.spec.path == './other'", &app.object, &infra.object),
+        Ok(false)
+    );
+    let error = depend::evaluate_ready_expr("dep.spec.missing == 1", &app.object, &infra.object)
+        .expect_err("missing key");
+    assert!(error.contains("evaluating"), "{error}");
+    let error = depend::evaluate_ready_expr("dep.spec.path", &app.object, &infra.object)
+        .expect_err("not a bool");
+    assert!(error.contains("must yield a boolean"), "{error}");
+    assert!(depend::evaluate_ready_expr("((", &app.object, &infra.object).is_err());
+}
+
+#[test]
+fn graph_of_the_example_has_every_kind_of_edge() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let mut options = Options::new(&root);
+    options.root = Some(root.clone());
+    let repo = discover(&options).expect("discovery");
+    let graph = offlux::graph::build(&repo);
+    let edges: Vec<String> = graph
+        .edges
+        .iter()
+        .map(|e| {
+            format!(
+                "{} -{:?}-> {}",
+                depend::label(&e.from),
+                e.kind,
+                depend::label(&e.to)
+            )
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        [
+            "hr/hello/hello -Source-> GitRepository/flux-system/flux-system",
+            "ks/flux-system/apps -SubstituteFrom-> ConfigMap/flux-system/cluster-vars",
+            "ks/flux-system/apps -Source-> GitRepository/flux-system/flux-system",
+            "ks/flux-system/apps -Applies-> hr/hello/hello",
+            "ks/flux-system/apps -DependsOn-> ks/flux-system/infrastructure",
+            "ks/flux-system/flux-system -Source-> GitRepository/flux-system/flux-system",
+            "ks/flux-system/flux-system -Applies-> GitRepository/flux-system/flux-system",
+            "ks/flux-system/flux-system -Applies-> ks/flux-system/apps",
+            "ks/flux-system/flux-system -Applies-> ks/flux-system/infrastructure",
+            "ks/flux-system/infrastructure -Source-> GitRepository/flux-system/flux-system",
+        ]
+    );
+    assert!(graph.cycles.is_empty());
+    let dot = offlux::graph::to_dot(&graph);
+    assert!(
+        dot.contains(
+            "\"ks/flux-system/apps\" -> \"ks/flux-system/infrastructure\" [label=\"dependsOn\"];"
+        ),
+        "{dot}"
+    );
+    let mermaid = offlux::graph::to_mermaid(&graph);
+    assert!(mermaid.starts_with("flowchart LR\n"));
+}
+
+#[test]
+fn graph_highlights_cycles_and_missing_nodes() {
+    let text = format!(
+        "{}{}",
+        ks("a", &["name: b"]),
+        ks("b", &["name: a", "name: ghost"])
+    );
+    let (_dir, repo) = repository(&[("x.yaml", &text)]);
+    let graph = offlux::graph::build(&repo);
+    let json = offlux::graph::to_json(&graph);
+    assert_eq!(
+        json["cycles"][0],
+        "dependency cycle detected: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"
+    );
+    let cycle_edges = json["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .filter(|e| e["inCycle"] == true)
+        .count();
+    assert_eq!(cycle_edges, 2);
+    let ghost = json["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .find(|n| n["name"] == "ghost")
+        .expect("ghost node");
+    assert!(ghost["definedAt"].is_null());
+    assert!(offlux::graph::to_dot(&graph).contains("color=red"));
+    assert!(offlux::graph::to_mermaid(&graph).contains("linkStyle"));
+}
