@@ -12,6 +12,8 @@ mod envsubst;
 mod gotemplate;
 #[path = "conformance/helmfuncs.rs"]
 mod helmfuncs;
+#[path = "conformance/kustomize.rs"]
+mod kustomize;
 #[path = "conformance/sprig.rs"]
 mod sprig;
 #[path = "conformance/yaml_roundtrip.rs"]

@@ -1,0 +1,1 @@
+//! Conformance: the `kustomize` suite (filled in by the kustomize engine work).
