@@ -51,6 +51,8 @@ pub(crate) struct Core<Id> {
     /// progress.
     pub progress: u64,
     pub dispatches: u64,
+    /// Outcomes the scheduler decided itself, for `Dispatcher::settle`.
+    pub settled: Vec<(Id, Final<Id>)>,
     options: Options,
 }
 
@@ -66,6 +68,7 @@ impl<Id: NodeId> Core<Id> {
             ready: VecDeque::new(),
             progress: 0,
             dispatches: 0,
+            settled: Vec::new(),
         }
     }
 
@@ -115,9 +118,12 @@ impl<Id: NodeId> Core<Id> {
         let Some(entry) = self.nodes.get_mut(node) else {
             return;
         };
+        let id = entry.id.clone();
+        if outcome != Final::Terminal {
+            self.settled.push((id.clone(), outcome.clone()));
+        }
         entry.state = State::Done(outcome);
         entry.waits.clear();
-        let id = entry.id.clone();
         self.progress += 1;
         self.event(&id);
     }
@@ -320,7 +326,9 @@ impl<Id: NodeId> Core<Id> {
         for entry in &mut self.nodes {
             if entry.state == State::Parked {
                 let waiting_on = std::mem::take(&mut entry.waits);
-                entry.state = State::Done(Final::NotReady { waiting_on });
+                let outcome = Final::NotReady { waiting_on };
+                self.settled.push((entry.id.clone(), outcome.clone()));
+                entry.state = State::Done(outcome);
             }
         }
         self.waiters.clear();

@@ -15,11 +15,11 @@
 //! - If even Force changes nothing, the scheduler records [`Final::NotReady`] for what is left, so no
 //!   node ends non-terminal.
 //!
+//! When the scheduler itself ends a node, [`Dispatcher::settle`] lets the caller record a status.
 //! No timers anywhere. Final outcomes are the same at every concurrency level, provided bodies are
 //! deterministic functions of what they read and list in `Blocked` everything they wait on.
 //!
-//! Not for: knowing what a node is, storing objects or statuses (the caller's Store does, and the
-//! caller writes statuses for the outcomes the scheduler decides itself), detecting dependsOn cycles
+//! Not for: knowing what a node is, storing objects or statuses (the caller's Store does), detecting dependsOn cycles
 //! within a kind (the controllers report those with their path before the run).
 
 mod core;
@@ -62,6 +62,13 @@ pub enum Outcome<Id> {
 /// at once. A body may call the [`Handle`] (to report what it emitted) before returning.
 pub trait Dispatcher<Id>: Sync {
     fn dispatch(&self, id: &Id, drain: DrainLevel) -> Outcome<Id>;
+
+    /// The scheduler, not a body, ended `id` (the body panicked, the re-run guard stopped it, or the
+    /// final sweep found it not ready): the place to record a Failed status with
+    /// `outcome.message()`. Its dependants are woken after this returns, so they see that status.
+    fn settle(&self, id: &Id, outcome: &Final<Id>) {
+        let _ = (id, outcome);
+    }
 }
 
 /// How a node ended, as the scheduler saw it.

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::core::{Core, Job};
-use super::{Dispatcher, DrainLevel, NodeId, Options, Outcome, Report, Stats};
+use super::{Dispatcher, DrainLevel, Final, NodeId, Options, Outcome, Report, Stats};
 
 enum Message<Id> {
     Done {
@@ -192,7 +192,7 @@ impl<Id: NodeId> Scheduler<Id> {
                 });
             }
             drop(job_receiver);
-            let cancelled = self.coordinate(&job_sender, concurrency, &mut stats);
+            let cancelled = self.coordinate(dispatcher, &job_sender, concurrency, &mut stats);
             // Closing the job channel ends the workers; the scope joins them.
             drop(job_sender);
             cancelled
@@ -208,7 +208,13 @@ impl<Id: NodeId> Scheduler<Id> {
     }
 
     /// The coordinator loop; returns whether the run was cancelled.
-    fn coordinate(&self, jobs: &Sender<Job<Id>>, concurrency: usize, stats: &mut Stats) -> bool {
+    fn coordinate<D: Dispatcher<Id>>(
+        &self,
+        dispatcher: &D,
+        jobs: &Sender<Job<Id>>,
+        concurrency: usize,
+        stats: &mut Stats,
+    ) -> bool {
         let shared = &self.handle.shared;
         // Twice the pool keeps a job waiting for each worker, so a worker that finishes need not
         // wait for the coordinator to wake up before its next body.
@@ -220,6 +226,17 @@ impl<Id: NodeId> Scheduler<Id> {
             let mut core = shared.lock();
             while let Ok(message) = self.inbox.try_recv() {
                 apply(shared, &mut core, message, &mut in_flight);
+            }
+            if !core.settled.is_empty() {
+                let settled = std::mem::take(&mut core.settled);
+                drop(core);
+                settle(dispatcher, &settled);
+                let mut core = shared.lock();
+                // Wakes dependants again, now that the caller has recorded the status they look for.
+                for (id, _) in &settled {
+                    core.status(id, true);
+                }
+                continue;
             }
             if shared.cancelled.load(Ordering::Acquire) {
                 if in_flight == 0 {
@@ -260,6 +277,9 @@ impl<Id: NodeId> Scheduler<Id> {
                         Some((DrainLevel::Cascade, false)) => DrainLevel::Force,
                         Some((_, false)) => {
                             core.sweep();
+                            let settled = std::mem::take(&mut core.settled);
+                            drop(core);
+                            settle(dispatcher, &settled);
                             return false;
                         }
                     };
@@ -306,6 +326,13 @@ fn apply<Id: NodeId>(
             core.unrun(node);
         }
         Message::Nudge => shared.nudge_pending.store(false, Ordering::Release),
+    }
+}
+
+fn settle<Id, D: Dispatcher<Id>>(dispatcher: &D, settled: &[(Id, Final<Id>)]) {
+    for (id, outcome) in settled {
+        // A panicking hook must not take the coordinator down with it.
+        let _ = catch_unwind(AssertUnwindSafe(|| dispatcher.settle(id, outcome)));
     }
 }
 
