@@ -94,7 +94,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("schedule_100k");
     group.throughput(Throughput::Elements(u64::from(NODES)));
     group.sample_size(10);
-    group.measurement_time(Duration::from_secs(10));
+    group.measurement_time(Duration::from_secs(5));
     for (name, max_deps) in [("independent", 0), ("fan_in_0_3", 3)] {
         let world = Synthetic::new(NODES, max_deps);
         for concurrency in [1, 2, 4] {
