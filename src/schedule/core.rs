@@ -266,6 +266,7 @@ impl<Id: NodeId> Core<Id> {
             entry.state = State::Queued;
             entry.runs = entry.runs.saturating_sub(1);
             self.dispatches = self.dispatches.saturating_sub(1);
+            self.ready.push_front(node);
         }
     }
 
@@ -355,10 +356,11 @@ impl<Id: NodeId> Core<Id> {
         nodes
     }
 
-    /// Resets per-run counters before a new run, so a later run gets a fresh budget.
+    /// Resets the re-run guard's counters: each run gets a fresh budget.
     pub fn begin_run(&mut self) {
         for entry in &mut self.nodes {
             entry.runs = 0;
+            entry.changes = 0;
         }
     }
 

@@ -136,3 +136,22 @@ fn concurrent_writers_see_a_consistent_store() {
     assert_eq!(store.statuses().len(), 800);
     assert_eq!(seen.lock().unwrap().len(), 1600);
 }
+
+#[test]
+fn store_does_not_know_the_scheduler() {
+    let sources = [
+        ("mod.rs", include_str!("mod.rs")),
+        ("status.rs", include_str!("status.rs")),
+        ("table.rs", include_str!("table.rs")),
+    ];
+    for (file, source) in sources {
+        assert!(
+            !source.contains("crate::schedule"),
+            "src/store/{file} names the scheduler"
+        );
+        assert!(
+            !source.contains("crate::controllers"),
+            "src/store/{file} names the controllers"
+        );
+    }
+}
