@@ -2,6 +2,8 @@
 //! that prevents lost wake-ups.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::order::leaves_first;
 use super::{DrainLevel, Final, NodeId, Options, Outcome};
@@ -33,9 +35,6 @@ pub(crate) struct Job<Id> {
     pub node: usize,
     pub id: Id,
     pub drain: DrainLevel,
-    /// The event sequence when the job was handed out: anything the body waits on that had an event
-    /// after this may have changed after the body looked, so the node is not parked but run again.
-    pub start: u64,
 }
 
 pub(crate) struct Core<Id> {
@@ -45,7 +44,11 @@ pub(crate) struct Core<Id> {
     waiters: HashMap<Id, Vec<(usize, u32)>>,
     /// The sequence number of the last event about each id.
     last_event: HashMap<Id, u64>,
-    sequence: u64,
+    /// The number of the last event. Written under the lock, read without it by workers just before a
+    /// body starts: an id the body waits on whose last event is newer may have changed after the body
+    /// looked, so the node is not parked but run again. (Events are reported after the Store write
+    /// they announce, so a write the body missed has a number above what the worker read.)
+    sequence: Arc<AtomicU64>,
     ready: VecDeque<usize>,
     /// Bumped whenever a node becomes runnable or ends: a drain round that leaves it unchanged made no
     /// progress.
@@ -64,7 +67,7 @@ impl<Id: NodeId> Core<Id> {
             index: HashMap::new(),
             waiters: HashMap::new(),
             last_event: HashMap::new(),
-            sequence: 0,
+            sequence: Arc::new(AtomicU64::new(0)),
             ready: VecDeque::new(),
             progress: 0,
             dispatches: 0,
@@ -74,11 +77,12 @@ impl<Id: NodeId> Core<Id> {
 
     /// Records an event about `id` and wakes whatever is parked on it.
     fn event(&mut self, id: &Id) {
-        self.sequence += 1;
+        let sequence = self.sequence.load(Ordering::Relaxed) + 1;
+        self.sequence.store(sequence, Ordering::Release);
         match self.last_event.get_mut(id) {
-            Some(last) => *last = self.sequence,
+            Some(last) => *last = sequence,
             None => {
-                self.last_event.insert(id.clone(), self.sequence);
+                self.last_event.insert(id.clone(), sequence);
             }
         }
         if let Some(parked) = self.waiters.remove(id) {
@@ -190,6 +194,11 @@ impl<Id: NodeId> Core<Id> {
         None
     }
 
+    /// The event counter, for workers to read when a body starts.
+    pub fn sequence(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.sequence)
+    }
+
     pub fn has_ready(&self) -> bool {
         !self.ready.is_empty()
     }
@@ -207,7 +216,6 @@ impl<Id: NodeId> Core<Id> {
             node,
             id: entry.id.clone(),
             drain,
-            start: self.sequence,
         })
     }
 

@@ -158,10 +158,10 @@ impl<Id: NodeId> Scheduler<Id> {
             .shared
             .nudge_pending
             .store(false, Ordering::Release);
-        let dispatches_before = {
+        let (dispatches_before, sequence) = {
             let mut core = self.handle.shared.lock();
             core.begin_run();
-            core.dispatches
+            (core.dispatches, core.sequence())
         };
 
         let mut stats = Stats::default();
@@ -171,18 +171,20 @@ impl<Id: NodeId> Scheduler<Id> {
                 let jobs = job_receiver.clone();
                 let outbox = self.handle.shared.outbox.clone();
                 let shared = &self.handle.shared;
+                let sequence = &sequence;
                 scope.spawn(move || {
                     for job in jobs.iter() {
                         let message = if shared.cancelled.load(Ordering::Acquire) {
                             Message::Unrun { node: job.node }
                         } else {
+                            let start = sequence.load(Ordering::Acquire);
                             let result = catch_unwind(AssertUnwindSafe(|| {
                                 dispatcher.dispatch(&job.id, job.drain)
                             }))
                             .map_err(|payload| panic_message(payload.as_ref()));
                             Message::Done {
                                 node: job.node,
-                                start: job.start,
+                                start,
                                 result,
                             }
                         };
