@@ -16,8 +16,16 @@
 //!   node ends non-terminal.
 //!
 //! When the scheduler itself ends a node, [`Dispatcher::settle`] lets the caller record a status.
-//! No timers anywhere. Final outcomes are the same at every concurrency level, provided bodies are
-//! deterministic functions of what they read and list in `Blocked` everything they wait on.
+//! No timers anywhere.
+//!
+//! What bodies must do for termination and determinism (final outcomes identical at every
+//! concurrency level):
+//! - write their status and report every emission (objects through [`Handle::on_arrival`], data
+//!   statuses through [`Handle::on_status`]) *before* returning, and report an event only after the
+//!   write it announces;
+//! - be deterministic functions of what they read, and list in `Blocked` every id they wait on;
+//! - at `None`, wait (return `Blocked`) rather than fail on an absent or failed dependency: only the
+//!   drain knows nothing else will arrive.
 //!
 //! Not for: knowing what a node is, storing objects or statuses (the caller's Store does), detecting dependsOn cycles
 //! within a kind (the controllers report those with their path before the run).
