@@ -24,8 +24,9 @@
 //!   statuses through [`Handle::on_status`]) *before* returning, and report an event only after the
 //!   write it announces;
 //! - be deterministic functions of what they read, and list in `Blocked` every id they wait on;
-//! - at `None`, wait (return `Blocked`) rather than fail on an absent or failed dependency: only the
-//!   drain knows nothing else will arrive.
+//! - at `None`, wait (return `Blocked`) rather than fail on an absent dependency: only the drain
+//!   knows that nothing else will arrive. (A failed dependency is terminal, so passing its message up
+//!   at once or at `Cascade` gives the same outcome.)
 //!
 //! Not for: knowing what a node is, storing objects or statuses (the caller's Store does), detecting dependsOn cycles
 //! within a kind (the controllers report those with their path before the run).
