@@ -28,8 +28,9 @@
 //!   knows that nothing else will arrive. (A failed dependency is terminal, so passing its message up
 //!   at once or at `Cascade` gives the same outcome.)
 //!
-//! Not for: knowing what a node is, storing objects or statuses (the caller's Store does), detecting dependsOn cycles
-//! within a kind (the controllers report those with their path before the run).
+//! Not for: knowing what a node is, storing objects or statuses (the caller's Store does),
+//! detecting dependsOn cycles within a kind (the controllers report those with their path before
+//! the run).
 
 mod core;
 mod order;
