@@ -101,6 +101,7 @@ impl<Id: NodeId> Handle<Id> {
 
     /// Stops the run (e.g. on Ctrl-C): bodies in flight finish, nothing new starts, `run` returns a
     /// report with `cancelled` set. Safe to call from any thread; it only sets a flag and nudges.
+    /// Final: later runs of this scheduler return at once, cancelled.
     pub fn cancel(&self) {
         self.shared.cancelled.store(true, Ordering::Release);
         self.shared.nudge_if(true);
@@ -150,6 +151,7 @@ impl<Id: NodeId> Scheduler<Id> {
 
     /// Runs bodies until the fixpoint, escalating the drain as needed, and reports every node's end.
     /// May be called again after more arrivals: finished nodes stay finished unless they re-arrive.
+    /// Not from inside a body (the inner run would take the outer run's messages).
     pub fn run<D: Dispatcher<Id>>(&self, dispatcher: &D) -> Report<Id> {
         let concurrency = self.options.concurrency.max(1);
         // A nudge left from setup calls is moot: the run starts by looking at the queue.
