@@ -9,7 +9,7 @@ use super::order::leaves_first;
 use super::{DrainLevel, Final, NodeId, Options, Outcome};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum State<Id> {
+enum State<Id> {
     /// Runnable: in the ready queue, or waiting for its turn in a drain round.
     Queued,
     Running,
