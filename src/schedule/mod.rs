@@ -28,6 +28,37 @@
 //!   knows that nothing else will arrive. (A failed dependency is terminal, so passing its message up
 //!   at once or at `Cascade` gives the same outcome.)
 //!
+//! ```
+//! use std::collections::BTreeSet;
+//! use std::sync::Mutex;
+//! use offlux::schedule::{Dispatcher, DrainLevel, Final, Handle, Options, Outcome, Scheduler};
+//!
+//! // `apps` waits on `infra`; `infra` emits `apps` when it reconciles.
+//! struct Bodies {
+//!     ready: Mutex<BTreeSet<&'static str>>,
+//!     handle: Handle<&'static str>,
+//! }
+//!
+//! impl Dispatcher<&'static str> for Bodies {
+//!     fn dispatch(&self, id: &&'static str, _: DrainLevel) -> Outcome<&'static str> {
+//!         if *id == "apps" && !self.ready.lock().unwrap().contains("infra") {
+//!             return Outcome::Blocked(vec!["infra"]);
+//!         }
+//!         self.ready.lock().unwrap().insert(*id);
+//!         if *id == "infra" {
+//!             self.handle.on_arrival("apps", true);
+//!         }
+//!         Outcome::Terminal
+//!     }
+//! }
+//!
+//! let scheduler = Scheduler::new(Options::default());
+//! let bodies = Bodies { ready: Mutex::default(), handle: scheduler.handle() };
+//! scheduler.handle().seed(["infra"]);
+//! let report = scheduler.run(&bodies);
+//! assert_eq!(report.nodes, vec![("apps", Final::Terminal), ("infra", Final::Terminal)]);
+//! ```
+//!
 //! Not for: knowing what a node is, storing objects or statuses (the caller's Store does),
 //! detecting dependsOn cycles within a kind (the controllers report those with their path before
 //! the run).
