@@ -2,3 +2,5 @@
 //! engine, and publish what it produced. Flux notions live here and nowhere below.
 
 pub mod depend;
+pub mod generate;
+pub mod postbuild;

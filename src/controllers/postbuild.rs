@@ -1,0 +1,200 @@
+//! Post-build variables of a Flux Kustomization: `substituteFrom` ConfigMaps and Secrets in list
+//! order (later wins), then the inline `substitute` map, every value with its newlines removed, as
+//! kustomize-controller loads them. Values only the live cluster holds can be supplied by the user;
+//! they rank below everything the repository says.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+
+use crate::model::{Object, PostBuild, ResourceId};
+use crate::yaml::Node;
+
+/// What a SOPS-encrypted value is replaced by: offlux never decrypts, and never prints ciphertext.
+pub const SOPS_PLACEHOLDER: &str = "offlux-sops-encrypted-value";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Variables {
+    Ready(BTreeMap<String, String>),
+    /// These ConfigMaps or Secrets have not appeared yet (a producer may still emit them).
+    Wait(Vec<ResourceId>),
+    Failed(String),
+}
+
+/// Collects the variables for a Kustomization in `namespace`. `lookup` finds a ConfigMap or Secret
+/// by id; `absent_is_final` says that nothing more can appear, so a missing non-optional object is
+/// an error rather than something to wait for.
+pub fn collect<'a>(
+    namespace: &str,
+    post_build: &PostBuild,
+    user_values: &BTreeMap<String, String>,
+    lookup: impl Fn(&ResourceId) -> Option<&'a Object>,
+    absent_is_final: bool,
+) -> Variables {
+    let mut variables = user_values.clone();
+    let mut waiting = Vec::new();
+    for reference in &post_build.substitute_from {
+        if !matches!(reference.kind.as_str(), "ConfigMap" | "Secret") {
+            continue;
+        }
+        let id = ResourceId::new("v1", &reference.kind, namespace, &reference.name);
+        match lookup(&id) {
+            Some(object) => variables.extend(data_of(object)),
+            None if reference.optional => {}
+            None if absent_is_final => {
+                return Variables::Failed(format!(
+                    "substitute from '{}/{}' error: {} \"{}\" not found",
+                    reference.kind,
+                    reference.name,
+                    reference.kind.to_lowercase(),
+                    reference.name
+                ))
+            }
+            None => waiting.push(id),
+        }
+    }
+    if !waiting.is_empty() {
+        return Variables::Wait(waiting);
+    }
+    variables.extend(post_build.substitute.clone());
+    for value in variables.values_mut() {
+        value.retain(|c| c != '\n');
+    }
+    Variables::Ready(variables)
+}
+
+/// The key/value data of a ConfigMap (`data`) or Secret (`data` decoded, plus `stringData`, which
+/// the API server folds into `data`). SOPS-encrypted values become the placeholder.
+pub fn data_of(object: &Object) -> BTreeMap<String, String> {
+    let encrypted = object.is_sops_encrypted();
+    let mut data = BTreeMap::new();
+    let entries = |key: &str| {
+        object
+            .node
+            .get(key)
+            .and_then(Node::as_mapping)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.to_owned(), v.as_scalar()?.value.clone())))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    let is_secret = object.id.kind == "Secret";
+    for (key, value) in entries("data") {
+        let value = if encrypted || is_sops_value(&value) {
+            SOPS_PLACEHOLDER.to_owned()
+        } else if is_secret {
+            let compact: String = value.split_whitespace().collect();
+            match base64::engine::general_purpose::STANDARD.decode(compact) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(_) => value,
+            }
+        } else {
+            value
+        };
+        data.insert(key, value);
+    }
+    if is_secret {
+        for (key, value) in entries("stringData") {
+            let value = if encrypted || is_sops_value(&value) {
+                SOPS_PLACEHOLDER.to_owned()
+            } else {
+                value
+            };
+            data.insert(key, value);
+        }
+    }
+    data
+}
+
+/// A value SOPS encrypted in place: `ENC[AES256_GCM,data:…]`.
+fn is_sops_value(value: &str) -> bool {
+    value.starts_with("ENC[") && value.ends_with(']')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::DataRef;
+    use crate::yaml::{parse_stream, ParseOptions, Pos};
+
+    fn object(text: &str) -> Object {
+        let documents = parse_stream(text, &ParseOptions::default()).unwrap_or_default();
+        let root = documents
+            .into_iter()
+            .next()
+            .map(|d| d.root)
+            .unwrap_or_default();
+        Object::from_node(root, "x.yaml".into(), Pos::default())
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| panic!("not an object: {text}"))
+    }
+
+    fn reference(kind: &str, name: &str, optional: bool) -> DataRef {
+        DataRef {
+            kind: kind.into(),
+            name: name.into(),
+            optional,
+            values_key: None,
+            target_path: None,
+            pos: Pos::default(),
+        }
+    }
+
+    #[test]
+    fn later_sources_win_and_inline_wins_over_all() {
+        let cm = object("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vars, namespace: apps}\ndata:\n  A: from-cm\n  B: \"multi\\nline\"\n");
+        let secret = object("apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: apps}\ndata:\n  A: ZnJvbS1zZWNyZXQ=\nstringData:\n  C: plain\n");
+        let post_build = PostBuild {
+            substitute: BTreeMap::from([("C".to_owned(), "inline".to_owned())]),
+            substitute_from: vec![
+                reference("ConfigMap", "vars", false),
+                reference("Secret", "creds", false),
+                reference("ConfigMap", "gone", true),
+            ],
+        };
+        let user = BTreeMap::from([
+            ("A".to_owned(), "user".to_owned()),
+            ("U".to_owned(), "user-only".to_owned()),
+        ]);
+        let lookup = |id: &ResourceId| match id.name.as_str() {
+            "vars" => Some(&cm),
+            "creds" => Some(&secret),
+            _ => None,
+        };
+        let Variables::Ready(vars) = collect("apps", &post_build, &user, lookup, false) else {
+            panic!("variables are ready");
+        };
+        assert_eq!(vars["A"], "from-secret");
+        assert_eq!(vars["B"], "multiline");
+        assert_eq!(vars["C"], "inline");
+        assert_eq!(vars["U"], "user-only");
+    }
+
+    #[test]
+    fn missing_sources_wait_then_fail() {
+        let post_build = PostBuild {
+            substitute: BTreeMap::new(),
+            substitute_from: vec![reference("ConfigMap", "later", false)],
+        };
+        let none = |_: &ResourceId| None;
+        assert_eq!(
+            collect("apps", &post_build, &BTreeMap::new(), none, false),
+            Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "later")])
+        );
+        assert_eq!(
+            collect("apps", &post_build, &BTreeMap::new(), none, true),
+            Variables::Failed(
+                "substitute from 'ConfigMap/later' error: configmap \"later\" not found".into()
+            )
+        );
+    }
+
+    #[test]
+    fn sops_values_become_placeholders() {
+        let secret = object("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  TOKEN: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:x]\n");
+        assert_eq!(data_of(&secret)["TOKEN"], SOPS_PLACEHOLDER);
+    }
+}
