@@ -514,6 +514,11 @@ impl Emitter {
                 breaks = false;
             }
         }
+        // go-yaml would put the closing quote at column 0 after a trailing break, which a strict
+        // reader rejects inside a collection; indenting it reads back the same.
+        if breaks {
+            self.write_indent();
+        }
         self.write_indicator("'", false, false, false);
     }
 
@@ -725,7 +730,9 @@ fn analyze(value: &str) -> Analysis {
     }
     let chars: Vec<char> = value.chars().collect();
     let mut block_indicators = value.starts_with("---") || value.starts_with("...");
-    let mut flow_indicators = block_indicators;
+    // A trailing ` -` is read as the start of a new scalar before `,`/`]`/`}` by saphyr, so such
+    // text is quoted inside flow collections.
+    let mut flow_indicators = block_indicators || value.ends_with(" -") || value.ends_with("\t-");
     let mut line_breaks = false;
     let mut special_characters = false;
     let (mut leading_space, mut leading_break) = (false, false);
@@ -767,7 +774,9 @@ fn analyze(value: &str) -> Analysis {
                 _ => {}
             }
         }
-        if !is_printable(c) {
+        // LS and PS are line breaks to go-yaml (YAML 1.1) but ordinary characters to YAML 1.2
+        // readers such as ours; only an escape in double quotes reads the same everywhere.
+        if !is_printable(c) || matches!(c, '\u{2028}' | '\u{2029}') {
             special_characters = true;
         }
         if c == ' ' {

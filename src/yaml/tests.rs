@@ -293,6 +293,33 @@ mod proptests {
             let back = root.as_ref().and_then(|r| r.get("k")).map(to_json_kyaml);
             prop_assert_eq!(back, Some(serde_json::Value::String(value)), "{}", printed);
         }
+
+        #[test]
+        fn any_string_in_any_style_round_trips_when_preserving(
+            value in "[ a-c\n\t'\"#:-]{0,40}|\\PC{0,60}",
+            style in 0usize..5,
+        ) {
+            let style = [
+                ScalarStyle::Plain,
+                ScalarStyle::SingleQuoted,
+                ScalarStyle::DoubleQuoted,
+                ScalarStyle::Literal,
+                ScalarStyle::Folded,
+            ][style];
+            let scalar = Scalar { value: value.clone(), style, ..Scalar::default() };
+            let mut m = Mapping::new();
+            m.insert("k", Node::Scalar(scalar.clone()));
+            m.insert("s", Node::Sequence(Sequence {
+                items: vec![Node::Scalar(scalar)],
+                style: CollectionStyle::Flow,
+                ..Sequence::default()
+            }));
+            let options = EmitOptions { preserve_style: true, ..EmitOptions::default() };
+            let node = Node::Mapping(m);
+            let printed = emit_with(&node, &options);
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            prop_assert_eq!(root.as_ref().map(to_json_kyaml), Some(to_json_kyaml(&node)), "{}", printed);
+        }
     }
 }
 
