@@ -352,6 +352,9 @@ impl Emitter {
         // Keys are always strings after kustomize's JSON step.
         let (text, requested) = if self.preserve_style {
             (s.value.as_str(), source_style(s))
+        } else if is_key && s.value == "<<" {
+            // go-yaml prints this key plain, which every reader then takes for a merge key.
+            (s.value.as_str(), Style::Double)
         } else if is_key {
             (s.value.as_str(), string_style(&s.value))
         } else {

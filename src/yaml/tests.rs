@@ -277,11 +277,35 @@ fn garbage_never_panics() {
 mod proptests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[ -~\n\t]{0,30}|\\PC{0,10}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::btree_map("[ -~]{0,12}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
 
     proptest! {
         #[test]
         fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
             let _ = parse(&text);
+        }
+
+        #[test]
+        fn json_data_survives_from_json_emit_and_parse(value in json_value()) {
+            let printed = emit(&from_json(&value));
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            prop_assert_eq!(root.as_ref().map(to_json_kyaml), Some(value), "{}", printed);
         }
 
         #[test]
