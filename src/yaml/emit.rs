@@ -95,60 +95,55 @@ pub fn go_yaml_v2_key_order(a: &str, b: &str) -> Ordering {
 fn v2_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
-    let mut i = 0;
-    while i < ar.len() && i < br.len() {
-        let (ca, cb) = (ar[i], br[i]);
-        if ca == cb {
-            i += 1;
-            continue;
-        }
-        let al = ca.is_alphabetic();
-        let bl = cb.is_alphabetic();
-        if al && bl {
-            return ca < cb;
-        }
-        if al || bl {
-            return bl;
-        }
-        let (mut an, mut bn) = (0i64, 0i64);
-        if ca == '0' || cb == '0' {
-            // A zero after other digits is part of a number, not a leading zero.
-            let mut j = i;
-            while j > 0 {
-                j -= 1;
-                if !ar[j].is_ascii_digit() {
-                    break;
-                }
-                if ar[j] != '0' {
-                    an = 1;
-                    bn = 1;
-                    break;
-                }
-            }
-        }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an
-                .wrapping_mul(10)
-                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn
-                .wrapping_mul(10)
-                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
-            bi += 1;
-        }
-        if an != bn {
-            return an < bn;
-        }
-        if ai != bi {
-            return ai < bi;
-        }
+    // The first position where the keys differ; a prefix sorts first.
+    let Some((i, ca, cb)) = ar
+        .iter()
+        .zip(&br)
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| (i, *x, *y))
+    else {
+        return ar.len() < br.len();
+    };
+    let al = ca.is_alphabetic();
+    let bl = cb.is_alphabetic();
+    if al && bl {
         return ca < cb;
     }
-    ar.len() < br.len()
+    if al || bl {
+        return bl;
+    }
+    // Digit runs compare as numbers. A zero after other digits is part of a number, not a leading
+    // zero, so go-yaml starts both numbers at 1 there (which keeps `a10` after `a1`).
+    let mut start = 0i64;
+    if ca == '0' || cb == '0' {
+        let before = ar.get(..i).unwrap_or_default();
+        let digits_before = before.iter().rev().take_while(|c| c.is_ascii_digit());
+        if digits_before.into_iter().any(|&c| c != '0') {
+            start = 1;
+        }
+    }
+    let number = |chars: &[char]| -> (i64, usize) {
+        let run: Vec<u32> = chars
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .map_while(|c| c.to_digit(10))
+            .collect();
+        let value = run
+            .iter()
+            .fold(start, |n, &d| n.wrapping_mul(10).wrapping_add(i64::from(d)));
+        (value, i + run.len())
+    };
+    let (an, ai) = number(&ar);
+    let (bn, bi) = number(&br);
+    if an != bn {
+        return an < bn;
+    }
+    if ai != bi {
+        return ai < bi;
+    }
+    ca < cb
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -523,6 +523,23 @@ fn keys_sort_in_go_yaml_v2_order_and_streams_join_with_dashes() {
         },
     );
     assert_eq!(printed, "_A: 1\nA_: 1\na-b: 1\na9: 1\na10: 1\nab: 1\n");
+    // Checked against `kubectl kustomize`.
+    let mut root = parse_one(
+        "a1: x\na01: x\na001: x\na10: x\na2: x\na0b: x\na100: x\n'10': x\n'9': x\n'09': x\n\
+         x-1: x\nx_1: x\nx.1: x\nX1: x\né: x\ne: x\na10b: x\na10a: x\na010: x\n",
+    );
+    sort_keys(&mut root);
+    let keys: Vec<&str> = root
+        .as_mapping()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        [
+            "9", "09", "10", "X1", "a1", "a01", "a001", "a0b", "a2", "a10", "a100", "a10a", "a10b",
+            "a010", "e", "x-1", "x.1", "x_1", "é"
+        ]
+    );
     let docs = [parse_one("a: 1\n"), parse_one("b: 2\n")];
     assert_eq!(emit_stream(&docs), "a: 1\n---\nb: 2\n");
 }
