@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use offlux::yaml::{emit, emit_with, parse_stream, to_json_kyaml, EmitOptions, ParseOptions};
+use offlux::yaml::{
+    canonical_kyaml, emit, emit_with, parse_stream, to_json_kyaml, EmitOptions, ParseOptions,
+};
 
 fn corpus_dir() -> PathBuf {
     let base = std::env::var_os("OFFLUX_CORPUS_DIR")
@@ -127,3 +129,55 @@ fn corpus_parses() {
 /// (`onedr0p__home-ops__2025-06-23/.../qbittorrent/tools/helmrelease.yaml`, a flow sequence closed
 /// at its key's column, which go-yaml accepts) is handled by the parser's bracket re-indent.
 const KNOWN_INVALID: &[(&str, &str)] = &[];
+
+/// `canonical_kyaml` + `emit` of a corpus file must print exactly what `kubectl kustomize` printed
+/// for it (the recorded outputs in `testdata/yaml/kustomize-oracle`).
+#[test]
+fn canonical_output_matches_kustomize() {
+    let base = corpus_dir();
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/yaml/kustomize-oracle");
+    let index = std::fs::read_to_string(fixtures.join("INDEX.tsv")).unwrap_or_default();
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for line in index.lines().skip(1) {
+        let Some((expected_name, corpus_file)) = line.split_once('\t') else {
+            continue;
+        };
+        let expected = std::fs::read_to_string(fixtures.join(expected_name)).unwrap_or_default();
+        let source = std::fs::read_to_string(base.join(corpus_file)).unwrap_or_default();
+        let docs = match parse_stream(&source, &ParseOptions::default()) {
+            Ok(docs) => docs,
+            Err(e) => {
+                mismatches.push(format!("{corpus_file}: {e}"));
+                continue;
+            }
+        };
+        let mut ours: Vec<String> = docs
+            .iter()
+            .filter(|d| !d.root.is_null())
+            .map(|d| emit(&canonical_kyaml(&d.root)))
+            .collect();
+        let mut theirs: Vec<String> = expected
+            .split("\n---\n")
+            .map(|s| {
+                if s.ends_with('\n') {
+                    s.to_string()
+                } else {
+                    format!("{s}\n")
+                }
+            })
+            .collect();
+        ours.sort();
+        theirs.sort();
+        checked += 1;
+        if ours != theirs {
+            mismatches.push(format!("{corpus_file} (expected {expected_name})"));
+        }
+    }
+    println!(
+        "kustomize oracle outputs: {checked} checked, {} differ",
+        mismatches.len()
+    );
+    assert!(checked >= 100, "too few oracle fixtures were found");
+    assert!(mismatches.is_empty(), "differences: {mismatches:#?}");
+}

@@ -114,8 +114,66 @@ fn canonical_scalar(s: &Scalar) -> Scalar {
         Resolved::Float(f) => plain(go_json_then_yaml_float(f)),
         Resolved::Str => match kyaml_timestamp(s) {
             Some(t) => string(t.rfc3339()),
+            None if s.style == ScalarStyle::Folded => string(go_v3_folded_reread(&s.value)),
             None => string(s.value.clone()),
         },
+    }
+}
+
+/// What a folded (`>`) scalar's text becomes after kustomize writes it with go-yaml v3 and reads it
+/// back. go-yaml v3's folded writer decides whether to double a line break by looking at the start
+/// of the value instead of the line after the break (go-yaml issue #827), so a break before a
+/// more-indented line gains a blank line, and when the value starts with a space, breaks between
+/// ordinary lines fold into spaces. `kubectl kustomize` output shows both; this replays the
+/// writer and reads the result with our parser.
+fn go_v3_folded_reread(value: &str) -> String {
+    let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    let is_blank = |c: char| c == ' ' || c == '\t';
+    let chars: Vec<char> = value.chars().collect();
+    let mut out = String::from("k: >");
+    if chars.first().is_some_and(|&c| is_blank(c) || is_break(c)) {
+        out.push('2');
+    }
+    let mut rev = chars.iter().rev();
+    match (rev.next(), rev.next()) {
+        (None, _) => out.push('-'),
+        (Some(&last), _) if !is_break(last) => out.push('-'),
+        (Some(_), None) => out.push('+'),
+        (Some(_), Some(&prev)) if is_break(prev) => out.push('+'),
+        _ => {}
+    }
+    out.push('\n');
+    let run = chars.iter().take_while(|&&c| is_break(c)).count();
+    let start_blank = chars
+        .get(run)
+        .is_none_or(|&c| is_blank(c) || is_break(c) || c == '\0');
+    let mut breaks = true;
+    let mut leading_spaces = true;
+    for &c in &chars {
+        if is_break(c) {
+            if !breaks && !leading_spaces && c == '\n' && !start_blank {
+                out.push('\n');
+            }
+            out.push(c);
+            breaks = true;
+        } else {
+            if breaks {
+                out.push_str("  ");
+                leading_spaces = is_blank(c);
+            }
+            out.push(c);
+            breaks = false;
+        }
+    }
+    let reread = super::parse_stream(&out, &super::ParseOptions::default());
+    match reread
+        .ok()
+        .as_ref()
+        .and_then(|d| d.first())
+        .and_then(|d| d.root.get("k"))
+    {
+        Some(Node::Scalar(k)) => k.value.clone(),
+        _ => value.to_string(),
     }
 }
 
@@ -205,6 +263,17 @@ mod tests {
         assert_eq!(
             super::super::emit(&from_json(&value)),
             "a: \"yes\"\nb: 1000000\nc:\n- 0.5\n- 12\n- true\n- null\nd: {}\ne: \"0644\"\n"
+        );
+    }
+
+    #[test]
+    fn folded_text_changes_as_go_yaml_v3_rewrites_it() {
+        // Each expectation is what `kubectl kustomize` printed for the folded source value.
+        assert_eq!(go_v3_folded_reread("[\n  x\n]\n"), "[\n\n  x\n]\n");
+        assert_eq!(go_v3_folded_reread(" lead\np\nq\n"), " lead\np q\n");
+        assert_eq!(
+            go_v3_folded_reread("plain lines\nmore\n"),
+            "plain lines\nmore\n"
         );
     }
 

@@ -95,60 +95,55 @@ pub fn go_yaml_v2_key_order(a: &str, b: &str) -> Ordering {
 fn v2_less(a: &str, b: &str) -> bool {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
-    let mut i = 0;
-    while i < ar.len() && i < br.len() {
-        let (ca, cb) = (ar[i], br[i]);
-        if ca == cb {
-            i += 1;
-            continue;
-        }
-        let al = ca.is_alphabetic();
-        let bl = cb.is_alphabetic();
-        if al && bl {
-            return ca < cb;
-        }
-        if al || bl {
-            return bl;
-        }
-        let (mut an, mut bn) = (0i64, 0i64);
-        if ca == '0' || cb == '0' {
-            // A zero after other digits is part of a number, not a leading zero.
-            let mut j = i;
-            while j > 0 {
-                j -= 1;
-                if !ar[j].is_ascii_digit() {
-                    break;
-                }
-                if ar[j] != '0' {
-                    an = 1;
-                    bn = 1;
-                    break;
-                }
-            }
-        }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an
-                .wrapping_mul(10)
-                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn
-                .wrapping_mul(10)
-                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
-            bi += 1;
-        }
-        if an != bn {
-            return an < bn;
-        }
-        if ai != bi {
-            return ai < bi;
-        }
+    // The first position where the keys differ; a prefix sorts first.
+    let Some((i, ca, cb)) = ar
+        .iter()
+        .zip(&br)
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| (i, *x, *y))
+    else {
+        return ar.len() < br.len();
+    };
+    let al = ca.is_alphabetic();
+    let bl = cb.is_alphabetic();
+    if al && bl {
         return ca < cb;
     }
-    ar.len() < br.len()
+    if al || bl {
+        return bl;
+    }
+    // Digit runs compare as numbers. A zero after other digits is part of a number, not a leading
+    // zero, so go-yaml starts both numbers at 1 there (which keeps `a10` after `a1`).
+    let mut start = 0i64;
+    if ca == '0' || cb == '0' {
+        let before = ar.get(..i).unwrap_or_default();
+        let digits_before = before.iter().rev().take_while(|c| c.is_ascii_digit());
+        if digits_before.into_iter().any(|&c| c != '0') {
+            start = 1;
+        }
+    }
+    let number = |chars: &[char]| -> (i64, usize) {
+        let run: Vec<u32> = chars
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .map_while(|c| c.to_digit(10))
+            .collect();
+        let value = run
+            .iter()
+            .fold(start, |n, &d| n.wrapping_mul(10).wrapping_add(i64::from(d)));
+        (value, i + run.len())
+    };
+    let (an, ai) = number(&ar);
+    let (bn, bi) = number(&br);
+    if an != bn {
+        return an < bn;
+    }
+    if ai != bi {
+        return ai < bi;
+    }
+    ca < cb
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -352,6 +347,9 @@ impl Emitter {
         // Keys are always strings after kustomize's JSON step.
         let (text, requested) = if self.preserve_style {
             (s.value.as_str(), source_style(s))
+        } else if is_key && s.value == "<<" {
+            // go-yaml prints this key plain, which every reader then takes for a merge key.
+            (s.value.as_str(), Style::Double)
         } else if is_key {
             (s.value.as_str(), string_style(&s.value))
         } else {
@@ -513,6 +511,11 @@ impl Emitter {
                 spaces = false;
                 breaks = false;
             }
+        }
+        // go-yaml would put the closing quote at column 0 after a trailing break, which a strict
+        // reader rejects inside a collection; indenting it reads back the same.
+        if breaks {
+            self.write_indent();
         }
         self.write_indicator("'", false, false, false);
     }
@@ -725,7 +728,9 @@ fn analyze(value: &str) -> Analysis {
     }
     let chars: Vec<char> = value.chars().collect();
     let mut block_indicators = value.starts_with("---") || value.starts_with("...");
-    let mut flow_indicators = block_indicators;
+    // A trailing ` -` is read as the start of a new scalar before `,`/`]`/`}` by saphyr, so such
+    // text is quoted inside flow collections.
+    let mut flow_indicators = block_indicators || value.ends_with(" -") || value.ends_with("\t-");
     let mut line_breaks = false;
     let mut special_characters = false;
     let (mut leading_space, mut leading_break) = (false, false);
@@ -767,7 +772,9 @@ fn analyze(value: &str) -> Analysis {
                 _ => {}
             }
         }
-        if !is_printable(c) {
+        // LS and PS are line breaks to go-yaml (YAML 1.1) but ordinary characters to YAML 1.2
+        // readers such as ours; only an escape in double quotes reads the same everywhere.
+        if !is_printable(c) || matches!(c, '\u{2028}' | '\u{2029}') {
             special_characters = true;
         }
         if c == ' ' {

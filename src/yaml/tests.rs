@@ -277,11 +277,35 @@ fn garbage_never_panics() {
 mod proptests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[ -~\n\t]{0,30}|\\PC{0,10}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::btree_map("[ -~]{0,12}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
 
     proptest! {
         #[test]
         fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
             let _ = parse(&text);
+        }
+
+        #[test]
+        fn json_data_survives_from_json_emit_and_parse(value in json_value()) {
+            let printed = emit(&from_json(&value));
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            prop_assert_eq!(root.as_ref().map(to_json_kyaml), Some(value), "{}", printed);
         }
 
         #[test]
@@ -292,6 +316,33 @@ mod proptests {
             let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
             let back = root.as_ref().and_then(|r| r.get("k")).map(to_json_kyaml);
             prop_assert_eq!(back, Some(serde_json::Value::String(value)), "{}", printed);
+        }
+
+        #[test]
+        fn any_string_in_any_style_round_trips_when_preserving(
+            value in "[ a-c\n\t'\"#:-]{0,40}|\\PC{0,60}",
+            style in 0usize..5,
+        ) {
+            let style = [
+                ScalarStyle::Plain,
+                ScalarStyle::SingleQuoted,
+                ScalarStyle::DoubleQuoted,
+                ScalarStyle::Literal,
+                ScalarStyle::Folded,
+            ][style];
+            let scalar = Scalar { value: value.clone(), style, ..Scalar::default() };
+            let mut m = Mapping::new();
+            m.insert("k", Node::Scalar(scalar.clone()));
+            m.insert("s", Node::Sequence(Sequence {
+                items: vec![Node::Scalar(scalar)],
+                style: CollectionStyle::Flow,
+                ..Sequence::default()
+            }));
+            let options = EmitOptions { preserve_style: true, ..EmitOptions::default() };
+            let node = Node::Mapping(m);
+            let printed = emit_with(&node, &options);
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            prop_assert_eq!(root.as_ref().map(to_json_kyaml), Some(to_json_kyaml(&node)), "{}", printed);
         }
     }
 }
@@ -472,6 +523,23 @@ fn keys_sort_in_go_yaml_v2_order_and_streams_join_with_dashes() {
         },
     );
     assert_eq!(printed, "_A: 1\nA_: 1\na-b: 1\na9: 1\na10: 1\nab: 1\n");
+    // Checked against `kubectl kustomize`.
+    let mut root = parse_one(
+        "a1: x\na01: x\na001: x\na10: x\na2: x\na0b: x\na100: x\n'10': x\n'9': x\n'09': x\n\
+         x-1: x\nx_1: x\nx.1: x\nX1: x\né: x\ne: x\na10b: x\na10a: x\na010: x\n",
+    );
+    sort_keys(&mut root);
+    let keys: Vec<&str> = root
+        .as_mapping()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        [
+            "9", "09", "10", "X1", "a1", "a01", "a001", "a0b", "a2", "a10", "a100", "a10a", "a10b",
+            "a010", "e", "x-1", "x.1", "x_1", "é"
+        ]
+    );
     let docs = [parse_one("a: 1\n"), parse_one("b: 2\n")];
     assert_eq!(emit_stream(&docs), "a: 1\n---\nb: 2\n");
 }
