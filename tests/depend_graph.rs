@@ -298,3 +298,39 @@ fn graph_highlights_cycles_and_missing_nodes() {
     assert!(offlux::graph::to_dot(&graph).contains("color=red"));
     assert!(offlux::graph::to_mermaid(&graph).contains("linkStyle"));
 }
+
+#[test]
+fn sources_resolve_to_the_working_tree_or_say_what_is_missing() {
+    use offlux::controllers::source::{resolve, SourceResolution};
+    let git = |name: &str, url: &str| {
+        format!("---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  url: {url}\n")
+    };
+    let text = format!(
+        "{}{}",
+        git("mirror", "ssh://git@github.com/org/repo.git"),
+        git("other", "https://example.com/x.git")
+    );
+    let (_dir, repo) = repository(&[("sources.yaml", &text)]);
+    let source = |kind: &str, name: &str| {
+        ResourceId::new("source.toolkit.fluxcd.io/v1", kind, "flux-system", name)
+    };
+    let remote = Some("https://github.com/org/repo");
+    assert_eq!(
+        resolve(&source("GitRepository", "flux-system"), &repo, remote),
+        SourceResolution::WorkingTree { note: None }
+    );
+    assert!(
+        matches!(resolve(&source("GitRepository", "mirror"), &repo, remote), SourceResolution::WorkingTree { note: Some(n) } if n.contains("points at this repository"))
+    );
+    assert!(
+        matches!(resolve(&source("OCIRepository", "undefined"), &repo, remote), SourceResolution::WorkingTree { note: Some(n) } if n.contains("not defined"))
+    );
+    assert_eq!(
+        resolve(&source("GitRepository", "other"), &repo, remote),
+        SourceResolution::Unavailable("GitRepository/flux-system/other (`https://example.com/x.git`) is not available offline".into())
+    );
+    assert!(matches!(
+        resolve(&source("GitRepository", "mirror"), &repo, None),
+        SourceResolution::Unavailable(_)
+    ));
+}

@@ -4,3 +4,4 @@
 pub mod depend;
 pub mod generate;
 pub mod postbuild;
+pub mod source;

@@ -1,0 +1,129 @@
+//! Where a Flux source's files come from offline. The bootstrap GitRepository is the working tree;
+//! so is a Git or OCI repository that is referenced but not defined, or whose URL is the working
+//! tree's own git remote (each with a note saying so). Anything else cannot be had offline.
+
+use crate::discovery::{Repository, BOOTSTRAP_NAME, BOOTSTRAP_NAMESPACE};
+use crate::model::{FluxKind, ResourceId};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceResolution {
+    /// Read from the working tree; `note` says why when it is not the bootstrap source itself.
+    WorkingTree { note: Option<String> },
+    /// Not available offline: what is missing.
+    Unavailable(String),
+}
+
+/// Resolves the source `reference` points at. `git_remote` is the working tree's remote URL, when
+/// it has one.
+pub fn resolve(
+    reference: &ResourceId,
+    repository: &Repository,
+    git_remote: Option<&str>,
+) -> SourceResolution {
+    let kind = FluxKind::from_kind(&reference.kind);
+    if kind == Some(FluxKind::GitRepository)
+        && reference.name == BOOTSTRAP_NAME
+        && reference.namespace == BOOTSTRAP_NAMESPACE
+    {
+        return SourceResolution::WorkingTree { note: None };
+    }
+    let label = format!(
+        "{}/{}/{}",
+        reference.kind, reference.namespace, reference.name
+    );
+    let defined = repository.flux_objects.iter().find(|f| {
+        f.object.id.kind == reference.kind
+            && f.name() == reference.name
+            && f.namespace() == reference.namespace
+    });
+    match (kind, defined) {
+        (Some(FluxKind::GitRepository | FluxKind::OCIRepository), None) => {
+            SourceResolution::WorkingTree {
+                note: Some(format!(
+                    "{label} is not defined in the repository; using the working tree"
+                )),
+            }
+        }
+        (Some(FluxKind::GitRepository), Some(flux)) => {
+            let url = flux
+                .as_source()
+                .and_then(|s| s.url.clone())
+                .unwrap_or_default();
+            if git_remote.is_some_and(|remote| same_repository(remote, &url)) {
+                SourceResolution::WorkingTree {
+                    note: Some(format!(
+                        "{label} points at this repository (`{url}`); using the working tree"
+                    )),
+                }
+            } else {
+                SourceResolution::Unavailable(format!("{label} (`{url}`) is not available offline"))
+            }
+        }
+        (_, Some(flux)) => {
+            let url = flux.as_source().and_then(|s| s.url.clone());
+            SourceResolution::Unavailable(match url {
+                Some(url) => format!("{label} (`{url}`) is not available offline"),
+                None => format!("{label} is not available offline"),
+            })
+        }
+        (_, None) => SourceResolution::Unavailable(format!("source {label} not found")),
+    }
+}
+
+/// The `origin` remote URL in the repository's `.git/config`, if the working tree is a git
+/// checkout. Only the file inside the root is read.
+pub fn git_remote(root: &std::path::Path) -> Option<String> {
+    let config = std::fs::read_to_string(root.join(".git/config")).ok()?;
+    let mut in_origin = false;
+    for line in config.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_origin = line == "[remote \"origin\"]";
+        } else if in_origin {
+            if let Some(url) = line
+                .strip_prefix("url")
+                .map(str::trim_start)
+                .and_then(|l| l.strip_prefix('='))
+            {
+                return Some(url.trim().to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// Compares two Git URLs by host and path, whatever the scheme: `ssh://git@github.com/o/r.git`,
+/// `git@github.com:o/r` and `https://github.com/o/r` are the same repository.
+pub fn same_repository(a: &str, b: &str) -> bool {
+    let normalize = |url: &str| {
+        let url = url.trim().trim_end_matches('/');
+        let url = url.strip_suffix(".git").unwrap_or(url);
+        let without_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let without_user = without_scheme
+            .split_once('@')
+            .map_or(without_scheme, |(_, rest)| rest);
+        without_user.replacen(':', "/", 1).to_lowercase()
+    };
+    !a.is_empty() && normalize(a) == normalize(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_repository;
+
+    #[test]
+    fn git_urls_compare_by_host_and_path() {
+        assert!(same_repository(
+            "git@github.com:Org/Repo.git",
+            "https://github.com/org/repo"
+        ));
+        assert!(same_repository(
+            "ssh://git@github.com/org/repo",
+            "https://github.com/org/repo.git/"
+        ));
+        assert!(!same_repository(
+            "https://github.com/org/other",
+            "https://github.com/org/repo"
+        ));
+        assert!(!same_repository("", ""));
+    }
+}
