@@ -4,4 +4,5 @@
 pub mod depend;
 pub mod generate;
 pub mod postbuild;
+pub mod runtime;
 pub mod source;

@@ -63,10 +63,13 @@ pub struct Repository {
     pub data_objects: Vec<Object>,
     /// Objects in files that kustomizations use as patches: partial objects, never applied as such.
     pub patch_fragments: Vec<Object>,
+    /// Every YAML file Flux would see under the root (ignore rules applied), absolute, sorted.
+    pub yaml_files: Vec<PathBuf>,
     pub bootstrap: BootstrapSource,
-    /// The Kustomization that applies each file, as far as a static reading can tell (the one whose
-    /// `spec.path` led discovery there). Rendering gives the exact answer.
-    pub parent_of_file: BTreeMap<PathBuf, ResourceId>,
+    /// The Kustomization that applies each object (keyed by file and id), as far as a static
+    /// reading can tell. Objects absent here are applied by nothing in the repository: they are the
+    /// entry points. Rendering gives the exact answer.
+    pub parents: BTreeMap<(PathBuf, ResourceId), ResourceId>,
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -248,7 +251,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     diagnostics.sort();
     diagnostics.dedup();
 
-    let parent_of_file = parents(&flux_objects, &followed, &refs, &root);
+    let parents = parents(&flux_objects, &data_objects, &followed, &refs, &root);
 
     let bootstrap = flux_objects
         .iter()
@@ -266,8 +269,9 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         flux_objects,
         data_objects,
         patch_fragments,
+        yaml_files: listing.yaml_files,
         bootstrap,
-        parent_of_file,
+        parents,
         stats,
         diagnostics,
     })
@@ -342,25 +346,26 @@ fn find_git_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The Kustomization that applies each Flux object's file: among the Kustomizations whose
+/// The Kustomization that applies each object: among the Kustomizations whose
 /// `spec.path` (and what its kustomization files pull in, transitively) covers the file, the one
 /// that covers it most narrowly. Ties go to the smallest id, so the answer never depends on order.
 fn parents(
     flux_objects: &[FluxObject],
+    data_objects: &[Object],
     followed: &BTreeMap<ResourceId, PathBuf>,
     refs: &kustomization_refs::KustomizationRefs,
     root: &Path,
-) -> BTreeMap<PathBuf, ResourceId> {
+) -> BTreeMap<(PathBuf, ResourceId), ResourceId> {
     let reach: Vec<(&ResourceId, BTreeSet<PathBuf>)> = followed
         .iter()
         .map(|(id, dir)| (id, reachable(dir, refs)))
         .collect();
     let mut parents = BTreeMap::new();
-    for flux in flux_objects {
-        let file = root.join(&flux.object.file);
+    for object in flux_objects.iter().map(|f| &f.object).chain(data_objects) {
+        let file = root.join(&object.file);
         let best = reach
             .iter()
-            .filter(|(id, _)| **id != flux.object.id)
+            .filter(|(id, _)| **id != object.id)
             .filter_map(|(id, covered)| {
                 let depth = covered
                     .iter()
@@ -371,7 +376,7 @@ fn parents(
             })
             .min();
         if let Some((_, parent)) = best {
-            parents.insert(flux.object.file.clone(), parent.clone());
+            parents.insert((object.file.clone(), object.id.clone()), parent.clone());
         }
     }
     parents

@@ -98,7 +98,9 @@ pub fn build(repository: &Repository) -> Graph {
     for flux in &repository.flux_objects {
         add_edges(flux, &mut edges);
         // A Kustomization applying its own definition (flux-system does) is implied, not drawn.
-        let parent = repository.parent_of_file.get(&flux.object.file);
+        let parent = repository
+            .parents
+            .get(&(flux.object.file.clone(), flux.object.id.clone()));
         if let Some(parent) = parent.filter(|p| **p != flux.object.id) {
             edges.insert((parent.clone(), flux.object.id.clone(), EdgeKind::Applies));
         }

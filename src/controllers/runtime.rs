@@ -1,0 +1,519 @@
+//! The reconcile loop: the Store of objects and statuses, the fixpoint scheduler, and a body per
+//! Flux kind. Objects found at the entry seed the run; everything else arrives as the children a
+//! Kustomization's build publishes (data first, so their lookups see it), and every arrival wakes
+//! what waits on it.
+//!
+//! The kustomize build itself is behind [`KustomizationBuilder`], so this module is testable with a
+//! fake and knows no engine internals.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::depend::{self, DependencyState, Gate, GateOptions};
+use super::generate;
+use super::postbuild::{self, Variables};
+use super::source::{self, SourceResolution};
+use crate::diagnostic::{Diagnostic, Location};
+use crate::discovery::{apply_variable_defaults, secure_join, Repository};
+use crate::model::{FluxKind, FluxObject, Kustomization, Object, ResourceId};
+use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
+use crate::store::{Event, Ready, Status, StatusRecord, Store};
+use crate::yaml::{Node, Scalar};
+
+/// Builds a kustomization directory with `kustomization` standing in for its kustomization file.
+pub trait KustomizationBuilder: Sync {
+    fn build(&self, root: &Path, dir: &Path, kustomization: &Node) -> Result<Vec<Node>, String>;
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub concurrency: Option<usize>,
+    /// A source that cannot be had offline makes its consumers Ready "skipped" instead of Failed.
+    pub allow_missing_sources: bool,
+    pub strict_substitutions: bool,
+    /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
+    pub user_values: BTreeMap<String, String>,
+}
+
+/// What a run produced: each object's final status and, per Kustomization, what it rendered.
+#[derive(Debug, Default)]
+pub struct RunReport {
+    pub statuses: Vec<(ResourceId, StatusRecord<ResourceId>)>,
+    pub rendered: BTreeMap<ResourceId, Vec<Object>>,
+    /// Where each reconciled object is defined (file and line), for reports.
+    pub origins: BTreeMap<ResourceId, Location>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub cancelled: bool,
+}
+
+/// A dependency as the Store holds it at the moment its dependant decides.
+type KnownDependency = (
+    ResourceId,
+    Option<Arc<Object>>,
+    Option<StatusRecord<ResourceId>>,
+);
+
+const OWNER_NAME: &str = "kustomize.toolkit.fluxcd.io/name";
+const OWNER_NAMESPACE: &str = "kustomize.toolkit.fluxcd.io/namespace";
+
+struct Runtime<'a> {
+    repository: &'a Repository,
+    builder: &'a dyn KustomizationBuilder,
+    options: &'a RunOptions,
+    git_remote: Option<String>,
+    store: Store<ResourceId, Object>,
+    /// Which producer owns each published object: the smallest producer id wins, so the result
+    /// does not depend on which build finished first.
+    owners: Mutex<BTreeMap<ResourceId, ResourceId>>,
+    rendered: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
+    diagnostics: Mutex<BTreeSet<Diagnostic>>,
+}
+
+fn is_reconcilable(id: &ResourceId) -> bool {
+    FluxKind::from_group_kind(&id.group, &id.kind).is_some()
+}
+
+fn is_data(id: &ResourceId) -> bool {
+    id.group.is_empty() && matches!(id.kind.as_str(), "ConfigMap" | "Secret")
+}
+
+/// Runs every Flux object reachable from the repository's entry to a terminal status.
+pub fn run(
+    repository: &Repository,
+    builder: &dyn KustomizationBuilder,
+    options: &RunOptions,
+) -> RunReport {
+    let runtime = Runtime {
+        repository,
+        builder,
+        options,
+        git_remote: source::git_remote(&repository.root),
+        store: Store::new(),
+        owners: Mutex::new(BTreeMap::new()),
+        rendered: Mutex::new(BTreeMap::new()),
+        diagnostics: Mutex::new(BTreeSet::new()),
+    };
+    let mut scheduler_options = schedule::Options::default();
+    if let Some(concurrency) = options.concurrency {
+        scheduler_options.concurrency = concurrency.max(1);
+    }
+    let scheduler = Scheduler::new(scheduler_options);
+    let handle = scheduler.handle();
+    let forward = handle.clone();
+    let subscription = runtime.store.subscribe(move |event| match event {
+        Event::Added(id) | Event::Changed(id) => {
+            forward.on_arrival(id.clone(), is_reconcilable(id))
+        }
+        Event::Terminal(id) => forward.on_status(id, true),
+        Event::Removed(_) => {}
+    });
+
+    // Seeds: what no Kustomization in the repository applies. The rest arrives through builds.
+    let mut seeds = Vec::new();
+    let seeded = repository
+        .flux_objects
+        .iter()
+        .map(|f| &f.object)
+        .chain(&repository.data_objects)
+        .filter(|o| {
+            !repository
+                .parents
+                .contains_key(&(o.file.clone(), o.id.clone()))
+        });
+    for object in seeded {
+        if runtime.store.contains(&object.id) {
+            runtime.note_duplicate(object);
+            continue;
+        }
+        runtime.store.insert(object.id.clone(), object.clone());
+        if is_reconcilable(&object.id) {
+            seeds.push(object.id.clone());
+        }
+    }
+    handle.seed(seeds);
+    let report = scheduler.run(&runtime);
+    runtime.store.unsubscribe(subscription);
+
+    let mut origins = BTreeMap::new();
+    for (id, object) in runtime.store.objects() {
+        if is_reconcilable(&id) {
+            origins.insert(id, object.location());
+        }
+    }
+    let statuses = runtime
+        .store
+        .statuses()
+        .into_iter()
+        .filter(|(id, _)| is_reconcilable(id))
+        .collect();
+    RunReport {
+        statuses,
+        rendered: runtime.rendered.into_inner().unwrap_or_default(),
+        origins,
+        diagnostics: runtime
+            .diagnostics
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        cancelled: report.cancelled,
+    }
+}
+
+impl Dispatcher<ResourceId> for Runtime<'_> {
+    fn dispatch(&self, id: &ResourceId, drain: DrainLevel) -> Outcome<ResourceId> {
+        let Some(object) = self.store.get(id) else {
+            return Outcome::Terminal;
+        };
+        let flux = match FluxObject::from_object(&object) {
+            Ok(Some(flux)) => flux,
+            Ok(None) => return Outcome::Terminal,
+            Err(error) => {
+                self.store
+                    .set(id.clone(), Status::failed(error.to_string()));
+                return Outcome::Terminal;
+            }
+        };
+        match flux.kind {
+            FluxKind::Kustomization => self.reconcile_kustomization(&flux, drain),
+            FluxKind::HelmRelease => self.gated(&flux, drain, || {
+                Status::Ready(Ready::Skipped(
+                    "HelmRelease rendering is not implemented yet".into(),
+                ))
+            }),
+            FluxKind::GitRepository | FluxKind::OCIRepository => {
+                let status = match source::resolve(id, self.repository, self.git_remote.as_deref())
+                {
+                    SourceResolution::WorkingTree { .. } => Status::ready(),
+                    SourceResolution::Unavailable(message) => self.unavailable(message),
+                };
+                self.store.set(id.clone(), status);
+                Outcome::Terminal
+            }
+            FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider => {
+                self.gated(&flux, drain, || {
+                    Status::Ready(Ready::Skipped(format!(
+                        "{} is not supported yet",
+                        flux.kind.as_str()
+                    )))
+                })
+            }
+            _ => {
+                self.store.set(
+                    id.clone(),
+                    Status::Ready(Ready::Skipped(
+                        "not fetched: chart sources come with Helm support".into(),
+                    )),
+                );
+                Outcome::Terminal
+            }
+        }
+    }
+
+    fn settle(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
+        if let Some(message) = outcome.message() {
+            let blocked_by = match outcome {
+                Final::NotReady { waiting_on } => waiting_on.clone(),
+                _ => Vec::new(),
+            };
+            self.store.set_status(
+                id.clone(),
+                StatusRecord::new(Status::failed(message), blocked_by),
+            );
+        }
+    }
+}
+
+impl Runtime<'_> {
+    fn unavailable(&self, message: String) -> Status {
+        if self.options.allow_missing_sources {
+            Status::Ready(Ready::Skipped(message))
+        } else {
+            Status::failed(message)
+        }
+    }
+
+    fn note_duplicate(&self, object: &Object) {
+        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+            diagnostics.insert(
+                Diagnostic::warning("defined more than once; the first definition is used")
+                    .at(object.location())
+                    .object(object.id.to_string()),
+            );
+        }
+    }
+
+    /// Gates on `dependsOn`; when open, records `decide()`'s status.
+    fn gated(
+        &self,
+        flux: &FluxObject,
+        drain: DrainLevel,
+        decide: impl FnOnce() -> Status,
+    ) -> Outcome<ResourceId> {
+        let id = flux.object.id.clone();
+        if flux.as_helm_release().is_some_and(|h| h.suspend) {
+            self.store.set(id, Status::Ready(Ready::Suspended));
+            return Outcome::Terminal;
+        }
+        match self.gate(flux, drain) {
+            Some(outcome) => outcome,
+            None => {
+                self.store.set(id, decide());
+                Outcome::Terminal
+            }
+        }
+    }
+
+    /// `None` when the dependencies allow the body to go on.
+    fn gate(&self, flux: &FluxObject, drain: DrainLevel) -> Option<Outcome<ResourceId>> {
+        let dependencies = depend::dependencies(flux);
+        let known: Vec<KnownDependency> = dependencies
+            .iter()
+            .map(|d| {
+                (
+                    d.id.clone(),
+                    self.store.get(&d.id),
+                    self.store.status(&d.id),
+                )
+            })
+            .collect();
+        let lookup = |id: &ResourceId| {
+            let Some((_, object, status)) = known.iter().find(|(k, _, _)| k == id) else {
+                return DependencyState::Absent;
+            };
+            match (object, status.as_ref().map(|s| &s.status)) {
+                (None, _) => DependencyState::Absent,
+                (Some(object), Some(Status::Ready(_))) => DependencyState::Ready { object },
+                (Some(_), Some(Status::Failed(message))) => DependencyState::Failed {
+                    message: message.clone(),
+                    blocked_by: status
+                        .as_ref()
+                        .map(|s| s.blocked_by.clone())
+                        .unwrap_or_default(),
+                },
+                (Some(_), _) => DependencyState::Pending,
+            }
+        };
+        let options = GateOptions {
+            absent_is_final: drain != DrainLevel::None,
+            pending_is_final: drain == DrainLevel::Force,
+        };
+        match depend::gate(&flux.object, &dependencies, lookup, options) {
+            Gate::Open => None,
+            Gate::Wait(ids) => Some(Outcome::Blocked(ids)),
+            Gate::Closed {
+                message,
+                blocked_by,
+            } => {
+                self.store.set_status(
+                    flux.object.id.clone(),
+                    StatusRecord::new(Status::failed(message), blocked_by),
+                );
+                Some(Outcome::Terminal)
+            }
+        }
+    }
+
+    fn fail(&self, id: &ResourceId, message: impl Into<String>) -> Outcome<ResourceId> {
+        self.store.set(id.clone(), Status::failed(message));
+        Outcome::Terminal
+    }
+
+    fn reconcile_kustomization(&self, flux: &FluxObject, drain: DrainLevel) -> Outcome<ResourceId> {
+        let id = &flux.object.id;
+        let Some(spec) = flux.as_kustomization() else {
+            return Outcome::Terminal;
+        };
+        if spec.suspend {
+            self.store.set(id.clone(), Status::Ready(Ready::Suspended));
+            return Outcome::Terminal;
+        }
+        if let Some(outcome) = self.gate(flux, drain) {
+            return outcome;
+        }
+        let namespace = flux.namespace();
+        let source_id = {
+            let r = &spec.source_ref;
+            let ns = if r.namespace.is_empty() {
+                namespace
+            } else {
+                &r.namespace
+            };
+            let group = FluxKind::from_kind(&r.kind).map_or("", |k| k.group());
+            ResourceId::new(&format!("{group}/v1"), &r.kind, ns, &r.name)
+        };
+        if let SourceResolution::Unavailable(message) =
+            source::resolve(&source_id, self.repository, self.git_remote.as_deref())
+        {
+            self.store.set_status(
+                id.clone(),
+                StatusRecord::new(self.unavailable(message), vec![source_id]),
+            );
+            return Outcome::Terminal;
+        }
+        let variables = match &spec.post_build {
+            None => None,
+            Some(post_build) => {
+                let data: Vec<Arc<Object>> = post_build
+                    .substitute_from
+                    .iter()
+                    .filter_map(|r| {
+                        self.store
+                            .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
+                    })
+                    .collect();
+                let lookup =
+                    |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
+                match postbuild::collect(
+                    namespace,
+                    post_build,
+                    &self.options.user_values,
+                    lookup,
+                    drain != DrainLevel::None,
+                ) {
+                    Variables::Ready(variables) => Some(variables),
+                    Variables::Wait(ids) => return Outcome::Blocked(ids),
+                    Variables::Failed(message) => return self.fail(id, message),
+                }
+            }
+        };
+        let path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        let dir = secure_join(&self.repository.root, &path);
+        if !dir.is_dir() {
+            return self.fail(id, format!("kustomization path not found: {path}"));
+        }
+        let kustomization = match self.kustomization_for(&dir, spec) {
+            Ok(kustomization) => kustomization,
+            Err(message) => return self.fail(id, message),
+        };
+        let built = match self
+            .builder
+            .build(&self.repository.root, &dir, &kustomization)
+        {
+            Ok(built) => built,
+            Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+        };
+        let mut children = Vec::with_capacity(built.len());
+        for node in built {
+            match self.post_process(flux, spec, node, variables.as_ref(), &path) {
+                Ok(object) => children.push(object),
+                Err(message) => return self.fail(id, message),
+            }
+        }
+        self.publish(id, &children);
+        self.store.set(id.clone(), Status::ready());
+        Outcome::Terminal
+    }
+
+    fn kustomization_for(&self, dir: &Path, spec: &Kustomization) -> Result<Node, String> {
+        match generate::existing_kustomization_file(dir) {
+            Some(file) => {
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("reading {}: {e}", file.display()))?;
+                let documents =
+                    crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+                        .map_err(|e| format!("{}:{e}", file.display()))?;
+                let existing = documents.into_iter().next().map(|d| d.root);
+                generate::merge(existing, Vec::new(), spec)
+            }
+            None => {
+                let visible: BTreeSet<PathBuf> =
+                    self.repository.yaml_files.iter().cloned().collect();
+                generate::merge(None, generate::generated_resources(dir, &visible), spec)
+            }
+        }
+    }
+
+    /// Flux's post-processing of one built object: identity check, substitution, owner labels,
+    /// commonMetadata.
+    fn post_process(
+        &self,
+        flux: &FluxObject,
+        spec: &Kustomization,
+        node: Node,
+        variables: Option<&BTreeMap<String, String>>,
+        path: &str,
+    ) -> Result<Object, String> {
+        let file = PathBuf::from(path.trim_start_matches("./"));
+        let mut node = match variables {
+            Some(variables) => {
+                let options = crate::substitute::Options {
+                    strict: self.options.strict_substitutions,
+                    ..Default::default()
+                };
+                let name = node
+                    .get_path(&["metadata", "name"])
+                    .and_then(Node::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                crate::substitute::substitute_document(&node, variables, &options)
+                    .map_err(|e| format!("post build failed for '{name}': {e}"))?
+            }
+            None => node,
+        };
+        set_metadata(&mut node, "labels", OWNER_NAME, flux.name());
+        set_metadata(&mut node, "labels", OWNER_NAMESPACE, flux.namespace());
+        if let Some(common) = &spec.common_metadata {
+            for (key, value) in &common.labels {
+                set_metadata(&mut node, "labels", key, value);
+            }
+            for (key, value) in &common.annotations {
+                set_metadata(&mut node, "annotations", key, value);
+            }
+        }
+        match Object::from_node(node, file, Default::default()) {
+            Ok(Some(object)) if !object.id.name.is_empty() => Ok(object),
+            _ => Err(
+                "failed to decode Kubernetes apiVersion, kind and name from a built resource"
+                    .into(),
+            ),
+        }
+    }
+
+    fn publish(&self, producer: &ResourceId, children: &[Object]) {
+        if let Ok(mut rendered) = self.rendered.lock() {
+            rendered.insert(producer.clone(), children.to_vec());
+        }
+        let (data, rest): (Vec<&Object>, Vec<&Object>) =
+            children.iter().partition(|o| is_data(&o.id));
+        for child in data.into_iter().chain(rest) {
+            if !(is_data(&child.id) || is_reconcilable(&child.id)) {
+                continue;
+            }
+            let owned = {
+                let Ok(mut owners) = self.owners.lock() else {
+                    continue;
+                };
+                match owners.get(&child.id) {
+                    Some(owner) if owner < producer => false,
+                    _ => {
+                        owners.insert(child.id.clone(), producer.clone());
+                        true
+                    }
+                }
+            };
+            if owned {
+                self.store.insert(child.id.clone(), child.clone());
+            }
+        }
+    }
+}
+
+fn set_metadata(node: &mut Node, map: &str, key: &str, value: &str) {
+    let Some(root) = node.as_mapping_mut() else {
+        return;
+    };
+    if !root.contains_key("metadata") {
+        root.insert("metadata", Node::Mapping(Default::default()));
+    }
+    let Some(metadata) = root.get_mut("metadata").and_then(Node::as_mapping_mut) else {
+        return;
+    };
+    if metadata.get(map).is_none_or(|n| n.as_mapping().is_none()) {
+        metadata.insert(map, Node::Mapping(Default::default()));
+    }
+    if let Some(target) = metadata.get_mut(map).and_then(Node::as_mapping_mut) {
+        target.insert(key, Node::Scalar(Scalar::string(value)));
+    }
+}

@@ -1,0 +1,227 @@
+//! The reconcile loop end to end with a stand-in for kustomize: statuses, dependency messages,
+//! substitution, owner labels, children arriving from builds, and determinism across concurrency.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use offlux::controllers::runtime::{run, KustomizationBuilder, RunOptions, RunReport};
+use offlux::discovery::{discover, Options};
+use offlux::store::Status;
+use offlux::yaml::{emit, parse_stream, Node, ParseOptions};
+
+/// Returns canned YAML per directory (relative to the root), as if kustomize had built it.
+struct Canned(BTreeMap<&'static str, String>);
+
+impl KustomizationBuilder for Canned {
+    fn build(&self, root: &Path, dir: &Path, _kustomization: &Node) -> Result<Vec<Node>, String> {
+        let relative = dir.strip_prefix(root).map_err(|e| e.to_string())?;
+        let key = relative.to_string_lossy().into_owned();
+        let text = self
+            .0
+            .get(key.as_str())
+            .ok_or_else(|| format!("no canned output for `{key}`"))?;
+        if text.starts_with("ERROR") {
+            return Err(text.clone());
+        }
+        let documents = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
+        Ok(documents.into_iter().map(|d| d.root).collect())
+    }
+}
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn ks(name: &str, path: &str, extra: &str) -> String {
+    format!("---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: {path}\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n{extra}")
+}
+
+fn status_lines(report: &RunReport) -> Vec<String> {
+    report
+        .statuses
+        .iter()
+        .map(|(id, record)| {
+            let blocked: Vec<String> = record.blocked_by.iter().map(|b| b.name.clone()).collect();
+            format!("{id}: {} {blocked:?}", record.status)
+        })
+        .collect()
+}
+
+fn example_setup() -> (tempfile::TempDir, Canned) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let entry = format!(
+        "{}{}{}",
+        ks("flux-system", "./clusters/dev", ""),
+        ks("infra", "./infra", "  postBuild:\n    substitute:\n      LOG_LEVEL: info\n"),
+        ks("apps", "./apps", "  dependsOn:\n    - name: infra\n  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: vars\n")
+    );
+    write(root, "clusters/dev/flux.yaml", &entry);
+    write(root, "infra/x.yaml", "a: 1\n");
+    write(root, "apps/x.yaml", "a: 1\n");
+    write(root, "broken/x.yaml", "a: 1\n");
+    let mut canned = BTreeMap::new();
+    canned.insert(
+        "clusters/dev",
+        format!(
+            "{entry}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vars\n  namespace: flux-system\ndata:\n  CLUSTER: dev\n{}{}",
+            ks("broken", "./broken", ""),
+            ks("waits", "./apps", "  dependsOn:\n    - name: broken\n")
+        ),
+    );
+    canned.insert(
+        "infra",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ingress\n  namespace: ingress\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        args: [\"--log-level=${LOG_LEVEL}\"]\n".to_owned(),
+    );
+    canned.insert(
+        "apps",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: hello\n  namespace: hello\nspec:\n  chart:\n    spec:\n      chart: ./charts/hello\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  values:\n    cluster: ${CLUSTER}\n".to_owned(),
+    );
+    canned.insert(
+        "broken",
+        "ERROR: accumulating resources: missing.yaml".to_owned(),
+    );
+    (dir, Canned(canned))
+}
+
+#[test]
+fn children_arrive_substituted_labelled_and_gated() {
+    let (dir, builder) = example_setup();
+    let mut options = Options::new(dir.path().join("clusters/dev"));
+    options.root = Some(dir.path().to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let report = run(&repository, &builder, &RunOptions::default());
+    assert_eq!(
+        status_lines(&report),
+        [
+            "HelmRelease/hello/hello: skipped: HelmRelease rendering is not implemented yet []",
+            "Kustomization/flux-system/apps: ready []",
+            "Kustomization/flux-system/broken: failed: kustomize build failed: ERROR: accumulating resources: missing.yaml []",
+            "Kustomization/flux-system/flux-system: ready []",
+            "Kustomization/flux-system/infra: ready []",
+            "Kustomization/flux-system/waits: failed: kustomize build failed: ERROR: accumulating resources: missing.yaml [\"broken\"]",
+        ]
+    );
+    let infra: Vec<String> = report
+        .rendered
+        .iter()
+        .filter(|(id, _)| id.name == "infra")
+        .flat_map(|(_, objects)| objects.iter().map(|o| emit(&o.node)))
+        .collect();
+    assert_eq!(infra.len(), 1);
+    assert!(infra[0].contains("--log-level=info"), "{}", infra[0]);
+    assert!(
+        infra[0].contains("kustomize.toolkit.fluxcd.io/name: infra"),
+        "{}",
+        infra[0]
+    );
+    assert!(
+        infra[0].contains("kustomize.toolkit.fluxcd.io/namespace: flux-system"),
+        "{}",
+        infra[0]
+    );
+    let apps: Vec<String> = report
+        .rendered
+        .iter()
+        .filter(|(id, _)| id.name == "apps")
+        .flat_map(|(_, objects)| objects.iter().map(|o| emit(&o.node)))
+        .collect();
+    assert!(apps[0].contains("cluster: dev"), "{}", apps[0]);
+}
+
+#[test]
+fn statuses_are_identical_at_every_concurrency() {
+    let (dir, builder) = example_setup();
+    let mut options = Options::new(dir.path().join("clusters/dev"));
+    options.root = Some(dir.path().to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let baseline = status_lines(&run(
+        &repository,
+        &builder,
+        &RunOptions {
+            concurrency: Some(1),
+            ..Default::default()
+        },
+    ));
+    assert_eq!(baseline.len(), 6, "{baseline:?}");
+    for concurrency in [2, 8, 32] {
+        for _ in 0..3 {
+            let report = run(
+                &repository,
+                &builder,
+                &RunOptions {
+                    concurrency: Some(concurrency),
+                    ..Default::default()
+                },
+            );
+            assert_eq!(status_lines(&report), baseline, "concurrency {concurrency}");
+        }
+    }
+}
+
+#[test]
+fn missing_dependencies_fail_leaf_first_and_pass_their_message_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let text = format!(
+        "{}{}{}",
+        ks("top", "./x", "  dependsOn:\n    - name: middle\n"),
+        ks("middle", "./x", "  dependsOn:\n    - name: ghost\n"),
+        ks("suspended", "./x", "  suspend: true\n")
+    );
+    write(root, "entry/all.yaml", &text);
+    write(root, "x/a.yaml", "a: 1\n");
+    let mut options = Options::new(root.join("entry"));
+    options.root = Some(root.to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let builder = Canned(BTreeMap::from([("x", String::new())]));
+    let report = run(&repository, &builder, &RunOptions::default());
+    assert_eq!(
+        status_lines(&report),
+        [
+            "Kustomization/flux-system/middle: failed: dependency 'flux-system/ghost' not found [\"ghost\"]",
+            "Kustomization/flux-system/suspended: suspended []",
+            "Kustomization/flux-system/top: failed: dependency 'flux-system/ghost' not found [\"ghost\", \"middle\"]",
+        ]
+    );
+    assert!(report
+        .statuses
+        .iter()
+        .all(|(_, r)| r.status != Status::Pending));
+}
+
+#[test]
+fn unavailable_sources_fail_or_skip() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let text = "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: remote, namespace: flux-system}\nspec:\n  url: https://example.com/other.git\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: uses-remote, namespace: flux-system}\nspec:\n  path: ./x\n  sourceRef: {kind: GitRepository, name: remote}\n";
+    write(root, "all.yaml", text);
+    let repository = discover(&Options::new(root)).expect("discovery");
+    let builder = Canned(BTreeMap::new());
+    let failed = run(&repository, &builder, &RunOptions::default());
+    let message = "GitRepository/flux-system/remote (`https://example.com/other.git`) is not available offline";
+    assert!(
+        status_lines(&failed).contains(&format!(
+            "Kustomization/flux-system/uses-remote: failed: {message} [\"remote\"]"
+        )),
+        "{:?}",
+        status_lines(&failed)
+    );
+    let skipped = run(
+        &repository,
+        &builder,
+        &RunOptions {
+            allow_missing_sources: true,
+            ..Default::default()
+        },
+    );
+    assert!(
+        status_lines(&skipped).contains(&format!(
+            "Kustomization/flux-system/uses-remote: skipped: {message} [\"remote\"]"
+        )),
+        "{:?}",
+        status_lines(&skipped)
+    );
+}
