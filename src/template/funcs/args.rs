@@ -169,7 +169,11 @@ pub fn parse_go_float(s: &str) -> Option<f64> {
         "nan" => return Some(f64::NAN),
         _ => {}
     }
-    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit() || b"._e+-".contains(&b)) {
+    if body.is_empty()
+        || !body
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"._e+-".contains(&b))
+    {
         return None;
     }
     s.replace('_', "").parse::<f64>().ok()

@@ -50,7 +50,9 @@ fn sha512sum(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn sha1sum(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("sha1sum", a, 1)?;
-    Ok(Value::String(hex::encode(sha1(args::string(&a[0])?.as_bytes()))))
+    Ok(Value::String(hex::encode(sha1(
+        args::string(&a[0])?.as_bytes(),
+    ))))
 }
 
 fn adler32sum(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

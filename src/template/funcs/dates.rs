@@ -169,13 +169,19 @@ fn date_in_zone(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn html_date(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("htmlDate", a, 1)?;
-    Ok(Value::String(format_time("2006-01-02", time_arg(env, &a[0]))))
+    Ok(Value::String(format_time(
+        "2006-01-02",
+        time_arg(env, &a[0]),
+    )))
 }
 
 fn html_date_in_zone(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("htmlDateInZone", a, 2)?;
     args::string(&a[1])?;
-    Ok(Value::String(format_time("2006-01-02", time_arg(env, &a[0]))))
+    Ok(Value::String(format_time(
+        "2006-01-02",
+        time_arg(env, &a[0]),
+    )))
 }
 
 fn modify(a: &[Value], name: &str) -> Result<std::result::Result<Value, String>> {
@@ -257,7 +263,9 @@ fn to_date(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let layout = args::string(&a[0])?;
     let text = args::string(&a[1])?;
     // Go returns the zero time on failure: 0001-01-01 00:00:00 UTC.
-    Ok(Value::Int(parse_time(layout, text).unwrap_or(-62_135_596_800)))
+    Ok(Value::Int(
+        parse_time(layout, text).unwrap_or(-62_135_596_800),
+    ))
 }
 
 fn must_to_date(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -292,19 +300,70 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 }
 
 const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ];
 const DAYS: [&str; 7] = [
-    "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
 ];
 
 /// The layout elements Go recognises, longest first where one is a prefix of another.
 const CHUNKS: &[&str] = &[
-    "January", "Jan", "Monday", "Mon", "MST", "2006", "-07:00:00", "-070000", "-07:00", "-0700",
-    "-07", "Z07:00:00", "Z070000", "Z07:00", "Z0700", "Z07", "002", "__2", "_2", "01", "02", "03",
-    "04", "05", "06", "15", "PM", "pm", ".000000000", ".999999999", ".000000", ".999999", ".000",
-    ".999", "1", "2", "3", "4", "5",
+    "January",
+    "Jan",
+    "Monday",
+    "Mon",
+    "MST",
+    "2006",
+    "-07:00:00",
+    "-070000",
+    "-07:00",
+    "-0700",
+    "-07",
+    "Z07:00:00",
+    "Z070000",
+    "Z07:00",
+    "Z0700",
+    "Z07",
+    "002",
+    "__2",
+    "_2",
+    "01",
+    "02",
+    "03",
+    "04",
+    "05",
+    "06",
+    "15",
+    "PM",
+    "pm",
+    ".000000000",
+    ".999999999",
+    ".000000",
+    ".999999",
+    ".000",
+    ".999",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
 ];
 
 fn next_chunk(layout: &str) -> Option<(usize, &'static str)> {
@@ -389,7 +448,8 @@ pub fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String>
             super::gofmt::go_quote(layout)
         )
     };
-    let (mut y, mut mo, mut d, mut h, mut mi, mut s, mut offset) = (1i64, 1u32, 1u32, 0i64, 0i64, 0i64, 0i64);
+    let (mut y, mut mo, mut d, mut h, mut mi, mut s, mut offset) =
+        (1i64, 1u32, 1u32, 0i64, 0i64, 0i64, 0i64);
     let mut pm: Option<bool> = None;
     let mut lay = layout;
     let mut val = value;
@@ -482,7 +542,10 @@ pub fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String>
         h = h % 12 + if is_pm { 12 } else { 0 };
     }
     if !(1..=12).contains(&mo) || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59 {
-        return Err(format!("parsing time {}: day out of range", super::gofmt::go_quote(value)));
+        return Err(format!(
+            "parsing time {}: day out of range",
+            super::gofmt::go_quote(value)
+        ));
     }
     Ok(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset)
 }
@@ -502,7 +565,10 @@ mod tests {
 
     #[test]
     fn layouts_format_and_parse() {
-        assert_eq!(format_time("2006-01-02 15:04:05 Mon Jan", 0), "1970-01-01 00:00:00 Thu Jan");
+        assert_eq!(
+            format_time("2006-01-02 15:04:05 Mon Jan", 0),
+            "1970-01-01 00:00:00 Thu Jan"
+        );
         let t = parse_time("2006-01-02", "2017-12-31").unwrap();
         assert_eq!(format_time("02/01/2006", t), "31/12/2017");
     }

@@ -59,7 +59,11 @@ fn any(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn ternary(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("ternary", a, 3)?;
-    Ok(if args::boolean(&a[2])? { a[0].clone() } else { a[1].clone() })
+    Ok(if args::boolean(&a[2])? {
+        a[0].clone()
+    } else {
+        a[1].clone()
+    })
 }
 
 fn fail(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -124,7 +128,9 @@ const RAW: JsonStyle = JsonStyle {
 
 fn json_lenient(name: &str, a: &[Value], style: JsonStyle) -> Result<Value> {
     exact(name, a, 1)?;
-    Ok(Value::String(gofmt::to_json(&a[0], style).unwrap_or_default()))
+    Ok(Value::String(
+        gofmt::to_json(&a[0], style).unwrap_or_default(),
+    ))
 }
 
 fn json_strict(name: &str, a: &[Value], style: JsonStyle) -> Result<Value> {

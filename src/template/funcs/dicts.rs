@@ -110,7 +110,10 @@ fn pick(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 fn omit(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     at_least("omit", a, 1)?;
     let d = args::map(&a[0])?;
-    let drop = a[1..].iter().map(args::string).collect::<Result<Vec<_>>>()?;
+    let drop = a[1..]
+        .iter()
+        .map(args::string)
+        .collect::<Result<Vec<_>>>()?;
     Ok(Value::Map(
         d.iter()
             .filter(|(k, _)| !drop.contains(&k.as_str()))
@@ -192,7 +195,9 @@ fn dig(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
             None => return Ok(default.clone()),
             Some(v) if i + 1 == path.len() => return Ok(v.clone()),
             Some(Value::Map(m)) => cur = m,
-            Some(_) => return err("interface conversion: interface {} is not map[string]interface {}"),
+            Some(_) => {
+                return err("interface conversion: interface {} is not map[string]interface {}")
+            }
         }
     }
     Ok(default.clone())

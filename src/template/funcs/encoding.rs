@@ -92,7 +92,9 @@ fn base32_decode(text: &str) -> std::result::Result<Vec<u8>, usize> {
 
 fn b32enc(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("b32enc", a, 1)?;
-    Ok(Value::String(base32_encode(args::string(&a[0])?.as_bytes())))
+    Ok(Value::String(base32_encode(
+        args::string(&a[0])?.as_bytes(),
+    )))
 }
 
 fn b32dec(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

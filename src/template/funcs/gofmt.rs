@@ -8,45 +8,9 @@ use std::fmt::Write as _;
 
 use super::super::value::Value;
 
-/// `fmt.Sprint(v)` / `%v`.
+/// `fmt.Sprint(v)` / `%v` (the executor's `Display`).
 pub fn sprint(v: &Value) -> String {
-    let mut out = String::new();
-    write_v(&mut out, v);
-    out
-}
-
-fn write_v(out: &mut String, v: &Value) {
-    match v {
-        Value::Nil => out.push_str("<nil>"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Value::Float(f) => out.push_str(&format_float_g(*f)),
-        Value::String(s) => out.push_str(s),
-        Value::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                write_v(out, item);
-            }
-            out.push(']');
-        }
-        Value::Map(map) => {
-            out.push_str("map[");
-            for (i, (k, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(' ');
-                }
-                out.push_str(k);
-                out.push(':');
-                write_v(out, item);
-            }
-            out.push(']');
-        }
-    }
+    v.to_string()
 }
 
 /// The decimal digits and exponent of the shortest representation that round-trips: `d.ddd × 10^exp`.
@@ -151,15 +115,7 @@ pub fn strslice(v: &Value) -> Vec<String> {
 
 /// `fmt.Sprintf("%T", v)`.
 pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::List(_) => "[]interface {}",
-        Value::Map(_) => "map[string]interface {}",
-    }
+    v.go_type_name()
 }
 
 /// `reflect.ValueOf(v).Kind().String()`.
@@ -172,6 +128,7 @@ pub fn kind_name(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::List(_) => "slice",
         Value::Map(_) => "map",
+        Value::Complex(..) => "complex128",
     }
 }
 
@@ -211,6 +168,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Re
             let _ = write!(out, "{i}");
         }
         Value::Float(f) => out.push_str(&json_float(*f)?),
+        Value::Complex(..) => return Err("json: unsupported type: complex128".into()),
         Value::String(s) => json_string(out, s, style.escape_html),
         Value::List(items) => {
             if items.is_empty() {
@@ -264,10 +222,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Re
 /// Go's float encoding: fixed notation unless the magnitude is below 1e-6 or at least 1e21.
 pub fn json_float(f: f64) -> Result<String, String> {
     if !f.is_finite() {
-        return Err(format!(
-            "json: unsupported value: {}",
-            format_float_g(f)
-        ));
+        return Err(format!("json: unsupported value: {}", format_float_g(f)));
     }
     let abs = f.abs();
     if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
@@ -349,7 +304,7 @@ pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Nil => "null",
         Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Float(_) => "number",
+        Value::Int(_) | Value::Float(_) | Value::Complex(..) => "number",
         Value::String(_) => "string",
         Value::List(_) => "array",
         Value::Map(_) => "object",

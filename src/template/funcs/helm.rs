@@ -50,7 +50,9 @@ fn trimmed_yaml(v: &Value, flavor: Flavor) -> std::result::Result<String, String
 
 fn to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("toYaml", a, 1)?;
-    Ok(Value::String(trimmed_yaml(&a[0], Flavor::V2).unwrap_or_default()))
+    Ok(Value::String(
+        trimmed_yaml(&a[0], Flavor::V2).unwrap_or_default(),
+    ))
 }
 
 fn to_yaml_pretty(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -100,12 +102,18 @@ const YAML_JSON_PREFIX: &str = "error unmarshaling JSON: while decoding JSON: ";
 
 fn from_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("fromYaml", a, 1)?;
-    Ok(as_map(yaml::from_yaml(args::string(&a[0])?), YAML_JSON_PREFIX))
+    Ok(as_map(
+        yaml::from_yaml(args::string(&a[0])?),
+        YAML_JSON_PREFIX,
+    ))
 }
 
 fn from_yaml_array(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("fromYamlArray", a, 1)?;
-    Ok(as_list(yaml::from_yaml(args::string(&a[0])?), YAML_JSON_PREFIX))
+    Ok(as_list(
+        yaml::from_yaml(args::string(&a[0])?),
+        YAML_JSON_PREFIX,
+    ))
 }
 
 const JSON: JsonStyle = JsonStyle {
@@ -115,7 +123,9 @@ const JSON: JsonStyle = JsonStyle {
 
 fn to_json(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("toJson", a, 1)?;
-    Ok(Value::String(gofmt::to_json(&a[0], JSON).unwrap_or_default()))
+    Ok(Value::String(
+        gofmt::to_json(&a[0], JSON).unwrap_or_default(),
+    ))
 }
 
 fn must_to_json(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

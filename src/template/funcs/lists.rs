@@ -70,12 +70,18 @@ fn prepend(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn first(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("first", a, 1)?;
-    Ok(items(&a[0], "find first on")?.first().cloned().unwrap_or_default())
+    Ok(items(&a[0], "find first on")?
+        .first()
+        .cloned()
+        .unwrap_or_default())
 }
 
 fn last(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("last", a, 1)?;
-    Ok(items(&a[0], "find last on")?.last().cloned().unwrap_or_default())
+    Ok(items(&a[0], "find last on")?
+        .last()
+        .cloned()
+        .unwrap_or_default())
 }
 
 fn rest(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -158,7 +164,9 @@ fn concat(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 fn compact(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("compact", a, 1)?;
     let l = items(&a[0], "compact")?;
-    Ok(Value::List(l.iter().filter(|v| !is_empty(v)).cloned().collect()))
+    Ok(Value::List(
+        l.iter().filter(|v| !is_empty(v)).cloned().collect(),
+    ))
 }
 
 fn chunk(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

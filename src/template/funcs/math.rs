@@ -44,7 +44,9 @@ fn add1(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 }
 
 fn add(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
-    Ok(Value::Int(a.iter().fold(0i64, |acc, v| acc.wrapping_add(to_int64(v)))))
+    Ok(Value::Int(
+        a.iter().fold(0i64, |acc, v| acc.wrapping_add(to_int64(v))),
+    ))
 }
 
 fn sub(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -72,7 +74,9 @@ fn modulo(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn mul(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     at_least("mul", a, 1)?;
-    Ok(Value::Int(a.iter().fold(1i64, |acc, v| acc.wrapping_mul(to_int64(v)))))
+    Ok(Value::Int(
+        a.iter().fold(1i64, |acc, v| acc.wrapping_mul(to_int64(v))),
+    ))
 }
 
 fn max(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -91,7 +95,11 @@ fn maxf(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let mut acc = to_float64(&a[0]);
     for v in &a[1..] {
         let f = to_float64(v);
-        acc = if acc.is_nan() || f.is_nan() { f64::NAN } else { acc.max(f) };
+        acc = if acc.is_nan() || f.is_nan() {
+            f64::NAN
+        } else {
+            acc.max(f)
+        };
     }
     Ok(Value::Float(acc))
 }
@@ -101,7 +109,11 @@ fn minf(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let mut acc = to_float64(&a[0]);
     for v in &a[1..] {
         let f = to_float64(v);
-        acc = if acc.is_nan() || f.is_nan() { f64::NAN } else { acc.min(f) };
+        acc = if acc.is_nan() || f.is_nan() {
+            f64::NAN
+        } else {
+            acc.min(f)
+        };
     }
     Ok(Value::Float(acc))
 }
@@ -128,7 +140,11 @@ fn round(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let pow = 10f64.powf(places);
     let digit = pow * val;
     let frac = digit.fract();
-    let rounded = if frac >= round_on { digit.ceil() } else { digit.floor() };
+    let rounded = if frac >= round_on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
     Ok(Value::Float(rounded / pow))
 }
 
@@ -294,7 +310,9 @@ impl Decimal {
     /// Division rounded (half away from zero) to 16 places, `decimal.DivisionPrecision`.
     fn div(self, o: Decimal) -> Option<Decimal> {
         const PRECISION: u32 = 16;
-        let num = self.mantissa.checked_mul(10i128.checked_pow(o.scale + PRECISION + 1)?)?;
+        let num = self
+            .mantissa
+            .checked_mul(10i128.checked_pow(o.scale + PRECISION + 1)?)?;
         let den = o.mantissa.checked_mul(10i128.checked_pow(self.scale)?)?;
         let q = num.checked_div(den)?;
         let rounded = if q >= 0 { (q + 5) / 10 } else { (q - 5) / 10 };
@@ -328,12 +346,14 @@ fn decimal_fold(first: f64, rest: &[Value], op: Op) -> Result<Value> {
         if matches!(op, Op::Div) && x == 0.0 {
             return err("decimal division by 0");
         }
-        let exact = Decimal::from_f64(acc).zip(Decimal::from_f64(x)).and_then(|(a, b)| match op {
-            Op::Add => a.add(b),
-            Op::Sub => a.add(b.neg()),
-            Op::Mul => a.mul(b),
-            Op::Div => a.div(b),
-        });
+        let exact = Decimal::from_f64(acc)
+            .zip(Decimal::from_f64(x))
+            .and_then(|(a, b)| match op {
+                Op::Add => a.add(b),
+                Op::Sub => a.add(b.neg()),
+                Op::Mul => a.mul(b),
+                Op::Div => a.div(b),
+            });
         acc = match exact {
             Some(d) => d.to_f64(),
             None => match op {
@@ -398,10 +418,13 @@ mod tests {
         .unwrap();
         assert_eq!(v, Value::Float(115.2));
         let v = divf(&mut env(), &[Value::Int(5), Value::Int(4), Value::Int(2)]).unwrap();
-        assert_eq!(format_float_g(match v {
-            Value::Float(f) => f,
-            _ => 0.0,
-        }), "0.625");
+        assert_eq!(
+            format_float_g(match v {
+                Value::Float(f) => f,
+                _ => 0.0,
+            }),
+            "0.625"
+        );
         assert_eq!(parse_go_int("0x1F"), Some(31));
     }
 }

@@ -35,8 +35,6 @@ mod yaml;
 
 use super::value::Value;
 
-pub use gofmt::sprint as go_sprint;
-
 /// What a function may draw on besides its arguments: a seeded random source and a fixed clock, so
 /// that the same chart and values always render the same bytes.
 #[derive(Clone, Debug)]

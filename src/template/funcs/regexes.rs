@@ -62,9 +62,14 @@ fn strings(items: Vec<&str>) -> Value {
 }
 
 fn is_match(name: &str, a: &[Value], must: bool) -> Result<Value> {
-    run(name, a, 2, must, || Value::Bool(false), |re, r| {
-        Ok(Value::Bool(re.is_match(args::string(&r[0])?)))
-    })
+    run(
+        name,
+        a,
+        2,
+        must,
+        || Value::Bool(false),
+        |re, r| Ok(Value::Bool(re.is_match(args::string(&r[0])?))),
+    )
 }
 
 fn regex_match(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -76,16 +81,23 @@ fn must_regex_match(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 }
 
 fn find_all(name: &str, a: &[Value], must: bool) -> Result<Value> {
-    run(name, a, 3, must, || Value::List(Vec::new()), |re, r| {
-        let text = args::string(&r[0])?;
-        let n = args::int(&r[1])?;
-        let found = re.find_iter(text).map(|m| m.as_str());
-        Ok(strings(if n < 0 {
-            found.collect()
-        } else {
-            found.take(n as usize).collect()
-        }))
-    })
+    run(
+        name,
+        a,
+        3,
+        must,
+        || Value::List(Vec::new()),
+        |re, r| {
+            let text = args::string(&r[0])?;
+            let n = args::int(&r[1])?;
+            let found = re.find_iter(text).map(|m| m.as_str());
+            Ok(strings(if n < 0 {
+                found.collect()
+            } else {
+                found.take(n as usize).collect()
+            }))
+        },
+    )
 }
 
 fn regex_find_all(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -97,12 +109,19 @@ fn must_regex_find_all(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 }
 
 fn find(name: &str, a: &[Value], must: bool) -> Result<Value> {
-    run(name, a, 2, must, || Value::String(String::new()), |re, r| {
-        let text = args::string(&r[0])?;
-        Ok(Value::String(
-            re.find(text).map(|m| m.as_str()).unwrap_or_default().into(),
-        ))
-    })
+    run(
+        name,
+        a,
+        2,
+        must,
+        || Value::String(String::new()),
+        |re, r| {
+            let text = args::string(&r[0])?;
+            Ok(Value::String(
+                re.find(text).map(|m| m.as_str()).unwrap_or_default().into(),
+            ))
+        },
+    )
 }
 
 fn regex_find(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -114,16 +133,23 @@ fn must_regex_find(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 }
 
 fn replace(name: &str, a: &[Value], must: bool, literal: bool) -> Result<Value> {
-    run(name, a, 3, must, || Value::String(String::new()), |re, r| {
-        let text = args::string(&r[0])?;
-        let repl = args::string(&r[1])?;
-        let out = if literal {
-            re.replace_all(text, regex::NoExpand(repl))
-        } else {
-            re.replace_all(text, repl)
-        };
-        Ok(Value::String(out.into_owned()))
-    })
+    run(
+        name,
+        a,
+        3,
+        must,
+        || Value::String(String::new()),
+        |re, r| {
+            let text = args::string(&r[0])?;
+            let repl = args::string(&r[1])?;
+            let out = if literal {
+                re.replace_all(text, regex::NoExpand(repl))
+            } else {
+                re.replace_all(text, repl)
+            };
+            Ok(Value::String(out.into_owned()))
+        },
+    )
 }
 
 fn regex_replace_all(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -169,11 +195,18 @@ fn go_split<'a>(re: &Regex, text: &'a str, n: i64) -> Vec<&'a str> {
 }
 
 fn split(name: &str, a: &[Value], must: bool) -> Result<Value> {
-    run(name, a, 3, must, || Value::List(Vec::new()), |re, r| {
-        let text = args::string(&r[0])?;
-        let n = args::int(&r[1])?;
-        Ok(strings(go_split(re, text, n)))
-    })
+    run(
+        name,
+        a,
+        3,
+        must,
+        || Value::List(Vec::new()),
+        |re, r| {
+            let text = args::string(&r[0])?;
+            let n = args::int(&r[1])?;
+            Ok(strings(go_split(re, text, n)))
+        },
+    )
 }
 
 fn regex_split(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

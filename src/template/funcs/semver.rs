@@ -338,7 +338,9 @@ fn semver_compare(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         }
     }
     let v = parse_version(version).map_err(FuncError)?;
-    satisfies(constraint, &v).map(Value::Bool).map_err(FuncError)
+    satisfies(constraint, &v)
+        .map(Value::Bool)
+        .map_err(FuncError)
 }
 
 #[cfg(test)]

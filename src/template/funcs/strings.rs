@@ -94,7 +94,10 @@ fn abbreviate_full(text: &str, offset: i64, width: i64) -> Option<String> {
         let inner = abbreviate_full(&rest, 0, width - 3)?;
         return Some(format!("...{inner}"));
     }
-    Some(format!("...{}", bytes_of(text, (len - (width - 3)) as usize, text.len())))
+    Some(format!(
+        "...{}",
+        bytes_of(text, (len - (width - 3)) as usize, text.len())
+    ))
 }
 
 fn abbrev(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -196,7 +199,9 @@ fn substr(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         (start, end)
     };
     if from > to || to > len || from < 0 {
-        return err(format!("runtime error: slice bounds out of range [{from}:{to}]"));
+        return err(format!(
+            "runtime error: slice bounds out of range [{from}:{to}]"
+        ));
     }
     s(bytes_of(text, from as usize, to as usize))
 }
@@ -286,7 +291,10 @@ fn words(text: &str) -> Vec<String> {
         if c.is_uppercase() && !cur.is_empty() {
             let prev = chars.get(i.wrapping_sub(1)).copied().unwrap_or(' ');
             let next = chars.get(i + 1).copied().unwrap_or(' ');
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next.is_lowercase()) {
+            if prev.is_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_uppercase() && next.is_lowercase())
+            {
                 out.push(std::mem::take(&mut cur));
             }
         }
@@ -363,7 +371,10 @@ fn wrap_custom(text: &str, width: i64, newline: &str, wrap_long: bool) -> String
             continue;
         }
         let end = (width + offset + 1).min(len);
-        let space = b[offset..end].iter().rposition(|&c| c == b' ').map(|p| p + offset);
+        let space = b[offset..end]
+            .iter()
+            .rposition(|&c| c == b' ')
+            .map(|p| p + offset);
         match space {
             Some(at) => {
                 out.push_str(&bytes_of(text, offset, at));
@@ -540,7 +551,10 @@ fn split(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 fn split_list(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let (sep, text) = two_strings("splitList", a)?;
     Ok(Value::List(
-        go_split(text, sep, -1).into_iter().map(Value::String).collect(),
+        go_split(text, sep, -1)
+            .into_iter()
+            .map(Value::String)
+            .collect(),
     ))
 }
 
@@ -554,7 +568,9 @@ fn splitn(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn to_strings(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("toStrings", a, 1)?;
-    Ok(Value::List(strslice(&a[0]).into_iter().map(Value::String).collect()))
+    Ok(Value::List(
+        strslice(&a[0]).into_iter().map(Value::String).collect(),
+    ))
 }
 
 fn join(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

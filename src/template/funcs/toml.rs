@@ -28,7 +28,10 @@ fn is_table_array(v: &Value) -> bool {
 }
 
 fn bare_key(k: &str) -> String {
-    if !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+    if !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
         k.to_string()
     } else {
         quote(k)
@@ -67,10 +70,17 @@ fn indent(path: &[String]) -> String {
 }
 
 fn dotted(path: &[String]) -> String {
-    path.iter().map(|k| bare_key(k)).collect::<Vec<_>>().join(".")
+    path.iter()
+        .map(|k| bare_key(k))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
-fn write_table(out: &mut String, path: &[String], m: &BTreeMap<String, Value>) -> Result<(), String> {
+fn write_table(
+    out: &mut String,
+    path: &[String],
+    m: &BTreeMap<String, Value>,
+) -> Result<(), String> {
     for (k, v) in m {
         if matches!(v, Value::Nil | Value::Map(_)) || is_table_array(v) {
             continue;
@@ -110,6 +120,7 @@ fn write_table(out: &mut String, path: &[String], m: &BTreeMap<String, Value>) -
 fn inline(out: &mut String, v: &Value) -> Result<(), String> {
     match v {
         Value::Nil => return Err("toml: cannot encode a nil value".into()),
+        Value::Complex(..) => return Err("toml: unsupported type: complex128".into()),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) => {
             let _ = write!(out, "{i}");
@@ -182,7 +193,9 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
             if array {
                 let parent = table_at(&mut root, &key[..key.len() - 1]).map_err(|m| p.error(&m))?;
                 let last = key.last().cloned().unwrap_or_default();
-                let entry = parent.entry(last).or_insert_with(|| Value::List(Vec::new()));
+                let entry = parent
+                    .entry(last)
+                    .or_insert_with(|| Value::List(Vec::new()));
                 match entry {
                     Value::List(l) => l.push(Value::Map(BTreeMap::new())),
                     _ => return Err(p.error("key is not an array of tables")),
@@ -311,13 +324,16 @@ impl Reader<'_> {
                 Some(b'\'') => self.literal_string()?,
                 _ => {
                     let start = self.pos;
-                    while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
+                    while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+                    {
                         self.pos += 1;
                     }
                     if start == self.pos {
                         return Err(match self.peek() {
                             None => self.error("unexpected EOF; expected a key"),
-                            Some(c) => self.error(&format!("bare keys cannot contain '{}'", char::from(c))),
+                            Some(c) => {
+                                self.error(&format!("bare keys cannot contain '{}'", char::from(c)))
+                            }
                         });
                     }
                     self.text[start..self.pos].to_string()
@@ -342,7 +358,10 @@ impl Reader<'_> {
         let mut out = String::new();
         loop {
             let rest = &self.text[self.pos..];
-            let c = rest.chars().next().ok_or_else(|| self.error("unexpected EOF in string"))?;
+            let c = rest
+                .chars()
+                .next()
+                .ok_or_else(|| self.error("unexpected EOF in string"))?;
             if multi && rest.starts_with("\"\"\"") {
                 self.pos += 3;
                 return Ok(out);
@@ -359,7 +378,9 @@ impl Reader<'_> {
                 out.push(c);
                 continue;
             }
-            let e = self.peek().ok_or_else(|| self.error("unexpected EOF in string"))?;
+            let e = self
+                .peek()
+                .ok_or_else(|| self.error("unexpected EOF in string"))?;
             self.pos += 1;
             match e {
                 b'b' => out.push('\u{8}'),
@@ -371,8 +392,12 @@ impl Reader<'_> {
                 b'\\' => out.push('\\'),
                 b'u' | b'U' => {
                     let n = if e == b'u' { 4 } else { 8 };
-                    let hex = self.text.get(self.pos..self.pos + n).ok_or_else(|| self.error("invalid escape"))?;
-                    let cp = u32::from_str_radix(hex, 16).map_err(|_| self.error("invalid escape"))?;
+                    let hex = self
+                        .text
+                        .get(self.pos..self.pos + n)
+                        .ok_or_else(|| self.error("invalid escape"))?;
+                    let cp =
+                        u32::from_str_radix(hex, 16).map_err(|_| self.error("invalid escape"))?;
                     out.push(char::from_u32(cp).ok_or_else(|| self.error("invalid escape"))?);
                     self.pos += n;
                 }
@@ -382,7 +407,9 @@ impl Reader<'_> {
                     }
                 }
                 other => {
-                    return Err(self.error(&format!("invalid escape character '{}'", char::from(other))))
+                    return Err(
+                        self.error(&format!("invalid escape character '{}'", char::from(other)))
+                    )
                 }
             }
         }
@@ -396,7 +423,9 @@ impl Reader<'_> {
             self.pos += 1;
         }
         let rest = &self.text[self.pos..];
-        let end = rest.find(delim).ok_or_else(|| self.error("unexpected EOF in string"))?;
+        let end = rest
+            .find(delim)
+            .ok_or_else(|| self.error("unexpected EOF in string"))?;
         let body = &rest[..end];
         if !multi && body.contains('\n') {
             return Err(self.error("strings cannot contain newlines"));
@@ -444,13 +473,18 @@ impl Reader<'_> {
                     self.pos += 1;
                     self.skip_ws();
                     let v = self.value()?;
-                    let table = table_at(&mut m, &key[..key.len() - 1]).map_err(|e| self.error(&e))?;
+                    let table =
+                        table_at(&mut m, &key[..key.len() - 1]).map_err(|e| self.error(&e))?;
                     table.insert(key.last().cloned().unwrap_or_default(), v);
                     self.skip_ws();
                     match self.peek() {
                         Some(b',') => self.pos += 1,
                         Some(b'}') => {}
-                        _ => return Err(self.error("expected a comma or an inline table terminator '}'")),
+                        _ => {
+                            return Err(
+                                self.error("expected a comma or an inline table terminator '}'")
+                            )
+                        }
                     }
                 }
             }
@@ -498,7 +532,10 @@ fn scalar(raw: &str) -> Option<Value> {
         }
     }
     // Dates and times stay as their text.
-    if raw.len() >= 8 && raw.as_bytes().first().is_some_and(u8::is_ascii_digit) && raw.contains(['-', ':']) {
+    if raw.len() >= 8
+        && raw.as_bytes().first().is_some_and(u8::is_ascii_digit)
+        && raw.contains(['-', ':'])
+    {
         return Some(Value::String(raw.to_string()));
     }
     None
@@ -510,7 +547,8 @@ mod tests {
 
     #[test]
     fn round_trips_tables() {
-        let v = from_toml("a = 1\n[t]\nk = \"v\"\n[t.sub]\nx = [1, 2]\n[[arr]]\ny = 'z'\n").unwrap();
+        let v =
+            from_toml("a = 1\n[t]\nk = \"v\"\n[t.sub]\nx = [1, 2]\n[[arr]]\ny = 'z'\n").unwrap();
         let out = to_toml(&v).unwrap();
         assert_eq!(
             out,

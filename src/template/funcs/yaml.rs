@@ -63,6 +63,9 @@ fn jsonify(v: &Value) -> Result<Value, String> {
                 Value::Float(*f)
             }
         }
+        Value::Complex(..) => {
+            return Err("error marshaling into JSON: json: unsupported type: complex128".into())
+        }
         Value::List(l) => Value::List(l.iter().map(jsonify).collect::<Result<_, _>>()?),
         Value::Map(m) => Value::Map(
             m.iter()
@@ -89,7 +92,11 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             return ar[i].cmp(&br[i]);
         }
         if al || bl {
-            return if bl { Ordering::Less } else { Ordering::Greater };
+            return if bl {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
         }
         let (mut an, mut bn) = (0i128, 0i128);
         if ar[i] == '0' || br[i] == '0' {
@@ -105,12 +112,16 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
         }
         let mut ai = i;
         while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.saturating_mul(10).saturating_add(i128::from(ar[ai] as u8 - b'0'));
+            an = an
+                .saturating_mul(10)
+                .saturating_add(i128::from(ar[ai] as u8 - b'0'));
             ai += 1;
         }
         let mut bi = i;
         while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.saturating_mul(10).saturating_add(i128::from(br[bi] as u8 - b'0'));
+            bn = bn
+                .saturating_mul(10)
+                .saturating_add(i128::from(br[bi] as u8 - b'0'));
             bi += 1;
         }
         if an != bn {
@@ -161,7 +172,11 @@ impl Emitter {
             match v {
                 Value::Map(sub) if !sub.is_empty() => self.map(sub, indent + 2, false),
                 Value::List(items) if !items.is_empty() => {
-                    let seq_indent = if self.flavor == Flavor::V2 { indent } else { indent + 2 };
+                    let seq_indent = if self.flavor == Flavor::V2 {
+                        indent
+                    } else {
+                        indent + 2
+                    };
                     self.seq(items, seq_indent, false)
                 }
                 other => {
@@ -199,6 +214,7 @@ impl Emitter {
             Value::Map(_) => self.out.push_str("{}"),
             Value::List(_) => self.out.push_str("[]"),
             Value::String(s) => self.string(s, indent, key),
+            Value::Complex(..) => self.out.push_str(&v.to_string()),
         }
     }
 
@@ -396,7 +412,8 @@ fn analyze(s: &str) -> Analysis {
     let mut block_indicators = s.starts_with("---") || s.starts_with("...");
     let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
         (false, false, false, false);
-    let (mut break_space, mut space_break, mut special, mut line_breaks) = (false, false, false, false);
+    let (mut break_space, mut space_break, mut special, mut line_breaks) =
+        (false, false, false, false);
     let (mut prev_space, mut prev_break) = (false, false);
     let mut preceded_by_ws = true;
     let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
@@ -491,14 +508,19 @@ fn analyze(s: &str) -> Analysis {
 
 /// Whether go-yaml v2 would read the plain text back as something other than a string.
 fn needs_quotes(s: &str) -> bool {
-    !matches!(resolve_plain(s), Value::String(_)) || is_base60_float(s) || s == "<<" || is_timestamp(s)
+    !matches!(resolve_plain(s), Value::String(_))
+        || is_base60_float(s)
+        || s == "<<"
+        || is_timestamp(s)
 }
 
 fn is_base60_float(s: &str) -> bool {
     let body = s.trim_start_matches(['+', '-']);
     let mut parts = body.split(':');
     let first = parts.next().unwrap_or("");
-    if !first.starts_with(|c: char| c.is_ascii_digit()) || !first.bytes().all(|b| b.is_ascii_digit() || b == b'_') {
+    if !first.starts_with(|c: char| c.is_ascii_digit())
+        || !first.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+    {
         return false;
     }
     let rest: Vec<&str> = parts.collect();
@@ -537,14 +559,23 @@ fn is_timestamp(s: &str) -> bool {
         .map(|i| i + 5)
         .unwrap_or(s.len());
     let date: Vec<&str> = s[..date_end].split('-').collect();
-    if date.len() != 3 || date[1].is_empty() || date[1].len() > 2 || date[2].is_empty() || date[2].len() > 2 {
+    if date.len() != 3
+        || date[1].is_empty()
+        || date[1].len() > 2
+        || date[2].is_empty()
+        || date[2].len() > 2
+    {
         return false;
     }
     if date_end == s.len() {
         return true;
     }
     let rest = &s[date_end..];
-    rest.starts_with(['t', 'T', ' ', '\t']) && rest.len() > 1 && rest[1..].trim_start().starts_with(|c: char| c.is_ascii_digit())
+    rest.starts_with(['t', 'T', ' ', '\t'])
+        && rest.len() > 1
+        && rest[1..]
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// go-yaml v2's resolution of a plain scalar (YAML 1.1 booleans, `~`, numbers with `_`).
@@ -557,7 +588,9 @@ pub fn resolve_plain(s: &str) -> Value {
         "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
             return Value::Bool(false)
         }
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => return Value::Float(f64::INFINITY),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Value::Float(f64::INFINITY)
+        }
         "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
         ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
         _ => {}
@@ -575,7 +608,10 @@ pub fn resolve_plain(s: &str) -> Value {
             return Value::Float(f);
         }
     }
-    if let Some(bin) = plain.strip_prefix("0b").or_else(|| plain.strip_prefix("-0b")) {
+    if let Some(bin) = plain
+        .strip_prefix("0b")
+        .or_else(|| plain.strip_prefix("-0b"))
+    {
         if let Ok(i) = i64::from_str_radix(bin, 2) {
             return Value::Int(if plain.starts_with('-') { -i } else { i });
         }
@@ -593,7 +629,9 @@ fn is_yaml_float(s: &str) -> bool {
     let mant_ok = match mant.split_once('.') {
         Some(("", frac)) => !frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit()),
         Some((int, frac)) => {
-            !int.is_empty() && int.bytes().all(|b| b.is_ascii_digit()) && frac.bytes().all(|b| b.is_ascii_digit())
+            !int.is_empty()
+                && int.bytes().all(|b| b.is_ascii_digit())
+                && frac.bytes().all(|b| b.is_ascii_digit())
         }
         None => !mant.is_empty() && mant.bytes().all(|b| b.is_ascii_digit()),
     };
@@ -779,7 +817,12 @@ mod tests {
     use super::*;
 
     fn map(pairs: &[(&str, Value)]) -> Value {
-        Value::Map(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Value::Map(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -787,7 +830,13 @@ mod tests {
         let v = map(&[
             ("name", Value::String("web".into())),
             ("on", Value::String("true".into())),
-            ("list", Value::List(vec![Value::Int(1), map(&[("a", Value::String("x: y".into()))])])),
+            (
+                "list",
+                Value::List(vec![
+                    Value::Int(1),
+                    map(&[("a", Value::String("x: y".into()))]),
+                ]),
+            ),
             ("text", Value::String("a\nb\n".into())),
             ("item10", Value::Nil),
             ("item9", Value::Float(1.5)),
@@ -804,7 +853,14 @@ mod tests {
         let v = from_yaml("a: 1\nb: [yes, ~, 'x']\nc: &x {d: 2}\ne: *x\n").unwrap();
         let expected = map(&[
             ("a", Value::Float(1.0)),
-            ("b", Value::List(vec![Value::Bool(true), Value::Nil, Value::String("x".into())])),
+            (
+                "b",
+                Value::List(vec![
+                    Value::Bool(true),
+                    Value::Nil,
+                    Value::String("x".into()),
+                ]),
+            ),
             ("c", map(&[("d", Value::Float(2.0))])),
             ("e", map(&[("d", Value::Float(2.0))])),
         ]);
