@@ -199,8 +199,7 @@ fn to_duration(v: &Value) -> std::result::Result<i64, String> {
         }
         Value::Int(i) => i
             .checked_mul(NANOS_PER_SEC)
-            .ok_or_else(|| format!("duration {i}s overflows"))
-            .map(|n| n),
+            .ok_or_else(|| format!("duration {i}s overflows")),
         Value::Float(f) => {
             let n = f * NANOS_PER_SEC as f64;
             if !n.is_finite() || n.abs() >= 9.223_372_036_854_776e18 {
