@@ -15,8 +15,12 @@ use super::gofmt::format_float_f;
 pub fn to_toml(v: &Value) -> Result<String, String> {
     let m = match v {
         Value::Map(m) => m,
-        Value::Nil => return Err("toml: cannot encode a nil value".into()),
-        _ => return Err("toml: top-level values must be Go maps or structs".into()),
+        // Anything else is written as a single inline value, as BurntSushi's encoder does.
+        other => {
+            let mut out = String::new();
+            inline(&mut out, other)?;
+            return Ok(out);
+        }
     };
     let mut out = String::new();
     write_table(&mut out, &[], m)?;
