@@ -447,3 +447,27 @@ fn yaml_and_toml_match_helm() {
     };
     assert_eq!(text("toToml", &[nested]), ORACLE_TO_TOML);
 }
+
+#[test]
+fn hostile_nesting_is_an_error_not_a_crash() {
+    let deep_yaml = "[".repeat(5000);
+    let v = call("fromYaml", &[s(&deep_yaml)]).unwrap();
+    assert!(
+        matches!(&v, Value::Map(m) if m.contains_key("Error")),
+        "{v:?}"
+    );
+    let deep_toml = format!("a = {}", "[".repeat(5000));
+    let v = call("fromToml", &[s(&deep_toml)]).unwrap();
+    assert!(
+        matches!(&v, Value::Map(m) if m.contains_key("Error")),
+        "{v:?}"
+    );
+    let deep_json = "[".repeat(5000);
+    let v = call("fromJson", &[s(&deep_json)]).unwrap();
+    assert!(
+        matches!(&v, Value::Map(m) if m.contains_key("Error")),
+        "{v:?}"
+    );
+    assert!(call("repeat", &[Value::Int(1 << 40), s("ab")]).is_err());
+    assert!(call("until", &[Value::Int(1 << 40)]).is_err());
+}

@@ -174,6 +174,7 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
         s: text.as_bytes(),
         text,
         pos: 0,
+        depth: 0,
     };
     let mut root = BTreeMap::new();
     let mut current: Vec<String> = Vec::new();
@@ -263,7 +264,11 @@ struct Reader<'a> {
     s: &'a [u8],
     text: &'a str,
     pos: usize,
+    /// Nesting of inline arrays and tables, bounded so hostile input cannot exhaust the stack.
+    depth: usize,
 }
+
+const MAX_DEPTH: usize = 256;
 
 impl Reader<'_> {
     fn peek(&self) -> Option<u8> {
@@ -439,6 +444,16 @@ impl Reader<'_> {
     }
 
     fn value(&mut self) -> Result<Value, String> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error("values nest too deeply"));
+        }
+        self.depth += 1;
+        let v = self.value_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn value_inner(&mut self) -> Result<Value, String> {
         match self.peek() {
             Some(b'"') => Ok(Value::String(self.basic_string()?)),
             Some(b'\'') => Ok(Value::String(self.literal_string()?)),

@@ -707,6 +707,7 @@ struct Builder {
 }
 
 const MAX_NODES: usize = 1_000_000;
+const MAX_DEPTH: usize = 512;
 
 fn key_string(v: &Value) -> String {
     match v {
@@ -732,10 +733,12 @@ impl Builder {
                 self.finish(v, anchor)
             }
             Event::SequenceStart(anchor, _) => {
+                self.check_depth()?;
                 self.stack.push(Frame::Seq(Vec::new(), anchor));
                 Ok(())
             }
             Event::MappingStart(anchor, _) => {
+                self.check_depth()?;
                 self.stack.push(Frame::Map(BTreeMap::new(), None, anchor));
                 Ok(())
             }
@@ -757,6 +760,14 @@ impl Builder {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Nesting is bounded so that the recursive walks over the result cannot exhaust the stack.
+    fn check_depth(&self) -> Result<(), String> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(format!("document nests deeper than {MAX_DEPTH} levels"));
+        }
+        Ok(())
     }
 
     fn finish(&mut self, v: Value, anchor: usize) -> Result<(), String> {
