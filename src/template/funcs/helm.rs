@@ -1,10 +1,10 @@
 //! Helm's own template functions (pkg/engine/funcs.go): YAML, JSON and TOML conversion with Helm's
 //! error conventions (errors go into an `Error` key or element rather than failing the render),
-//! the strict `required`, an offline `lookup` (always an empty map, as `helm template` gives),
+//! an offline `lookup` (always an empty map, as `helm template` gives),
 //! `getHostByName` without DNS (empty, as Helm does unless DNS is enabled), and the Helm v4
 //! duration helpers.
 //!
-//! Not for: `include` and `tpl`, which need the executor.
+//! Not for: `include`, `tpl` and `required`, which the executor provides (`Set::with_helm_builtins`).
 
 use std::collections::BTreeMap;
 
@@ -28,7 +28,6 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     ("toToml", to_toml),
     ("mustToToml", must_to_toml),
     ("fromToml", from_toml),
-    ("required", required),
     ("lookup", lookup),
     ("getHostByName", get_host_by_name),
     ("mustToDuration", must_to_duration),
@@ -161,16 +160,6 @@ fn from_toml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         Ok(v) => v,
         Err(e) => error_map(e),
     })
-}
-
-fn required(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
-    exact("required", a, 2)?;
-    let warn = args::string(&a[0])?;
-    match &a[1] {
-        Value::Nil => err(warn),
-        Value::String(s) if s.is_empty() => err(warn),
-        v => Ok(v.clone()),
-    }
 }
 
 fn lookup(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
