@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::super::value::Value;
-use super::args::{self, err, exact, Result};
+use super::args::{self, exact, Result};
 use super::dates::{format_duration, parse_duration, NANOS_PER_SEC};
 use super::gofmt::{self, JsonStyle};
 use super::yaml::{self, Flavor};
