@@ -826,9 +826,9 @@ fn eval_function(
                 None | Some(Value::Nil) => None,
                 Some(v) => Some(v.clone()),
             };
-            include(ctx, fr.set, &tname, data)
-                .map(|s| Some(Value::String(s)))
-                .map_err(|m| fail(ctx, fr, m))
+            let r = include(ctx, fr.set, &tname, data);
+            r.map(|s| Some(Value::String(s)))
+                .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
         }
         "tpl" => {
             want(ctx, fr, Some(2), 0)?;
@@ -838,9 +838,9 @@ fn eval_function(
                 None | Some(Value::Nil) => None,
                 Some(v) => Some(v.clone()),
             };
-            tpl(ctx, fr.set, &text, data)
-                .map(|s| Some(Value::String(s)))
-                .map_err(|m| fail(ctx, fr, m))
+            let r = tpl(ctx, fr.set, &text, data);
+            r.map(|s| Some(Value::String(s)))
+                .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
         }
         _ => Err(fr
             .error(
@@ -860,21 +860,41 @@ fn go_string(v: &Value) -> String {
     }
 }
 
+/// Keeps the template chain of an error from a nested execution on the error that wraps it.
+fn with_chain(f: Flow, chain: Option<Vec<String>>) -> Flow {
+    match (f, chain) {
+        (Flow::Err(mut e), Some(chain)) => {
+            e.template_chain = chain;
+            Flow::Err(e)
+        }
+        (f, _) => f,
+    }
+}
+
+/// An error message for a function call, with the template chain of a nested execution if any.
+type NestedError = (String, Option<Vec<String>>);
+
+fn depth_error(ctx: &Ctx<'_>) -> Option<NestedError> {
+    (ctx.depth >= ctx.opts.max_depth).then(|| {
+        (
+            format!("exceeded maximum template depth ({})", ctx.opts.max_depth),
+            None,
+        )
+    })
+}
+
 /// Helm's `include`: renders a named template to a string, refusing runaway recursion per name.
-fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String, String> {
-    let count = ctx.include_counts.entry(name.to_string()).or_insert(0);
-    if *count > ctx.opts.max_include_depth {
-        return Err(format!(
+fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String, NestedError> {
+    if ctx.include_counts.get(name).copied().unwrap_or(0) > ctx.opts.max_include_depth {
+        let msg = format!(
             "rendering template has a nested reference name: {name}: unable to execute template"
-        ));
+        );
+        return Err((msg, None));
     }
-    *count += 1;
-    if ctx.depth >= ctx.opts.max_depth {
-        return Err(format!(
-            "exceeded maximum template depth ({})",
-            ctx.opts.max_depth
-        ));
+    if let Some(e) = depth_error(ctx) {
+        return Err(e);
     }
+    *ctx.include_counts.entry(name.to_string()).or_insert(0) += 1;
     ctx.depth += 1;
     let mut out = String::new();
     let r = execute(ctx, set, name, data, &mut out);
@@ -882,30 +902,29 @@ fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String,
     if let Some(c) = ctx.include_counts.get_mut(name) {
         *c = c.saturating_sub(1);
     }
-    r.map(|()| out).map_err(|e| e.to_string())
+    r.map(|()| out)
+        .map_err(|e| (e.to_string(), Some(e.template_chain)))
 }
 
 /// Helm's `tpl`: parses `text` into a copy of the current set and renders it with `data`.
-fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, String> {
+fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, NestedError> {
     let mut copy = set.clone();
     let name = set.name.clone();
     copy.add(&name, text)
-        .map_err(|e| format!("cannot parse template {}: {e}", quote(text)))?;
-    if ctx.depth >= ctx.opts.max_depth {
-        return Err(format!(
-            "exceeded maximum template depth ({})",
-            ctx.opts.max_depth
-        ));
+        .map_err(|e| (format!("cannot parse template {}: {e}", quote(text)), None))?;
+    if let Some(e) = depth_error(ctx) {
+        return Err(e);
     }
     ctx.depth += 1;
     let mut out = String::new();
     let r = execute(ctx, &copy, &name, data, &mut out);
     ctx.depth -= 1;
     r.map_err(|e| {
-        format!(
+        let msg = format!(
             "error during tpl function execution for {}: {e}",
             quote(text)
-        )
+        );
+        (msg, Some(e.template_chain))
     })?;
     Ok(out.replace("<no value>", ""))
 }

@@ -68,7 +68,7 @@ impl Default for ExecOptions {
 pub struct Error {
     message: String,
     /// The names of the templates being executed when the error happened, outermost first.
-    template_chain: Vec<String>,
+    pub(crate) template_chain: Vec<String>,
     is_exec: bool,
 }
 
@@ -242,3 +242,6 @@ impl Set {
 
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.
 const STACK_SIZE: usize = 512 << 20;
+
+#[cfg(test)]
+mod tests;
