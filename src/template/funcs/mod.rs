@@ -1,6 +1,37 @@
 //! Function libraries callable from templates: Sprig's text functions and Helm's additions.
 //! Functions here are plain: they receive evaluated arguments and a deterministic environment.
 //! Functions that need the executor (`include`, `tpl`, `template`) live with the executor.
+//!
+//! Not supported offline (they return an error saying so): Sprig's key and certificate generators
+//! (`genPrivateKey`, `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
+//! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`), `bcrypt`, `htpasswd`,
+//! `derivePassword`, `encryptAES`/`decryptAES`, and Sprig's `getHostByName` (Helm's returns "").
+//!
+//! Go's maps are references, so `set`, `unset`, `merge`, `mergeOverwrite` and their `must` forms
+//! change their first argument in Go. Here values are owned: those functions return the changed
+//! map, and [`mutates_first_arg`] names them so the executor can store the result back where the
+//! first argument came from.
+//!
+//! Time values are represented as `Value::Int` seconds since the Unix epoch (UTC), since `Value`
+//! has no time variant; `now` returns `FuncEnv::now_unix`.
+
+mod args;
+mod crypto;
+mod dates;
+mod defaults;
+mod dicts;
+mod encoding;
+mod gofmt;
+mod helm;
+mod lists;
+mod math;
+mod paths;
+mod random;
+mod regexes;
+mod semver;
+mod strings;
+mod toml;
+mod yaml;
 
 use super::value::Value;
 
@@ -19,3 +50,46 @@ pub struct FuncEnv {
 pub struct FuncError(pub String);
 
 pub type Function = fn(&mut FuncEnv, &[Value]) -> Result<Value, FuncError>;
+
+/// Sprig's `TxtFuncMap`, except `env` and `expandenv` (a render must not read the environment).
+pub fn sprig_functions() -> Vec<(&'static str, Function)> {
+    let mut all = Vec::new();
+    all.extend_from_slice(strings::FUNCTIONS);
+    all.extend_from_slice(math::FUNCTIONS);
+    all.extend_from_slice(lists::FUNCTIONS);
+    all.extend_from_slice(dicts::FUNCTIONS);
+    all.extend_from_slice(defaults::FUNCTIONS);
+    all.extend_from_slice(regexes::FUNCTIONS);
+    all.extend_from_slice(semver::FUNCTIONS);
+    all.extend_from_slice(dates::FUNCTIONS);
+    all.extend_from_slice(encoding::FUNCTIONS);
+    all.extend_from_slice(crypto::FUNCTIONS);
+    all.extend_from_slice(random::FUNCTIONS);
+    all.extend_from_slice(paths::FUNCTIONS);
+    all
+}
+
+/// Helm's function map: Sprig's (without `env`/`expandenv`) overlaid with Helm's own functions.
+/// `include`, `tpl` and `required` in lint mode need the executor and are registered by it;
+/// `required` here is the strict form.
+pub fn helm_functions() -> Vec<(&'static str, Function)> {
+    let mut all = sprig_functions();
+    for (name, f) in helm::FUNCTIONS {
+        match all.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = *f,
+            None => all.push((name, *f)),
+        }
+    }
+    all
+}
+
+/// Whether Go's version of the function changes the map passed as its first argument.
+pub fn mutates_first_arg(name: &str) -> bool {
+    matches!(
+        name,
+        "set" | "unset" | "merge" | "mustMerge" | "mergeOverwrite" | "mustMergeOverwrite"
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,255 @@
+//! Direct tests of the function maps: registration, and Go-faithful results for a sample of
+//! functions per area.
+
+use super::gofmt::sprint as go_sprint;
+use super::*;
+
+fn env() -> FuncEnv {
+    FuncEnv {
+        rng_state: 42,
+        now_unix: 1_700_000_000,
+    }
+}
+
+fn call(name: &str, args: &[Value]) -> Result<Value, FuncError> {
+    let f = helm_functions()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, f)| f)
+        .unwrap_or_else(|| panic!("no function {name}"));
+    f(&mut env(), args)
+}
+
+fn s(v: &str) -> Value {
+    Value::String(v.into())
+}
+
+fn text(name: &str, args: &[Value]) -> String {
+    go_sprint(&call(name, args).unwrap())
+}
+
+#[test]
+fn maps_have_no_duplicates_and_omit_env() {
+    let names: Vec<&str> = sprig_functions().iter().map(|(n, _)| *n).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), names.len());
+    assert!(!names.contains(&"env") && !names.contains(&"expandenv"));
+    let helm: Vec<&str> = helm_functions().iter().map(|(n, _)| *n).collect();
+    for n in [
+        "toYaml",
+        "fromYaml",
+        "lookup",
+        "durationSeconds",
+        "required",
+        "trunc",
+    ] {
+        assert!(helm.contains(&n), "{n}");
+    }
+}
+
+#[test]
+fn strings_follow_sprig() {
+    assert_eq!(
+        text(
+            "abbrevboth",
+            &[Value::Int(5), Value::Int(10), s("1234 5678 9123")]
+        ),
+        "...5678..."
+    );
+    assert_eq!(text("trunc", &[Value::Int(-3), s("baaaaaar")]), "aar");
+    assert_eq!(text("snakecase", &[s("HTTPServer")]), "http_server");
+    assert_eq!(text("snakecase", &[s("NoHTTPS")]), "no_https");
+    assert_eq!(text("camelcase", &[s("_camel_case")]), "_CamelCase");
+    assert_eq!(
+        text("wrap", &[Value::Int(5), s("Hello World")]),
+        "Hello\nWorld"
+    );
+    assert_eq!(
+        text("quote", &[s("\"a\""), Value::Int(1), Value::Nil]),
+        "\"\\\"a\\\"\" \"1\""
+    );
+    assert_eq!(text("nindent", &[Value::Int(2), s("a\nb")]), "\n  a\n  b");
+    assert_eq!(text("splitList", &[s("$"), s("a$b")]), "[a b]");
+    assert_eq!(
+        text(
+            "sortAlpha",
+            &[Value::List(vec![Value::Int(2), Value::Int(1)])]
+        ),
+        "[1 2]"
+    );
+    assert_eq!(
+        call("substr", &[s("0"), Value::Int(1), s("x")])
+            .unwrap_err()
+            .0,
+        "wrong type for value; expected int; got string"
+    );
+    assert_eq!(
+        call("upper", &[]).unwrap_err().0,
+        "wrong number of args for upper: want 1 got 0"
+    );
+}
+
+#[test]
+fn math_and_lists_follow_sprig() {
+    assert_eq!(text("seq", &[Value::Int(-5)]), "1 0 -1 -2 -3 -4 -5");
+    assert_eq!(
+        text("seq", &[Value::Int(0), Value::Int(3), Value::Int(10)]),
+        "0 3 6 9"
+    );
+    assert_eq!(text("add1f", &[Value::Float(3.4)]), "4.4");
+    assert_eq!(text("toDecimal", &[Value::Int(770)]), "504");
+    assert_eq!(text("round", &[Value::Float(3.746), Value::Int(2)]), "3.75");
+    assert_eq!(
+        text(
+            "untilStep",
+            &[Value::Int(0), Value::Int(-10), Value::Int(-2)]
+        ),
+        "[0 -2 -4 -6 -8]"
+    );
+    let l = Value::List(vec![Value::Int(1), s("foo"), Value::Int(1), s("")]);
+    assert_eq!(text("uniq", std::slice::from_ref(&l)), "[1 foo ]");
+    assert_eq!(text("compact", std::slice::from_ref(&l)), "[1 foo 1]");
+    assert_eq!(text("chunk", &[Value::Int(3), l.clone()]), "[[1 foo 1] []]");
+    assert_eq!(text("slice", &[l, Value::Int(1), Value::Int(2)]), "[foo]");
+    assert!(call("first", &[s("x")]).is_err());
+}
+
+#[test]
+fn dicts_merge_like_mergo() {
+    let inner = |v: &str| Value::Map([("bar".to_string(), s(v))].into());
+    let one = Value::Map(
+        [
+            ("foo".to_string(), inner("baz")),
+            ("qux".to_string(), Value::Bool(true)),
+        ]
+        .into(),
+    );
+    let two = Value::Map(
+        [
+            ("foo".to_string(), inner("baz2")),
+            ("qux".to_string(), Value::Bool(false)),
+        ]
+        .into(),
+    );
+    let target = Value::Map(Default::default());
+    assert_eq!(
+        text("merge", &[target.clone(), one.clone(), two.clone()]),
+        "map[foo:map[bar:baz] qux:true]"
+    );
+    assert_eq!(
+        text("mergeOverwrite", &[target, one, two.clone()]),
+        "map[foo:map[bar:baz2] qux:false]"
+    );
+    assert_eq!(
+        text("dig", &[s("foo"), s("bar"), s("d"), two.clone()]),
+        "baz2"
+    );
+    assert_eq!(text("dig", &[s("x"), s("d"), two]), "d");
+    assert!(mutates_first_arg("set"));
+}
+
+#[test]
+fn json_and_reflection_follow_go() {
+    let m = Value::Map(
+        [
+            ("a".to_string(), s("<&>")),
+            ("n".to_string(), Value::Float(1e21)),
+        ]
+        .into(),
+    );
+    assert_eq!(
+        text("toJson", std::slice::from_ref(&m)),
+        r#"{"a":"\u003c\u0026\u003e","n":1e+21}"#
+    );
+    assert_eq!(
+        text("toRawJson", std::slice::from_ref(&m)),
+        r#"{"a":"<&>","n":1e+21}"#
+    );
+    assert_eq!(text("fromJson", &[s(r#"{"foo": 55}"#)]), "map[foo:55]");
+    assert_eq!(
+        text("fromJson", &[s("[1]")]),
+        "map[Error:json: cannot unmarshal array into Go value of type map[string]interface {}]"
+    );
+    assert_eq!(text("typeOf", &[Value::Float(1.0)]), "float64");
+    assert_eq!(text("kindOf", &[Value::List(vec![])]), "slice");
+    assert_eq!(go_sprint(&Value::Float(1_234_567.0)), "1.234567e+06");
+}
+
+#[test]
+fn regex_semver_and_encoding() {
+    assert_eq!(
+        text(
+            "regexReplaceAll",
+            &[s("a(x*)b"), s("-ab-axxb-"), s("${1}W")]
+        ),
+        "-W-xxW-"
+    );
+    assert_eq!(
+        text("regexReplaceAll", &[s("a(x*)b"), s("-ab-axxb-"), s("$1W")]),
+        "---"
+    );
+    assert_eq!(
+        text("regexSplit", &[s("/"), s("foo//bar"), Value::Int(-1)]),
+        "[foo  bar]"
+    );
+    assert_eq!(text("semverCompare", &[s("^1.2.0"), s("1.2.3")]), "true");
+    assert!(call("semverCompare", &[s("badConstraint"), s("1.2.3")]).is_err());
+    assert_eq!(text("b32enc", &[s("abc")]), "MFRGG===");
+    assert_eq!(text("b32dec", &[s("MFRGG===")]), "abc");
+    assert_eq!(
+        text("sha1sum", &[s("abc")]),
+        "a9993e364706816aba3e25717850c26c9cd0d89d"
+    );
+    assert_eq!(text("adler32sum", &[s("abc")]), "38600999");
+}
+
+#[test]
+fn helm_conversions_and_durations() {
+    assert_eq!(
+        text(
+            "toYaml",
+            &[Value::Map([("foo".to_string(), s("bar"))].into())]
+        ),
+        "foo: bar"
+    );
+    assert_eq!(
+        text("fromYamlArray", &[s("- one\n- 2\n- name: helm\n")]),
+        "[one 2 map[name:helm]]"
+    );
+    assert_eq!(
+        text("fromYaml", &[s("- one\n")]),
+        "map[Error:error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}]"
+    );
+    assert_eq!(
+        text(
+            "toToml",
+            &[Value::Map([("foo".to_string(), s("bar"))].into())]
+        ),
+        "foo = \"bar\"\n"
+    );
+    assert_eq!(text("durationSeconds", &[s("1m30s")]), "90");
+    assert_eq!(text("durationNanoseconds", &[Value::Int(2)]), "2000000000");
+    assert_eq!(text("durationWeeks", &[s("252h")]), "1.5");
+    assert_eq!(
+        text("durationRoundTo", &[Value::Int(93), Value::Int(60)]),
+        "2m0s"
+    );
+    assert_eq!(text("durationTruncateTo", &[s("93s"), s("nope")]), "1m33s");
+    assert!(call("mustToDuration", &[s("   ")]).is_err());
+    assert_eq!(
+        text("lookup", &[s("v1"), s("Namespace"), s(""), s("x")]),
+        "map[]"
+    );
+}
+
+#[test]
+fn random_functions_are_deterministic() {
+    let a = text("randAlphaNum", &[Value::Int(12)]);
+    assert_eq!(a.len(), 12);
+    assert_eq!(a, text("randAlphaNum", &[Value::Int(12)]));
+    let u = text("uuidv4", &[]);
+    assert_eq!(u.len(), 36);
+    assert_eq!(&u[14..15], "4");
+}
