@@ -49,6 +49,8 @@ struct Frame<'a> {
     tree: &'a Tree,
     name: &'a str,
     vars: Vec<(String, Ev)>,
+    /// Whether dot is still the template's argument (the value `$` holds), not a with/range value.
+    dot_is_root: bool,
 }
 
 const BUILTINS: &[&str] = &[
@@ -66,7 +68,7 @@ pub(crate) fn execute(
     ctx: &mut Ctx<'_>,
     set: &Set,
     name: &str,
-    data: Ev,
+    mut data: Ev,
     out: &mut String,
 ) -> Result<(), Error> {
     let Some(tree) = set.trees.get(name) else {
@@ -89,9 +91,10 @@ pub(crate) fn execute(
         tree,
         name,
         vars: vec![("$".to_string(), data.clone())],
+        dot_is_root: true,
     };
     ctx.chain.push(name.to_string());
-    let r = walk_list(ctx, &mut frame, &data, &tree.root, out);
+    let r = walk_list(ctx, &mut frame, &mut data, &tree.root, out);
     ctx.chain.pop();
     match r {
         Ok(()) => Ok(()),
@@ -155,7 +158,7 @@ fn write(ctx: &mut Ctx<'_>, frame: &Frame<'_>, out: &mut String, s: &str) -> R<(
 fn walk_list(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     nodes: &[Node],
     out: &mut String,
 ) -> R<()> {
@@ -165,7 +168,13 @@ fn walk_list(
     Ok(())
 }
 
-fn walk(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, node: &Node, out: &mut String) -> R<()> {
+fn walk(
+    ctx: &mut Ctx<'_>,
+    fr: &mut Frame<'_>,
+    dot: &mut Ev,
+    node: &Node,
+    out: &mut String,
+) -> R<()> {
     match node {
         Node::Text(t) => write(ctx, fr, out, t),
         Node::Action(pipe) => {
@@ -197,7 +206,7 @@ fn truth(v: &Ev) -> bool {
 fn walk_if_with(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     b: &Branch,
     with: bool,
     out: &mut String,
@@ -207,7 +216,11 @@ fn walk_if_with(
         let v = eval_pipeline(ctx, fr, dot, &b.pipe)?;
         if truth(&v) {
             if with {
-                walk_list(ctx, fr, &v, &b.list, out)
+                let mut v = v;
+                let was_root = std::mem::replace(&mut fr.dot_is_root, false);
+                let r = walk_list(ctx, fr, &mut v, &b.list, out);
+                fr.dot_is_root = was_root;
+                r
             } else {
                 walk_list(ctx, fr, dot, &b.list, out)
             }
@@ -224,7 +237,7 @@ fn walk_if_with(
 fn walk_range(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     b: &Branch,
     out: &mut String,
 ) -> R<()> {
@@ -237,7 +250,7 @@ fn walk_range(
 fn walk_range_inner(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     b: &Branch,
     out: &mut String,
 ) -> R<()> {
@@ -309,7 +322,9 @@ fn walk_range_inner(
                 slot.1 = Some(index.clone());
             }
         }
-        let r = walk_list(ctx, fr, &Some(elem), &b.list, out);
+        let was_root = std::mem::replace(&mut fr.dot_is_root, false);
+        let r = walk_list(ctx, fr, &mut Some(elem), &b.list, out);
+        fr.dot_is_root = was_root;
         fr.vars.truncate(mark);
         match r {
             Ok(()) | Err(Flow::Continue) => {}
@@ -323,7 +338,7 @@ fn walk_range_inner(
 fn walk_template(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     pos: usize,
     name: &str,
     pipe: Option<&Pipe>,
@@ -351,16 +366,18 @@ fn walk_template(
         tree,
         name,
         vars: vec![("$".to_string(), new_dot.clone())],
+        dot_is_root: true,
     };
     ctx.depth += 1;
     ctx.chain.push(name.to_string());
-    let r = walk_list(ctx, &mut frame, &new_dot, &tree.root, out);
+    let mut new_dot = new_dot;
+    let r = walk_list(ctx, &mut frame, &mut new_dot, &tree.root, out);
     ctx.chain.pop();
     ctx.depth -= 1;
     r
 }
 
-fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, pipe: &Pipe) -> R<Ev> {
+fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pipe) -> R<Ev> {
     let mut value: Option<Ev> = None;
     for cmd in &pipe.cmds {
         let v = eval_command(ctx, fr, dot, cmd, value.take())?;
@@ -397,7 +414,7 @@ fn not_a_function(ctx: &Ctx<'_>, fr: &Frame<'_>, cmd: &Command, has_final: bool)
 fn eval_command(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Ev> {
@@ -541,7 +558,7 @@ fn eval_field_chain(
 fn eval_chain(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     chain: &Arg,
     has_args: bool,
 ) -> R<Ev> {
@@ -565,7 +582,7 @@ fn eval_chain(
 }
 
 /// Evaluates an argument node to a value (Go's evalArg with an empty-interface or reflect.Value type).
-fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, arg: &Arg) -> R<Ev> {
+fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R<Ev> {
     match arg {
         Arg::Dot { .. } => Ok(dot.clone()),
         Arg::Nil { .. } => Ok(Some(Value::Nil)),
@@ -609,7 +626,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, arg: &Arg) -> R<Ev>
 fn eval_reflect_args(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Vec<Ev>> {
@@ -632,7 +649,7 @@ fn eval_reflect_args(
 fn eval_value_args(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Vec<Value>> {
@@ -649,7 +666,7 @@ fn eval_value_args(
 fn eval_function(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     pos: usize,
     name: &str,
     cmd: &Command,
@@ -676,7 +693,16 @@ fn eval_function(
     if let Some(f) = user {
         let args = eval_value_args(ctx, fr, dot, cmd, final_)?;
         return match f(ctx.env, &args) {
-            Ok(v) => Ok(Some(v)),
+            Ok(v) => {
+                if super::funcs::mutates_first_arg(name) {
+                    if let (Some(target), Some(Value::Map(_)), Value::Map(_)) =
+                        (cmd.args.get(1), args.first(), &v)
+                    {
+                        write_back(fr, dot, target, &v);
+                    }
+                }
+                Ok(Some(v))
+            }
             Err(e) => Err(fail(ctx, fr, e.0)),
         };
     }
@@ -851,6 +877,61 @@ fn eval_function(
             )
             .into()),
     }
+}
+
+/// Sprig functions like `set` modify the map given as their first argument. Go maps are references, so
+/// the caller's map changes; values here are copies, so the result is stored back where the first
+/// argument came from (a variable, dot, or a field path below either). Aliases of that map made
+/// earlier (another variable holding it) do not see the change.
+
+fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
+    match target {
+        Arg::Dot { .. } => {
+            *dot = Some(new.clone());
+            if fr.dot_is_root {
+                fr.set_var("$", Some(new.clone()));
+            }
+        }
+        Arg::Field { idents, .. } => {
+            if let Some(d) = dot {
+                set_path(d, idents, new);
+            }
+            if fr.dot_is_root {
+                if let Some((_, Some(root))) = fr.vars.first_mut() {
+                    set_path(root, idents, new);
+                }
+            }
+        }
+        Arg::Variable { idents, .. } => {
+            let Some((name, path)) = idents.split_first() else {
+                return;
+            };
+            if let Some((_, Some(v))) = fr.vars.iter_mut().rev().find(|(n, _)| n == name) {
+                set_path(v, path, new);
+            }
+            if name == "$" && fr.dot_is_root {
+                if let Some(d) = dot {
+                    set_path(d, path, new);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Replaces the value at `path` (map keys) inside `v`, when every step exists.
+fn set_path(v: &mut Value, path: &[String], new: &Value) {
+    let mut cur = v;
+    for k in path {
+        match cur {
+            Value::Map(m) => match m.get_mut(k) {
+                Some(next) => cur = next,
+                None => return,
+            },
+            _ => return,
+        }
+    }
+    *cur = new.clone();
 }
 
 fn go_string(v: &Value) -> String {

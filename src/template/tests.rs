@@ -273,3 +273,32 @@ fn bad_input_is_an_error_not_a_panic() {
         )
         .is_err());
 }
+
+fn sprig_set(templates: &[(&str, &str)]) -> Set {
+    let funcs = super::funcs::sprig_functions()
+        .into_iter()
+        .map(|(n, f)| (n.to_string(), f))
+        .collect();
+    let mut set = Set::new("gotpl", funcs).with_helm_builtins();
+    for (name, text) in templates {
+        set.add(name, text)
+            .unwrap_or_else(|e| panic!("parse {name}: {e}"));
+    }
+    set
+}
+
+#[test]
+fn map_mutations_reach_variables_and_dot_as_in_go() {
+    let set = sprig_set(&[(
+        "t",
+        "{{- $d := dict \"a\" 1 -}}{{- $_ := set $d \"b\" 2 -}}{{- $_ := unset $d \"a\" -}}{{ $d }}|\
+         {{- $_ := set . \"x\" 1 -}}{{ .x }}{{ $.x }}|\
+         {{- $_ := set $.Values \"y\" 2 -}}{{ .Values.y }}|\
+         {{- $_ := merge .Values (dict \"z\" 3 \"y\" 9) -}}{{ .Values }}",
+    )]);
+    let data = values(&[("Values", values(&[]))]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[b:2]|11|2|map[y:2 z:3]"
+    );
+}
