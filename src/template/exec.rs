@@ -879,11 +879,10 @@ fn eval_function(
     }
 }
 
-/// Sprig functions like `set` modify the map given as their first argument. Go maps are references, so
-/// the caller's map changes; values here are copies, so the result is stored back where the first
-/// argument came from (a variable, dot, or a field path below either). Aliases of that map made
-/// earlier (another variable holding it) do not see the change.
-
+/// Sprig functions like `set` modify the map given as their first argument. Go maps are
+/// references, so the caller's map changes; values here are copies, so the result is stored back
+/// where the first argument came from (a variable, dot, or a field path below either). Aliases of
+/// that map made earlier (another variable holding it) do not see the change.
 fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
     match target {
         Arg::Dot { .. } => {
