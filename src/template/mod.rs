@@ -208,36 +208,41 @@ impl Set {
             Value::Nil => None,
             v => Some(v.clone()),
         };
-        let run = move || {
-            let mut ctx = exec::Ctx {
-                opts,
-                env,
-                depth: 0,
-                include_counts: HashMap::new(),
-                written: 0,
-                chain: Vec::new(),
-            };
-            let mut out = String::new();
-            exec::execute(&mut ctx, self, name, data, &mut out).map(|()| out)
-        };
-        std::thread::scope(|s| {
+        let on_thread = std::thread::scope(|s| {
             let handle = std::thread::Builder::new()
                 .stack_size(STACK_SIZE)
-                .spawn_scoped(s, run);
-            match handle {
-                Ok(h) => h.join().unwrap_or_else(|_| {
-                    Err(Error::exec(
-                        format!("template: {name}: executor panicked"),
-                        Vec::new(),
-                    ))
-                }),
-                Err(e) => Err(Error::exec(
-                    format!("template: {name}: cannot start executor: {e}"),
-                    Vec::new(),
-                )),
-            }
-        })
+                .spawn_scoped(s, || run(self, name, data.clone(), opts, env));
+            // Without a thread (resource limits), run on the caller's stack below.
+            let handle = handle.ok()?;
+            Some(handle.join().unwrap_or_else(|_| {
+                let msg = format!("template: {name}: executor panicked");
+                Err(Error::exec(msg, Vec::new()))
+            }))
+        });
+        match on_thread {
+            Some(r) => r,
+            None => run(self, name, data, opts, env),
+        }
     }
+}
+
+fn run(
+    set: &Set,
+    name: &str,
+    data: Option<Value>,
+    opts: &ExecOptions,
+    env: &mut FuncEnv,
+) -> Result<String, Error> {
+    let mut ctx = exec::Ctx {
+        opts,
+        env,
+        depth: 0,
+        include_counts: HashMap::new(),
+        written: 0,
+        chain: Vec::new(),
+    };
+    let mut out = String::new();
+    exec::execute(&mut ctx, set, name, data, &mut out).map(|()| out)
 }
 
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.
