@@ -5,6 +5,7 @@
 //! Helm's executor-level functions (`include`, `tpl`, `required`) are here too, enabled per set.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::funcs::FuncEnv;
 use super::gofmt::{self, format_v, quote};
@@ -14,9 +15,22 @@ use super::{Error, ExecOptions, MissingKey, Set};
 
 /// An evaluated value; `None` is Go's invalid `reflect.Value` (a missing value), which prints as
 /// `<no value>`, while `Some(Value::Nil)` is a nil interface (field access on it is an error).
-type Ev = Option<Value>;
+type Ev = Option<Rc<Value>>;
 
 static NIL: Value = Value::Nil;
+
+fn ev(v: Value) -> Ev {
+    Some(Rc::new(v))
+}
+
+/// A function argument: the invalid value becomes nil, as Go's validateType does for interfaces.
+fn to_value(e: Ev) -> Value {
+    e.map(Rc::unwrap_or_clone).unwrap_or(Value::Nil)
+}
+
+fn borrowed(args: &[Ev]) -> Vec<Option<&Value>> {
+    args.iter().map(|e| e.as_deref()).collect()
+}
 
 /// Why a walk stopped early.
 enum Flow {
@@ -200,7 +214,7 @@ fn walk(
 }
 
 fn truth(v: &Ev) -> bool {
-    v.as_ref().is_some_and(Value::is_truthy)
+    v.as_deref().is_some_and(Value::is_truthy)
 }
 
 fn walk_if_with(
@@ -256,20 +270,20 @@ fn walk_range_inner(
 ) -> R<()> {
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
-    let mut items: Vec<(Value, Value)> = Vec::new();
-    match &val {
+    let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
+    match val.as_deref() {
         None => {}
         Some(Value::List(l)) => {
             items = l
                 .iter()
                 .enumerate()
-                .map(|(i, v)| (Value::Int(i as i64), v.clone()))
+                .map(|(i, v)| (Rc::new(Value::Int(i as i64)), Rc::new(v.clone())))
                 .collect()
         }
         Some(Value::Map(m)) => {
             items = m
                 .iter()
-                .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+                .map(|(k, v)| (Rc::new(Value::String(k.clone())), Rc::new(v.clone())))
                 .collect()
         }
         Some(Value::Int(n)) => {
@@ -278,7 +292,7 @@ fn walk_range_inner(
                 return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
             }
             items = (0..(*n).max(0))
-                .map(|i| (Value::Int(i), Value::Int(i)))
+                .map(|i| (Rc::new(Value::Int(i)), Rc::new(Value::Int(i))))
                 .collect();
         }
         Some(v) => {
@@ -383,7 +397,7 @@ fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pip
         let v = eval_command(ctx, fr, dot, cmd, value.take())?;
         // A nil interface result becomes "no value", as Go's evalPipeline does.
         value = Some(match v {
-            Some(Value::Nil) => None,
+            v if matches!(v.as_deref(), Some(Value::Nil)) => None,
             v => v,
         });
     }
@@ -427,7 +441,7 @@ fn eval_command(
             return eval_field_chain(
                 ctx,
                 fr,
-                dot.as_ref(),
+                dot.as_deref(),
                 *pos,
                 &first.to_string(),
                 idents,
@@ -451,7 +465,7 @@ fn eval_command(
             return eval_field_chain(
                 ctx,
                 fr,
-                v.as_ref(),
+                v.as_deref(),
                 *pos,
                 &first.to_string(),
                 &idents[1..],
@@ -462,11 +476,11 @@ fn eval_command(
     }
     not_a_function(ctx, fr, cmd, final_.is_some())?;
     match first {
-        Arg::Bool { value, .. } => Ok(Some(Value::Bool(*value))),
+        Arg::Bool { value, .. } => Ok(ev(Value::Bool(*value))),
         Arg::Dot { .. } => Ok(dot.clone()),
         Arg::Nil { pos } => Err(fr.error(ctx, *pos, "nil", "nil is not a command").into()),
-        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(Some),
-        Arg::String { text, .. } => Ok(Some(Value::String(text.clone()))),
+        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(ev),
+        Arg::String { text, .. } => Ok(ev(Value::String(text.clone()))),
         _ => Ok(None),
     }
 }
@@ -552,7 +566,7 @@ fn eval_field_chain(
             }
         };
     }
-    Ok(cur.cloned())
+    Ok(cur.map(|v| Rc::new(v.clone())))
 }
 
 fn eval_chain(
@@ -573,7 +587,7 @@ fn eval_chain(
     eval_field_chain(
         ctx,
         fr,
-        base.as_ref(),
+        base.as_deref(),
         *pos,
         &chain.to_string(),
         fields,
@@ -585,10 +599,16 @@ fn eval_chain(
 fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R<Ev> {
     match arg {
         Arg::Dot { .. } => Ok(dot.clone()),
-        Arg::Nil { .. } => Ok(Some(Value::Nil)),
-        Arg::Field { pos, idents } => {
-            eval_field_chain(ctx, fr, dot.as_ref(), *pos, &arg.to_string(), idents, false)
-        }
+        Arg::Nil { .. } => Ok(ev(Value::Nil)),
+        Arg::Field { pos, idents } => eval_field_chain(
+            ctx,
+            fr,
+            dot.as_deref(),
+            *pos,
+            &arg.to_string(),
+            idents,
+            false,
+        ),
         Arg::Variable { pos, idents } => {
             let v = var_value(ctx, fr, *pos, idents)?;
             if idents.len() == 1 {
@@ -597,7 +617,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
             eval_field_chain(
                 ctx,
                 fr,
-                v.as_ref(),
+                v.as_deref(),
                 *pos,
                 &arg.to_string(),
                 &idents[1..],
@@ -616,9 +636,9 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
             eval_function(ctx, fr, dot, *pos, name, &cmd, None)
         }
         Arg::Chain { .. } => eval_chain(ctx, fr, dot, arg, false),
-        Arg::Bool { value, .. } => Ok(Some(Value::Bool(*value))),
-        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(Some),
-        Arg::String { text, .. } => Ok(Some(Value::String(text.clone()))),
+        Arg::Bool { value, .. } => Ok(ev(Value::Bool(*value))),
+        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(ev),
+        Arg::String { text, .. } => Ok(ev(Value::String(text.clone()))),
     }
 }
 
@@ -645,6 +665,22 @@ fn eval_reflect_args(
     Ok(out)
 }
 
+/// Arguments for an executor function, shared rather than copied.
+fn eval_ev_args(
+    ctx: &mut Ctx<'_>,
+    fr: &mut Frame<'_>,
+    dot: &mut Ev,
+    cmd: &Command,
+    final_: Option<Ev>,
+) -> R<Vec<Ev>> {
+    let mut out = Vec::new();
+    for a in cmd.args.iter().skip(1) {
+        out.push(eval_arg(ctx, fr, dot, a)?);
+    }
+    out.extend(final_);
+    Ok(out)
+}
+
 /// Arguments for a function taking `interface{}`s: missing values become nil.
 fn eval_value_args(
     ctx: &mut Ctx<'_>,
@@ -655,10 +691,10 @@ fn eval_value_args(
 ) -> R<Vec<Value>> {
     let mut out = Vec::new();
     for a in cmd.args.iter().skip(1) {
-        out.push(eval_arg(ctx, fr, dot, a)?.unwrap_or(Value::Nil));
+        out.push(to_value(eval_arg(ctx, fr, dot, a)?));
     }
     if let Some(f) = final_ {
-        out.push(f.unwrap_or(Value::Nil));
+        out.push(to_value(f));
     }
     Ok(out)
 }
@@ -701,7 +737,7 @@ fn eval_function(
                         write_back(fr, dot, target, &v);
                     }
                 }
-                Ok(Some(v))
+                Ok(ev(v))
             }
             Err(e) => Err(fail(ctx, fr, e.0)),
         };
@@ -748,11 +784,12 @@ fn eval_function(
         "not" => {
             want(ctx, fr, Some(1), 0)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            Ok(Some(Value::Bool(!a.first().is_some_and(truth))))
+            Ok(ev(Value::Bool(!a.first().is_some_and(|v| truth(v)))))
         }
         "len" => {
             want(ctx, fr, Some(1), 0)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
+            let a = borrowed(&a);
             let n = match a.first() {
                 Some(Some(Value::String(s))) => s.len(),
                 Some(Some(Value::List(l))) => l.len(),
@@ -763,22 +800,25 @@ fn eval_function(
                 }
                 _ => return Err(fail(ctx, fr, "len of untyped nil".into())),
             };
-            Ok(Some(Value::Int(n as i64)))
+            Ok(ev(Value::Int(n as i64)))
         }
         "index" => {
             want(ctx, fr, None, 1)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            index(&a).map_err(|m| fail(ctx, fr, m))
+            let a = borrowed(&a);
+            index(&a).map(ev).map_err(|m| fail(ctx, fr, m))
         }
         "slice" => {
             want(ctx, fr, None, 1)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            slice(&a).map(Some).map_err(|m| fail(ctx, fr, m))
+            let a = borrowed(&a);
+            slice(&a).map(ev).map_err(|m| fail(ctx, fr, m))
         }
         "call" => {
             want(ctx, fr, None, 1)?;
             let callee = cmd.args.get(1).map(|a| a.to_string()).unwrap_or_default();
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
+            let a = borrowed(&a);
             let msg = match a.first() {
                 Some(Some(Value::Nil)) | Some(None) | None => "call of nil".to_string(),
                 Some(Some(v)) => format!("non-function {callee} of type {}", v.go_type_name()),
@@ -792,8 +832,8 @@ fn eval_function(
                 want(ctx, fr, Some(2), 0)?;
             }
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            compare(name, &a)
-                .map(|b| Some(Value::Bool(b)))
+            compare(name, &borrowed(&a))
+                .map(|b| ev(Value::Bool(b)))
                 .map_err(|m| fail(ctx, fr, m))
         }
         "print" | "println" | "printf" => {
@@ -816,7 +856,7 @@ fn eval_function(
                     None => String::new(),
                 },
             };
-            Ok(Some(Value::String(s)))
+            Ok(ev(Value::String(s)))
         }
         "html" | "js" | "urlquery" => {
             let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
@@ -829,7 +869,7 @@ fn eval_function(
                 "js" => js_escape(&s),
                 _ => query_escape(&s),
             };
-            Ok(Some(Value::String(r)))
+            Ok(ev(Value::String(r)))
         }
         "required" => {
             want(ctx, fr, Some(2), 0)?;
@@ -841,31 +881,31 @@ fn eval_function(
             match &val {
                 Value::Nil => Err(fail(ctx, fr, go_string(&msg))),
                 Value::String(s) if s.is_empty() => Err(fail(ctx, fr, go_string(&msg))),
-                _ => Ok(Some(val)),
+                _ => Ok(ev(val)),
             }
         }
         "include" => {
             want(ctx, fr, Some(2), 0)?;
-            let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
-            let tname = go_string(a.first().unwrap_or(&Value::Nil));
+            let a = eval_ev_args(ctx, fr, dot, cmd, final_)?;
+            let tname = go_string(a.first().and_then(|v| v.as_deref()).unwrap_or(&NIL));
             let data = match a.get(1) {
-                None | Some(Value::Nil) => None,
-                Some(v) => Some(v.clone()),
+                Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
+                _ => None,
             };
             let r = include(ctx, fr.set, &tname, data);
-            r.map(|s| Some(Value::String(s)))
+            r.map(|s| ev(Value::String(s)))
                 .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
         }
         "tpl" => {
             want(ctx, fr, Some(2), 0)?;
-            let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
-            let text = go_string(a.first().unwrap_or(&Value::Nil));
+            let a = eval_ev_args(ctx, fr, dot, cmd, final_)?;
+            let text = go_string(a.first().and_then(|v| v.as_deref()).unwrap_or(&NIL));
             let data = match a.get(1) {
-                None | Some(Value::Nil) => None,
-                Some(v) => Some(v.clone()),
+                Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
+                _ => None,
             };
             let r = tpl(ctx, fr.set, &text, data);
-            r.map(|s| Some(Value::String(s)))
+            r.map(|s| ev(Value::String(s)))
                 .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
         }
         _ => Err(fr
@@ -886,18 +926,18 @@ fn eval_function(
 fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
     match target {
         Arg::Dot { .. } => {
-            *dot = Some(new.clone());
+            *dot = ev(new.clone());
             if fr.dot_is_root {
-                fr.set_var("$", Some(new.clone()));
+                fr.set_var("$", ev(new.clone()));
             }
         }
         Arg::Field { idents, .. } => {
             if let Some(d) = dot {
-                set_path(d, idents, new);
+                set_path(Rc::make_mut(d), idents, new);
             }
             if fr.dot_is_root {
                 if let Some((_, Some(root))) = fr.vars.first_mut() {
-                    set_path(root, idents, new);
+                    set_path(Rc::make_mut(root), idents, new);
                 }
             }
         }
@@ -906,11 +946,11 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
                 return;
             };
             if let Some((_, Some(v))) = fr.vars.iter_mut().rev().find(|(n, _)| n == name) {
-                set_path(v, path, new);
+                set_path(Rc::make_mut(v), path, new);
             }
             if name == "$" && fr.dot_is_root {
                 if let Some(d) = dot {
-                    set_path(d, path, new);
+                    set_path(Rc::make_mut(d), path, new);
                 }
             }
         }
@@ -1009,13 +1049,13 @@ fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, Nes
     Ok(out.replace("<no value>", ""))
 }
 
-fn index(args: &[Ev]) -> Result<Ev, String> {
+fn index(args: &[Option<&Value>]) -> Result<Value, String> {
     let Some((item, indexes)) = args.split_first() else {
         return Err("missing item".into());
     };
     let mut item: Value = match item {
         None | Some(Value::Nil) => return Err("index of untyped nil".into()),
-        Some(v) => v.clone(),
+        Some(v) => (*v).clone(),
     };
     for idx in indexes {
         item = match item {
@@ -1049,10 +1089,10 @@ fn index(args: &[Ev]) -> Result<Ev, String> {
             other => return Err(format!("can't index item of type {}", other.go_type_name())),
         };
     }
-    Ok(Some(item))
+    Ok(item)
 }
 
-fn index_arg(idx: &Ev, len: usize) -> Result<usize, String> {
+fn index_arg(idx: &Option<&Value>, len: usize) -> Result<usize, String> {
     let x = match idx {
         Some(Value::Int(i)) => *i,
         None | Some(Value::Nil) => return Err("cannot index slice/array with nil".into()),
@@ -1069,7 +1109,7 @@ fn index_arg(idx: &Ev, len: usize) -> Result<usize, String> {
     Ok(x as usize)
 }
 
-fn slice_arg(idx: &Ev, cap: usize) -> Result<usize, String> {
+fn slice_arg(idx: &Option<&Value>, cap: usize) -> Result<usize, String> {
     let x = match idx {
         Some(Value::Int(i)) => *i,
         None | Some(Value::Nil) => return Err("cannot index slice/array with nil".into()),
@@ -1086,7 +1126,7 @@ fn slice_arg(idx: &Ev, cap: usize) -> Result<usize, String> {
     Ok(x as usize)
 }
 
-fn slice(args: &[Ev]) -> Result<Value, String> {
+fn slice(args: &[Option<&Value>]) -> Result<Value, String> {
     let Some((item, indexes)) = args.split_first() else {
         return Err("missing item".into());
     };
@@ -1137,7 +1177,7 @@ enum BasicKind {
     Other,
 }
 
-fn basic_kind(v: &Ev) -> BasicKind {
+fn basic_kind(v: &Option<&Value>) -> BasicKind {
     match v {
         None | Some(Value::Nil) => BasicKind::Invalid,
         Some(Value::Bool(_)) => BasicKind::Bool,
@@ -1152,7 +1192,7 @@ fn basic_kind(v: &Ev) -> BasicKind {
 const BAD_COMPARISON: &str = "incompatible types for comparison";
 const BAD_COMPARISON_TYPE: &str = "invalid type for comparison";
 
-fn eq_pair(a: &Ev, b: &Ev) -> Result<bool, String> {
+fn eq_pair(a: &Option<&Value>, b: &Option<&Value>) -> Result<bool, String> {
     let (k1, k2) = (basic_kind(a), basic_kind(b));
     if k1 != k2 {
         if k1 != BasicKind::Invalid && k2 != BasicKind::Invalid {
@@ -1179,7 +1219,7 @@ fn eq_pair(a: &Ev, b: &Ev) -> Result<bool, String> {
     })
 }
 
-fn less(a: &Ev, b: &Ev) -> Result<bool, String> {
+fn less(a: &Option<&Value>, b: &Option<&Value>) -> Result<bool, String> {
     let (k1, k2) = (basic_kind(a), basic_kind(b));
     if matches!(k1, BasicKind::Invalid | BasicKind::Other)
         || matches!(k2, BasicKind::Invalid | BasicKind::Other)
@@ -1197,7 +1237,7 @@ fn less(a: &Ev, b: &Ev) -> Result<bool, String> {
     }
 }
 
-fn compare(name: &str, args: &[Ev]) -> Result<bool, String> {
+fn compare(name: &str, args: &[Option<&Value>]) -> Result<bool, String> {
     let Some((first, rest)) = args.split_first() else {
         return Err("missing argument for comparison".into());
     };
