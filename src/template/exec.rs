@@ -271,19 +271,20 @@ fn walk_range_inner(
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
     let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
-    match val.as_deref() {
+    // Take the elements without copying them when nothing else holds the ranged value.
+    match val.map(Rc::unwrap_or_clone) {
         None => {}
         Some(Value::List(l)) => {
             items = l
-                .iter()
+                .into_iter()
                 .enumerate()
-                .map(|(i, v)| (Rc::new(Value::Int(i as i64)), Rc::new(v.clone())))
+                .map(|(i, v)| (Rc::new(Value::Int(i as i64)), Rc::new(v)))
                 .collect()
         }
         Some(Value::Map(m)) => {
             items = m
-                .iter()
-                .map(|(k, v)| (Rc::new(Value::String(k.clone())), Rc::new(v.clone())))
+                .into_iter()
+                .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
                 .collect()
         }
         Some(Value::Int(n)) => {
@@ -291,12 +292,12 @@ fn walk_range_inner(
                 let msg = format!("can't use {n} to iterate over more than one variable");
                 return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
             }
-            items = (0..(*n).max(0))
+            items = (0..n.max(0))
                 .map(|i| (Rc::new(Value::Int(i)), Rc::new(Value::Int(i))))
                 .collect();
         }
         Some(v) => {
-            let msg = format!("range can't iterate over {}", format_v(v));
+            let msg = format!("range can't iterate over {}", format_v(&v));
             return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
         }
     }
@@ -784,7 +785,7 @@ fn eval_function(
         "not" => {
             want(ctx, fr, Some(1), 0)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            Ok(ev(Value::Bool(!a.first().is_some_and(|v| truth(v)))))
+            Ok(ev(Value::Bool(!a.first().is_some_and(truth))))
         }
         "len" => {
             want(ctx, fr, Some(1), 0)?;
