@@ -302,3 +302,25 @@ fn map_mutations_reach_variables_and_dot_as_in_go() {
         "map[b:2]|11|2|map[y:2 z:3]"
     );
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+        #[test]
+        fn arbitrary_templates_never_panic(text in "[{}()\\.$a-e|\\- \"'`0-9:=,%ixp\n]{0,40}") {
+            let funcs = super::super::funcs::sprig_functions().into_iter().map(|(n, f)| (n.to_string(), f)).collect();
+            let mut set = Set::new("f", funcs).with_helm_builtins();
+            let _ = set.add("f", &format!("{{{{{text}}}}}"));
+            let _ = set.add("g", &text);
+            let data = values(&[("a", Value::List(vec![Value::Int(1), Value::Nil])), ("b", values(&[("c", Value::Float(1.5))]))]);
+            for name in ["f", "g"] {
+                if let Err(e) = set.execute(name, &data, &ExecOptions::default(), &mut env()) {
+                    prop_assert!(!e.to_string().contains("executor panicked"), "{text:?}: {e}");
+                }
+            }
+        }
+    }
+}
