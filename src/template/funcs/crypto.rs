@@ -25,13 +25,11 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     ("genSelfSignedCertWithKey", unsupported),
     ("genSignedCert", unsupported),
     ("genSignedCertWithKey", unsupported),
-    ("encryptAES", unsupported),
-    ("decryptAES", unsupported),
     ("getHostByName", unsupported),
 ];
 
 fn unsupported(_: &mut FuncEnv, _: &[Value]) -> Result<Value> {
-    err("this function is not supported by offlux (keys, certificates, passwords, ciphers and DNS are not rendered offline)")
+    err("this function is not supported by offlux (keys, certificates, password hashes and DNS are not rendered offline)")
 }
 
 fn sha256sum(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

@@ -541,7 +541,7 @@ pub fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String>
     if let Some(is_pm) = pm {
         h = h % 12 + if is_pm { 12 } else { 0 };
     }
-    if !(1..=12).contains(&mo) || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59 {
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 59 {
         return Err(format!(
             "parsing time {}: day out of range",
             super::gofmt::go_quote(value)

@@ -1,15 +1,15 @@
 //! Helm's own template functions (pkg/engine/funcs.go): YAML, JSON and TOML conversion with Helm's
 //! error conventions (errors go into an `Error` key or element rather than failing the render),
-//! the strict `required`, an offline `lookup` (always an empty map, as `helm template` gives),
+//! an offline `lookup` (always an empty map, as `helm template` gives),
 //! `getHostByName` without DNS (empty, as Helm does unless DNS is enabled), and the Helm v4
 //! duration helpers.
 //!
-//! Not for: `include` and `tpl`, which need the executor.
+//! Not for: `include`, `tpl` and `required`, which the executor provides (`Set::with_helm_builtins`).
 
 use std::collections::BTreeMap;
 
 use super::super::value::Value;
-use super::args::{self, err, exact, Result};
+use super::args::{self, exact, Result};
 use super::dates::{format_duration, parse_duration, NANOS_PER_SEC};
 use super::gofmt::{self, JsonStyle};
 use super::yaml::{self, Flavor};
@@ -28,7 +28,6 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     ("toToml", to_toml),
     ("mustToToml", must_to_toml),
     ("fromToml", from_toml),
-    ("required", required),
     ("lookup", lookup),
     ("getHostByName", get_host_by_name),
     ("mustToDuration", must_to_duration),
@@ -163,16 +162,6 @@ fn from_toml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     })
 }
 
-fn required(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
-    exact("required", a, 2)?;
-    let warn = args::string(&a[0])?;
-    match &a[1] {
-        Value::Nil => err(warn),
-        Value::String(s) if s.is_empty() => err(warn),
-        v => Ok(v.clone()),
-    }
-}
-
 fn lookup(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("lookup", a, 4)?;
     for v in a {
@@ -199,8 +188,7 @@ fn to_duration(v: &Value) -> std::result::Result<i64, String> {
         }
         Value::Int(i) => i
             .checked_mul(NANOS_PER_SEC)
-            .ok_or_else(|| format!("duration {i}s overflows"))
-            .map(|n| n),
+            .ok_or_else(|| format!("duration {i}s overflows")),
         Value::Float(f) => {
             let n = f * NANOS_PER_SEC as f64;
             if !n.is_finite() || n.abs() >= 9.223_372_036_854_776e18 {

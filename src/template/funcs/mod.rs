@@ -5,7 +5,7 @@
 //! Not supported offline (they return an error saying so): Sprig's key and certificate generators
 //! (`genPrivateKey`, `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
 //! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`), `bcrypt`, `htpasswd`,
-//! `derivePassword`, `encryptAES`/`decryptAES`, and Sprig's `getHostByName` (Helm's returns "").
+//! `derivePassword`, and Sprig's `getHostByName` (Helm's returns "").
 //!
 //! Go's maps are references, so `set`, `unset`, `merge`, `mergeOverwrite` and their `must` forms
 //! change their first argument in Go. Here values are owned: those functions return the changed
@@ -16,6 +16,7 @@
 //! has no time variant; `now` returns `FuncEnv::now_unix`.
 
 mod args;
+mod cipher;
 mod crypto;
 mod dates;
 mod defaults;
@@ -64,14 +65,15 @@ pub fn sprig_functions() -> Vec<(&'static str, Function)> {
     all.extend_from_slice(dates::FUNCTIONS);
     all.extend_from_slice(encoding::FUNCTIONS);
     all.extend_from_slice(crypto::FUNCTIONS);
+    all.extend_from_slice(cipher::FUNCTIONS);
     all.extend_from_slice(random::FUNCTIONS);
     all.extend_from_slice(paths::FUNCTIONS);
     all
 }
 
 /// Helm's function map: Sprig's (without `env`/`expandenv`) overlaid with Helm's own functions.
-/// `include`, `tpl` and `required` in lint mode need the executor and are registered by it;
-/// `required` here is the strict form.
+/// `include`, `tpl` and `required` need the executor (or, for `required` in lint mode, the
+/// engine) and come from `Set::with_helm_builtins`.
 pub fn helm_functions() -> Vec<(&'static str, Function)> {
     let mut all = sprig_functions();
     for (name, f) in helm::FUNCTIONS {

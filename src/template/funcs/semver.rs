@@ -150,25 +150,19 @@ fn parse_constraint(text: &str) -> std::result::Result<Constraint, String> {
         return Err(bad());
     }
     let (mut minor_dirty, mut patch_dirty, mut dirty) = (false, false, false);
+    // A wildcard or a missing part makes the constraint a range ("dirty"), for every operator.
     let ver = if is_x(parts[0]) {
         dirty = true;
         format!("0.0.0{tail}")
-    } else if parts.get(1).is_some_and(|p| is_x(p)) {
+    } else if parts.get(1).is_none_or(|p| is_x(p)) {
         dirty = true;
         minor_dirty = true;
-        patch_dirty = true;
         format!("{}.0.0{tail}", parts[0])
-    } else if parts.get(2).is_some_and(|p| is_x(p)) {
+    } else if parts.get(2).is_none_or(|p| is_x(p)) {
         dirty = true;
         patch_dirty = true;
         format!("{}.{}.0{tail}", parts[0], parts[1])
     } else {
-        // Missing parts act as wildcards for equality, as `1.2` matching `1.2.5` shows.
-        if parts.len() < 3 && matches!(op, Op::Eq | Op::Ne) {
-            dirty = true;
-            patch_dirty = true;
-            minor_dirty = parts.len() < 2;
-        }
         body.to_string()
     };
     let con = parse_version(&ver).map_err(|_| bad())?;
@@ -198,8 +192,10 @@ fn tilde(v: &Version, c: &Constraint) -> bool {
     true
 }
 
-fn check(v: &Version, c: &Constraint) -> bool {
-    if !v.pre.is_empty() && c.con.pre.is_empty() && c.op != Op::Ne {
+/// One constraint; `include_pre` says whether its AND group admits pre-releases (it does when
+/// any constraint of the group names one).
+fn check(v: &Version, c: &Constraint, include_pre: bool) -> bool {
+    if !v.pre.is_empty() && !include_pre {
         return false;
     }
     let ord = compare(v, &c.con);
@@ -213,10 +209,21 @@ fn check(v: &Version, c: &Constraint) -> bool {
         }
         Op::Ne => {
             if c.dirty {
-                !(v.pre.is_empty() && tilde(v, c))
-            } else {
-                ord != Ordering::Equal
+                if c.con.major != v.major {
+                    return true;
+                }
+                if c.minor_dirty {
+                    return false;
+                }
+                if c.con.minor != v.minor {
+                    return true;
+                }
+                if !c.patch_dirty {
+                    return c.con.patch != v.patch || ord != Ordering::Equal;
+                }
+                return compare_pre(&v.pre, &c.con.pre) != Ordering::Equal;
             }
+            ord != Ordering::Equal
         }
         Op::Gt => {
             if !c.dirty {
@@ -228,7 +235,10 @@ fn check(v: &Version, c: &Constraint) -> bool {
             if c.minor_dirty {
                 return false;
             }
-            v.minor > c.con.minor
+            if c.patch_dirty {
+                return v.minor > c.con.minor;
+            }
+            ord == Ordering::Greater
         }
         Op::Lt => ord == Ordering::Less,
         Op::Ge => ord != Ordering::Less,
@@ -236,13 +246,10 @@ fn check(v: &Version, c: &Constraint) -> bool {
             if !c.dirty {
                 return ord != Ordering::Greater;
             }
-            if v.major != c.con.major {
-                return v.major < c.con.major;
+            if v.major > c.con.major {
+                return false;
             }
-            if c.minor_dirty {
-                return true;
-            }
-            v.minor <= c.con.minor
+            !(v.major == c.con.major && v.minor > c.con.minor && !c.minor_dirty)
         }
         Op::Tilde => tilde(v, c),
         Op::Caret => {
@@ -301,14 +308,16 @@ fn and_terms(alt: &str) -> std::result::Result<Vec<String>, String> {
 pub fn satisfies(constraint: &str, version: &Version) -> std::result::Result<bool, String> {
     let mut any = false;
     for alt in constraint.split("||") {
-        let mut all = true;
-        for term in and_terms(alt)? {
-            let c = parse_constraint(&term)?;
-            if !check(version, &c) {
-                all = false;
-            }
-        }
-        any |= all;
+        let group = if alt.trim().is_empty() {
+            vec![parse_constraint("*")?]
+        } else {
+            and_terms(alt)?
+                .iter()
+                .map(|t| parse_constraint(t))
+                .collect::<std::result::Result<Vec<_>, _>>()?
+        };
+        let include_pre = group.iter().any(|c| !c.con.pre.is_empty());
+        any |= group.iter().all(|c| check(version, c, include_pre));
     }
     Ok(any)
 }
@@ -332,11 +341,7 @@ fn semver_compare(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let constraint = args::string(&a[0])?;
     let version = args::string(&a[1])?;
     // Go parses the constraint first, so a bad constraint is reported before a bad version.
-    for alt in constraint.split("||") {
-        for term in and_terms(alt).map_err(FuncError)? {
-            parse_constraint(&term).map_err(FuncError)?;
-        }
-    }
+    satisfies(constraint, &parse_version("0.0.0").map_err(FuncError)?).map_err(FuncError)?;
     let v = parse_version(version).map_err(FuncError)?;
     satisfies(constraint, &v)
         .map(Value::Bool)
@@ -365,6 +370,10 @@ mod tests {
         assert!(sat("1.0 - 2.0", "1.5.0"));
         assert!(!sat("!=1.5.0", "1.5.0"));
         assert!(sat("*", "4.0.0"));
+        assert!(sat("1.2", "1.2.9"));
+        assert!(!sat("!=1.2", "1.2.9"));
+        assert!(sat("<=1.2", "1.2.9"));
+        assert!(sat(">=1.0.0-0 <2", "1.5.0-rc.1"));
         assert!(parse_constraint("badConstraint").is_err());
         assert!(parse_version("badVersion").is_err());
     }

@@ -15,8 +15,12 @@ use super::gofmt::format_float_f;
 pub fn to_toml(v: &Value) -> Result<String, String> {
     let m = match v {
         Value::Map(m) => m,
-        Value::Nil => return Err("toml: cannot encode a nil value".into()),
-        _ => return Err("toml: top-level values must be Go maps or structs".into()),
+        // Anything else is written as a single inline value, as BurntSushi's encoder does.
+        other => {
+            let mut out = String::new();
+            inline(&mut out, other)?;
+            return Ok(out);
+        }
     };
     let mut out = String::new();
     write_table(&mut out, &[], m)?;
@@ -170,6 +174,7 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
         s: text.as_bytes(),
         text,
         pos: 0,
+        depth: 0,
     };
     let mut root = BTreeMap::new();
     let mut current: Vec<String> = Vec::new();
@@ -259,7 +264,11 @@ struct Reader<'a> {
     s: &'a [u8],
     text: &'a str,
     pos: usize,
+    /// Nesting of inline arrays and tables, bounded so hostile input cannot exhaust the stack.
+    depth: usize,
 }
+
+const MAX_DEPTH: usize = 256;
 
 impl Reader<'_> {
     fn peek(&self) -> Option<u8> {
@@ -435,6 +444,16 @@ impl Reader<'_> {
     }
 
     fn value(&mut self) -> Result<Value, String> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error("values nest too deeply"));
+        }
+        self.depth += 1;
+        let v = self.value_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn value_inner(&mut self) -> Result<Value, String> {
         match self.peek() {
             Some(b'"') => Ok(Value::String(self.basic_string()?)),
             Some(b'\'') => Ok(Value::String(self.literal_string()?)),

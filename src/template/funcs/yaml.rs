@@ -30,7 +30,12 @@ pub enum Flavor {
 
 /// Marshals a value; the result ends with a newline as the Go encoders' does.
 pub fn to_yaml(v: &Value, flavor: Flavor) -> Result<String, String> {
-    let v = jsonify(v)?;
+    // sigs.k8s.io/yaml goes through JSON (integral floats become integers); go-yaml v3 encodes
+    // the Go values directly, so a float stays a float (`1.2345678e+07`).
+    let v = match flavor {
+        Flavor::V2 => jsonify(v)?,
+        Flavor::V3Pretty => v.clone(),
+    };
     let mut e = Emitter {
         out: String::new(),
         flavor,
@@ -76,7 +81,7 @@ fn jsonify(v: &Value) -> Result<Value, String> {
     })
 }
 
-/// go-yaml v2's key order: digit runs compare as numbers, non-letters sort before letters.
+/// go-yaml's key order: digit runs compare as numbers, non-letters sort before letters.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
@@ -158,10 +163,9 @@ impl Emitter {
     }
 
     fn map(&mut self, m: &BTreeMap<String, Value>, indent: usize, inline_first: bool) {
+        // go-yaml v2 and v3 share this key order.
         let mut keys: Vec<&String> = m.keys().collect();
-        if self.flavor == Flavor::V2 {
-            keys.sort_by(|a, b| natural_cmp(a, b));
-        }
+        keys.sort_by(|a, b| natural_cmp(a, b));
         for (i, k) in keys.into_iter().enumerate() {
             if i > 0 || !inline_first {
                 self.newline(indent);
@@ -703,6 +707,7 @@ struct Builder {
 }
 
 const MAX_NODES: usize = 1_000_000;
+const MAX_DEPTH: usize = 512;
 
 fn key_string(v: &Value) -> String {
     match v {
@@ -728,10 +733,12 @@ impl Builder {
                 self.finish(v, anchor)
             }
             Event::SequenceStart(anchor, _) => {
+                self.check_depth()?;
                 self.stack.push(Frame::Seq(Vec::new(), anchor));
                 Ok(())
             }
             Event::MappingStart(anchor, _) => {
+                self.check_depth()?;
                 self.stack.push(Frame::Map(BTreeMap::new(), None, anchor));
                 Ok(())
             }
@@ -753,6 +760,14 @@ impl Builder {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Nesting is bounded so that the recursive walks over the result cannot exhaust the stack.
+    fn check_depth(&self) -> Result<(), String> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(format!("document nests deeper than {MAX_DEPTH} levels"));
+        }
+        Ok(())
     }
 
     fn finish(&mut self, v: Value, anchor: usize) -> Result<(), String> {
