@@ -10,8 +10,13 @@
 //! comments, custom delimiters), Go's builtins and `fmt` verbs, `missingkey` options, and Go's error
 //! texts with positions. Not supported: methods and function values in data (there are none in
 //! [`Value`]), `call` of anything (always an error, as with JSON-like data in Go), iterators.
+//!
+//! Values are copies, not Go's shared maps: Sprig's map-mutating functions (`set`, `unset`,
+//! `merge`...) store their result back where their first argument came from (a variable, dot or a
+//! field path), which covers the usual `$_ := set $d "k" v`, but another variable that aliases the
+//! same map does not see the change. Dot and variables are shared between template calls without
+//! copying; arguments to library functions are copied.
 
-mod exec;
 pub mod funcs;
 mod gofmt;
 mod lex;
