@@ -17,6 +17,7 @@
 //! same map does not see the change. Dot and variables are shared between template calls without
 //! copying; arguments to library functions are copied.
 
+mod exec;
 pub mod funcs;
 mod gofmt;
 mod lex;
