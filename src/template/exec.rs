@@ -437,6 +437,14 @@ fn eval_command(
         return Ok(None);
     };
     let has_args = cmd.args.len() > 1 || final_.is_some();
+    // Arguments of a method call (`.Files.Get "x"`) are evaluated before the receiver chain.
+    let is_chain = matches!(first, Arg::Field { .. } | Arg::Chain { .. })
+        || matches!(first, Arg::Variable { idents, .. } if idents.len() > 1);
+    let margs = if is_chain && has_args && fr.set.methods.is_some() {
+        eval_value_args(ctx, fr, dot, cmd, final_.clone())?
+    } else {
+        Vec::new()
+    };
     match first {
         Arg::Field { pos, idents } => {
             return eval_field_chain(
@@ -446,10 +454,12 @@ fn eval_command(
                 *pos,
                 &first.to_string(),
                 idents,
-                has_args,
+                has_args.then_some(&margs[..]),
             );
         }
-        Arg::Chain { .. } => return eval_chain(ctx, fr, dot, first, has_args),
+        Arg::Chain { .. } => {
+            return eval_chain(ctx, fr, dot, first, has_args.then_some(&margs[..]))
+        }
         Arg::Identifier { pos, name } => {
             return eval_function(ctx, fr, dot, *pos, name, cmd, final_)
         }
@@ -470,7 +480,7 @@ fn eval_command(
                 *pos,
                 &first.to_string(),
                 &idents[1..],
-                has_args,
+                has_args.then_some(&margs[..]),
             );
         }
         _ => {}
@@ -524,11 +534,42 @@ fn eval_field_chain(
     pos: usize,
     context: &str,
     idents: &[String],
-    has_args: bool,
+    call: Option<&[Value]>,
 ) -> R<Ev> {
+    // `call` is Some when the chain is a command's first word given arguments (evaluated only
+    // when methods are enabled).
+    let has_args = call.is_some();
+    let args = call.unwrap_or(&[]);
     let mut cur = receiver;
     for (i, name) in idents.iter().enumerate() {
         let last = i + 1 == idents.len();
+        // A method supplied by the caller, tried where Go would find no field or map key.
+        let method = |ctx: &mut Ctx<'_>, recv: &Value| -> R<Option<Ev>> {
+            let Some(m) = fr.set.methods else {
+                return Ok(None);
+            };
+            let margs = if last { args } else { &[] };
+            match m(ctx.env, recv, name, margs) {
+                None => Ok(None),
+                Some(Err(e)) => {
+                    let msg = format!("error calling {name}: {}", e.0);
+                    Err(fr.error(ctx, pos, context, &msg).into())
+                }
+                Some(Ok(v)) if last => Ok(Some(ev(v))),
+                Some(Ok(v)) => {
+                    let rest = idents.get(i + 1..).unwrap_or(&[]);
+                    eval_field_chain(ctx, fr, Some(&v), pos, context, rest, call).map(Some)
+                }
+            }
+        };
+        if let Some(r) = cur.filter(|r| !matches!(r, Value::Nil)) {
+            let is_key = matches!(r, Value::Map(m) if m.contains_key(name));
+            if !is_key || (last && has_args) {
+                if let Some(v) = method(ctx, r)? {
+                    return Ok(v);
+                }
+            }
+        }
         cur = match cur {
             None => {
                 if ctx.opts.missing_key == MissingKey::Error {
@@ -575,7 +616,7 @@ fn eval_chain(
     fr: &mut Frame<'_>,
     dot: &mut Ev,
     chain: &Arg,
-    has_args: bool,
+    call: Option<&[Value]>,
 ) -> R<Ev> {
     let Arg::Chain { pos, node, fields } = chain else {
         return Ok(None);
@@ -592,7 +633,7 @@ fn eval_chain(
         *pos,
         &chain.to_string(),
         fields,
-        has_args,
+        call,
     )
 }
 
@@ -608,7 +649,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
             *pos,
             &arg.to_string(),
             idents,
-            false,
+            None,
         ),
         Arg::Variable { pos, idents } => {
             let v = var_value(ctx, fr, *pos, idents)?;
@@ -622,7 +663,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
                 *pos,
                 &arg.to_string(),
                 &idents[1..],
-                false,
+                None,
             )
         }
         Arg::Pipe { pipe, .. } => eval_pipeline(ctx, fr, dot, pipe),
@@ -636,7 +677,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
             };
             eval_function(ctx, fr, dot, *pos, name, &cmd, None)
         }
-        Arg::Chain { .. } => eval_chain(ctx, fr, dot, arg, false),
+        Arg::Chain { .. } => eval_chain(ctx, fr, dot, arg, None),
         Arg::Bool { value, .. } => Ok(ev(Value::Bool(*value))),
         Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(ev),
         Arg::String { text, .. } => Ok(ev(Value::String(text.clone()))),

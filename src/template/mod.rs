@@ -123,7 +123,14 @@ pub struct Set {
     helm_builtins: bool,
     delims: (String, String),
     max_paren_depth: usize,
+    methods: Option<MethodFn>,
 }
+
+/// Methods on data, Go's `.Receiver.Method args` (Helm's `.Files.Get`, `.Capabilities.APIVersions.Has`):
+/// called with the receiver, the method name and the arguments where Go would find no field or map
+/// key (and before a map key when arguments are given). `None` means "no such method".
+pub type MethodFn =
+    fn(&mut FuncEnv, &Value, &str, &[Value]) -> Option<Result<Value, funcs::FuncError>>;
 
 impl Set {
     /// An empty set named `name` (the name Go's errors use for the set, and `tpl`'s template name).
@@ -135,12 +142,19 @@ impl Set {
             helm_builtins: false,
             delims: (String::new(), String::new()),
             max_paren_depth: 1000,
+            methods: None,
         }
     }
 
     /// Enables Helm's executor-level functions `include`, `tpl` and `required`.
     pub fn with_helm_builtins(mut self) -> Set {
         self.helm_builtins = true;
+        self
+    }
+
+    /// Resolves `.x.Name args` on data values that have no field `Name`.
+    pub fn with_methods(mut self, methods: MethodFn) -> Set {
+        self.methods = Some(methods);
         self
     }
 

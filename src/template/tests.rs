@@ -324,3 +324,50 @@ mod fuzz {
         }
     }
 }
+
+fn methods(
+    _: &mut FuncEnv,
+    recv: &Value,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<Value, super::funcs::FuncError>> {
+    match (recv, name, args) {
+        (Value::List(l), "Has", [v]) => Some(Ok(Value::Bool(l.contains(v)))),
+        (Value::Map(m), "Get", [Value::String(k)]) => Some(Ok(m
+            .get(k)
+            .cloned()
+            .unwrap_or(Value::String(String::new())))),
+        (Value::Map(m), "Names", []) => Some(Ok(Value::List(
+            m.keys().map(|k| Value::String(k.clone())).collect(),
+        ))),
+        (_, "Fail", _) => Some(Err(super::funcs::FuncError("boom".into()))),
+        _ => None,
+    }
+}
+
+#[test]
+fn methods_resolve_where_go_finds_no_field() {
+    let mut set = Set::new("gotpl", HashMap::new()).with_methods(methods);
+    set.add(
+        "t",
+        "{{ .Caps.APIVersions.Has \"v1\" }} {{ .Caps.APIVersions.Has \"v2\" }} {{ .Files.Get \"a.txt\" }} {{ .Files.Names | len }} {{ with .Files }}{{ .Get \"a.txt\" }}{{ end }} {{ .Files.Fail }}",
+    )
+    .unwrap();
+    let data = values(&[
+        (
+            "Caps",
+            values(&[("APIVersions", Value::List(vec![Value::String("v1".into())]))]),
+        ),
+        ("Files", values(&[("a.txt", Value::String("hello".into()))])),
+    ]);
+    let err = run(&set, "t", &data, &ExecOptions::default()).unwrap_err();
+    assert!(
+        err.ends_with("at <.Files.Fail>: error calling Fail: boom"),
+        "{err}"
+    );
+    set.add("u", "{{ .Caps.APIVersions.Has \"v1\" }} {{ .Caps.APIVersions.Has \"v2\" }} {{ .Files.Get \"a.txt\" }} {{ .Files.Names | len }} {{ with .Files }}{{ .Get \"a.txt\" }}{{ end }}").unwrap();
+    assert_eq!(
+        run(&set, "u", &data, &ExecOptions::default()).unwrap(),
+        "true false hello 1 hello"
+    );
+}
