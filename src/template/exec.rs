@@ -5,6 +5,7 @@
 //! Helm's executor-level functions (`include`, `tpl`, `required`) are here too, enabled per set.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::funcs::FuncEnv;
 use super::gofmt::{self, format_v, quote};
@@ -14,9 +15,22 @@ use super::{Error, ExecOptions, MissingKey, Set};
 
 /// An evaluated value; `None` is Go's invalid `reflect.Value` (a missing value), which prints as
 /// `<no value>`, while `Some(Value::Nil)` is a nil interface (field access on it is an error).
-type Ev = Option<Value>;
+type Ev = Option<Rc<Value>>;
 
 static NIL: Value = Value::Nil;
+
+fn ev(v: Value) -> Ev {
+    Some(Rc::new(v))
+}
+
+/// A function argument: the invalid value becomes nil, as Go's validateType does for interfaces.
+fn to_value(e: Ev) -> Value {
+    e.map(Rc::unwrap_or_clone).unwrap_or(Value::Nil)
+}
+
+fn borrowed(args: &[Ev]) -> Vec<Option<&Value>> {
+    args.iter().map(|e| e.as_deref()).collect()
+}
 
 /// Why a walk stopped early.
 enum Flow {
@@ -49,6 +63,8 @@ struct Frame<'a> {
     tree: &'a Tree,
     name: &'a str,
     vars: Vec<(String, Ev)>,
+    /// Whether dot is still the template's argument (the value `$` holds), not a with/range value.
+    dot_is_root: bool,
 }
 
 const BUILTINS: &[&str] = &[
@@ -66,7 +82,7 @@ pub(crate) fn execute(
     ctx: &mut Ctx<'_>,
     set: &Set,
     name: &str,
-    data: Ev,
+    mut data: Ev,
     out: &mut String,
 ) -> Result<(), Error> {
     let Some(tree) = set.trees.get(name) else {
@@ -89,9 +105,10 @@ pub(crate) fn execute(
         tree,
         name,
         vars: vec![("$".to_string(), data.clone())],
+        dot_is_root: true,
     };
     ctx.chain.push(name.to_string());
-    let r = walk_list(ctx, &mut frame, &data, &tree.root, out);
+    let r = walk_list(ctx, &mut frame, &mut data, &tree.root, out);
     ctx.chain.pop();
     match r {
         Ok(()) => Ok(()),
@@ -155,7 +172,7 @@ fn write(ctx: &mut Ctx<'_>, frame: &Frame<'_>, out: &mut String, s: &str) -> R<(
 fn walk_list(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     nodes: &[Node],
     out: &mut String,
 ) -> R<()> {
@@ -165,7 +182,13 @@ fn walk_list(
     Ok(())
 }
 
-fn walk(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, node: &Node, out: &mut String) -> R<()> {
+fn walk(
+    ctx: &mut Ctx<'_>,
+    fr: &mut Frame<'_>,
+    dot: &mut Ev,
+    node: &Node,
+    out: &mut String,
+) -> R<()> {
     match node {
         Node::Text(t) => write(ctx, fr, out, t),
         Node::Action(pipe) => {
@@ -191,13 +214,13 @@ fn walk(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, node: &Node, out: &mut 
 }
 
 fn truth(v: &Ev) -> bool {
-    v.as_ref().is_some_and(Value::is_truthy)
+    v.as_deref().is_some_and(Value::is_truthy)
 }
 
 fn walk_if_with(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     b: &Branch,
     with: bool,
     out: &mut String,
@@ -207,7 +230,11 @@ fn walk_if_with(
         let v = eval_pipeline(ctx, fr, dot, &b.pipe)?;
         if truth(&v) {
             if with {
-                walk_list(ctx, fr, &v, &b.list, out)
+                let mut v = v;
+                let was_root = std::mem::replace(&mut fr.dot_is_root, false);
+                let r = walk_list(ctx, fr, &mut v, &b.list, out);
+                fr.dot_is_root = was_root;
+                r
             } else {
                 walk_list(ctx, fr, dot, &b.list, out)
             }
@@ -224,7 +251,7 @@ fn walk_if_with(
 fn walk_range(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     b: &Branch,
     out: &mut String,
 ) -> R<()> {
@@ -237,26 +264,27 @@ fn walk_range(
 fn walk_range_inner(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     b: &Branch,
     out: &mut String,
 ) -> R<()> {
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
-    let mut items: Vec<(Value, Value)> = Vec::new();
-    match &val {
+    let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
+    // Take the elements without copying them when nothing else holds the ranged value.
+    match val.map(Rc::unwrap_or_clone) {
         None => {}
         Some(Value::List(l)) => {
             items = l
-                .iter()
+                .into_iter()
                 .enumerate()
-                .map(|(i, v)| (Value::Int(i as i64), v.clone()))
+                .map(|(i, v)| (Rc::new(Value::Int(i as i64)), Rc::new(v)))
                 .collect()
         }
         Some(Value::Map(m)) => {
             items = m
-                .iter()
-                .map(|(k, v)| (Value::String(k.clone()), v.clone()))
+                .into_iter()
+                .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
                 .collect()
         }
         Some(Value::Int(n)) => {
@@ -264,12 +292,12 @@ fn walk_range_inner(
                 let msg = format!("can't use {n} to iterate over more than one variable");
                 return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
             }
-            items = (0..(*n).max(0))
-                .map(|i| (Value::Int(i), Value::Int(i)))
+            items = (0..n.max(0))
+                .map(|i| (Rc::new(Value::Int(i)), Rc::new(Value::Int(i))))
                 .collect();
         }
         Some(v) => {
-            let msg = format!("range can't iterate over {}", format_v(v));
+            let msg = format!("range can't iterate over {}", format_v(&v));
             return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
         }
     }
@@ -309,7 +337,9 @@ fn walk_range_inner(
                 slot.1 = Some(index.clone());
             }
         }
-        let r = walk_list(ctx, fr, &Some(elem), &b.list, out);
+        let was_root = std::mem::replace(&mut fr.dot_is_root, false);
+        let r = walk_list(ctx, fr, &mut Some(elem), &b.list, out);
+        fr.dot_is_root = was_root;
         fr.vars.truncate(mark);
         match r {
             Ok(()) | Err(Flow::Continue) => {}
@@ -323,7 +353,7 @@ fn walk_range_inner(
 fn walk_template(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     pos: usize,
     name: &str,
     pipe: Option<&Pipe>,
@@ -351,22 +381,24 @@ fn walk_template(
         tree,
         name,
         vars: vec![("$".to_string(), new_dot.clone())],
+        dot_is_root: true,
     };
     ctx.depth += 1;
     ctx.chain.push(name.to_string());
-    let r = walk_list(ctx, &mut frame, &new_dot, &tree.root, out);
+    let mut new_dot = new_dot;
+    let r = walk_list(ctx, &mut frame, &mut new_dot, &tree.root, out);
     ctx.chain.pop();
     ctx.depth -= 1;
     r
 }
 
-fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, pipe: &Pipe) -> R<Ev> {
+fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pipe) -> R<Ev> {
     let mut value: Option<Ev> = None;
     for cmd in &pipe.cmds {
         let v = eval_command(ctx, fr, dot, cmd, value.take())?;
         // A nil interface result becomes "no value", as Go's evalPipeline does.
         value = Some(match v {
-            Some(Value::Nil) => None,
+            v if matches!(v.as_deref(), Some(Value::Nil)) => None,
             v => v,
         });
     }
@@ -397,7 +429,7 @@ fn not_a_function(ctx: &Ctx<'_>, fr: &Frame<'_>, cmd: &Command, has_final: bool)
 fn eval_command(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Ev> {
@@ -405,19 +437,29 @@ fn eval_command(
         return Ok(None);
     };
     let has_args = cmd.args.len() > 1 || final_.is_some();
+    // Arguments of a method call (`.Files.Get "x"`) are evaluated before the receiver chain.
+    let is_chain = matches!(first, Arg::Field { .. } | Arg::Chain { .. })
+        || matches!(first, Arg::Variable { idents, .. } if idents.len() > 1);
+    let margs = if is_chain && has_args && fr.set.methods.is_some() {
+        eval_value_args(ctx, fr, dot, cmd, final_.clone())?
+    } else {
+        Vec::new()
+    };
     match first {
         Arg::Field { pos, idents } => {
             return eval_field_chain(
                 ctx,
                 fr,
-                dot.as_ref(),
+                dot.as_deref(),
                 *pos,
                 &first.to_string(),
                 idents,
-                has_args,
+                has_args.then_some(&margs[..]),
             );
         }
-        Arg::Chain { .. } => return eval_chain(ctx, fr, dot, first, has_args),
+        Arg::Chain { .. } => {
+            return eval_chain(ctx, fr, dot, first, has_args.then_some(&margs[..]))
+        }
         Arg::Identifier { pos, name } => {
             return eval_function(ctx, fr, dot, *pos, name, cmd, final_)
         }
@@ -434,22 +476,22 @@ fn eval_command(
             return eval_field_chain(
                 ctx,
                 fr,
-                v.as_ref(),
+                v.as_deref(),
                 *pos,
                 &first.to_string(),
                 &idents[1..],
-                has_args,
+                has_args.then_some(&margs[..]),
             );
         }
         _ => {}
     }
     not_a_function(ctx, fr, cmd, final_.is_some())?;
     match first {
-        Arg::Bool { value, .. } => Ok(Some(Value::Bool(*value))),
+        Arg::Bool { value, .. } => Ok(ev(Value::Bool(*value))),
         Arg::Dot { .. } => Ok(dot.clone()),
         Arg::Nil { pos } => Err(fr.error(ctx, *pos, "nil", "nil is not a command").into()),
-        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(Some),
-        Arg::String { text, .. } => Ok(Some(Value::String(text.clone()))),
+        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(ev),
+        Arg::String { text, .. } => Ok(ev(Value::String(text.clone()))),
         _ => Ok(None),
     }
 }
@@ -492,11 +534,42 @@ fn eval_field_chain(
     pos: usize,
     context: &str,
     idents: &[String],
-    has_args: bool,
+    call: Option<&[Value]>,
 ) -> R<Ev> {
+    // `call` is Some when the chain is a command's first word given arguments (evaluated only
+    // when methods are enabled).
+    let has_args = call.is_some();
+    let args = call.unwrap_or(&[]);
     let mut cur = receiver;
     for (i, name) in idents.iter().enumerate() {
         let last = i + 1 == idents.len();
+        // A method supplied by the caller, tried where Go would find no field or map key.
+        let method = |ctx: &mut Ctx<'_>, recv: &Value| -> R<Option<Ev>> {
+            let Some(m) = fr.set.methods else {
+                return Ok(None);
+            };
+            let margs = if last { args } else { &[] };
+            match m(ctx.env, recv, name, margs) {
+                None => Ok(None),
+                Some(Err(e)) => {
+                    let msg = format!("error calling {name}: {}", e.0);
+                    Err(fr.error(ctx, pos, context, &msg).into())
+                }
+                Some(Ok(v)) if last => Ok(Some(ev(v))),
+                Some(Ok(v)) => {
+                    let rest = idents.get(i + 1..).unwrap_or(&[]);
+                    eval_field_chain(ctx, fr, Some(&v), pos, context, rest, call).map(Some)
+                }
+            }
+        };
+        if let Some(r) = cur.filter(|r| !matches!(r, Value::Nil)) {
+            let is_key = matches!(r, Value::Map(m) if m.contains_key(name));
+            if !is_key || (last && has_args) {
+                if let Some(v) = method(ctx, r)? {
+                    return Ok(v);
+                }
+            }
+        }
         cur = match cur {
             None => {
                 if ctx.opts.missing_key == MissingKey::Error {
@@ -535,15 +608,15 @@ fn eval_field_chain(
             }
         };
     }
-    Ok(cur.cloned())
+    Ok(cur.map(|v| Rc::new(v.clone())))
 }
 
 fn eval_chain(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     chain: &Arg,
-    has_args: bool,
+    call: Option<&[Value]>,
 ) -> R<Ev> {
     let Arg::Chain { pos, node, fields } = chain else {
         return Ok(None);
@@ -556,22 +629,28 @@ fn eval_chain(
     eval_field_chain(
         ctx,
         fr,
-        base.as_ref(),
+        base.as_deref(),
         *pos,
         &chain.to_string(),
         fields,
-        has_args,
+        call,
     )
 }
 
 /// Evaluates an argument node to a value (Go's evalArg with an empty-interface or reflect.Value type).
-fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, arg: &Arg) -> R<Ev> {
+fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R<Ev> {
     match arg {
         Arg::Dot { .. } => Ok(dot.clone()),
-        Arg::Nil { .. } => Ok(Some(Value::Nil)),
-        Arg::Field { pos, idents } => {
-            eval_field_chain(ctx, fr, dot.as_ref(), *pos, &arg.to_string(), idents, false)
-        }
+        Arg::Nil { .. } => Ok(ev(Value::Nil)),
+        Arg::Field { pos, idents } => eval_field_chain(
+            ctx,
+            fr,
+            dot.as_deref(),
+            *pos,
+            &arg.to_string(),
+            idents,
+            None,
+        ),
         Arg::Variable { pos, idents } => {
             let v = var_value(ctx, fr, *pos, idents)?;
             if idents.len() == 1 {
@@ -580,11 +659,11 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, arg: &Arg) -> R<Ev>
             eval_field_chain(
                 ctx,
                 fr,
-                v.as_ref(),
+                v.as_deref(),
                 *pos,
                 &arg.to_string(),
                 &idents[1..],
-                false,
+                None,
             )
         }
         Arg::Pipe { pipe, .. } => eval_pipeline(ctx, fr, dot, pipe),
@@ -598,10 +677,10 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, arg: &Arg) -> R<Ev>
             };
             eval_function(ctx, fr, dot, *pos, name, &cmd, None)
         }
-        Arg::Chain { .. } => eval_chain(ctx, fr, dot, arg, false),
-        Arg::Bool { value, .. } => Ok(Some(Value::Bool(*value))),
-        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(Some),
-        Arg::String { text, .. } => Ok(Some(Value::String(text.clone()))),
+        Arg::Chain { .. } => eval_chain(ctx, fr, dot, arg, None),
+        Arg::Bool { value, .. } => Ok(ev(Value::Bool(*value))),
+        Arg::Number { pos, num } => ideal_constant(ctx, fr, *pos, num).map(ev),
+        Arg::String { text, .. } => Ok(ev(Value::String(text.clone()))),
     }
 }
 
@@ -609,7 +688,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &Ev, arg: &Arg) -> R<Ev>
 fn eval_reflect_args(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Vec<Ev>> {
@@ -628,20 +707,36 @@ fn eval_reflect_args(
     Ok(out)
 }
 
+/// Arguments for an executor function, shared rather than copied.
+fn eval_ev_args(
+    ctx: &mut Ctx<'_>,
+    fr: &mut Frame<'_>,
+    dot: &mut Ev,
+    cmd: &Command,
+    final_: Option<Ev>,
+) -> R<Vec<Ev>> {
+    let mut out = Vec::new();
+    for a in cmd.args.iter().skip(1) {
+        out.push(eval_arg(ctx, fr, dot, a)?);
+    }
+    out.extend(final_);
+    Ok(out)
+}
+
 /// Arguments for a function taking `interface{}`s: missing values become nil.
 fn eval_value_args(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Vec<Value>> {
     let mut out = Vec::new();
     for a in cmd.args.iter().skip(1) {
-        out.push(eval_arg(ctx, fr, dot, a)?.unwrap_or(Value::Nil));
+        out.push(to_value(eval_arg(ctx, fr, dot, a)?));
     }
     if let Some(f) = final_ {
-        out.push(f.unwrap_or(Value::Nil));
+        out.push(to_value(f));
     }
     Ok(out)
 }
@@ -649,7 +744,7 @@ fn eval_value_args(
 fn eval_function(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
-    dot: &Ev,
+    dot: &mut Ev,
     pos: usize,
     name: &str,
     cmd: &Command,
@@ -676,7 +771,16 @@ fn eval_function(
     if let Some(f) = user {
         let args = eval_value_args(ctx, fr, dot, cmd, final_)?;
         return match f(ctx.env, &args) {
-            Ok(v) => Ok(Some(v)),
+            Ok(v) => {
+                if super::funcs::mutates_first_arg(name) {
+                    if let (Some(target), Some(Value::Map(_)), Value::Map(_)) =
+                        (cmd.args.get(1), args.first(), &v)
+                    {
+                        write_back(fr, dot, target, &v);
+                    }
+                }
+                Ok(ev(v))
+            }
             Err(e) => Err(fail(ctx, fr, e.0)),
         };
     }
@@ -722,11 +826,12 @@ fn eval_function(
         "not" => {
             want(ctx, fr, Some(1), 0)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            Ok(Some(Value::Bool(!a.first().is_some_and(truth))))
+            Ok(ev(Value::Bool(!a.first().is_some_and(truth))))
         }
         "len" => {
             want(ctx, fr, Some(1), 0)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
+            let a = borrowed(&a);
             let n = match a.first() {
                 Some(Some(Value::String(s))) => s.len(),
                 Some(Some(Value::List(l))) => l.len(),
@@ -737,22 +842,25 @@ fn eval_function(
                 }
                 _ => return Err(fail(ctx, fr, "len of untyped nil".into())),
             };
-            Ok(Some(Value::Int(n as i64)))
+            Ok(ev(Value::Int(n as i64)))
         }
         "index" => {
             want(ctx, fr, None, 1)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            index(&a).map_err(|m| fail(ctx, fr, m))
+            let a = borrowed(&a);
+            index(&a).map(ev).map_err(|m| fail(ctx, fr, m))
         }
         "slice" => {
             want(ctx, fr, None, 1)?;
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            slice(&a).map(Some).map_err(|m| fail(ctx, fr, m))
+            let a = borrowed(&a);
+            slice(&a).map(ev).map_err(|m| fail(ctx, fr, m))
         }
         "call" => {
             want(ctx, fr, None, 1)?;
             let callee = cmd.args.get(1).map(|a| a.to_string()).unwrap_or_default();
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
+            let a = borrowed(&a);
             let msg = match a.first() {
                 Some(Some(Value::Nil)) | Some(None) | None => "call of nil".to_string(),
                 Some(Some(v)) => format!("non-function {callee} of type {}", v.go_type_name()),
@@ -766,8 +874,8 @@ fn eval_function(
                 want(ctx, fr, Some(2), 0)?;
             }
             let a = eval_reflect_args(ctx, fr, dot, cmd, final_)?;
-            compare(name, &a)
-                .map(|b| Some(Value::Bool(b)))
+            compare(name, &borrowed(&a))
+                .map(|b| ev(Value::Bool(b)))
                 .map_err(|m| fail(ctx, fr, m))
         }
         "print" | "println" | "printf" => {
@@ -790,7 +898,7 @@ fn eval_function(
                     None => String::new(),
                 },
             };
-            Ok(Some(Value::String(s)))
+            Ok(ev(Value::String(s)))
         }
         "html" | "js" | "urlquery" => {
             let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
@@ -803,7 +911,7 @@ fn eval_function(
                 "js" => js_escape(&s),
                 _ => query_escape(&s),
             };
-            Ok(Some(Value::String(r)))
+            Ok(ev(Value::String(r)))
         }
         "required" => {
             want(ctx, fr, Some(2), 0)?;
@@ -815,32 +923,32 @@ fn eval_function(
             match &val {
                 Value::Nil => Err(fail(ctx, fr, go_string(&msg))),
                 Value::String(s) if s.is_empty() => Err(fail(ctx, fr, go_string(&msg))),
-                _ => Ok(Some(val)),
+                _ => Ok(ev(val)),
             }
         }
         "include" => {
             want(ctx, fr, Some(2), 0)?;
-            let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
-            let tname = go_string(a.first().unwrap_or(&Value::Nil));
+            let a = eval_ev_args(ctx, fr, dot, cmd, final_)?;
+            let tname = go_string(a.first().and_then(|v| v.as_deref()).unwrap_or(&NIL));
             let data = match a.get(1) {
-                None | Some(Value::Nil) => None,
-                Some(v) => Some(v.clone()),
+                Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
+                _ => None,
             };
-            include(ctx, fr.set, &tname, data)
-                .map(|s| Some(Value::String(s)))
-                .map_err(|m| fail(ctx, fr, m))
+            let r = include(ctx, fr.set, &tname, data);
+            r.map(|s| ev(Value::String(s)))
+                .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
         }
         "tpl" => {
             want(ctx, fr, Some(2), 0)?;
-            let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
-            let text = go_string(a.first().unwrap_or(&Value::Nil));
+            let a = eval_ev_args(ctx, fr, dot, cmd, final_)?;
+            let text = go_string(a.first().and_then(|v| v.as_deref()).unwrap_or(&NIL));
             let data = match a.get(1) {
-                None | Some(Value::Nil) => None,
-                Some(v) => Some(v.clone()),
+                Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
+                _ => None,
             };
-            tpl(ctx, fr.set, &text, data)
-                .map(|s| Some(Value::String(s)))
-                .map_err(|m| fail(ctx, fr, m))
+            let r = tpl(ctx, fr.set, &text, data);
+            r.map(|s| ev(Value::String(s)))
+                .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
         }
         _ => Err(fr
             .error(
@@ -853,6 +961,60 @@ fn eval_function(
     }
 }
 
+/// Sprig functions like `set` modify the map given as their first argument. Go maps are
+/// references, so the caller's map changes; values here are copies, so the result is stored back
+/// where the first argument came from (a variable, dot, or a field path below either). Aliases of
+/// that map made earlier (another variable holding it) do not see the change.
+fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
+    match target {
+        Arg::Dot { .. } => {
+            *dot = ev(new.clone());
+            if fr.dot_is_root {
+                fr.set_var("$", ev(new.clone()));
+            }
+        }
+        Arg::Field { idents, .. } => {
+            if let Some(d) = dot {
+                set_path(Rc::make_mut(d), idents, new);
+            }
+            if fr.dot_is_root {
+                if let Some((_, Some(root))) = fr.vars.first_mut() {
+                    set_path(Rc::make_mut(root), idents, new);
+                }
+            }
+        }
+        Arg::Variable { idents, .. } => {
+            let Some((name, path)) = idents.split_first() else {
+                return;
+            };
+            if let Some((_, Some(v))) = fr.vars.iter_mut().rev().find(|(n, _)| n == name) {
+                set_path(Rc::make_mut(v), path, new);
+            }
+            if name == "$" && fr.dot_is_root {
+                if let Some(d) = dot {
+                    set_path(Rc::make_mut(d), path, new);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Replaces the value at `path` (map keys) inside `v`, when every step exists.
+fn set_path(v: &mut Value, path: &[String], new: &Value) {
+    let mut cur = v;
+    for k in path {
+        match cur {
+            Value::Map(m) => match m.get_mut(k) {
+                Some(next) => cur = next,
+                None => return,
+            },
+            _ => return,
+        }
+    }
+    *cur = new.clone();
+}
+
 fn go_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -860,21 +1022,41 @@ fn go_string(v: &Value) -> String {
     }
 }
 
+/// Keeps the template chain of an error from a nested execution on the error that wraps it.
+fn with_chain(f: Flow, chain: Option<Vec<String>>) -> Flow {
+    match (f, chain) {
+        (Flow::Err(mut e), Some(chain)) => {
+            e.template_chain = chain;
+            Flow::Err(e)
+        }
+        (f, _) => f,
+    }
+}
+
+/// An error message for a function call, with the template chain of a nested execution if any.
+type NestedError = (String, Option<Vec<String>>);
+
+fn depth_error(ctx: &Ctx<'_>) -> Option<NestedError> {
+    (ctx.depth >= ctx.opts.max_depth).then(|| {
+        (
+            format!("exceeded maximum template depth ({})", ctx.opts.max_depth),
+            None,
+        )
+    })
+}
+
 /// Helm's `include`: renders a named template to a string, refusing runaway recursion per name.
-fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String, String> {
-    let count = ctx.include_counts.entry(name.to_string()).or_insert(0);
-    if *count > ctx.opts.max_include_depth {
-        return Err(format!(
+fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String, NestedError> {
+    if ctx.include_counts.get(name).copied().unwrap_or(0) > ctx.opts.max_include_depth {
+        let msg = format!(
             "rendering template has a nested reference name: {name}: unable to execute template"
-        ));
+        );
+        return Err((msg, None));
     }
-    *count += 1;
-    if ctx.depth >= ctx.opts.max_depth {
-        return Err(format!(
-            "exceeded maximum template depth ({})",
-            ctx.opts.max_depth
-        ));
+    if let Some(e) = depth_error(ctx) {
+        return Err(e);
     }
+    *ctx.include_counts.entry(name.to_string()).or_insert(0) += 1;
     ctx.depth += 1;
     let mut out = String::new();
     let r = execute(ctx, set, name, data, &mut out);
@@ -882,41 +1064,40 @@ fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String,
     if let Some(c) = ctx.include_counts.get_mut(name) {
         *c = c.saturating_sub(1);
     }
-    r.map(|()| out).map_err(|e| e.to_string())
+    r.map(|()| out)
+        .map_err(|e| (e.to_string(), Some(e.template_chain)))
 }
 
 /// Helm's `tpl`: parses `text` into a copy of the current set and renders it with `data`.
-fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, String> {
+fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, NestedError> {
     let mut copy = set.clone();
     let name = set.name.clone();
     copy.add(&name, text)
-        .map_err(|e| format!("cannot parse template {}: {e}", quote(text)))?;
-    if ctx.depth >= ctx.opts.max_depth {
-        return Err(format!(
-            "exceeded maximum template depth ({})",
-            ctx.opts.max_depth
-        ));
+        .map_err(|e| (format!("cannot parse template {}: {e}", quote(text)), None))?;
+    if let Some(e) = depth_error(ctx) {
+        return Err(e);
     }
     ctx.depth += 1;
     let mut out = String::new();
     let r = execute(ctx, &copy, &name, data, &mut out);
     ctx.depth -= 1;
     r.map_err(|e| {
-        format!(
+        let msg = format!(
             "error during tpl function execution for {}: {e}",
             quote(text)
-        )
+        );
+        (msg, Some(e.template_chain))
     })?;
     Ok(out.replace("<no value>", ""))
 }
 
-fn index(args: &[Ev]) -> Result<Ev, String> {
+fn index(args: &[Option<&Value>]) -> Result<Value, String> {
     let Some((item, indexes)) = args.split_first() else {
         return Err("missing item".into());
     };
     let mut item: Value = match item {
         None | Some(Value::Nil) => return Err("index of untyped nil".into()),
-        Some(v) => v.clone(),
+        Some(v) => (*v).clone(),
     };
     for idx in indexes {
         item = match item {
@@ -950,10 +1131,10 @@ fn index(args: &[Ev]) -> Result<Ev, String> {
             other => return Err(format!("can't index item of type {}", other.go_type_name())),
         };
     }
-    Ok(Some(item))
+    Ok(item)
 }
 
-fn index_arg(idx: &Ev, len: usize) -> Result<usize, String> {
+fn index_arg(idx: &Option<&Value>, len: usize) -> Result<usize, String> {
     let x = match idx {
         Some(Value::Int(i)) => *i,
         None | Some(Value::Nil) => return Err("cannot index slice/array with nil".into()),
@@ -970,7 +1151,7 @@ fn index_arg(idx: &Ev, len: usize) -> Result<usize, String> {
     Ok(x as usize)
 }
 
-fn slice_arg(idx: &Ev, cap: usize) -> Result<usize, String> {
+fn slice_arg(idx: &Option<&Value>, cap: usize) -> Result<usize, String> {
     let x = match idx {
         Some(Value::Int(i)) => *i,
         None | Some(Value::Nil) => return Err("cannot index slice/array with nil".into()),
@@ -987,7 +1168,7 @@ fn slice_arg(idx: &Ev, cap: usize) -> Result<usize, String> {
     Ok(x as usize)
 }
 
-fn slice(args: &[Ev]) -> Result<Value, String> {
+fn slice(args: &[Option<&Value>]) -> Result<Value, String> {
     let Some((item, indexes)) = args.split_first() else {
         return Err("missing item".into());
     };
@@ -1038,7 +1219,7 @@ enum BasicKind {
     Other,
 }
 
-fn basic_kind(v: &Ev) -> BasicKind {
+fn basic_kind(v: &Option<&Value>) -> BasicKind {
     match v {
         None | Some(Value::Nil) => BasicKind::Invalid,
         Some(Value::Bool(_)) => BasicKind::Bool,
@@ -1053,7 +1234,7 @@ fn basic_kind(v: &Ev) -> BasicKind {
 const BAD_COMPARISON: &str = "incompatible types for comparison";
 const BAD_COMPARISON_TYPE: &str = "invalid type for comparison";
 
-fn eq_pair(a: &Ev, b: &Ev) -> Result<bool, String> {
+fn eq_pair(a: &Option<&Value>, b: &Option<&Value>) -> Result<bool, String> {
     let (k1, k2) = (basic_kind(a), basic_kind(b));
     if k1 != k2 {
         if k1 != BasicKind::Invalid && k2 != BasicKind::Invalid {
@@ -1080,7 +1261,7 @@ fn eq_pair(a: &Ev, b: &Ev) -> Result<bool, String> {
     })
 }
 
-fn less(a: &Ev, b: &Ev) -> Result<bool, String> {
+fn less(a: &Option<&Value>, b: &Option<&Value>) -> Result<bool, String> {
     let (k1, k2) = (basic_kind(a), basic_kind(b));
     if matches!(k1, BasicKind::Invalid | BasicKind::Other)
         || matches!(k2, BasicKind::Invalid | BasicKind::Other)
@@ -1098,7 +1279,7 @@ fn less(a: &Ev, b: &Ev) -> Result<bool, String> {
     }
 }
 
-fn compare(name: &str, args: &[Ev]) -> Result<bool, String> {
+fn compare(name: &str, args: &[Option<&Value>]) -> Result<bool, String> {
     let Some((first, rest)) = args.split_first() else {
         return Err("missing argument for comparison".into());
     };

@@ -10,6 +10,12 @@
 //! comments, custom delimiters), Go's builtins and `fmt` verbs, `missingkey` options, and Go's error
 //! texts with positions. Not supported: methods and function values in data (there are none in
 //! [`Value`]), `call` of anything (always an error, as with JSON-like data in Go), iterators.
+//!
+//! Values are copies, not Go's shared maps: Sprig's map-mutating functions (`set`, `unset`,
+//! `merge`...) store their result back where their first argument came from (a variable, dot or a
+//! field path), which covers the usual `$_ := set $d "k" v`, but another variable that aliases the
+//! same map does not see the change. Dot and variables are shared between template calls without
+//! copying; arguments to library functions are copied.
 
 mod exec;
 pub mod funcs;
@@ -68,7 +74,7 @@ impl Default for ExecOptions {
 pub struct Error {
     message: String,
     /// The names of the templates being executed when the error happened, outermost first.
-    template_chain: Vec<String>,
+    pub(crate) template_chain: Vec<String>,
     is_exec: bool,
 }
 
@@ -117,7 +123,14 @@ pub struct Set {
     helm_builtins: bool,
     delims: (String, String),
     max_paren_depth: usize,
+    methods: Option<MethodFn>,
 }
+
+/// Methods on data, Go's `.Receiver.Method args` (Helm's `.Files.Get`, `.Capabilities.APIVersions.Has`):
+/// called with the receiver, the method name and the arguments where Go would find no field or map
+/// key (and before a map key when arguments are given). `None` means "no such method".
+pub type MethodFn =
+    fn(&mut FuncEnv, &Value, &str, &[Value]) -> Option<Result<Value, funcs::FuncError>>;
 
 impl Set {
     /// An empty set named `name` (the name Go's errors use for the set, and `tpl`'s template name).
@@ -129,12 +142,19 @@ impl Set {
             helm_builtins: false,
             delims: (String::new(), String::new()),
             max_paren_depth: 1000,
+            methods: None,
         }
     }
 
     /// Enables Helm's executor-level functions `include`, `tpl` and `required`.
     pub fn with_helm_builtins(mut self) -> Set {
         self.helm_builtins = true;
+        self
+    }
+
+    /// Resolves `.x.Name args` on data values that have no field `Name`.
+    pub fn with_methods(mut self, methods: MethodFn) -> Set {
+        self.methods = Some(methods);
         self
     }
 
@@ -208,37 +228,45 @@ impl Set {
             Value::Nil => None,
             v => Some(v.clone()),
         };
-        let run = move || {
-            let mut ctx = exec::Ctx {
-                opts,
-                env,
-                depth: 0,
-                include_counts: HashMap::new(),
-                written: 0,
-                chain: Vec::new(),
-            };
-            let mut out = String::new();
-            exec::execute(&mut ctx, self, name, data, &mut out).map(|()| out)
-        };
-        std::thread::scope(|s| {
+        let on_thread = std::thread::scope(|s| {
             let handle = std::thread::Builder::new()
                 .stack_size(STACK_SIZE)
-                .spawn_scoped(s, run);
-            match handle {
-                Ok(h) => h.join().unwrap_or_else(|_| {
-                    Err(Error::exec(
-                        format!("template: {name}: executor panicked"),
-                        Vec::new(),
-                    ))
-                }),
-                Err(e) => Err(Error::exec(
-                    format!("template: {name}: cannot start executor: {e}"),
-                    Vec::new(),
-                )),
-            }
-        })
+                .spawn_scoped(s, || run(self, name, data.clone(), opts, env));
+            // Without a thread (resource limits), run on the caller's stack below.
+            let handle = handle.ok()?;
+            Some(handle.join().unwrap_or_else(|_| {
+                let msg = format!("template: {name}: executor panicked");
+                Err(Error::exec(msg, Vec::new()))
+            }))
+        });
+        match on_thread {
+            Some(r) => r,
+            None => run(self, name, data, opts, env),
+        }
     }
+}
+
+fn run(
+    set: &Set,
+    name: &str,
+    data: Option<Value>,
+    opts: &ExecOptions,
+    env: &mut FuncEnv,
+) -> Result<String, Error> {
+    let mut ctx = exec::Ctx {
+        opts,
+        env,
+        depth: 0,
+        include_counts: HashMap::new(),
+        written: 0,
+        chain: Vec::new(),
+    };
+    let mut out = String::new();
+    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|()| out)
 }
 
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.
 const STACK_SIZE: usize = 512 << 20;
+
+#[cfg(test)]
+mod tests;

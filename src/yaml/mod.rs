@@ -6,7 +6,9 @@
 
 mod node;
 
-pub use node::{CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence};
+pub use node::{
+    CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
+};
 
 use std::fmt;
 

@@ -165,7 +165,9 @@ impl Mapping {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Node)> {
-        self.entries.iter().map(|e| (e.key.value.as_str(), &e.value))
+        self.entries
+            .iter()
+            .map(|e| (e.key.value.as_str(), &e.value))
     }
 
     pub fn len(&self) -> usize {
