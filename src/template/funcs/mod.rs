@@ -85,6 +85,18 @@ pub fn helm_functions() -> Vec<(&'static str, Function)> {
     all
 }
 
+/// Methods on values Sprig's functions return, for `Set::with_methods`: the `*semver.Version`
+/// methods (`(semver "1.2.3").Compare $other`) on what `semver` returns. `None` when `recv` is not
+/// such a value or has no such method; a caller with methods of its own tries them first.
+pub fn sprig_methods(
+    _env: &mut FuncEnv,
+    recv: &Value,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<Value, FuncError>> {
+    semver::version_method(recv, name, args)
+}
+
 /// Whether Go's version of the function changes the map passed as its first argument.
 pub fn mutates_first_arg(name: &str) -> bool {
     matches!(

@@ -378,3 +378,69 @@ mod tests {
         assert!(parse_version("badVersion").is_err());
     }
 }
+
+/// The version a `semver` result stands for, when `v` is one.
+fn version_of(v: &Value) -> Option<Version> {
+    let Value::Map(m) = v else {
+        return None;
+    };
+    let num = |k: &str| match m.get(k) {
+        Some(Value::Int(i)) => u64::try_from(*i).ok(),
+        _ => None,
+    };
+    let text = |k: &str| match m.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    text("Original")?;
+    Some(Version {
+        major: num("Major")?,
+        minor: num("Minor")?,
+        patch: num("Patch")?,
+        pre: text("Prerelease")?,
+        metadata: text("Metadata")?,
+    })
+}
+
+fn version_string(v: &Version) -> String {
+    let mut out = format!("{}.{}.{}", v.major, v.minor, v.patch);
+    if !v.pre.is_empty() {
+        out.push('-');
+        out.push_str(&v.pre);
+    }
+    if !v.metadata.is_empty() {
+        out.push('+');
+        out.push_str(&v.metadata);
+    }
+    out
+}
+
+/// Methods of Masterminds' `*semver.Version` on what `semver` returns (`Compare`, `Equal`,
+/// `LessThan`, `GreaterThan`, `String`), for the executor's method hook.
+pub fn version_method(recv: &Value, name: &str, args: &[Value]) -> Option<Result<Value>> {
+    let v = version_of(recv)?;
+    let other = || -> Result<Version> {
+        exact(name, args, 1)?;
+        version_of(&args[0]).ok_or_else(|| {
+            FuncError(format!(
+                "wrong type for value; expected *semver.Version; got {}",
+                super::gofmt::type_name(&args[0])
+            ))
+        })
+    };
+    let result = match name {
+        "Compare" => other().map(|o| {
+            Value::Int(match compare(&v, &o) {
+                Ordering::Less => -1,
+                Ordering::Equal => 0,
+                Ordering::Greater => 1,
+            })
+        }),
+        "Equal" => other().map(|o| Value::Bool(compare(&v, &o) == Ordering::Equal)),
+        "LessThan" => other().map(|o| Value::Bool(compare(&v, &o) == Ordering::Less)),
+        "GreaterThan" => other().map(|o| Value::Bool(compare(&v, &o) == Ordering::Greater)),
+        "String" => exact(name, args, 0).map(|()| Value::String(version_string(&v))),
+        _ => return None,
+    };
+    Some(result)
+}

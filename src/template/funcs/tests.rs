@@ -513,3 +513,20 @@ fn case_conversions_match_helm_v4() {
         assert_eq!(text(f, &[s(input)]), want, "{f} {input:?}");
     }
 }
+
+#[test]
+fn semver_results_have_version_methods() {
+    let a = call("semver", &[s("1.2.3")]).unwrap();
+    let b = call("semver", &[s("v1.3.0-rc.1")]).unwrap();
+    let cmp =
+        |x: &Value, m: &str, y: &Value| sprig_methods(&mut env(), x, m, std::slice::from_ref(y));
+    assert_eq!(cmp(&a, "Compare", &b), Some(Ok(Value::Int(-1))));
+    assert_eq!(cmp(&b, "GreaterThan", &a), Some(Ok(Value::Bool(true))));
+    assert_eq!(
+        sprig_methods(&mut env(), &b, "String", &[]),
+        Some(Ok(s("1.3.0-rc.1")))
+    );
+    assert_eq!(sprig_methods(&mut env(), &a, "Nope", &[]), None);
+    assert_eq!(sprig_methods(&mut env(), &s("x"), "Compare", &[]), None);
+    assert!(matches!(cmp(&a, "Compare", &s("1.0.0")), Some(Err(_))));
+}
