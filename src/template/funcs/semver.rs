@@ -348,37 +348,6 @@ fn semver_compare(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         .map_err(FuncError)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sat(c: &str, v: &str) -> bool {
-        satisfies(c, &parse_version(v).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn constraints_follow_masterminds_v3() {
-        assert!(sat(">=1.19-0", "1.20.3-gke.1"));
-        assert!(!sat(">=1.19", "1.20.3-gke.1"));
-        assert!(sat("^1.2.0", "1.9.9"));
-        assert!(!sat("^1.2.0", "2.2.3"));
-        assert!(sat("~1.2", "1.2.7"));
-        assert!(!sat("~1.2", "1.3.0"));
-        assert!(sat("1.x", "1.5.0"));
-        assert!(sat(">= 1.2, < 2", "1.5.0"));
-        assert!(sat("<1 || >=3", "3.1.0"));
-        assert!(sat("1.0 - 2.0", "1.5.0"));
-        assert!(!sat("!=1.5.0", "1.5.0"));
-        assert!(sat("*", "4.0.0"));
-        assert!(sat("1.2", "1.2.9"));
-        assert!(!sat("!=1.2", "1.2.9"));
-        assert!(sat("<=1.2", "1.2.9"));
-        assert!(sat(">=1.0.0-0 <2", "1.5.0-rc.1"));
-        assert!(parse_constraint("badConstraint").is_err());
-        assert!(parse_version("badVersion").is_err());
-    }
-}
-
 /// The version a `semver` result stands for, when `v` is one.
 fn version_of(v: &Value) -> Option<Version> {
     let Value::Map(m) = v else {
@@ -443,4 +412,35 @@ pub fn version_method(recv: &Value, name: &str, args: &[Value]) -> Option<Result
         _ => return None,
     };
     Some(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sat(c: &str, v: &str) -> bool {
+        satisfies(c, &parse_version(v).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn constraints_follow_masterminds_v3() {
+        assert!(sat(">=1.19-0", "1.20.3-gke.1"));
+        assert!(!sat(">=1.19", "1.20.3-gke.1"));
+        assert!(sat("^1.2.0", "1.9.9"));
+        assert!(!sat("^1.2.0", "2.2.3"));
+        assert!(sat("~1.2", "1.2.7"));
+        assert!(!sat("~1.2", "1.3.0"));
+        assert!(sat("1.x", "1.5.0"));
+        assert!(sat(">= 1.2, < 2", "1.5.0"));
+        assert!(sat("<1 || >=3", "3.1.0"));
+        assert!(sat("1.0 - 2.0", "1.5.0"));
+        assert!(!sat("!=1.5.0", "1.5.0"));
+        assert!(sat("*", "4.0.0"));
+        assert!(sat("1.2", "1.2.9"));
+        assert!(!sat("!=1.2", "1.2.9"));
+        assert!(sat("<=1.2", "1.2.9"));
+        assert!(sat(">=1.0.0-0 <2", "1.5.0-rc.1"));
+        assert!(parse_constraint("badConstraint").is_err());
+        assert!(parse_version("badVersion").is_err());
+    }
 }
