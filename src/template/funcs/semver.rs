@@ -308,14 +308,10 @@ fn and_terms(alt: &str) -> std::result::Result<Vec<String>, String> {
 pub fn satisfies(constraint: &str, version: &Version) -> std::result::Result<bool, String> {
     let mut any = false;
     for alt in constraint.split("||") {
-        let group = if alt.trim().is_empty() {
-            vec![parse_constraint("*")?]
-        } else {
-            and_terms(alt)?
-                .iter()
-                .map(|t| parse_constraint(t))
-                .collect::<std::result::Result<Vec<_>, _>>()?
-        };
+        let group = and_terms(alt)?
+            .iter()
+            .map(|t| parse_constraint(t))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
         let include_pre = group.iter().any(|c| !c.con.pre.is_empty());
         any |= group.iter().all(|c| check(version, c, include_pre));
     }
@@ -441,6 +437,7 @@ mod tests {
         assert!(sat("<=1.2", "1.2.9"));
         assert!(sat(">=1.0.0-0 <2", "1.5.0-rc.1"));
         assert!(parse_constraint("badConstraint").is_err());
+        assert!(satisfies("", &parse_version("1.0.0").unwrap()).is_err());
         assert!(parse_version("badVersion").is_err());
     }
 }
