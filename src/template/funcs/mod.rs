@@ -1,6 +1,11 @@
 //! Function libraries callable from templates: Sprig's text functions and Helm's additions.
 //! Functions here are plain: they receive evaluated arguments and a deterministic environment.
-//! Functions that need the executor (`include`, `tpl`, `template`) live with the executor.
+//! Functions that need the executor (`include`, `tpl`, `required`, `template`) live with it.
+//!
+//! The facade: [`sprig_functions`], [`helm_functions`], [`sprig_methods`] (methods on values
+//! Sprig returns, for `Set::with_methods`) and [`mutates_first_arg`]. Behaviour follows Sprig v3.3
+//! and Helm v4 as checked against their tests and the Helm v4 oracle; random values come from
+//! `FuncEnv::rng_state`, so they are reproducible but differ from Go's.
 //!
 //! Not supported offline (they return an error saying so): Sprig's key and certificate generators
 //! (`genPrivateKey`, `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
@@ -13,7 +18,10 @@
 //! first argument came from.
 //!
 //! Time values are represented as `Value::Int` seconds since the Unix epoch (UTC), since `Value`
-//! has no time variant; `now` returns `FuncEnv::now_unix`.
+//! has no time variant; `now` returns `FuncEnv::now_unix`. So `typeOf now` says `int`, and every
+//! zone of `dateInZone`/`htmlDateInZone` is treated as UTC (no zone database is read). Strings are
+//! UTF-8, so `b64dec` of bytes that are not UTF-8 gives replacement characters where Go keeps raw
+//! bytes.
 
 mod args;
 mod cipher;
