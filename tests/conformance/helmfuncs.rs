@@ -762,3 +762,92 @@ fn helmfuncs_oracle_samples() {
     }
     tally.finish("helmfuncs/oracle", 1.0);
 }
+
+/// Versions and constraints (those the corpus charts use, and some more) with what Helm v4's
+/// `semverCompare` answered for each version, in order (`t`/`f`), from the Helm v4 oracle.
+const SEMVER_VERSIONS: &[&str] = &[
+    "v1.30.0",
+    "1.19.0",
+    "v1.25.3+k3s1",
+    "1.21.0-gke.100",
+    "v1.18.20-eks-abc",
+    "1.33.1",
+    "0.27.0",
+    "3.13.9",
+    "1.20.0",
+    "1.2.3",
+    "1.2.9",
+    "0.1.5",
+    "2.0.0-rc.1",
+    "v1.19.0-beta.0",
+];
+const SEMVER_ORACLE: &[(&str, &str)] = &[
+    (r#"<1.19-0"#, "fffftftfftttff"),
+    (r#"<1.25-0"#, "ftfttftfttttft"),
+    (r#"<1.25.0-0"#, "ftfttftfttttft"),
+    (r#"<3.14.0"#, "tttfftttttttff"),
+    (r#"<9.9.9-9"#, "tttttttttttttt"),
+    (r#"<=1.18-0"#, "fffftftfftttff"),
+    (r#"> 1.15.0-0"#, "ttttttfttffftt"),
+    (r#"> 1.20.0-0"#, "tfttftfttffftf"),
+    (r#">= 1.16-0"#, "ttttttfttffftt"),
+    (r#">= 1.18-0"#, "ttttttfttffftt"),
+    (r#">= 1.19-0"#, "ttttftfttffftt"),
+    (r#">= 1.21-0"#, "tfttftftfffftf"),
+    (r#">= 1.27-0"#, "tfffftftfffftf"),
+    (r#">= 1.33-0"#, "ffffftftfffftf"),
+    (r#">=0.27.0-0"#, "tttttttttttftt"),
+    (r#">=1"#, "tttfftfttttfff"),
+    (r#">=1.14-0"#, "ttttttfttffftt"),
+    (r#">=1.14.0-0"#, "ttttttfttffftt"),
+    (r#">=1.18-0"#, "ttttttfttffftt"),
+    (r#">=1.19-0"#, "ttttftfttffftt"),
+    (r#">=1.20"#, "tftfftfttfffff"),
+    (r#">=1.20.0-0"#, "tfttftfttffftf"),
+    (r#">=1.21.0-0"#, "tfttftftfffftf"),
+    (r#">=1.31.0-0"#, "ffffftftfffftf"),
+    (r#">=1.33-0"#, "ffffftftfffftf"),
+    (r#">=1.33.0-0"#, "ffffftftfffftf"),
+    (r#">=1.4.0-0"#, "ttttttfttffftt"),
+    (r#"~1.2.3"#, "fffffffffttfff"),
+    (r#"^1.2"#, "tttfftfftttfff"),
+    (r#"1.2.x"#, "fffffffffttfff"),
+    (r#"<=1.19"#, "ftfffftfftttff"),
+    (r#">1.19"#, "tftfftfttfffff"),
+    (r#"!=1.20.0"#, "tttfftttftttff"),
+    (r#"1.19 - 1.21"#, "ftfffffftfffff"),
+    (r#">=1.19-0 <1.30-0"#, "ftttfffftfffft"),
+    (r#"^0.1.0"#, "ffffffffffftff"),
+    (r#"~0.1"#, "ffffffffffftff"),
+    (r#"<2.x"#, "tttffttfttttff"),
+    (r#">=v1.20"#, "tftfftfttfffff"),
+];
+
+#[test]
+fn helmfuncs_semver_oracle() {
+    let funcs = funcs();
+    let compare = funcs["semverCompare"];
+    let mut tally = Tally::default();
+    let mut env = FuncEnv {
+        rng_state: 7,
+        now_unix: 1_700_000_000,
+    };
+    for (constraint, answers) in SEMVER_ORACLE {
+        let constraint = constraint.trim_matches('"');
+        for (version, want) in SEMVER_VERSIONS.iter().zip(answers.chars()) {
+            let got = compare(
+                &mut env,
+                &[
+                    Value::String(constraint.to_string()),
+                    Value::String(version.to_string()),
+                ],
+            );
+            if got == Ok(Value::Bool(want == 't')) {
+                tally.pass();
+            } else {
+                tally.fail(format!("{constraint:?} {version}: got {got:?}"));
+            }
+        }
+    }
+    tally.finish("helmfuncs/semver-oracle", 1.0);
+}
