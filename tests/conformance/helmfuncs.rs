@@ -851,3 +851,101 @@ fn helmfuncs_semver_oracle() {
     }
     tally.finish("helmfuncs/semver-oracle", 1.0);
 }
+
+/// Every `values.yaml` of the corpus charts through `fromYaml` and then `toJson`, `toYaml` and
+/// `toYamlPretty`, compared byte for byte with real Helm v4 (`shared/oracle/helm-template`).
+/// Ignored by default because it runs the oracle (a Python environment); run it with
+/// `cargo test --test conformance helmfuncs_corpus_oracle -- --ignored --nocapture`.
+#[test]
+#[ignore = "runs shared/oracle/helm-template"]
+fn helmfuncs_corpus_oracle() {
+    use base64::Engine as _;
+    let shared = suite_dir("helmfuncs")
+        .join("../..")
+        .canonicalize()
+        .expect("shared directory");
+    let oracle = shared.join("oracle/helm-template");
+    let mut inputs: Vec<String> = Vec::new();
+    let mut charts: Vec<_> = fs::read_dir(shared.join("corpus/charts"))
+        .expect("corpus charts")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    charts.sort();
+    for chart in charts {
+        if let Ok(text) = fs::read_to_string(chart.join("values.yaml")) {
+            inputs.push(text);
+        }
+    }
+    let dir = tempfile::tempdir().expect("temporary chart");
+    fs::create_dir_all(dir.path().join("templates")).expect("templates dir");
+    fs::create_dir_all(dir.path().join("files")).expect("files dir");
+    fs::write(
+        dir.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: fx\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    let conversions = ["toJson", "toYaml", "toYamlPretty"];
+    let mut template =
+        String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  out: |\n");
+    for (i, text) in inputs.iter().enumerate() {
+        fs::write(dir.path().join(format!("files/v{i}.yaml")), text).expect("values copy");
+        for conv in conversions {
+            template.push_str(&format!(
+                "    %{i}.{conv}%{{{{ .Files.Get \"files/v{i}.yaml\" | fromYaml | {conv} | b64enc }}}}\n"
+            ));
+        }
+    }
+    fs::write(dir.path().join("templates/out.yaml"), template).expect("template");
+    let run = std::process::Command::new(&oracle)
+        .arg(dir.path())
+        .args(["rel", "ns"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the oracle `{}`: {e}", oracle.display()));
+    assert!(
+        run.status.success(),
+        "the oracle failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let funcs = funcs();
+    let mut tally = Tally::default();
+    for line in stdout.lines() {
+        let Some((key, encoded)) = line
+            .trim()
+            .strip_prefix('%')
+            .and_then(|l| l.split_once('%'))
+        else {
+            continue;
+        };
+        let Some((index, conv)) = key.split_once('.') else {
+            continue;
+        };
+        let want = b64
+            .decode(encoded)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let input = index
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| inputs.get(i))
+            .cloned()
+            .unwrap_or_default();
+        let mut set = Set::new("t", funcs.clone());
+        let data = Value::Map(BTreeMap::from([("raw".to_string(), Value::String(input))]));
+        let mut env = FuncEnv {
+            rng_state: 7,
+            now_unix: 0,
+        };
+        let got = set
+            .add("t", &format!("{{{{ .raw | fromYaml | {conv} }}}}"))
+            .and_then(|()| set.execute("t", &data, &ExecOptions::default(), &mut env));
+        match got {
+            Ok(out) if out == want => tally.pass(),
+            Ok(_) => tally.fail(format!("values #{index} through {conv} differs")),
+            Err(e) => tally.fail(format!("values #{index} through {conv}: {e}")),
+        }
+    }
+    tally.finish("helmfuncs/corpus-oracle", 1.0);
+}
