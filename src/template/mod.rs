@@ -1,6 +1,272 @@
 //! Go text/template with Sprig and Helm functions. Knows nothing of Helm charts or Kubernetes.
+//!
+//! A [`Set`] holds associated templates (Go's `*template.Template` with its namespace): text is parsed
+//! into it with [`Set::add`] and any template is run with [`Set::execute`]. Function libraries are
+//! supplied by the caller as a map (see [`funcs`]); the executor provides Go's builtins and, when
+//! enabled with [`Set::with_helm_builtins`], Helm's `include`, `tpl` and `required`.
+//!
+//! Supported: the whole template language of Go 1.23 (actions, pipelines, variables, if/with/range
+//! with `else if`/`else with`, range over ints, break/continue, define/template/block, trim markers,
+//! comments, custom delimiters), Go's builtins and `fmt` verbs, `missingkey` options, and Go's error
+//! texts with positions. Not supported: methods and function values in data (there are none in
+//! [`Value`]), `call` of anything (always an error, as with JSON-like data in Go), iterators.
+//!
+//! Values are copies, not Go's shared maps: Sprig's map-mutating functions (`set`, `unset`,
+//! `merge`...) store their result back where their first argument came from (a variable, dot or a
+//! field path), which covers the usual `$_ := set $d "k" v`, but another variable that aliases the
+//! same map does not see the change. Dot and variables are shared between template calls without
+//! copying; arguments to library functions are copied.
 
+mod exec;
 pub mod funcs;
+mod gofmt;
+mod lex;
+mod parse;
 mod value;
 
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use gofmt::{sprint, sprintf};
 pub use value::Value;
+
+use funcs::{FuncEnv, Function};
+
+/// Go's `missingkey` option: what a missing map key evaluates to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissingKey {
+    /// Go's default: the invalid value, printed as `<no value>`.
+    #[default]
+    Default,
+    /// The zero value of the map's element type (nil for `map[string]interface{}`), as Helm uses.
+    Zero,
+    /// Stop with an error.
+    Error,
+}
+
+/// Options of one execution.
+#[derive(Clone, Debug)]
+pub struct ExecOptions {
+    pub missing_key: MissingKey,
+    /// Nesting limit for `template`, `include` and `tpl` calls. Go allows 100000; the default here is
+    /// lower so that runaway recursion ends with an error well before the stack does.
+    pub max_depth: usize,
+    /// Helm's per-name limit on nested `include`s.
+    pub max_include_depth: usize,
+    /// Output size cap in bytes (counting the output of nested `include`s).
+    pub max_output: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            missing_key: MissingKey::Default,
+            max_depth: 3000,
+            max_include_depth: 1000,
+            max_output: 64 << 20,
+        }
+    }
+}
+
+/// A parse or execution error, with Go's message text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Error {
+    message: String,
+    /// The names of the templates being executed when the error happened, outermost first.
+    pub(crate) template_chain: Vec<String>,
+    is_exec: bool,
+}
+
+impl Error {
+    fn parse(message: String) -> Self {
+        Error {
+            message,
+            template_chain: Vec::new(),
+            is_exec: false,
+        }
+    }
+
+    fn exec(message: String, template_chain: Vec<String>) -> Self {
+        Error {
+            message,
+            template_chain,
+            is_exec: true,
+        }
+    }
+
+    /// The templates (and includes) being executed when the error happened, outermost first.
+    pub fn template_chain(&self) -> &[String] {
+        &self.template_chain
+    }
+
+    /// Whether the error happened while executing (as opposed to parsing).
+    pub fn is_exec(&self) -> bool {
+        self.is_exec
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A set of associated templates sharing functions and delimiters.
+#[derive(Clone)]
+pub struct Set {
+    name: String,
+    trees: HashMap<String, Arc<parse::Tree>>,
+    funcs: Arc<HashMap<String, Function>>,
+    helm_builtins: bool,
+    delims: (String, String),
+    max_paren_depth: usize,
+    methods: Option<MethodFn>,
+}
+
+/// Methods on data, Go's `.Receiver.Method args` (Helm's `.Files.Get`, `.Capabilities.APIVersions.Has`):
+/// called with the receiver, the method name and the arguments where Go would find no field or map
+/// key (and before a map key when arguments are given). `None` means "no such method".
+pub type MethodFn =
+    fn(&mut FuncEnv, &Value, &str, &[Value]) -> Option<Result<Value, funcs::FuncError>>;
+
+impl Set {
+    /// An empty set named `name` (the name Go's errors use for the set, and `tpl`'s template name).
+    pub fn new(name: &str, funcs: HashMap<String, Function>) -> Set {
+        Set {
+            name: name.to_string(),
+            trees: HashMap::new(),
+            funcs: Arc::new(funcs),
+            helm_builtins: false,
+            delims: (String::new(), String::new()),
+            max_paren_depth: 1000,
+            methods: None,
+        }
+    }
+
+    /// Enables Helm's executor-level functions `include`, `tpl` and `required`.
+    pub fn with_helm_builtins(mut self) -> Set {
+        self.helm_builtins = true;
+        self
+    }
+
+    /// Resolves `.x.Name args` on data values that have no field `Name`.
+    pub fn with_methods(mut self, methods: MethodFn) -> Set {
+        self.methods = Some(methods);
+        self
+    }
+
+    /// Sets the action delimiters for later [`Set::add`] calls (empty strings mean `{{` and `}}`).
+    pub fn delims(&mut self, left: &str, right: &str) {
+        self.delims = (left.to_string(), right.to_string());
+    }
+
+    /// Limits the nesting of parenthesized pipelines (Go's parser allows 10000).
+    pub fn max_expression_depth(&mut self, depth: usize) {
+        self.max_paren_depth = depth;
+    }
+
+    /// Parses `text` as template `name`, adding it and the templates it defines to the set. As in Go,
+    /// a later definition replaces an earlier one, except that an empty body never replaces one.
+    pub fn add(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        let funcs = self.funcs.clone();
+        let helm = self.helm_builtins;
+        let is_func = move |n: &str| funcs.contains_key(n) || exec::is_builtin(n, helm);
+        let cfg = parse::ParseConfig {
+            left: &self.delims.0,
+            right: &self.delims.1,
+            is_func: &is_func,
+            max_paren_depth: self.max_paren_depth,
+        };
+        let trees = parse::parse(name, text, &cfg).map_err(Error::parse)?;
+        for tree in trees {
+            let replace = match self.trees.get(&tree.name) {
+                Some(_) => !parse::is_empty_tree(&tree.root),
+                None => true,
+            };
+            if replace {
+                self.trees.insert(tree.name.clone(), Arc::new(tree));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a template of that name has been parsed into the set.
+    pub fn contains(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// The names of the set's templates, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.trees.keys().cloned().collect();
+        v.sort();
+        v
+    }
+
+    /// Go's `Tree.Root.String()` of a template, text nodes quoted (for tests and debugging).
+    #[doc(hidden)]
+    pub fn tree_string(&self, name: &str) -> Option<String> {
+        self.trees
+            .get(name)
+            .map(|t| parse::list_string(&t.root, true))
+    }
+
+    /// Runs template `name` with `data` as dot. Go's nil data (`Value::Nil`) is the invalid value.
+    ///
+    /// Execution runs on a helper thread with a large stack, so that deep but legal nesting of
+    /// templates cannot overflow the caller's stack.
+    pub fn execute(
+        &self,
+        name: &str,
+        data: &Value,
+        opts: &ExecOptions,
+        env: &mut FuncEnv,
+    ) -> Result<String, Error> {
+        let data = match data {
+            Value::Nil => None,
+            v => Some(v.clone()),
+        };
+        let on_thread = std::thread::scope(|s| {
+            let handle = std::thread::Builder::new()
+                .stack_size(STACK_SIZE)
+                .spawn_scoped(s, || run(self, name, data.clone(), opts, env));
+            // Without a thread (resource limits), run on the caller's stack below.
+            let handle = handle.ok()?;
+            Some(handle.join().unwrap_or_else(|_| {
+                let msg = format!("template: {name}: executor panicked");
+                Err(Error::exec(msg, Vec::new()))
+            }))
+        });
+        match on_thread {
+            Some(r) => r,
+            None => run(self, name, data, opts, env),
+        }
+    }
+}
+
+fn run(
+    set: &Set,
+    name: &str,
+    data: Option<Value>,
+    opts: &ExecOptions,
+    env: &mut FuncEnv,
+) -> Result<String, Error> {
+    let mut ctx = exec::Ctx {
+        opts,
+        env,
+        depth: 0,
+        include_counts: HashMap::new(),
+        written: 0,
+        chain: Vec::new(),
+    };
+    let mut out = String::new();
+    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|()| out)
+}
+
+/// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.
+const STACK_SIZE: usize = 512 << 20;
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,9 @@
 //! The dynamic values templates operate on, modelled on the Go types Helm's data decodes to:
 //! `map[string]interface{}`, `[]interface{}`, `string`, `bool`, `int`/`int64`, `float64`, nil.
+//! `Display` prints a value as Go's `fmt` does with `%v`.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// A template value. Maps are sorted by key, as Go's template and fmt print them.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -19,6 +21,8 @@ pub enum Value {
     List(Vec<Value>),
     /// Go `map[string]interface{}`.
     Map(BTreeMap<String, Value>),
+    /// Go `complex128` (real, imaginary): only template literals such as `1+2i` produce it.
+    Complex(f64, f64),
 }
 
 impl Value {
@@ -32,6 +36,27 @@ impl Value {
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
+            Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
         }
+    }
+
+    /// The Go type name `fmt`'s `%T` prints for this value (`int`, `float64`, `[]interface {}`, ...).
+    pub fn go_type_name(&self) -> &'static str {
+        match self {
+            Value::Nil => "<nil>",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float64",
+            Value::String(_) => "string",
+            Value::List(_) => "[]interface {}",
+            Value::Map(_) => "map[string]interface {}",
+            Value::Complex(..) => "complex128",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&super::gofmt::format_v(self))
     }
 }

@@ -1,6 +1,46 @@
 //! Function libraries callable from templates: Sprig's text functions and Helm's additions.
 //! Functions here are plain: they receive evaluated arguments and a deterministic environment.
-//! Functions that need the executor (`include`, `tpl`, `template`) live with the executor.
+//! Functions that need the executor (`include`, `tpl`, `required`, `template`) live with it.
+//!
+//! The facade: [`sprig_functions`], [`helm_functions`], [`sprig_methods`] (methods on values
+//! Sprig returns, for `Set::with_methods`) and [`mutates_first_arg`]. Behaviour follows Sprig v3.3
+//! and Helm v4 as checked against their tests and the Helm v4 oracle; random values come from
+//! `FuncEnv::rng_state`, so they are reproducible but differ from Go's.
+//!
+//! Not supported offline (they return an error saying so): Sprig's key and certificate generators
+//! (`genPrivateKey`, `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
+//! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`), `bcrypt`, `htpasswd`,
+//! `derivePassword`, and Sprig's `getHostByName` (Helm's returns "").
+//!
+//! Go's maps are references, so `set`, `unset`, `merge`, `mergeOverwrite` and their `must` forms
+//! change their first argument in Go. Here values are owned: those functions return the changed
+//! map, and [`mutates_first_arg`] names them so the executor can store the result back where the
+//! first argument came from.
+//!
+//! Time values are represented as `Value::Int` seconds since the Unix epoch (UTC), since `Value`
+//! has no time variant; `now` returns `FuncEnv::now_unix`. So `typeOf now` says `int`, and every
+//! zone of `dateInZone`/`htmlDateInZone` is treated as UTC (no zone database is read). Strings are
+//! UTF-8, so `b64dec` of bytes that are not UTF-8 gives replacement characters where Go keeps raw
+//! bytes.
+
+mod args;
+mod cipher;
+mod crypto;
+mod dates;
+mod defaults;
+mod dicts;
+mod encoding;
+mod gofmt;
+mod helm;
+mod lists;
+mod math;
+mod paths;
+mod random;
+mod regexes;
+mod semver;
+mod strings;
+mod toml;
+mod yaml;
 
 use super::value::Value;
 
@@ -19,3 +59,59 @@ pub struct FuncEnv {
 pub struct FuncError(pub String);
 
 pub type Function = fn(&mut FuncEnv, &[Value]) -> Result<Value, FuncError>;
+
+/// Sprig's `TxtFuncMap`, except `env` and `expandenv` (a render must not read the environment).
+pub fn sprig_functions() -> Vec<(&'static str, Function)> {
+    let mut all = Vec::new();
+    all.extend_from_slice(strings::FUNCTIONS);
+    all.extend_from_slice(math::FUNCTIONS);
+    all.extend_from_slice(lists::FUNCTIONS);
+    all.extend_from_slice(dicts::FUNCTIONS);
+    all.extend_from_slice(defaults::FUNCTIONS);
+    all.extend_from_slice(regexes::FUNCTIONS);
+    all.extend_from_slice(semver::FUNCTIONS);
+    all.extend_from_slice(dates::FUNCTIONS);
+    all.extend_from_slice(encoding::FUNCTIONS);
+    all.extend_from_slice(crypto::FUNCTIONS);
+    all.extend_from_slice(cipher::FUNCTIONS);
+    all.extend_from_slice(random::FUNCTIONS);
+    all.extend_from_slice(paths::FUNCTIONS);
+    all
+}
+
+/// Helm's function map: Sprig's (without `env`/`expandenv`) overlaid with Helm's own functions.
+/// `include`, `tpl` and `required` need the executor (or, for `required` in lint mode, the
+/// engine) and come from `Set::with_helm_builtins`.
+pub fn helm_functions() -> Vec<(&'static str, Function)> {
+    let mut all = sprig_functions();
+    for (name, f) in helm::FUNCTIONS {
+        match all.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = *f,
+            None => all.push((name, *f)),
+        }
+    }
+    all
+}
+
+/// Methods on values Sprig's functions return, for `Set::with_methods`: the `*semver.Version`
+/// methods (`(semver "1.2.3").Compare $other`) on what `semver` returns. `None` when `recv` is not
+/// such a value or has no such method; a caller with methods of its own tries them first.
+pub fn sprig_methods(
+    _env: &mut FuncEnv,
+    recv: &Value,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<Value, FuncError>> {
+    semver::version_method(recv, name, args)
+}
+
+/// Whether Go's version of the function changes the map passed as its first argument.
+pub fn mutates_first_arg(name: &str) -> bool {
+    matches!(
+        name,
+        "set" | "unset" | "merge" | "mustMerge" | "mergeOverwrite" | "mustMergeOverwrite"
+    )
+}
+
+#[cfg(test)]
+mod tests;

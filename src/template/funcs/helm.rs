@@ -1,0 +1,298 @@
+//! Helm's own template functions (pkg/engine/funcs.go): YAML, JSON and TOML conversion with Helm's
+//! error conventions (errors go into an `Error` key or element rather than failing the render),
+//! an offline `lookup` (always an empty map, as `helm template` gives),
+//! `getHostByName` without DNS (empty, as Helm does unless DNS is enabled), and the Helm v4
+//! duration helpers.
+//!
+//! Not for: `include`, `tpl` and `required`, which the executor provides (`Set::with_helm_builtins`).
+
+use std::collections::BTreeMap;
+
+use super::super::value::Value;
+use super::args::{self, exact, Result};
+use super::dates::{format_duration, parse_duration, NANOS_PER_SEC};
+use super::gofmt::{self, JsonStyle};
+use super::yaml::{self, Flavor};
+use super::{toml, FuncEnv, FuncError, Function};
+
+pub const FUNCTIONS: &[(&str, Function)] = &[
+    ("toYaml", to_yaml),
+    ("toYamlPretty", to_yaml_pretty),
+    ("mustToYaml", must_to_yaml),
+    ("fromYaml", from_yaml),
+    ("fromYamlArray", from_yaml_array),
+    ("toJson", to_json),
+    ("mustToJson", must_to_json),
+    ("fromJson", from_json),
+    ("fromJsonArray", from_json_array),
+    ("toToml", to_toml),
+    ("mustToToml", must_to_toml),
+    ("fromToml", from_toml),
+    ("lookup", lookup),
+    ("getHostByName", get_host_by_name),
+    ("mustToDuration", must_to_duration),
+    ("durationSeconds", duration_seconds),
+    ("durationMilliseconds", duration_milliseconds),
+    ("durationMicroseconds", duration_microseconds),
+    ("durationNanoseconds", duration_nanoseconds),
+    ("durationMinutes", duration_minutes),
+    ("durationHours", duration_hours),
+    ("durationDays", duration_days),
+    ("durationWeeks", duration_weeks),
+    ("durationRoundTo", duration_round_to),
+    ("durationTruncateTo", duration_truncate_to),
+];
+
+fn trimmed_yaml(v: &Value, flavor: Flavor) -> std::result::Result<String, String> {
+    yaml::to_yaml(v, flavor).map(|s| s.strip_suffix('\n').map(str::to_string).unwrap_or(s))
+}
+
+fn to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("toYaml", a, 1)?;
+    Ok(Value::String(
+        trimmed_yaml(&a[0], Flavor::V2).unwrap_or_default(),
+    ))
+}
+
+fn to_yaml_pretty(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("toYamlPretty", a, 1)?;
+    Ok(Value::String(
+        trimmed_yaml(&a[0], Flavor::V3Pretty).unwrap_or_default(),
+    ))
+}
+
+fn must_to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("mustToYaml", a, 1)?;
+    trimmed_yaml(&a[0], Flavor::V2)
+        .map(Value::String)
+        .map_err(FuncError)
+}
+
+fn error_map(msg: String) -> Value {
+    Value::Map(BTreeMap::from([("Error".to_string(), Value::String(msg))]))
+}
+
+/// A decoded document as a map, or Helm's error map.
+fn as_map(decoded: std::result::Result<Value, String>, prefix: &str) -> Value {
+    match decoded {
+        Ok(Value::Map(m)) => Value::Map(m),
+        Ok(Value::Nil) => Value::Map(BTreeMap::new()),
+        Ok(other) => error_map(format!(
+            "{prefix}{}",
+            yaml::unmarshal_type_error(&other, "map[string]interface {}")
+        )),
+        Err(e) => error_map(e),
+    }
+}
+
+fn as_list(decoded: std::result::Result<Value, String>, prefix: &str) -> Value {
+    match decoded {
+        Ok(Value::List(l)) => Value::List(l),
+        Ok(Value::Nil) => Value::List(Vec::new()),
+        Ok(other) => Value::List(vec![Value::String(format!(
+            "{prefix}{}",
+            yaml::unmarshal_type_error(&other, "[]interface {}")
+        ))]),
+        Err(e) => Value::List(vec![Value::String(e)]),
+    }
+}
+
+const YAML_JSON_PREFIX: &str = "error unmarshaling JSON: while decoding JSON: ";
+
+fn from_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("fromYaml", a, 1)?;
+    Ok(as_map(
+        yaml::from_yaml(args::string(&a[0])?),
+        YAML_JSON_PREFIX,
+    ))
+}
+
+fn from_yaml_array(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("fromYamlArray", a, 1)?;
+    Ok(as_list(
+        yaml::from_yaml(args::string(&a[0])?),
+        YAML_JSON_PREFIX,
+    ))
+}
+
+const JSON: JsonStyle = JsonStyle {
+    escape_html: true,
+    pretty: false,
+};
+
+fn to_json(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("toJson", a, 1)?;
+    Ok(Value::String(
+        gofmt::to_json(&a[0], JSON).unwrap_or_default(),
+    ))
+}
+
+fn must_to_json(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("mustToJson", a, 1)?;
+    gofmt::to_json(&a[0], JSON)
+        .map(Value::String)
+        .map_err(FuncError)
+}
+
+fn from_json(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("fromJson", a, 1)?;
+    Ok(as_map(gofmt::from_json(args::string(&a[0])?), ""))
+}
+
+fn from_json_array(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("fromJsonArray", a, 1)?;
+    Ok(as_list(gofmt::from_json(args::string(&a[0])?), ""))
+}
+
+fn to_toml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("toToml", a, 1)?;
+    Ok(Value::String(toml::to_toml(&a[0]).unwrap_or_else(|e| e)))
+}
+
+fn must_to_toml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("mustToToml", a, 1)?;
+    toml::to_toml(&a[0]).map(Value::String).map_err(FuncError)
+}
+
+fn from_toml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("fromToml", a, 1)?;
+    Ok(match toml::from_toml(args::string(&a[0])?) {
+        Ok(v) => v,
+        Err(e) => error_map(e),
+    })
+}
+
+fn lookup(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("lookup", a, 4)?;
+    for v in a {
+        args::string(v)?;
+    }
+    Ok(Value::Map(BTreeMap::new()))
+}
+
+fn get_host_by_name(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("getHostByName", a, 1)?;
+    args::string(&a[0])?;
+    Ok(Value::String(String::new()))
+}
+
+/// Helm's duration argument: a Go duration string, or a number of seconds.
+fn to_duration(v: &Value) -> std::result::Result<i64, String> {
+    match v {
+        Value::String(s) => {
+            let t = s.trim();
+            if t.is_empty() {
+                return Err(format!("invalid duration {}", gofmt::go_quote(s)));
+            }
+            parse_duration(t)
+        }
+        Value::Int(i) => i
+            .checked_mul(NANOS_PER_SEC)
+            .ok_or_else(|| format!("duration {i}s overflows")),
+        Value::Float(f) => {
+            let n = f * NANOS_PER_SEC as f64;
+            if !n.is_finite() || n.abs() >= 9.223_372_036_854_776e18 {
+                return Err(format!("duration {}s overflows", gofmt::format_float_g(*f)));
+            }
+            Ok(n.round() as i64)
+        }
+        Value::Nil => Err("invalid duration <nil>".into()),
+        other => Err(format!(
+            "cannot convert {} to a duration",
+            gofmt::type_name(other)
+        )),
+    }
+}
+
+fn lenient(v: &Value) -> i64 {
+    to_duration(v).unwrap_or(0)
+}
+
+fn must_to_duration(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("mustToDuration", a, 1)?;
+    to_duration(&a[0])
+        .map(|d| Value::String(format_duration(d)))
+        .map_err(FuncError)
+}
+
+/// `d / unit` as Go's `Duration.Seconds()`-style methods compute it (whole part plus fraction).
+fn ratio(d: i64, unit: i64) -> f64 {
+    (d / unit) as f64 + (d % unit) as f64 / unit as f64
+}
+
+fn duration_seconds(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationSeconds", a, 1)?;
+    Ok(Value::Float(ratio(lenient(&a[0]), NANOS_PER_SEC)))
+}
+
+fn duration_milliseconds(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationMilliseconds", a, 1)?;
+    Ok(Value::Int(lenient(&a[0]) / 1_000_000))
+}
+
+fn duration_microseconds(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationMicroseconds", a, 1)?;
+    Ok(Value::Int(lenient(&a[0]) / 1_000))
+}
+
+fn duration_nanoseconds(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationNanoseconds", a, 1)?;
+    Ok(Value::Int(lenient(&a[0])))
+}
+
+const MINUTE: i64 = 60 * NANOS_PER_SEC;
+const HOUR: i64 = 60 * MINUTE;
+
+fn duration_minutes(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationMinutes", a, 1)?;
+    Ok(Value::Float(ratio(lenient(&a[0]), MINUTE)))
+}
+
+fn duration_hours(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationHours", a, 1)?;
+    Ok(Value::Float(ratio(lenient(&a[0]), HOUR)))
+}
+
+fn duration_days(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationDays", a, 1)?;
+    Ok(Value::Float(ratio(lenient(&a[0]), HOUR) / 24.0))
+}
+
+fn duration_weeks(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationWeeks", a, 1)?;
+    Ok(Value::Float(ratio(lenient(&a[0]), HOUR) / 168.0))
+}
+
+/// `time.Duration.Round`.
+fn round_to(d: i64, m: i64) -> i64 {
+    if m <= 0 {
+        return d;
+    }
+    let r = d % m;
+    if d < 0 {
+        let r = -r;
+        if r + r < m {
+            return d + r;
+        }
+        return d.checked_sub(m - r).unwrap_or(i64::MIN);
+    }
+    if r + r < m {
+        return d - r;
+    }
+    d.checked_add(m - r).unwrap_or(i64::MAX)
+}
+
+fn duration_round_to(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationRoundTo", a, 2)?;
+    let d = lenient(&a[0]);
+    let m = to_duration(&a[1]).unwrap_or(0);
+    Ok(Value::String(format_duration(round_to(d, m))))
+}
+
+fn duration_truncate_to(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+    exact("durationTruncateTo", a, 2)?;
+    let d = lenient(&a[0]);
+    let m = to_duration(&a[1]).unwrap_or(0);
+    let t = if m <= 0 { d } else { d - d % m };
+    Ok(Value::String(format_duration(t)))
+}

@@ -1,0 +1,373 @@
+//! Executor tests beyond Go's own suite: Helm's executor functions, limits and error details.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::funcs::FuncEnv;
+use super::{ExecOptions, MissingKey, Set, Value};
+
+fn env() -> FuncEnv {
+    FuncEnv {
+        rng_state: 7,
+        now_unix: 0,
+    }
+}
+
+fn helm_set(templates: &[(&str, &str)]) -> Set {
+    let mut set = Set::new("gotpl", HashMap::new()).with_helm_builtins();
+    for (name, text) in templates {
+        set.add(name, text)
+            .unwrap_or_else(|e| panic!("parse {name}: {e}"));
+    }
+    set
+}
+
+fn values(pairs: &[(&str, Value)]) -> Value {
+    Value::Map(
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect::<BTreeMap<_, _>>(),
+    )
+}
+
+fn run(set: &Set, name: &str, data: &Value, opts: &ExecOptions) -> Result<String, String> {
+    set.execute(name, data, opts, &mut env())
+        .map_err(|e| e.to_string())
+}
+
+fn zero() -> ExecOptions {
+    ExecOptions {
+        missing_key: MissingKey::Zero,
+        ..ExecOptions::default()
+    }
+}
+
+#[test]
+fn include_renders_named_templates_to_strings() {
+    let mut set = Set::new("gotpl", HashMap::new()).with_helm_builtins();
+    let err = set.add("x", "{{ quote 1 }}").unwrap_err().to_string();
+    assert_eq!(err, "template: x:1: function \"quote\" not defined");
+    set.add("main", r#"{{- define "name" -}}{{ printf "%s-app" .n }}{{- end -}}name: {{ include "name" . | len }} {{ include "name" . }}"#)
+        .unwrap();
+    let data = values(&[("n", Value::String("web".into()))]);
+    assert_eq!(
+        run(&set, "main", &data, &zero()).unwrap(),
+        "name: 7 web-app"
+    );
+}
+
+#[test]
+fn missing_key_zero_gives_helms_nil_pointer_error() {
+    let set = helm_set(&[("t", "a: {{ .Values.missing.key }}")]);
+    let data = values(&[("Values", values(&[]))]);
+    assert_eq!(
+        run(&set, "t", &data, &zero()).unwrap_err(),
+        "template: t:1:13: executing \"t\" at <.Values.missing.key>: nil pointer evaluating interface {}.key"
+    );
+    // Go's default prints `<no value>` instead.
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "a: <no value>"
+    );
+    let err = run(
+        &set,
+        "t",
+        &data,
+        &ExecOptions {
+            missing_key: MissingKey::Error,
+            ..ExecOptions::default()
+        },
+    );
+    assert!(err
+        .unwrap_err()
+        .ends_with("map has no entry for key \"missing\""));
+}
+
+#[test]
+fn tpl_parses_into_the_current_set_and_strips_no_value() {
+    let set = helm_set(&[(
+        "t",
+        r#"{{- define "greet" }}hi {{ . }}{{ end -}}{{ tpl .Values.text . }}"#,
+    )]);
+    let data = values(&[(
+        "Values",
+        values(&[(
+            "text",
+            Value::String("{{ include \"greet\" .Values.who }}|{{ .nothing }}|".into()),
+        )]),
+    )]);
+    let with_who = match data {
+        Value::Map(mut m) => {
+            if let Some(Value::Map(v)) = m.get_mut("Values") {
+                v.insert("who".into(), Value::String("bob".into()));
+            }
+            Value::Map(m)
+        }
+        other => other,
+    };
+    assert_eq!(
+        run(&set, "t", &with_who, &ExecOptions::default()).unwrap(),
+        "hi bob||"
+    );
+    let bad = helm_set(&[("t", "{{ tpl \"{{ .x\" . }}")]);
+    let err = run(&bad, "t", &values(&[]), &ExecOptions::default()).unwrap_err();
+    assert!(err.contains("error calling tpl: cannot parse template \"{{ .x\": template: gotpl:1: unclosed action"), "{err}");
+}
+
+#[test]
+fn required_fails_on_nil_and_empty_strings() {
+    let set = helm_set(&[("t", "{{ required \"x is required\" .x }}")]);
+    let err = run(&set, "t", &values(&[]), &ExecOptions::default()).unwrap_err();
+    assert_eq!(err, "template: t:1:3: executing \"t\" at <required \"x is required\" .x>: error calling required: x is required");
+    assert!(run(
+        &set,
+        "t",
+        &values(&[("x", Value::String(String::new()))]),
+        &ExecOptions::default()
+    )
+    .is_err());
+    assert_eq!(
+        run(
+            &set,
+            "t",
+            &values(&[("x", Value::Int(0))]),
+            &ExecOptions::default()
+        )
+        .unwrap(),
+        "0"
+    );
+}
+
+#[test]
+fn runaway_recursion_ends_with_clear_errors() {
+    let set = helm_set(&[(
+        "t",
+        r#"{{ define "loop" }}{{ include "loop" . }}{{ end }}{{ include "loop" . }}"#,
+    )]);
+    let err = run(&set, "t", &values(&[]), &ExecOptions::default()).unwrap_err();
+    assert!(
+        err.contains(
+            "rendering template has a nested reference name: loop: unable to execute template"
+        ),
+        "{}",
+        &err[..300.min(err.len())]
+    );
+    let set = helm_set(&[(
+        "t",
+        r#"{{ define "loop" }}{{ template "loop" . }}{{ end }}{{ template "loop" . }}"#,
+    )]);
+    let err = run(&set, "t", &values(&[]), &ExecOptions::default()).unwrap_err();
+    assert!(
+        err.ends_with("exceeded maximum template depth (3000)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn output_is_capped() {
+    let set = helm_set(&[("t", "{{ range 100 }}0123456789{{ end }}")]);
+    let opts = ExecOptions {
+        max_output: 500,
+        ..ExecOptions::default()
+    };
+    assert_eq!(
+        run(&set, "t", &Value::Nil, &opts).unwrap_err(),
+        "template: t: output exceeds the limit of 500 bytes"
+    );
+    assert_eq!(
+        run(&set, "t", &Value::Nil, &ExecOptions::default())
+            .unwrap()
+            .len(),
+        1000
+    );
+}
+
+#[test]
+fn errors_record_the_template_chain() {
+    let set = helm_set(&[(
+        "t",
+        "{{ define \"a\" }}{{ include \"b\" . }}{{ end }}{{ define \"b\" }}{{ index . 5 }}{{ end }}{{ template \"a\" .x }}",
+    )]);
+    let data = values(&[("x", Value::List(vec![Value::Int(1)]))]);
+    let err = set
+        .execute("t", &data, &ExecOptions::default(), &mut env())
+        .unwrap_err();
+    assert_eq!(err.template_chain(), ["t", "a", "b"]);
+    assert_eq!(
+        err.to_string(),
+        "template: t:1:19: executing \"a\" at <include \"b\" .>: error calling include: template: t:1:63: executing \"b\" at <index . 5>: error calling index: index out of range: 5"
+    );
+}
+
+#[test]
+fn range_variants_follow_go() {
+    let set = helm_set(&[(
+        "t",
+        "{{ range $k, $v := .m }}{{ $k }}={{ $v }};{{ end }}|{{ range $i, $e := .l }}{{ if eq $i 2 }}{{ break }}{{ end }}{{ if eq $i 0 }}{{ continue }}{{ end }}{{ $i }}:{{ $e }}{{ end }}|{{ range $n := 3 }}{{ $n }}{{ end }}|{{ range .none }}x{{ else }}empty{{ end }}",
+    )]);
+    let m = values(&[("b", Value::Float(1e6)), ("a", Value::Float(2.5))]);
+    let l = Value::List(vec![Value::Int(10), Value::Int(11), Value::Int(12)]);
+    let data = values(&[("m", m), ("l", l)]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "a=2.5;b=1e+06;|1:11|012|empty"
+    );
+}
+
+#[test]
+fn comparisons_and_printf_follow_go_types() {
+    let set = helm_set(&[("t", "{{ printf \"%d|%s|%5.1f|%v\" .i .i .f .l }}")]);
+    let data = values(&[
+        ("i", Value::Int(3)),
+        ("f", Value::Float(2.25)),
+        (
+            "l",
+            Value::List(vec![Value::String("a".into()), Value::Nil]),
+        ),
+    ]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "3|%!s(int=3)|  2.2|[a <nil>]"
+    );
+    let set = helm_set(&[("t", "{{ eq .f 1 }}")]);
+    let err = run(
+        &set,
+        "t",
+        &values(&[("f", Value::Float(1.0))]),
+        &ExecOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.ends_with("error calling eq: incompatible types for comparison"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let mut set = Set::new("x", HashMap::new());
+    for text in [
+        "{{",
+        "{{ (",
+        "{{ .a.b.c.",
+        "{{ 'ab' }}",
+        "{{ \"\\z\" }}",
+        "{{ 0x }}",
+        "{{ 1e }}",
+        "}}{{end}}",
+        "{{ else if }}",
+    ] {
+        assert!(
+            set.add("t", text).is_err(),
+            "{text} {:?}",
+            set.tree_string("t")
+        );
+    }
+    set.add("t", "{{ slice . 1 9 }}{{ index . -1 }}").unwrap();
+    assert!(set
+        .execute(
+            "t",
+            &Value::String("héllo".into()),
+            &ExecOptions::default(),
+            &mut env()
+        )
+        .is_err());
+}
+
+fn sprig_set(templates: &[(&str, &str)]) -> Set {
+    let funcs = super::funcs::sprig_functions()
+        .into_iter()
+        .map(|(n, f)| (n.to_string(), f))
+        .collect();
+    let mut set = Set::new("gotpl", funcs).with_helm_builtins();
+    for (name, text) in templates {
+        set.add(name, text)
+            .unwrap_or_else(|e| panic!("parse {name}: {e}"));
+    }
+    set
+}
+
+#[test]
+fn map_mutations_reach_variables_and_dot_as_in_go() {
+    let set = sprig_set(&[(
+        "t",
+        "{{- $d := dict \"a\" 1 -}}{{- $_ := set $d \"b\" 2 -}}{{- $_ := unset $d \"a\" -}}{{ $d }}|\
+         {{- $_ := set . \"x\" 1 -}}{{ .x }}{{ $.x }}|\
+         {{- $_ := set $.Values \"y\" 2 -}}{{ .Values.y }}|\
+         {{- $_ := merge .Values (dict \"z\" 3 \"y\" 9) -}}{{ .Values }}",
+    )]);
+    let data = values(&[("Values", values(&[]))]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[b:2]|11|2|map[y:2 z:3]"
+    );
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+        #[test]
+        fn arbitrary_templates_never_panic(text in "[{}()\\.$a-e|\\- \"'`0-9:=,%ixp\n]{0,40}") {
+            let funcs = super::super::funcs::sprig_functions().into_iter().map(|(n, f)| (n.to_string(), f)).collect();
+            let mut set = Set::new("f", funcs).with_helm_builtins();
+            let _ = set.add("f", &format!("{{{{{text}}}}}"));
+            let _ = set.add("g", &text);
+            let data = values(&[("a", Value::List(vec![Value::Int(1), Value::Nil])), ("b", values(&[("c", Value::Float(1.5))]))]);
+            for name in ["f", "g"] {
+                if let Err(e) = set.execute(name, &data, &ExecOptions::default(), &mut env()) {
+                    prop_assert!(!e.to_string().contains("executor panicked"), "{text:?}: {e}");
+                }
+            }
+        }
+    }
+}
+
+fn methods(
+    _: &mut FuncEnv,
+    recv: &Value,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<Value, super::funcs::FuncError>> {
+    match (recv, name, args) {
+        (Value::List(l), "Has", [v]) => Some(Ok(Value::Bool(l.contains(v)))),
+        (Value::Map(m), "Get", [Value::String(k)]) => Some(Ok(m
+            .get(k)
+            .cloned()
+            .unwrap_or(Value::String(String::new())))),
+        (Value::Map(m), "Names", []) => Some(Ok(Value::List(
+            m.keys().map(|k| Value::String(k.clone())).collect(),
+        ))),
+        (_, "Fail", _) => Some(Err(super::funcs::FuncError("boom".into()))),
+        _ => None,
+    }
+}
+
+#[test]
+fn methods_resolve_where_go_finds_no_field() {
+    let mut set = Set::new("gotpl", HashMap::new()).with_methods(methods);
+    set.add(
+        "t",
+        "{{ .Caps.APIVersions.Has \"v1\" }} {{ .Caps.APIVersions.Has \"v2\" }} {{ .Files.Get \"a.txt\" }} {{ .Files.Names | len }} {{ with .Files }}{{ .Get \"a.txt\" }}{{ end }} {{ .Files.Fail }}",
+    )
+    .unwrap();
+    let data = values(&[
+        (
+            "Caps",
+            values(&[("APIVersions", Value::List(vec![Value::String("v1".into())]))]),
+        ),
+        ("Files", values(&[("a.txt", Value::String("hello".into()))])),
+    ]);
+    let err = run(&set, "t", &data, &ExecOptions::default()).unwrap_err();
+    assert!(
+        err.ends_with("at <.Files.Fail>: error calling Fail: boom"),
+        "{err}"
+    );
+    set.add("u", "{{ .Caps.APIVersions.Has \"v1\" }} {{ .Caps.APIVersions.Has \"v2\" }} {{ .Files.Get \"a.txt\" }} {{ .Files.Names | len }} {{ with .Files }}{{ .Get \"a.txt\" }}{{ end }}").unwrap();
+    assert_eq!(
+        run(&set, "u", &data, &ExecOptions::default()).unwrap(),
+        "true false hello 1 hello"
+    );
+}
