@@ -684,7 +684,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
     }
 }
 
-/// Arguments for a builtin taking `reflect.Value`s: an explicit `nil` is an error there.
+/// Arguments for a builtin taking `reflect.Value`s: an explicit `nil` is the invalid value.
 fn eval_reflect_args(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
@@ -694,10 +694,10 @@ fn eval_reflect_args(
 ) -> R<Vec<Ev>> {
     let mut out = Vec::new();
     for a in cmd.args.iter().skip(1) {
-        if let Arg::Nil { pos } = a {
-            return Err(fr
-                .error(ctx, *pos, "nil", "cannot assign nil to reflect.Value")
-                .into());
+        // Go's canBeNil holds for reflect.Value: an explicit nil is the invalid value.
+        if let Arg::Nil { .. } = a {
+            out.push(None);
+            continue;
         }
         out.push(eval_arg(ctx, fr, dot, a)?);
     }
@@ -808,12 +808,10 @@ fn eval_function(
             let is_or = name == "or";
             let mut v: Ev = None;
             for a in cmd.args.iter().skip(1) {
-                if let Arg::Nil { pos } = a {
-                    return Err(fr
-                        .error(ctx, *pos, "nil", "cannot assign nil to reflect.Value")
-                        .into());
-                }
-                v = eval_arg(ctx, fr, dot, a)?;
+                v = match a {
+                    Arg::Nil { .. } => None,
+                    _ => eval_arg(ctx, fr, dot, a)?,
+                };
                 if truth(&v) == is_or {
                     return Ok(v);
                 }

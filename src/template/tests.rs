@@ -371,3 +371,27 @@ fn methods_resolve_where_go_finds_no_field() {
         "true false hello 1 hello"
     );
 }
+
+#[test]
+fn explicit_nil_compares_as_in_go() {
+    let set = helm_set(&[(
+        "t",
+        "{{ if ne .x nil }}a{{ end }}{{ eq .missing nil }}{{ eq .x nil }}{{ and nil 1 }}",
+    )]);
+    let out = run(
+        &set,
+        "t",
+        &values(&[("x", Value::Int(1))]),
+        &ExecOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(out, "atruefalse<no value>");
+    let set = helm_set(&[("t", "{{ index .m nil }}")]);
+    assert!(run(
+        &set,
+        "t",
+        &values(&[("m", values(&[]))]),
+        &ExecOptions::default()
+    )
+    .is_err());
+}
