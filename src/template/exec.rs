@@ -11,7 +11,7 @@ use super::funcs::FuncEnv;
 use super::gofmt::{self, format_v, quote};
 use super::parse::{Arg, Branch, Command, Node, Number, Pipe, Tree};
 use super::value::Value;
-use super::{Error, ExecOptions, MissingKey, Set};
+use super::{Error, ExecOptions, Location, MissingKey, Set};
 
 /// An evaluated value; `None` is Go's invalid `reflect.Value` (a missing value), which prints as
 /// `<no value>`, while `Some(Value::Nil)` is a nil interface (field access on it is an error).
@@ -137,7 +137,13 @@ impl Frame<'_> {
             context,
             msg
         );
-        Error::exec(msg, ctx.chain.clone())
+        let template = self.tree.parse_name.clone();
+        let location = Location {
+            template,
+            line,
+            column: Some(col),
+        };
+        Error::exec_at(msg, ctx.chain.clone(), location)
     }
 
     fn var(&self, name: &str) -> Option<&Ev> {
@@ -1020,19 +1026,21 @@ fn go_string(v: &Value) -> String {
     }
 }
 
-/// Keeps the template chain of an error from a nested execution on the error that wraps it.
-fn with_chain(f: Flow, chain: Option<Vec<String>>) -> Flow {
-    match (f, chain) {
-        (Flow::Err(mut e), Some(chain)) => {
-            e.template_chain = chain;
+/// Keeps the template chain and location of a nested execution's error on the error wrapping it.
+fn with_chain(f: Flow, inner: Option<Box<Error>>) -> Flow {
+    match (f, inner) {
+        (Flow::Err(mut e), Some(inner)) => {
+            let inner = *inner;
+            e.template_chain = inner.template_chain;
+            e.location = inner.location;
             Flow::Err(e)
         }
         (f, _) => f,
     }
 }
 
-/// An error message for a function call, with the template chain of a nested execution if any.
-type NestedError = (String, Option<Vec<String>>);
+/// An error message for a function call, with the error of a nested execution if any.
+type NestedError = (String, Option<Box<Error>>);
 
 fn depth_error(ctx: &Ctx<'_>) -> Option<NestedError> {
     (ctx.depth >= ctx.opts.max_depth).then(|| {
@@ -1063,7 +1071,7 @@ fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String,
         *c = c.saturating_sub(1);
     }
     r.map(|()| out)
-        .map_err(|e| (e.to_string(), Some(e.template_chain)))
+        .map_err(|e| (e.to_string(), Some(Box::new(e))))
 }
 
 /// Helm's `tpl`: parses `text` into a copy of the current set and renders it with `data`.
@@ -1084,7 +1092,7 @@ fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, Nes
             "error during tpl function execution for {}: {e}",
             quote(text)
         );
-        (msg, Some(e.template_chain))
+        (msg, Some(Box::new(e)))
     })?;
     Ok(out.replace("<no value>", ""))
 }

@@ -69,19 +69,31 @@ impl Default for ExecOptions {
     }
 }
 
+/// Where an error happened: the template text (Go's ParseName, e.g. the file) and position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub template: String,
+    pub line: usize,
+    /// Byte offset in the line, counted from 0 as Go does; parse errors have none.
+    pub column: Option<usize>,
+}
+
 /// A parse or execution error, with Go's message text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Error {
     message: String,
+    pub(crate) location: Option<Location>,
     /// The names of the templates being executed when the error happened, outermost first.
     pub(crate) template_chain: Vec<String>,
     is_exec: bool,
 }
 
 impl Error {
-    fn parse(message: String) -> Self {
+    fn parse(message: String, location: Location) -> Self {
+        let location = Some(location);
         Error {
             message,
+            location,
             template_chain: Vec::new(),
             is_exec: false,
         }
@@ -90,9 +102,25 @@ impl Error {
     fn exec(message: String, template_chain: Vec<String>) -> Self {
         Error {
             message,
+            location: None,
             template_chain,
             is_exec: true,
         }
+    }
+
+    fn exec_at(message: String, template_chain: Vec<String>, location: Location) -> Self {
+        let location = Some(location);
+        Error {
+            message,
+            location,
+            template_chain,
+            is_exec: true,
+        }
+    }
+
+    /// Where the error happened, when known (for nested calls, the innermost position).
+    pub fn location(&self) -> Option<&Location> {
+        self.location.as_ref()
     }
 
     /// The templates (and includes) being executed when the error happened, outermost first.
@@ -180,7 +208,14 @@ impl Set {
             is_func: &is_func,
             max_paren_depth: self.max_paren_depth,
         };
-        let trees = parse::parse(name, text, &cfg).map_err(Error::parse)?;
+        let trees = parse::parse(name, text, &cfg).map_err(|e| {
+            let location = Location {
+                template: name.to_string(),
+                line: e.line,
+                column: None,
+            };
+            Error::parse(e.message, location)
+        })?;
         for tree in trees {
             let replace = match self.trees.get(&tree.name) {
                 Some(_) => !parse::is_empty_tree(&tree.root),

@@ -264,6 +264,13 @@ pub(crate) fn is_empty_tree(nodes: &[Node]) -> bool {
 
 // ---------------------------------------------------------------------------------------------
 
+/// A parse error: Go's message (`template: NAME:LINE: MSG`) and the line it names.
+#[derive(Debug)]
+pub(crate) struct ParseError {
+    pub message: String,
+    pub line: usize,
+}
+
 /// What the parser needs besides the text.
 pub(crate) struct ParseConfig<'a> {
     pub left: &'a str,
@@ -273,7 +280,7 @@ pub(crate) struct ParseConfig<'a> {
 }
 
 /// Parses `text` as template `name`; returns every tree it defines, the top-level one included.
-pub(crate) fn parse(name: &str, text: &str, cfg: &ParseConfig<'_>) -> Result<Vec<Tree>, String> {
+pub(crate) fn parse(name: &str, text: &str, cfg: &ParseConfig<'_>) -> PResult<Vec<Tree>> {
     let text: Arc<str> = Arc::from(text);
     let toks = lex(&text, cfg.left, cfg.right);
     let mut p = Parser {
@@ -322,7 +329,7 @@ struct Parser<'a> {
     order: Vec<String>,
 }
 
-type PResult<T> = Result<T, String>;
+type PResult<T> = Result<T, ParseError>;
 
 impl Parser<'_> {
     fn tok(&self, i: usize) -> Token {
@@ -371,12 +378,13 @@ impl Parser<'_> {
         t
     }
 
-    fn errorf(&self, msg: impl fmt::Display) -> String {
+    fn errorf(&self, msg: impl fmt::Display) -> ParseError {
         let line = self.tok(self.furthest).line;
-        format!("template: {}:{}: {}", self.parse_name, line, msg)
+        let message = format!("template: {}:{}: {}", self.parse_name, line, msg);
+        ParseError { message, line }
     }
 
-    fn unexpected(&self, t: &Token, context: &str) -> String {
+    fn unexpected(&self, t: &Token, context: &str) -> ParseError {
         if t.kind == Kind::Error {
             let mut extra = String::new();
             if self.action_line != 0 && self.action_line != t.line {
@@ -1162,7 +1170,7 @@ mod tests {
             is_func: &is_func,
             max_paren_depth: 100,
         };
-        let trees = parse("t", text, &cfg)?;
+        let trees = parse("t", text, &cfg).map_err(|e| e.message)?;
         Ok(trees
             .iter()
             .find(|t| t.name == "t")

@@ -45,8 +45,12 @@ fn zero() -> ExecOptions {
 #[test]
 fn include_renders_named_templates_to_strings() {
     let mut set = Set::new("gotpl", HashMap::new()).with_helm_builtins();
-    let err = set.add("x", "{{ quote 1 }}").unwrap_err().to_string();
-    assert_eq!(err, "template: x:1: function \"quote\" not defined");
+    let err = set.add("x", "\n{{ quote 1 }}").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "template: x:2: function \"quote\" not defined"
+    );
+    assert_eq!(err.location().map(|l| (l.line, l.column)), Some((2, None)));
     set.add("main", r#"{{- define "name" -}}{{ printf "%s-app" .n }}{{- end -}}name: {{ include "name" . | len }} {{ include "name" . }}"#)
         .unwrap();
     let data = values(&[("n", Value::String("web".into()))]);
@@ -193,6 +197,11 @@ fn errors_record_the_template_chain() {
         .execute("t", &data, &ExecOptions::default(), &mut env())
         .unwrap_err();
     assert_eq!(err.template_chain(), ["t", "a", "b"]);
+    let loc = err.location().expect("an execution error has a location");
+    assert_eq!(
+        (loc.template.as_str(), loc.line, loc.column),
+        ("t", 1, Some(63))
+    );
     assert_eq!(
         err.to_string(),
         "template: t:1:19: executing \"a\" at <include \"b\" .>: error calling include: template: t:1:63: executing \"b\" at <index . 5>: error calling index: index out of range: 5"
