@@ -84,7 +84,7 @@ pub(crate) fn execute(
     name: &str,
     mut data: Ev,
     out: &mut String,
-) -> Result<(), Error> {
+) -> Result<Ev, Error> {
     let Some(tree) = set.trees.get(name) else {
         let msg = if name == set.name {
             format!(
@@ -110,8 +110,10 @@ pub(crate) fn execute(
     ctx.chain.push(name.to_string());
     let r = walk_list(ctx, &mut frame, &mut data, &tree.root, out);
     ctx.chain.pop();
+    // The final `$`: a map the template changed with `set` and friends, for the caller to keep.
+    let root = frame.vars.first().and_then(|(_, v)| v.clone());
     match r {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(root),
         Err(Flow::Err(e)) => Err(e),
         Err(_) => Err(frame.error(ctx, 0, "", "break or continue outside range")),
     }
@@ -391,11 +393,22 @@ fn walk_template(
     };
     ctx.depth += 1;
     ctx.chain.push(name.to_string());
+    let passed = new_dot.clone();
     let mut new_dot = new_dot;
     let r = walk_list(ctx, &mut frame, &mut new_dot, &tree.root, out);
     ctx.chain.pop();
     ctx.depth -= 1;
-    r
+    r?;
+    // A map the called template changed is the caller's too, as with Go's shared maps.
+    let root = frame.vars.first().and_then(|(_, v)| v.clone());
+    if let (Some(changed), Some(p)) = (changed_root(&passed, &root), pipe) {
+        if let ([cmd], true) = (p.cmds.as_slice(), p.decl.is_empty()) {
+            if let [arg] = cmd.args.as_slice() {
+                write_back(fr, dot, arg, &changed);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pipe) -> R<Ev> {
@@ -938,9 +951,12 @@ fn eval_function(
                 Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
                 _ => None,
             };
-            let r = include(ctx, fr.set, &tname, data);
-            r.map(|s| ev(Value::String(s)))
-                .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
+            let r = include(ctx, fr.set, &tname, data.clone());
+            let (s, root) = r.map_err(|(m, inner)| with_chain(fail(ctx, fr, m), inner))?;
+            if let (Some(changed), Some(target)) = (changed_root(&data, &root), cmd.args.get(2)) {
+                write_back(fr, dot, target, &changed);
+            }
+            Ok(ev(Value::String(s)))
         }
         "tpl" => {
             want(ctx, fr, Some(2), 0)?;
@@ -1052,7 +1068,12 @@ fn depth_error(ctx: &Ctx<'_>) -> Option<NestedError> {
 }
 
 /// Helm's `include`: renders a named template to a string, refusing runaway recursion per name.
-fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String, NestedError> {
+fn include(
+    ctx: &mut Ctx<'_>,
+    set: &Set,
+    name: &str,
+    data: Ev,
+) -> Result<(String, Ev), NestedError> {
     if ctx.include_counts.get(name).copied().unwrap_or(0) > ctx.opts.max_include_depth {
         let msg = format!(
             "rendering template has a nested reference name: {name}: unable to execute template"
@@ -1070,8 +1091,16 @@ fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String,
     if let Some(c) = ctx.include_counts.get_mut(name) {
         *c = c.saturating_sub(1);
     }
-    r.map(|()| out)
+    r.map(|root| (out, root))
         .map_err(|e| (e.to_string(), Some(Box::new(e))))
+}
+
+/// Whether a called template changed the map it was given (Go would have changed the caller's).
+fn changed_root(passed: &Ev, root: &Ev) -> Option<Rc<Value>> {
+    match (passed, root) {
+        (Some(p), Some(r)) if !Rc::ptr_eq(p, r) && matches!(**r, Value::Map(_)) => Some(r.clone()),
+        _ => None,
+    }
 }
 
 /// Helm's `tpl`: parses `text` into a copy of the current set and renders it with `data`.
@@ -1087,7 +1116,7 @@ fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, Nes
     let mut out = String::new();
     let r = execute(ctx, &copy, &name, data, &mut out);
     ctx.depth -= 1;
-    r.map_err(|e| {
+    r.map(|_| ()).map_err(|e| {
         let msg = format!(
             "error during tpl function execution for {}: {e}",
             quote(text)

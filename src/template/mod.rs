@@ -297,7 +297,7 @@ fn run(
         chain: Vec::new(),
     };
     let mut out = String::new();
-    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|()| out)
+    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|_| out)
 }
 
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.

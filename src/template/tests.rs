@@ -404,3 +404,21 @@ fn explicit_nil_compares_as_in_go() {
     )
     .is_err());
 }
+
+#[test]
+fn maps_changed_by_called_templates_reach_the_caller() {
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- define "init" }}{{ $_ := set . "Values" (dict "a" 2) }}{{ end -}}
+{{- define "ret" }}{{ $_ := set . "out" (list 1 2) }}{{ end -}}
+{{- define "nested" }}{{ $_ := set $ "k" "v" }}{{ end -}}
+{{- include "init" . }}{{ .Values.a }} {{ $.Values.a }}
+{{- $args := dict "in" 1 }}{{ include "ret" $args }} {{ $args.out }}
+{{- $d := dict }}{{ template "nested" $d }} {{ $d.k }}"#,
+    )]);
+    let data = values(&[("Values", values(&[("a", Value::Int(1))]))]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "2 2 [1 2] v"
+    );
+}
