@@ -13,9 +13,12 @@
 //!
 //! Values are copies, not Go's shared maps: Sprig's map-mutating functions (`set`, `unset`,
 //! `merge`...) store their result back where their first argument came from (a variable, dot or a
-//! field path), which covers the usual `$_ := set $d "k" v`, but another variable that aliases the
-//! same map does not see the change. Dot and variables are shared between template calls without
-//! copying; arguments to library functions are copied.
+//! field path), and a map that an `include`d or `template`-called template changed through its dot
+//! or `$` is stored back into the caller's argument. This covers `$_ := set $d "k" v`, Helm
+//! libraries that rewrite `.Values`, and results returned through a dict. Not covered: a second
+//! variable aliasing the same map (`$g := .graph` then `unset $g` leaves `.graph` unchanged).
+//! Dot and variables are shared between template calls without copying; arguments to library
+//! functions are copied.
 
 mod exec;
 pub mod funcs;
