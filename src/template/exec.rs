@@ -57,12 +57,32 @@ pub(crate) struct Ctx<'e> {
     pub chain: Vec<String>,
 }
 
+/// A template variable. `alias` records that it was declared as a path into another variable's
+/// map (`$x := $.a.b`, or `:= .a.b` while dot is `$`), so that changing the map through `$x`
+/// changes it there too, as Go's shared maps do.
+struct Var {
+    name: String,
+    value: Ev,
+    /// The index of the aliased (earlier) variable and the path inside it.
+    alias: Option<(usize, Vec<String>)>,
+}
+
+impl Var {
+    fn new(name: &str, value: Ev) -> Var {
+        Var {
+            name: name.to_string(),
+            value,
+            alias: None,
+        }
+    }
+}
+
 /// One template invocation: where its nodes come from and its variables.
 struct Frame<'a> {
     set: &'a Set,
     tree: &'a Tree,
     name: &'a str,
-    vars: Vec<(String, Ev)>,
+    vars: Vec<Var>,
     /// Whether dot is still the template's argument (the value `$` holds), not a with/range value.
     dot_is_root: bool,
 }
@@ -104,14 +124,14 @@ pub(crate) fn execute(
         set,
         tree,
         name,
-        vars: vec![("$".to_string(), data.clone())],
+        vars: vec![Var::new("$", data.clone())],
         dot_is_root: true,
     };
     ctx.chain.push(name.to_string());
     let r = walk_list(ctx, &mut frame, &mut data, &tree.root, out);
     ctx.chain.pop();
     // The final `$`: a map the template changed with `set` and friends, for the caller to keep.
-    let root = frame.vars.first().and_then(|(_, v)| v.clone());
+    let root = frame.vars.first().and_then(|v| v.value.clone());
     match r {
         Ok(()) => Ok(root),
         Err(Flow::Err(e)) => Err(e),
@@ -152,13 +172,22 @@ impl Frame<'_> {
         self.vars
             .iter()
             .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
+            .find(|v| v.name == name)
+            .map(|v| &v.value)
+    }
+
+    fn var_mut(&mut self, name: &str) -> Option<&mut Var> {
+        self.vars.iter_mut().rev().find(|v| v.name == name)
+    }
+
+    fn var_index(&self, name: &str) -> Option<usize> {
+        self.vars.iter().rposition(|v| v.name == name)
     }
 
     fn set_var(&mut self, name: &str, v: Ev) {
-        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
-            slot.1 = v;
+        if let Some(slot) = self.var_mut(name) {
+            slot.value = v;
+            slot.alias = None;
         }
     }
 }
@@ -253,6 +282,7 @@ fn walk_if_with(
         }
     })();
     fr.vars.truncate(mark);
+    sync_root_dot(fr, dot);
     r
 }
 
@@ -266,7 +296,23 @@ fn walk_range(
     let outer = fr.vars.len();
     let r = walk_range_inner(ctx, fr, dot, b, out);
     fr.vars.truncate(outer);
+    sync_root_dot(fr, dot);
     r
+}
+
+/// Where dot is `$`, takes over changes made to `$` from inside a range or with body.
+fn sync_root_dot(fr: &Frame<'_>, dot: &mut Ev) {
+    if !fr.dot_is_root {
+        return;
+    }
+    if let Some(Var {
+        value: Some(root), ..
+    }) = fr.vars.first()
+    {
+        if !dot.as_ref().is_some_and(|d| Rc::ptr_eq(d, root)) {
+            *dot = Some(root.clone());
+        }
+    }
 }
 
 fn walk_range_inner(
@@ -279,6 +325,22 @@ fn walk_range_inner(
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
     let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
+    let mut over_map = false;
+    // Where the ranged map lives, so that `set $v ...` on an element changes it there too.
+    let coll_alias = match (b.pipe.is_assign, fr.vars.last_mut()) {
+        (false, Some(var)) if !b.pipe.decl.is_empty() => var.alias.take(),
+        _ => None,
+    };
+    if !b.pipe.is_assign && b.pipe.decl.len() > 1 {
+        if let Some(var) = fr
+            .vars
+            .len()
+            .checked_sub(2)
+            .and_then(|i| fr.vars.get_mut(i))
+        {
+            var.alias = None;
+        }
+    }
     // Take the elements without copying them when nothing else holds the ranged value.
     match val.map(Rc::unwrap_or_clone) {
         None => {}
@@ -290,6 +352,7 @@ fn walk_range_inner(
                 .collect()
         }
         Some(Value::Map(m)) => {
+            over_map = true;
             items = m
                 .into_iter()
                 .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
@@ -330,7 +393,13 @@ fn walk_range_inner(
                 .checked_sub(1)
                 .and_then(|i| fr.vars.get_mut(i))
             {
-                slot.1 = Some(elem.clone());
+                slot.value = Some(elem.clone());
+                slot.alias = match (&coll_alias, over_map, &*index) {
+                    (Some((i, path)), true, Value::String(k)) => {
+                        Some((*i, path.iter().cloned().chain([k.clone()]).collect()))
+                    }
+                    _ => None,
+                };
             }
         }
         if let Some(second) = decl.get(1) {
@@ -342,7 +411,7 @@ fn walk_range_inner(
                 .checked_sub(2)
                 .and_then(|i| fr.vars.get_mut(i))
             {
-                slot.1 = Some(index.clone());
+                slot.value = Some(index.clone());
             }
         }
         let was_root = std::mem::replace(&mut fr.dot_is_root, false);
@@ -388,7 +457,7 @@ fn walk_template(
         set,
         tree,
         name,
-        vars: vec![("$".to_string(), new_dot.clone())],
+        vars: vec![Var::new("$", new_dot.clone())],
         dot_is_root: true,
     };
     ctx.depth += 1;
@@ -400,7 +469,7 @@ fn walk_template(
     ctx.depth -= 1;
     r?;
     // A map the called template changed is the caller's too, as with Go's shared maps.
-    let root = frame.vars.first().and_then(|(_, v)| v.clone());
+    let root = frame.vars.first().and_then(|v| v.value.clone());
     if let (Some(changed), Some(p)) = (changed_root(&passed, &root), pipe) {
         if let ([cmd], true) = (p.cmds.as_slice(), p.decl.is_empty()) {
             if let [arg] = cmd.args.as_slice() {
@@ -426,10 +495,32 @@ fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pip
         if pipe.is_assign {
             fr.set_var(name, value.clone());
         } else {
-            fr.vars.push((name.clone(), value.clone()));
+            let alias = alias_of(fr, pipe);
+            fr.vars.push(Var {
+                name: name.clone(),
+                value: value.clone(),
+                alias,
+            });
         }
     }
     Ok(value)
+}
+
+/// The variable path a declaration's value comes from, when it is a plain `$v.a.b` or (with dot
+/// being `$`) `.a.b`.
+fn alias_of(fr: &Frame<'_>, pipe: &Pipe) -> Option<(usize, Vec<String>)> {
+    let [cmd] = pipe.cmds.as_slice() else {
+        return None;
+    };
+    match cmd.args.as_slice() {
+        [Arg::Variable { idents, .. }] => {
+            let (name, path) = idents.split_first()?;
+            Some((fr.var_index(name)?, path.to_vec()))
+        }
+        [Arg::Field { idents, .. }] if fr.dot_is_root => Some((0, idents.clone())),
+        [Arg::Dot { .. }] if fr.dot_is_root => Some((0, Vec::new())),
+        _ => None,
+    }
 }
 
 fn not_a_function(ctx: &Ctx<'_>, fr: &Frame<'_>, cmd: &Command, has_final: bool) -> R<()> {
@@ -998,7 +1089,10 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
                 set_path(Rc::make_mut(d), idents, new);
             }
             if fr.dot_is_root {
-                if let Some((_, Some(root))) = fr.vars.first_mut() {
+                if let Some(Var {
+                    value: Some(root), ..
+                }) = fr.vars.first_mut()
+                {
                     set_path(Rc::make_mut(root), idents, new);
                 }
             }
@@ -1007,16 +1101,41 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
             let Some((name, path)) = idents.split_first() else {
                 return;
             };
-            if let Some((_, Some(v))) = fr.vars.iter_mut().rev().find(|(n, _)| n == name) {
-                set_path(Rc::make_mut(v), path, new);
-            }
-            if name == "$" && fr.dot_is_root {
-                if let Some(d) = dot {
-                    set_path(Rc::make_mut(d), path, new);
-                }
-            }
+            write_back_var(fr, dot, name, path.to_vec(), new);
         }
         _ => {}
+    }
+}
+
+/// Stores `new` at `path` inside variable `name`, following the variable's alias chain (each
+/// alias points to an earlier variable, so the walk ends).
+fn write_back_var(fr: &mut Frame<'_>, dot: &mut Ev, name: &str, path: Vec<String>, new: &Value) {
+    let Some(mut idx) = fr.var_index(name) else {
+        return;
+    };
+    let mut path = path;
+    loop {
+        let Some(var) = fr.vars.get_mut(idx) else {
+            return;
+        };
+        if let Some(v) = &mut var.value {
+            set_path(Rc::make_mut(v), &path, new);
+        }
+        if idx == 0 {
+            if fr.dot_is_root {
+                if let Some(d) = dot {
+                    set_path(Rc::make_mut(d), &path, new);
+                }
+            }
+            return;
+        }
+        match var.alias.clone() {
+            Some((next, prefix)) if next < idx => {
+                idx = next;
+                path = prefix.into_iter().chain(path).collect();
+            }
+            _ => return,
+        }
     }
 }
 

@@ -422,3 +422,36 @@ fn maps_changed_by_called_templates_reach_the_caller() {
         "2 2 [1 2] v"
     );
 }
+
+#[test]
+fn variables_aliasing_a_map_change_it_there_too() {
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- define "sa" }}{{ $root := $ }}{{ $_ := set $root.Values.secrets "tok" 1 }}{{ end -}}
+{{- include "sa" . }}{{ .Values.secrets }}
+{{- $v := .Values }}{{ $s := $v.secrets }}{{ $_ := set $s "b" 2 }} {{ .Values.secrets }}
+{{- $x := dict "a" (dict) }}{{ $x := $x.a }}{{ $_ := set $x "k" 1 }} {{ $x }}"#,
+    )]);
+    let data = values(&[("Values", values(&[("secrets", values(&[]))]))]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[tok:1] map[b:2 tok:1] map[k:1]"
+    );
+}
+
+#[test]
+fn range_elements_alias_map_entries_but_not_the_collection() {
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- range $k, $v := .m }}{{ $_ := set $v "seen" true }}{{ end }}{{ .m }}
+{{- range $i, $e := .l }}{{ $_ := set $e "x" 1 }}{{ end }} {{ .l }}"#,
+    )]);
+    let data = values(&[
+        ("m", values(&[("a", values(&[])), ("b", values(&[]))])),
+        ("l", Value::List(vec![values(&[])])),
+    ]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[a:map[seen:true] b:map[seen:true]] [map[]]"
+    );
+}
