@@ -11,12 +11,14 @@
 //! texts with positions. Not supported: methods and function values in data (there are none in
 //! [`Value`]), `call` of anything (always an error, as with JSON-like data in Go), iterators.
 //!
-//! Values are copies, not Go's shared maps: Sprig's map-mutating functions (`set`, `unset`,
-//! `merge`...) store their result back where their first argument came from (a variable, dot or a
-//! field path), and a map that an `include`d or `template`-called template changed through its dot
-//! or `$` is stored back into the caller's argument. This covers `$_ := set $d "k" v`, Helm
-//! libraries that rewrite `.Values`, and results returned through a dict. Not covered: a second
-//! variable aliasing the same map (`$g := .graph` then `unset $g` leaves `.graph` unchanged).
+//! Values are copies, not Go's shared maps. To keep Go's results, Sprig's map-mutating functions
+//! (`set`, `unset`, `merge`...) store their result back where their first argument came from (a
+//! variable, dot or a field path); a variable declared from a path (`$r := $`, `$v := .Values.x`,
+//! the value of a `range` over a map) writes through to that path; and a map an `include`d or
+//! `template`-called template changed through its dot or `$` is stored back into the caller's
+//! argument. This covers `$_ := set $d "k" v`, Helm libraries that rewrite `.Values`, and results
+//! returned through a dict. Not covered: maps shared by being stored inside other values (`dict
+//! "m" $m` or `merge` keep copies), so Sprig's issue-188 behaviour differs.
 //! Dot and variables are shared between template calls without copying; arguments to library
 //! functions are copied.
 
