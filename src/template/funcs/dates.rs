@@ -7,7 +7,7 @@
 //! Not for: calendars beyond the proleptic Gregorian one Go uses.
 
 use super::super::value::Value;
-use super::args::{self, err, exact, to_int64, Result};
+use super::args::{self, err, exact, Result};
 use super::{FuncEnv, FuncError, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
@@ -208,10 +208,16 @@ fn must_date_modify(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     modify(a, "mustDateModify")?.map_err(FuncError)
 }
 
+/// Sprig's `duration` accepts seconds as a string or an `int64`; a Go `int` (what template
+/// literals and decoded data give) or a float counts as 0, as in Go.
 fn duration(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("duration", a, 1)?;
+    let secs = match &a[0] {
+        Value::String(s) => s.parse::<i64>().unwrap_or(0),
+        _ => 0,
+    };
     Ok(Value::String(format_duration(
-        to_int64(&a[0]).saturating_mul(NANOS_PER_SEC),
+        secs.saturating_mul(NANOS_PER_SEC),
     )))
 }
 

@@ -135,7 +135,7 @@ pub fn mergo(dst: &mut BTreeMap<String, Value>, src: &BTreeMap<String, Value>, o
                 }
             }
             (Value::Map(sm), Some(Value::Map(dm))) if !dm.is_empty() => mergo(dm, sm, overwrite),
-            (Value::Map(_), Some(d)) if !is_empty(d) => {}
+            (Value::Map(_), Some(d)) if !overwrite && !is_empty(d) => {}
             (Value::List(_), Some(d)) if !is_empty(d) && !overwrite => {}
             (_, Some(d)) if !overwrite && !is_empty(d) => {}
             (s, _) => {

@@ -35,7 +35,8 @@ fn b64dec(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
                 | base64::DecodeError::InvalidLastSymbol(at, _) => {
                     format!("illegal base64 data at input byte {at}")
                 }
-                _ => format!("illegal base64 data at input byte {}", text.len()),
+                // Go reports where the incomplete final quantum starts.
+                _ => format!("illegal base64 data at input byte {}", text.len() / 4 * 4),
             },
         },
     ))

@@ -280,8 +280,19 @@ fn json_error(text: &str, e: &serde_json::Error) -> String {
         .map(|l| l.len() + 1)
         .sum::<usize>()
         + e.column().saturating_sub(1);
-    let ch = text[offset.min(text.len())..].chars().next().unwrap_or(' ');
-    format!("invalid character '{ch}' looking for beginning of value")
+    let ch = text
+        .get(offset.min(text.len())..)
+        .and_then(|rest| rest.chars().next())
+        .unwrap_or(' ');
+    let before = text
+        .get(..offset.min(text.len()))
+        .and_then(|head| head.trim_end().chars().last());
+    let expecting = if before == Some('{') {
+        "beginning of object key string"
+    } else {
+        "beginning of value"
+    };
+    format!("invalid character '{ch}' looking for {expecting}")
 }
 
 fn from_serde(v: serde_json::Value) -> Value {

@@ -134,10 +134,8 @@ fn has(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 fn slice(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     at_least("slice", a, 1)?;
     let l = items(&a[0], "slice")?;
-    let idx = a[1..]
-        .iter()
-        .map(|v| Ok(args::to_int64(v)))
-        .collect::<Result<Vec<i64>>>()?;
+    // Sprig converts the indices with `cast.ToInt`, so "1" and 1.0 work too.
+    let idx: Vec<i64> = a[1..].iter().map(args::to_int64).collect();
     let len = l.len() as i64;
     let (start, end) = match idx.as_slice() {
         [] => (0, len),

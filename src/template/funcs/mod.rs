@@ -1,6 +1,11 @@
 //! Function libraries callable from templates: Sprig's text functions and Helm's additions.
 //! Functions here are plain: they receive evaluated arguments and a deterministic environment.
-//! Functions that need the executor (`include`, `tpl`, `template`) live with the executor.
+//! Functions that need the executor (`include`, `tpl`, `required`, `template`) live with it.
+//!
+//! The facade: [`sprig_functions`], [`helm_functions`], [`sprig_methods`] (methods on values
+//! Sprig returns, for `Set::with_methods`) and [`mutates_first_arg`]. Behaviour follows Sprig v3.3
+//! and Helm v4 as checked against their tests and the Helm v4 oracle; random values come from
+//! `FuncEnv::rng_state`, so they are reproducible but differ from Go's.
 //!
 //! Not supported offline (they return an error saying so): Sprig's key and certificate generators
 //! (`genPrivateKey`, `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
@@ -13,7 +18,10 @@
 //! first argument came from.
 //!
 //! Time values are represented as `Value::Int` seconds since the Unix epoch (UTC), since `Value`
-//! has no time variant; `now` returns `FuncEnv::now_unix`.
+//! has no time variant; `now` returns `FuncEnv::now_unix`. So `typeOf now` says `int`, and every
+//! zone of `dateInZone`/`htmlDateInZone` is treated as UTC (no zone database is read). Strings are
+//! UTF-8, so `b64dec` of bytes that are not UTF-8 gives replacement characters where Go keeps raw
+//! bytes.
 
 mod args;
 mod cipher;
@@ -83,6 +91,18 @@ pub fn helm_functions() -> Vec<(&'static str, Function)> {
         }
     }
     all
+}
+
+/// Methods on values Sprig's functions return, for `Set::with_methods`: the `*semver.Version`
+/// methods (`(semver "1.2.3").Compare $other`) on what `semver` returns. `None` when `recv` is not
+/// such a value or has no such method; a caller with methods of its own tries them first.
+pub fn sprig_methods(
+    _env: &mut FuncEnv,
+    recv: &Value,
+    name: &str,
+    args: &[Value],
+) -> Option<Result<Value, FuncError>> {
+    semver::version_method(recv, name, args)
 }
 
 /// Whether Go's version of the function changes the map passed as its first argument.

@@ -308,14 +308,10 @@ fn and_terms(alt: &str) -> std::result::Result<Vec<String>, String> {
 pub fn satisfies(constraint: &str, version: &Version) -> std::result::Result<bool, String> {
     let mut any = false;
     for alt in constraint.split("||") {
-        let group = if alt.trim().is_empty() {
-            vec![parse_constraint("*")?]
-        } else {
-            and_terms(alt)?
-                .iter()
-                .map(|t| parse_constraint(t))
-                .collect::<std::result::Result<Vec<_>, _>>()?
-        };
+        let group = and_terms(alt)?
+            .iter()
+            .map(|t| parse_constraint(t))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
         let include_pre = group.iter().any(|c| !c.con.pre.is_empty());
         any |= group.iter().all(|c| check(version, c, include_pre));
     }
@@ -348,6 +344,72 @@ fn semver_compare(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         .map_err(FuncError)
 }
 
+/// The version a `semver` result stands for, when `v` is one.
+fn version_of(v: &Value) -> Option<Version> {
+    let Value::Map(m) = v else {
+        return None;
+    };
+    let num = |k: &str| match m.get(k) {
+        Some(Value::Int(i)) => u64::try_from(*i).ok(),
+        _ => None,
+    };
+    let text = |k: &str| match m.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    text("Original")?;
+    Some(Version {
+        major: num("Major")?,
+        minor: num("Minor")?,
+        patch: num("Patch")?,
+        pre: text("Prerelease")?,
+        metadata: text("Metadata")?,
+    })
+}
+
+fn version_string(v: &Version) -> String {
+    let mut out = format!("{}.{}.{}", v.major, v.minor, v.patch);
+    if !v.pre.is_empty() {
+        out.push('-');
+        out.push_str(&v.pre);
+    }
+    if !v.metadata.is_empty() {
+        out.push('+');
+        out.push_str(&v.metadata);
+    }
+    out
+}
+
+/// Methods of Masterminds' `*semver.Version` on what `semver` returns (`Compare`, `Equal`,
+/// `LessThan`, `GreaterThan`, `String`), for the executor's method hook.
+pub fn version_method(recv: &Value, name: &str, args: &[Value]) -> Option<Result<Value>> {
+    let v = version_of(recv)?;
+    let other = || -> Result<Version> {
+        exact(name, args, 1)?;
+        version_of(&args[0]).ok_or_else(|| {
+            FuncError(format!(
+                "wrong type for value; expected *semver.Version; got {}",
+                super::gofmt::type_name(&args[0])
+            ))
+        })
+    };
+    let result = match name {
+        "Compare" => other().map(|o| {
+            Value::Int(match compare(&v, &o) {
+                Ordering::Less => -1,
+                Ordering::Equal => 0,
+                Ordering::Greater => 1,
+            })
+        }),
+        "Equal" => other().map(|o| Value::Bool(compare(&v, &o) == Ordering::Equal)),
+        "LessThan" => other().map(|o| Value::Bool(compare(&v, &o) == Ordering::Less)),
+        "GreaterThan" => other().map(|o| Value::Bool(compare(&v, &o) == Ordering::Greater)),
+        "String" => exact(name, args, 0).map(|()| Value::String(version_string(&v))),
+        _ => return None,
+    };
+    Some(result)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,6 +437,7 @@ mod tests {
         assert!(sat("<=1.2", "1.2.9"));
         assert!(sat(">=1.0.0-0 <2", "1.5.0-rc.1"));
         assert!(parse_constraint("badConstraint").is_err());
+        assert!(satisfies("", &parse_version("1.0.0").unwrap()).is_err());
         assert!(parse_version("badVersion").is_err());
     }
 }

@@ -274,82 +274,150 @@ fn swapcase(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     s(out)
 }
 
-/// Splits an identifier into words the way `xstrings` does for its case conversions: at
-/// separators (space, `_`, `-`, `.`), before an upper-case letter that follows a lower-case one or
-/// a digit, and before the last of a run of capitals that starts a new word (`HTTPServer`).
-fn words(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_whitespace() || c == '_' || c == '-' || c == '.' {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+/// A piece of an identifier, as `xstrings` (v1.5, which Helm v4 uses) sees it.
+#[derive(Clone, Copy, PartialEq)]
+enum Piece<'a> {
+    /// Letters: a lower-case run, a capitalised run, or a run of capitals (`HTTP` in `HTTPServer`).
+    Letters(&'a str),
+    Digits(&'a str),
+    /// A space, `_` or `-`, one per character.
+    Connector(char),
+    /// Any other character, kept as it is.
+    Punct(&'a str),
+}
+
+fn pieces(text: &str) -> Vec<Piece<'_>> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let end_of = |i: usize| chars.get(i).map(|c| c.0).unwrap_or(text.len());
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(&(start, c)) = chars.get(i) {
+        if c == ' ' || c == '_' || c == '-' {
+            out.push(Piece::Connector(c));
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let mut j = i;
+            while chars.get(j).is_some_and(|(_, d)| d.is_ascii_digit()) {
+                j += 1;
             }
-            continue;
-        }
-        if c.is_uppercase() && !cur.is_empty() {
-            let prev = chars.get(i.wrapping_sub(1)).copied().unwrap_or(' ');
-            let next = chars.get(i + 1).copied().unwrap_or(' ');
-            if prev.is_lowercase()
-                || prev.is_ascii_digit()
-                || (prev.is_uppercase() && next.is_lowercase())
-            {
-                out.push(std::mem::take(&mut cur));
+            out.push(Piece::Digits(&text[start..end_of(j)]));
+            i = j;
+        } else if c.is_alphabetic() {
+            let mut j = i + 1;
+            if c.is_uppercase() && chars.get(j).is_some_and(|(_, d)| d.is_uppercase()) {
+                // A run of capitals; its last one starts the next word when a lower-case follows.
+                while chars.get(j).is_some_and(|(_, d)| d.is_uppercase()) {
+                    j += 1;
+                }
+                if chars.get(j).is_some_and(|(_, d)| d.is_lowercase()) {
+                    j -= 1;
+                }
+            } else {
+                while chars.get(j).is_some_and(|(_, d)| d.is_lowercase()) {
+                    j += 1;
+                }
             }
+            out.push(Piece::Letters(&text[start..end_of(j)]));
+            i = j;
+        } else {
+            out.push(Piece::Punct(&text[start..end_of(i + 1)]));
+            i += 1;
         }
-        cur.push(c);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
     }
     out
 }
 
-fn joined_lower(text: &str, sep: &str) -> String {
-    words(text)
-        .iter()
-        .map(|w| w.to_lowercase())
-        .collect::<Vec<_>>()
-        .join(sep)
+/// `xstrings.ToSnakeCase`/`ToKebabCase`: words lower-cased and joined by `sep`; every connector
+/// becomes one `sep`; a number joins the word before it, unless lower-case letters follow it
+/// (`HTTP2xx` gives `http_2xx`).
+fn joined_lower(text: &str, sep: char) -> String {
+    let ps = pieces(text);
+    let mut out = String::with_capacity(text.len() + 4);
+    // Whether the output ends inside a word, so that a following word needs a separator.
+    let mut in_word = false;
+    for (k, p) in ps.iter().enumerate() {
+        match p {
+            Piece::Connector(_) => {
+                out.push(sep);
+                in_word = false;
+            }
+            Piece::Punct(s) => {
+                out.push_str(s);
+                in_word = false;
+            }
+            Piece::Letters(w) => {
+                let after_digits_joined =
+                    matches!(ps.get(k.wrapping_sub(1)), Some(Piece::Digits(_)))
+                        && w.chars().next().is_some_and(char::is_lowercase);
+                if in_word && !after_digits_joined {
+                    out.push(sep);
+                }
+                out.push_str(&w.to_lowercase());
+                in_word = true;
+            }
+            Piece::Digits(d) => {
+                let next_lower = matches!(ps.get(k + 1), Some(Piece::Letters(w)) if w.chars().next().is_some_and(char::is_lowercase));
+                if in_word && next_lower {
+                    out.push(sep);
+                }
+                out.push_str(d);
+                in_word = true;
+            }
+        }
+    }
+    out
 }
 
 fn snakecase(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
-    s(joined_lower(one_string("snakecase", a)?, "_"))
+    s(joined_lower(one_string("snakecase", a)?, '_'))
 }
 
 fn kebabcase(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
-    s(joined_lower(one_string("kebabcase", a)?, "-"))
+    s(joined_lower(one_string("kebabcase", a)?, '-'))
 }
 
-/// `xstrings.ToCamelCase` as Sprig uses it: leading underscores kept, each `_`-separated part
-/// capitalised, the rest of each part left as it is.
+/// `xstrings.ToCamelCase`: each word capitalised (`FOO_BAR` gives `FooBar`), connectors dropped
+/// except that a run of them keeps all but one, leading connectors kept, and words right after a
+/// number or punctuation left as they are.
 fn camelcase(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let text = one_string("camelcase", a)?;
-    let body = text.trim_start_matches('_');
-    let mut out = text[..text.len() - body.len()].to_string();
-    let mut upper_next = true;
-    let mut underscores = 0;
-    for c in body.chars() {
-        if c == '_' {
-            underscores += 1;
-            upper_next = true;
+    let ps = pieces(text);
+    let mut out = String::with_capacity(text.len());
+    let mut seen_word = false;
+    let mut run = 0;
+    for (k, p) in ps.iter().enumerate() {
+        if let Piece::Connector(c) = p {
+            if !seen_word {
+                out.push(*c);
+            } else {
+                if run > 0 {
+                    out.push(*c);
+                }
+                run += 1;
+            }
             continue;
         }
-        // A run of underscores inside the word keeps all but one.
-        for _ in 1..underscores {
-            out.push('_');
+        run = 0;
+        match p {
+            Piece::Letters(w) => {
+                let keep = matches!(
+                    ps.get(k.wrapping_sub(1)),
+                    Some(Piece::Digits(_) | Piece::Punct(_))
+                );
+                if keep {
+                    out.push_str(w);
+                } else {
+                    let mut chars = w.chars();
+                    if let Some(first) = chars.next() {
+                        out.extend(first.to_uppercase());
+                        out.push_str(&chars.as_str().to_lowercase());
+                    }
+                }
+            }
+            Piece::Digits(d) | Piece::Punct(d) => out.push_str(d),
+            Piece::Connector(_) => {}
         }
-        underscores = 0;
-        if upper_next {
-            out.extend(c.to_uppercase());
-            upper_next = false;
-        } else {
-            out.push(c);
-        }
-    }
-    for _ in 0..underscores {
-        out.push('_');
+        seen_word = true;
     }
     s(out)
 }

@@ -466,3 +466,67 @@ fn hostile_nesting_is_an_error_not_a_crash() {
     assert!(call("repeat", &[Value::Int(1 << 40), s("ab")]).is_err());
     assert!(call("until", &[Value::Int(1 << 40)]).is_err());
 }
+
+#[test]
+fn case_conversions_match_helm_v4() {
+    // (function, input, what Helm v4's Sprig printed)
+    let cases = [
+        ("snakecase", "FirstName", "first_name"),
+        ("snakecase", "HTTPServer", "http_server"),
+        ("snakecase", "NoHTTPS", "no_https"),
+        ("snakecase", "GO PATH", "go_path"),
+        ("snakecase", "GO-PATH", "go_path"),
+        ("snakecase", "a1B2c", "a1_b_2c"),
+        ("snakecase", "ab2c", "ab_2c"),
+        ("snakecase", "AB2c", "ab_2c"),
+        ("snakecase", "a2B", "a2_b"),
+        ("snakecase", "x.y", "x.y"),
+        ("snakecase", "already_snake", "already_snake"),
+        ("snakecase", "Title Case Words", "title_case_words"),
+        ("snakecase", "camelCase123Abc", "camel_case123_abc"),
+        ("snakecase", "__x__", "__x__"),
+        ("snakecase", "a  b", "a__b"),
+        ("snakecase", "ÉtéCool", "été_cool"),
+        ("snakecase", "a_B", "a_b"),
+        ("snakecase", "ID", "id"),
+        ("snakecase", "v1.2", "v1.2"),
+        ("camelcase", "_camel_case", "_CamelCase"),
+        ("camelcase", "http_server", "HttpServer"),
+        ("camelcase", "all", "All"),
+        ("camelcase", "hello world", "HelloWorld"),
+        ("camelcase", "foo-bar_baz", "FooBarBaz"),
+        ("camelcase", "fooBar", "FooBar"),
+        ("camelcase", "FOO_BAR", "FooBar"),
+        ("camelcase", "a__b", "A_B"),
+        ("camelcase", "x.y", "X.y"),
+        ("camelcase", "hello  world", "Hello World"),
+        ("camelcase", "123abc", "123abc"),
+        ("camelcase", "a_1b", "A1b"),
+        ("camelcase", "snake_case_ID", "SnakeCaseId"),
+        ("kebabcase", "GO_PATH", "go-path"),
+        ("kebabcase", "a1B2c", "a1-b-2c"),
+        ("kebabcase", "FirstName", "first-name"),
+        ("kebabcase", "HTTPServer", "http-server"),
+        ("kebabcase", "x y-z", "x-y-z"),
+    ];
+    for (f, input, want) in cases {
+        assert_eq!(text(f, &[s(input)]), want, "{f} {input:?}");
+    }
+}
+
+#[test]
+fn semver_results_have_version_methods() {
+    let a = call("semver", &[s("1.2.3")]).unwrap();
+    let b = call("semver", &[s("v1.3.0-rc.1")]).unwrap();
+    let cmp =
+        |x: &Value, m: &str, y: &Value| sprig_methods(&mut env(), x, m, std::slice::from_ref(y));
+    assert_eq!(cmp(&a, "Compare", &b), Some(Ok(Value::Int(-1))));
+    assert_eq!(cmp(&b, "GreaterThan", &a), Some(Ok(Value::Bool(true))));
+    assert_eq!(
+        sprig_methods(&mut env(), &b, "String", &[]),
+        Some(Ok(s("1.3.0-rc.1")))
+    );
+    assert_eq!(sprig_methods(&mut env(), &a, "Nope", &[]), None);
+    assert_eq!(sprig_methods(&mut env(), &s("x"), "Compare", &[]), None);
+    assert!(matches!(cmp(&a, "Compare", &s("1.0.0")), Some(Err(_))));
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::super::value::Value;
-use super::gofmt::format_float_f;
+use super::gofmt::format_float_g;
 
 /// `toml.NewEncoder(w).Encode(v)` for a map.
 pub fn to_toml(v: &Value) -> Result<String, String> {
@@ -135,9 +135,9 @@ fn inline(out: &mut String, v: &Value) -> Result<(), String> {
             } else if f.is_infinite() {
                 out.push_str(if *f > 0.0 { "inf" } else { "-inf" });
             } else {
-                let s = format_float_f(*f);
+                let s = format_float_g(*f);
                 out.push_str(&s);
-                if !s.contains('.') {
+                if !s.contains(['.', 'e']) {
                     out.push_str(".0");
                 }
             }
@@ -178,6 +178,7 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
     };
     let mut root = BTreeMap::new();
     let mut current: Vec<String> = Vec::new();
+    let mut defined: Vec<Vec<String>> = Vec::new();
     loop {
         p.skip_ws_comments_newlines();
         if p.pos >= p.s.len() {
@@ -206,6 +207,12 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
                     _ => return Err(p.error("key is not an array of tables")),
                 }
             } else {
+                if defined.contains(&key) {
+                    return Err(
+                        p.error(&format!("Key '{}' has already been defined.", dotted(&key)))
+                    );
+                }
+                defined.push(key.clone());
                 table_at(&mut root, &key).map_err(|m| p.error(&m))?;
             }
             p.end_of_line()?;
@@ -230,7 +237,7 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
         let table = table_at(&mut root, &full).map_err(|m| p.error(&m))?;
         let last = key.last().cloned().unwrap_or_default();
         if table.contains_key(&last) {
-            return Err(p.error(&format!("key '{last}' has already been defined")));
+            return Err(p.error(&format!("Key '{last}' has already been defined.")));
         }
         table.insert(last, value);
         p.end_of_line()?;
@@ -550,7 +557,10 @@ fn scalar(raw: &str) -> Option<Value> {
             return Some(Value::Float(f));
         }
     }
-    // Dates and times stay as their text.
+    if let Some(t) = offset_datetime(raw) {
+        return Some(Value::String(t));
+    }
+    // Local dates and times stay as their text.
     if raw.len() >= 8
         && raw.as_bytes().first().is_some_and(u8::is_ascii_digit)
         && raw.contains(['-', ':'])
@@ -558,6 +568,52 @@ fn scalar(raw: &str) -> Option<Value> {
         return Some(Value::String(raw.to_string()));
     }
     None
+}
+
+/// An offset date-time as Go prints the `time.Time` it decodes to (`1979-05-27 07:32:00 +0000 UTC`).
+fn offset_datetime(raw: &str) -> Option<String> {
+    let b = raw.as_bytes();
+    if b.len() < 20 || !matches!(b.get(10), Some(b'T' | b't' | b' ')) {
+        return None;
+    }
+    let (date, rest) = raw.split_at(10);
+    let rest = &rest[1..];
+    let zone_at = rest.find(['Z', 'z', '+', '-'])?;
+    let (clock, zone) = rest.split_at(zone_at);
+    let ok = |s: &str, pattern: &str| {
+        s.len() == pattern.len()
+            && s.bytes().zip(pattern.bytes()).all(|(c, p)| {
+                if p == b'9' {
+                    c.is_ascii_digit()
+                } else {
+                    c == p
+                }
+            })
+    };
+    let (hms, frac) = match clock.split_once('.') {
+        Some((h, f)) if !f.is_empty() && f.bytes().all(|c| c.is_ascii_digit()) => {
+            (h, f.trim_end_matches('0'))
+        }
+        Some(_) => return None,
+        None => (clock, ""),
+    };
+    if !ok(date, "9999-99-99") || !ok(hms, "99:99:99") {
+        return None;
+    }
+    let frac = if frac.is_empty() {
+        String::new()
+    } else {
+        format!(".{frac}")
+    };
+    let zone = match zone {
+        "Z" | "z" => "+0000 UTC".to_string(),
+        z if ok(&z[1..], "99:99") => {
+            let off = format!("{}{}", &z[..3], &z[4..6]);
+            format!("{off} {off}")
+        }
+        _ => return None,
+    };
+    Some(format!("{date} {hms}{frac} {zone}"))
 }
 
 #[cfg(test)]

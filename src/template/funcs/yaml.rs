@@ -170,7 +170,14 @@ impl Emitter {
             if i > 0 || !inline_first {
                 self.newline(indent);
             }
-            self.scalar(&Value::String(k.clone()), indent + 2, true);
+            // A key longer than 128 characters cannot be a simple key: it is written `? key`.
+            if k.chars().count() > 128 {
+                self.out.push_str("? ");
+                self.scalar(&Value::String(k.clone()), indent + 2, true);
+                self.newline_force(indent);
+            } else {
+                self.scalar(&Value::String(k.clone()), indent + 2, true);
+            }
             self.out.push(':');
             let v = &m[k];
             match v {
@@ -386,7 +393,7 @@ impl Emitter {
     }
 }
 
-/// libyaml's printable set (with unicode output enabled).
+/// go-yaml's printable set: as libyaml's, except that it has no characters beyond the BMP.
 fn is_printable(c: char) -> bool {
     let u = c as u32;
     u == 0x0a
@@ -394,7 +401,6 @@ fn is_printable(c: char) -> bool {
         || u == 0x85
         || (0xa0..=0xd7ff).contains(&u)
         || ((0xe000..=0xfffd).contains(&u) && u != 0xfeff)
-        || (0x10000..=0x10ffff).contains(&u)
 }
 
 struct Analysis {
@@ -512,10 +518,7 @@ fn analyze(s: &str) -> Analysis {
 
 /// Whether go-yaml v2 would read the plain text back as something other than a string.
 fn needs_quotes(s: &str) -> bool {
-    !matches!(resolve_plain(s), Value::String(_))
-        || is_base60_float(s)
-        || s == "<<"
-        || is_timestamp(s)
+    !matches!(resolve_plain(s), Value::String(_)) || is_base60_float(s) || is_timestamp(s)
 }
 
 fn is_base60_float(s: &str) -> bool {
@@ -552,34 +555,52 @@ fn is_base60_float(s: &str) -> bool {
     true
 }
 
-/// YAML 1.1 timestamps (`2001-12-14`, `2001-12-14t21:59:43.10-05:00`), which go-yaml v2 quotes.
+/// The timestamps go-yaml v2 recognises (and so quotes): `2006-1-2`, `2006-1-2 15:4:5.999`, and
+/// `2006-1-2T15:4:5.999Z07:00` (also with a lower-case `t`).
 fn is_timestamp(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
-        return false;
+    fn digits(s: &str, min: usize, max: usize) -> Option<&str> {
+        let n = s.bytes().take(max).take_while(u8::is_ascii_digit).count();
+        (n >= min).then(|| &s[n..])
     }
-    let date_end = s[5..]
-        .find(|c: char| !(c.is_ascii_digit() || c == '-'))
-        .map(|i| i + 5)
-        .unwrap_or(s.len());
-    let date: Vec<&str> = s[..date_end].split('-').collect();
-    if date.len() != 3
-        || date[1].is_empty()
-        || date[1].len() > 2
-        || date[2].is_empty()
-        || date[2].len() > 2
-    {
-        return false;
+    fn date(s: &str) -> Option<&str> {
+        let s = digits(s, 4, 4)?.strip_prefix('-')?;
+        let s = digits(s, 1, 2)?.strip_prefix('-')?;
+        digits(s, 1, 2)
     }
-    if date_end == s.len() {
+    fn clock(s: &str) -> Option<&str> {
+        let s = digits(s, 1, 2)?.strip_prefix(':')?;
+        let s = digits(s, 1, 2)?.strip_prefix(':')?;
+        let s = digits(s, 1, 2)?;
+        match s.strip_prefix('.') {
+            Some(frac) => digits(frac, 1, 9),
+            None => Some(s),
+        }
+    }
+    let Some(rest) = date(s) else {
+        return false;
+    };
+    if rest.is_empty() {
         return true;
     }
-    let rest = &s[date_end..];
-    rest.starts_with(['t', 'T', ' ', '\t'])
-        && rest.len() > 1
-        && rest[1..]
-            .trim_start()
-            .starts_with(|c: char| c.is_ascii_digit())
+    if let Some(t) = rest.strip_prefix(' ') {
+        return clock(t) == Some("");
+    }
+    let Some(t) = rest.strip_prefix(['T', 't']) else {
+        return false;
+    };
+    match clock(t) {
+        Some("Z") => true,
+        Some(zone) => {
+            let Some(z) = zone.strip_prefix(['+', '-']) else {
+                return false;
+            };
+            digits(z, 2, 2)
+                .and_then(|z| z.strip_prefix(':'))
+                .and_then(|z| digits(z, 2, 2))
+                == Some("")
+        }
+        None => false,
+    }
 }
 
 /// go-yaml v2's resolution of a plain scalar (YAML 1.1 booleans, `~`, numbers with `_`).
@@ -680,17 +701,26 @@ pub fn from_yaml(text: &str) -> Result<Value, String> {
             })?,
         }
     }
-    Ok(to_json_view(b.root.unwrap_or(Value::Nil)))
+    to_json_view(b.root.unwrap_or(Value::Nil))
+        .map_err(|e| format!("error converting YAML to JSON: {e}"))
 }
 
-/// JSON's view of a decoded document: numbers are float64.
-fn to_json_view(v: Value) -> Value {
-    match v {
+/// JSON's view of a decoded document: numbers are float64, and infinities and NaN cannot be
+/// represented.
+fn to_json_view(v: Value) -> Result<Value, String> {
+    Ok(match v {
         Value::Int(i) => Value::Float(i as f64),
-        Value::List(l) => Value::List(l.into_iter().map(to_json_view).collect()),
-        Value::Map(m) => Value::Map(m.into_iter().map(|(k, v)| (k, to_json_view(v))).collect()),
+        Value::Float(f) if !f.is_finite() => {
+            return Err(format!("json: unsupported value: {}", format_float_g(f)))
+        }
+        Value::List(l) => Value::List(l.into_iter().map(to_json_view).collect::<Result<_, _>>()?),
+        Value::Map(m) => Value::Map(
+            m.into_iter()
+                .map(|(k, v)| Ok((k, to_json_view(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
         other => other,
-    }
+    })
 }
 
 enum Frame {
