@@ -1226,7 +1226,7 @@ fn changed_root(passed: &Ev, root: &Ev) -> Option<Rc<Value>> {
 fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, NestedError> {
     let mut copy = set.clone();
     let name = set.name.clone();
-    copy.add(&name, text)
+    copy.add_here(&name, text)
         .map_err(|e| (format!("cannot parse template {}: {e}", quote(text)), None))?;
     if let Some(e) = depth_error(ctx) {
         return Err(e);
