@@ -11,7 +11,7 @@ use super::funcs::FuncEnv;
 use super::gofmt::{self, format_v, quote};
 use super::parse::{Arg, Branch, Command, Node, Number, Pipe, Tree};
 use super::value::Value;
-use super::{Error, ExecOptions, MissingKey, Set};
+use super::{Error, ExecOptions, Location, MissingKey, Set};
 
 /// An evaluated value; `None` is Go's invalid `reflect.Value` (a missing value), which prints as
 /// `<no value>`, while `Some(Value::Nil)` is a nil interface (field access on it is an error).
@@ -57,12 +57,32 @@ pub(crate) struct Ctx<'e> {
     pub chain: Vec<String>,
 }
 
+/// A template variable. `alias` records that it was declared as a path into another variable's
+/// map (`$x := $.a.b`, or `:= .a.b` while dot is `$`), so that changing the map through `$x`
+/// changes it there too, as Go's shared maps do.
+struct Var {
+    name: String,
+    value: Ev,
+    /// The index of the aliased (earlier) variable and the path inside it.
+    alias: Option<(usize, Vec<String>)>,
+}
+
+impl Var {
+    fn new(name: &str, value: Ev) -> Var {
+        Var {
+            name: name.to_string(),
+            value,
+            alias: None,
+        }
+    }
+}
+
 /// One template invocation: where its nodes come from and its variables.
 struct Frame<'a> {
     set: &'a Set,
     tree: &'a Tree,
     name: &'a str,
-    vars: Vec<(String, Ev)>,
+    vars: Vec<Var>,
     /// Whether dot is still the template's argument (the value `$` holds), not a with/range value.
     dot_is_root: bool,
 }
@@ -84,7 +104,7 @@ pub(crate) fn execute(
     name: &str,
     mut data: Ev,
     out: &mut String,
-) -> Result<(), Error> {
+) -> Result<Ev, Error> {
     let Some(tree) = set.trees.get(name) else {
         let msg = if name == set.name {
             format!(
@@ -104,14 +124,16 @@ pub(crate) fn execute(
         set,
         tree,
         name,
-        vars: vec![("$".to_string(), data.clone())],
+        vars: vec![Var::new("$", data.clone())],
         dot_is_root: true,
     };
     ctx.chain.push(name.to_string());
     let r = walk_list(ctx, &mut frame, &mut data, &tree.root, out);
     ctx.chain.pop();
+    // The final `$`: a map the template changed with `set` and friends, for the caller to keep.
+    let root = frame.vars.first().and_then(|v| v.value.clone());
     match r {
-        Ok(()) => Ok(()),
+        Ok(()) => Ok(root),
         Err(Flow::Err(e)) => Err(e),
         Err(_) => Err(frame.error(ctx, 0, "", "break or continue outside range")),
     }
@@ -137,20 +159,35 @@ impl Frame<'_> {
             context,
             msg
         );
-        Error::exec(msg, ctx.chain.clone())
+        let template = self.tree.parse_name.clone();
+        let location = Location {
+            template,
+            line,
+            column: Some(col),
+        };
+        Error::exec_at(msg, ctx.chain.clone(), location)
     }
 
     fn var(&self, name: &str) -> Option<&Ev> {
         self.vars
             .iter()
             .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
+            .find(|v| v.name == name)
+            .map(|v| &v.value)
+    }
+
+    fn var_mut(&mut self, name: &str) -> Option<&mut Var> {
+        self.vars.iter_mut().rev().find(|v| v.name == name)
+    }
+
+    fn var_index(&self, name: &str) -> Option<usize> {
+        self.vars.iter().rposition(|v| v.name == name)
     }
 
     fn set_var(&mut self, name: &str, v: Ev) {
-        if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
-            slot.1 = v;
+        if let Some(slot) = self.var_mut(name) {
+            slot.value = v;
+            slot.alias = None;
         }
     }
 }
@@ -245,6 +282,7 @@ fn walk_if_with(
         }
     })();
     fr.vars.truncate(mark);
+    sync_root_dot(fr, dot);
     r
 }
 
@@ -258,7 +296,23 @@ fn walk_range(
     let outer = fr.vars.len();
     let r = walk_range_inner(ctx, fr, dot, b, out);
     fr.vars.truncate(outer);
+    sync_root_dot(fr, dot);
     r
+}
+
+/// Where dot is `$`, takes over changes made to `$` from inside a range or with body.
+fn sync_root_dot(fr: &Frame<'_>, dot: &mut Ev) {
+    if !fr.dot_is_root {
+        return;
+    }
+    if let Some(Var {
+        value: Some(root), ..
+    }) = fr.vars.first()
+    {
+        if !dot.as_ref().is_some_and(|d| Rc::ptr_eq(d, root)) {
+            *dot = Some(root.clone());
+        }
+    }
 }
 
 fn walk_range_inner(
@@ -271,6 +325,22 @@ fn walk_range_inner(
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
     let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
+    let mut over_map = false;
+    // Where the ranged map lives, so that `set $v ...` on an element changes it there too.
+    let coll_alias = match (b.pipe.is_assign, fr.vars.last_mut()) {
+        (false, Some(var)) if !b.pipe.decl.is_empty() => var.alias.take(),
+        _ => None,
+    };
+    if !b.pipe.is_assign && b.pipe.decl.len() > 1 {
+        if let Some(var) = fr
+            .vars
+            .len()
+            .checked_sub(2)
+            .and_then(|i| fr.vars.get_mut(i))
+        {
+            var.alias = None;
+        }
+    }
     // Take the elements without copying them when nothing else holds the ranged value.
     match val.map(Rc::unwrap_or_clone) {
         None => {}
@@ -282,6 +352,7 @@ fn walk_range_inner(
                 .collect()
         }
         Some(Value::Map(m)) => {
+            over_map = true;
             items = m
                 .into_iter()
                 .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
@@ -322,7 +393,13 @@ fn walk_range_inner(
                 .checked_sub(1)
                 .and_then(|i| fr.vars.get_mut(i))
             {
-                slot.1 = Some(elem.clone());
+                slot.value = Some(elem.clone());
+                slot.alias = match (&coll_alias, over_map, &*index) {
+                    (Some((i, path)), true, Value::String(k)) => {
+                        Some((*i, path.iter().cloned().chain([k.clone()]).collect()))
+                    }
+                    _ => None,
+                };
             }
         }
         if let Some(second) = decl.get(1) {
@@ -334,7 +411,7 @@ fn walk_range_inner(
                 .checked_sub(2)
                 .and_then(|i| fr.vars.get_mut(i))
             {
-                slot.1 = Some(index.clone());
+                slot.value = Some(index.clone());
             }
         }
         let was_root = std::mem::replace(&mut fr.dot_is_root, false);
@@ -380,16 +457,27 @@ fn walk_template(
         set,
         tree,
         name,
-        vars: vec![("$".to_string(), new_dot.clone())],
+        vars: vec![Var::new("$", new_dot.clone())],
         dot_is_root: true,
     };
     ctx.depth += 1;
     ctx.chain.push(name.to_string());
+    let passed = new_dot.clone();
     let mut new_dot = new_dot;
     let r = walk_list(ctx, &mut frame, &mut new_dot, &tree.root, out);
     ctx.chain.pop();
     ctx.depth -= 1;
-    r
+    r?;
+    // A map the called template changed is the caller's too, as with Go's shared maps.
+    let root = frame.vars.first().and_then(|v| v.value.clone());
+    if let (Some(changed), Some(p)) = (changed_root(&passed, &root), pipe) {
+        if let ([cmd], true) = (p.cmds.as_slice(), p.decl.is_empty()) {
+            if let [arg] = cmd.args.as_slice() {
+                write_back(fr, dot, arg, &changed);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pipe) -> R<Ev> {
@@ -407,10 +495,32 @@ fn eval_pipeline(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, pipe: &Pip
         if pipe.is_assign {
             fr.set_var(name, value.clone());
         } else {
-            fr.vars.push((name.clone(), value.clone()));
+            let alias = alias_of(fr, pipe);
+            fr.vars.push(Var {
+                name: name.clone(),
+                value: value.clone(),
+                alias,
+            });
         }
     }
     Ok(value)
+}
+
+/// The variable path a declaration's value comes from, when it is a plain `$v.a.b` or (with dot
+/// being `$`) `.a.b`.
+fn alias_of(fr: &Frame<'_>, pipe: &Pipe) -> Option<(usize, Vec<String>)> {
+    let [cmd] = pipe.cmds.as_slice() else {
+        return None;
+    };
+    match cmd.args.as_slice() {
+        [Arg::Variable { idents, .. }] => {
+            let (name, path) = idents.split_first()?;
+            Some((fr.var_index(name)?, path.to_vec()))
+        }
+        [Arg::Field { idents, .. }] if fr.dot_is_root => Some((0, idents.clone())),
+        [Arg::Dot { .. }] if fr.dot_is_root => Some((0, Vec::new())),
+        _ => None,
+    }
 }
 
 fn not_a_function(ctx: &Ctx<'_>, fr: &Frame<'_>, cmd: &Command, has_final: bool) -> R<()> {
@@ -684,7 +794,7 @@ fn eval_arg(ctx: &mut Ctx<'_>, fr: &mut Frame<'_>, dot: &mut Ev, arg: &Arg) -> R
     }
 }
 
-/// Arguments for a builtin taking `reflect.Value`s: an explicit `nil` is an error there.
+/// Arguments for a builtin taking `reflect.Value`s: an explicit `nil` is the invalid value.
 fn eval_reflect_args(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
@@ -694,10 +804,10 @@ fn eval_reflect_args(
 ) -> R<Vec<Ev>> {
     let mut out = Vec::new();
     for a in cmd.args.iter().skip(1) {
-        if let Arg::Nil { pos } = a {
-            return Err(fr
-                .error(ctx, *pos, "nil", "cannot assign nil to reflect.Value")
-                .into());
+        // Go's canBeNil holds for reflect.Value: an explicit nil is the invalid value.
+        if let Arg::Nil { .. } = a {
+            out.push(None);
+            continue;
         }
         out.push(eval_arg(ctx, fr, dot, a)?);
     }
@@ -808,12 +918,10 @@ fn eval_function(
             let is_or = name == "or";
             let mut v: Ev = None;
             for a in cmd.args.iter().skip(1) {
-                if let Arg::Nil { pos } = a {
-                    return Err(fr
-                        .error(ctx, *pos, "nil", "cannot assign nil to reflect.Value")
-                        .into());
-                }
-                v = eval_arg(ctx, fr, dot, a)?;
+                v = match a {
+                    Arg::Nil { .. } => None,
+                    _ => eval_arg(ctx, fr, dot, a)?,
+                };
                 if truth(&v) == is_or {
                     return Ok(v);
                 }
@@ -934,9 +1042,12 @@ fn eval_function(
                 Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
                 _ => None,
             };
-            let r = include(ctx, fr.set, &tname, data);
-            r.map(|s| ev(Value::String(s)))
-                .map_err(|(m, chain)| with_chain(fail(ctx, fr, m), chain))
+            let r = include(ctx, fr.set, &tname, data.clone());
+            let (s, root) = r.map_err(|(m, inner)| with_chain(fail(ctx, fr, m), inner))?;
+            if let (Some(changed), Some(target)) = (changed_root(&data, &root), cmd.args.get(2)) {
+                write_back(fr, dot, target, &changed);
+            }
+            Ok(ev(Value::String(s)))
         }
         "tpl" => {
             want(ctx, fr, Some(2), 0)?;
@@ -978,7 +1089,10 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
                 set_path(Rc::make_mut(d), idents, new);
             }
             if fr.dot_is_root {
-                if let Some((_, Some(root))) = fr.vars.first_mut() {
+                if let Some(Var {
+                    value: Some(root), ..
+                }) = fr.vars.first_mut()
+                {
                     set_path(Rc::make_mut(root), idents, new);
                 }
             }
@@ -987,16 +1101,41 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
             let Some((name, path)) = idents.split_first() else {
                 return;
             };
-            if let Some((_, Some(v))) = fr.vars.iter_mut().rev().find(|(n, _)| n == name) {
-                set_path(Rc::make_mut(v), path, new);
-            }
-            if name == "$" && fr.dot_is_root {
-                if let Some(d) = dot {
-                    set_path(Rc::make_mut(d), path, new);
-                }
-            }
+            write_back_var(fr, dot, name, path.to_vec(), new);
         }
         _ => {}
+    }
+}
+
+/// Stores `new` at `path` inside variable `name`, following the variable's alias chain (each
+/// alias points to an earlier variable, so the walk ends).
+fn write_back_var(fr: &mut Frame<'_>, dot: &mut Ev, name: &str, path: Vec<String>, new: &Value) {
+    let Some(mut idx) = fr.var_index(name) else {
+        return;
+    };
+    let mut path = path;
+    loop {
+        let Some(var) = fr.vars.get_mut(idx) else {
+            return;
+        };
+        if let Some(v) = &mut var.value {
+            set_path(Rc::make_mut(v), &path, new);
+        }
+        if idx == 0 {
+            if fr.dot_is_root {
+                if let Some(d) = dot {
+                    set_path(Rc::make_mut(d), &path, new);
+                }
+            }
+            return;
+        }
+        match var.alias.clone() {
+            Some((next, prefix)) if next < idx => {
+                idx = next;
+                path = prefix.into_iter().chain(path).collect();
+            }
+            _ => return,
+        }
     }
 }
 
@@ -1022,19 +1161,21 @@ fn go_string(v: &Value) -> String {
     }
 }
 
-/// Keeps the template chain of an error from a nested execution on the error that wraps it.
-fn with_chain(f: Flow, chain: Option<Vec<String>>) -> Flow {
-    match (f, chain) {
-        (Flow::Err(mut e), Some(chain)) => {
-            e.template_chain = chain;
+/// Keeps the template chain and location of a nested execution's error on the error wrapping it.
+fn with_chain(f: Flow, inner: Option<Box<Error>>) -> Flow {
+    match (f, inner) {
+        (Flow::Err(mut e), Some(inner)) => {
+            let inner = *inner;
+            e.template_chain = inner.template_chain;
+            e.location = inner.location;
             Flow::Err(e)
         }
         (f, _) => f,
     }
 }
 
-/// An error message for a function call, with the template chain of a nested execution if any.
-type NestedError = (String, Option<Vec<String>>);
+/// An error message for a function call, with the error of a nested execution if any.
+type NestedError = (String, Option<Box<Error>>);
 
 fn depth_error(ctx: &Ctx<'_>) -> Option<NestedError> {
     (ctx.depth >= ctx.opts.max_depth).then(|| {
@@ -1046,7 +1187,12 @@ fn depth_error(ctx: &Ctx<'_>) -> Option<NestedError> {
 }
 
 /// Helm's `include`: renders a named template to a string, refusing runaway recursion per name.
-fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String, NestedError> {
+fn include(
+    ctx: &mut Ctx<'_>,
+    set: &Set,
+    name: &str,
+    data: Ev,
+) -> Result<(String, Ev), NestedError> {
     if ctx.include_counts.get(name).copied().unwrap_or(0) > ctx.opts.max_include_depth {
         let msg = format!(
             "rendering template has a nested reference name: {name}: unable to execute template"
@@ -1064,15 +1210,23 @@ fn include(ctx: &mut Ctx<'_>, set: &Set, name: &str, data: Ev) -> Result<String,
     if let Some(c) = ctx.include_counts.get_mut(name) {
         *c = c.saturating_sub(1);
     }
-    r.map(|()| out)
-        .map_err(|e| (e.to_string(), Some(e.template_chain)))
+    r.map(|root| (out, root))
+        .map_err(|e| (e.to_string(), Some(Box::new(e))))
+}
+
+/// Whether a called template changed the map it was given (Go would have changed the caller's).
+fn changed_root(passed: &Ev, root: &Ev) -> Option<Rc<Value>> {
+    match (passed, root) {
+        (Some(p), Some(r)) if !Rc::ptr_eq(p, r) && matches!(**r, Value::Map(_)) => Some(r.clone()),
+        _ => None,
+    }
 }
 
 /// Helm's `tpl`: parses `text` into a copy of the current set and renders it with `data`.
 fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, NestedError> {
     let mut copy = set.clone();
     let name = set.name.clone();
-    copy.add(&name, text)
+    copy.add_here(&name, text)
         .map_err(|e| (format!("cannot parse template {}: {e}", quote(text)), None))?;
     if let Some(e) = depth_error(ctx) {
         return Err(e);
@@ -1081,12 +1235,12 @@ fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, Nes
     let mut out = String::new();
     let r = execute(ctx, &copy, &name, data, &mut out);
     ctx.depth -= 1;
-    r.map_err(|e| {
+    r.map(|_| ()).map_err(|e| {
         let msg = format!(
             "error during tpl function execution for {}: {e}",
             quote(text)
         );
-        (msg, Some(e.template_chain))
+        (msg, Some(Box::new(e)))
     })?;
     Ok(out.replace("<no value>", ""))
 }

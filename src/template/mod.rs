@@ -11,11 +11,16 @@
 //! texts with positions. Not supported: methods and function values in data (there are none in
 //! [`Value`]), `call` of anything (always an error, as with JSON-like data in Go), iterators.
 //!
-//! Values are copies, not Go's shared maps: Sprig's map-mutating functions (`set`, `unset`,
-//! `merge`...) store their result back where their first argument came from (a variable, dot or a
-//! field path), which covers the usual `$_ := set $d "k" v`, but another variable that aliases the
-//! same map does not see the change. Dot and variables are shared between template calls without
-//! copying; arguments to library functions are copied.
+//! Values are copies, not Go's shared maps. To keep Go's results, Sprig's map-mutating functions
+//! (`set`, `unset`, `merge`...) store their result back where their first argument came from (a
+//! variable, dot or a field path); a variable declared from a path (`$r := $`, `$v := .Values.x`,
+//! the value of a `range` over a map) writes through to that path; and a map an `include`d or
+//! `template`-called template changed through its dot or `$` is stored back into the caller's
+//! argument. This covers `$_ := set $d "k" v`, Helm libraries that rewrite `.Values`, and results
+//! returned through a dict. Not covered: maps shared by being stored inside other values (`dict
+//! "m" $m` or `merge` keep copies), so Sprig's issue-188 behaviour differs.
+//! Dot and variables are shared between template calls without copying; arguments to library
+//! functions are copied.
 
 mod exec;
 pub mod funcs;
@@ -69,19 +74,31 @@ impl Default for ExecOptions {
     }
 }
 
+/// Where an error happened: the template text (Go's ParseName, e.g. the file) and position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub template: String,
+    pub line: usize,
+    /// Byte offset in the line, counted from 0 as Go does; parse errors have none.
+    pub column: Option<usize>,
+}
+
 /// A parse or execution error, with Go's message text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Error {
     message: String,
+    pub(crate) location: Option<Location>,
     /// The names of the templates being executed when the error happened, outermost first.
     pub(crate) template_chain: Vec<String>,
     is_exec: bool,
 }
 
 impl Error {
-    fn parse(message: String) -> Self {
+    fn parse(message: String, location: Location) -> Self {
+        let location = Some(location);
         Error {
             message,
+            location,
             template_chain: Vec::new(),
             is_exec: false,
         }
@@ -90,9 +107,25 @@ impl Error {
     fn exec(message: String, template_chain: Vec<String>) -> Self {
         Error {
             message,
+            location: None,
             template_chain,
             is_exec: true,
         }
+    }
+
+    fn exec_at(message: String, template_chain: Vec<String>, location: Location) -> Self {
+        let location = Some(location);
+        Error {
+            message,
+            location,
+            template_chain,
+            is_exec: true,
+        }
+    }
+
+    /// Where the error happened, when known (for nested calls, the innermost position).
+    pub fn location(&self) -> Option<&Location> {
+        self.location.as_ref()
     }
 
     /// The templates (and includes) being executed when the error happened, outermost first.
@@ -141,7 +174,7 @@ impl Set {
             funcs: Arc::new(funcs),
             helm_builtins: false,
             delims: (String::new(), String::new()),
-            max_paren_depth: 1000,
+            max_paren_depth: 2000,
             methods: None,
         }
     }
@@ -163,14 +196,29 @@ impl Set {
         self.delims = (left.to_string(), right.to_string());
     }
 
-    /// Limits the nesting of parenthesized pipelines (Go's parser allows 10000).
+    /// Limits the nesting of parenthesized pipelines (default 2000; Go allows 10000).
     pub fn max_expression_depth(&mut self, depth: usize) {
         self.max_paren_depth = depth;
     }
 
     /// Parses `text` as template `name`, adding it and the templates it defines to the set. As in Go,
     /// a later definition replaces an earlier one, except that an empty body never replaces one.
+    ///
+    /// Parsing runs on a helper thread with a large stack, as execution does.
     pub fn add(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        let trees = on_big_stack(name, || self.parse(name, text))?;
+        self.insert(trees);
+        Ok(())
+    }
+
+    /// [`Set::add`] on the current thread, for use inside an execution (Helm's `tpl`).
+    pub(crate) fn add_here(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        let trees = self.parse(name, text)?;
+        self.insert(trees);
+        Ok(())
+    }
+
+    fn parse(&self, name: &str, text: &str) -> Result<Vec<parse::Tree>, Error> {
         let funcs = self.funcs.clone();
         let helm = self.helm_builtins;
         let is_func = move |n: &str| funcs.contains_key(n) || exec::is_builtin(n, helm);
@@ -180,7 +228,17 @@ impl Set {
             is_func: &is_func,
             max_paren_depth: self.max_paren_depth,
         };
-        let trees = parse::parse(name, text, &cfg).map_err(Error::parse)?;
+        parse::parse(name, text, &cfg).map_err(|e| {
+            let location = Location {
+                template: name.to_string(),
+                line: e.line,
+                column: None,
+            };
+            Error::parse(e.message, location)
+        })
+    }
+
+    fn insert(&mut self, trees: Vec<parse::Tree>) {
         for tree in trees {
             let replace = match self.trees.get(&tree.name) {
                 Some(_) => !parse::is_empty_tree(&tree.root),
@@ -190,7 +248,6 @@ impl Set {
                 self.trees.insert(tree.name.clone(), Arc::new(tree));
             }
         }
-        Ok(())
     }
 
     /// Whether a template of that name has been parsed into the set.
@@ -228,21 +285,7 @@ impl Set {
             Value::Nil => None,
             v => Some(v.clone()),
         };
-        let on_thread = std::thread::scope(|s| {
-            let handle = std::thread::Builder::new()
-                .stack_size(STACK_SIZE)
-                .spawn_scoped(s, || run(self, name, data.clone(), opts, env));
-            // Without a thread (resource limits), run on the caller's stack below.
-            let handle = handle.ok()?;
-            Some(handle.join().unwrap_or_else(|_| {
-                let msg = format!("template: {name}: executor panicked");
-                Err(Error::exec(msg, Vec::new()))
-            }))
-        });
-        match on_thread {
-            Some(r) => r,
-            None => run(self, name, data, opts, env),
-        }
+        on_big_stack(name, move || run(self, name, data, opts, env))
     }
 }
 
@@ -262,7 +305,39 @@ fn run(
         chain: Vec::new(),
     };
     let mut out = String::new();
-    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|()| out)
+    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|_| out)
+}
+
+/// Runs `f` on a helper thread with a large stack, so that deep but legal nesting cannot overflow
+/// the caller's stack; runs it on the caller's thread when no thread can be started.
+fn on_big_stack<T: Send>(
+    name: &str,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> Result<T, Error> {
+    let slot = std::sync::Mutex::new(Some(f));
+    let take = || slot.lock().ok().and_then(|mut g| g.take());
+    let on_thread = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(s, || take().map(|f| f()));
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|_| {
+                let msg = format!("template: {name}: internal error (panic)");
+                Some(Err(Error::exec(msg, Vec::new())))
+            }),
+            Err(_) => None,
+        }
+    });
+    match on_thread {
+        Some(r) => r,
+        None => match take() {
+            Some(f) => f(),
+            None => Err(Error::exec(
+                format!("template: {name}: internal error"),
+                Vec::new(),
+            )),
+        },
+    }
 }
 
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.

@@ -264,16 +264,23 @@ pub(crate) fn is_empty_tree(nodes: &[Node]) -> bool {
 
 // ---------------------------------------------------------------------------------------------
 
+/// A parse error: Go's message (`template: NAME:LINE: MSG`) and the line it names.
+#[derive(Debug)]
+pub(crate) struct ParseError {
+    pub message: String,
+    pub line: usize,
+}
+
 /// What the parser needs besides the text.
 pub(crate) struct ParseConfig<'a> {
     pub left: &'a str,
     pub right: &'a str,
-    pub is_func: &'a dyn Fn(&str) -> bool,
+    pub is_func: &'a (dyn Fn(&str) -> bool + Sync),
     pub max_paren_depth: usize,
 }
 
 /// Parses `text` as template `name`; returns every tree it defines, the top-level one included.
-pub(crate) fn parse(name: &str, text: &str, cfg: &ParseConfig<'_>) -> Result<Vec<Tree>, String> {
+pub(crate) fn parse(name: &str, text: &str, cfg: &ParseConfig<'_>) -> PResult<Vec<Tree>> {
     let text: Arc<str> = Arc::from(text);
     let toks = lex(&text, cfg.left, cfg.right);
     let mut p = Parser {
@@ -286,6 +293,7 @@ pub(crate) fn parse(name: &str, text: &str, cfg: &ParseConfig<'_>) -> Result<Vec
         range_depth: 0,
         action_line: 0,
         paren_depth: 0,
+        nesting: 0,
         trees: HashMap::new(),
         order: Vec::new(),
     };
@@ -318,11 +326,16 @@ struct Parser<'a> {
     range_depth: usize,
     action_line: usize,
     paren_depth: usize,
+    nesting: usize,
     trees: HashMap<String, Vec<Node>>,
     order: Vec<String>,
 }
 
-type PResult<T> = Result<T, String>;
+type PResult<T> = Result<T, ParseError>;
+
+/// Nesting limit for if/range/with/block: deep enough for any real template, shallow enough that
+/// parsing, running and dropping a tree cannot exhaust a thread's stack.
+const MAX_NESTING: usize = 2000;
 
 impl Parser<'_> {
     fn tok(&self, i: usize) -> Token {
@@ -371,12 +384,13 @@ impl Parser<'_> {
         t
     }
 
-    fn errorf(&self, msg: impl fmt::Display) -> String {
+    fn errorf(&self, msg: impl fmt::Display) -> ParseError {
         let line = self.tok(self.furthest).line;
-        format!("template: {}:{}: {}", self.parse_name, line, msg)
+        let message = format!("template: {}:{}: {}", self.parse_name, line, msg);
+        ParseError { message, line }
     }
 
-    fn unexpected(&self, t: &Token, context: &str) -> String {
+    fn unexpected(&self, t: &Token, context: &str) -> ParseError {
         if t.kind == Kind::Error {
             let mut extra = String::new();
             if self.action_line != 0 && self.action_line != t.line {
@@ -532,9 +546,15 @@ impl Parser<'_> {
     }
 
     fn control(&mut self, context: &str) -> PResult<Branch> {
+        // Go has no limit here; one keeps hostile input from exhausting the stack.
+        if self.nesting >= MAX_NESTING {
+            return Err(self.errorf("max nesting depth exceeded"));
+        }
+        self.nesting += 1;
         let mark = self.vars.len();
         let r = self.control_inner(context);
         self.vars.truncate(mark);
+        self.nesting -= 1;
         r
     }
 
@@ -607,11 +627,16 @@ impl Parser<'_> {
         let t = self.next_non_space();
         let name = self.template_name(&t, CONTEXT)?;
         let pipe = self.pipeline(CONTEXT, Kind::RightDelim)?;
+        if self.nesting >= MAX_NESTING {
+            return Err(self.errorf("max nesting depth exceeded"));
+        }
+        self.nesting += 1;
         let saved_vars = std::mem::replace(&mut self.vars, vec!["$".to_string()]);
         let saved_range = std::mem::replace(&mut self.range_depth, 0);
         let r = self.item_list();
         self.vars = saved_vars;
         self.range_depth = saved_range;
+        self.nesting -= 1;
         let (list, end) = r?;
         if !matches!(end, Item::End) {
             return Err(self.errorf(format!("unexpected {} in {CONTEXT}", end.describe())));
@@ -1162,7 +1187,7 @@ mod tests {
             is_func: &is_func,
             max_paren_depth: 100,
         };
-        let trees = parse("t", text, &cfg)?;
+        let trees = parse("t", text, &cfg).map_err(|e| e.message)?;
         Ok(trees
             .iter()
             .find(|t| t.name == "t")

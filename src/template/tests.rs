@@ -45,8 +45,12 @@ fn zero() -> ExecOptions {
 #[test]
 fn include_renders_named_templates_to_strings() {
     let mut set = Set::new("gotpl", HashMap::new()).with_helm_builtins();
-    let err = set.add("x", "{{ quote 1 }}").unwrap_err().to_string();
-    assert_eq!(err, "template: x:1: function \"quote\" not defined");
+    let err = set.add("x", "\n{{ quote 1 }}").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "template: x:2: function \"quote\" not defined"
+    );
+    assert_eq!(err.location().map(|l| (l.line, l.column)), Some((2, None)));
     set.add("main", r#"{{- define "name" -}}{{ printf "%s-app" .n }}{{- end -}}name: {{ include "name" . | len }} {{ include "name" . }}"#)
         .unwrap();
     let data = values(&[("n", Value::String("web".into()))]);
@@ -193,6 +197,11 @@ fn errors_record_the_template_chain() {
         .execute("t", &data, &ExecOptions::default(), &mut env())
         .unwrap_err();
     assert_eq!(err.template_chain(), ["t", "a", "b"]);
+    let loc = err.location().expect("an execution error has a location");
+    assert_eq!(
+        (loc.template.as_str(), loc.line, loc.column),
+        ("t", 1, Some(63))
+    );
     assert_eq!(
         err.to_string(),
         "template: t:1:19: executing \"a\" at <include \"b\" .>: error calling include: template: t:1:63: executing \"b\" at <index . 5>: error calling index: index out of range: 5"
@@ -318,7 +327,7 @@ mod fuzz {
             let data = values(&[("a", Value::List(vec![Value::Int(1), Value::Nil])), ("b", values(&[("c", Value::Float(1.5))]))]);
             for name in ["f", "g"] {
                 if let Err(e) = set.execute(name, &data, &ExecOptions::default(), &mut env()) {
-                    prop_assert!(!e.to_string().contains("executor panicked"), "{text:?}: {e}");
+                    prop_assert!(!e.to_string().contains("internal error"), "{text:?}: {e}");
                 }
             }
         }
@@ -370,4 +379,105 @@ fn methods_resolve_where_go_finds_no_field() {
         run(&set, "u", &data, &ExecOptions::default()).unwrap(),
         "true false hello 1 hello"
     );
+}
+
+#[test]
+fn explicit_nil_compares_as_in_go() {
+    let set = helm_set(&[(
+        "t",
+        "{{ if ne .x nil }}a{{ end }}{{ eq .missing nil }}{{ eq .x nil }}{{ and nil 1 }}",
+    )]);
+    let out = run(
+        &set,
+        "t",
+        &values(&[("x", Value::Int(1))]),
+        &ExecOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(out, "atruefalse<no value>");
+    let set = helm_set(&[("t", "{{ index .m nil }}")]);
+    assert!(run(
+        &set,
+        "t",
+        &values(&[("m", values(&[]))]),
+        &ExecOptions::default()
+    )
+    .is_err());
+}
+
+#[test]
+fn maps_changed_by_called_templates_reach_the_caller() {
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- define "init" }}{{ $_ := set . "Values" (dict "a" 2) }}{{ end -}}
+{{- define "ret" }}{{ $_ := set . "out" (list 1 2) }}{{ end -}}
+{{- define "nested" }}{{ $_ := set $ "k" "v" }}{{ end -}}
+{{- include "init" . }}{{ .Values.a }} {{ $.Values.a }}
+{{- $args := dict "in" 1 }}{{ include "ret" $args }} {{ $args.out }}
+{{- $d := dict }}{{ template "nested" $d }} {{ $d.k }}"#,
+    )]);
+    let data = values(&[("Values", values(&[("a", Value::Int(1))]))]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "2 2 [1 2] v"
+    );
+}
+
+#[test]
+fn variables_aliasing_a_map_change_it_there_too() {
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- define "sa" }}{{ $root := $ }}{{ $_ := set $root.Values.secrets "tok" 1 }}{{ end -}}
+{{- include "sa" . }}{{ .Values.secrets }}
+{{- $v := .Values }}{{ $s := $v.secrets }}{{ $_ := set $s "b" 2 }} {{ .Values.secrets }}
+{{- $x := dict "a" (dict) }}{{ $x := $x.a }}{{ $_ := set $x "k" 1 }} {{ $x }}"#,
+    )]);
+    let data = values(&[("Values", values(&[("secrets", values(&[]))]))]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[tok:1] map[b:2 tok:1] map[k:1]"
+    );
+}
+
+#[test]
+fn range_elements_alias_map_entries_but_not_the_collection() {
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- range $k, $v := .m }}{{ $_ := set $v "seen" true }}{{ end }}{{ .m }}
+{{- range $i, $e := .l }}{{ $_ := set $e "x" 1 }}{{ end }} {{ .l }}"#,
+    )]);
+    let data = values(&[
+        ("m", values(&[("a", values(&[])), ("b", values(&[]))])),
+        ("l", Value::List(vec![values(&[])])),
+    ]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[a:map[seen:true] b:map[seen:true]] [map[]]"
+    );
+}
+
+#[test]
+fn deep_nesting_is_parsed_and_run_or_refused_without_overflow() {
+    let mut set = Set::new("d", HashMap::new());
+    let n = 1999;
+    let text = format!("{}x{}", "{{if 1}}".repeat(n), "{{end}}".repeat(n));
+    set.add("ifs", &text).unwrap();
+    assert_eq!(
+        set.execute("ifs", &Value::Nil, &ExecOptions::default(), &mut env())
+            .unwrap(),
+        "x"
+    );
+    let text = format!("{{{{ {}1{} }}}}", "(".repeat(n), ")".repeat(n));
+    set.add("parens", &text).unwrap();
+    assert_eq!(
+        set.execute("parens", &Value::Nil, &ExecOptions::default(), &mut env())
+            .unwrap(),
+        "1"
+    );
+    let text = "{{with 1}}".repeat(2001);
+    assert!(set
+        .add("deep", &text)
+        .unwrap_err()
+        .to_string()
+        .ends_with("max nesting depth exceeded"));
 }

@@ -192,7 +192,6 @@ fn gotemplate_exec() {
         let name = s(&c, "name");
         let ok = c.get("ok").and_then(Json::as_bool).unwrap_or(true);
         let expected = s(&c, "expected");
-        let uses_funcs = c.get("test_funcs").is_some();
         let mut set = Set::new("root", test_funcs());
         let mut parse = || -> Result<(), offlux::template::Error> {
             if let Some(defs) = c.get("defs").and_then(Json::as_array) {
@@ -207,7 +206,6 @@ fn gotemplate_exec() {
             }
             set.add(name, s(&c, "template"))
         };
-        let _ = uses_funcs;
         let result = parse().and_then(|()| {
             set.execute(
                 name,
