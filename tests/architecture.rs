@@ -37,7 +37,10 @@ fn offending_lines(module: &str, needles: &[&str]) -> Vec<String> {
     );
     let mut hits = Vec::new();
     // Test modules kept in their own `tests.rs` files are test code too.
-    for file in rust_files(&dir).into_iter().filter(|f| !f.ends_with("tests.rs")) {
+    for file in rust_files(&dir)
+        .into_iter()
+        .filter(|f| !f.ends_with("tests.rs"))
+    {
         let text = std::fs::read_to_string(&file).unwrap_or_default();
         // Unit tests may print; they sit after `#[cfg(test)]` by convention.
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
