@@ -278,6 +278,25 @@ fn generate(
     Ok(res)
 }
 
+/// kustomize writes long base64 values as a literal block of 70-character lines.
+fn wrapped_base64(encoded: &str) -> Scalar {
+    const LINE: usize = 70;
+    if encoded.len() <= LINE {
+        return Scalar::string(encoded);
+    }
+    let mut value = String::new();
+    let bytes = encoded.as_bytes();
+    for chunk in bytes.chunks(LINE) {
+        value.push_str(&String::from_utf8_lossy(chunk));
+        value.push('\n');
+    }
+    Scalar {
+        value,
+        style: crate::yaml::ScalarStyle::Literal,
+        ..Scalar::default()
+    }
+}
+
 fn to_map(pairs: &[(String, String)]) -> Node {
     let mut m = Mapping::new();
     for (k, v) in pairs {
@@ -373,10 +392,9 @@ pub fn add_hashes(resources: &mut [Res]) {
 /// and letters substituted.
 pub fn content_hash(node: &Node) -> String {
     let kind = node.get("kind").and_then(Node::as_str).unwrap_or("");
-    let name = node
-        .get_path(&["metadata", "name"])
-        .and_then(Node::as_str)
-        .unwrap_or("");
+    // Upstream looks the name up with the single key `metadata/name`, which never exists, so
+    // the name always hashes as the empty string.
+    let name = "";
     let field = |k: &str| -> Option<Value> {
         match node.get(k) {
             None => None,

@@ -159,6 +159,9 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
             );
         }
     }
+    for r in &mut resources {
+        stringify_metadata_maps(&mut r.node);
+    }
     if options.reorder == Reorder::Legacy {
         legacy_sort(&mut resources);
     }
@@ -166,6 +169,32 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         objects: resources.into_iter().map(|r| r.node).collect(),
         diagnostics: ctx.diagnostics,
     })
+}
+
+/// Labels and annotations are string maps in kustomize's typed object metadata: values that
+/// read as numbers or booleans come out quoted.
+fn stringify_metadata_maps(node: &mut Node) {
+    let Some(meta) = node
+        .as_mapping_mut()
+        .and_then(|m| m.get_mut("metadata"))
+        .and_then(Node::as_mapping_mut)
+    else {
+        return;
+    };
+    for key in ["labels", "annotations"] {
+        if let Some(Node::Mapping(m)) = meta.get_mut(key) {
+            for e in &mut m.entries {
+                if let Node::Scalar(s) = &mut e.value {
+                    if s.is_null() {
+                        *s = crate::yaml::Scalar::string("");
+                    } else if !s.style.is_quoted() {
+                        s.style = crate::yaml::ScalarStyle::DoubleQuoted;
+                        s.tag = None;
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn kind_rank(kind: &str) -> i32 {

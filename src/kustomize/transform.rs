@@ -194,12 +194,14 @@ pub fn run_plugin(
                 "unable to load builtin SortOrderTransformer.builtin.[noGrp]".into(),
             ))
         }
-        other => return Err(fail(
-            label,
-            format!(
+        other => {
+            return Err(fail(
+                label,
+                format!(
                 "unable to load builtin {other}: exec and KRM function plugins are not supported"
             ),
-        )),
+            ))
+        }
     }
     Ok(())
 }
@@ -252,7 +254,9 @@ fn prefix_suffix(resources: &mut [Res], prefix: &str, suffix: &str, extra: &[Fie
     }
     for r in resources.iter_mut() {
         let gvk = r.gvk();
-        if gvk.kind == "CustomResourceDefinition" {
+        if gvk.kind == "CustomResourceDefinition"
+            || (gvk.kind == "Namespace" && gvk.group.is_empty())
+        {
             continue;
         }
         let name = format!("{prefix}{}{suffix}", r.name());

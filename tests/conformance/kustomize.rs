@@ -120,6 +120,9 @@ fn kustomize() {
             (false, Err(e)) => Err(format!("build failed: {e}")),
             (false, Ok(b)) => {
                 let actual = to_yaml(&b);
+                if let Some(dump) = std::env::var_os("OFFLUX_KUSTOMIZE_DUMP") {
+                    let _ = std::fs::write(std::path::Path::new(&dump).join(&name), &actual);
+                }
                 let expected =
                     std::fs::read_to_string(case.join("expected.yaml")).unwrap_or_default();
                 if actual == expected {
