@@ -165,14 +165,13 @@ fn generate(
         other => return Err(format!("unknown generator behavior {other:?}")),
     };
     let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut add =
-        |k: String, v: Vec<u8>, pairs: &mut Vec<(String, Vec<u8>)>| -> Result<(), String> {
-            if pairs.iter().any(|(x, _)| *x == k) {
-                return Err(format!("configmap {name} illegally repeats the key `{k}`"));
-            }
-            pairs.push((k, v));
-            Ok(())
-        };
+    let add = |k: String, v: Vec<u8>, pairs: &mut Vec<(String, Vec<u8>)>| -> Result<(), String> {
+        if pairs.iter().any(|(x, _)| *x == k) {
+            return Err(format!("configmap {name} illegally repeats the key `{k}`"));
+        }
+        pairs.push((k, v));
+        Ok(())
+    };
     let mut envs = strings(args.get("envs"));
     envs.extend(strings(args.get("env")));
     for env in envs {
@@ -247,11 +246,11 @@ fn generate(
         let ty = args.get("type").and_then(Node::as_str).unwrap_or("Opaque");
         obj.insert("type", Node::Scalar(Scalar::plain(ty)));
         if !pairs.is_empty() {
-            let data: Vec<(String, String)> = pairs
-                .iter()
-                .map(|(k, v)| (k.clone(), b64.encode(v)))
-                .collect();
-            obj.insert("data", to_map(&data));
+            let mut data = Mapping::new();
+            for (k, v) in &pairs {
+                data.insert(k.clone(), Node::Scalar(wrapped_base64(&b64.encode(v))));
+            }
+            obj.insert("data", Node::Mapping(data));
         }
     } else {
         let mut data = Vec::new();

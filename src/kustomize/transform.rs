@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::fieldspec::{self, apply_specs, merge_string_map, walk, FieldSpec, NameRef};
-use super::load::{parse_resources, Config, Ctx, Target, Var};
+use super::load::{Config, Ctx, Target, Var};
 use super::resource::{is_cluster_scoped, Gvk, Res};
 use super::Error;
 use crate::yaml::{parse_stream, Mapping, Node, ParseOptions, Scalar};
@@ -539,9 +539,4 @@ fn replace_vars(node: &mut Node, values: &[(String, String)], in_metadata_name: 
             }
         }
     }
-}
-
-/// Parses plugin config documents (used by the wiring for inline configs).
-pub fn plugin_docs(text: &str) -> Result<Vec<Node>, String> {
-    parse_resources(text)
 }
