@@ -1,2 +1,35 @@
 //! Patching engines on YAML trees: strategic merge patch (driven by the Kubernetes OpenAPI patch
 //! metadata), JSON 6902 patches, and kyaml field paths. Pure functions; no resource selection.
+//!
+//! Not for: deciding which objects a patch targets, reading patch files, or anything Flux.
+
+// The kustomize engine (built in parallel) is the caller; until it calls in, non-test builds see
+// this API as unused.
+#![allow(dead_code, unused_imports)]
+
+mod meta;
+mod smp;
+
+pub(crate) use meta::{patch_meta, PatchMetaFor, PatchSchema};
+pub(crate) use smp::{strategic_merge, MergeOutcome};
+
+/// Why a patch could not be applied. Paths are dotted field paths inside the patched object.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PatchError {
+    #[error("strategic merge patch at `{path}`: {message}")]
+    Merge { path: String, message: String },
+    #[error("JSON patch operation {index} (`{op}` at `{path}`): {message}")]
+    Json6902 {
+        index: usize,
+        op: String,
+        path: String,
+        message: String,
+    },
+    #[error("field path `{path}`: {message}")]
+    FieldPath { path: String, message: String },
+    #[error("OpenAPI schema: {message}")]
+    Schema { message: String },
+}
+
+#[cfg(test)]
+mod tests;

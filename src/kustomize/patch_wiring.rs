@@ -1,0 +1,337 @@
+//! Wiring of the patch-like fields (`patchesStrategicMerge`, `patches`, `patchesJson6902`,
+//! `replacements` and their plugin configs): reading the patch files, selecting targets, and
+//! handing each target to the merge functions of the `patch` module.
+//!
+//! Not for: the merge algorithms themselves (those live in `patch`).
+
+use std::path::Path;
+
+use super::load::Ctx;
+use super::patch::{patch_meta, strategic_merge, MergeOutcome};
+use super::resource::{Gvk, Res, Selector};
+use super::Error;
+use crate::yaml::{parse_stream, Node, ParseOptions};
+
+type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
+
+fn present(k: &Node, key: &str) -> bool {
+    match k.get(key) {
+        Some(Node::Sequence(s)) => !s.items.is_empty(),
+        Some(n) => !n.is_null(),
+        None => false,
+    }
+}
+
+fn unsupported(fail: Fail, key: &str) -> Error {
+    fail(
+        Some(key.to_string()),
+        format!("`{key}` needs the patch engine, which this build does not have yet"),
+    )
+}
+
+/// A patch read from a file or given inline.
+fn patch_text(ctx: &Ctx, dir: &Path, entry: &str) -> Result<String, String> {
+    if entry.contains('\n') || (entry.contains(": ") && !dir.join(entry).exists()) {
+        return Ok(entry.to_string());
+    }
+    ctx.read_file(dir, entry).map(|(_, text)| text)
+}
+
+fn parse_patches(text: &str) -> Result<Vec<Node>, String> {
+    let docs = parse_stream(text, &ParseOptions::default())
+        .map_err(|e| format!("{}: {}", e.pos, e.message))?;
+    Ok(docs
+        .into_iter()
+        .map(|d| d.root)
+        .filter(|n| !n.is_null())
+        .collect())
+}
+
+/// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
+fn apply_smp(res: &mut Res, patch: &Node) -> Result<bool, String> {
+    let gvk = res.gvk();
+    let meta = patch_meta(None, &gvk.group, &gvk.version, &gvk.kind);
+    let old_name = res.name().to_string();
+    let old_ns = res.namespace().to_string();
+    match strategic_merge(&res.node, patch, meta).map_err(|e| e.to_string())? {
+        MergeOutcome::Deleted => Ok(false),
+        MergeOutcome::Merged(node) => {
+            res.node = node;
+            let (new_name, new_ns) = (res.name().to_string(), res.namespace().to_string());
+            if new_name != old_name || new_ns != old_ns {
+                res.prev.push((old_name, old_ns));
+            }
+            Ok(true)
+        }
+    }
+}
+
+/// Resources a patch without a target selects by its own kind, name and namespace.
+fn self_targets(resources: &[Res], patch: &Node) -> Vec<usize> {
+    let pg = Gvk::of(patch);
+    let name = patch
+        .get_path(&["metadata", "name"])
+        .and_then(Node::as_str)
+        .unwrap_or("");
+    let ns = patch
+        .get_path(&["metadata", "namespace"])
+        .and_then(Node::as_str);
+    let by = |current: bool| -> Vec<usize> {
+        resources
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                let g = r.gvk();
+                let kind_ok = g.kind == pg.kind || r.orig_gvk.kind == pg.kind;
+                let group_ok =
+                    pg.group.is_empty() || g.group == pg.group || r.orig_gvk.group == pg.group;
+                let name_ok = if current {
+                    r.name() == name
+                } else {
+                    r.all_names().any(|n| n == name)
+                };
+                let ns_ok = ns.is_none_or(|ns| {
+                    r.namespace() == ns
+                        || r.prev.iter().any(|p| p.1 == ns)
+                        || (ns == "default" && r.namespace().is_empty())
+                });
+                kind_ok && group_ok && name_ok && ns_ok
+            })
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let current = by(true);
+    if current.len() == 1 {
+        return current;
+    }
+    by(false)
+}
+
+fn apply_to(
+    resources: &mut Vec<Res>,
+    targets: &[usize],
+    apply: &dyn Fn(&mut Res) -> Result<bool, String>,
+) -> Result<(), String> {
+    let mut deleted = Vec::new();
+    for &i in targets {
+        if let Some(r) = resources.get_mut(i) {
+            if !apply(r)? {
+                deleted.push(i);
+            }
+        }
+    }
+    deleted.sort_unstable();
+    for i in deleted.into_iter().rev() {
+        resources.remove(i);
+    }
+    Ok(())
+}
+
+fn smp_without_target(resources: &mut Vec<Res>, patch: &Node) -> Result<(), String> {
+    if patch.as_mapping().is_none_or(|m| m.is_empty()) {
+        return Err("patch appears to be empty".into());
+    }
+    let targets = self_targets(resources, patch);
+    if targets.is_empty() {
+        let pg = Gvk::of(patch);
+        let name = patch
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or("");
+        return Err(format!(
+            "failed to find unique target for patch {}/{}",
+            pg.id_string(),
+            name
+        ));
+    }
+    let patch = strip_identity(patch);
+    apply_to(resources, &targets, &|r| apply_smp(r, &patch))
+}
+
+/// A patch aimed at a selected resource: its own identity fields are not applied.
+fn strip_identity(patch: &Node) -> Node {
+    let mut p = patch.clone();
+    if let Some(m) = p.as_mapping_mut() {
+        m.remove("apiVersion");
+        m.remove("kind");
+        if let Some(meta) = m.get_mut("metadata").and_then(Node::as_mapping_mut) {
+            meta.remove("name");
+            meta.remove("namespace");
+        }
+        if m.get("metadata")
+            .and_then(Node::as_mapping)
+            .is_some_and(|x| x.is_empty())
+        {
+            m.remove("metadata");
+        }
+    }
+    p
+}
+
+pub fn strategic_merge_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("patchesStrategicMerge").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patchesStrategicMerge[{i}]"));
+        let text = match entry {
+            Node::Scalar(s) => {
+                patch_text(ctx, dir, &s.value).map_err(|m| fail(label.clone(), m))?
+            }
+            other => crate::yaml::emit(other),
+        };
+        let patches = parse_patches(&text).map_err(|m| fail(label.clone(), m))?;
+        if patches.is_empty() {
+            return Err(fail(label, "patch appears to be empty".into()));
+        }
+        for patch in patches {
+            smp_without_target(resources, &patch).map_err(|m| fail(label.clone(), m))?;
+        }
+    }
+    Ok(())
+}
+
+fn is_json6902(patches: &[Node]) -> bool {
+    matches!(patches, [Node::Sequence(_)])
+}
+
+fn run_patch_entry(
+    ctx: &mut Ctx,
+    dir: &Path,
+    entry: &Node,
+    resources: &mut Vec<Res>,
+) -> Result<(), String> {
+    let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
+        ctx.read_file(dir, path).map(|(_, t)| t)?
+    } else if let Some(p) = entry.get("patch") {
+        match p {
+            Node::Scalar(s) => s.value.clone(),
+            other => crate::yaml::emit(other),
+        }
+    } else {
+        return Err("must specify one of patch and path".into());
+    };
+    let patches = parse_patches(&text)?;
+    let options = entry.get("options");
+    let flag = |k: &str| options.and_then(|o| o.get(k)).and_then(Node::as_str) == Some("true");
+    let (allow_name, allow_kind) = (flag("allowNameChange"), flag("allowKindChange"));
+    let target = entry.get("target").map(Selector::from_node);
+    if is_json6902(&patches) {
+        let Some(sel) = target else {
+            return Err("must specify a target for JSON patch".into());
+        };
+        let ops = patches.into_iter().next().unwrap_or_else(Node::null);
+        let targets = select(resources, &sel);
+        return apply_to(resources, &targets, &|r| apply_json6902(r, &ops));
+    }
+    for patch in &patches {
+        match &target {
+            None => smp_without_target(resources, patch)?,
+            Some(sel) => {
+                let targets = select(resources, sel);
+                let mut p = patch.clone();
+                if !allow_name {
+                    if let Some(meta) = p
+                        .as_mapping_mut()
+                        .and_then(|m| m.get_mut("metadata"))
+                        .and_then(Node::as_mapping_mut)
+                    {
+                        meta.remove("name");
+                    }
+                }
+                if !allow_kind {
+                    if let Some(m) = p.as_mapping_mut() {
+                        m.remove("kind");
+                        m.remove("apiVersion");
+                    }
+                }
+                if let Some(m) = p.as_mapping_mut() {
+                    if let Some(meta) = m.get_mut("metadata").and_then(Node::as_mapping_mut) {
+                        meta.remove("namespace");
+                    }
+                    if m.get("metadata")
+                        .and_then(Node::as_mapping)
+                        .is_some_and(|x| x.is_empty())
+                    {
+                        m.remove("metadata");
+                    }
+                }
+                apply_to(resources, &targets, &|r| apply_smp(r, &p))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn select(resources: &[Res], sel: &Selector) -> Vec<usize> {
+    resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| sel.matches(r))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn apply_json6902(_res: &mut Res, _ops: &Node) -> Result<bool, String> {
+    Err("JSON 6902 patches need the patch engine's json6902 support, not merged yet".into())
+}
+
+pub fn patches_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("patches").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patches[{i}]"));
+        run_patch_entry(ctx, dir, entry, resources).map_err(|m| fail(label, m))?;
+    }
+    Ok(())
+}
+
+pub fn json6902_field(
+    _ctx: &mut Ctx,
+    _dir: &Path,
+    k: &Node,
+    _resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    if present(k, "patchesJson6902") {
+        return Err(unsupported(fail, "patchesJson6902"));
+    }
+    Ok(())
+}
+
+pub fn replacements_field(
+    _ctx: &mut Ctx,
+    _dir: &Path,
+    k: &Node,
+    _resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    if present(k, "replacements") {
+        return Err(unsupported(fail, "replacements"));
+    }
+    Ok(())
+}
+
+pub fn plugin(
+    _ctx: &mut Ctx,
+    _dir: &Path,
+    cfg: &Node,
+    _resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
+    Err(unsupported(fail, kind))
+}
