@@ -3,12 +3,17 @@
 //!
 //! stdout carries rendered data only; diagnostics, hints and summaries go to stderr.
 
+mod build;
 mod completions;
 mod get;
 mod graph;
+mod objects;
+mod render;
 mod repo_args;
 mod report;
+mod run_args;
 mod table;
+mod test;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -61,6 +66,12 @@ pub enum LogLevel {
 pub enum Command {
     /// List the Flux objects of a repository: Kustomizations, HelmReleases, sources.
     Get(get::GetArgs),
+    /// Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED.
+    Test(test::TestArgs),
+    /// Print the objects one Kustomization (or every one) would apply.
+    Build(build::BuildArgs),
+    /// Render everything that would be applied, to stdout or one file per producer (`--out DIR`).
+    Render(render::RenderArgs),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
     /// Print a shell completion script.
@@ -88,6 +99,9 @@ pub fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Get(args) => get::run(&args, &context),
+        Command::Test(args) => test::run(&args, &context),
+        Command::Build(args) => build::run(&args, &context),
+        Command::Render(args) => render::run(&args, &context),
         Command::Graph(args) => graph::run(&args, &context),
         Command::Completions(args) => completions::run(&args),
     };

@@ -2,6 +2,7 @@
 //! engine, and publish what it produced. Flux notions live here and nowhere below.
 
 pub mod depend;
+pub mod engine;
 pub mod generate;
 pub mod postbuild;
 pub mod runtime;

@@ -34,6 +34,9 @@ pub struct RunOptions {
     pub strict_substitutions: bool,
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
+    /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
+    /// `substituteFrom` unless the repository provides the same object.
+    pub extra_objects: Vec<Object>,
 }
 
 /// What a run produced: each object's final status and, per Kustomization, what it rendered.
@@ -129,6 +132,11 @@ pub fn run(
         runtime.store.insert(object.id.clone(), object.clone());
         if is_reconcilable(&object.id) {
             seeds.push(object.id.clone());
+        }
+    }
+    for object in &options.extra_objects {
+        if is_data(&object.id) && !runtime.store.contains(&object.id) {
+            runtime.store.insert(object.id.clone(), object.clone());
         }
     }
     handle.seed(seeds);

@@ -1,0 +1,83 @@
+//! Options of the commands that reconcile a repository (`test`, `build`, `render`), and running it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::repo_args::RepoArgs;
+use crate::controllers::engine::KustomizeEngine;
+use crate::controllers::runtime::{self, RunOptions, RunReport};
+use crate::diagnostic::{Diagnostic, Location};
+use crate::discovery::Repository;
+use crate::model::Object;
+use crate::yaml::{parse_stream, ParseOptions};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Objects reconciled at once [default: the number of cores].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Report consumers of sources that cannot be had offline as SKIPPED instead of failed.
+    #[arg(long)]
+    pub allow_missing_sources: bool,
+    /// An unset `${VAR}` without a default fails the Kustomization (Flux's strict mode).
+    #[arg(long)]
+    pub strict_substitutions: bool,
+    /// A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable).
+    #[arg(long = "substitute", value_name = "NAME=VALUE")]
+    pub substitute: Vec<String>,
+    /// A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable).
+    #[arg(long = "substitute-from", value_name = "FILE")]
+    pub substitute_from: Vec<PathBuf>,
+}
+
+impl RunArgs {
+    /// Discovers and reconciles. Errors are about the invocation (exit code 2).
+    pub fn run(&self) -> Result<(Repository, RunReport), String> {
+        let mut user_values = BTreeMap::new();
+        for pair in &self.substitute {
+            let (name, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("`--substitute {pair}` must be NAME=VALUE"))?;
+            user_values.insert(name.to_owned(), value.to_owned());
+        }
+        let mut extra_objects = Vec::new();
+        let mut diagnostics = Vec::new();
+        for file in &self.substitute_from {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            let documents = parse_stream(&text, &ParseOptions::default())
+                .map_err(|e| format!("`{}`:{e}", file.display()))?;
+            for document in documents {
+                match Object::from_node(document.root, file.clone(), document.pos) {
+                    Ok(Some(object))
+                        if matches!(object.id.kind.as_str(), "ConfigMap" | "Secret") =>
+                    {
+                        extra_objects.push(object)
+                    }
+                    Ok(Some(object)) => diagnostics.push(
+                        Diagnostic::warning(
+                            "only ConfigMaps and Secrets are read from --substitute-from files",
+                        )
+                        .at(Location::at(file.clone(), document.pos))
+                        .object(object.id.to_string()),
+                    ),
+                    Ok(None) => {}
+                    Err(error) => return Err(error.to_string()),
+                }
+            }
+        }
+        let mut repository = self.repo.discover().map_err(|e| e.to_string())?;
+        repository.diagnostics.extend(diagnostics);
+        let options = RunOptions {
+            concurrency: self.concurrency,
+            allow_missing_sources: self.allow_missing_sources,
+            strict_substitutions: self.strict_substitutions,
+            user_values,
+            extra_objects,
+        };
+        let report = runtime::run(&repository, &KustomizeEngine, &options);
+        Ok((repository, report))
+    }
+}

@@ -1,0 +1,309 @@
+//! `offlux test`: one row per Flux object — PASS, FAIL, SKIPPED or BLOCKED with its root cause —
+//! and a closing summary; human, JSON, JUnit XML or GitHub workflow annotations.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::run_args::RunArgs;
+use super::{exit, report, table, usage_error, Context};
+use crate::controllers::depend::label;
+use crate::controllers::runtime::RunReport;
+use crate::diagnostic::Location;
+use crate::model::ResourceId;
+use crate::store::{Ready, Status, StatusRecord};
+
+#[derive(clap::Args, Debug)]
+pub struct TestArgs {
+    /// Which objects to report.
+    #[arg(value_enum, default_value_t = TestKind::All)]
+    pub what: TestKind,
+    /// Only the object with this name.
+    pub name: Option<String>,
+    /// Only objects in this namespace.
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = TestFormat::Human)]
+    pub output: TestFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestKind {
+    #[value(alias = "kustomizations")]
+    Ks,
+    #[value(alias = "helmreleases")]
+    Hr,
+    All,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestFormat {
+    Human,
+    Json,
+    Junit,
+    Github,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    Skipped,
+    Blocked,
+}
+
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Skipped => "SKIPPED",
+            Verdict::Blocked => "BLOCKED",
+        }
+    }
+}
+
+/// One reported object.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    pub result: Verdict,
+    pub message: String,
+    #[serde(rename = "blockedBy", skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// The root cause among `blocked_by`: the one that nothing further blocks.
+fn root_cause(
+    record: &StatusRecord<ResourceId>,
+    statuses: &BTreeMap<&ResourceId, &StatusRecord<ResourceId>>,
+) -> Option<ResourceId> {
+    record
+        .blocked_by
+        .iter()
+        .find(|id| statuses.get(id).is_none_or(|r| r.blocked_by.is_empty()))
+        .or_else(|| record.blocked_by.first())
+        .cloned()
+}
+
+pub fn rows(report: &RunReport) -> Vec<Row> {
+    let statuses: BTreeMap<&ResourceId, &StatusRecord<ResourceId>> =
+        report.statuses.iter().map(|(id, r)| (id, r)).collect();
+    report
+        .statuses
+        .iter()
+        .map(|(id, record)| {
+            let (result, message, blocked_by) = match &record.status {
+                Status::Ready(Ready::Reconciled) => (Verdict::Pass, String::new(), None),
+                Status::Ready(Ready::Suspended) => (Verdict::Skipped, "suspended".to_owned(), None),
+                Status::Ready(Ready::Skipped(reason)) => (Verdict::Skipped, reason.clone(), None),
+                Status::Failed(message) if !record.blocked_by.is_empty() => {
+                    let cause = root_cause(record, &statuses);
+                    let text = match &cause {
+                        Some(cause) => format!("blocked by {}: {message}", label(cause)),
+                        None => message.clone(),
+                    };
+                    (Verdict::Blocked, text, cause.map(|c| label(&c)))
+                }
+                Status::Failed(message) => (Verdict::Fail, message.clone(), None),
+                Status::Pending => (Verdict::Blocked, "not reconciled".to_owned(), None),
+            };
+            let location: Option<&Location> = report.origins.get(id);
+            Row {
+                kind: id.kind.clone(),
+                namespace: id.namespace.clone(),
+                name: id.name.clone(),
+                result,
+                message,
+                blocked_by,
+                file: location.map(|l| l.file.display().to_string()),
+                line: location
+                    .and_then(|l| l.pos)
+                    .map(|p| p.line)
+                    .filter(|l| *l > 0),
+            }
+        })
+        .collect()
+}
+
+fn summary(rows: &[Row]) -> String {
+    let count = |v: Verdict| rows.iter().filter(|r| r.result == v).count();
+    format!(
+        "{} objects: {} passed, {} failed, {} blocked, {} skipped",
+        rows.len(),
+        count(Verdict::Pass),
+        count(Verdict::Fail),
+        count(Verdict::Blocked),
+        count(Verdict::Skipped)
+    )
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn junit(rows: &[Row]) -> String {
+    let failures = rows
+        .iter()
+        .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
+        .count();
+    let skipped = rows.iter().filter(|r| r.result == Verdict::Skipped).count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"offlux\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">",
+        rows.len()
+    );
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"offlux\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\">",
+        rows.len()
+    );
+    for row in rows {
+        let file = row
+            .file
+            .as_deref()
+            .map(|f| format!(" file=\"{}\"", xml_escape(f)))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "    <testcase classname=\"{}\" name=\"{}/{}\"{file}",
+            row.kind,
+            xml_escape(&row.namespace),
+            xml_escape(&row.name)
+        );
+        match row.result {
+            Verdict::Pass => out.push_str("/>\n"),
+            Verdict::Skipped => {
+                let _ = write!(
+                    out,
+                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                    xml_escape(&row.message)
+                );
+            }
+            Verdict::Fail | Verdict::Blocked => {
+                let _ = write!(
+                    out,
+                    ">\n      <failure type=\"{}\" message=\"{}\"/>\n    </testcase>\n",
+                    row.result.as_str(),
+                    xml_escape(&row.message)
+                );
+            }
+        }
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+/// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
+fn github(rows: &[Row]) -> String {
+    let data = |t: &str| {
+        t.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |t: &str| data(t).replace(':', "%3A").replace(',', "%2C");
+    let mut out = String::new();
+    for row in rows
+        .iter()
+        .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
+    {
+        let mut properties = Vec::new();
+        if let Some(file) = &row.file {
+            properties.push(format!("file={}", property(file)));
+        }
+        if let Some(line) = row.line {
+            properties.push(format!("line={line}"));
+        }
+        properties.push(format!(
+            "title={}",
+            property(&format!(
+                "{} {} {}/{}",
+                row.result.as_str(),
+                row.kind,
+                row.namespace,
+                row.name
+            ))
+        ));
+        let _ = writeln!(
+            out,
+            "::error {}::{}",
+            properties.join(","),
+            data(&row.message)
+        );
+    }
+    let _ = writeln!(out, "::notice title=offlux::{}", data(&summary(rows)));
+    out
+}
+
+pub fn run(args: &TestArgs, context: &Context) -> u8 {
+    let (repository, report) = match args.run.run() {
+        Ok(result) => result,
+        Err(message) => return usage_error(&message, None),
+    };
+    let mut diagnostics = repository.diagnostics.clone();
+    diagnostics.extend(report.diagnostics.iter().cloned());
+    report::print_diagnostics(&diagnostics, &repository.root, context);
+    let rows: Vec<Row> = rows(&report)
+        .into_iter()
+        .filter(|r| match args.what {
+            TestKind::Ks => r.kind == "Kustomization",
+            TestKind::Hr => r.kind == "HelmRelease",
+            TestKind::All => true,
+        })
+        .filter(|r| args.name.as_deref().is_none_or(|n| r.name == n))
+        .filter(|r| args.namespace.as_deref().is_none_or(|ns| r.namespace == ns))
+        .collect();
+    let output = match args.output {
+        TestFormat::Human => {
+            let table_rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.result.as_str().to_owned(),
+                        r.kind.clone(),
+                        format!("{}/{}", r.namespace, r.name),
+                        r.message.clone(),
+                    ]
+                })
+                .collect();
+            let mut text = if table_rows.is_empty() {
+                String::new()
+            } else {
+                table::render(&["RESULT", "KIND", "NAME", "MESSAGE"], &table_rows)
+            };
+            text.push_str(&summary(&rows));
+            text.push('\n');
+            text
+        }
+        TestFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&rows).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        TestFormat::Junit => junit(&rows),
+        TestFormat::Github => github(&rows),
+    };
+    print!("{output}");
+    let failed = rows
+        .iter()
+        .any(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
+        || report.cancelled;
+    if failed {
+        exit::FAILURES
+    } else {
+        exit::SUCCESS
+    }
+}
