@@ -194,7 +194,11 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                 let status = match source::resolve(id, self.repository, self.git_remote.as_deref())
                 {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
-                    SourceResolution::Unavailable(message) => self.unavailable(message),
+                    // A remote source is no failure by itself: what needs its files fails (or is
+                    // skipped) with the reason; the source is reported as not fetched.
+                    SourceResolution::Unavailable(message) => {
+                        Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
+                    }
                 };
                 self.store.set(id.clone(), status);
                 Outcome::Terminal
