@@ -143,10 +143,16 @@ pub fn run(
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
 
+    // Where each object is written in the repository, when discovery saw it there; otherwise the
+    // directory of the Kustomization that rendered it.
     let mut origins = BTreeMap::new();
     for (id, object) in runtime.store.objects() {
         if is_reconcilable(&id) {
-            origins.insert(id, object.location());
+            let written = repository.flux_objects.iter().find(|f| f.object.id == id);
+            origins.insert(
+                id,
+                written.map_or_else(|| object.location(), |f| f.object.location()),
+            );
         }
     }
     let statuses = runtime

@@ -1,0 +1,170 @@
+//! `offlux test`, `build` and `render` on the example repository and on small broken ones.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn offlux() -> Command {
+    let mut command = Command::cargo_bin("offlux").expect("binary is built");
+    command.env("NO_COLOR", "1");
+    command
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example")
+}
+
+fn on_example(args: &[&str]) -> std::process::Output {
+    let root = example();
+    offlux()
+        .args(args)
+        .arg("--path")
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn test_reports_every_flux_object() {
+    let output = on_example(&["test"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("PASS     Kustomization  flux-system/apps"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("SKIPPED  HelmRelease    hello/hello"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("5 objects: 4 passed, 0 failed, 0 blocked, 1 skipped\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn test_junit_and_json() {
+    let output = on_example(&["test", "-o", "junit"]);
+    let xml = String::from_utf8_lossy(&output.stdout);
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert!(
+        xml.contains("<testsuite name=\"offlux\" tests=\"5\" failures=\"0\" skipped=\"1\">"),
+        "{xml}"
+    );
+    assert!(xml.contains("<testcase classname=\"Kustomization\" name=\"flux-system/apps\" file=\"clusters/dev/apps.yaml\"/>"), "{xml}");
+    let output = on_example(&["test", "ks", "-o", "json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(rows.as_array().map(Vec::len), Some(3));
+    assert_eq!(rows[0]["result"], "PASS");
+}
+
+#[test]
+fn build_shows_patches_substitutions_and_owner_labels() {
+    let output = on_example(&["build", "ks", "apps"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let yaml = String::from_utf8_lossy(&output.stdout);
+    assert!(yaml.contains("greeting: hello from dev"), "{yaml}");
+    assert!(yaml.contains("host: hello.dev.example.com"), "{yaml}");
+    assert!(yaml.contains("replicas: 2"), "{yaml}");
+    assert!(
+        yaml.contains("kustomize.toolkit.fluxcd.io/name: apps"),
+        "{yaml}"
+    );
+    let output = on_example(&["build", "ks", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = on_example(&["build", "ks"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn render_is_identical_at_every_concurrency() {
+    let one = on_example(&["render", "--concurrency", "1"]);
+    let eight = on_example(&["render", "--concurrency", "8"]);
+    assert_eq!(one.status.code(), Some(0));
+    assert!(!one.stdout.is_empty());
+    assert_eq!(one.stdout, eight.stdout);
+}
+
+#[test]
+fn render_out_writes_one_file_per_producer_and_removes_stale_ones() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let dir = out.path().join("rendered");
+    std::fs::create_dir_all(dir.join("Kustomization/flux-system")).expect("mkdir");
+    std::fs::write(dir.join("Kustomization/flux-system/gone.yaml"), "stale").expect("write");
+    std::fs::write(dir.join("NOTES.md"), "mine").expect("write");
+    let root = example();
+    let output = offlux()
+        .args(["render", "--out"])
+        .arg(&dir)
+        .arg("--path")
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stdout.is_empty());
+    let apps = std::fs::read_to_string(dir.join("Kustomization/flux-system/apps.yaml"))
+        .expect("apps rendered");
+    assert!(apps.contains("kind: HelmRelease"), "{apps}");
+    assert!(dir
+        .join("Kustomization/flux-system/infrastructure.yaml")
+        .is_file());
+    assert!(
+        !dir.join("Kustomization/flux-system/gone.yaml").exists(),
+        "stale producer file removed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("NOTES.md")).expect("kept"),
+        "mine"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(out.path())
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no staging directory left behind: {leftovers:?}"
+    );
+}
+
+#[test]
+fn failures_and_blocked_objects_exit_1_with_github_annotations() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::write(
+        root.join("ks.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: app, namespace: flux-system}\nspec:\n  path: ./missing\n  sourceRef: {kind: GitRepository, name: flux-system}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: after, namespace: flux-system}\nspec:\n  path: ./sub\n  dependsOn: [{name: app}]\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+    let output = offlux()
+        .args(["test", "-o", "github", "--path"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("::error file=ks.yaml,line=1,title=FAIL Kustomization flux-system/app::kustomization path not found: ./missing"), "{stdout}");
+    assert!(stdout.contains("title=BLOCKED Kustomization flux-system/after::blocked by ks/flux-system/app: kustomization path not found: ./missing"), "{stdout}");
+}
