@@ -28,6 +28,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization (or every one) would apply')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -48,6 +51,71 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;test' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only objects in this namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only objects in this namespace')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once [default: the number of cores]')
+            [CompletionResult]::new('--substitute', '--substitute', [CompletionResultType]::ParameterName, 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)')
+            [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
+            [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;build' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The Kustomization''s namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The Kustomization''s namespace')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once [default: the number of cores]')
+            [CompletionResult]::new('--substitute', '--substitute', [CompletionResultType]::ParameterName, 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)')
+            [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
+            [CompletionResult]::new('--skip-secrets', '--skip-secrets', [CompletionResultType]::ParameterName, 'Leave Secrets out of the output')
+            [CompletionResult]::new('--skip-crds', '--skip-crds', [CompletionResultType]::ParameterName, 'Leave CustomResourceDefinitions out of the output')
+            [CompletionResult]::new('--skip-kinds', '--skip-kinds', [CompletionResultType]::ParameterName, 'Leave these kinds out (comma-separated)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
+            [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;render' {
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once [default: the number of cores]')
+            [CompletionResult]::new('--substitute', '--substitute', [CompletionResultType]::ParameterName, 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)')
+            [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
+            [CompletionResult]::new('--skip-secrets', '--skip-secrets', [CompletionResultType]::ParameterName, 'Leave Secrets out of the output')
+            [CompletionResult]::new('--skip-crds', '--skip-crds', [CompletionResultType]::ParameterName, 'Leave CustomResourceDefinitions out of the output')
+            [CompletionResult]::new('--skip-kinds', '--skip-kinds', [CompletionResultType]::ParameterName, 'Leave these kinds out (comma-separated)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Write one file per producer under this directory instead of printing')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
+            [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -76,12 +144,24 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         }
         'offlux;help' {
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization (or every one) would apply')
+            [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'offlux;help;get' {
+            break
+        }
+        'offlux;help;test' {
+            break
+        }
+        'offlux;help;build' {
+            break
+        }
+        'offlux;help;render' {
             break
         }
         'offlux;help;graph' {

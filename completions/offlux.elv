@@ -25,6 +25,9 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+            cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+            cand build 'Print the objects one Kustomization (or every one) would apply'
+            cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -44,6 +47,68 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;test'= {
+            cand -n 'Only objects in this namespace'
+            cand --namespace 'Only objects in this namespace'
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --concurrency 'Objects reconciled at once [default: the number of cores]'
+            cand --substitute 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)'
+            cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+            cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;build'= {
+            cand -n 'The Kustomization''s namespace'
+            cand --namespace 'The Kustomization''s namespace'
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --concurrency 'Objects reconciled at once [default: the number of cores]'
+            cand --substitute 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)'
+            cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
+            cand --skip-secrets 'Leave Secrets out of the output'
+            cand --skip-crds 'Leave CustomResourceDefinitions out of the output'
+            cand --skip-kinds 'Leave these kinds out (comma-separated)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+            cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;render'= {
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --concurrency 'Objects reconciled at once [default: the number of cores]'
+            cand --substitute 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)'
+            cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
+            cand --skip-secrets 'Leave Secrets out of the output'
+            cand --skip-crds 'Leave CustomResourceDefinitions out of the output'
+            cand --skip-kinds 'Leave these kinds out (comma-separated)'
+            cand --out 'Write one file per producer under this directory instead of printing'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+            cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -69,11 +134,20 @@ set edit:completion:arg-completer[offlux] = {|@words|
         }
         &'offlux;help'= {
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+            cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+            cand build 'Print the objects one Kustomization (or every one) would apply'
+            cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'offlux;help;get'= {
+        }
+        &'offlux;help;test'= {
+        }
+        &'offlux;help;build'= {
+        }
+        &'offlux;help;render'= {
         }
         &'offlux;help;graph'= {
         }

@@ -31,6 +31,9 @@ complete -c offlux -n "__fish_offlux_needs_command" -l no-color -d 'Disable colo
 complete -c offlux -n "__fish_offlux_needs_command" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_needs_command" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -48,6 +51,66 @@ complete -c offlux -n "__fish_offlux_using_subcommand get" -s A -l all-namespace
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -s n -l namespace -d 'Only objects in this namespace' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand test" -s o -l output -d 'Output format' -r -f -a "human\t''
+json\t''
+junit\t''
+github\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -s n -l namespace -d 'The Kustomization\'s namespace' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-secrets -d 'Leave Secrets out of the output' -r -f -a "true\t''
+false\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''
+false\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -s o -l output -d 'Output format' -r -f -a "yaml\t''
+json\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-secrets -d 'Leave Secrets out of the output' -r -f -a "true\t''
+false\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''
+false\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l out -d 'Write one file per producer under this directory instead of printing' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -s o -l output -d 'Output format' -r -f -a "yaml\t''
+json\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
@@ -65,7 +128,10 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

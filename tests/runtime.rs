@@ -225,3 +225,19 @@ fn unavailable_sources_fail_or_skip() {
         status_lines(&skipped)
     );
 }
+
+#[test]
+fn a_cancelled_run_starts_nothing_and_says_so() {
+    let (dir, builder) = example_setup();
+    let mut options = Options::new(dir.path().join("clusters/dev"));
+    options.root = Some(dir.path().to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let run_options = RunOptions::default();
+    run_options.cancel.cancel();
+    let report = run(&repository, &builder, &run_options);
+    assert!(report.cancelled);
+    assert!(
+        report.rendered.is_empty(),
+        "no build ran after cancellation"
+    );
+}

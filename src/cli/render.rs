@@ -29,6 +29,10 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
         Ok(result) => result,
         Err(message) => return usage_error(&message, None),
     };
+    if report.cancelled {
+        eprintln!("error: interrupted; nothing was written");
+        return exit::FAILURES;
+    }
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);

@@ -70,7 +70,12 @@ impl RunArgs {
         }
         let mut repository = self.repo.discover().map_err(|e| e.to_string())?;
         repository.diagnostics.extend(diagnostics);
+        let cancel = crate::controllers::runtime::CancelToken::default();
+        let on_interrupt = cancel.clone();
+        // A second handler cannot be installed in the same process; then Ctrl-C simply ends it.
+        let _ = ctrlc::set_handler(move || on_interrupt.cancel());
         let options = RunOptions {
+            cancel,
             concurrency: self.concurrency,
             allow_missing_sources: self.allow_missing_sources,
             strict_substitutions: self.strict_substitutions,

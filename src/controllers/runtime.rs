@@ -26,7 +26,7 @@ pub trait KustomizationBuilder: Sync {
     fn build(&self, root: &Path, dir: &Path, kustomization: &Node) -> Result<Vec<Node>, String>;
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct RunOptions {
     pub concurrency: Option<usize>,
     /// A source that cannot be had offline makes its consumers Ready "skipped" instead of Failed.
@@ -34,9 +34,40 @@ pub struct RunOptions {
     pub strict_substitutions: bool,
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
+    pub cancel: CancelToken,
     /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
     /// `substituteFrom` unless the repository provides the same object.
     pub extra_objects: Vec<Object>,
+}
+
+/// Stops a run from another thread (Ctrl-C): bodies in flight finish, nothing new starts.
+#[derive(Clone, Default)]
+pub struct CancelToken(Arc<Mutex<CancelState>>);
+
+#[derive(Default)]
+struct CancelState {
+    cancelled: bool,
+    handle: Option<schedule::Handle<ResourceId>>,
+}
+
+impl CancelToken {
+    pub fn cancel(&self) {
+        if let Ok(mut state) = self.0.lock() {
+            state.cancelled = true;
+            if let Some(handle) = &state.handle {
+                handle.cancel();
+            }
+        }
+    }
+
+    fn attach(&self, handle: schedule::Handle<ResourceId>) {
+        if let Ok(mut state) = self.0.lock() {
+            if state.cancelled {
+                handle.cancel();
+            }
+            state.handle = Some(handle);
+        }
+    }
 }
 
 /// What a run produced: each object's final status and, per Kustomization, what it rendered.
@@ -103,6 +134,7 @@ pub fn run(
     }
     let scheduler = Scheduler::new(scheduler_options);
     let handle = scheduler.handle();
+    options.cancel.attach(handle.clone());
     let forward = handle.clone();
     let subscription = runtime.store.subscribe(move |event| match event {
         Event::Added(id) | Event::Changed(id) => {
