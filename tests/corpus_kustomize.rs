@@ -19,9 +19,19 @@ fn oracle(dir: &Path) -> Result<String, String> {
     let script = shared().join("oracle/kustomize-build");
     let output = Command::new(&script)
         .arg(dir)
-        .args(["--load-restrictor", "LoadRestrictionsNone", "--reorder", "none"])
+        .args([
+            "--load-restrictor",
+            "LoadRestrictionsNone",
+            "--reorder",
+            "none",
+        ])
         .output()
-        .unwrap_or_else(|e| panic!("the reference kustomize (`{}`) cannot run: {e}", script.display()));
+        .unwrap_or_else(|e| {
+            panic!(
+                "the reference kustomize (`{}`) cannot run: {e}",
+                script.display()
+            )
+        });
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     } else {
@@ -50,13 +60,20 @@ fn corpus_kustomization_paths_match_the_reference() {
         }
         let repository = discover(&Options::new(&root)).expect("discovery");
         for flux in &repository.flux_objects {
-            let Some(spec) = flux.as_kustomization() else { continue };
+            let Some(spec) = flux.as_kustomization() else {
+                continue;
+            };
             if spec.source_ref.kind != "GitRepository" {
                 continue;
             }
-            let Ok(path) = apply_variable_defaults(&spec.path) else { continue };
+            let Ok(path) = apply_variable_defaults(&spec.path) else {
+                continue;
+            };
             let dir = secure_join(&repository.root, &path);
-            if ["kustomization.yaml", "kustomization.yml", "Kustomization"].iter().any(|n| dir.join(n).is_file()) {
+            if ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+                .iter()
+                .any(|n| dir.join(n).is_file())
+            {
                 dirs.insert(dir);
             }
         }
@@ -73,7 +90,13 @@ fn corpus_kustomization_paths_match_the_reference() {
         let reference = oracle(dir);
         match (ours, reference) {
             (Ok(build), Ok(expected)) => {
-                let printed = emit_stream(&build.objects.iter().map(canonical_kyaml).collect::<Vec<_>>());
+                let printed = emit_stream(
+                    &build
+                        .objects
+                        .iter()
+                        .map(canonical_kyaml)
+                        .collect::<Vec<_>>(),
+                );
                 if printed == expected {
                     exact += 1;
                 }
@@ -84,8 +107,14 @@ fn corpus_kustomization_paths_match_the_reference() {
                 }
             }
             (Err(_), Err(_)) => both_fail += 1,
-            (Err(error), Ok(_)) => differences.push(format!("{}: offlux failed: {error}", dir.display())),
-            (Ok(_), Err(error)) => differences.push(format!("{}: only the reference failed: {}", dir.display(), error.lines().next().unwrap_or(""))),
+            (Err(error), Ok(_)) => {
+                differences.push(format!("{}: offlux failed: {error}", dir.display()))
+            }
+            (Ok(_), Err(error)) => differences.push(format!(
+                "{}: only the reference failed: {}",
+                dir.display(),
+                error.lines().next().unwrap_or("")
+            )),
         }
     }
     for difference in &differences {
@@ -96,7 +125,11 @@ fn corpus_kustomization_paths_match_the_reference() {
         differences.len(),
         dirs.len()
     );
-    assert!(dirs.len() > 300, "expected the corpus's Kustomization paths, found {}", dirs.len());
+    assert!(
+        dirs.len() > 300,
+        "expected the corpus's Kustomization paths, found {}",
+        dirs.len()
+    );
     let agreeing = same + both_fail;
     assert!(
         agreeing as f64 >= 0.95 * dirs.len() as f64,

@@ -146,16 +146,13 @@ pub fn run(
 
     // Seeds: what no Kustomization in the repository applies. The rest arrives through builds.
     let mut seeds = Vec::new();
+    let entry_points = entry_points(repository);
     let seeded = repository
         .flux_objects
         .iter()
         .map(|f| &f.object)
         .chain(&repository.data_objects)
-        .filter(|o| {
-            !repository
-                .parents
-                .contains_key(&(o.file.clone(), o.id.clone()))
-        });
+        .filter(|o| entry_points.contains(&(o.file.clone(), o.id.clone())));
     for object in seeded {
         if runtime.store.contains(&object.id) {
             runtime.note_duplicate(object);
@@ -205,6 +202,61 @@ pub fn run(
             .collect(),
         cancelled: report.cancelled,
     }
+}
+
+/// The objects a run starts from: those nothing in the repository applies, and, where
+/// Kustomizations apply each other in a ring (flux-system applies `cluster`, whose path holds
+/// flux-system's own file), the ring's bootstrap Kustomization or else its smallest member.
+fn entry_points(repository: &Repository) -> BTreeSet<(PathBuf, ResourceId)> {
+    let key = |o: &Object| (o.file.clone(), o.id.clone());
+    let by_id: BTreeMap<&ResourceId, &Object> = repository
+        .flux_objects
+        .iter()
+        .map(|f| (&f.object.id, &f.object))
+        .collect();
+    let objects = repository
+        .flux_objects
+        .iter()
+        .map(|f| &f.object)
+        .chain(&repository.data_objects);
+    let mut entries = BTreeSet::new();
+    for object in objects {
+        // Walk up the parents: a walk that ends at once marks an entry point; a walk that comes
+        // back to an object it has passed has found a ring.
+        let mut seen: Vec<&Object> = vec![object];
+        let mut current = object;
+        loop {
+            let parent = repository
+                .parents
+                .get(&key(current))
+                .and_then(|id| by_id.get(id));
+            let Some(&parent) = parent else {
+                if std::ptr::eq(current, object) {
+                    entries.insert(key(object));
+                }
+                break;
+            };
+            if let Some(start) = seen.iter().position(|o| std::ptr::eq(*o, parent)) {
+                let ring = &seen[start..];
+                let bootstrap = ring.iter().find(|o| {
+                    o.id.kind == "Kustomization"
+                        && o.id.name == crate::discovery::BOOTSTRAP_NAME
+                        && o.id.namespace == crate::discovery::BOOTSTRAP_NAMESPACE
+                });
+                let chosen = bootstrap.or_else(|| {
+                    ring.iter()
+                        .min_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)))
+                });
+                if let Some(chosen) = chosen {
+                    entries.insert(key(chosen));
+                }
+                break;
+            }
+            seen.push(parent);
+            current = parent;
+        }
+    }
+    entries
 }
 
 impl Dispatcher<ResourceId> for Runtime<'_> {

@@ -1,0 +1,89 @@
+//! Reconciling every corpus repository: every Flux object ends terminal, the output is identical at
+//! concurrency 1 and 8, and the counts of Ready Kustomizations per repository are printed.
+
+use std::path::PathBuf;
+
+use offlux::controllers::engine::KustomizeEngine;
+use offlux::controllers::runtime::{run, RunOptions, RunReport};
+use offlux::discovery::{discover, Options};
+use offlux::store::Status;
+use offlux::yaml::{canonical_kyaml, emit_stream};
+
+fn fingerprint(report: &RunReport) -> String {
+    let mut text = String::new();
+    for (id, record) in &report.statuses {
+        text.push_str(&format!("{id} {} {:?}\n", record.status, record.blocked_by));
+    }
+    for (producer, objects) in &report.rendered {
+        text.push_str(&format!("# {producer}\n"));
+        text.push_str(&emit_stream(
+            &objects
+                .iter()
+                .map(|o| canonical_kyaml(&o.node))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    text
+}
+
+#[test]
+fn every_repository_settles_identically_at_any_concurrency() {
+    let repos = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos");
+    assert!(repos.is_dir(), "corpus not found at `{}`", repos.display());
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&repos)
+        .expect("read")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    entries.sort();
+    assert!(entries.len() >= 10);
+    for root in entries {
+        let repository = discover(&Options::new(&root)).expect("discovery");
+        let one = run(
+            &repository,
+            &KustomizeEngine,
+            &RunOptions {
+                concurrency: Some(1),
+                ..Default::default()
+            },
+        );
+        let eight = run(
+            &repository,
+            &KustomizeEngine,
+            &RunOptions {
+                concurrency: Some(8),
+                ..Default::default()
+            },
+        );
+        assert!(
+            one.statuses
+                .iter()
+                .all(|(_, r)| r.status != Status::Pending),
+            "{}: a Flux object did not settle",
+            root.display()
+        );
+        let name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let kustomizations: Vec<_> = one
+            .statuses
+            .iter()
+            .filter(|(id, _)| id.kind == "Kustomization")
+            .collect();
+        let ready = kustomizations
+            .iter()
+            .filter(|(_, r)| r.status == Status::ready())
+            .count();
+        println!(
+            "{name}: {ready} of {} Kustomizations ready",
+            kustomizations.len()
+        );
+        assert_eq!(
+            fingerprint(&one),
+            fingerprint(&eight),
+            "{name}: output differs between concurrency 1 and 8"
+        );
+    }
+}
