@@ -96,7 +96,8 @@ pub fn gate<'a>(
     lookup: impl Fn(&ResourceId) -> DependencyState<'a>,
     options: GateOptions,
 ) -> Gate {
-    let mut waiting = Vec::new();
+    // Only the first dependency (in `dependsOn` order) that is not Ready decides, so the verdict
+    // and its message never depend on which dependency happened to finish first.
     for dependency in dependencies {
         let id = &dependency.id;
         match lookup(id) {
@@ -112,7 +113,9 @@ pub fn gate<'a>(
                     blocked_by: vec![id.clone()],
                 }
             }
-            DependencyState::Absent | DependencyState::Pending => waiting.push(id.clone()),
+            DependencyState::Absent | DependencyState::Pending => {
+                return Gate::Wait(vec![id.clone()])
+            }
             DependencyState::Failed {
                 message,
                 blocked_by,
@@ -151,11 +154,7 @@ pub fn gate<'a>(
             }
         }
     }
-    if waiting.is_empty() {
-        Gate::Open
-    } else {
-        Gate::Wait(waiting)
-    }
+    Gate::Open
 }
 
 /// `namespace/name`, as Flux names dependencies in its messages.

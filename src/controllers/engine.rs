@@ -15,9 +15,10 @@ impl KustomizationBuilder for KustomizeEngine {
             load_restrictor: kustomize::LoadRestrictor::None,
             reorder: kustomize::Reorder::None,
             display_root: Some(root.to_path_buf()),
+            fs_root: Some(root.to_path_buf()),
+            kustomization_override: Some((dir.to_path_buf(), kustomization.clone())),
             ..kustomize::Options::default()
         };
-        let _ = kustomization;
         kustomize::build(dir, &options)
             .map(|build| build.objects)
             .map_err(|e| e.to_string())

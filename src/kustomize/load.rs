@@ -93,7 +93,27 @@ impl Ctx<'_> {
         }
     }
 
+    /// Refuses paths outside `Options::fs_root`, symlinks resolved.
+    fn check_fs_root(&self, path: &Path) -> Result<(), String> {
+        let Some(fs_root) = &self.options.fs_root else {
+            return Ok(());
+        };
+        let root = fs_root
+            .canonicalize()
+            .unwrap_or_else(|_| absolutize(fs_root));
+        let real = path.canonicalize().unwrap_or_else(|_| absolutize(path));
+        if real.starts_with(&root) {
+            Ok(())
+        } else {
+            Err(format!(
+                "security; file '{}' is outside the repository root",
+                path.display()
+            ))
+        }
+    }
+
     fn check_restrictor(&self, dir: &Path, path: &Path) -> Result<(), String> {
+        self.check_fs_root(path)?;
         if self.options.load_restrictor == LoadRestrictor::None {
             return Ok(());
         }
@@ -326,22 +346,40 @@ impl Ctx<'_> {
                 self.show(&dir)
             )));
         }
-        let kfile = self.find_kustomization(&dir).map_err(Error::msg)?;
+        self.check_fs_root(&dir).map_err(Error::msg)?;
+        let overridden = self
+            .options
+            .kustomization_override
+            .as_ref()
+            .filter(|(over, _)| {
+                over.canonicalize().unwrap_or_else(|_| absolutize(over))
+                    == dir.canonicalize().unwrap_or_else(|_| dir.clone())
+            });
+        let kfile = match overridden {
+            Some(_) => self
+                .find_kustomization(&dir)
+                .unwrap_or_else(|_| dir.join("kustomization.yaml")),
+            None => self.find_kustomization(&dir).map_err(Error::msg)?,
+        };
         let shown = PathBuf::from(self.show(&kfile));
         let fail = |entry: Option<String>, message: String| Error {
             file: Some(shown.clone()),
             entry,
             message,
         };
-        let text =
-            std::fs::read_to_string(&kfile).map_err(|e| fail(None, format!("reading: {e}")))?;
-        let docs = parse_stream(&text, &ParseOptions::default())
-            .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
-        let k = docs
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_else(Node::null);
+        let k = match overridden {
+            Some((_, node)) => node.clone(),
+            None => {
+                let text = std::fs::read_to_string(&kfile)
+                    .map_err(|e| fail(None, format!("reading: {e}")))?;
+                let docs = parse_stream(&text, &ParseOptions::default())
+                    .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
+                docs.into_iter()
+                    .next()
+                    .map(|d| d.root)
+                    .unwrap_or_else(Node::null)
+            }
+        };
         let k = if k.is_null() {
             Node::Mapping(Default::default())
         } else {

@@ -48,6 +48,12 @@ pub struct Options {
     /// Paths in error messages are shown relative to this directory, written as absolute paths
     /// (`/base/x.yaml`), the way kustomize shows paths of its in-memory file system.
     pub display_root: Option<PathBuf>,
+    /// No file outside this directory is read, whatever the load restrictor says (Flux builds with
+    /// `LoadRestrictionsNone` but never outside the source's root). Symlinks are resolved first.
+    pub fs_root: Option<PathBuf>,
+    /// A kustomization to use for one directory in place of the file on disk (or where there is
+    /// none): how a caller builds a generated or rewritten kustomization without writing it.
+    pub kustomization_override: Option<(PathBuf, Node)>,
 }
 
 /// The result of a build.
