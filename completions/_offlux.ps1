@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization (or every one) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
+            [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -120,6 +121,44 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'offlux;kustomize' {
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build a kustomization directory and print the result, as `kustomize build` does')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;kustomize;build' {
+            [CompletionResult]::new('--load-restrictor', '--load-restrictor', [CompletionResultType]::ParameterName, 'Whether files outside the kustomization''s directory may be read')
+            [CompletionResult]::new('--reorder', '--reorder', [CompletionResultType]::ParameterName, '`legacy` sorts by kind as the kustomize CLI does; `none` keeps input order (as Flux does)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the output to this file instead of stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the output to this file instead of stdout')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--enable-helm', '--enable-helm', [CompletionResultType]::ParameterName, 'Refused: offlux never runs Helm as a kustomize plugin')
+            [CompletionResult]::new('--enable-alpha-plugins', '--enable-alpha-plugins', [CompletionResultType]::ParameterName, 'Refused: offlux never runs exec or KRM function plugins')
+            [CompletionResult]::new('--enable-exec', '--enable-exec', [CompletionResultType]::ParameterName, 'Refused, as `--enable-alpha-plugins`')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;kustomize;help' {
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build a kustomization directory and print the result, as `kustomize build` does')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;kustomize;help;build' {
+            break
+        }
+        'offlux;kustomize;help;help' {
+            break
+        }
         'offlux;graph' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
@@ -147,6 +186,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization (or every one) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
+            [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -162,6 +202,13 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;render' {
+            break
+        }
+        'offlux;help;kustomize' {
+            [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Build a kustomization directory and print the result, as `kustomize build` does')
+            break
+        }
+        'offlux;help;kustomize;build' {
             break
         }
         'offlux;help;graph' {

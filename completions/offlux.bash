@@ -31,6 +31,9 @@ _offlux() {
             offlux,help)
                 cmd="offlux__subcmd__help"
                 ;;
+            offlux,kustomize)
+                cmd="offlux__subcmd__kustomize"
+                ;;
             offlux,render)
                 cmd="offlux__subcmd__render"
                 ;;
@@ -52,11 +55,29 @@ _offlux() {
             offlux__subcmd__help,help)
                 cmd="offlux__subcmd__help__subcmd__help"
                 ;;
+            offlux__subcmd__help,kustomize)
+                cmd="offlux__subcmd__help__subcmd__kustomize"
+                ;;
             offlux__subcmd__help,render)
                 cmd="offlux__subcmd__help__subcmd__render"
                 ;;
             offlux__subcmd__help,test)
                 cmd="offlux__subcmd__help__subcmd__test"
+                ;;
+            offlux__subcmd__help__subcmd__kustomize,build)
+                cmd="offlux__subcmd__help__subcmd__kustomize__subcmd__build"
+                ;;
+            offlux__subcmd__kustomize,build)
+                cmd="offlux__subcmd__kustomize__subcmd__build"
+                ;;
+            offlux__subcmd__kustomize,help)
+                cmd="offlux__subcmd__kustomize__subcmd__help"
+                ;;
+            offlux__subcmd__kustomize__subcmd__help,build)
+                cmd="offlux__subcmd__kustomize__subcmd__help__subcmd__build"
+                ;;
+            offlux__subcmd__kustomize__subcmd__help,help)
+                cmd="offlux__subcmd__kustomize__subcmd__help__subcmd__help"
                 ;;
             *)
                 ;;
@@ -65,7 +86,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test build render graph completions help"
+            opts="-h -V --no-color --log-level --help --version get test build render kustomize graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,7 +272,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help)
-            opts="get test build render graph completions help"
+            opts="get test build render kustomize graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -334,6 +355,34 @@ _offlux() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        offlux__subcmd__help__subcmd__kustomize)
+            opts="build"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__kustomize__subcmd__build)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         offlux__subcmd__help__subcmd__render)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -351,6 +400,100 @@ _offlux() {
         offlux__subcmd__help__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__kustomize)
+            opts="-h -V --no-color --log-level --help --version build help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__kustomize__subcmd__build)
+            opts="-o -h -V --load-restrictor --reorder --output --enable-helm --enable-alpha-plugins --enable-exec --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --load-restrictor)
+                    COMPREPLY=($(compgen -W "LoadRestrictionsRootOnly LoadRestrictionsNone" -- "${cur}"))
+                    return 0
+                    ;;
+                --reorder)
+                    COMPREPLY=($(compgen -W "legacy none" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__kustomize__subcmd__help)
+            opts="build help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__kustomize__subcmd__help__subcmd__build)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__kustomize__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -28,6 +28,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
             cand build 'Print the objects one Kustomization (or every one) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
+            cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -112,6 +113,39 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'offlux;kustomize'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand build 'Build a kustomization directory and print the result, as `kustomize build` does'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;kustomize;build'= {
+            cand --load-restrictor 'Whether files outside the kustomization''s directory may be read'
+            cand --reorder '`legacy` sorts by kind as the kustomize CLI does; `none` keeps input order (as Flux does)'
+            cand -o 'Write the output to this file instead of stdout'
+            cand --output 'Write the output to this file instead of stdout'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --enable-helm 'Refused: offlux never runs Helm as a kustomize plugin'
+            cand --enable-alpha-plugins 'Refused: offlux never runs exec or KRM function plugins'
+            cand --enable-exec 'Refused, as `--enable-alpha-plugins`'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;kustomize;help'= {
+            cand build 'Build a kustomization directory and print the result, as `kustomize build` does'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;kustomize;help;build'= {
+        }
+        &'offlux;kustomize;help;help'= {
+        }
         &'offlux;graph'= {
             cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
             cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
@@ -137,6 +171,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
             cand build 'Print the objects one Kustomization (or every one) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
+            cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -148,6 +183,11 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;build'= {
         }
         &'offlux;help;render'= {
+        }
+        &'offlux;help;kustomize'= {
+            cand build 'Build a kustomization directory and print the result, as `kustomize build` does'
+        }
+        &'offlux;help;kustomize;build'= {
         }
         &'offlux;help;graph'= {
         }

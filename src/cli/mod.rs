@@ -7,6 +7,7 @@ mod build;
 mod completions;
 mod get;
 mod graph;
+mod kustomize;
 mod objects;
 mod render;
 mod repo_args;
@@ -72,6 +73,8 @@ pub enum Command {
     Build(build::BuildArgs),
     /// Render everything that would be applied, to stdout or one file per producer (`--out DIR`).
     Render(render::RenderArgs),
+    /// Native kustomize: `offlux kustomize build DIR`.
+    Kustomize(kustomize::KustomizeArgs),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
     /// Print a shell completion script.
@@ -103,6 +106,7 @@ pub fn main() -> ExitCode {
         Command::Build(args) => build::run(&args, &context),
         Command::Render(args) => render::run(&args, &context),
         Command::Graph(args) => graph::run(&args, &context),
+        Command::Kustomize(args) => kustomize::run(&args),
         Command::Completions(args) => completions::run(&args),
     };
     ExitCode::from(code)

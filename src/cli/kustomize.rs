@@ -1,0 +1,120 @@
+//! `offlux kustomize build DIR`: a drop-in for `kustomize build` on local directories.
+
+use std::path::PathBuf;
+
+use super::{exit, usage_error};
+use crate::kustomize;
+
+#[derive(clap::Args, Debug)]
+pub struct KustomizeArgs {
+    #[command(subcommand)]
+    pub command: KustomizeCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum KustomizeCommand {
+    /// Build a kustomization directory and print the result, as `kustomize build` does.
+    Build(KustomizeBuildArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct KustomizeBuildArgs {
+    /// The directory holding the kustomization.
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Whether files outside the kustomization's directory may be read.
+    #[arg(long, value_enum, default_value_t = LoadRestrictorArg::LoadRestrictionsRootOnly)]
+    pub load_restrictor: LoadRestrictorArg,
+    /// `legacy` sorts by kind as the kustomize CLI does; `none` keeps input order (as Flux does).
+    #[arg(long, value_enum, default_value_t = ReorderArg::Legacy)]
+    pub reorder: ReorderArg,
+    /// Write the output to this file instead of stdout.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Refused: offlux never runs Helm as a kustomize plugin.
+    #[arg(long, hide = true)]
+    pub enable_helm: bool,
+    /// Refused: offlux never runs exec or KRM function plugins.
+    #[arg(long, hide = true)]
+    pub enable_alpha_plugins: bool,
+    /// Refused, as `--enable-alpha-plugins`.
+    #[arg(long, hide = true)]
+    pub enable_exec: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[allow(clippy::enum_variant_names)]
+pub enum LoadRestrictorArg {
+    #[value(name = "LoadRestrictionsRootOnly")]
+    LoadRestrictionsRootOnly,
+    #[value(name = "LoadRestrictionsNone")]
+    LoadRestrictionsNone,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReorderArg {
+    Legacy,
+    None,
+}
+
+pub fn run(args: &KustomizeArgs) -> u8 {
+    let KustomizeCommand::Build(args) = &args.command;
+    if args.enable_helm {
+        return usage_error(
+            "`--enable-helm` is not supported: offlux does not run Helm inside kustomize",
+            Some("render charts through a Flux HelmRelease instead"),
+        );
+    }
+    if args.enable_alpha_plugins || args.enable_exec {
+        return usage_error(
+            "exec and KRM function plugins are never run by offlux",
+            None,
+        );
+    }
+    let options = kustomize::Options {
+        load_restrictor: match args.load_restrictor {
+            LoadRestrictorArg::LoadRestrictionsRootOnly => kustomize::LoadRestrictor::RootOnly,
+            LoadRestrictorArg::LoadRestrictionsNone => kustomize::LoadRestrictor::None,
+        },
+        reorder: match args.reorder {
+            ReorderArg::Legacy => kustomize::Reorder::Legacy,
+            ReorderArg::None => kustomize::Reorder::None,
+        },
+        ..kustomize::Options::default()
+    };
+    let build = match kustomize::build(&args.dir, &options) {
+        Ok(build) => build,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::FAILURES;
+        }
+    };
+    for diagnostic in &build.diagnostics {
+        eprintln!("warning: {diagnostic}");
+    }
+    let text = kustomize::to_yaml(&build);
+    match &args.output {
+        None => {
+            print!("{text}");
+            exit::SUCCESS
+        }
+        Some(file) => {
+            // Written beside the target and renamed, so a failure never leaves half a file.
+            let dir = file
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let written = tempfile::NamedTempFile::new_in(dir).and_then(|mut temp| {
+                std::io::Write::write_all(&mut temp, text.as_bytes())?;
+                temp.persist(file).map_err(|e| e.error)
+            });
+            match written {
+                Ok(_) => exit::SUCCESS,
+                Err(error) => {
+                    eprintln!("error: writing `{}`: {error}", file.display());
+                    exit::FAILURES
+                }
+            }
+        }
+    }
+}
