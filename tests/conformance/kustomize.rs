@@ -94,6 +94,7 @@ fn kustomize() {
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
             display_root: Some(case.join("in")),
+            ..Options::default()
         };
         let result = build(&case.join("in").join(root), &options);
         let expect_error = spec.get("expect").and_then(Value::as_str) == Some("error");
