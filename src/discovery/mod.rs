@@ -148,6 +148,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     let mut walked: Vec<PathBuf> = Vec::new();
     let mut single_files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut included: BTreeSet<PathBuf> = BTreeSet::new();
     // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
     // the parent of the objects found there.
     let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
@@ -162,10 +163,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         }
         let files: Vec<&PathBuf> = if target.is_dir() {
             walked.push(target.clone());
-            listing
-                .yaml_files
+            // The listing is sorted by path components, so a directory's files are contiguous.
+            let start = listing.yaml_files.partition_point(|f| *f < target);
+            listing.yaml_files[start..]
                 .iter()
-                .filter(|f| f.starts_with(&target) && !in_chart_templates(f, &root))
+                .take_while(|f| f.starts_with(&target))
+                .filter(|f| !in_chart_templates(f, &root))
                 .collect()
         } else {
             single_files.insert(target.clone());
@@ -175,6 +178,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 .filter(|f| **f == target)
                 .collect()
         };
+        included.extend(files.iter().map(|f| (*f).clone()));
         for file in files {
             load(file, &mut loaded);
             let Some(file_load) = loaded.get(file) else {
@@ -208,9 +212,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         ..Stats::default()
     };
     for (path, file) in loaded {
-        let walked_here =
-            single_files.contains(&path) || walked.iter().any(|w| path.starts_with(w));
-        if !walked_here {
+        if !included.contains(&path) {
             continue;
         }
         stats.yaml_files += 1;
@@ -356,26 +358,26 @@ fn parents(
     refs: &kustomization_refs::KustomizationRefs,
     root: &Path,
 ) -> BTreeMap<(PathBuf, ResourceId), ResourceId> {
-    let reach: Vec<(&ResourceId, BTreeSet<PathBuf>)> = followed
-        .iter()
-        .map(|(id, dir)| (id, reachable(dir, refs)))
-        .collect();
+    // Every path some Kustomization covers, with the Kustomizations covering it.
+    let mut covering: BTreeMap<PathBuf, Vec<&ResourceId>> = BTreeMap::new();
+    for (id, dir) in followed {
+        for path in reachable(dir, refs) {
+            covering.entry(path).or_default().push(id);
+        }
+    }
     let mut parents = BTreeMap::new();
     for object in flux_objects.iter().map(|f| &f.object).chain(data_objects) {
         let file = root.join(&object.file);
-        let best = reach
-            .iter()
-            .filter(|(id, _)| **id != object.id)
-            .filter_map(|(id, covered)| {
-                let depth = covered
-                    .iter()
-                    .filter(|c| file.starts_with(c))
-                    .map(|c| c.components().count())
-                    .max()?;
-                Some((std::cmp::Reverse(depth), *id))
-            })
-            .min();
-        if let Some((_, parent)) = best {
+        // The nearest covered ancestor (or the file itself) decides; ties go to the smallest id.
+        let parent = file.ancestors().find_map(|path| {
+            covering
+                .get(path)?
+                .iter()
+                .filter(|id| ***id != object.id)
+                .min()
+                .copied()
+        });
+        if let Some(parent) = parent {
             parents.insert((object.file.clone(), object.id.clone()), parent.clone());
         }
     }
