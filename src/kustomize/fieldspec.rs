@@ -273,15 +273,6 @@ pub fn common_labels() -> Vec<FieldSpec> {
     out
 }
 
-pub fn images() -> Vec<FieldSpec> {
-    vec![
-        FieldSpec::new("", "", "spec/containers", false),
-        FieldSpec::new("", "", "spec/initContainers", false),
-        FieldSpec::new("", "", "spec/template/spec/containers", false),
-        FieldSpec::new("", "", "spec/template/spec/initContainers", false),
-    ]
-}
-
 pub fn replicas() -> Vec<FieldSpec> {
     vec![
         FieldSpec::new("Deployment", "", "spec/replicas", true),

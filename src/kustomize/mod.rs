@@ -9,6 +9,7 @@ mod load;
 mod nameref;
 mod patch;
 mod patch_wiring;
+mod replacement;
 mod resource;
 mod transform;
 

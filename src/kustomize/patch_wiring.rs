@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::load::Ctx;
 use super::patch::{patch_meta, strategic_merge, MergeOutcome};
+use super::replacement;
 use super::resource::{Gvk, Res, Selector};
 use super::Error;
 use crate::yaml::{parse_stream, Node, ParseOptions};
@@ -312,26 +313,95 @@ pub fn json6902_field(
     Ok(())
 }
 
-pub fn replacements_field(
-    _ctx: &mut Ctx,
-    _dir: &Path,
-    k: &Node,
-    _resources: &mut Vec<Res>,
-    fail: Fail,
-) -> Result<(), Error> {
-    if present(k, "replacements") {
-        return Err(unsupported(fail, "replacements"));
+fn run_replacements(
+    ctx: &mut Ctx,
+    dir: &Path,
+    list: &[Node],
+    resources: &mut [Res],
+) -> Result<(), String> {
+    for entry in list {
+        if let Some(path) = entry.get("path").and_then(Node::as_str) {
+            let text = ctx.read_file(dir, path).map(|(_, t)| t)?;
+            for doc in parse_patches(&text)? {
+                match doc {
+                    Node::Sequence(s) => {
+                        for r in &s.items {
+                            replacement::apply(resources, r)?;
+                        }
+                    }
+                    other => replacement::apply(resources, &other)?,
+                }
+            }
+        } else {
+            replacement::apply(resources, entry)?;
+        }
     }
     Ok(())
 }
 
+pub fn replacements_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut [Res],
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("replacements").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    run_replacements(ctx, dir, &list.items, resources)
+        .map_err(|m| fail(Some("replacements".into()), m))
+}
+
+/// The patch and replacement transformers given as plugin configs in `transformers`.
 pub fn plugin(
-    _ctx: &mut Ctx,
-    _dir: &Path,
+    ctx: &mut Ctx,
+    dir: &Path,
     cfg: &Node,
-    _resources: &mut Vec<Res>,
+    resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
     let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
-    Err(unsupported(fail, kind))
+    let label = Some(format!("transformers: {kind}"));
+    let result = match kind {
+        "PatchTransformer" => run_patch_entry(ctx, dir, cfg, resources),
+        "PatchJson6902Transformer" => {
+            let mut entry = cfg.clone();
+            if let Some(m) = entry.as_mapping_mut() {
+                if let Some(op) = m.remove("jsonOp") {
+                    m.insert("patch", op);
+                }
+            }
+            run_patch_entry(ctx, dir, &entry, resources)
+        }
+        "PatchStrategicMergeTransformer" => {
+            let mut wrapped = crate::yaml::Mapping::new();
+            let mut items = Vec::new();
+            for key in ["paths", "patches"] {
+                match cfg.get(key) {
+                    Some(Node::Sequence(s)) => items.extend(s.items.iter().cloned()),
+                    Some(n @ Node::Scalar(_)) => items.push(n.clone()),
+                    _ => {}
+                }
+            }
+            wrapped.insert(
+                "patchesStrategicMerge",
+                Node::Sequence(crate::yaml::Sequence {
+                    items,
+                    ..Default::default()
+                }),
+            );
+            return strategic_merge_field(ctx, dir, &Node::Mapping(wrapped), resources, fail);
+        }
+        "ReplacementTransformer" => {
+            let list = cfg
+                .get("replacements")
+                .and_then(Node::as_sequence)
+                .map(|s| s.items.clone())
+                .unwrap_or_default();
+            run_replacements(ctx, dir, &list, resources)
+        }
+        other => Err(format!("unable to load builtin {other}")),
+    };
+    result.map_err(|m| fail(label, m))
 }

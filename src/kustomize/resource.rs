@@ -133,10 +133,6 @@ impl Res {
         Gvk::of(&self.node)
     }
 
-    pub fn kind(&self) -> &str {
-        self.node.get("kind").and_then(Node::as_str).unwrap_or("")
-    }
-
     pub fn name(&self) -> &str {
         self.node
             .get_path(&["metadata", "name"])
@@ -258,6 +254,25 @@ impl Selector {
             label_selector: get("labelSelector"),
             annotation_selector: get("annotationSelector"),
         }
+    }
+
+    /// Like `matches`, but a name also matches any earlier name of the resource.
+    pub fn matches_any_name(&self, res: &Res) -> bool {
+        if self.matches(res) {
+            return true;
+        }
+        let Some(want) = &self.name else { return false };
+        res.all_names().any(|n| regex_full(want, n))
+            && Selector {
+                name: None,
+                ..self.clone()
+            }
+            .matches(res)
+    }
+
+    /// A reject selector matches when every field it sets matches.
+    pub fn rejects(&self, res: &Res) -> bool {
+        self.matches(res)
     }
 
     pub fn matches(&self, res: &Res) -> bool {
