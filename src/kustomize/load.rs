@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::fieldspec::{FieldSpec, NameRef};
+use super::patch::PatchSchema;
 use super::resource::{Behavior, Res};
 use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
 use crate::yaml::{parse_stream, Node, ParseOptions};
@@ -65,6 +66,8 @@ pub struct Target {
 
 pub struct Ctx<'a> {
     pub options: &'a Options,
+    /// Patch metadata from an `openapi` field; the outermost kustomization declaring one wins.
+    pub schema: Option<std::rc::Rc<PatchSchema>>,
     stack: Vec<PathBuf>,
     pub diagnostics: Vec<String>,
 }
@@ -138,6 +141,7 @@ fn absolutize(path: &Path) -> PathBuf {
 pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     let mut ctx = Ctx {
         options,
+        schema: None,
         stack: Vec::new(),
         diagnostics: Vec::new(),
     };
@@ -378,6 +382,14 @@ impl Ctx<'_> {
                 ));
             }
         }
+        if let Some(openapi) = k.get("openapi") {
+            if self.schema.is_none() {
+                let schema = self
+                    .load_openapi(&dir, openapi)
+                    .map_err(|m| fail(Some("openapi".into()), m))?;
+                self.schema = schema.map(std::rc::Rc::new);
+            }
+        }
         self.stack.push(dir.clone());
         let result = self.accumulate_k(&dir, &k, input, &fail);
         self.stack.pop();
@@ -552,6 +564,39 @@ impl Ctx<'_> {
             }
         }
         Ok(target)
+    }
+
+    fn load_openapi(&self, dir: &Path, openapi: &Node) -> Result<Option<PatchSchema>, String> {
+        let path = openapi.get("path").and_then(Node::as_str);
+        let version = openapi.get("version").and_then(Node::as_str);
+        if path.is_some() && version.is_some() {
+            return Err("builtin version and custom schema provided, cannot use both".into());
+        }
+        if let Some(v) = version {
+            if v != "v1.21.2" {
+                return Err(format!(
+                    "the specified OpenAPI version is not built in: {v}"
+                ));
+            }
+            return Ok(None);
+        }
+        let Some(path) = path else { return Ok(None) };
+        let (_, text) = self.read_file(dir, path)?;
+        let doc = if path.ends_with(".json") {
+            let value: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            crate::yaml::from_json(&value)
+        } else {
+            parse_stream(&text, &ParseOptions::default())
+                .map_err(|e| format!("{path}: {e}"))?
+                .into_iter()
+                .next()
+                .map(|d| d.root)
+                .unwrap_or_else(Node::null)
+        };
+        PatchSchema::from_openapi(&doc)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 
     /// The plugin configurations of a `generators`/`transformers` entry: a file (one or more

@@ -2,33 +2,20 @@
 //! `replacements` and their plugin configs): reading the patch files, selecting targets, and
 //! handing each target to the merge functions of the `patch` module.
 //!
-//! Not for: the merge algorithms themselves (those live in `patch`).
+//! JSON 6902 operations are applied here on the YAML tree until the `patch` module offers them.
+//!
+//! Not for: the strategic merge algorithm (that lives in `patch`).
 
 use std::path::Path;
 
 use super::load::Ctx;
-use super::patch::{patch_meta, strategic_merge, MergeOutcome};
+use super::patch::{patch_meta, strategic_merge, MergeOutcome, PatchSchema};
 use super::replacement;
 use super::resource::{Gvk, Res, Selector};
 use super::Error;
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
-
-fn present(k: &Node, key: &str) -> bool {
-    match k.get(key) {
-        Some(Node::Sequence(s)) => !s.items.is_empty(),
-        Some(n) => !n.is_null(),
-        None => false,
-    }
-}
-
-fn unsupported(fail: Fail, key: &str) -> Error {
-    fail(
-        Some(key.to_string()),
-        format!("`{key}` needs the patch engine, which this build does not have yet"),
-    )
-}
 
 /// A patch read from a file or given inline.
 fn patch_text(ctx: &Ctx, dir: &Path, entry: &str) -> Result<String, String> {
@@ -49,9 +36,9 @@ fn parse_patches(text: &str) -> Result<Vec<Node>, String> {
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
-fn apply_smp(res: &mut Res, patch: &Node) -> Result<bool, String> {
+fn apply_smp(res: &mut Res, patch: &Node, schema: Option<&PatchSchema>) -> Result<bool, String> {
     let gvk = res.gvk();
-    let meta = patch_meta(None, &gvk.group, &gvk.version, &gvk.kind);
+    let meta = patch_meta(schema, &gvk.group, &gvk.version, &gvk.kind);
     let old_name = res.name().to_string();
     let old_ns = res.namespace().to_string();
     match strategic_merge(&res.node, patch, meta).map_err(|e| e.to_string())? {
@@ -128,7 +115,11 @@ fn apply_to(
     Ok(())
 }
 
-fn smp_without_target(resources: &mut Vec<Res>, patch: &Node) -> Result<(), String> {
+fn smp_without_target(
+    resources: &mut Vec<Res>,
+    patch: &Node,
+    schema: Option<&PatchSchema>,
+) -> Result<(), String> {
     if patch.as_mapping().is_none_or(|m| m.is_empty()) {
         return Err("patch appears to be empty".into());
     }
@@ -146,7 +137,7 @@ fn smp_without_target(resources: &mut Vec<Res>, patch: &Node) -> Result<(), Stri
         ));
     }
     let patch = strip_identity(patch);
-    apply_to(resources, &targets, &|r| apply_smp(r, &patch))
+    apply_to(resources, &targets, &|r| apply_smp(r, &patch, schema))
 }
 
 /// A patch aimed at a selected resource: its own identity fields are not applied.
@@ -192,7 +183,8 @@ pub fn strategic_merge_field(
             return Err(fail(label, "patch appears to be empty".into()));
         }
         for patch in patches {
-            smp_without_target(resources, &patch).map_err(|m| fail(label.clone(), m))?;
+            smp_without_target(resources, &patch, ctx.schema.as_deref())
+                .map_err(|m| fail(label.clone(), m))?;
         }
     }
     Ok(())
@@ -223,6 +215,8 @@ fn run_patch_entry(
     let flag = |k: &str| options.and_then(|o| o.get(k)).and_then(Node::as_str) == Some("true");
     let (allow_name, allow_kind) = (flag("allowNameChange"), flag("allowKindChange"));
     let target = entry.get("target").map(Selector::from_node);
+    let schema_rc = ctx.schema.clone();
+    let schema = schema_rc.as_deref();
     if is_json6902(&patches) {
         let Some(sel) = target else {
             return Err("must specify a target for JSON patch".into());
@@ -233,7 +227,7 @@ fn run_patch_entry(
     }
     for patch in &patches {
         match &target {
-            None => smp_without_target(resources, patch)?,
+            None => smp_without_target(resources, patch, schema)?,
             Some(sel) => {
                 let targets = select(resources, sel);
                 let mut p = patch.clone();
@@ -263,7 +257,7 @@ fn run_patch_entry(
                         m.remove("metadata");
                     }
                 }
-                apply_to(resources, &targets, &|r| apply_smp(r, &p))?;
+                apply_to(resources, &targets, &|r| apply_smp(r, &p, schema))?;
             }
         }
     }
@@ -279,8 +273,121 @@ fn select(resources: &[Res], sel: &Selector) -> Vec<usize> {
         .collect()
 }
 
-fn apply_json6902(_res: &mut Res, _ops: &Node) -> Result<bool, String> {
-    Err("JSON 6902 patches need the patch engine's json6902 support, not merged yet".into())
+/// Applies a JSON 6902 operation list (RFC 6902 on the YAML tree; JSON pointers per RFC 6901).
+fn apply_json6902(res: &mut Res, ops: &Node) -> Result<bool, String> {
+    let Some(list) = ops.as_sequence() else {
+        return Err("a JSON 6902 patch must be a list of operations".into());
+    };
+    let old_name = res.name().to_string();
+    let old_ns = res.namespace().to_string();
+    for (i, op) in list.items.iter().enumerate() {
+        let name = op.get("op").and_then(Node::as_str).unwrap_or("");
+        let path = op.get("path").and_then(Node::as_str).unwrap_or("");
+        let fail = |m: String| format!("JSON patch operation {i} (`{name}` at `{path}`): {m}");
+        let ptr = pointer(path);
+        match name {
+            "add" => {
+                let value = op.get("value").cloned().unwrap_or_else(Node::null);
+                add(&mut res.node, &ptr, value).map_err(fail)?;
+            }
+            "remove" => {
+                remove(&mut res.node, &ptr).map_err(fail)?;
+            }
+            "replace" => {
+                let value = op.get("value").cloned().unwrap_or_else(Node::null);
+                let slot =
+                    get_mut(&mut res.node, &ptr).ok_or_else(|| fail("path not found".into()))?;
+                *slot = value;
+            }
+            "move" | "copy" => {
+                let from = pointer(op.get("from").and_then(Node::as_str).unwrap_or(""));
+                let value = if name == "move" {
+                    remove(&mut res.node, &from).map_err(fail)?
+                } else {
+                    get_mut(&mut res.node, &from)
+                        .cloned()
+                        .ok_or_else(|| fail("from path not found".into()))?
+                };
+                add(&mut res.node, &ptr, value).map_err(fail)?;
+            }
+            "test" => {
+                let want = op.get("value").and_then(Node::as_str);
+                let have =
+                    get_mut(&mut res.node, &ptr).and_then(|n| n.as_str().map(str::to_string));
+                if want != have.as_deref() {
+                    return Err(fail("test failed".into()));
+                }
+            }
+            other => return Err(fail(format!("unknown operation `{other}`"))),
+        }
+    }
+    let (new_name, new_ns) = (res.name().to_string(), res.namespace().to_string());
+    if new_name != old_name || new_ns != old_ns {
+        res.prev.push((old_name, old_ns));
+    }
+    Ok(true)
+}
+
+fn pointer(path: &str) -> Vec<String> {
+    path.split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+fn get_mut<'a>(node: &'a mut Node, ptr: &[String]) -> Option<&'a mut Node> {
+    let Some((first, rest)) = ptr.split_first() else {
+        return Some(node);
+    };
+    let child = match node {
+        Node::Mapping(m) => m.get_mut(first)?,
+        Node::Sequence(s) => s.items.get_mut(first.parse::<usize>().ok()?)?,
+        Node::Scalar(_) => return None,
+    };
+    get_mut(child, rest)
+}
+
+fn add(node: &mut Node, ptr: &[String], value: Node) -> Result<(), String> {
+    let Some((last, parent)) = ptr.split_last() else {
+        *node = value;
+        return Ok(());
+    };
+    match get_mut(node, parent) {
+        Some(Node::Mapping(m)) => {
+            m.insert(last.clone(), value);
+            Ok(())
+        }
+        Some(Node::Sequence(s)) => {
+            if last == "-" {
+                s.items.push(value);
+                return Ok(());
+            }
+            let i: usize = last.parse().map_err(|_| format!("bad index `{last}`"))?;
+            if i > s.items.len() {
+                return Err(format!("index {i} out of range"));
+            }
+            s.items.insert(i, value);
+            Ok(())
+        }
+        _ => Err("parent path not found".into()),
+    }
+}
+
+fn remove(node: &mut Node, ptr: &[String]) -> Result<Node, String> {
+    let Some((last, parent)) = ptr.split_last() else {
+        return Err("cannot remove the whole object".into());
+    };
+    match get_mut(node, parent) {
+        Some(Node::Mapping(m)) => m.remove(last).ok_or_else(|| "path not found".into()),
+        Some(Node::Sequence(s)) => {
+            let i: usize = last.parse().map_err(|_| format!("bad index `{last}`"))?;
+            if i >= s.items.len() {
+                return Err(format!("index {i} out of range"));
+            }
+            Ok(s.items.remove(i))
+        }
+        _ => Err("path not found".into()),
+    }
 }
 
 pub fn patches_field(
@@ -301,14 +408,45 @@ pub fn patches_field(
 }
 
 pub fn json6902_field(
-    _ctx: &mut Ctx,
-    _dir: &Path,
+    ctx: &mut Ctx,
+    dir: &Path,
     k: &Node,
-    _resources: &mut Vec<Res>,
+    resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
-    if present(k, "patchesJson6902") {
-        return Err(unsupported(fail, "patchesJson6902"));
+    let Some(list) = k.get("patchesJson6902").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patchesJson6902[{i}]"));
+        let run = |ctx: &mut Ctx, resources: &mut Vec<Res>| -> Result<(), String> {
+            let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
+                ctx.read_file(dir, path).map(|(_, t)| t)?
+            } else if let Some(p) = entry.get("patch") {
+                match p {
+                    Node::Scalar(s) => s.value.clone(),
+                    other => crate::yaml::emit(other),
+                }
+            } else {
+                return Err("must specify one of patch and path".into());
+            };
+            let ops = parse_patches(&text)?
+                .into_iter()
+                .next()
+                .unwrap_or_else(Node::null);
+            let sel = entry
+                .get("target")
+                .map(Selector::from_node)
+                .ok_or("must specify a target")?;
+            let targets: Vec<usize> = resources
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| sel.matches_any_name(r))
+                .map(|(i, _)| i)
+                .collect();
+            apply_to(resources, &targets, &|r| apply_json6902(r, &ops))
+        };
+        run(ctx, resources).map_err(|m| fail(label, m))?;
     }
     Ok(())
 }
