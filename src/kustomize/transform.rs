@@ -61,6 +61,7 @@ pub fn run_builtin(
         prefix,
         suffix,
         &target.config.name_prefix,
+        true,
     );
     if let Some(labels) = k.get("labels").and_then(Node::as_sequence) {
         for l in &labels.items {
@@ -75,6 +76,7 @@ pub fn run_builtin(
                     specs.extend(fieldspec::template_labels("labels"));
                 }
                 specs.push(FieldSpec::new("", "", "metadata/labels", true));
+                specs.extend(target.config.common_labels.iter().cloned());
             }
             if let Some(fs) = l.get("fields").and_then(Node::as_sequence) {
                 specs.extend(fs.items.iter().map(FieldSpec::from_node));
@@ -147,12 +149,9 @@ pub fn run_plugin(
         "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
             let prefix = cfg.get("prefix").and_then(Node::as_str).unwrap_or("");
             let suffix = cfg.get("suffix").and_then(Node::as_str).unwrap_or("");
-            prefix_suffix(
-                &mut target.resources,
-                prefix,
-                suffix,
-                &specs_of("fieldSpecs"),
-            );
+            let specs = specs_of("fieldSpecs");
+            let all = specs.is_empty();
+            prefix_suffix(&mut target.resources, prefix, suffix, &specs, all);
         }
         "LabelTransformer" => {
             set_pairs(
@@ -248,7 +247,15 @@ pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_onl
     }
 }
 
-fn prefix_suffix(resources: &mut [Res], prefix: &str, suffix: &str, extra: &[FieldSpec]) {
+/// With `all_names`, every resource's `metadata/name` changes (the kustomization fields);
+/// otherwise only where a `metadata/name` spec applies (a plugin config with its own specs).
+fn prefix_suffix(
+    resources: &mut [Res],
+    prefix: &str,
+    suffix: &str,
+    extra: &[FieldSpec],
+    all_names: bool,
+) {
     if prefix.is_empty() && suffix.is_empty() {
         return;
     }
@@ -257,6 +264,13 @@ fn prefix_suffix(resources: &mut [Res], prefix: &str, suffix: &str, extra: &[Fie
         if gvk.kind == "CustomResourceDefinition"
             || (gvk.kind == "Namespace" && gvk.group.is_empty())
         {
+            continue;
+        }
+        let renames = all_names
+            || extra
+                .iter()
+                .any(|s| s.path == ["metadata", "name"] && s.applies_to(&gvk));
+        if !renames {
             continue;
         }
         let name = format!("{prefix}{}{suffix}", r.name());
@@ -396,6 +410,7 @@ pub fn parse_config(text: &str) -> Result<Config, String> {
                 .unwrap_or_default()
         };
         config.common_labels.extend(specs("commonLabels"));
+        config.common_labels.extend(specs("labels"));
         config.common_annotations.extend(specs("commonAnnotations"));
         config.name_prefix.extend(specs("namePrefix"));
         config.namespace.extend(specs("namespace"));
