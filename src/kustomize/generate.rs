@@ -11,7 +11,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::load::{absorb, Ctx};
-use super::resource::{Behavior, Res};
+use super::resource::{Behavior, Origin, Res};
 use super::Error;
 use crate::yaml::{to_json_kyaml, Mapping, Node, Scalar};
 
@@ -22,6 +22,7 @@ pub fn run(
     dir: &Path,
     k: &Node,
     gen_options: Option<&Node>,
+    kfile: &Path,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
@@ -34,8 +35,13 @@ pub fn run(
         };
         for (i, args) in list.items.iter().enumerate() {
             let label = Some(format!("{field}[{i}]"));
-            let res =
+            let mut res =
                 generate(ctx, dir, kind, args, gen_options).map_err(|m| fail(label.clone(), m))?;
+            res.origin = Some(Origin::Generator {
+                configured_in: kfile.to_path_buf(),
+                kind: format!("{kind}Generator"),
+                name: None,
+            });
             absorb(resources, res, &merge_generated).map_err(|m| fail(label.clone(), m))?;
         }
     }
@@ -47,6 +53,7 @@ pub fn run_plugin(
     ctx: &mut Ctx,
     dir: &Path,
     cfg: &Node,
+    configured_in: &Path,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
@@ -71,8 +78,16 @@ pub fn run_plugin(
             }
         }
     }
-    let res = generate(ctx, dir, out_kind, &args, None)
+    let mut res = generate(ctx, dir, out_kind, &args, None)
         .map_err(|m| fail(Some("generators".into()), m))?;
+    res.origin = Some(Origin::Generator {
+        configured_in: configured_in.to_path_buf(),
+        kind: kind.to_string(),
+        name: cfg
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .map(str::to_string),
+    });
     absorb(resources, res, &merge_generated).map_err(|m| fail(Some("generators".into()), m))
 }
 

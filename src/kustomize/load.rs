@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::fieldspec::{FieldSpec, NameRef};
 use super::patch::PatchSchema;
-use super::resource::{Behavior, Res};
+use super::resource::{Behavior, Origin, Res};
 use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
@@ -173,6 +173,42 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         objects: resources.into_iter().map(|r| r.node).collect(),
         diagnostics: ctx.diagnostics,
     })
+}
+
+const ORIGIN: &str = "config.kubernetes.io/origin";
+
+/// `to` relative to the directory `from`, with `..` steps.
+fn relative(to: &Path, from: &Path) -> String {
+    let to: Vec<_> = to.components().collect();
+    let from: Vec<_> = from.components().collect();
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); from.len().saturating_sub(common)];
+    parts.extend(
+        to.iter()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+fn origin_text(origin: &Origin, dir: &Path) -> String {
+    match origin {
+        Origin::File(path) => format!("path: {}\n", relative(path, dir)),
+        Origin::Generator {
+            configured_in,
+            kind,
+            name,
+        } => {
+            let mut out = format!(
+                "configuredIn: {}\nconfiguredBy:\n  apiVersion: builtin\n  kind: {kind}\n",
+                relative(configured_in, dir)
+            );
+            if let Some(n) = name {
+                out.push_str(&format!("  name: {n}\n"));
+            }
+            out
+        }
+    }
 }
 
 /// Labels and annotations are string maps in kustomize's typed object metadata: values that
@@ -417,9 +453,11 @@ impl Ctx<'_> {
                 .map_err(|m| fail(label.clone(), format!("accumulating resources: {m}")))?;
             match sub {
                 Loaded::Files(nodes) => {
+                    let file = absolutize(&dir.join(entry));
                     for node in nodes {
-                        append(&mut target.resources, Res::new(node))
-                            .map_err(|m| fail(label.clone(), m))?;
+                        let mut res = Res::new(node);
+                        res.origin = Some(Origin::File(file.clone()));
+                        append(&mut target.resources, res).map_err(|m| fail(label.clone(), m))?;
                     }
                 }
                 Loaded::Target(t) => {
@@ -481,15 +519,41 @@ impl Ctx<'_> {
         }
         // generators
         let gen_options = k.get("generatorOptions");
-        generate::run(self, dir, k, gen_options, &mut target.resources, fail)?;
+        let kfile = self
+            .find_kustomization(dir)
+            .unwrap_or_else(|_| dir.join("kustomization.yaml"));
+        generate::run(
+            self,
+            dir,
+            k,
+            gen_options,
+            &kfile,
+            &mut target.resources,
+            fail,
+        )?;
         if let Some(gens) = k.get("generators").and_then(Node::as_sequence) {
             for (i, g) in gens.items.iter().enumerate() {
                 let label = Some(format!("generators[{i}]"));
                 let configs = self
                     .plugin_configs(dir, g)
                     .map_err(|m| fail(label.clone(), m))?;
+                let configured_in = match g.as_str() {
+                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                        absolutize(&dir.join(name))
+                    }
+                    _ => self
+                        .find_kustomization(dir)
+                        .unwrap_or_else(|_| dir.join("kustomization.yaml")),
+                };
                 for cfg in configs {
-                    generate::run_plugin(self, dir, &cfg, &mut target.resources, fail)?;
+                    generate::run_plugin(
+                        self,
+                        dir,
+                        &cfg,
+                        &configured_in,
+                        &mut target.resources,
+                        fail,
+                    )?;
                 }
             }
         }
@@ -552,6 +616,23 @@ impl Ctx<'_> {
         }
         if let Some(bm) = k.get("buildMetadata").and_then(Node::as_sequence) {
             let wants = |s: &str| bm.items.iter().any(|i| i.as_str() == Some(s));
+            if wants("originAnnotations") {
+                for r in &mut target.resources {
+                    let already = r
+                        .node
+                        .get_path(&["metadata", "annotations", ORIGIN])
+                        .is_some();
+                    if let (false, Some(origin)) = (already, &r.origin) {
+                        let text = origin_text(origin, dir);
+                        transform::set_map_field(
+                            &mut r.node,
+                            &["metadata", "annotations"],
+                            ORIGIN,
+                            &text,
+                        );
+                    }
+                }
+            }
             if wants("managedByLabel") {
                 for r in &mut target.resources {
                     transform::set_map_field(

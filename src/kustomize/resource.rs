@@ -113,6 +113,19 @@ pub struct Res {
     /// A generated ConfigMap/Secret whose name gets a content hash at the end of the build.
     pub needs_hash: bool,
     pub behavior: Option<Behavior>,
+    pub origin: Option<Origin>,
+}
+
+/// Where a resource came from, for `buildMetadata: [originAnnotations]`.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    File(std::path::PathBuf),
+    /// A builtin generator configured in a file (a kustomization or a plugin config).
+    Generator {
+        configured_in: std::path::PathBuf,
+        kind: String,
+        name: Option<String>,
+    },
 }
 
 impl Res {
@@ -126,6 +139,7 @@ impl Res {
             suffixes: Vec::new(),
             needs_hash: false,
             behavior: None,
+            origin: None,
         }
     }
 

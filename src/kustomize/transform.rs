@@ -72,6 +72,14 @@ pub fn run_builtin(
                 specs.extend(fieldspec::common_labels());
                 specs.extend(target.config.common_labels.iter().cloned());
             } else {
+                if flag("includeVolumeClaimTemplates") {
+                    specs.push(FieldSpec::new(
+                        "StatefulSet",
+                        "apps",
+                        "spec/volumeClaimTemplates[]/metadata/labels",
+                        true,
+                    ));
+                }
                 if flag("includeTemplates") {
                     specs.extend(fieldspec::template_labels("labels"));
                 }
