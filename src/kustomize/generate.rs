@@ -280,7 +280,11 @@ fn generate(
             obj.insert("data", to_map(&data));
         }
         if !binary.is_empty() {
-            obj.insert("binaryData", to_map(&binary));
+            let mut m = Mapping::new();
+            for (k, v) in &binary {
+                m.insert(k.clone(), Node::Scalar(wrapped_base64(v)));
+            }
+            obj.insert("binaryData", Node::Mapping(m));
         }
     }
     if immutable {
@@ -374,7 +378,7 @@ fn merge_generated(existing: &mut Res, new: &Res) {
             }
         }
     }
-    existing.needs_hash = new.needs_hash;
+    existing.needs_hash = existing.needs_hash && new.needs_hash;
     existing.behavior = Some(Behavior::Create);
 }
 

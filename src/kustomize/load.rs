@@ -60,6 +60,8 @@ pub struct Var {
 #[derive(Default)]
 pub struct Target {
     pub resources: Vec<Res>,
+    /// `sortOptions.order` of the top kustomization.
+    pub sort: Option<String>,
     pub config: Config,
     pub vars: Vec<Var>,
 }
@@ -166,7 +168,11 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     for r in &mut resources {
         stringify_metadata_maps(&mut r.node);
     }
-    if options.reorder == Reorder::Legacy {
+    let legacy = match target.sort.as_deref() {
+        Some(order) => order == "legacy",
+        None => options.reorder == Reorder::Legacy,
+    };
+    if legacy {
         legacy_sort(&mut resources);
     }
     Ok(Build {
@@ -610,8 +616,9 @@ impl Ctx<'_> {
         }
         if let Some(sort) = k.get("sortOptions") {
             transform::check_sort_options(sort).map_err(|m| fail(Some("sortOptions".into()), m))?;
-            if sort.get("order").and_then(Node::as_str) == Some("legacy") {
-                legacy_sort(&mut target.resources);
+            // Only the kustomization being built decides the output order.
+            if self.stack.len() == 1 {
+                target.sort = sort.get("order").and_then(Node::as_str).map(str::to_string);
             }
         }
         if let Some(bm) = k.get("buildMetadata").and_then(Node::as_sequence) {

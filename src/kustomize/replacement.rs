@@ -5,7 +5,7 @@
 //! Not for: legacy `vars` (see `transform`).
 
 use super::resource::{Res, Selector};
-use crate::yaml::{Mapping, Node, Scalar, Sequence};
+use crate::yaml::{resolve_kyaml, Mapping, Node, Resolved, Scalar, Sequence};
 
 /// Splits a kyaml field path on dots outside brackets.
 fn split(path: &str) -> Vec<String> {
@@ -335,7 +335,13 @@ fn set_value(
     }
     match (&mut *target, value) {
         (Node::Scalar(t), Node::Scalar(v)) if !t.is_null() || !t.value.is_empty() => {
+            // kyaml keeps the target's resolved tag: a string stays a string, a number takes the
+            // new text and is typed again.
+            let was_string = matches!(resolve_kyaml(t), Resolved::Str);
             t.value = v.value.clone();
+            if was_string && !t.style.is_quoted() {
+                t.style = crate::yaml::ScalarStyle::DoubleQuoted;
+            }
             if t.value.contains('\n') && !t.style.is_quoted() {
                 t.style = v.style;
             }

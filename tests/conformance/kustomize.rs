@@ -121,7 +121,12 @@ fn kustomize() {
             (false, Ok(b)) => {
                 let actual = to_yaml(&b);
                 if let Some(dump) = std::env::var_os("OFFLUX_KUSTOMIZE_DUMP") {
-                    let _ = std::fs::write(std::path::Path::new(&dump).join(&name), &actual);
+                    let dump = std::path::Path::new(&dump);
+                    let _ = std::fs::write(dump.join(&name), &actual);
+                    if let Ok(e) = std::fs::read_to_string(case.join("expected.yaml")) {
+                        let canon = canonical_text(&e).unwrap_or_default();
+                        let _ = std::fs::write(dump.join(format!("{name}.canon")), canon);
+                    }
                 }
                 let expected =
                     std::fs::read_to_string(case.join("expected.yaml")).unwrap_or_default();
