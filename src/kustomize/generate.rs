@@ -327,24 +327,14 @@ fn to_map(pairs: &[(String, String)]) -> Node {
 /// namespace.
 fn merge_generated(existing: &mut Res, new: &Res) {
     let behavior = new.behavior.unwrap_or(Behavior::Merge);
+    // replace swaps the data but, like merge, keeps and extends the labels and annotations
     if behavior == Behavior::Replace {
-        let name = existing.name().to_string();
-        let ns = existing.namespace().to_string();
-        existing.node = new.node.clone();
-        set_meta_str(&mut existing.node, "name", &name);
-        if ns.is_empty() {
-            if let Some(meta) = existing
-                .node
-                .as_mapping_mut()
-                .and_then(|m| m.get_mut("metadata"))
-                .and_then(Node::as_mapping_mut)
-            {
-                meta.remove("namespace");
-            }
-        } else {
-            set_meta_str(&mut existing.node, "namespace", &ns);
+        if let Some(m) = existing.node.as_mapping_mut() {
+            m.remove("data");
+            m.remove("binaryData");
         }
-    } else {
+    }
+    {
         for field in ["data", "binaryData"] {
             if let Some(Node::Mapping(add)) = new.node.get(field) {
                 if let Some(m) = existing.node.as_mapping_mut() {
@@ -380,16 +370,6 @@ fn merge_generated(existing: &mut Res, new: &Res) {
     }
     existing.needs_hash = existing.needs_hash && new.needs_hash;
     existing.behavior = Some(Behavior::Create);
-}
-
-fn set_meta_str(node: &mut Node, key: &str, value: &str) {
-    if let Some(meta) = node
-        .as_mapping_mut()
-        .and_then(|m| m.get_mut("metadata"))
-        .and_then(Node::as_mapping_mut)
-    {
-        meta.insert(key, Node::Scalar(Scalar::plain(value)));
-    }
 }
 
 /// Appends the content hash to the names of generated objects that want one.
