@@ -518,6 +518,16 @@ pub fn name_references() -> Vec<NameRef> {
             specs: priority,
         },
         NameRef {
+            kind: "ValidatingAdmissionPolicy".into(),
+            group: "admissionregistration.k8s.io".into(),
+            specs: vec![FieldSpec::new(
+                "ValidatingAdmissionPolicyBinding",
+                "admissionregistration.k8s.io",
+                "spec/policyName",
+                false,
+            )],
+        },
+        NameRef {
             kind: "IngressClass".into(),
             group: "networking.k8s.io".into(),
             specs: vec![FieldSpec::new(

@@ -181,6 +181,58 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     })
 }
 
+const FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "resources",
+    "bases",
+    "components",
+    "namespace",
+    "namePrefix",
+    "nameSuffix",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "images",
+    "imageTags",
+    "replicas",
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "replacements",
+    "vars",
+    "configMapGenerator",
+    "secretGenerator",
+    "generatorOptions",
+    "generators",
+    "transformers",
+    "validators",
+    "configurations",
+    "crds",
+    "openapi",
+    "buildMetadata",
+    "sortOptions",
+    "helmCharts",
+    "helmGlobals",
+    "helmChartInflationGenerator",
+];
+
+/// kustomize reads the kustomization through Go's JSON decoder, which matches field names
+/// without regard to case (`nameprefix` is `namePrefix`).
+fn normalize_field_names(k: &mut Node) {
+    if let Some(m) = k.as_mapping_mut() {
+        for e in &mut m.entries {
+            if FIELDS.contains(&e.key.value.as_str()) {
+                continue;
+            }
+            if let Some(f) = FIELDS.iter().find(|f| f.eq_ignore_ascii_case(&e.key.value)) {
+                e.key.value = f.to_string();
+            }
+        }
+    }
+}
+
 const ORIGIN: &str = "config.kubernetes.io/origin";
 
 /// `to` relative to the directory `from`, with `..` steps.
@@ -388,11 +440,12 @@ impl Ctx<'_> {
             .next()
             .map(|d| d.root)
             .unwrap_or_else(Node::null);
-        let k = if k.is_null() {
+        let mut k = if k.is_null() {
             Node::Mapping(Default::default())
         } else {
             k
         };
+        normalize_field_names(&mut k);
         let kind = k
             .get("kind")
             .and_then(Node::as_str)
