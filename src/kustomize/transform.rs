@@ -11,7 +11,9 @@ use super::fieldspec::{self, apply_specs, merge_string_map, walk, FieldSpec, Nam
 use super::load::{Config, Ctx, Target, Var};
 use super::resource::{is_cluster_scoped, Gvk, Res};
 use super::Error;
-use crate::yaml::{parse_stream, Mapping, Node, ParseOptions, Scalar};
+use crate::yaml::{
+    parse_stream, resolve_kyaml, Mapping, Node, ParseOptions, Resolved, Scalar, ScalarStyle,
+};
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
@@ -241,6 +243,15 @@ pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_onl
                     }
                 }
             }
+        }
+        if gvk.kind == "CustomResourceDefinition" {
+            let path: Vec<String> = "spec/conversion/webhook/clientConfig/service/namespace"
+                .split('/')
+                .map(str::to_string)
+                .collect();
+            walk(&mut r.node, &path, false, &mut |n| {
+                *n = Node::Scalar(Scalar::plain(ns));
+            });
         }
         let specs: Vec<FieldSpec> = extra
             .iter()
@@ -480,7 +491,7 @@ pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Res
     if vars.is_empty() {
         return Ok(());
     }
-    let mut values: Vec<(String, String)> = Vec::new();
+    let mut values: Vec<(String, Scalar)> = Vec::new();
     for v in vars {
         let matches: Vec<&Res> = resources
             .iter()
@@ -515,13 +526,13 @@ pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Res
             }
         };
         let value = lookup_dotted(&res.node, &v.field_path)
-            .and_then(|n| n.as_scalar().map(|s| s.value.clone()))
+            .and_then(|n| n.as_scalar().cloned())
             .unwrap_or_default();
         values.push((v.name.clone(), value));
     }
     let _ = &config.var_reference;
     for r in resources.iter_mut() {
-        replace_vars(&mut r.node, &values, false);
+        replace_vars(&mut r.node, &values);
     }
     Ok(())
 }
@@ -532,33 +543,35 @@ fn api_node(api: &str) -> Node {
     Node::Mapping(m)
 }
 
-fn replace_vars(node: &mut Node, values: &[(String, String)], in_metadata_name: bool) {
+fn replace_vars(node: &mut Node, values: &[(String, Scalar)]) {
     match node {
-        Node::Scalar(s) if !in_metadata_name && s.value.contains("$(") => {
+        Node::Scalar(s) if s.value.contains("$(") => {
+            // a field that is exactly one variable takes the variable's value and type
+            if let Some((_, v)) = values.iter().find(|(n, _)| s.value == format!("$({n})")) {
+                s.value = v.value.clone();
+                s.tag = None;
+                s.style = if matches!(resolve_kyaml(v), Resolved::Str) {
+                    ScalarStyle::DoubleQuoted
+                } else {
+                    ScalarStyle::Plain
+                };
+                return;
+            }
             let mut out = s.value.clone();
             for (name, value) in values {
-                out = out.replace(&format!("$({name})"), value);
+                out = out.replace(&format!("$({name})"), &value.value);
             }
             if out != s.value {
-                if out.trim() == out
-                    && !out.is_empty()
-                    && s.style == crate::yaml::ScalarStyle::Plain
-                {
-                    s.value = out;
-                } else {
-                    s.value = out;
-                }
+                s.value = out;
+                s.style = ScalarStyle::DoubleQuoted;
+                s.tag = None;
             }
         }
         Node::Scalar(_) => {}
-        Node::Sequence(seq) => seq
-            .items
-            .iter_mut()
-            .for_each(|i| replace_vars(i, values, false)),
+        Node::Sequence(seq) => seq.items.iter_mut().for_each(|i| replace_vars(i, values)),
         Node::Mapping(m) => {
             for e in &mut m.entries {
-                let skip = matches!(e.key.value.as_str(), "name" | "namespace") && in_metadata_name;
-                replace_vars(&mut e.value, values, skip);
+                replace_vars(&mut e.value, values);
             }
         }
     }
