@@ -329,6 +329,7 @@ fn merge_generated(existing: &mut Res, new: &Res) {
     let behavior = new.behavior.unwrap_or(Behavior::Merge);
     // replace swaps the data but, like merge, keeps and extends the labels and annotations
     if behavior == Behavior::Replace {
+        existing.origin = new.origin.clone();
         if let Some(m) = existing.node.as_mapping_mut() {
             m.remove("data");
             m.remove("binaryData");

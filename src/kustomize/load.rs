@@ -70,6 +70,7 @@ pub struct Ctx<'a> {
     pub options: &'a Options,
     /// Patch metadata from an `openapi` field; the outermost kustomization declaring one wins.
     pub schema: Option<std::rc::Rc<PatchSchema>>,
+    schema_decided: bool,
     stack: Vec<PathBuf>,
     pub diagnostics: Vec<String>,
 }
@@ -144,6 +145,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     let mut ctx = Ctx {
         options,
         schema: None,
+        schema_decided: false,
         stack: Vec::new(),
         diagnostics: Vec::new(),
     };
@@ -161,7 +163,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
                 &mut r.node,
                 &["metadata", "labels"],
                 "app.kubernetes.io/managed-by",
-                "kustomize-v5.5.0",
+                &options.managed_by,
             );
         }
     }
@@ -478,11 +480,12 @@ impl Ctx<'_> {
             }
         }
         if let Some(openapi) = k.get("openapi") {
-            if self.schema.is_none() {
+            if !self.schema_decided {
                 let schema = self
                     .load_openapi(&dir, openapi)
                     .map_err(|m| fail(Some("openapi".into()), m))?;
                 self.schema = schema.map(std::rc::Rc::new);
+                self.schema_decided = true;
             }
         }
         self.stack.push(dir.clone());
@@ -699,7 +702,7 @@ impl Ctx<'_> {
                         &mut r.node,
                         &["metadata", "labels"],
                         "app.kubernetes.io/managed-by",
-                        "kustomize-v5.5.0",
+                        &self.options.managed_by,
                     );
                 }
             }

@@ -40,12 +40,14 @@ pub enum Reorder {
 }
 
 /// Build options (the flags of `kustomize build` that matter offline).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub load_restrictor: LoadRestrictor,
     pub reorder: Reorder,
-    /// Adds `app.kubernetes.io/managed-by: kustomize-v5.5.0` to every object.
+    /// Adds `app.kubernetes.io/managed-by: <managed_by>` to every object.
     pub add_managed_by_label: bool,
+    /// The value of the managed-by label (`kustomize-v5.5.0`, as the kustomize we follow).
+    pub managed_by: String,
     /// Paths in error messages are shown relative to this directory, written as absolute paths
     /// (`/base/x.yaml`), the way kustomize shows paths of its in-memory file system.
     pub display_root: Option<PathBuf>,
@@ -64,6 +66,18 @@ pub struct Error {
     pub file: Option<PathBuf>,
     pub entry: Option<String>,
     pub message: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            load_restrictor: LoadRestrictor::default(),
+            reorder: Reorder::default(),
+            add_managed_by_label: false,
+            managed_by: "kustomize-v5.5.0".into(),
+            display_root: None,
+        }
+    }
 }
 
 impl Error {
