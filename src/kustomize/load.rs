@@ -183,6 +183,60 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     })
 }
 
+/// Parses a kustomization file. kustomize decodes it with a YAML reader where a repeated key
+/// silently replaces the earlier one; our parser refuses duplicates, so each earlier definition
+/// (the key's line and the lines nested under it) is dropped and the text parsed again.
+fn parse_kustomization(text: &str) -> Result<Vec<crate::yaml::Document>, crate::yaml::Error> {
+    let mut text = text.to_string();
+    for _ in 0..64 {
+        match parse_stream(&text, &ParseOptions::default()) {
+            Err(e) if e.message.starts_with("duplicate mapping key") => {
+                let Some(first) = e.related else {
+                    return Err(e);
+                };
+                match drop_block(&text, first.line as usize, first.column as usize) {
+                    Some(t) => text = t,
+                    None => return Err(e),
+                }
+            }
+            other => return other,
+        }
+    }
+    parse_stream(&text, &ParseOptions::default())
+}
+
+/// Removes the mapping entry whose key starts at 1-based `line`/`column`.
+fn drop_block(text: &str, line: usize, column: usize) -> Option<String> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let start = line.checked_sub(1)?;
+    if start >= lines.len() {
+        return None;
+    }
+    let indent = column.saturating_sub(1);
+    let mut end = start + 1;
+    while let Some(l) = lines.get(end) {
+        let trimmed = l.trim_start();
+        let ind = l.len() - trimmed.len();
+        let nested = trimmed.is_empty()
+            || trimmed.starts_with('#')
+            || ind > indent
+            || (ind == indent && (trimmed.starts_with("- ") || trimmed == "-"));
+        if !nested {
+            break;
+        }
+        end += 1;
+    }
+    // a key that opens a sequence item (`- name: x`) is left alone: the error stands
+    let prefix = lines[start].get(..indent)?;
+    if !prefix.trim().is_empty() {
+        return None;
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    out.extend(&lines[..start]);
+    out.extend(&lines[end..]);
+    Some(out.join("\n"))
+}
+
 const FIELDS: &[&str] = &[
     "apiVersion",
     "kind",
@@ -369,8 +423,17 @@ fn is_remote(entry: &str) -> bool {
 
 /// Parses YAML text into resources, flattening `List` kinds.
 pub fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
-    let docs = parse_stream(text, &ParseOptions::default())
-        .map_err(|e| format!("MalformedYAMLError: {} at {}", e.message, e.pos))?;
+    let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| {
+        // go-yaml's wording for a repeated key, which kustomize passes on
+        let message = match e.message.strip_prefix("duplicate mapping key `") {
+            Some(rest) => {
+                let key = rest.split('`').next().unwrap_or("");
+                format!("mapping key \"{key}\" already defined")
+            }
+            None => e.message.clone(),
+        };
+        format!("MalformedYAMLError: {message} at {}", e.pos)
+    })?;
     let mut out = Vec::new();
     for doc in docs {
         let root = doc.root;
@@ -435,7 +498,7 @@ impl Ctx<'_> {
         };
         let text =
             std::fs::read_to_string(&kfile).map_err(|e| fail(None, format!("reading: {e}")))?;
-        let docs = parse_stream(&text, &ParseOptions::default())
+        let docs = parse_kustomization(&text)
             .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
         let k = docs
             .into_iter()

@@ -281,7 +281,7 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
             })
             .unwrap_or_default();
         for res in resources.iter_mut() {
-            if !select.matches_any_name(res) || rejects.iter().any(|r| r.rejects(res)) {
+            if !select.matches_any_name(res) || rejects.iter().any(|r| r.matches_any_name(res)) {
                 continue;
             }
             for path in &paths {

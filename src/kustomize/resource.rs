@@ -284,11 +284,6 @@ impl Selector {
             .matches(res)
     }
 
-    /// A reject selector matches when every field it sets matches.
-    pub fn rejects(&self, res: &Res) -> bool {
-        self.matches(res)
-    }
-
     pub fn matches(&self, res: &Res) -> bool {
         let gvk = res.gvk();
         let field = |want: &Option<String>, have: &str| match want {
