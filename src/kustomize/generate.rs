@@ -61,6 +61,11 @@ pub fn run_plugin(
     let out_kind = match kind {
         "ConfigMapGenerator" => "ConfigMap",
         "SecretGenerator" => "Secret",
+        "IAMPolicyGenerator" => {
+            let res = iam_policy(cfg).map_err(|m| fail(Some("generators".into()), m))?;
+            return super::load::append(resources, res)
+                .map_err(|m| fail(Some("generators".into()), m));
+        }
         _ => {
             return Err(fail(
                 Some("generators".into()),
@@ -89,6 +94,43 @@ pub fn run_plugin(
             .map(str::to_string),
     });
     absorb(resources, res, &merge_generated).map_err(|m| fail(Some("generators".into()), m))
+}
+
+/// The builtin IAMPolicyGenerator (GKE workload identity): a ServiceAccount annotated with its
+/// Google service account.
+fn iam_policy(cfg: &Node) -> Result<Res, String> {
+    let cloud = cfg.get("cloud").and_then(Node::as_str).unwrap_or("");
+    if cloud != "gke" {
+        return Err(format!(
+            "IAMPolicyGenerator: cloud {cloud:?} is not supported, only gke"
+        ));
+    }
+    let get = |path: &[&str]| {
+        cfg.get_path(path)
+            .and_then(Node::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let name = get(&["kubernetesService", "name"]);
+    let ns = get(&["kubernetesService", "namespace"]);
+    let account = format!(
+        "{}@{}.iam.gserviceaccount.com",
+        get(&["serviceAccount", "name"]),
+        get(&["serviceAccount", "projectId"])
+    );
+    let mut meta = Mapping::new();
+    let mut annotations = Mapping::new();
+    annotations.insert("iam.gke.io/gcp-service-account", Node::string(account));
+    meta.insert("annotations", Node::Mapping(annotations));
+    meta.insert("name", Node::string(name));
+    if !ns.is_empty() {
+        meta.insert("namespace", Node::string(ns));
+    }
+    let mut obj = Mapping::new();
+    obj.insert("apiVersion", Node::Scalar(Scalar::plain("v1")));
+    obj.insert("kind", Node::Scalar(Scalar::plain("ServiceAccount")));
+    obj.insert("metadata", Node::Mapping(meta));
+    Ok(Res::new(Node::Mapping(obj)))
 }
 
 fn strings(node: Option<&Node>) -> Vec<String> {
