@@ -590,7 +590,15 @@ impl Ctx<'_> {
                         append(&mut target.resources, r).map_err(|m| fail(label.clone(), m))?;
                     }
                     target.config.merge(&t.config);
-                    target.vars.extend(t.vars);
+                    for v in t.vars {
+                        if target.vars.iter().any(|x| x.name == v.name) {
+                            return Err(fail(
+                                label.clone(),
+                                format!("var '{}' already encountered", v.name),
+                            ));
+                        }
+                        target.vars.push(v);
+                    }
                 }
             }
         }

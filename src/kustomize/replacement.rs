@@ -229,7 +229,7 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
             let Some(v) = lookup(&res.node, &segs).into_iter().next().cloned() else {
                 return Err(format!(
                     "fieldPath `{path}` is missing for replacement source {}",
-                    res.id_string()
+                    selector_string(&sel)
                 ));
             };
             let opts = src.get("options");
