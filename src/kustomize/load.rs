@@ -150,7 +150,10 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         diagnostics: Vec::new(),
     };
     if !dir.exists() {
-        return Err(Error::msg(format!("'{}' doesn't exist", ctx.show(dir))));
+        let shown = ctx.show(dir);
+        // kustomize names the missing root as it was given, relative to where it runs
+        let shown = shown.strip_prefix('/').unwrap_or(&shown).to_string();
+        return Err(Error::msg(format!("'{shown}' doesn't exist")));
     }
     let target = ctx.accumulate(dir, None, false)?;
     let mut resources = target.resources;

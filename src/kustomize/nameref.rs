@@ -132,6 +132,12 @@ fn rename_node(
                     return Ok(());
                 }
             }
+            let blank = m
+                .get("namespace")
+                .is_some_and(|n| n.as_str().is_none_or(str::is_empty));
+            if kind == "ServiceAccount" && blank {
+                return Err("Invalid Input: namespace is blank for resource".into());
+            }
             let ns = m
                 .get("namespace")
                 .and_then(Node::as_str)

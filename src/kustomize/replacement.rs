@@ -204,9 +204,20 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
         (None, Some(v)) => v.clone(),
         (Some(src), None) => {
             let sel = Selector::from_node(src);
+            // a source's name is a plain name, not a pattern
+            let plain = Selector {
+                name: None,
+                ..sel.clone()
+            };
             let found: Vec<&Res> = resources
                 .iter()
-                .filter(|r| sel.matches_any_name(r))
+                .filter(|r| {
+                    plain.matches(r)
+                        && sel
+                            .name
+                            .as_deref()
+                            .is_none_or(|n| r.all_names().any(|x| x == n))
+                })
                 .collect();
             let path = str_opt(Some(src), "fieldPath").unwrap_or_else(|| "metadata.name".into());
             let res = match found.as_slice() {
