@@ -730,7 +730,7 @@ impl Ctx<'_> {
                 }
                 let objref = v.get("objref");
                 let get = |k: &str| objref.and_then(|o| o.get(k)).and_then(Node::as_str);
-                target.vars.push(Var {
+                let mut var = Var {
                     name,
                     kind: get("kind").unwrap_or("").to_string(),
                     api_version: get("apiVersion").map(str::to_string),
@@ -741,7 +741,18 @@ impl Ctx<'_> {
                         .and_then(Node::as_str)
                         .unwrap_or("metadata.name")
                         .to_string(),
-                });
+                };
+                // pin the var to the one object it names here, before outer prefixes make
+                // several objects answer to the same original name
+                let here: Vec<&Res> = target
+                    .resources
+                    .iter()
+                    .filter(|r| transform::var_matches(&var, r))
+                    .collect();
+                if let [one] = here.as_slice() {
+                    var.obj_name = one.name().to_string();
+                }
+                target.vars.push(var);
             }
         }
         if let Some(sort) = k.get("sortOptions") {

@@ -486,6 +486,21 @@ fn lookup_dotted<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
     Some(cur)
 }
 
+/// Whether a resource is the object a var refers to (by any of its names and namespaces).
+pub fn var_matches(v: &Var, r: &Res) -> bool {
+    let gvk = r.gvk();
+    gvk.kind == v.kind
+        && r.all_names().any(|n| n == v.obj_name)
+        && v.namespace
+            .as_deref()
+            .is_none_or(|ns| r.namespace() == ns || r.prev.iter().any(|p| p.1 == ns))
+        && v.api_version.as_deref().is_none_or(|a| {
+            let want = Gvk::of(&api_node(a));
+            (want.group.is_empty() || want.group == gvk.group)
+                && (want.version.is_empty() || want.version == gvk.version)
+        })
+}
+
 /// Replaces `$(VAR)` in string fields with the values of legacy vars.
 pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Result<(), Error> {
     if vars.is_empty() {
@@ -493,22 +508,7 @@ pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Res
     }
     let mut values: Vec<(String, Scalar)> = Vec::new();
     for v in vars {
-        let matches: Vec<&Res> = resources
-            .iter()
-            .filter(|r| {
-                let gvk = r.gvk();
-                gvk.kind == v.kind
-                    && (r.original_name() == v.obj_name || r.name() == v.obj_name)
-                    && v.namespace
-                        .as_deref()
-                        .is_none_or(|ns| r.original_namespace() == ns || r.namespace() == ns)
-                    && v.api_version.as_deref().is_none_or(|a| {
-                        let want = Gvk::of(&api_node(a));
-                        (want.group.is_empty() || want.group == gvk.group)
-                            && (want.version.is_empty() || want.version == gvk.version)
-                    })
-            })
-            .collect();
+        let matches: Vec<&Res> = resources.iter().filter(|r| var_matches(v, r)).collect();
         let res = match matches.as_slice() {
             [one] => *one,
             [] => {
