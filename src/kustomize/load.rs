@@ -589,6 +589,7 @@ impl Ctx<'_> {
                     }
                 }
                 Loaded::Target(t) => {
+                    let t = *t;
                     for r in t.resources {
                         append(&mut target.resources, r).map_err(|m| fail(label.clone(), m))?;
                     }
@@ -864,7 +865,7 @@ impl Ctx<'_> {
             }
             return self
                 .accumulate(&path, None, false)
-                .map(Loaded::Target)
+                .map(|t| Loaded::Target(Box::new(t)))
                 .map_err(|e| {
                     format!(
                         "accumulation err='accumulating resources from '{entry}': {}'",
@@ -897,7 +898,7 @@ impl Ctx<'_> {
 
 enum Loaded {
     Files(Vec<Node>),
-    Target(Target),
+    Target(Box<Target>),
 }
 
 /// Adds a resource, refusing a second one with the same id.

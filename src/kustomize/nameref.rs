@@ -147,13 +147,14 @@ fn rename_node(
                 _ => None,
             };
             if let Some(c) = found {
-                if ns.is_some() || kind == "ServiceAccount" {
-                    if !c.cluster_scoped && (ns.is_some() || c.namespace != "default") {
-                        m.insert(
-                            "namespace",
-                            Node::Scalar(Scalar::plain(c.namespace.clone())),
-                        );
-                    }
+                if (ns.is_some() || kind == "ServiceAccount")
+                    && !c.cluster_scoped
+                    && (ns.is_some() || c.namespace != "default")
+                {
+                    m.insert(
+                        "namespace",
+                        Node::Scalar(Scalar::plain(c.namespace.clone())),
+                    );
                 }
             }
             Ok(())
@@ -171,7 +172,7 @@ fn rename_scalar<'a>(
     let mut found: Vec<&Candidate> = targets
         .iter()
         .copied()
-        .filter(|c| c.names.iter().any(|n| *n == old))
+        .filter(|c| c.names.contains(&old))
         .collect();
     if found.is_empty() {
         return Ok(None);

@@ -227,7 +227,7 @@ fn set_pairs(resources: &mut [Res], values: &[(String, String)], specs: &[FieldS
 pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_only: bool) {
     for r in resources.iter_mut() {
         let gvk = r.gvk();
-        if !is_cluster_scoped(&gvk) && !(unset_only && !r.namespace().is_empty()) {
+        if !is_cluster_scoped(&gvk) && (!unset_only || r.namespace().is_empty()) {
             r.set_namespace(ns);
         }
         if matches!(gvk.kind.as_str(), "RoleBinding" | "ClusterRoleBinding") {
