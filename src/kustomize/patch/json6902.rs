@@ -60,10 +60,7 @@ pub(crate) fn apply_json6902(target: &Node, operations: &Node) -> Result<Node, P
             "remove" => {
                 remove(&mut doc, &pointer).map_err(fail)?;
             }
-            "replace" => {
-                let slot = get_mut(&mut doc, &pointer).map_err(fail)?;
-                *slot = value()?;
-            }
+            "replace" => replace(&mut doc, &pointer, value()?).map_err(fail)?,
             "move" => {
                 let from = from()?;
                 if pointer.len() > from.len() && pointer.starts_with(&from) {
@@ -165,6 +162,19 @@ fn add(doc: &mut Node, pointer: &[String], value: Node) -> Result<(), String> {
         }
         _ => Err(format!("cannot add `{last}` to a {kind}")),
     }
+}
+
+/// Replaces an existing value; like kustomize (evanphx/json-patch v5), a missing mapping key is
+/// added rather than refused.
+fn replace(doc: &mut Node, pointer: &[String], value: Node) -> Result<(), String> {
+    if let Some((last, parent)) = pointer.split_last() {
+        if let Node::Mapping(m) = get_mut(doc, parent)? {
+            m.insert(last.as_str(), value);
+            return Ok(());
+        }
+    }
+    *get_mut(doc, pointer)? = value;
+    Ok(())
 }
 
 fn remove(doc: &mut Node, pointer: &[String]) -> Result<Node, String> {
