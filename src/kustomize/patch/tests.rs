@@ -83,6 +83,31 @@ fn strategic_merge_matches_kustomize() {
     });
 }
 
+/// Patches applied in turn: `patch-N.yaml` (strategic merge) and `ops-N.yaml` (JSON 6902).
+#[test]
+fn patch_sequences_match_kustomize() {
+    check_cases("sequence", |dir| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("case dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("patch") || n.starts_with("ops"))
+            .collect();
+        names.sort_by_key(|n| n.rsplit('-').next().map(str::to_owned));
+        let mut current = read(dir, "target.yaml");
+        for name in names {
+            if current == "DELETED\n" {
+                break;
+            }
+            current = if name.starts_with("ops") {
+                show(&apply_json6902(&yaml(&current), &yaml(&read(dir, &name)))?)
+            } else {
+                smp(&current, &read(dir, &name))?
+            };
+        }
+        Ok(current)
+    });
+}
+
 #[test]
 fn json6902_matches_kustomize() {
     check_cases("json6902", |dir| {
