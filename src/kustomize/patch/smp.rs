@@ -184,7 +184,8 @@ fn merge_list(
             ..patch.clone()
         }))
     };
-    if patch.items.iter().any(is_replace_marker) {
+    // Lists without merge metadata are replaced as written, directives included (as kustomize).
+    if how != ListMerge::Replace && patch.items.iter().any(is_replace_marker) {
         let mut items = Vec::new();
         for (i, item) in patch.items.iter().enumerate() {
             if is_replace_marker(item) {
