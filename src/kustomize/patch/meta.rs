@@ -5,7 +5,7 @@
 //! does not know get no metadata there, so none here either). The table is a type graph: a kind names
 //! its root type, a type's fields name their child types and carry `x-kubernetes-patch-strategy` and
 //! the merge keys. A kustomization's `openapi:` schema can
-//! be loaded with [`PatchSchema::from_openapi`] and is consulted before the built-in table.
+//! be loaded with [`PatchSchema::from_openapi`]; it then replaces the built-in table.
 //!
 //! Not for: validation or any other use of the schema beyond patch metadata.
 
@@ -97,23 +97,21 @@ fn builtin() -> &'static PatchSchema {
     BUILTIN.get_or_init(|| PatchSchema::from_table(include_str!("patch_meta.txt")))
 }
 
-/// The patch metadata of a kind: from `extra` (a kustomization's `openapi:` schema) when it knows the
-/// kind, else from the built-in Kubernetes table. The core group is `""`.
+/// The patch metadata of a kind, from `custom` (a kustomization's `openapi:` schema) when given, else
+/// from the built-in Kubernetes table. Like kustomize, a custom schema replaces the built-in one: with
+/// it, a Deployment's containers are replaced unless the custom schema describes Deployments. The
+/// core group is `""`.
 pub(crate) fn patch_meta<'a>(
-    extra: Option<&'a PatchSchema>,
+    custom: Option<&'a PatchSchema>,
     group: &str,
     version: &str,
     kind: &str,
 ) -> PatchMetaFor<'a> {
+    let schema = custom.unwrap_or_else(|| builtin());
     let key = format!("{group}/{version}/{kind}");
-    for schema in extra.into_iter().chain(std::iter::once(builtin())) {
-        if let Some(root) = schema.kinds.get(&key) {
-            return PatchMetaFor {
-                at: Some((schema, root.as_str())),
-            };
-        }
+    PatchMetaFor {
+        at: schema.kinds.get(&key).map(|root| (schema, root.as_str())),
     }
-    PatchMetaFor::none()
 }
 
 impl PatchSchema {
@@ -268,7 +266,7 @@ mod tests {
     }
 
     #[test]
-    fn custom_openapi_precedes_builtin() {
+    fn custom_openapi_replaces_builtin() {
         let doc = crate::yaml::parse_stream(
             r##"{"definitions": {
               "v1alpha1.MyCRD": {"properties": {"spec": {"properties": {"template": {"$ref": "#/definitions/T"}}}},
@@ -287,7 +285,7 @@ mod tests {
                 .list_merge("containers"),
             ListMerge::ByKeys(&["name".to_owned()])
         );
-        // Kinds the extra schema does not know still come from the built-in table.
-        assert!(!patch_meta(Some(&schema), "apps", "v1", "Deployment").is_none());
+        // As in kustomize (checked with the oracle), the built-in kinds are gone.
+        assert!(patch_meta(Some(&schema), "apps", "v1", "Deployment").is_none());
     }
 }

@@ -17,6 +17,10 @@ fn show(node: &Node) -> String {
 }
 
 fn smp(target: &str, patch: &str) -> Result<String, PatchError> {
+    smp_with(None, target, patch)
+}
+
+fn smp_with(custom: Option<&PatchSchema>, target: &str, patch: &str) -> Result<String, PatchError> {
     let target = yaml(target);
     let group_version = target
         .get("apiVersion")
@@ -26,7 +30,7 @@ fn smp(target: &str, patch: &str) -> Result<String, PatchError> {
         .rsplit_once('/')
         .unwrap_or(("", group_version));
     let kind = target.get("kind").and_then(Node::as_str).unwrap_or("");
-    let meta = patch_meta(None, group, version, kind);
+    let meta = patch_meta(custom, group, version, kind);
     Ok(match strategic_merge(&target, &yaml(patch), meta)? {
         MergeOutcome::Merged(node) => show(&node),
         MergeOutcome::Deleted => "DELETED\n".to_owned(),
@@ -80,6 +84,19 @@ fn read(dir: &Path, file: &str) -> String {
 fn strategic_merge_matches_kustomize() {
     check_cases("smp", |dir| {
         smp(&read(dir, "target.yaml"), &read(dir, "patch.yaml"))
+    });
+}
+
+/// A kustomization's `openapi:` schema (`schema.json`) in place of the built-in metadata.
+#[test]
+fn custom_openapi_schema_matches_kustomize() {
+    check_cases("openapi", |dir| {
+        let schema = PatchSchema::from_openapi(&yaml(&read(dir, "schema.json")))?;
+        smp_with(
+            Some(&schema),
+            &read(dir, "target.yaml"),
+            &read(dir, "patch.yaml"),
+        )
     });
 }
 
