@@ -4,8 +4,9 @@
 //!
 //! Segments: a field name; a list index (`0`); `[key=value]` selects list elements by a field;
 //! `[=value]` selects scalar elements; `[some.key]` is a field name that contains dots; `*` is every
-//! element or value. A field name applied to a list applies to each element, as kustomize field
-//! specs do (`spec/containers/image` reaches every container's image).
+//! element or value; `name[]` (field specs) is a list field that is never created. A field name
+//! applied to a list applies to each element, as kustomize field specs do (`spec/containers/image`
+//! reaches every container's image).
 //!
 //! Not for: choosing objects, or what a transformer writes at the matched places.
 
@@ -16,6 +17,9 @@ use super::PatchError;
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Segment {
     Field(String),
+    /// `name[]` in field specs: a list field whose elements the rest of the path applies to; never
+    /// created (kustomize adds no `volumeClaimTemplates` to a StatefulSet without them).
+    ListField(String),
     /// A list index; on a mapping it is looked up as a key with the same text.
     Index(usize, String),
     Match {
@@ -116,6 +120,8 @@ impl FieldPath {
                     },
                     None => Segment::Field(text),
                 }
+            } else if let Some(name) = text.strip_suffix("[]").filter(|n| !n.is_empty()) {
+                Segment::ListField(name.to_owned())
             } else if text == "*" {
                 Segment::Wildcard
             } else if let Some(i) = text
@@ -148,7 +154,10 @@ fn get_into<'n>(node: &'n Node, segments: &[Segment], out: &mut Vec<&'n Node>) {
         return;
     };
     match (first, node) {
-        (Segment::Field(name) | Segment::Index(_, name), Node::Mapping(m)) => {
+        (
+            Segment::Field(name) | Segment::Index(_, name) | Segment::ListField(name),
+            Node::Mapping(m),
+        ) => {
             if let Some(child) = m.get(name) {
                 get_into(child, rest, out);
             }
@@ -252,6 +261,10 @@ fn update_at(
         };
     }
     match (first, node) {
+        (Segment::ListField(name), Node::Mapping(m)) => match m.get_mut(name) {
+            Some(child) => update_at(child, rest, options, update, count),
+            None => Ok(()),
+        },
         (Segment::Field(name) | Segment::Index(_, name), Node::Mapping(m)) => {
             if !m.contains_key(name) {
                 if !options.create {

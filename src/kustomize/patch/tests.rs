@@ -288,6 +288,24 @@ fn field_path_get_selects() {
 }
 
 #[test]
+fn list_fields_in_field_specs_are_never_created() {
+    let mut doc = yaml("spec: {template: {spec: {containers: []}}}\n");
+    let labels = FieldPath::parse_slashed("spec/volumeClaimTemplates[]/metadata/labels").unwrap();
+    let create = SetOptions { create: true };
+    assert_eq!(
+        field_path_set(&mut doc, &labels, &yaml("{a: b}"), create),
+        Ok(0)
+    );
+    assert!(doc.get_path(&["spec", "volumeClaimTemplates"]).is_none());
+    let mut doc = yaml("spec: {volumeClaimTemplates: [{metadata: {name: x}}, {}]}\n");
+    assert_eq!(
+        field_path_set(&mut doc, &labels, &yaml("{a: b}"), create),
+        Ok(2)
+    );
+    assert_eq!(field_path_get(&doc, &labels).len(), 2);
+}
+
+#[test]
 fn field_path_parse_errors() {
     for bad in ["a..b", "a.[b", "a.[b]c", ""] {
         assert!(FieldPath::parse(bad).is_err(), "{bad}");
