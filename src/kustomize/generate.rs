@@ -1,0 +1,492 @@
+//! configMapGenerator and secretGenerator (also as `generators` plugin configs): builds the
+//! objects from files, literals and env files, merges them into earlier ones by behaviour, and
+//! computes kustomize's content-hash name suffix at the end of the build.
+//!
+//! Not for: any other generator (Helm and exec plugins are refused by the loader).
+
+use std::path::Path;
+
+use base64::Engine;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::load::{absorb, Ctx};
+use super::resource::{Behavior, Origin, Res};
+use super::Error;
+use crate::yaml::{to_json_kyaml, Mapping, Node, Scalar};
+
+type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
+
+pub fn run(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    gen_options: Option<&Node>,
+    kfile: &Path,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    for (field, kind) in [
+        ("configMapGenerator", "ConfigMap"),
+        ("secretGenerator", "Secret"),
+    ] {
+        let Some(list) = k.get(field).and_then(Node::as_sequence) else {
+            continue;
+        };
+        for (i, args) in list.items.iter().enumerate() {
+            let label = Some(format!("{field}[{i}]"));
+            let mut res =
+                generate(ctx, dir, kind, args, gen_options).map_err(|m| fail(label.clone(), m))?;
+            res.origin = Some(Origin::Generator {
+                configured_in: kfile.to_path_buf(),
+                kind: format!("{kind}Generator"),
+                name: None,
+            });
+            absorb(resources, res, &merge_generated).map_err(|m| fail(label.clone(), m))?;
+        }
+    }
+    Ok(())
+}
+
+/// A `generators` entry that is a builtin generator's config.
+pub fn run_plugin(
+    ctx: &mut Ctx,
+    dir: &Path,
+    cfg: &Node,
+    configured_in: &Path,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
+    let out_kind = match kind {
+        "ConfigMapGenerator" => "ConfigMap",
+        "SecretGenerator" => "Secret",
+        _ => {
+            return Err(fail(
+                Some("generators".into()),
+                format!("unable to load builtin {kind}: only ConfigMapGenerator and SecretGenerator generators are supported (exec and KRM plugins are not)"),
+            ))
+        }
+    };
+    let mut args = cfg.clone();
+    if let (Some(m), Some(meta)) = (args.as_mapping_mut(), cfg.get("metadata")) {
+        for key in ["name", "namespace"] {
+            if !m.contains_key(key) {
+                if let Some(v) = meta.get(key) {
+                    m.insert(key, v.clone());
+                }
+            }
+        }
+    }
+    let mut res = generate(ctx, dir, out_kind, &args, None)
+        .map_err(|m| fail(Some("generators".into()), m))?;
+    res.origin = Some(Origin::Generator {
+        configured_in: configured_in.to_path_buf(),
+        kind: kind.to_string(),
+        name: cfg
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .map(str::to_string),
+    });
+    absorb(resources, res, &merge_generated).map_err(|m| fail(Some("generators".into()), m))
+}
+
+fn strings(node: Option<&Node>) -> Vec<String> {
+    match node {
+        Some(Node::Sequence(s)) => s
+            .items
+            .iter()
+            .filter_map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        Some(n) => n.as_str().map(|s| vec![s.to_string()]).unwrap_or_default(),
+        None => Vec::new(),
+    }
+}
+
+fn string_map(node: Option<&Node>) -> Vec<(String, String)> {
+    node.and_then(Node::as_mapping)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.to_string(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn parse_literal(lit: &str) -> Result<(String, String), String> {
+    let Some((k, v)) = lit.split_once('=') else {
+        return Err(format!("invalid literal source {lit}, expected key=value"));
+    };
+    let v = if v.len() >= 2
+        && ((v.starts_with('"') && v.ends_with('"')) || (v.starts_with('\'') && v.ends_with('\'')))
+    {
+        &v[1..v.len() - 1]
+    } else {
+        v
+    };
+    Ok((k.to_string(), v.to_string()))
+}
+
+fn parse_env(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.split_once('=') {
+            Some((k, v)) => {
+                if k.contains(char::is_whitespace) {
+                    return Err(format!("invalid key name {k:?} on line {}", n + 1));
+                }
+                out.push((k.to_string(), v.to_string()));
+            }
+            None => {
+                if let Ok(v) = std::env::var(line.trim()) {
+                    out.push((line.trim().to_string(), v));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Builds one ConfigMap or Secret from generator arguments.
+fn generate(
+    ctx: &mut Ctx,
+    dir: &Path,
+    kind: &str,
+    args: &Node,
+    gen_options: Option<&Node>,
+) -> Result<Res, String> {
+    let name = args
+        .get("name")
+        .and_then(Node::as_str)
+        .unwrap_or("")
+        .to_string();
+    let namespace = args
+        .get("namespace")
+        .and_then(Node::as_str)
+        .map(str::to_string);
+    let behavior = match args
+        .get("behavior")
+        .and_then(Node::as_str)
+        .unwrap_or("create")
+    {
+        "" | "create" => Behavior::Create,
+        "merge" => Behavior::Merge,
+        "replace" => Behavior::Replace,
+        other => return Err(format!("unknown generator behavior {other:?}")),
+    };
+    let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
+    let add = |k: String, v: Vec<u8>, pairs: &mut Vec<(String, Vec<u8>)>| -> Result<(), String> {
+        if pairs.iter().any(|(x, _)| *x == k) {
+            return Err(format!("configmap {name} illegally repeats the key `{k}`"));
+        }
+        pairs.push((k, v));
+        Ok(())
+    };
+    let mut envs = strings(args.get("envs"));
+    envs.extend(strings(args.get("env")));
+    for env in envs {
+        let (_, text) = ctx.read_file(dir, &env)?;
+        for (k, v) in parse_env(&text)? {
+            add(k, v.into_bytes(), &mut pairs)?;
+        }
+    }
+    for lit in strings(args.get("literals")) {
+        let (k, v) = parse_literal(&lit)?;
+        add(k, v.into_bytes(), &mut pairs)?;
+    }
+    for file in strings(args.get("files")) {
+        let (key, path) = match file.split_once('=') {
+            Some((k, p)) => (k.to_string(), p.to_string()),
+            None => (
+                Path::new(&file)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| file.clone()),
+                file.clone(),
+            ),
+        };
+        let full = dir.join(&path);
+        ctx.read_file(dir, &path).ok();
+        let bytes =
+            std::fs::read(&full).map_err(|_| format!("'{}' doesn't exist", ctx.show(&full)))?;
+        if full.is_dir() {
+            return Err(format!("'{}' is a directory", ctx.show(&full)));
+        }
+        add(key, bytes, &mut pairs)?;
+    }
+    let mut meta = Mapping::new();
+    meta.insert("name", Node::Scalar(Scalar::plain(name.clone())));
+    if let Some(ns) = &namespace {
+        meta.insert("namespace", Node::Scalar(Scalar::plain(ns.clone())));
+    }
+    let mut labels = string_map(gen_options.and_then(|o| o.get("labels")));
+    let mut annotations = string_map(gen_options.and_then(|o| o.get("annotations")));
+    let opts = args.get("options");
+    for (k, v) in string_map(opts.and_then(|o| o.get("labels"))) {
+        labels.retain(|(x, _)| *x != k);
+        labels.push((k, v));
+    }
+    for (k, v) in string_map(opts.and_then(|o| o.get("annotations"))) {
+        annotations.retain(|(x, _)| *x != k);
+        annotations.push((k, v));
+    }
+    if !labels.is_empty() {
+        meta.insert("labels", to_map(&labels));
+    }
+    if !annotations.is_empty() {
+        meta.insert("annotations", to_map(&annotations));
+    }
+    let flag = |o: Option<&Node>, key: &str| {
+        o.and_then(|o| o.get(key))
+            .and_then(Node::as_str)
+            .map(|s| s == "true")
+    };
+    let disable_hash = flag(opts, "disableNameSuffixHash")
+        .or(flag(gen_options, "disableNameSuffixHash"))
+        .unwrap_or(false);
+    let immutable = flag(opts, "immutable")
+        .or(flag(gen_options, "immutable"))
+        .unwrap_or(false);
+    let mut obj = Mapping::new();
+    obj.insert("apiVersion", Node::Scalar(Scalar::plain("v1")));
+    obj.insert("kind", Node::Scalar(Scalar::plain(kind)));
+    obj.insert("metadata", Node::Mapping(meta));
+    let b64 = base64::engine::general_purpose::STANDARD;
+    if kind == "Secret" {
+        let ty = args.get("type").and_then(Node::as_str).unwrap_or("Opaque");
+        obj.insert("type", Node::Scalar(Scalar::plain(ty)));
+        if !pairs.is_empty() {
+            let mut data = Mapping::new();
+            for (k, v) in &pairs {
+                data.insert(k.clone(), Node::Scalar(wrapped_base64(&b64.encode(v))));
+            }
+            obj.insert("data", Node::Mapping(data));
+        }
+    } else {
+        let mut data = Vec::new();
+        let mut binary = Vec::new();
+        for (k, v) in pairs {
+            match String::from_utf8(v) {
+                Ok(s) => data.push((k, s)),
+                Err(e) => binary.push((k, b64.encode(e.as_bytes()))),
+            }
+        }
+        if !data.is_empty() {
+            obj.insert("data", to_map(&data));
+        }
+        if !binary.is_empty() {
+            let mut m = Mapping::new();
+            for (k, v) in &binary {
+                m.insert(k.clone(), Node::Scalar(wrapped_base64(v)));
+            }
+            obj.insert("binaryData", Node::Mapping(m));
+        }
+    }
+    if immutable {
+        obj.insert("immutable", Node::Scalar(Scalar::plain("true")));
+    }
+    let mut res = Res::new(Node::Mapping(obj));
+    res.needs_hash = !disable_hash;
+    res.behavior = Some(behavior);
+    Ok(res)
+}
+
+/// kustomize writes long base64 values as a literal block of 70-character lines.
+fn wrapped_base64(encoded: &str) -> Scalar {
+    const LINE: usize = 70;
+    if encoded.len() <= LINE {
+        return Scalar::string(encoded);
+    }
+    let mut value = String::new();
+    let bytes = encoded.as_bytes();
+    for chunk in bytes.chunks(LINE) {
+        value.push_str(&String::from_utf8_lossy(chunk));
+        value.push('\n');
+    }
+    Scalar {
+        value,
+        style: crate::yaml::ScalarStyle::Literal,
+        ..Scalar::default()
+    }
+}
+
+fn to_map(pairs: &[(String, String)]) -> Node {
+    let mut m = Mapping::new();
+    for (k, v) in pairs {
+        m.insert(k.clone(), Node::Scalar(Scalar::string(v.clone())));
+    }
+    Node::Mapping(m)
+}
+
+/// Merges (or replaces) a generated object into an existing one, keeping the existing name and
+/// namespace.
+fn merge_generated(existing: &mut Res, new: &Res) {
+    let behavior = new.behavior.unwrap_or(Behavior::Merge);
+    // replace swaps the data but, like merge, keeps and extends the labels and annotations
+    if behavior == Behavior::Replace {
+        existing.origin = new.origin.clone();
+        if let Some(m) = existing.node.as_mapping_mut() {
+            m.remove("data");
+            m.remove("binaryData");
+        }
+    }
+    {
+        for field in ["data", "binaryData"] {
+            if let Some(Node::Mapping(add)) = new.node.get(field) {
+                if let Some(m) = existing.node.as_mapping_mut() {
+                    if !matches!(m.get(field), Some(Node::Mapping(_))) {
+                        m.insert(field, Node::Mapping(Mapping::new()));
+                    }
+                    if let Some(Node::Mapping(target)) = m.get_mut(field) {
+                        for e in &add.entries {
+                            target.insert(e.key.value.clone(), e.value.clone());
+                        }
+                    }
+                }
+            }
+        }
+        for field in ["labels", "annotations"] {
+            if let Some(Node::Mapping(add)) = new.node.get_path(&["metadata", field]) {
+                for e in &add.entries {
+                    super::transform::set_map_field(
+                        &mut existing.node,
+                        &["metadata", field],
+                        &e.key.value,
+                        e.value.as_str().unwrap_or(""),
+                    );
+                }
+            }
+        }
+        if new.node.get("immutable").is_some() {
+            if let (Some(m), Some(v)) = (existing.node.as_mapping_mut(), new.node.get("immutable"))
+            {
+                m.insert("immutable", v.clone());
+            }
+        }
+    }
+    existing.needs_hash = existing.needs_hash && new.needs_hash;
+    existing.behavior = Some(Behavior::Create);
+}
+
+/// Appends the content hash to the names of generated objects that want one.
+pub fn add_hashes(resources: &mut [Res]) {
+    for r in resources.iter_mut() {
+        if !r.needs_hash {
+            continue;
+        }
+        let hash = content_hash(&r.node);
+        let name = format!("{}-{}", r.name(), hash);
+        r.set_name(&name);
+        r.needs_hash = false;
+    }
+}
+
+/// kustomize's hash of a ConfigMap or Secret (`api/hasher`): sha256 of the Go JSON encoding of a
+/// map of kind, name, data (and binaryData/type/stringData), as 10 characters with some digits
+/// and letters substituted.
+pub fn content_hash(node: &Node) -> String {
+    let kind = node.get("kind").and_then(Node::as_str).unwrap_or("");
+    // Upstream looks the name up with the single key `metadata/name`, which never exists, so
+    // the name always hashes as the empty string.
+    let name = "";
+    let field = |k: &str| -> Option<Value> {
+        match node.get(k) {
+            None => None,
+            Some(Node::Scalar(s)) => Some(Value::String(s.value.clone())),
+            Some(n) => Some(to_json_kyaml(n)),
+        }
+    };
+    let mut m = serde_json::Map::new();
+    m.insert("kind".into(), Value::String(kind.into()));
+    m.insert("name".into(), Value::String(name.into()));
+    m.insert(
+        "data".into(),
+        field("data").unwrap_or(Value::String(String::new())),
+    );
+    if kind == "Secret" {
+        m.insert(
+            "type".into(),
+            field("type").unwrap_or(Value::String(String::new())),
+        );
+        if let Some(v @ Value::Object(_)) = field("stringData") {
+            m.insert("stringData".into(), v);
+        }
+    } else if let Some(v @ Value::Object(_)) = field("binaryData") {
+        m.insert("binaryData".into(), v);
+    }
+    let mut encoded = String::new();
+    go_json(&Value::Object(m), &mut encoded);
+    let digest = hex::encode(Sha256::digest(encoded.as_bytes()));
+    digest
+        .chars()
+        .take(10)
+        .map(|c| match c {
+            '0' => 'g',
+            '1' => 'h',
+            '3' => 'k',
+            'a' => 'm',
+            'e' => 't',
+            other => other,
+        })
+        .collect()
+}
+
+/// Go's `encoding/json` output: sorted object keys, HTML-safe escaping.
+fn go_json(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => go_json_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                go_json_string(k, out);
+                out.push(':');
+                if let Some(v) = map.get(*k) {
+                    go_json(v, out);
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn go_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}

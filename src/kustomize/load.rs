@@ -1,0 +1,940 @@
+//! Loading and accumulation: finds a directory's kustomization, reads its resources (files, nested
+//! kustomizations, components) under the load restrictor, runs its generators and transformers in
+//! kustomize's order, and at the top finishes the build (content hashes, name references, vars,
+//! ordering).
+//!
+//! Not for: the transformers' field work (see `transform`, `nameref`, `generate`).
+
+use std::path::{Path, PathBuf};
+
+use super::fieldspec::{FieldSpec, NameRef};
+use super::patch::PatchSchema;
+use super::resource::{Behavior, Origin, Res};
+use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
+use crate::yaml::{parse_stream, Node, ParseOptions};
+
+const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// Custom field specs a kustomization adds through `configurations` (they apply to its whole
+/// subtree's results, and parents inherit them).
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub common_labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+    pub name_prefix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+    pub var_reference: Vec<FieldSpec>,
+    pub name_reference: Vec<NameRef>,
+}
+
+impl Config {
+    fn merge(&mut self, other: &Config) {
+        self.common_labels
+            .extend(other.common_labels.iter().cloned());
+        self.common_annotations
+            .extend(other.common_annotations.iter().cloned());
+        self.name_prefix.extend(other.name_prefix.iter().cloned());
+        self.namespace.extend(other.namespace.iter().cloned());
+        self.images.extend(other.images.iter().cloned());
+        self.replicas.extend(other.replicas.iter().cloned());
+        self.var_reference
+            .extend(other.var_reference.iter().cloned());
+        self.name_reference
+            .extend(other.name_reference.iter().cloned());
+    }
+}
+
+/// A legacy `vars` entry.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub name: String,
+    pub kind: String,
+    pub api_version: Option<String>,
+    pub obj_name: String,
+    pub namespace: Option<String>,
+    pub field_path: String,
+}
+
+#[derive(Default)]
+pub struct Target {
+    pub resources: Vec<Res>,
+    /// `sortOptions.order` of the top kustomization.
+    pub sort: Option<String>,
+    pub config: Config,
+    pub vars: Vec<Var>,
+}
+
+pub struct Ctx<'a> {
+    pub options: &'a Options,
+    /// Patch metadata from an `openapi` field; the outermost kustomization declaring one wins.
+    pub schema: Option<std::rc::Rc<PatchSchema>>,
+    schema_decided: bool,
+    stack: Vec<PathBuf>,
+    pub diagnostics: Vec<String>,
+}
+
+impl Ctx<'_> {
+    /// A path as kustomize shows it: relative to the display root, written as absolute.
+    pub fn show(&self, path: &Path) -> String {
+        if let Some(root) = &self.options.display_root {
+            let root = root.canonicalize().unwrap_or_else(|_| root.clone());
+            let abs = absolutize(path);
+            if let Ok(rel) = abs.strip_prefix(&root) {
+                return format!("/{}", rel.display());
+            }
+        }
+        path.display().to_string()
+    }
+
+    /// Reads a file a kustomization in `dir` refers to, under the load restrictor.
+    pub fn read_file(&self, dir: &Path, entry: &str) -> Result<(PathBuf, String), String> {
+        let path = dir.join(entry);
+        self.check_restrictor(dir, &path)?;
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok((path, text)),
+            Err(_) if !path.exists() => Err(format!("'{}' doesn't exist", self.show(&path))),
+            Err(e) => Err(format!("reading '{}': {e}", self.show(&path))),
+        }
+    }
+
+    fn check_restrictor(&self, dir: &Path, path: &Path) -> Result<(), String> {
+        if self.options.load_restrictor == LoadRestrictor::None {
+            return Ok(());
+        }
+        let root = dir.canonicalize().unwrap_or_else(|_| absolutize(dir));
+        let real = match path.canonicalize() {
+            Ok(p) => p,
+            Err(_) => return Ok(()),
+        };
+        if real.starts_with(&root) {
+            Ok(())
+        } else {
+            Err(format!(
+                "security; file '{}' is not in or below '{}'",
+                self.show(&real),
+                self.show(&root)
+            ))
+        }
+    }
+}
+
+fn absolutize(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
+    let mut ctx = Ctx {
+        options,
+        schema: None,
+        schema_decided: false,
+        stack: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    if !dir.exists() {
+        return Err(Error::msg(format!("'{}' doesn't exist", ctx.show(dir))));
+    }
+    let target = ctx.accumulate(dir, None, false)?;
+    let mut resources = target.resources;
+    generate::add_hashes(&mut resources);
+    nameref::fix(&mut resources, &target.config)?;
+    transform::resolve_vars(&mut resources, &target.vars, &target.config)?;
+    if options.add_managed_by_label {
+        for r in &mut resources {
+            transform::set_map_field(
+                &mut r.node,
+                &["metadata", "labels"],
+                "app.kubernetes.io/managed-by",
+                &options.managed_by,
+            );
+        }
+    }
+    for r in &mut resources {
+        stringify_metadata_maps(&mut r.node);
+    }
+    let legacy = match target.sort.as_deref() {
+        Some(order) => order == "legacy",
+        None => options.reorder == Reorder::Legacy,
+    };
+    if legacy {
+        legacy_sort(&mut resources);
+    }
+    Ok(Build {
+        objects: resources.into_iter().map(|r| r.node).collect(),
+        diagnostics: ctx.diagnostics,
+    })
+}
+
+/// Parses a kustomization file. kustomize decodes it with a YAML reader where a repeated key
+/// silently replaces the earlier one; our parser refuses duplicates, so each earlier definition
+/// (the key's line and the lines nested under it) is dropped and the text parsed again.
+fn parse_kustomization(text: &str) -> Result<Vec<crate::yaml::Document>, crate::yaml::Error> {
+    let mut text = text.to_string();
+    for _ in 0..64 {
+        match parse_stream(&text, &ParseOptions::default()) {
+            Err(e) if e.message.starts_with("duplicate mapping key") => {
+                let Some(first) = e.related else {
+                    return Err(e);
+                };
+                match drop_block(&text, first.line as usize, first.column as usize) {
+                    Some(t) => text = t,
+                    None => return Err(e),
+                }
+            }
+            other => return other,
+        }
+    }
+    parse_stream(&text, &ParseOptions::default())
+}
+
+/// Removes the mapping entry whose key starts at 1-based `line`/`column`.
+fn drop_block(text: &str, line: usize, column: usize) -> Option<String> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let start = line.checked_sub(1)?;
+    if start >= lines.len() {
+        return None;
+    }
+    let indent = column.saturating_sub(1);
+    let mut end = start + 1;
+    while let Some(l) = lines.get(end) {
+        let trimmed = l.trim_start();
+        let ind = l.len() - trimmed.len();
+        let nested = trimmed.is_empty()
+            || trimmed.starts_with('#')
+            || ind > indent
+            || (ind == indent && (trimmed.starts_with("- ") || trimmed == "-"));
+        if !nested {
+            break;
+        }
+        end += 1;
+    }
+    // a key that opens a sequence item (`- name: x`) is left alone: the error stands
+    let prefix = lines[start].get(..indent)?;
+    if !prefix.trim().is_empty() {
+        return None;
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    out.extend(&lines[..start]);
+    out.extend(&lines[end..]);
+    Some(out.join("\n"))
+}
+
+const FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "resources",
+    "bases",
+    "components",
+    "namespace",
+    "namePrefix",
+    "nameSuffix",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "images",
+    "imageTags",
+    "replicas",
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "replacements",
+    "vars",
+    "configMapGenerator",
+    "secretGenerator",
+    "generatorOptions",
+    "generators",
+    "transformers",
+    "validators",
+    "configurations",
+    "crds",
+    "openapi",
+    "buildMetadata",
+    "sortOptions",
+    "helmCharts",
+    "helmGlobals",
+    "helmChartInflationGenerator",
+];
+
+/// kustomize reads the kustomization through Go's JSON decoder, which matches field names
+/// without regard to case (`nameprefix` is `namePrefix`).
+fn normalize_field_names(k: &mut Node) {
+    if let Some(m) = k.as_mapping_mut() {
+        for e in &mut m.entries {
+            if FIELDS.contains(&e.key.value.as_str()) {
+                continue;
+            }
+            if let Some(f) = FIELDS.iter().find(|f| f.eq_ignore_ascii_case(&e.key.value)) {
+                e.key.value = f.to_string();
+            }
+        }
+    }
+}
+
+const ORIGIN: &str = "config.kubernetes.io/origin";
+
+/// `to` relative to the directory `from`, with `..` steps.
+fn relative(to: &Path, from: &Path) -> String {
+    let to: Vec<_> = to.components().collect();
+    let from: Vec<_> = from.components().collect();
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); from.len().saturating_sub(common)];
+    parts.extend(
+        to.iter()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+fn origin_text(origin: &Origin, dir: &Path) -> String {
+    match origin {
+        Origin::File(path) => format!("path: {}\n", relative(path, dir)),
+        Origin::Generator {
+            configured_in,
+            kind,
+            name,
+        } => {
+            let mut out = format!(
+                "configuredIn: {}\nconfiguredBy:\n  apiVersion: builtin\n  kind: {kind}\n",
+                relative(configured_in, dir)
+            );
+            if let Some(n) = name {
+                out.push_str(&format!("  name: {n}\n"));
+            }
+            out
+        }
+    }
+}
+
+/// Labels and annotations are string maps in kustomize's typed object metadata: values that
+/// read as numbers or booleans come out quoted.
+fn stringify_metadata_maps(node: &mut Node) {
+    let Some(meta) = node
+        .as_mapping_mut()
+        .and_then(|m| m.get_mut("metadata"))
+        .and_then(Node::as_mapping_mut)
+    else {
+        return;
+    };
+    for key in ["labels", "annotations"] {
+        if let Some(Node::Mapping(m)) = meta.get_mut(key) {
+            for e in &mut m.entries {
+                if let Node::Scalar(s) = &mut e.value {
+                    if s.is_null() {
+                        *s = crate::yaml::Scalar::string("");
+                    } else if !s.style.is_quoted() {
+                        s.style = crate::yaml::ScalarStyle::DoubleQuoted;
+                        s.tag = None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn kind_rank(kind: &str) -> i32 {
+    const FIRST: [&str; 22] = [
+        "Namespace",
+        "ResourceQuota",
+        "StorageClass",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "PodSecurityPolicy",
+        "Role",
+        "ClusterRole",
+        "RoleBinding",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "Secret",
+        "Endpoints",
+        "Service",
+        "LimitRange",
+        "PriorityClass",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "Deployment",
+        "StatefulSet",
+        "CronJob",
+        "PodDisruptionBudget",
+    ];
+    const LAST: [&str; 2] = [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ];
+    if let Some(i) = FIRST.iter().position(|k| *k == kind) {
+        return i as i32 - 100;
+    }
+    if let Some(i) = LAST.iter().position(|k| *k == kind) {
+        return 100 + i as i32;
+    }
+    0
+}
+
+fn legacy_sort(resources: &mut [Res]) {
+    resources.sort_by(|a, b| {
+        let (ga, gb) = (a.gvk(), b.gvk());
+        kind_rank(&ga.kind)
+            .cmp(&kind_rank(&gb.kind))
+            .then_with(|| ga.id_string().cmp(&gb.id_string()))
+            .then_with(|| a.namespace().cmp(b.namespace()))
+            .then_with(|| a.name().cmp(b.name()))
+    });
+}
+
+fn seq_strings(k: &Node, key: &str) -> Vec<String> {
+    k.get(key)
+        .and_then(Node::as_sequence)
+        .map(|s| {
+            s.items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("git@")
+        || entry.starts_with("github.com/")
+        || entry.starts_with("gitlab.com/")
+        || entry.starts_with("bitbucket.org/")
+        || entry.contains("?ref=")
+}
+
+/// Parses YAML text into resources, flattening `List` kinds.
+pub fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
+    let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| {
+        // go-yaml's wording for a repeated key, which kustomize passes on
+        let message = match e.message.strip_prefix("duplicate mapping key `") {
+            Some(rest) => {
+                let key = rest.split('`').next().unwrap_or("");
+                format!("mapping key \"{key}\" already defined")
+            }
+            None => e.message.clone(),
+        };
+        format!("MalformedYAMLError: {message} at {}", e.pos)
+    })?;
+    let mut out = Vec::new();
+    for doc in docs {
+        let root = doc.root;
+        if root.is_null() {
+            continue;
+        }
+        match &root {
+            Node::Mapping(m) if m.is_empty() => continue,
+            Node::Mapping(_) => {}
+            _ => return Err("MalformedYAMLError: a resource must be a mapping".into()),
+        }
+        let kind = root.get("kind").and_then(Node::as_str).unwrap_or("");
+        if kind.ends_with("List") && root.get("items").is_some() {
+            if let Some(items) = root.get("items").and_then(Node::as_sequence) {
+                out.extend(items.items.iter().cloned());
+            }
+            continue;
+        }
+        if root.get("kind").is_none() {
+            return Err("missing Resource metadata: kind not set".into());
+        }
+        out.push(root);
+    }
+    Ok(out)
+}
+
+impl Ctx<'_> {
+    fn find_kustomization(&self, dir: &Path) -> Result<PathBuf, String> {
+        for name in KUSTOMIZATION_FILES {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+        Err(format!(
+            "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+            self.show(dir)
+        ))
+    }
+
+    /// Builds the kustomization in `dir`. A component receives the resources accumulated so far
+    /// by its parent in `input` and returns them transformed along with its own.
+    pub fn accumulate(
+        &mut self,
+        dir: &Path,
+        input: Option<Vec<Res>>,
+        component: bool,
+    ) -> Result<Target, Error> {
+        let dir = absolutize(dir);
+        if self.stack.contains(&dir) {
+            return Err(Error::msg(format!(
+                "cycle detected: '{}' includes itself",
+                self.show(&dir)
+            )));
+        }
+        let kfile = self.find_kustomization(&dir).map_err(Error::msg)?;
+        let shown = PathBuf::from(self.show(&kfile));
+        let fail = |entry: Option<String>, message: String| Error {
+            file: Some(shown.clone()),
+            entry,
+            message,
+        };
+        let text =
+            std::fs::read_to_string(&kfile).map_err(|e| fail(None, format!("reading: {e}")))?;
+        let docs = parse_kustomization(&text)
+            .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
+        let k = docs
+            .into_iter()
+            .next()
+            .map(|d| d.root)
+            .unwrap_or_else(Node::null);
+        let mut k = if k.is_null() {
+            Node::Mapping(Default::default())
+        } else {
+            k
+        };
+        normalize_field_names(&mut k);
+        let kind = k
+            .get("kind")
+            .and_then(Node::as_str)
+            .unwrap_or("Kustomization");
+        if component && kind != "Component" {
+            return Err(fail(
+                None,
+                format!(
+                    "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
+                    self.show(&dir),
+                    kind
+                ),
+            ));
+        }
+        if kind == "Component" {
+            let api = k.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+            if api != "kustomize.config.k8s.io/v1alpha1" {
+                return Err(fail(
+                    None,
+                    "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1".into(),
+                ));
+            }
+        }
+        for field in ["helmCharts", "helmChartInflationGenerator", "helmGlobals"] {
+            if k.get(field).is_some() {
+                return Err(fail(
+                    Some(field.into()),
+                    "Helm chart inflation is not supported (kustomize --enable-helm)".into(),
+                ));
+            }
+        }
+        if let Some(openapi) = k.get("openapi") {
+            if !self.schema_decided {
+                let schema = self
+                    .load_openapi(&dir, openapi)
+                    .map_err(|m| fail(Some("openapi".into()), m))?;
+                self.schema = schema.map(std::rc::Rc::new);
+                self.schema_decided = true;
+            }
+        }
+        self.stack.push(dir.clone());
+        let result = self.accumulate_k(&dir, &k, input, &fail);
+        self.stack.pop();
+        result
+    }
+
+    fn accumulate_k(
+        &mut self,
+        dir: &Path,
+        k: &Node,
+        input: Option<Vec<Res>>,
+        fail: &dyn Fn(Option<String>, String) -> Error,
+    ) -> Result<Target, Error> {
+        let mut target = Target {
+            resources: input.unwrap_or_default(),
+            ..Target::default()
+        };
+        // resources (and the legacy `bases`)
+        let mut entries = seq_strings(k, "resources");
+        entries.extend(seq_strings(k, "bases"));
+        for (i, entry) in entries.iter().enumerate() {
+            let label = Some(format!("resources[{i}] `{entry}`"));
+            let sub = self
+                .load_resource(dir, entry)
+                .map_err(|m| fail(label.clone(), format!("accumulating resources: {m}")))?;
+            match sub {
+                Loaded::Files(nodes) => {
+                    let file = absolutize(&dir.join(entry));
+                    for node in nodes {
+                        let mut res = Res::new(node);
+                        res.origin = Some(Origin::File(file.clone()));
+                        append(&mut target.resources, res).map_err(|m| fail(label.clone(), m))?;
+                    }
+                }
+                Loaded::Target(t) => {
+                    for r in t.resources {
+                        append(&mut target.resources, r).map_err(|m| fail(label.clone(), m))?;
+                    }
+                    target.config.merge(&t.config);
+                    target.vars.extend(t.vars);
+                }
+            }
+        }
+        // components
+        for (i, entry) in seq_strings(k, "components").iter().enumerate() {
+            let label = Some(format!("components[{i}] `{entry}`"));
+            if is_remote(entry) {
+                return Err(fail(label, "remote components are not supported".into()));
+            }
+            let path = dir.join(entry);
+            if !path.is_dir() {
+                return Err(fail(
+                    label,
+                    format!(
+                        "accumulating components: '{}' must be a directory holding a Component",
+                        self.show(&path)
+                    ),
+                ));
+            }
+            let resources = std::mem::take(&mut target.resources);
+            let t = self.accumulate(&path, Some(resources), true)?;
+            target.resources = t.resources;
+            target.config.merge(&t.config);
+            target.vars.extend(t.vars);
+        }
+        // configurations (custom field specs)
+        for (i, entry) in seq_strings(k, "configurations").iter().enumerate() {
+            let label = Some(format!("configurations[{i}] `{entry}`"));
+            let (_, text) = self
+                .read_file(dir, entry)
+                .map_err(|m| fail(label.clone(), m))?;
+            let config = transform::parse_config(&text).map_err(|m| fail(label.clone(), m))?;
+            target.config.merge(&config);
+        }
+        for field in ["crds", "openapi"] {
+            if k.get(field).is_some() {
+                self.diagnostics
+                    .push(format!("`{field}` is read for field specs only partially"));
+            }
+        }
+        if let Some(crds) = k.get("crds").and_then(Node::as_sequence) {
+            for (i, c) in crds.items.iter().enumerate() {
+                let Some(entry) = c.as_str() else { continue };
+                let label = Some(format!("crds[{i}] `{entry}`"));
+                let (_, text) = self
+                    .read_file(dir, entry)
+                    .map_err(|m| fail(label.clone(), m))?;
+                let config = transform::parse_crd_config(&text);
+                target.config.merge(&config);
+            }
+        }
+        // generators
+        let gen_options = k.get("generatorOptions");
+        let kfile = self
+            .find_kustomization(dir)
+            .unwrap_or_else(|_| dir.join("kustomization.yaml"));
+        generate::run(
+            self,
+            dir,
+            k,
+            gen_options,
+            &kfile,
+            &mut target.resources,
+            fail,
+        )?;
+        if let Some(gens) = k.get("generators").and_then(Node::as_sequence) {
+            for (i, g) in gens.items.iter().enumerate() {
+                let label = Some(format!("generators[{i}]"));
+                let configs = self
+                    .plugin_configs(dir, g)
+                    .map_err(|m| fail(label.clone(), m))?;
+                let configured_in = match g.as_str() {
+                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                        absolutize(&dir.join(name))
+                    }
+                    _ => self
+                        .find_kustomization(dir)
+                        .unwrap_or_else(|_| dir.join("kustomization.yaml")),
+                };
+                for cfg in configs {
+                    generate::run_plugin(
+                        self,
+                        dir,
+                        &cfg,
+                        &configured_in,
+                        &mut target.resources,
+                        fail,
+                    )?;
+                }
+            }
+        }
+        // builtin transformers
+        transform::run_builtin(self, dir, k, &mut target, fail)?;
+        if let Some(ts) = k.get("transformers").and_then(Node::as_sequence) {
+            for (i, t) in ts.items.iter().enumerate() {
+                let label = Some(format!("transformers[{i}]"));
+                let configs = self
+                    .plugin_configs(dir, t)
+                    .map_err(|m| fail(label.clone(), m))?;
+                for cfg in configs {
+                    transform::run_plugin(self, dir, &cfg, &mut target, fail)?;
+                }
+            }
+        }
+        if let Some(validators) = k.get("validators").and_then(Node::as_sequence) {
+            if !validators.items.is_empty() {
+                return Err(fail(
+                    Some("validators".into()),
+                    "validator plugins are not supported".into(),
+                ));
+            }
+        }
+        // vars
+        if let Some(vars) = k.get("vars").and_then(Node::as_sequence) {
+            for v in &vars.items {
+                let name = v
+                    .get("name")
+                    .and_then(Node::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if target.vars.iter().any(|x| x.name == name) {
+                    return Err(fail(
+                        Some("vars".into()),
+                        format!("var '{name}' already encountered"),
+                    ));
+                }
+                let objref = v.get("objref");
+                let get = |k: &str| objref.and_then(|o| o.get(k)).and_then(Node::as_str);
+                target.vars.push(Var {
+                    name,
+                    kind: get("kind").unwrap_or("").to_string(),
+                    api_version: get("apiVersion").map(str::to_string),
+                    obj_name: get("name").unwrap_or("").to_string(),
+                    namespace: get("namespace").map(str::to_string),
+                    field_path: v
+                        .get_path(&["fieldref", "fieldpath"])
+                        .and_then(Node::as_str)
+                        .unwrap_or("metadata.name")
+                        .to_string(),
+                });
+            }
+        }
+        if let Some(sort) = k.get("sortOptions") {
+            transform::check_sort_options(sort).map_err(|m| fail(Some("sortOptions".into()), m))?;
+            // Only the kustomization being built decides the output order.
+            if self.stack.len() == 1 {
+                target.sort = sort.get("order").and_then(Node::as_str).map(str::to_string);
+            }
+        }
+        if let Some(bm) = k.get("buildMetadata").and_then(Node::as_sequence) {
+            let wants = |s: &str| bm.items.iter().any(|i| i.as_str() == Some(s));
+            if wants("originAnnotations") {
+                for r in &mut target.resources {
+                    let already = r
+                        .node
+                        .get_path(&["metadata", "annotations", ORIGIN])
+                        .is_some();
+                    if let (false, Some(origin)) = (already, &r.origin) {
+                        let text = origin_text(origin, dir);
+                        transform::set_map_field(
+                            &mut r.node,
+                            &["metadata", "annotations"],
+                            ORIGIN,
+                            &text,
+                        );
+                    }
+                }
+            }
+            if wants("managedByLabel") {
+                for r in &mut target.resources {
+                    transform::set_map_field(
+                        &mut r.node,
+                        &["metadata", "labels"],
+                        "app.kubernetes.io/managed-by",
+                        &self.options.managed_by,
+                    );
+                }
+            }
+        }
+        Ok(target)
+    }
+
+    fn load_openapi(&self, dir: &Path, openapi: &Node) -> Result<Option<PatchSchema>, String> {
+        let path = openapi.get("path").and_then(Node::as_str);
+        let version = openapi.get("version").and_then(Node::as_str);
+        if path.is_some() && version.is_some() {
+            return Err("builtin version and custom schema provided, cannot use both".into());
+        }
+        if let Some(v) = version {
+            if v != "v1.21.2" {
+                return Err(format!(
+                    "the specified OpenAPI version is not built in: {v}"
+                ));
+            }
+            return Ok(None);
+        }
+        let Some(path) = path else { return Ok(None) };
+        let (_, text) = self.read_file(dir, path)?;
+        let doc = if path.ends_with(".json") {
+            let value: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            crate::yaml::from_json(&value)
+        } else {
+            parse_stream(&text, &ParseOptions::default())
+                .map_err(|e| format!("{path}: {e}"))?
+                .into_iter()
+                .next()
+                .map(|d| d.root)
+                .unwrap_or_else(Node::null)
+        };
+        PatchSchema::from_openapi(&doc)
+            .map(Some)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The plugin configurations of a `generators`/`transformers` entry: a file (one or more
+    /// documents), a directory holding a kustomization whose output are the configs, or inline.
+    fn plugin_configs(&mut self, dir: &Path, entry: &Node) -> Result<Vec<Node>, String> {
+        if let Some(name) = entry.as_str() {
+            if name.contains('\n') || name.contains(": ") {
+                return parse_resources(name);
+            }
+            let path = dir.join(name);
+            if path.is_dir() {
+                let t = self
+                    .accumulate(&path, None, false)
+                    .map_err(|e| e.to_string())?;
+                return Ok(t.resources.into_iter().map(|r| r.node).collect());
+            }
+            let (_, text) = self.read_file(dir, name)?;
+            return parse_resources(&text);
+        }
+        Ok(vec![entry.clone()])
+    }
+
+    fn load_resource(&mut self, dir: &Path, entry: &str) -> Result<Loaded, String> {
+        if is_remote(entry) {
+            return Err(format!(
+                "accumulation err='accumulating resources from '{entry}': remote resources are not supported offline'"
+            ));
+        }
+        let path = dir.join(entry);
+        let shown = self.show(&absolutize(&path));
+        if path.is_dir() {
+            if Path::new(entry).is_absolute()
+                && self.options.load_restrictor == LoadRestrictor::RootOnly
+            {
+                // absolute directories are still allowed as roots upstream
+            }
+            return self
+                .accumulate(&path, None, false)
+                .map(Loaded::Target)
+                .map_err(|e| {
+                    format!(
+                        "accumulation err='accumulating resources from '{entry}': {}'",
+                        e.message
+                    )
+                });
+        }
+        if path.is_file() {
+            if let Err(security) = self.check_restrictor(dir, &path) {
+                let tail = if Path::new(entry).is_absolute() {
+                    format!("new root '{shown}' cannot be absolute")
+                } else {
+                    format!("must build at directory: '{shown}': file is not directory")
+                };
+                return Err(format!(
+                    "accumulation err='accumulating resources from '{entry}': {security}': {tail}"
+                ));
+            }
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("reading '{shown}': {e}"))?;
+            return parse_resources(&text)
+                .map(Loaded::Files)
+                .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
+        }
+        Err(format!(
+            "accumulation err='accumulating resources from '{entry}': evalsymlink failure on '{shown}' : lstat {shown}: no such file or directory': must build at directory: not a valid directory: evalsymlink failure on '{shown}' : lstat {shown}: no such file or directory"
+        ))
+    }
+}
+
+enum Loaded {
+    Files(Vec<Node>),
+    Target(Target),
+}
+
+/// Adds a resource, refusing a second one with the same id.
+pub fn append(resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
+    if let Some(existing) = resources.iter().find(|r| r.same_id(&res)) {
+        if existing.behavior.is_none() || res.behavior.is_none() {
+            return Err(format!(
+                "may not add resource with an already registered id: {}",
+                res.id_string()
+            ));
+        }
+    }
+    resources.push(res);
+    Ok(())
+}
+
+/// Adds a generated resource according to its behaviour.
+pub fn absorb(
+    resources: &mut Vec<Res>,
+    res: Res,
+    merge: &dyn Fn(&mut Res, &Res),
+) -> Result<(), String> {
+    let behavior = res.behavior.unwrap_or(Behavior::Create);
+    let name = res.name().to_string();
+    let gvk = res.gvk();
+    let ns = res.effective_namespace().to_string();
+    let found: Vec<usize> = resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.gvk().kind == gvk.kind
+                && (r.name() == name || r.original_name() == name)
+                && (r.effective_namespace() == ns || r.original_namespace() == res.namespace())
+        })
+        .map(|(i, _)| i)
+        .collect();
+    match (behavior, found.as_slice()) {
+        (Behavior::Create, []) => {
+            resources.push(res);
+            Ok(())
+        }
+        (Behavior::Create, _) => Err(format!(
+            "may not add resource with an already registered id: {}; behavior must be merge or replace",
+            res.id_string()
+        )),
+        (_, [i]) => {
+            if let Some(existing) = resources.get_mut(*i) {
+                merge(existing, &res);
+            }
+            Ok(())
+        }
+        (_, []) => Err(format!(
+            "id {} does not exist; cannot merge or replace",
+            res.id_string()
+        )),
+        (_, _) => Err(format!(
+            "found multiple objects {} that could accept merge of {}",
+            found.len(),
+            res.id_string()
+        )),
+    }
+}

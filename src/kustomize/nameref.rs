@@ -1,0 +1,212 @@
+//! Name references: after prefixes, suffixes, namespaces and content hashes changed names, the
+//! fields that refer to other objects by name (the builtin nameReference table plus custom
+//! configurations) are updated to the referred object's final name.
+//!
+//! Not for: deciding names (the transformers and generators do that).
+
+use super::fieldspec::{name_references, walk, FieldSpec};
+use super::load::Config;
+use super::resource::{is_cluster_scoped, Gvk, Res};
+use super::Error;
+use crate::yaml::{Node, Scalar};
+
+struct Candidate {
+    gvk: Gvk,
+    names: Vec<String>,
+    name: String,
+    namespace: String,
+    namespaces: Vec<String>,
+    cluster_scoped: bool,
+    prefixes: Vec<String>,
+    suffixes: Vec<String>,
+    id: String,
+}
+
+struct Referrer<'a> {
+    namespace: &'a str,
+    cluster_scoped: bool,
+    prefixes: &'a [String],
+    suffixes: &'a [String],
+}
+
+pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
+    let candidates: Vec<Candidate> = resources
+        .iter()
+        .map(|r| {
+            let mut namespaces: Vec<String> = r.prev.iter().map(|p| p.1.clone()).collect();
+            namespaces.push(r.namespace().to_string());
+            Candidate {
+                gvk: r.gvk(),
+                names: r.all_names().map(str::to_string).collect(),
+                name: r.name().to_string(),
+                namespace: r.effective_namespace().to_string(),
+                namespaces,
+                cluster_scoped: is_cluster_scoped(&r.gvk()),
+                prefixes: r.prefixes.clone(),
+                suffixes: r.suffixes.clone(),
+                id: r.id_string(),
+            }
+        })
+        .collect();
+    let mut table = name_references();
+    table.extend(config.name_reference.iter().cloned());
+    for res in resources.iter_mut() {
+        let gvk = res.gvk();
+        let ns = res.effective_namespace().to_string();
+        let prefixes = res.prefixes.clone();
+        let suffixes = res.suffixes.clone();
+        let referrer = Referrer {
+            namespace: &ns,
+            cluster_scoped: is_cluster_scoped(&gvk),
+            prefixes: &prefixes,
+            suffixes: &suffixes,
+        };
+        for row in &table {
+            let targets: Vec<&Candidate> = candidates
+                .iter()
+                .filter(|c| {
+                    c.gvk.kind == row.kind && (row.group.is_empty() || c.gvk.group == row.group)
+                })
+                .collect();
+            if targets.is_empty() {
+                continue;
+            }
+            let mut seen: Vec<&FieldSpec> = Vec::new();
+            for spec in &row.specs {
+                if !spec.applies_to(&gvk) || seen.iter().any(|s| s.path == spec.path) {
+                    continue;
+                }
+                seen.push(spec);
+                let mut error = None;
+                let is_role_ref = spec.path.last().is_some_and(|p| p == "name")
+                    && spec.path.len() >= 2
+                    && spec.path[spec.path.len() - 2] == "roleRef";
+                if is_role_ref {
+                    let parent = &spec.path[..spec.path.len() - 1];
+                    walk(&mut res.node, parent, false, &mut |n| {
+                        if n.get("kind").and_then(Node::as_str) != Some(row.kind.as_str()) {
+                            return;
+                        }
+                        if let Some(Node::Scalar(s)) =
+                            n.as_mapping_mut().and_then(|m| m.get_mut("name"))
+                        {
+                            if let Err(e) = rename_scalar(s, &targets, &referrer, None) {
+                                error = Some(e);
+                            }
+                        }
+                    });
+                } else {
+                    walk(&mut res.node, &spec.path, false, &mut |n| {
+                        if let Err(e) = rename_node(n, &row.kind, &targets, &referrer) {
+                            error = Some(e);
+                        }
+                    });
+                }
+                if let Some(e) = error {
+                    return Err(Error::msg(e));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn rename_node(
+    node: &mut Node,
+    kind: &str,
+    targets: &[&Candidate],
+    referrer: &Referrer,
+) -> Result<(), String> {
+    match node {
+        Node::Scalar(s) => rename_scalar(s, targets, referrer, None).map(|_| ()),
+        Node::Sequence(seq) => {
+            for item in &mut seq.items {
+                rename_node(item, kind, targets, referrer)?;
+            }
+            Ok(())
+        }
+        Node::Mapping(m) => {
+            // subjects and webhook services: {kind?, name, namespace}
+            if let Some(k) = m.get("kind").and_then(Node::as_str) {
+                if k != kind {
+                    return Ok(());
+                }
+            }
+            let ns = m
+                .get("namespace")
+                .and_then(Node::as_str)
+                .map(str::to_string);
+            let found = match m.get_mut("name") {
+                Some(Node::Scalar(s)) => rename_scalar(s, targets, referrer, ns.as_deref())?,
+                _ => None,
+            };
+            if let Some(c) = found {
+                if ns.is_some() || kind == "ServiceAccount" {
+                    if !c.cluster_scoped && (ns.is_some() || c.namespace != "default") {
+                        m.insert(
+                            "namespace",
+                            Node::Scalar(Scalar::plain(c.namespace.clone())),
+                        );
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn rename_scalar<'a>(
+    s: &mut Scalar,
+    targets: &[&'a Candidate],
+    referrer: &Referrer,
+    explicit_ns: Option<&str>,
+) -> Result<Option<&'a Candidate>, String> {
+    let old = s.value.clone();
+    let mut found: Vec<&Candidate> = targets
+        .iter()
+        .copied()
+        .filter(|c| c.names.iter().any(|n| *n == old))
+        .collect();
+    if found.is_empty() {
+        return Ok(None);
+    }
+    if let Some(ns) = explicit_ns {
+        found.retain(|c| c.namespaces.iter().any(|x| x == ns) || c.namespace == ns);
+    } else if !referrer.cluster_scoped {
+        found.retain(|c| c.cluster_scoped || c.namespace == referrer.namespace);
+    }
+    if found.len() > 1 {
+        let same: Vec<&Candidate> = found
+            .iter()
+            .copied()
+            .filter(|c| c.prefixes == referrer.prefixes && c.suffixes == referrer.suffixes)
+            .collect();
+        if !same.is_empty() {
+            found = same;
+        }
+    }
+    if found.len() > 1 {
+        let current: Vec<&Candidate> = found.iter().copied().filter(|c| c.name == old).collect();
+        if current.len() == 1 {
+            found = current;
+        }
+    }
+    match found.as_slice() {
+        [] => Ok(None),
+        [c] => {
+            s.value = c.name.clone();
+            Ok(Some(c))
+        }
+        many => {
+            if many.iter().all(|c| c.name == many[0].name) {
+                s.value = many[0].name.clone();
+                return Ok(Some(many[0]));
+            }
+            let ids: Vec<String> = many.iter().map(|c| c.id.clone()).collect();
+            Err(format!(
+                "found multiple possible referrals: {}",
+                ids.join(", ")
+            ))
+        }
+    }
+}

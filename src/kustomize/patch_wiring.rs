@@ -1,0 +1,545 @@
+//! Wiring of the patch-like fields (`patchesStrategicMerge`, `patches`, `patchesJson6902`,
+//! `replacements` and their plugin configs): reading the patch files, selecting targets, and
+//! handing each target to the merge functions of the `patch` module.
+//!
+//! JSON 6902 operations are applied here on the YAML tree until the `patch` module offers them.
+//!
+//! Not for: the strategic merge algorithm (that lives in `patch`).
+
+use std::path::Path;
+
+use super::load::Ctx;
+use super::patch::{patch_meta, strategic_merge, MergeOutcome, PatchSchema};
+use super::replacement;
+use super::resource::{Gvk, Res, Selector};
+use super::Error;
+use crate::yaml::{parse_stream, Node, ParseOptions};
+
+type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
+
+/// A patch read from a file or given inline.
+fn patch_text(ctx: &Ctx, dir: &Path, entry: &str) -> Result<String, String> {
+    if entry.contains('\n') || (entry.contains(": ") && !dir.join(entry).exists()) {
+        return Ok(entry.to_string());
+    }
+    ctx.read_file(dir, entry).map(|(_, text)| text)
+}
+
+fn parse_patches(text: &str) -> Result<Vec<Node>, String> {
+    let docs = parse_stream(text, &ParseOptions::default())
+        .map_err(|e| format!("{}: {}", e.pos, e.message))?;
+    Ok(docs
+        .into_iter()
+        .map(|d| d.root)
+        .filter(|n| !n.is_null())
+        .collect())
+}
+
+/// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
+fn apply_smp(res: &mut Res, patch: &Node, schema: Option<&PatchSchema>) -> Result<bool, String> {
+    let gvk = res.gvk();
+    let meta = patch_meta(schema, &gvk.group, &gvk.version, &gvk.kind);
+    let old_name = res.name().to_string();
+    let old_ns = res.namespace().to_string();
+    match strategic_merge(&res.node, patch, meta).map_err(|e| e.to_string())? {
+        MergeOutcome::Deleted => Ok(false),
+        MergeOutcome::Merged(node) => {
+            res.node = node;
+            let (new_name, new_ns) = (res.name().to_string(), res.namespace().to_string());
+            if new_name != old_name || new_ns != old_ns {
+                res.prev.push((old_name, old_ns));
+            }
+            Ok(true)
+        }
+    }
+}
+
+/// Resources a patch without a target selects by its own kind, name and namespace.
+fn self_targets(resources: &[Res], patch: &Node) -> Vec<usize> {
+    let pg = Gvk::of(patch);
+    let name = patch
+        .get_path(&["metadata", "name"])
+        .and_then(Node::as_str)
+        .unwrap_or("");
+    let ns = patch
+        .get_path(&["metadata", "namespace"])
+        .and_then(Node::as_str);
+    let by = |current: bool| -> Vec<usize> {
+        resources
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                let g = r.gvk();
+                let kind_ok = g.kind == pg.kind || r.orig_gvk.kind == pg.kind;
+                let group_ok =
+                    pg.group.is_empty() || g.group == pg.group || r.orig_gvk.group == pg.group;
+                let name_ok = if current {
+                    r.name() == name
+                } else {
+                    r.all_names().any(|n| n == name)
+                };
+                let ns_ok = ns.is_none_or(|ns| {
+                    r.namespace() == ns
+                        || r.prev.iter().any(|p| p.1 == ns)
+                        || (ns == "default" && r.namespace().is_empty())
+                });
+                kind_ok && group_ok && name_ok && ns_ok
+            })
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let current = by(true);
+    if current.len() == 1 {
+        return current;
+    }
+    by(false)
+}
+
+fn apply_to(
+    resources: &mut Vec<Res>,
+    targets: &[usize],
+    apply: &dyn Fn(&mut Res) -> Result<bool, String>,
+) -> Result<(), String> {
+    let mut deleted = Vec::new();
+    for &i in targets {
+        if let Some(r) = resources.get_mut(i) {
+            if !apply(r)? {
+                deleted.push(i);
+            }
+        }
+    }
+    deleted.sort_unstable();
+    for i in deleted.into_iter().rev() {
+        resources.remove(i);
+    }
+    Ok(())
+}
+
+fn smp_without_target(
+    resources: &mut Vec<Res>,
+    patch: &Node,
+    schema: Option<&PatchSchema>,
+) -> Result<(), String> {
+    if patch.as_mapping().is_none_or(|m| m.is_empty()) {
+        return Err("patch appears to be empty".into());
+    }
+    let targets = self_targets(resources, patch);
+    if targets.is_empty() {
+        let pg = Gvk::of(patch);
+        let name = patch
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or("");
+        return Err(format!(
+            "failed to find unique target for patch {}/{}",
+            pg.id_string(),
+            name
+        ));
+    }
+    let patch = strip_identity(patch);
+    apply_to(resources, &targets, &|r| apply_smp(r, &patch, schema))
+}
+
+/// A patch aimed at a selected resource: its own identity fields are not applied.
+fn strip_identity(patch: &Node) -> Node {
+    let mut p = patch.clone();
+    if let Some(m) = p.as_mapping_mut() {
+        m.remove("apiVersion");
+        m.remove("kind");
+        if let Some(meta) = m.get_mut("metadata").and_then(Node::as_mapping_mut) {
+            meta.remove("name");
+            meta.remove("namespace");
+        }
+        if m.get("metadata")
+            .and_then(Node::as_mapping)
+            .is_some_and(|x| x.is_empty())
+        {
+            m.remove("metadata");
+        }
+    }
+    p
+}
+
+pub fn strategic_merge_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("patchesStrategicMerge").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patchesStrategicMerge[{i}]"));
+        let text = match entry {
+            Node::Scalar(s) => {
+                patch_text(ctx, dir, &s.value).map_err(|m| fail(label.clone(), m))?
+            }
+            other => crate::yaml::emit(other),
+        };
+        let patches = parse_patches(&text).map_err(|m| fail(label.clone(), m))?;
+        if patches.is_empty() {
+            return Err(fail(label, "patch appears to be empty".into()));
+        }
+        for patch in patches {
+            smp_without_target(resources, &patch, ctx.schema.as_deref())
+                .map_err(|m| fail(label.clone(), m))?;
+        }
+    }
+    Ok(())
+}
+
+fn is_json6902(patches: &[Node]) -> bool {
+    matches!(patches, [Node::Sequence(_)])
+}
+
+fn run_patch_entry(
+    ctx: &mut Ctx,
+    dir: &Path,
+    entry: &Node,
+    resources: &mut Vec<Res>,
+) -> Result<(), String> {
+    let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
+        ctx.read_file(dir, path).map(|(_, t)| t)?
+    } else if let Some(p) = entry.get("patch") {
+        match p {
+            Node::Scalar(s) => s.value.clone(),
+            other => crate::yaml::emit(other),
+        }
+    } else {
+        return Err("must specify one of patch and path".into());
+    };
+    let patches = parse_patches(&text)?;
+    let options = entry.get("options");
+    let flag = |k: &str| options.and_then(|o| o.get(k)).and_then(Node::as_str) == Some("true");
+    let (allow_name, allow_kind) = (flag("allowNameChange"), flag("allowKindChange"));
+    let target = entry.get("target").map(Selector::from_node);
+    let schema_rc = ctx.schema.clone();
+    let schema = schema_rc.as_deref();
+    if is_json6902(&patches) {
+        let Some(sel) = target else {
+            return Err("must specify a target for JSON patch".into());
+        };
+        let ops = patches.into_iter().next().unwrap_or_else(Node::null);
+        let targets = select(resources, &sel);
+        return apply_to(resources, &targets, &|r| apply_json6902(r, &ops));
+    }
+    for patch in &patches {
+        match &target {
+            None => smp_without_target(resources, patch, schema)?,
+            Some(sel) => {
+                let targets = select(resources, sel);
+                let mut p = patch.clone();
+                if !allow_name {
+                    if let Some(meta) = p
+                        .as_mapping_mut()
+                        .and_then(|m| m.get_mut("metadata"))
+                        .and_then(Node::as_mapping_mut)
+                    {
+                        meta.remove("name");
+                    }
+                }
+                if !allow_kind {
+                    if let Some(m) = p.as_mapping_mut() {
+                        m.remove("kind");
+                        m.remove("apiVersion");
+                    }
+                }
+                if let Some(m) = p.as_mapping_mut() {
+                    if let Some(meta) = m.get_mut("metadata").and_then(Node::as_mapping_mut) {
+                        meta.remove("namespace");
+                    }
+                    if m.get("metadata")
+                        .and_then(Node::as_mapping)
+                        .is_some_and(|x| x.is_empty())
+                    {
+                        m.remove("metadata");
+                    }
+                }
+                apply_to(resources, &targets, &|r| apply_smp(r, &p, schema))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn select(resources: &[Res], sel: &Selector) -> Vec<usize> {
+    resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| sel.matches(r))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Applies a JSON 6902 operation list (RFC 6902 on the YAML tree; JSON pointers per RFC 6901).
+fn apply_json6902(res: &mut Res, ops: &Node) -> Result<bool, String> {
+    let Some(list) = ops.as_sequence() else {
+        return Err("a JSON 6902 patch must be a list of operations".into());
+    };
+    let old_name = res.name().to_string();
+    let old_ns = res.namespace().to_string();
+    for (i, op) in list.items.iter().enumerate() {
+        let name = op.get("op").and_then(Node::as_str).unwrap_or("");
+        let path = op.get("path").and_then(Node::as_str).unwrap_or("");
+        let fail = |m: String| format!("JSON patch operation {i} (`{name}` at `{path}`): {m}");
+        let ptr = pointer(path);
+        match name {
+            "add" => {
+                let value = op.get("value").cloned().unwrap_or_else(Node::null);
+                add(&mut res.node, &ptr, value).map_err(fail)?;
+            }
+            "remove" => {
+                remove(&mut res.node, &ptr).map_err(fail)?;
+            }
+            "replace" => {
+                let value = op.get("value").cloned().unwrap_or_else(Node::null);
+                let slot =
+                    get_mut(&mut res.node, &ptr).ok_or_else(|| fail("path not found".into()))?;
+                *slot = value;
+            }
+            "move" | "copy" => {
+                let from = pointer(op.get("from").and_then(Node::as_str).unwrap_or(""));
+                let value = if name == "move" {
+                    remove(&mut res.node, &from).map_err(fail)?
+                } else {
+                    get_mut(&mut res.node, &from)
+                        .cloned()
+                        .ok_or_else(|| fail("from path not found".into()))?
+                };
+                add(&mut res.node, &ptr, value).map_err(fail)?;
+            }
+            "test" => {
+                let want = op.get("value").and_then(Node::as_str);
+                let have =
+                    get_mut(&mut res.node, &ptr).and_then(|n| n.as_str().map(str::to_string));
+                if want != have.as_deref() {
+                    return Err(fail("test failed".into()));
+                }
+            }
+            other => return Err(fail(format!("unknown operation `{other}`"))),
+        }
+    }
+    let (new_name, new_ns) = (res.name().to_string(), res.namespace().to_string());
+    if new_name != old_name || new_ns != old_ns {
+        res.prev.push((old_name, old_ns));
+    }
+    Ok(true)
+}
+
+fn pointer(path: &str) -> Vec<String> {
+    path.split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+fn get_mut<'a>(node: &'a mut Node, ptr: &[String]) -> Option<&'a mut Node> {
+    let Some((first, rest)) = ptr.split_first() else {
+        return Some(node);
+    };
+    let child = match node {
+        Node::Mapping(m) => m.get_mut(first)?,
+        Node::Sequence(s) => s.items.get_mut(first.parse::<usize>().ok()?)?,
+        Node::Scalar(_) => return None,
+    };
+    get_mut(child, rest)
+}
+
+fn add(node: &mut Node, ptr: &[String], value: Node) -> Result<(), String> {
+    let Some((last, parent)) = ptr.split_last() else {
+        *node = value;
+        return Ok(());
+    };
+    match get_mut(node, parent) {
+        Some(Node::Mapping(m)) => {
+            m.insert(last.clone(), value);
+            Ok(())
+        }
+        Some(Node::Sequence(s)) => {
+            if last == "-" {
+                s.items.push(value);
+                return Ok(());
+            }
+            let i: usize = last.parse().map_err(|_| format!("bad index `{last}`"))?;
+            if i > s.items.len() {
+                return Err(format!("index {i} out of range"));
+            }
+            s.items.insert(i, value);
+            Ok(())
+        }
+        _ => Err("parent path not found".into()),
+    }
+}
+
+fn remove(node: &mut Node, ptr: &[String]) -> Result<Node, String> {
+    let Some((last, parent)) = ptr.split_last() else {
+        return Err("cannot remove the whole object".into());
+    };
+    match get_mut(node, parent) {
+        Some(Node::Mapping(m)) => m.remove(last).ok_or_else(|| "path not found".into()),
+        Some(Node::Sequence(s)) => {
+            let i: usize = last.parse().map_err(|_| format!("bad index `{last}`"))?;
+            if i >= s.items.len() {
+                return Err(format!("index {i} out of range"));
+            }
+            Ok(s.items.remove(i))
+        }
+        _ => Err("path not found".into()),
+    }
+}
+
+pub fn patches_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("patches").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patches[{i}]"));
+        run_patch_entry(ctx, dir, entry, resources).map_err(|m| fail(label, m))?;
+    }
+    Ok(())
+}
+
+pub fn json6902_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("patchesJson6902").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patchesJson6902[{i}]"));
+        let run = |ctx: &mut Ctx, resources: &mut Vec<Res>| -> Result<(), String> {
+            let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
+                ctx.read_file(dir, path).map(|(_, t)| t)?
+            } else if let Some(p) = entry.get("patch") {
+                match p {
+                    Node::Scalar(s) => s.value.clone(),
+                    other => crate::yaml::emit(other),
+                }
+            } else {
+                return Err("must specify one of patch and path".into());
+            };
+            let ops = parse_patches(&text)?
+                .into_iter()
+                .next()
+                .unwrap_or_else(Node::null);
+            let sel = entry
+                .get("target")
+                .map(Selector::from_node)
+                .ok_or("must specify a target")?;
+            let targets: Vec<usize> = resources
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| sel.matches_any_name(r))
+                .map(|(i, _)| i)
+                .collect();
+            apply_to(resources, &targets, &|r| apply_json6902(r, &ops))
+        };
+        run(ctx, resources).map_err(|m| fail(label, m))?;
+    }
+    Ok(())
+}
+
+fn run_replacements(
+    ctx: &mut Ctx,
+    dir: &Path,
+    list: &[Node],
+    resources: &mut [Res],
+) -> Result<(), String> {
+    for entry in list {
+        if let Some(path) = entry.get("path").and_then(Node::as_str) {
+            let text = ctx.read_file(dir, path).map(|(_, t)| t)?;
+            for doc in parse_patches(&text)? {
+                match doc {
+                    Node::Sequence(s) => {
+                        for r in &s.items {
+                            replacement::apply(resources, r)?;
+                        }
+                    }
+                    other => replacement::apply(resources, &other)?,
+                }
+            }
+        } else {
+            replacement::apply(resources, entry)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn replacements_field(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    resources: &mut [Res],
+    fail: Fail,
+) -> Result<(), Error> {
+    let Some(list) = k.get("replacements").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    run_replacements(ctx, dir, &list.items, resources)
+        .map_err(|m| fail(Some("replacements".into()), m))
+}
+
+/// The patch and replacement transformers given as plugin configs in `transformers`.
+pub fn plugin(
+    ctx: &mut Ctx,
+    dir: &Path,
+    cfg: &Node,
+    resources: &mut Vec<Res>,
+    fail: Fail,
+) -> Result<(), Error> {
+    let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
+    let label = Some(format!("transformers: {kind}"));
+    let result = match kind {
+        "PatchTransformer" => run_patch_entry(ctx, dir, cfg, resources),
+        "PatchJson6902Transformer" => {
+            let mut entry = cfg.clone();
+            if let Some(m) = entry.as_mapping_mut() {
+                if let Some(op) = m.remove("jsonOp") {
+                    m.insert("patch", op);
+                }
+            }
+            run_patch_entry(ctx, dir, &entry, resources)
+        }
+        "PatchStrategicMergeTransformer" => {
+            let mut wrapped = crate::yaml::Mapping::new();
+            let mut items = Vec::new();
+            for key in ["paths", "patches"] {
+                match cfg.get(key) {
+                    Some(Node::Sequence(s)) => items.extend(s.items.iter().cloned()),
+                    Some(n @ Node::Scalar(_)) => items.push(n.clone()),
+                    _ => {}
+                }
+            }
+            wrapped.insert(
+                "patchesStrategicMerge",
+                Node::Sequence(crate::yaml::Sequence {
+                    items,
+                    ..Default::default()
+                }),
+            );
+            return strategic_merge_field(ctx, dir, &Node::Mapping(wrapped), resources, fail);
+        }
+        "ReplacementTransformer" => {
+            let list = cfg
+                .get("replacements")
+                .and_then(Node::as_sequence)
+                .map(|s| s.items.clone())
+                .unwrap_or_default();
+            run_replacements(ctx, dir, &list, resources)
+        }
+        other => Err(format!("unable to load builtin {other}")),
+    };
+    result.map_err(|m| fail(label, m))
+}

@@ -1,0 +1,379 @@
+//! One resource in a build and its identity: group/version/kind, name and namespace, the names it
+//! had before transformers renamed it (for name references), and the generator facts kept until the
+//! end of the build (content hash, merge behaviour).
+//!
+//! Not for: loading or transforming (see `load` and `transform`).
+
+use crate::yaml::{Mapping, Node, Scalar};
+
+/// Group, version and kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    pub fn of(node: &Node) -> Gvk {
+        let api = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+        let (group, version) = match api.rsplit_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api.to_string()),
+        };
+        Gvk {
+            group,
+            version,
+            kind: node
+                .get("kind")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .to_string(),
+        }
+    }
+
+    /// kustomize's spelling: `Deployment.v1.apps`, with `[noVer]`/`[noGrp]` for empty parts.
+    pub fn id_string(&self) -> String {
+        format!(
+            "{}.{}.{}",
+            self.kind,
+            or(&self.version, "[noVer]"),
+            or(&self.group, "[noGrp]")
+        )
+    }
+}
+
+fn or<'a>(s: &'a str, default: &'a str) -> &'a str {
+    if s.is_empty() {
+        default
+    } else {
+        s
+    }
+}
+
+/// Kinds that are not namespaced (the builtin list kustomize consults).
+pub fn is_cluster_scoped(gvk: &Gvk) -> bool {
+    let kind = gvk.kind.as_str();
+    if matches!(
+        kind,
+        "Namespace" | "Node" | "PersistentVolume" | "ComponentStatus"
+    ) && !gvk.group.is_empty()
+    {
+        return false;
+    }
+    matches!(
+        kind,
+        "APIService"
+            | "CSIDriver"
+            | "CSINode"
+            | "CertificateSigningRequest"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "ComponentStatus"
+            | "CustomResourceDefinition"
+            | "MutatingWebhookConfiguration"
+            | "Namespace"
+            | "Node"
+            | "PersistentVolume"
+            | "PodSecurityPolicy"
+            | "PriorityClass"
+            | "RuntimeClass"
+            | "SelfSubjectAccessReview"
+            | "SelfSubjectRulesReview"
+            | "StorageClass"
+            | "SubjectAccessReview"
+            | "TokenReview"
+            | "ValidatingWebhookConfiguration"
+            | "VolumeAttachment"
+            | "IngressClass"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "FlowSchema"
+            | "PriorityLevelConfiguration"
+    )
+}
+
+/// How a generated resource meets an existing one of the same id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Behavior {
+    Create,
+    Merge,
+    Replace,
+}
+
+#[derive(Clone, Debug)]
+pub struct Res {
+    pub node: Node,
+    /// (name, namespace) ids held before each rename, oldest first; the original is first.
+    pub prev: Vec<(String, String)>,
+    /// The kind this resource had when loaded (patches may change it).
+    pub orig_gvk: Gvk,
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
+    /// A generated ConfigMap/Secret whose name gets a content hash at the end of the build.
+    pub needs_hash: bool,
+    pub behavior: Option<Behavior>,
+    pub origin: Option<Origin>,
+}
+
+/// Where a resource came from, for `buildMetadata: [originAnnotations]`.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    File(std::path::PathBuf),
+    /// A builtin generator configured in a file (a kustomization or a plugin config).
+    Generator {
+        configured_in: std::path::PathBuf,
+        kind: String,
+        name: Option<String>,
+    },
+}
+
+impl Res {
+    pub fn new(node: Node) -> Res {
+        let orig_gvk = Gvk::of(&node);
+        Res {
+            node,
+            prev: Vec::new(),
+            orig_gvk,
+            prefixes: Vec::new(),
+            suffixes: Vec::new(),
+            needs_hash: false,
+            behavior: None,
+            origin: None,
+        }
+    }
+
+    pub fn gvk(&self) -> Gvk {
+        Gvk::of(&self.node)
+    }
+
+    pub fn name(&self) -> &str {
+        self.node
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.node
+            .get_path(&["metadata", "namespace"])
+            .and_then(Node::as_str)
+            .unwrap_or("")
+    }
+
+    /// The namespace for comparisons: an unset namespace of a namespaced kind is `default`.
+    pub fn effective_namespace(&self) -> &str {
+        let ns = self.namespace();
+        if ns.is_empty() && !is_cluster_scoped(&self.gvk()) {
+            "default"
+        } else {
+            ns
+        }
+    }
+
+    /// The name it was loaded or generated with.
+    pub fn original_name(&self) -> &str {
+        self.prev
+            .first()
+            .map(|p| p.0.as_str())
+            .unwrap_or(self.name())
+    }
+
+    pub fn original_namespace(&self) -> &str {
+        self.prev
+            .first()
+            .map(|p| p.1.as_str())
+            .unwrap_or(self.namespace())
+    }
+
+    /// Every name the resource has had, current last.
+    pub fn all_names(&self) -> impl Iterator<Item = &str> {
+        self.prev
+            .iter()
+            .map(|p| p.0.as_str())
+            .chain(std::iter::once(self.name()))
+    }
+
+    /// kustomize's current id string, as used in messages: `Deployment.v1.apps/name.[noNs]`.
+    pub fn id_string(&self) -> String {
+        format!(
+            "{}/{}.{}",
+            self.gvk().id_string(),
+            self.name(),
+            or(self.namespace(), "[noNs]")
+        )
+    }
+
+    /// Same current id (gvk, name, namespace with `default` equal to unset).
+    pub fn same_id(&self, other: &Res) -> bool {
+        self.gvk() == other.gvk()
+            && self.name() == other.name()
+            && self.effective_namespace() == other.effective_namespace()
+    }
+
+    fn remember(&mut self) {
+        let id = (self.name().to_string(), self.namespace().to_string());
+        self.prev.push(id);
+    }
+
+    pub fn set_name(&mut self, name: &str) {
+        if name == self.name() {
+            return;
+        }
+        self.remember();
+        set_meta(&mut self.node, "name", name);
+    }
+
+    pub fn set_namespace(&mut self, ns: &str) {
+        if ns == self.namespace() {
+            return;
+        }
+        self.remember();
+        set_meta(&mut self.node, "namespace", ns);
+    }
+}
+
+fn set_meta(node: &mut Node, key: &str, value: &str) {
+    if let Some(m) = node.as_mapping_mut() {
+        if !matches!(m.get("metadata"), Some(Node::Mapping(_))) {
+            m.insert("metadata", Node::Mapping(Mapping::new()));
+        }
+        if let Some(meta) = m.get_mut("metadata").and_then(Node::as_mapping_mut) {
+            meta.insert(key, Node::Scalar(Scalar::plain(value)));
+        }
+    }
+}
+
+/// A `target`/`select` of patches and replacements.
+#[derive(Clone, Debug, Default)]
+pub struct Selector {
+    pub group: Option<String>,
+    pub version: Option<String>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub annotation_selector: Option<String>,
+}
+
+impl Selector {
+    pub fn from_node(node: &Node) -> Selector {
+        let get = |k: &str| node.get(k).and_then(Node::as_str).map(str::to_string);
+        Selector {
+            group: get("group"),
+            version: get("version"),
+            kind: get("kind"),
+            name: get("name"),
+            namespace: get("namespace"),
+            label_selector: get("labelSelector"),
+            annotation_selector: get("annotationSelector"),
+        }
+    }
+
+    /// Like `matches`, but a name also matches any earlier name of the resource.
+    pub fn matches_any_name(&self, res: &Res) -> bool {
+        if self.matches(res) {
+            return true;
+        }
+        let Some(want) = &self.name else { return false };
+        res.all_names().any(|n| regex_full(want, n))
+            && Selector {
+                name: None,
+                ..self.clone()
+            }
+            .matches(res)
+    }
+
+    pub fn matches(&self, res: &Res) -> bool {
+        let gvk = res.gvk();
+        let field = |want: &Option<String>, have: &str| match want {
+            None => true,
+            Some(w) if w.is_empty() => true,
+            Some(w) => regex_full(w, have),
+        };
+        field(&self.group, &gvk.group)
+            && field(&self.version, &gvk.version)
+            && field(&self.kind, &gvk.kind)
+            && field(&self.name, res.name())
+            && field(&self.namespace, res.namespace())
+            && self.label_selector.as_deref().is_none_or(|s| {
+                label_selector_matches(s, res.node.get_path(&["metadata", "labels"]))
+            })
+            && self.annotation_selector.as_deref().is_none_or(|s| {
+                label_selector_matches(s, res.node.get_path(&["metadata", "annotations"]))
+            })
+    }
+}
+
+/// Matches `value` against a whole-string regular expression (kustomize anchors selector
+/// patterns); an invalid pattern matches only itself literally.
+pub fn regex_full(pattern: &str, value: &str) -> bool {
+    if pattern == value {
+        return true;
+    }
+    match regex::Regex::new(&format!("^(?:{pattern})$")) {
+        Ok(re) => re.is_match(value),
+        Err(_) => false,
+    }
+}
+
+/// Kubernetes label selector syntax: `a=b,c!=d,e,!f,g in (x,y),h notin (z)`.
+pub fn label_selector_matches(selector: &str, labels: Option<&Node>) -> bool {
+    let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Node::as_str);
+    for term in split_terms(selector) {
+        let term = term.trim();
+        if term.is_empty() {
+            continue;
+        }
+        let ok = if let Some((k, v)) = term.split_once("!=") {
+            get(k.trim()) != Some(v.trim())
+        } else if let Some((k, v)) = term.split_once("==") {
+            get(k.trim()) == Some(v.trim())
+        } else if let Some((k, v)) = term.split_once('=') {
+            get(k.trim()) == Some(v.trim())
+        } else if let Some(k) = term.strip_prefix('!') {
+            get(k.trim()).is_none()
+        } else if let Some((k, set)) = term.split_once(" notin ") {
+            let set = parse_set(set);
+            get(k.trim()).is_none_or(|v| !set.iter().any(|s| s == v))
+        } else if let Some((k, set)) = term.split_once(" in ") {
+            let set = parse_set(set);
+            get(k.trim()).is_some_and(|v| set.iter().any(|s| s == v))
+        } else {
+            get(term).is_some()
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+fn split_terms(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out
+}
+
+fn parse_set(s: &str) -> Vec<String> {
+    s.trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .collect()
+}

@@ -1,0 +1,578 @@
+//! The builtin transformers in kustomize's order (patches, namespace, prefix/suffix, labels,
+//! annotations, replicas, images), their plugin-config forms for the `transformers` field, custom
+//! field spec configurations, and legacy vars.
+//!
+//! Not for: name references (see `nameref`), generators, or the merge logic of patches (the
+//! `patch` module).
+
+use std::path::Path;
+
+use super::fieldspec::{self, apply_specs, merge_string_map, walk, FieldSpec, NameRef};
+use super::load::{Config, Ctx, Target, Var};
+use super::resource::{is_cluster_scoped, Gvk, Res};
+use super::Error;
+use crate::yaml::{
+    parse_stream, resolve_kyaml, Mapping, Node, ParseOptions, Resolved, Scalar, ScalarStyle,
+};
+
+type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
+
+fn pairs(node: Option<&Node>) -> Vec<(String, String)> {
+    node.and_then(Node::as_mapping)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let value = match v {
+                        Node::Scalar(s) if s.is_null() => String::new(),
+                        Node::Scalar(s) => s.value.clone(),
+                        _ => String::new(),
+                    };
+                    (k.to_string(), value)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Sets `key: value` in the string map at `path`, creating the maps.
+pub fn set_map_field(node: &mut Node, path: &[&str], key: &str, value: &str) {
+    let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+    walk(node, &path, true, &mut |n| {
+        merge_string_map(n, &[(key.to_string(), value.to_string())])
+    });
+}
+
+pub fn run_builtin(
+    ctx: &mut Ctx,
+    dir: &Path,
+    k: &Node,
+    target: &mut Target,
+    fail: Fail,
+) -> Result<(), Error> {
+    super::patch_wiring::strategic_merge_field(ctx, dir, k, &mut target.resources, fail)?;
+    super::patch_wiring::patches_field(ctx, dir, k, &mut target.resources, fail)?;
+    if let Some(ns) = k.get("namespace").and_then(Node::as_str) {
+        if !ns.is_empty() {
+            namespace(&mut target.resources, ns, &target.config.namespace, false);
+        }
+    }
+    let prefix = k.get("namePrefix").and_then(Node::as_str).unwrap_or("");
+    let suffix = k.get("nameSuffix").and_then(Node::as_str).unwrap_or("");
+    prefix_suffix(
+        &mut target.resources,
+        prefix,
+        suffix,
+        &target.config.name_prefix,
+        true,
+    );
+    if let Some(labels) = k.get("labels").and_then(Node::as_sequence) {
+        for l in &labels.items {
+            let values = pairs(l.get("pairs"));
+            let flag = |key: &str| l.get(key).and_then(Node::as_str) == Some("true");
+            let mut specs = Vec::new();
+            if flag("includeSelectors") {
+                specs.extend(fieldspec::common_labels());
+                specs.extend(target.config.common_labels.iter().cloned());
+            } else {
+                if flag("includeVolumeClaimTemplates") {
+                    specs.push(FieldSpec::new(
+                        "StatefulSet",
+                        "apps",
+                        "spec/volumeClaimTemplates[]/metadata/labels",
+                        true,
+                    ));
+                }
+                if flag("includeTemplates") {
+                    specs.extend(fieldspec::template_labels("labels"));
+                }
+                specs.push(FieldSpec::new("", "", "metadata/labels", true));
+                specs.extend(target.config.common_labels.iter().cloned());
+            }
+            if let Some(fs) = l.get("fields").and_then(Node::as_sequence) {
+                specs.extend(fs.items.iter().map(FieldSpec::from_node));
+            }
+            set_pairs(&mut target.resources, &values, &specs);
+        }
+    }
+    let common = pairs(k.get("commonLabels"));
+    if !common.is_empty() {
+        let mut specs = fieldspec::common_labels();
+        specs.extend(target.config.common_labels.iter().cloned());
+        set_pairs(&mut target.resources, &common, &specs);
+    }
+    let annotations = pairs(k.get("commonAnnotations"));
+    if !annotations.is_empty() {
+        let mut specs = fieldspec::common_annotations();
+        specs.extend(target.config.common_annotations.iter().cloned());
+        set_pairs(&mut target.resources, &annotations, &specs);
+    }
+    super::patch_wiring::json6902_field(ctx, dir, k, &mut target.resources, fail)?;
+    if let Some(reps) = k.get("replicas").and_then(Node::as_sequence) {
+        let mut specs = fieldspec::replicas();
+        specs.extend(target.config.replicas.iter().cloned());
+        for r in &reps.items {
+            replicas(&mut target.resources, r, &specs);
+        }
+    }
+    let mut imgs: Vec<Node> = Vec::new();
+    for key in ["images", "imageTags"] {
+        if let Some(list) = k.get(key).and_then(Node::as_sequence) {
+            imgs.extend(list.items.iter().cloned());
+        }
+    }
+    for img in &imgs {
+        images(&mut target.resources, img, &target.config.images);
+    }
+    super::patch_wiring::replacements_field(ctx, dir, k, &mut target.resources, fail)?;
+    Ok(())
+}
+
+/// A `transformers` entry that is a builtin transformer's config.
+pub fn run_plugin(
+    ctx: &mut Ctx,
+    dir: &Path,
+    cfg: &Node,
+    target: &mut Target,
+    fail: Fail,
+) -> Result<(), Error> {
+    let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
+    let specs_of = |key: &str| -> Vec<FieldSpec> {
+        cfg.get(key)
+            .and_then(Node::as_sequence)
+            .map(|s| s.items.iter().map(FieldSpec::from_node).collect())
+            .unwrap_or_default()
+    };
+    let label = Some("transformers".to_string());
+    match kind {
+        "NamespaceTransformer" => {
+            let ns = cfg
+                .get_path(&["metadata", "namespace"])
+                .and_then(Node::as_str)
+                .unwrap_or("");
+            let mut specs = specs_of("fieldSpecs");
+            if specs.is_empty() {
+                specs = target.config.namespace.clone();
+            }
+            let unset_only = cfg.get("unsetOnly").and_then(Node::as_str) == Some("true");
+            namespace(&mut target.resources, ns, &specs, unset_only);
+        }
+        "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
+            let prefix = cfg.get("prefix").and_then(Node::as_str).unwrap_or("");
+            let suffix = cfg.get("suffix").and_then(Node::as_str).unwrap_or("");
+            let specs = specs_of("fieldSpecs");
+            let all = specs.is_empty();
+            prefix_suffix(&mut target.resources, prefix, suffix, &specs, all);
+        }
+        "LabelTransformer" => {
+            set_pairs(
+                &mut target.resources,
+                &pairs(cfg.get("labels")),
+                &specs_of("fieldSpecs"),
+            );
+        }
+        "AnnotationsTransformer" => {
+            set_pairs(
+                &mut target.resources,
+                &pairs(cfg.get("annotations")),
+                &specs_of("fieldSpecs"),
+            );
+        }
+        "ImageTagTransformer" => {
+            if let Some(img) = cfg.get("imageTag") {
+                images(&mut target.resources, img, &specs_of("fieldSpecs"));
+            }
+        }
+        "ReplicaCountTransformer" => {
+            if let Some(r) = cfg.get("replica") {
+                let mut specs = specs_of("fieldSpecs");
+                if specs.is_empty() {
+                    specs = fieldspec::replicas();
+                }
+                replicas(&mut target.resources, r, &specs);
+            }
+        }
+        "PatchTransformer"
+        | "PatchStrategicMergeTransformer"
+        | "PatchJson6902Transformer"
+        | "ReplacementTransformer" => {
+            super::patch_wiring::plugin(ctx, dir, cfg, &mut target.resources, fail)?;
+        }
+        "SortOrderTransformer" => {
+            return Err(fail(
+                label,
+                "unable to load builtin SortOrderTransformer.builtin.[noGrp]".into(),
+            ))
+        }
+        other => {
+            return Err(fail(
+                label,
+                format!(
+                "unable to load builtin {other}: exec and KRM function plugins are not supported"
+            ),
+            ))
+        }
+    }
+    Ok(())
+}
+
+fn set_pairs(resources: &mut [Res], values: &[(String, String)], specs: &[FieldSpec]) {
+    if values.is_empty() {
+        return;
+    }
+    for r in resources.iter_mut() {
+        apply_specs(&mut r.node, specs, &mut |n| merge_string_map(n, values));
+    }
+}
+
+pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_only: bool) {
+    for r in resources.iter_mut() {
+        let gvk = r.gvk();
+        if !is_cluster_scoped(&gvk) && !(unset_only && !r.namespace().is_empty()) {
+            r.set_namespace(ns);
+        }
+        if matches!(gvk.kind.as_str(), "RoleBinding" | "ClusterRoleBinding") {
+            if let Some(Node::Sequence(subjects)) =
+                r.node.as_mapping_mut().and_then(|m| m.get_mut("subjects"))
+            {
+                for s in &mut subjects.items {
+                    let is_default = s.get("name").and_then(Node::as_str) == Some("default");
+                    if is_default {
+                        if let Some(m) = s.as_mapping_mut() {
+                            m.insert("namespace", Node::Scalar(Scalar::plain(ns)));
+                        }
+                    }
+                }
+            }
+        }
+        if gvk.kind == "CustomResourceDefinition" {
+            let path: Vec<String> = "spec/conversion/webhook/clientConfig/service/namespace"
+                .split('/')
+                .map(str::to_string)
+                .collect();
+            walk(&mut r.node, &path, false, &mut |n| {
+                *n = Node::Scalar(Scalar::plain(ns));
+            });
+        }
+        let specs: Vec<FieldSpec> = extra
+            .iter()
+            .filter(|s| s.path != ["metadata", "namespace"])
+            .cloned()
+            .collect();
+        apply_specs(&mut r.node, &specs, &mut |n| {
+            if matches!(n, Node::Scalar(_)) {
+                *n = Node::Scalar(Scalar::plain(ns));
+            }
+        });
+    }
+}
+
+/// With `all_names`, every resource's `metadata/name` changes (the kustomization fields);
+/// otherwise only where a `metadata/name` spec applies (a plugin config with its own specs).
+fn prefix_suffix(
+    resources: &mut [Res],
+    prefix: &str,
+    suffix: &str,
+    extra: &[FieldSpec],
+    all_names: bool,
+) {
+    if prefix.is_empty() && suffix.is_empty() {
+        return;
+    }
+    for r in resources.iter_mut() {
+        let gvk = r.gvk();
+        if gvk.kind == "CustomResourceDefinition"
+            || (gvk.kind == "Namespace" && gvk.group.is_empty())
+        {
+            continue;
+        }
+        let renames = all_names
+            || extra
+                .iter()
+                .any(|s| s.path == ["metadata", "name"] && s.applies_to(&gvk));
+        if !renames {
+            continue;
+        }
+        let name = format!("{prefix}{}{suffix}", r.name());
+        r.set_name(&name);
+        if !prefix.is_empty() {
+            r.prefixes.push(prefix.to_string());
+        }
+        if !suffix.is_empty() {
+            r.suffixes.push(suffix.to_string());
+        }
+        let specs: Vec<FieldSpec> = extra
+            .iter()
+            .filter(|s| s.path != ["metadata", "name"])
+            .cloned()
+            .collect();
+        apply_specs(&mut r.node, &specs, &mut |n| {
+            if let Node::Scalar(s) = n {
+                s.value = format!("{prefix}{}{suffix}", s.value);
+            }
+        });
+    }
+}
+
+fn replicas(resources: &mut [Res], entry: &Node, specs: &[FieldSpec]) {
+    let name = entry.get("name").and_then(Node::as_str).unwrap_or("");
+    let Some(count) = entry.get("count").and_then(Node::as_str) else {
+        return;
+    };
+    for r in resources.iter_mut() {
+        if r.name() != name && r.original_name() != name {
+            continue;
+        }
+        apply_specs(&mut r.node, specs, &mut |n| {
+            *n = Node::Scalar(Scalar::plain(count));
+        });
+    }
+}
+
+/// Splits an image reference into name, tag (with `:`) and digest (with `@`).
+fn split_image(image: &str) -> (String, String, String) {
+    let (rest, digest) = match image.split_once('@') {
+        Some((r, d)) => (r, format!("@{d}")),
+        None => (image, String::new()),
+    };
+    let slash = rest.rfind('/').map(|i| i + 1).unwrap_or(0);
+    match rest.get(slash..).and_then(|t| t.rfind(':')) {
+        Some(i) => (
+            rest[..slash + i].to_string(),
+            rest[slash + i..].to_string(),
+            digest,
+        ),
+        None => (rest.to_string(), String::new(), digest),
+    }
+}
+
+fn images(resources: &mut [Res], entry: &Node, extra: &[FieldSpec]) {
+    let get = |k: &str| entry.get(k).and_then(Node::as_str).map(str::to_string);
+    let Some(name) = get("name") else { return };
+    let new_name = get("newName");
+    let new_tag = get("newTag");
+    let digest = get("digest");
+    let tag_suffix = get("tagSuffix");
+    let update = |value: &str| -> Option<String> {
+        let (n, tag, dig) = split_image(value);
+        if n != name {
+            return None;
+        }
+        let n = new_name.clone().unwrap_or(n);
+        let suffix = if let Some(d) = &digest {
+            format!("@{d}")
+        } else if let Some(t) = &new_tag {
+            format!(":{t}")
+        } else if let Some(s) = &tag_suffix {
+            format!("{tag}{s}{dig}")
+        } else {
+            format!("{tag}{dig}")
+        };
+        Some(format!("{n}{suffix}"))
+    };
+    for r in resources.iter_mut() {
+        visit_containers(&mut r.node, &update);
+        let specs: Vec<FieldSpec> = extra.to_vec();
+        apply_specs(&mut r.node, &specs, &mut |n| match n {
+            Node::Scalar(s) => {
+                if let Some(v) = update(&s.value) {
+                    s.value = v;
+                }
+            }
+            Node::Sequence(seq) => {
+                for c in &mut seq.items {
+                    set_image(c, &update);
+                }
+            }
+            Node::Mapping(_) => set_image(n, &update),
+        });
+    }
+}
+
+fn set_image(container: &mut Node, update: &dyn Fn(&str) -> Option<String>) {
+    if let Some(Node::Scalar(s)) = container.as_mapping_mut().and_then(|m| m.get_mut("image")) {
+        if let Some(v) = update(&s.value) {
+            s.value = v;
+        }
+    }
+}
+
+fn visit_containers(node: &mut Node, update: &dyn Fn(&str) -> Option<String>) {
+    match node {
+        Node::Mapping(m) => {
+            for e in &mut m.entries {
+                if matches!(e.key.value.as_str(), "containers" | "initContainers") {
+                    if let Node::Sequence(seq) = &mut e.value {
+                        for c in &mut seq.items {
+                            set_image(c, update);
+                        }
+                        continue;
+                    }
+                }
+                visit_containers(&mut e.value, update);
+            }
+        }
+        Node::Sequence(s) => s.items.iter_mut().for_each(|i| visit_containers(i, update)),
+        Node::Scalar(_) => {}
+    }
+}
+
+/// Reads a `configurations` file: custom field specs per transformer.
+pub fn parse_config(text: &str) -> Result<Config, String> {
+    let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
+    let mut config = Config::default();
+    for doc in docs {
+        let root = doc.root;
+        let specs = |key: &str| -> Vec<FieldSpec> {
+            root.get(key)
+                .and_then(Node::as_sequence)
+                .map(|s| s.items.iter().map(FieldSpec::from_node).collect())
+                .unwrap_or_default()
+        };
+        config.common_labels.extend(specs("commonLabels"));
+        config.common_labels.extend(specs("labels"));
+        config.common_annotations.extend(specs("commonAnnotations"));
+        config.name_prefix.extend(specs("namePrefix"));
+        config.namespace.extend(specs("namespace"));
+        config.images.extend(specs("images"));
+        config.replicas.extend(specs("replicas"));
+        config.var_reference.extend(specs("varReference"));
+        if let Some(refs) = root.get("nameReference").and_then(Node::as_sequence) {
+            for r in &refs.items {
+                let get = |k: &str| r.get(k).and_then(Node::as_str).unwrap_or("").to_string();
+                config.name_reference.push(NameRef {
+                    kind: get("kind"),
+                    group: get("group"),
+                    specs: r
+                        .get("fieldSpecs")
+                        .and_then(Node::as_sequence)
+                        .map(|s| s.items.iter().map(FieldSpec::from_node).collect())
+                        .unwrap_or_default(),
+                });
+            }
+        }
+    }
+    Ok(config)
+}
+
+/// The `crds` field: OpenAPI definitions whose `x-kubernetes-object-ref-*` extensions declare name
+/// references. Only that part is read.
+pub fn parse_crd_config(text: &str) -> Config {
+    let _ = text;
+    Config::default()
+}
+
+pub fn check_sort_options(sort: &Node) -> Result<(), String> {
+    match sort.get("order").and_then(Node::as_str) {
+        Some("legacy") | Some("fifo") => Ok(()),
+        _ => Err("the field 'sortOptions.order' must be one of [fifo, legacy]".into()),
+    }
+}
+
+/// Looks up a dotted field path (`spec.ports[0].port`, `metadata.name`) for vars.
+fn lookup_dotted<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
+    let mut cur = node;
+    for part in path.split('.') {
+        let (key, index) = match part.split_once('[') {
+            Some((k, rest)) => (k, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        if !key.is_empty() {
+            cur = cur.get(key)?;
+        }
+        if let Some(i) = index {
+            cur = cur.as_sequence()?.items.get(i)?;
+        }
+    }
+    Some(cur)
+}
+
+/// Replaces `$(VAR)` in string fields with the values of legacy vars.
+pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Result<(), Error> {
+    if vars.is_empty() {
+        return Ok(());
+    }
+    let mut values: Vec<(String, Scalar)> = Vec::new();
+    for v in vars {
+        let matches: Vec<&Res> = resources
+            .iter()
+            .filter(|r| {
+                let gvk = r.gvk();
+                gvk.kind == v.kind
+                    && (r.original_name() == v.obj_name || r.name() == v.obj_name)
+                    && v.namespace
+                        .as_deref()
+                        .is_none_or(|ns| r.original_namespace() == ns || r.namespace() == ns)
+                    && v.api_version.as_deref().is_none_or(|a| {
+                        let want = Gvk::of(&api_node(a));
+                        (want.group.is_empty() || want.group == gvk.group)
+                            && (want.version.is_empty() || want.version == gvk.version)
+                    })
+            })
+            .collect();
+        let res = match matches.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(Error::msg(format!(
+                    "var '{}' cannot be mapped to a field in the set of known resources",
+                    v.name
+                )))
+            }
+            _ => {
+                return Err(Error::msg(format!(
+                    "unable to disambiguate var '{}': {} resources match",
+                    v.name,
+                    matches.len()
+                )))
+            }
+        };
+        let value = lookup_dotted(&res.node, &v.field_path)
+            .and_then(|n| n.as_scalar().cloned())
+            .unwrap_or_default();
+        values.push((v.name.clone(), value));
+    }
+    let _ = &config.var_reference;
+    for r in resources.iter_mut() {
+        replace_vars(&mut r.node, &values);
+    }
+    Ok(())
+}
+
+fn api_node(api: &str) -> Node {
+    let mut m = Mapping::new();
+    m.insert("apiVersion", Node::Scalar(Scalar::plain(api)));
+    Node::Mapping(m)
+}
+
+fn replace_vars(node: &mut Node, values: &[(String, Scalar)]) {
+    match node {
+        Node::Scalar(s) if s.value.contains("$(") => {
+            // a field that is exactly one variable takes the variable's value and type
+            if let Some((_, v)) = values.iter().find(|(n, _)| s.value == format!("$({n})")) {
+                s.value = v.value.clone();
+                s.tag = None;
+                s.style = if matches!(resolve_kyaml(v), Resolved::Str) {
+                    ScalarStyle::DoubleQuoted
+                } else {
+                    ScalarStyle::Plain
+                };
+                return;
+            }
+            let mut out = s.value.clone();
+            for (name, value) in values {
+                out = out.replace(&format!("$({name})"), &value.value);
+            }
+            if out != s.value {
+                s.value = out;
+                s.style = ScalarStyle::DoubleQuoted;
+                s.tag = None;
+            }
+        }
+        Node::Scalar(_) => {}
+        Node::Sequence(seq) => seq.items.iter_mut().for_each(|i| replace_vars(i, values)),
+        Node::Mapping(m) => {
+            for e in &mut m.entries {
+                replace_vars(&mut e.value, values);
+            }
+        }
+    }
+}
