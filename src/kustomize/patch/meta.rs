@@ -62,35 +62,52 @@ impl<'a> PatchMetaFor<'a> {
 
     /// The metadata of a field's value (of its elements, for a list).
     pub(crate) fn field(&self, name: &str) -> PatchMetaFor<'a> {
-        let Some((schema, ty)) = self.at else {
-            return PatchMetaFor::none();
-        };
-        let child = schema
-            .types
-            .get(ty)
-            .and_then(|fields| fields.get(name))
-            .and_then(|f| f.child.as_deref());
-        PatchMetaFor {
-            at: child.map(|c| (schema, c)),
-        }
+        let at = self
+            .lookup(name)
+            .and_then(|(schema, f)| f.child.as_deref().map(|child| (schema, child)));
+        PatchMetaFor { at }
     }
 
     /// How the list in field `name` merges.
     pub(crate) fn list_merge(&self, name: &str) -> ListMerge<'a> {
-        let Some((schema, ty)) = self.at else {
-            return ListMerge::Replace;
-        };
-        match schema.types.get(ty).and_then(|fields| fields.get(name)) {
-            Some(f) if f.merge && f.keys.is_empty() => ListMerge::Primitive,
-            Some(f) if f.merge => ListMerge::ByKeys(&f.keys),
+        match self.lookup(name) {
+            Some((_, f)) if f.merge && f.keys.is_empty() => ListMerge::Primitive,
+            Some((_, f)) if f.merge => ListMerge::ByKeys(&f.keys),
             _ => ListMerge::Replace,
         }
+    }
+
+    /// A field's metadata. A type a custom schema refers to without defining it comes from the
+    /// built-in table, as in kustomize (an OpenShift DeploymentConfig schema may point at
+    /// `io.k8s.api.core.v1.PodTemplateSpec` and get the containers' merge keys).
+    fn lookup(&self, name: &str) -> Option<(&'a PatchSchema, &'a FieldMeta)> {
+        let (schema, ty) = self.at?;
+        if let Some(fields) = schema.types.get(ty) {
+            return fields.get(name).map(|f| (schema, f));
+        }
+        let builtin = builtin();
+        if std::ptr::eq(schema, builtin) {
+            return None;
+        }
+        let short = BUILTIN_TYPE_PREFIXES
+            .iter()
+            .find_map(|prefix| ty.strip_prefix(prefix))?;
+        let field = builtin.types.get(short)?.get(name)?;
+        Some((builtin, field))
     }
 
     pub(crate) fn is_none(&self) -> bool {
         self.at.is_none()
     }
 }
+
+/// The prefixes `scripts/gen-patch-meta` strips from OpenAPI type names.
+const BUILTIN_TYPE_PREFIXES: [&str; 4] = [
+    "io.k8s.api.",
+    "io.k8s.apimachinery.pkg.apis.",
+    "io.k8s.apiextensions-apiserver.pkg.apis.",
+    "io.k8s.kube-aggregator.pkg.apis.",
+];
 
 fn builtin() -> &'static PatchSchema {
     static BUILTIN: OnceLock<PatchSchema> = OnceLock::new();
