@@ -75,8 +75,11 @@ pub(crate) fn apply_json6902(target: &Node, operations: &Node) -> Result<Node, P
             }
             "test" => {
                 let expected = value()?;
-                let actual = get_mut(&mut doc, &pointer).map_err(&fail)?;
-                if to_json_kyaml(actual) != to_json_kyaml(&expected) {
+                // A missing value equals null, as in kustomize (evanphx/json-patch).
+                let actual = get_mut(&mut doc, &pointer)
+                    .map(|n| to_json_kyaml(n))
+                    .unwrap_or(serde_json::Value::Null);
+                if actual != to_json_kyaml(&expected) {
                     return Err(fail("test failed: the value differs".into()));
                 }
             }
