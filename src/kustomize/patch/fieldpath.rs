@@ -4,9 +4,9 @@
 //!
 //! Segments: a field name; a list index (`0`); `[key=value]` selects list elements by a field;
 //! `[=value]` selects scalar elements; `[some.key]` is a field name that contains dots; `*` is every
-//! element or value; `name[]` (field specs) is a list field that is never created. A field name
-//! applied to a list applies to each element, as kustomize field specs do (`spec/containers/image`
-//! reaches every container's image).
+//! element or value; `name[]` (field specs) is a list field that is never created. In field specs a
+//! field name met at a list applies to each element (`spec/containers/image` reaches every
+//! container's image); in dotted paths it is an error, as in kustomize's replacements.
 //!
 //! Not for: choosing objects, or what a transformer writes at the matched places.
 
@@ -35,6 +35,8 @@ enum Segment {
 pub(crate) struct FieldPath {
     text: String,
     segments: Vec<Segment>,
+    /// Field specs apply a field name met at a list to every element; kyaml's dotted paths fail.
+    implicit_lists: bool,
 }
 
 /// What [`field_path_set`] and [`field_path_update`] may do beyond changing existing values.
@@ -137,21 +139,40 @@ impl FieldPath {
         Ok(FieldPath {
             text: path.to_owned(),
             segments,
+            implicit_lists: separator == '/',
         })
     }
 }
 
-/// Every node the path reaches, in document order.
-pub(crate) fn field_path_get<'n>(node: &'n Node, path: &FieldPath) -> Vec<&'n Node> {
+/// Every node the path reaches, in document order. A dotted path that names a field of a list fails,
+/// as in kustomize (`spec.containers.image` must be `spec.containers.*.image`).
+pub(crate) fn field_path_get<'n>(
+    node: &'n Node,
+    path: &FieldPath,
+) -> Result<Vec<&'n Node>, PatchError> {
     let mut out = Vec::new();
-    get_into(node, &path.segments, &mut out);
-    out
+    get_into(node, &path.segments, path.implicit_lists, &mut out).map_err(|message| {
+        PatchError::FieldPath {
+            path: path.text.clone(),
+            message,
+        }
+    })?;
+    Ok(out)
 }
 
-fn get_into<'n>(node: &'n Node, segments: &[Segment], out: &mut Vec<&'n Node>) {
+fn list_field_error(name: &str) -> String {
+    format!("`{name}` names a field, but here is a list (select elements with `*`, `[key=value]` or an index)")
+}
+
+fn get_into<'n>(
+    node: &'n Node,
+    segments: &[Segment],
+    implicit_lists: bool,
+    out: &mut Vec<&'n Node>,
+) -> Result<(), String> {
     let Some((first, rest)) = segments.split_first() else {
         out.push(node);
-        return;
+        return Ok(());
     };
     match (first, node) {
         (
@@ -159,36 +180,40 @@ fn get_into<'n>(node: &'n Node, segments: &[Segment], out: &mut Vec<&'n Node>) {
             Node::Mapping(m),
         ) => {
             if let Some(child) = m.get(name) {
-                get_into(child, rest, out);
+                get_into(child, rest, implicit_lists, out)?;
             }
         }
-        (Segment::Field(_), Node::Sequence(s)) => {
+        (Segment::Field(name), Node::Sequence(s)) => {
+            if !implicit_lists {
+                return Err(list_field_error(name));
+            }
             for item in &s.items {
-                get_into(item, segments, out);
+                get_into(item, segments, implicit_lists, out)?;
             }
         }
         (Segment::Index(i, _), Node::Sequence(s)) => {
             if let Some(child) = s.items.get(*i) {
-                get_into(child, rest, out);
+                get_into(child, rest, implicit_lists, out)?;
             }
         }
         (Segment::Match { .. } | Segment::ScalarMatch(_), Node::Sequence(s)) => {
             for item in s.items.iter().filter(|item| selects(first, item)) {
-                get_into(item, rest, out);
+                get_into(item, rest, implicit_lists, out)?;
             }
         }
         (Segment::Wildcard, Node::Sequence(s)) => {
             for item in &s.items {
-                get_into(item, rest, out);
+                get_into(item, rest, implicit_lists, out)?;
             }
         }
         (Segment::Wildcard, Node::Mapping(m)) => {
             for (_, value) in m.iter() {
-                get_into(value, rest, out);
+                get_into(value, rest, implicit_lists, out)?;
             }
         }
         _ => {}
     }
+    Ok(())
 }
 
 fn selects(segment: &Segment, item: &Node) -> bool {
@@ -223,7 +248,11 @@ pub(crate) fn field_path_update(
     mut update: impl FnMut(&mut Node) -> Result<(), String>,
 ) -> Result<usize, PatchError> {
     let mut count = 0;
-    update_at(node, &path.segments, options, &mut update, &mut count).map_err(|message| {
+    let walk = Walk {
+        options,
+        implicit_lists: path.implicit_lists,
+    };
+    update_at(node, &path.segments, walk, &mut update, &mut count).map_err(|message| {
         PatchError::FieldPath {
             path: path.text.clone(),
             message,
@@ -241,15 +270,22 @@ fn placeholder(next: Option<&Segment>) -> Node {
     }
 }
 
+#[derive(Clone, Copy)]
+struct Walk {
+    options: SetOptions,
+    implicit_lists: bool,
+}
+
 type Update<'f> = dyn FnMut(&mut Node) -> Result<(), String> + 'f;
 
 fn update_at(
     node: &mut Node,
     segments: &[Segment],
-    options: SetOptions,
+    walk: Walk,
     update: &mut Update<'_>,
     count: &mut usize,
 ) -> Result<(), String> {
+    let options = walk.options;
     let Some((first, rest)) = segments.split_first() else {
         *count += 1;
         return update(node);
@@ -262,7 +298,7 @@ fn update_at(
     }
     match (first, node) {
         (Segment::ListField(name), Node::Mapping(m)) => match m.get_mut(name) {
-            Some(child) => update_at(child, rest, options, update, count),
+            Some(child) => update_at(child, rest, walk, update, count),
             None => Ok(()),
         },
         (Segment::Field(name) | Segment::Index(_, name), Node::Mapping(m)) => {
@@ -273,13 +309,16 @@ fn update_at(
                 m.insert(name.as_str(), placeholder(rest.first()));
             }
             match m.get_mut(name) {
-                Some(child) => update_at(child, rest, options, update, count),
+                Some(child) => update_at(child, rest, walk, update, count),
                 None => Ok(()),
             }
         }
-        (Segment::Field(_), Node::Sequence(s)) => {
+        (Segment::Field(name), Node::Sequence(s)) => {
+            if !walk.implicit_lists {
+                return Err(list_field_error(name));
+            }
             for item in &mut s.items {
-                update_at(item, segments, options, update, count)?;
+                update_at(item, segments, walk, update, count)?;
             }
             Ok(())
         }
@@ -293,7 +332,7 @@ fn update_at(
                 ));
             }
             match s.items.get_mut(*i) {
-                Some(child) => update_at(child, rest, options, update, count),
+                Some(child) => update_at(child, rest, walk, update, count),
                 None => Ok(()),
             }
         }
@@ -315,19 +354,19 @@ fn update_at(
                 });
             }
             for item in s.items.iter_mut().filter(|item| selects(first, item)) {
-                update_at(item, rest, options, update, count)?;
+                update_at(item, rest, walk, update, count)?;
             }
             Ok(())
         }
         (Segment::Wildcard, Node::Sequence(s)) => {
             for item in &mut s.items {
-                update_at(item, rest, options, update, count)?;
+                update_at(item, rest, walk, update, count)?;
             }
             Ok(())
         }
         (Segment::Wildcard, Node::Mapping(m)) => {
             for entry in &mut m.entries {
-                update_at(&mut entry.value, rest, options, update, count)?;
+                update_at(&mut entry.value, rest, walk, update, count)?;
             }
             Ok(())
         }

@@ -221,6 +221,7 @@ fn json6902_whole_document_and_append() {
 fn get_texts(doc: &Node, path: &str) -> Vec<String> {
     let path = FieldPath::parse(path).expect("path parses");
     field_path_get(doc, &path)
+        .expect("path applies")
         .into_iter()
         .map(|n| n.as_str().map(str::to_owned).unwrap_or_else(|| show(n)))
         .collect()
@@ -258,9 +259,12 @@ fn field_path_get_selects() {
         get_texts(&doc, "spec.containers.*.image"),
         ["nginx:1", "busybox"]
     );
-    assert_eq!(
-        get_texts(&doc, "spec.containers.image"),
-        ["nginx:1", "busybox"]
+    let through_list = FieldPath::parse("spec.containers.image").unwrap();
+    let err = field_path_get(&doc, &through_list).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("names a field, but here is a list"),
+        "{err}"
     );
     assert_eq!(
         get_texts(&doc, "spec.containers.[name=sidecar].args.[=y]"),
@@ -280,11 +284,11 @@ fn field_path_get_selects() {
     assert!(get_texts(&doc, "spec.containers.5.image").is_empty());
     assert!(get_texts(&doc, "spec.nothing.here").is_empty());
     let slashed = FieldPath::parse_slashed("spec/containers/image").unwrap();
-    assert_eq!(field_path_get(&doc, &slashed).len(), 2);
+    assert_eq!(field_path_get(&doc, &slashed).map(|v| v.len()), Ok(2));
     let escaped =
         FieldPath::parse_slashed("metadata/annotations/config.kubernetes.io\\/local-config")
             .unwrap();
-    assert_eq!(field_path_get(&doc, &escaped).len(), 1);
+    assert_eq!(field_path_get(&doc, &escaped).map(|v| v.len()), Ok(1));
 }
 
 #[test]
@@ -302,7 +306,7 @@ fn list_fields_in_field_specs_are_never_created() {
         field_path_set(&mut doc, &labels, &yaml("{a: b}"), create),
         Ok(2)
     );
-    assert_eq!(field_path_get(&doc, &labels).len(), 2);
+    assert_eq!(field_path_get(&doc, &labels).map(|v| v.len()), Ok(2));
 }
 
 #[test]
@@ -338,9 +342,12 @@ fn field_path_set_and_create() {
         Ok(2)
     );
     assert_eq!(
-        get_texts(&doc, "spec.containers.imagePullPolicy"),
+        get_texts(&doc, "spec.containers.*.imagePullPolicy"),
         ["Always", "Always"]
     );
+    let through_list = FieldPath::parse("spec.containers.image").unwrap();
+    let create = SetOptions { create: true };
+    assert!(field_path_set(&mut doc, &through_list, &yaml("x"), create).is_err());
     assert_eq!(
         set(
             &mut doc,
