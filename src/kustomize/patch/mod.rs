@@ -7,9 +7,15 @@
 // this API as unused.
 #![allow(dead_code, unused_imports)]
 
+mod fieldpath;
+mod json6902;
 mod meta;
 mod smp;
 
+pub(crate) use fieldpath::{
+    field_path_get, field_path_set, field_path_update, FieldPath, SetOptions,
+};
+pub(crate) use json6902::apply_json6902;
 pub(crate) use meta::{patch_meta, PatchMetaFor, PatchSchema};
 pub(crate) use smp::{strategic_merge, MergeOutcome};
 

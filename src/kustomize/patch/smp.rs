@@ -119,22 +119,25 @@ fn merge_map(
         }
         let here = join(path, key);
         let current = result.get(key).filter(|n| !n.is_null());
-        let merged = match value {
-            v if v.is_null() => None,
-            Node::Mapping(p) => match current {
-                None => merge_map(&Mapping::new(), p, meta.field(key), &here)?,
-                Some(Node::Mapping(t)) => merge_map(t, p, meta.field(key), &here)?,
-                Some(other) => {
-                    return Err(PatchError::Merge {
-                        path: here,
-                        message: format!(
-                            "wrong node kind: the target has a {} where the patch has a mapping",
-                            other.kind_name()
-                        ),
-                    })
-                }
-            },
-            Node::Sequence(p) => {
+        if let Some(current) = current {
+            if !value.is_null() && node_kind(current) != node_kind(value) {
+                return Err(PatchError::Merge {
+                    path: here,
+                    message: format!(
+                        "wrong node kind: the target has a {} where the patch has a {}",
+                        current.kind_name(),
+                        value.kind_name()
+                    ),
+                });
+            }
+        }
+        let merged = match (value, current) {
+            (v, _) if v.is_null() => None,
+            // An empty mapping adds nothing where the target has no value (kustomize drops it).
+            (Node::Mapping(p), None) if p.is_empty() => continue,
+            (Node::Mapping(p), Some(Node::Mapping(t))) => merge_map(t, p, meta.field(key), &here)?,
+            (Node::Mapping(p), _) => merge_map(&Mapping::new(), p, meta.field(key), &here)?,
+            (Node::Sequence(p), current) => {
                 let empty = Sequence::default();
                 let t = match current {
                     Some(Node::Sequence(t)) => t,
@@ -142,7 +145,7 @@ fn merge_map(
                 };
                 merge_list(t, p, meta.list_merge(key), meta.field(key), &here)?
             }
-            scalar => Some(scalar.clone()),
+            (scalar, _) => Some(scalar.clone()),
         };
         match merged {
             Some(node) => result.insert(key, node),
@@ -152,6 +155,14 @@ fn merge_map(
         }
     }
     Ok(Some(Node::Mapping(result)))
+}
+
+fn node_kind(node: &Node) -> u8 {
+    match node {
+        Node::Scalar(_) => 0,
+        Node::Sequence(_) => 1,
+        Node::Mapping(_) => 2,
+    }
 }
 
 fn is_replace_marker(node: &Node) -> bool {
@@ -173,7 +184,8 @@ fn merge_list(
             ..patch.clone()
         }))
     };
-    if patch.items.iter().any(is_replace_marker) {
+    // Lists without merge metadata are replaced as written, directives included (as kustomize).
+    if how != ListMerge::Replace && patch.items.iter().any(is_replace_marker) {
         let mut items = Vec::new();
         for (i, item) in patch.items.iter().enumerate() {
             if is_replace_marker(item) {
@@ -286,6 +298,8 @@ fn merge_by_keys(
             continue;
         };
         let merged = match target.items.get(j) {
+            // kustomize leaves a matched element alone when the patch element says `replace`.
+            Some(t) if directive(p, &here)? == Directive::Replace => Some(t.clone()),
             Some(Node::Mapping(t)) => merge_map(t, p, elem_meta, &here)?,
             _ => merge_map(&Mapping::new(), p, elem_meta, &here)?,
         };
