@@ -2,14 +2,12 @@
 //! `replacements` and their plugin configs): reading the patch files, selecting targets, and
 //! handing each target to the merge functions of the `patch` module.
 //!
-//! JSON 6902 operations are applied here on the YAML tree until the `patch` module offers them.
-//!
-//! Not for: the strategic merge algorithm (that lives in `patch`).
+//! Not for: the merge and JSON patch algorithms themselves (those live in `patch`).
 
 use std::path::Path;
 
 use super::load::Ctx;
-use super::patch::{patch_meta, strategic_merge, MergeOutcome, PatchSchema};
+use super::patch::{self, patch_meta, strategic_merge, MergeOutcome, PatchSchema};
 use super::replacement;
 use super::resource::{Gvk, Res, Selector};
 use super::Error;
@@ -273,121 +271,16 @@ fn select(resources: &[Res], sel: &Selector) -> Vec<usize> {
         .collect()
 }
 
-/// Applies a JSON 6902 operation list (RFC 6902 on the YAML tree; JSON pointers per RFC 6901).
+/// Applies a JSON 6902 operation list with the `patch` engine, remembering a changed name.
 fn apply_json6902(res: &mut Res, ops: &Node) -> Result<bool, String> {
-    let Some(list) = ops.as_sequence() else {
-        return Err("a JSON 6902 patch must be a list of operations".into());
-    };
     let old_name = res.name().to_string();
     let old_ns = res.namespace().to_string();
-    for (i, op) in list.items.iter().enumerate() {
-        let name = op.get("op").and_then(Node::as_str).unwrap_or("");
-        let path = op.get("path").and_then(Node::as_str).unwrap_or("");
-        let fail = |m: String| format!("JSON patch operation {i} (`{name}` at `{path}`): {m}");
-        let ptr = pointer(path);
-        match name {
-            "add" => {
-                let value = op.get("value").cloned().unwrap_or_else(Node::null);
-                add(&mut res.node, &ptr, value).map_err(fail)?;
-            }
-            "remove" => {
-                remove(&mut res.node, &ptr).map_err(fail)?;
-            }
-            "replace" => {
-                let value = op.get("value").cloned().unwrap_or_else(Node::null);
-                let slot =
-                    get_mut(&mut res.node, &ptr).ok_or_else(|| fail("path not found".into()))?;
-                *slot = value;
-            }
-            "move" | "copy" => {
-                let from = pointer(op.get("from").and_then(Node::as_str).unwrap_or(""));
-                let value = if name == "move" {
-                    remove(&mut res.node, &from).map_err(fail)?
-                } else {
-                    get_mut(&mut res.node, &from)
-                        .cloned()
-                        .ok_or_else(|| fail("from path not found".into()))?
-                };
-                add(&mut res.node, &ptr, value).map_err(fail)?;
-            }
-            "test" => {
-                let want = op.get("value").and_then(Node::as_str);
-                let have =
-                    get_mut(&mut res.node, &ptr).and_then(|n| n.as_str().map(str::to_string));
-                if want != have.as_deref() {
-                    return Err(fail("test failed".into()));
-                }
-            }
-            other => return Err(fail(format!("unknown operation `{other}`"))),
-        }
-    }
+    res.node = patch::apply_json6902(&res.node, ops).map_err(|e| e.to_string())?;
     let (new_name, new_ns) = (res.name().to_string(), res.namespace().to_string());
     if new_name != old_name || new_ns != old_ns {
         res.prev.push((old_name, old_ns));
     }
     Ok(true)
-}
-
-fn pointer(path: &str) -> Vec<String> {
-    path.split('/')
-        .skip(1)
-        .map(|s| s.replace("~1", "/").replace("~0", "~"))
-        .collect()
-}
-
-fn get_mut<'a>(node: &'a mut Node, ptr: &[String]) -> Option<&'a mut Node> {
-    let Some((first, rest)) = ptr.split_first() else {
-        return Some(node);
-    };
-    let child = match node {
-        Node::Mapping(m) => m.get_mut(first)?,
-        Node::Sequence(s) => s.items.get_mut(first.parse::<usize>().ok()?)?,
-        Node::Scalar(_) => return None,
-    };
-    get_mut(child, rest)
-}
-
-fn add(node: &mut Node, ptr: &[String], value: Node) -> Result<(), String> {
-    let Some((last, parent)) = ptr.split_last() else {
-        *node = value;
-        return Ok(());
-    };
-    match get_mut(node, parent) {
-        Some(Node::Mapping(m)) => {
-            m.insert(last.clone(), value);
-            Ok(())
-        }
-        Some(Node::Sequence(s)) => {
-            if last == "-" {
-                s.items.push(value);
-                return Ok(());
-            }
-            let i: usize = last.parse().map_err(|_| format!("bad index `{last}`"))?;
-            if i > s.items.len() {
-                return Err(format!("index {i} out of range"));
-            }
-            s.items.insert(i, value);
-            Ok(())
-        }
-        _ => Err("parent path not found".into()),
-    }
-}
-
-fn remove(node: &mut Node, ptr: &[String]) -> Result<Node, String> {
-    let Some((last, parent)) = ptr.split_last() else {
-        return Err("cannot remove the whole object".into());
-    };
-    match get_mut(node, parent) {
-        Some(Node::Mapping(m)) => m.remove(last).ok_or_else(|| "path not found".into()),
-        Some(Node::Sequence(s)) => {
-            let i: usize = last.parse().map_err(|_| format!("bad index `{last}`"))?;
-            if i >= s.items.len() {
-                return Err(format!("index {i} out of range"));
-            }
-            Ok(s.items.remove(i))
-        }
-        _ => Err("path not found".into()),
-    }
 }
 
 pub fn patches_field(
