@@ -1,174 +1,30 @@
 //! `replacements`: copies a value from one resource's field (or a static value) into fields of
-//! selected resources, with kyaml field paths (`a.b.[name=x].c`, indices, `*`), delimiter/index
-//! options for partial strings, and field creation.
+//! selected resources (kyaml field paths, from the `patch` module), with delimiter/index options
+//! for partial strings and field creation.
 //!
 //! Not for: legacy `vars` (see `transform`).
 
+use super::patch::{field_path_get, field_path_update, FieldPath, PatchError, SetOptions};
 use super::resource::{Res, Selector};
-use crate::yaml::{resolve_kyaml, Mapping, Node, Resolved, Scalar, Sequence};
+use crate::yaml::{resolve_kyaml, Node, Resolved, Scalar};
 
-/// Splits a kyaml field path on dots outside brackets.
-fn split(path: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0;
-    for c in path.chars() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            '.' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    out.push(cur);
-    out
-}
-
-enum Seg<'a> {
-    Field(&'a str),
-    Match(&'a str, &'a str),
-    Index(usize),
-    Any,
-}
-
-fn seg(s: &str) -> Seg<'_> {
-    if s == "*" {
-        return Seg::Any;
-    }
-    if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-        return match inner.split_once('=') {
-            Some((k, v)) => Seg::Match(k, v),
-            None => Seg::Field(inner),
-        };
-    }
-    match s.parse::<usize>() {
-        Ok(i) => Seg::Index(i),
-        Err(_) => Seg::Field(s),
-    }
-}
-
-fn lookup<'a>(node: &'a Node, segs: &[String]) -> Vec<&'a Node> {
-    let Some((first, rest)) = segs.split_first() else {
-        return vec![node];
-    };
-    let next: Vec<&Node> = match (seg(first), node) {
-        (Seg::Field(f), Node::Mapping(m)) => m.get(f).into_iter().collect(),
-        (Seg::Any, Node::Mapping(m)) => m.entries.iter().map(|e| &e.value).collect(),
-        (Seg::Any, Node::Sequence(s)) => s.items.iter().collect(),
-        (Seg::Index(i), Node::Sequence(s)) => s.items.get(i).into_iter().collect(),
-        (Seg::Match(k, v), Node::Sequence(s)) => s
-            .items
-            .iter()
-            .filter(|i| i.get(k).and_then(Node::as_str) == Some(v))
-            .collect(),
-        _ => Vec::new(),
-    };
-    next.into_iter().flat_map(|n| lookup(n, rest)).collect()
-}
-
-/// Visits (creating when asked) the nodes at `segs`. Errors name the path.
-fn visit_mut(
-    node: &mut Node,
-    segs: &[String],
-    create: bool,
-    path: &str,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<usize, String> {
-    let Some((first, rest)) = segs.split_first() else {
-        f(node)?;
-        return Ok(1);
-    };
-    let fresh = |rest: &[String]| -> Node {
-        match rest.first().map(|s| seg(s)) {
-            None => Node::Scalar(Scalar::plain("")),
-            Some(Seg::Match(..)) | Some(Seg::Index(_)) => Node::Sequence(Sequence::default()),
-            Some(_) => Node::Mapping(Mapping::new()),
-        }
-    };
-    let mut count = 0;
-    match seg(first) {
-        Seg::Field(key) => {
-            if node.is_null() && create {
-                *node = Node::Mapping(Mapping::new());
-            }
-            if let Node::Mapping(m) = node {
-                if !m.contains_key(key) {
-                    if !create {
-                        return Ok(0);
-                    }
-                    m.insert(key, fresh(rest));
-                }
-                if let Some(child) = m.get_mut(key) {
-                    if child.is_null() && create && !rest.is_empty() {
-                        *child = fresh(rest);
-                    }
-                    count += visit_mut(child, rest, create, path, f)?;
-                }
+/// kustomize's wording for a target field that cannot be created.
+fn target_error(path: &str, e: PatchError) -> String {
+    match e {
+        PatchError::FieldPath { message, .. } => {
+            match message
+                .strip_prefix("cannot create index ")
+                .and_then(|r| r.split_once(": the list has "))
+                .and_then(|(i, r)| Some((i, r.split_once(' ')?.0)))
+            {
+                Some((i, len)) => format!(
+                    "unable to find or create field \"{path}\" in replacement target: index {i} specified but only {len} elements found"
+                ),
+                None => format!("unable to find or create field \"{path}\" in replacement target: {message}"),
             }
         }
-        Seg::Any => match node {
-            Node::Mapping(m) => {
-                for e in &mut m.entries {
-                    count += visit_mut(&mut e.value, rest, create, path, f)?;
-                }
-            }
-            Node::Sequence(s) => {
-                for i in &mut s.items {
-                    count += visit_mut(i, rest, create, path, f)?;
-                }
-            }
-            Node::Scalar(_) => {}
-        },
-        Seg::Index(i) => {
-            if node.is_null() && create {
-                *node = Node::Sequence(Sequence::default());
-            }
-            if let Node::Sequence(s) = node {
-                if i >= s.items.len() {
-                    if !create {
-                        return Ok(0);
-                    }
-                    if i > s.items.len() {
-                        return Err(format!(
-                            "unable to find or create field \"{path}\" in replacement target: index {i} specified but only {} elements found",
-                            s.items.len()
-                        ));
-                    }
-                    s.items.push(fresh(rest));
-                }
-                if let Some(child) = s.items.get_mut(i) {
-                    count += visit_mut(child, rest, create, path, f)?;
-                }
-            }
-        }
-        Seg::Match(k, v) => {
-            if node.is_null() && create {
-                *node = Node::Sequence(Sequence::default());
-            }
-            if let Node::Sequence(s) = node {
-                let mut any = false;
-                for item in &mut s.items {
-                    if item.get(k).and_then(Node::as_str) == Some(v) {
-                        any = true;
-                        count += visit_mut(item, rest, create, path, f)?;
-                    }
-                }
-                if !any && create {
-                    let mut m = Mapping::new();
-                    m.insert(k, Node::Scalar(Scalar::plain(v)));
-                    s.items.push(Node::Mapping(m));
-                    if let Some(item) = s.items.last_mut() {
-                        count += visit_mut(item, rest, create, path, f)?;
-                    }
-                }
-            }
-        }
+        other => other.to_string(),
     }
-    Ok(count)
 }
 
 fn selector_string(sel: &Selector) -> String {
@@ -236,8 +92,9 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
                     ))
                 }
             };
-            let segs = split(&path);
-            let Some(v) = lookup(&res.node, &segs).into_iter().next().cloned() else {
+            let parsed = FieldPath::parse(&path).map_err(|e| e.to_string())?;
+            let found = field_path_get(&res.node, &parsed).map_err(|e| e.to_string())?;
+            let Some(v) = found.into_iter().next().cloned() else {
                 return Err(format!(
                     "fieldPath `{path}` is missing for replacement source {}",
                     selector_string(&sel)
@@ -296,11 +153,12 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
                 continue;
             }
             for path in &paths {
-                let segs = split(path);
-                let mut set = |target: &mut Node| -> Result<(), String> {
+                let parsed = FieldPath::parse(path).map_err(|e| e.to_string())?;
+                let set = |target: &mut Node| -> Result<(), String> {
                     set_value(target, &value, delim.as_deref(), index)
                 };
-                let n = visit_mut(&mut res.node, &segs, create, path, &mut set)?;
+                let n = field_path_update(&mut res.node, &parsed, SetOptions { create }, set)
+                    .map_err(|e| target_error(path, e))?;
                 if n == 0 && !create {
                     return Err(format!(
                         "unable to find field \"{path}\" in replacement target"
@@ -333,6 +191,10 @@ fn set_value(
         let (Node::Scalar(t), Node::Scalar(v)) = (&mut *target, value) else {
             return Err("delimiter option can only be used with scalar nodes".into());
         };
+        if t.is_null() {
+            // a created field starts empty
+            *t = Scalar::plain("");
+        }
         let mut parts: Vec<String> = t.value.split(d).map(str::to_string).collect();
         if index < 0 {
             parts.insert(0, v.value.clone());
@@ -345,7 +207,7 @@ fn set_value(
         return Ok(());
     }
     match (&mut *target, value) {
-        (Node::Scalar(t), Node::Scalar(v)) if !t.is_null() || !t.value.is_empty() => {
+        (Node::Scalar(t), Node::Scalar(v)) if !t.is_null() => {
             // kyaml keeps the target's resolved tag: a string stays a string, a number takes the
             // new text and is typed again.
             let was_string = matches!(resolve_kyaml(t), Resolved::Str);
