@@ -115,3 +115,6 @@ pub fn to_yaml(build: &Build) -> String {
     let nodes: Vec<Node> = build.objects.iter().map(canonical_kyaml).collect();
     emit_stream(&nodes)
 }
+
+#[cfg(test)]
+mod tests;
