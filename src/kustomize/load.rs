@@ -88,9 +88,54 @@ impl Ctx<'_> {
         path.display().to_string()
     }
 
+    /// Where an entry of a kustomization in `dir` points. With a display root, that directory
+    /// is the file system's root: absolute entries start there and `..` stops there, as in
+    /// kustomize's in-memory file system.
+    pub fn resolve(&self, dir: &Path, entry: &str) -> PathBuf {
+        let Some(root) = &self.options.display_root else {
+            return dir.join(entry);
+        };
+        let root = absolutize(root);
+        let joined = match entry.strip_prefix('/') {
+            Some(rest) => root.join(rest),
+            None => dir.join(entry),
+        };
+        let abs = absolutize(&joined);
+        if abs.starts_with(&root) {
+            return abs;
+        }
+        // climbed above the root: continue from the root with what is left
+        let mut out = root.clone();
+        let rel = absolutize(dir)
+            .strip_prefix(&root)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let mut depth = rel.components().count() as isize;
+        let mut parts: Vec<std::path::Component> = rel.components().collect();
+        for c in Path::new(entry).components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    if depth > 0 {
+                        parts.pop();
+                        depth -= 1;
+                    }
+                }
+                std::path::Component::Normal(_) => {
+                    parts.push(c);
+                    depth += 1;
+                }
+                _ => {}
+            }
+        }
+        for p in parts {
+            out.push(p);
+        }
+        out
+    }
+
     /// Reads a file a kustomization in `dir` refers to, under the load restrictor.
     pub fn read_file(&self, dir: &Path, entry: &str) -> Result<(PathBuf, String), String> {
-        let path = dir.join(entry);
+        let path = self.resolve(dir, entry);
         self.check_restrictor(dir, &path)?;
         match std::fs::read_to_string(&path) {
             Ok(text) => Ok((path, text)),
@@ -581,7 +626,7 @@ impl Ctx<'_> {
                 .map_err(|m| fail(label.clone(), format!("accumulating resources: {m}")))?;
             match sub {
                 Loaded::Files(nodes) => {
-                    let file = absolutize(&dir.join(entry));
+                    let file = absolutize(&self.resolve(dir, entry));
                     for node in nodes {
                         let mut res = Res::new(node);
                         res.origin = Some(Origin::File(file.clone()));
@@ -612,7 +657,7 @@ impl Ctx<'_> {
             if is_remote(entry) {
                 return Err(fail(label, "remote components are not supported".into()));
             }
-            let path = dir.join(entry);
+            let path = self.resolve(dir, entry);
             if !path.is_dir() {
                 return Err(fail(
                     label,
@@ -855,14 +900,9 @@ impl Ctx<'_> {
                 "accumulation err='accumulating resources from '{entry}': remote resources are not supported offline'"
             ));
         }
-        let path = dir.join(entry);
+        let path = self.resolve(dir, entry);
         let shown = self.show(&absolutize(&path));
         if path.is_dir() {
-            if Path::new(entry).is_absolute()
-                && self.options.load_restrictor == LoadRestrictor::RootOnly
-            {
-                // absolute directories are still allowed as roots upstream
-            }
             return self
                 .accumulate(&path, None, false)
                 .map(|t| Loaded::Target(Box::new(t)))

@@ -48,8 +48,9 @@ pub struct Options {
     pub add_managed_by_label: bool,
     /// The value of the managed-by label (`kustomize-v5.5.0`, as the kustomize we follow).
     pub managed_by: String,
-    /// Paths in error messages are shown relative to this directory, written as absolute paths
-    /// (`/base/x.yaml`), the way kustomize shows paths of its in-memory file system.
+    /// A directory that stands for the file system's root, as kustomize's in-memory file system:
+    /// paths in error messages are shown relative to it as absolute paths (`/base/x.yaml`),
+    /// absolute entries start there and `..` does not climb above it.
     pub display_root: Option<PathBuf>,
 }
 
