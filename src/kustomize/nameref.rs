@@ -162,6 +162,15 @@ fn rename_node(
     }
 }
 
+/// One list is the tail of the other (the layers both went through last).
+fn same_ending(a: &[String], b: &[String], allow_empty: bool) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return allow_empty || a.is_empty() == b.is_empty();
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long.ends_with(short)
+}
+
 fn rename_scalar<'a>(
     s: &mut Scalar,
     targets: &[&'a Candidate],
@@ -183,13 +192,21 @@ fn rename_scalar<'a>(
         found.retain(|c| c.cluster_scoped || c.namespace == referrer.namespace);
     }
     if found.len() > 1 {
-        let same: Vec<&Candidate> = found
-            .iter()
-            .copied()
-            .filter(|c| c.prefixes == referrer.prefixes && c.suffixes == referrer.suffixes)
-            .collect();
-        if !same.is_empty() {
-            found = same;
+        // prefer objects renamed by the same layers as the referrer; an object without prefixes
+        // (or suffixes) is compatible with any
+        for allow_empty in [false, true] {
+            let same: Vec<&Candidate> = found
+                .iter()
+                .copied()
+                .filter(|c| {
+                    same_ending(&c.prefixes, referrer.prefixes, allow_empty)
+                        && same_ending(&c.suffixes, referrer.suffixes, allow_empty)
+                })
+                .collect();
+            if !same.is_empty() {
+                found = same;
+                break;
+            }
         }
     }
     if found.len() > 1 {
