@@ -682,12 +682,6 @@ impl Ctx<'_> {
             let config = transform::parse_config(&text).map_err(|m| fail(label.clone(), m))?;
             target.config.merge(&config);
         }
-        for field in ["crds", "openapi"] {
-            if k.get(field).is_some() {
-                self.diagnostics
-                    .push(format!("`{field}` is read for field specs only partially"));
-            }
-        }
         if let Some(crds) = k.get("crds").and_then(Node::as_sequence) {
             for (i, c) in crds.items.iter().enumerate() {
                 let Some(entry) = c.as_str() else { continue };
@@ -695,7 +689,8 @@ impl Ctx<'_> {
                 let (_, text) = self
                     .read_file(dir, entry)
                     .map_err(|m| fail(label.clone(), m))?;
-                let config = transform::parse_crd_config(&text);
+                let config =
+                    transform::parse_crd_config(&text).map_err(|m| fail(label.clone(), m))?;
                 target.config.merge(&config);
             }
         }

@@ -454,11 +454,73 @@ pub fn parse_config(text: &str) -> Result<Config, String> {
     Ok(config)
 }
 
-/// The `crds` field: OpenAPI definitions whose `x-kubernetes-object-ref-*` extensions declare name
-/// references. Only that part is read.
-pub fn parse_crd_config(text: &str) -> Config {
-    let _ = text;
-    Config::default()
+/// The `crds` field: OpenAPI definitions (Go type name → `Schema`) whose
+/// `x-kubernetes-object-ref-kind` extensions declare name references from the custom kind's
+/// fields. Only that part is read.
+pub fn parse_crd_config(text: &str) -> Result<Config, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let doc = crate::yaml::from_json(&value);
+    let mut config = Config::default();
+    let Some(defs) = doc.as_mapping() else {
+        return Ok(config);
+    };
+    for (type_name, def) in defs.iter() {
+        let schema = def.get("Schema").unwrap_or(def);
+        let props = schema.get("properties");
+        // a root type is one with object metadata; its kind is the type name's last segment
+        if props.and_then(|p| p.get("metadata")).is_none()
+            || props.and_then(|p| p.get("items")).is_some()
+        {
+            continue;
+        }
+        let kind = type_name.rsplit('.').next().unwrap_or(type_name);
+        crd_refs(&doc, schema, kind, &mut Vec::new(), &mut config, 0);
+    }
+    Ok(config)
+}
+
+fn crd_refs(
+    doc: &Node,
+    schema: &Node,
+    kind: &str,
+    path: &mut Vec<String>,
+    config: &mut Config,
+    depth: usize,
+) {
+    if depth > 32 {
+        return;
+    }
+    let Some(props) = schema.get("properties").and_then(Node::as_mapping) else {
+        return;
+    };
+    for (name, prop) in props.iter() {
+        if name == "metadata" || name == "status" {
+            continue;
+        }
+        path.push(name.to_string());
+        if let Some(target) = prop
+            .get("x-kubernetes-object-ref-kind")
+            .and_then(Node::as_str)
+        {
+            let mut spec_path = path.clone();
+            spec_path.push("name".into());
+            config.name_reference.push(NameRef {
+                kind: target.to_string(),
+                group: String::new(),
+                specs: vec![FieldSpec {
+                    kind: kind.to_string(),
+                    path: spec_path,
+                    ..FieldSpec::default()
+                }],
+            });
+        } else if let Some(r) = prop.get("$ref").and_then(Node::as_str) {
+            if let Some(def) = doc.get(r) {
+                let schema = def.get("Schema").unwrap_or(def);
+                crd_refs(doc, schema, kind, path, config, depth + 1);
+            }
+        }
+        path.pop();
+    }
 }
 
 pub fn check_sort_options(sort: &Node) -> Result<(), String> {
