@@ -110,20 +110,13 @@ impl Ctx<'_> {
             .strip_prefix(&root)
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let mut depth = rel.components().count() as isize;
         let mut parts: Vec<std::path::Component> = rel.components().collect();
         for c in Path::new(entry).components() {
             match c {
                 std::path::Component::ParentDir => {
-                    if depth > 0 {
-                        parts.pop();
-                        depth -= 1;
-                    }
+                    parts.pop();
                 }
-                std::path::Component::Normal(_) => {
-                    parts.push(c);
-                    depth += 1;
-                }
+                std::path::Component::Normal(_) => parts.push(c),
                 _ => {}
             }
         }
