@@ -53,7 +53,8 @@ pub fn run_builtin(
     super::patch_wiring::patches_field(ctx, dir, k, &mut target.resources, fail)?;
     if let Some(ns) = k.get("namespace").and_then(Node::as_str) {
         if !ns.is_empty() {
-            namespace(&mut target.resources, ns, &target.config.namespace, false);
+            namespace(&mut target.resources, ns, &target.config.namespace, false)
+                .map_err(|m| fail(Some("namespace".into()), m))?;
         }
     }
     let prefix = k.get("namePrefix").and_then(Node::as_str).unwrap_or("");
@@ -154,7 +155,8 @@ pub fn run_plugin(
                 specs = target.config.namespace.clone();
             }
             let unset_only = cfg.get("unsetOnly").and_then(Node::as_str) == Some("true");
-            namespace(&mut target.resources, ns, &specs, unset_only);
+            namespace(&mut target.resources, ns, &specs, unset_only)
+                .map_err(|m| fail(label.clone(), m))?;
         }
         "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
             let prefix = cfg.get("prefix").and_then(Node::as_str).unwrap_or("");
@@ -224,11 +226,20 @@ fn set_pairs(resources: &mut [Res], values: &[(String, String)], specs: &[FieldS
     }
 }
 
-pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_only: bool) {
+/// Sets the namespace of namespaced objects; a Namespace object takes the namespace as its name.
+pub fn namespace(
+    resources: &mut [Res],
+    ns: &str,
+    extra: &[FieldSpec],
+    unset_only: bool,
+) -> Result<(), String> {
     for r in resources.iter_mut() {
         let gvk = r.gvk();
         if !is_cluster_scoped(&gvk) && (!unset_only || r.namespace().is_empty()) {
             r.set_namespace(ns);
+        }
+        if gvk.kind == "Namespace" && gvk.group.is_empty() && !unset_only {
+            r.set_name(ns);
         }
         if matches!(gvk.kind.as_str(), "RoleBinding" | "ClusterRoleBinding") {
             if let Some(Node::Sequence(subjects)) =
@@ -264,6 +275,16 @@ pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_onl
             }
         });
     }
+    for (i, a) in resources.iter().enumerate() {
+        if let Some(b) = resources.iter().skip(i + 1).find(|b| b.same_id(a)) {
+            return Err(format!(
+                "namespace transformation produces ID conflict: {} and {}",
+                a.id_string(),
+                b.id_string()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// With `all_names`, every resource's `metadata/name` changes (the kustomization fields);
