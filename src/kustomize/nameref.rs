@@ -24,6 +24,8 @@ struct Candidate {
 
 struct Referrer<'a> {
     namespace: &'a str,
+    /// The reference also names a namespace (RBAC subjects).
+    needs_namespace: bool,
     cluster_scoped: bool,
     prefixes: &'a [String],
     suffixes: &'a [String],
@@ -55,8 +57,9 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
         let ns = res.effective_namespace().to_string();
         let prefixes = res.prefixes.clone();
         let suffixes = res.suffixes.clone();
-        let referrer = Referrer {
+        let mut referrer = Referrer {
             namespace: &ns,
+            needs_namespace: false,
             cluster_scoped: is_cluster_scoped(&gvk),
             prefixes: &prefixes,
             suffixes: &suffixes,
@@ -96,6 +99,8 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
                         }
                     });
                 } else {
+                    referrer.needs_namespace = row.kind == "ServiceAccount"
+                        && spec.path.last().is_some_and(|p| p == "subjects");
                     walk(&mut res.node, &spec.path, false, &mut |n| {
                         if let Err(e) = rename_node(n, &row.kind, &targets, &referrer) {
                             error = Some(e);
@@ -222,9 +227,13 @@ fn rename_scalar<'a>(
             Ok(Some(c))
         }
         many => {
-            if many.iter().all(|c| c.name == many[0].name) {
-                s.value = many[0].name.clone();
-                return Ok(Some(many[0]));
+            // nothing to rename when every candidate kept the name; a subject also needs the
+            // namespace, so it must still be unique
+            if explicit_ns.is_none()
+                && !referrer.needs_namespace
+                && many.iter().all(|c| c.name == old)
+            {
+                return Ok(None);
             }
             let ids: Vec<String> = many.iter().map(|c| c.id.clone()).collect();
             Err(format!(
