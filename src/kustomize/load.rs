@@ -353,6 +353,12 @@ fn origin_text(origin: &Origin, dir: &Path) -> String {
             configured_in,
             kind,
             name,
+        }
+        | Origin::Transformer {
+            configured_in,
+            kind,
+            name,
+            ..
         } => {
             let mut out = format!(
                 "configuredIn: {}\nconfiguredBy:\n  apiVersion: builtin\n  kind: {kind}\n",
@@ -360,6 +366,13 @@ fn origin_text(origin: &Origin, dir: &Path) -> String {
             );
             if let Some(n) = name {
                 out.push_str(&format!("  name: {n}\n"));
+            }
+            if let Origin::Transformer {
+                namespace: Some(ns),
+                ..
+            } = origin
+            {
+                out.push_str(&format!("  namespace: {ns}\n"));
             }
             out
         }
@@ -729,14 +742,74 @@ impl Ctx<'_> {
         }
         // builtin transformers
         transform::run_builtin(self, dir, k, &mut target, fail)?;
+        let kfile_for = kfile.clone();
+        let builtin_kinds: Vec<&str> = [
+            ("patchesStrategicMerge", "PatchStrategicMergeTransformer"),
+            ("patches", "PatchTransformer"),
+            ("namespace", "NamespaceTransformer"),
+            ("namePrefix", "PrefixTransformer"),
+            ("nameSuffix", "SuffixTransformer"),
+            ("labels", "LabelTransformer"),
+            ("commonLabels", "LabelTransformer"),
+            ("commonAnnotations", "AnnotationsTransformer"),
+            ("patchesJson6902", "PatchJson6902Transformer"),
+            ("replicas", "ReplicaCountTransformer"),
+            ("images", "ImageTagTransformer"),
+            ("replacements", "ReplacementTransformer"),
+        ]
+        .iter()
+        .filter(|(field, _)| {
+            k.get(field)
+                .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+        })
+        .map(|(_, kind)| *kind)
+        .collect();
+        let mut recorded: Vec<&str> = Vec::new();
+        for kind in builtin_kinds {
+            if recorded.contains(&kind) {
+                continue;
+            }
+            recorded.push(kind);
+            for r in &mut target.resources {
+                r.transformations.push(Origin::Transformer {
+                    configured_in: kfile_for.clone(),
+                    kind: kind.to_string(),
+                    name: None,
+                    namespace: None,
+                });
+            }
+        }
         if let Some(ts) = k.get("transformers").and_then(Node::as_sequence) {
             for (i, t) in ts.items.iter().enumerate() {
                 let label = Some(format!("transformers[{i}]"));
                 let configs = self
                     .plugin_configs(dir, t)
                     .map_err(|m| fail(label.clone(), m))?;
+                let configured_in = match t.as_str() {
+                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                        absolutize(&dir.join(name))
+                    }
+                    _ => kfile.clone(),
+                };
                 for cfg in configs {
                     transform::run_plugin(self, dir, &cfg, &mut target, fail)?;
+                    let meta = |key: &str| {
+                        cfg.get_path(&["metadata", key])
+                            .and_then(Node::as_str)
+                            .map(str::to_string)
+                    };
+                    for r in &mut target.resources {
+                        r.transformations.push(Origin::Transformer {
+                            configured_in: configured_in.clone(),
+                            kind: cfg
+                                .get("kind")
+                                .and_then(Node::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            name: meta("name"),
+                            namespace: meta("namespace"),
+                        });
+                    }
                 }
             }
         }
@@ -813,6 +886,28 @@ impl Ctx<'_> {
                             &text,
                         );
                     }
+                }
+            }
+            if wants("transformerAnnotations") {
+                for r in &mut target.resources {
+                    if r.transformations.is_empty() {
+                        continue;
+                    }
+                    let mut text = String::new();
+                    for t in &r.transformations {
+                        let entry = origin_text(t, dir);
+                        for (i, line) in entry.lines().enumerate() {
+                            text.push_str(if i == 0 { "- " } else { "  " });
+                            text.push_str(line);
+                            text.push('\n');
+                        }
+                    }
+                    transform::set_map_field(
+                        &mut r.node,
+                        &["metadata", "annotations"],
+                        "alpha.config.kubernetes.io/transformations",
+                        &text,
+                    );
                 }
             }
             if wants("managedByLabel") {

@@ -114,6 +114,8 @@ pub struct Res {
     pub needs_hash: bool,
     pub behavior: Option<Behavior>,
     pub origin: Option<Origin>,
+    /// Transformers that ran over the resource, for `buildMetadata: [transformerAnnotations]`.
+    pub transformations: Vec<Origin>,
 }
 
 /// Where a resource came from, for `buildMetadata: [originAnnotations]`.
@@ -125,6 +127,13 @@ pub enum Origin {
         configured_in: std::path::PathBuf,
         kind: String,
         name: Option<String>,
+    },
+    /// A builtin transformer (the same facts as a generator, plus the config's namespace).
+    Transformer {
+        configured_in: std::path::PathBuf,
+        kind: String,
+        name: Option<String>,
+        namespace: Option<String>,
     },
 }
 
@@ -140,6 +149,7 @@ impl Res {
             needs_hash: false,
             behavior: None,
             origin: None,
+            transformations: Vec::new(),
         }
     }
 
