@@ -278,6 +278,16 @@ fn drop_block(text: &str, line: usize, column: usize) -> Option<String> {
     Some(out.join("\n"))
 }
 
+/// Fields kustomize v5 warns about, with their replacements.
+const DEPRECATED: &[(&str, &str)] = &[
+    ("bases", "resources"),
+    ("commonLabels", "labels"),
+    ("imageTags", "images"),
+    ("patchesJson6902", "patches"),
+    ("patchesStrategicMerge", "patches"),
+    ("vars", "replacements"),
+];
+
 const FIELDS: &[&str] = &[
     "apiVersion",
     "kind",
@@ -565,6 +575,14 @@ impl Ctx<'_> {
             k
         };
         normalize_field_names(&mut k);
+        for (field, instead) in DEPRECATED {
+            if k.get(field).is_some() {
+                self.diagnostics.push(format!(
+                    "{}: '{field}' is deprecated; use '{instead}' instead",
+                    shown.display()
+                ));
+            }
+        }
         let kind = k
             .get("kind")
             .and_then(Node::as_str)

@@ -58,6 +58,7 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct Build {
     pub objects: Vec<Node>,
+    /// Warnings that do not stop the build (deprecated fields), in the order met.
     pub diagnostics: Vec<String>,
 }
 

@@ -217,3 +217,25 @@ fn label_selectors() {
     assert!(!label_selector_matches("app!=web", Some(&labels)));
     assert!(!label_selector_matches("tier notin (front)", Some(&labels)));
 }
+
+#[test]
+fn deprecated_fields_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "kustomization.yaml",
+                "commonLabels:\n  a: b\nresources:\n- cm.yaml\n",
+            ),
+            (
+                "cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+            ),
+        ],
+    );
+    let b = build(dir.path(), &options()).unwrap();
+    assert_eq!(b.diagnostics.len(), 1);
+    assert!(b.diagnostics[0].contains("'commonLabels' is deprecated; use 'labels' instead"));
+    assert!(to_yaml(&b).contains("a: b"));
+}

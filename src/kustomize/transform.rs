@@ -2,6 +2,9 @@
 //! annotations, replicas, images), their plugin-config forms for the `transformers` field, custom
 //! field spec configurations, and legacy vars.
 //!
+//! Legacy vars are substituted in every string field of the final objects, a superset of
+//! kustomize's varReference fields.
+//!
 //! Not for: name references (see `nameref`), generators, or the merge logic of patches (the
 //! `patch` module).
 
