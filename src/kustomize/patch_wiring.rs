@@ -62,26 +62,29 @@ fn self_targets(resources: &[Res], patch: &Node) -> Vec<usize> {
     let ns = patch
         .get_path(&["metadata", "namespace"])
         .and_then(Node::as_str);
+    // a patch without apiVersion names no group; with one, `v1` is the core group
+    let any_group = patch.get("apiVersion").is_none();
     let by = |current: bool| -> Vec<usize> {
         resources
             .iter()
             .enumerate()
             .filter(|(_, r)| {
                 let g = r.gvk();
-                let kind_ok = g.kind == pg.kind || r.orig_gvk.kind == pg.kind;
-                let group_ok =
-                    pg.group.is_empty() || g.group == pg.group || r.orig_gvk.group == pg.group;
-                let name_ok = if current {
-                    r.name() == name
-                } else {
-                    r.all_names().any(|n| n == name)
-                };
+                // the patch names either the current id or an earlier one, never a mix of the
+                // current kind with an earlier name
+                let current_id =
+                    g.kind == pg.kind && (any_group || g.group == pg.group) && r.name() == name;
+                let earlier_id = !current
+                    && r.orig_gvk.kind == pg.kind
+                    && (any_group || r.orig_gvk.group == pg.group)
+                    && r.prev.iter().any(|p| p.0 == name);
+                let kind_name_ok = current_id || earlier_id;
                 let ns_ok = ns.is_none_or(|ns| {
                     r.namespace() == ns
                         || r.prev.iter().any(|p| p.1 == ns)
                         || (ns == "default" && r.namespace().is_empty())
                 });
-                kind_ok && group_ok && name_ok && ns_ok
+                kind_name_ok && ns_ok
             })
             .map(|(i, _)| i)
             .collect()
@@ -122,6 +125,16 @@ fn smp_without_target(
         return Err("patch appears to be empty".into());
     }
     let targets = self_targets(resources, patch);
+    if targets.len() > 1 {
+        let ids: Vec<String> = targets
+            .iter()
+            .filter_map(|&i| resources.get(i).map(Res::id_string))
+            .collect();
+        return Err(format!(
+            "multiple matches for patch: {}; failed to find unique target for patch",
+            ids.join(", ")
+        ));
+    }
     if targets.is_empty() {
         let pg = Gvk::of(patch);
         let name = patch
