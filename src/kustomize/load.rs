@@ -453,13 +453,33 @@ fn kind_rank(kind: &str) -> i32 {
     0
 }
 
+fn or_tilde(ns: &str) -> &str {
+    if ns.is_empty() {
+        "~X"
+    } else {
+        ns
+    }
+}
+
+/// kustomize's legacy order: kind rank, then the group/version/kind string, then namespace and
+/// name.
 fn legacy_sort(resources: &mut [Res]) {
+    let gvk_key = |g: &super::resource::Gvk| {
+        let group = if g.group.is_empty() { "~G" } else { &g.group };
+        let version = if g.version.is_empty() {
+            "~V"
+        } else {
+            &g.version
+        };
+        format!("{group}_{version}_{}", g.kind)
+    };
     resources.sort_by(|a, b| {
         let (ga, gb) = (a.gvk(), b.gvk());
         kind_rank(&ga.kind)
             .cmp(&kind_rank(&gb.kind))
-            .then_with(|| ga.id_string().cmp(&gb.id_string()))
-            .then_with(|| a.namespace().cmp(b.namespace()))
+            .then_with(|| gvk_key(&ga).cmp(&gvk_key(&gb)))
+            // an unset namespace spells `~X` in kustomize's id string, after any real namespace
+            .then_with(|| or_tilde(a.namespace()).cmp(or_tilde(b.namespace())))
             .then_with(|| a.name().cmp(b.name()))
     });
 }
