@@ -695,28 +695,6 @@ impl Ctx<'_> {
                 }
             }
         }
-        // components
-        for (i, entry) in seq_strings(k, "components").iter().enumerate() {
-            let label = Some(format!("components[{i}] `{entry}`"));
-            if is_remote(entry) {
-                return Err(fail(label, "remote components are not supported".into()));
-            }
-            let path = self.resolve(dir, entry);
-            if !path.is_dir() {
-                return Err(fail(
-                    label,
-                    format!(
-                        "accumulating components: '{}' must be a directory holding a Component",
-                        self.show(&path)
-                    ),
-                ));
-            }
-            let resources = std::mem::take(&mut target.resources);
-            let t = self.accumulate(&path, Some(resources), true)?;
-            target.resources = t.resources;
-            target.config.merge(&t.config);
-            target.vars.extend(t.vars);
-        }
         // configurations (custom field specs)
         for (i, entry) in seq_strings(k, "configurations").iter().enumerate() {
             let label = Some(format!("configurations[{i}] `{entry}`"));
@@ -777,6 +755,28 @@ impl Ctx<'_> {
                     )?;
                 }
             }
+        }
+        // components run after the generators and before the transformers (kustomize v5.1+)
+        for (i, entry) in seq_strings(k, "components").iter().enumerate() {
+            let label = Some(format!("components[{i}] `{entry}`"));
+            if is_remote(entry) {
+                return Err(fail(label, "remote components are not supported".into()));
+            }
+            let path = self.resolve(dir, entry);
+            if !path.is_dir() {
+                return Err(fail(
+                    label,
+                    format!(
+                        "accumulating components: '{}' must be a directory holding a Component",
+                        self.show(&path)
+                    ),
+                ));
+            }
+            let resources = std::mem::take(&mut target.resources);
+            let t = self.accumulate(&path, Some(resources), true)?;
+            target.resources = t.resources;
+            target.config.merge(&t.config);
+            target.vars.extend(t.vars);
         }
         // builtin transformers
         transform::run_builtin(self, dir, k, &mut target, fail)?;
