@@ -1027,11 +1027,9 @@ impl Ctx<'_> {
             return self
                 .accumulate(&path, None, false)
                 .map(|t| Loaded::Target(Box::new(t)))
+                // the inner error keeps its own file and entry
                 .map_err(|e| {
-                    format!(
-                        "accumulation err='accumulating resources from '{entry}': {}'",
-                        e.message
-                    )
+                    format!("accumulation err='accumulating resources from '{entry}': {e}'")
                 });
         }
         if path.is_file() {

@@ -239,3 +239,30 @@ fn deprecated_fields_are_reported() {
     assert!(b.diagnostics[0].contains("'commonLabels' is deprecated; use 'labels' instead"));
     assert!(to_yaml(&b).contains("a: b"));
 }
+
+#[test]
+fn nested_errors_keep_the_inner_file_and_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("overlay/kustomization.yaml", "resources:\n- ../base\n"),
+            ("base/kustomization.yaml", "resources:\n- gone.yaml\n"),
+        ],
+    );
+    let opts = Options {
+        display_root: Some(dir.path().to_path_buf()),
+        ..options()
+    };
+    let text = build(&dir.path().join("overlay"), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.starts_with("in kustomization /overlay/kustomization.yaml: resources[0] `../base`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("in kustomization /base/kustomization.yaml: resources[0] `gone.yaml`"),
+        "{text}"
+    );
+}
