@@ -345,6 +345,20 @@ fn field_path_set_and_create() {
         get_texts(&doc, "spec.containers.*.imagePullPolicy"),
         ["Always", "Always"]
     );
+    // As `kubectl kustomize` replacements with `create: true` do: a new list, then its element 0.
+    assert_eq!(
+        set(
+            &mut doc,
+            "spec.containers.[name=nginx].ports.0.containerPort",
+            "8080",
+            true
+        ),
+        Ok(1)
+    );
+    assert_eq!(
+        get_texts(&doc, "spec.containers.0.ports.0.containerPort"),
+        ["8080"]
+    );
     let through_list = FieldPath::parse("spec.containers.image").unwrap();
     let create = SetOptions { create: true };
     assert!(field_path_set(&mut doc, &through_list, &yaml("x"), create).is_err());
