@@ -121,7 +121,8 @@ fn merge_map(
         let here = join(path, key);
         let current = result.get(key).filter(|n| !n.is_null());
         if let Some(current) = current {
-            if !value.is_null() && node_kind(current) != node_kind(value) {
+            if !value.is_null() && std::mem::discriminant(current) != std::mem::discriminant(value)
+            {
                 return Err(PatchError::Merge {
                     path: here,
                     message: format!(
@@ -158,20 +159,12 @@ fn merge_map(
     Ok(Some(Node::Mapping(result)))
 }
 
-fn node_kind(node: &Node) -> u8 {
-    match node {
-        Node::Scalar(_) => 0,
-        Node::Sequence(_) => 1,
-        Node::Mapping(_) => 2,
-    }
-}
-
 fn is_replace_marker(node: &Node) -> bool {
     node.as_mapping()
         .is_some_and(|m| m.len() == 1 && m.get(DIRECTIVE).and_then(Node::as_str) == Some("replace"))
 }
 
-/// Merges a patch list into a target list; `None` removes the field (an empty merged list stays).
+/// Merges a patch list into a target list (an empty result stays as an empty list).
 fn merge_list(
     target: &Sequence,
     patch: &Sequence,
