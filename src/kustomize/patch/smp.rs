@@ -12,7 +12,8 @@
 //!
 //! Element order follows kustomize: lists merged by one key give the patch's elements first (merged
 //! with their targets), then the target's other elements; lists merged by several keys (ports by
-//! port and protocol) keep the target's order and put new elements first.
+//! port and protocol) keep the target's order and put new elements first; there a patch element
+//! that lacks a key its target has (or has one its target lacks) is dropped, as kustomize does.
 //!
 //! Not for: choosing which objects a patch applies to.
 
@@ -120,7 +121,8 @@ fn merge_map(
         let here = join(path, key);
         let current = result.get(key).filter(|n| !n.is_null());
         if let Some(current) = current {
-            if !value.is_null() && node_kind(current) != node_kind(value) {
+            if !value.is_null() && std::mem::discriminant(current) != std::mem::discriminant(value)
+            {
                 return Err(PatchError::Merge {
                     path: here,
                     message: format!(
@@ -157,20 +159,12 @@ fn merge_map(
     Ok(Some(Node::Mapping(result)))
 }
 
-fn node_kind(node: &Node) -> u8 {
-    match node {
-        Node::Scalar(_) => 0,
-        Node::Sequence(_) => 1,
-        Node::Mapping(_) => 2,
-    }
-}
-
 fn is_replace_marker(node: &Node) -> bool {
     node.as_mapping()
         .is_some_and(|m| m.len() == 1 && m.get(DIRECTIVE).and_then(Node::as_str) == Some("replace"))
 }
 
-/// Merges a patch list into a target list; `None` removes the field (an empty merged list stays).
+/// Merges a patch list into a target list (an empty result stays as an empty list).
 fn merge_list(
     target: &Sequence,
     patch: &Sequence,
@@ -244,9 +238,16 @@ fn key_values<'n>(node: &'n Node, keys: &[String]) -> Option<Vec<Option<&'n str>
     Some(values)
 }
 
-/// Elements match when every key has the same value on both sides or is missing on one side (a
-/// port without `protocol` matches the target's `TCP` port, as in kustomize).
+/// Elements match when every key has the same value on both sides, a missing key matching only a
+/// missing key.
 fn keys_match(a: &[Option<&str>], b: &[Option<&str>]) -> bool {
+    a == b
+}
+
+/// Elements overlap when the keys they both have agree but one lacks a key the other has. kustomize
+/// then drops the patch element: a `port: 80` patch element leaves a `port: 80, protocol: TCP`
+/// target alone and is not added either (checked with `kubectl kustomize` v5.5.0).
+fn keys_overlap(a: &[Option<&str>], b: &[Option<&str>]) -> bool {
     a.iter()
         .zip(b)
         .all(|(x, y)| x.is_none() || y.is_none() || x == y)
@@ -291,6 +292,16 @@ fn merge_by_keys(
                     && tk.as_ref().is_some_and(|tk| keys_match(v, tk))
             })
         });
+        if matched.is_none() {
+            let overlaps = values.as_ref().is_some_and(|v| {
+                target_keys
+                    .iter()
+                    .any(|tk| tk.as_ref().is_some_and(|tk| keys_overlap(v, tk)))
+            });
+            if overlaps {
+                continue;
+            }
+        }
         let (Some(j), Node::Mapping(p)) = (matched, item) else {
             if let Some(node) = clean_element(item, elem_meta, &here)? {
                 order.push(Slot::Fresh(node));

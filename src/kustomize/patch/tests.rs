@@ -345,6 +345,20 @@ fn field_path_set_and_create() {
         get_texts(&doc, "spec.containers.*.imagePullPolicy"),
         ["Always", "Always"]
     );
+    // As `kubectl kustomize` replacements with `create: true` do: a new list, then its element 0.
+    assert_eq!(
+        set(
+            &mut doc,
+            "spec.containers.[name=nginx].ports.0.containerPort",
+            "8080",
+            true
+        ),
+        Ok(1)
+    );
+    assert_eq!(
+        get_texts(&doc, "spec.containers.0.ports.0.containerPort"),
+        ["8080"]
+    );
     let through_list = FieldPath::parse("spec.containers.image").unwrap();
     let create = SetOptions { create: true };
     assert!(field_path_set(&mut doc, &through_list, &yaml("x"), create).is_err());
@@ -400,4 +414,97 @@ fn field_path_update_sees_created_places_as_null() {
         Err("nope".into())
     });
     assert!(matches!(failing, Err(PatchError::FieldPath { .. })));
+}
+
+mod no_panics {
+    //! Random trees and paths: every engine returns, with a result or an error, and never panics.
+    use super::*;
+    use crate::yaml::{Mapping, Scalar, Sequence};
+    use proptest::prelude::*;
+
+    const KEYS: &[&str] = &[
+        "a",
+        "name",
+        "$patch",
+        "spec",
+        "template",
+        "containers",
+        "ports",
+        "port",
+        "protocol",
+        "containerPort",
+        "metadata",
+        "finalizers",
+        "env",
+        "value",
+        "op",
+        "path",
+        "from",
+        "-",
+        "0",
+    ];
+    const SCALARS: &[&str] = &[
+        "null",
+        "1",
+        "x",
+        "delete",
+        "replace",
+        "merge",
+        "TCP",
+        "add",
+        "remove",
+        "move",
+        "copy",
+        "test",
+        "/a",
+        "/spec/containers/0",
+        "/-",
+        "-1",
+        "",
+    ];
+
+    fn node() -> impl Strategy<Value = Node> {
+        let leaf = prop::sample::select(SCALARS).prop_map(|s| Node::Scalar(Scalar::plain(s)));
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(|items| {
+                    Node::Sequence(Sequence {
+                        items,
+                        ..Sequence::default()
+                    })
+                }),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..5).prop_map(
+                    |entries| {
+                        let mut m = Mapping::new();
+                        for (k, v) in entries {
+                            m.insert(k, v);
+                        }
+                        Node::Mapping(m)
+                    }
+                ),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn strategic_merge_never_panics(target in node(), patch in node()) {
+            let meta = patch_meta(None, "apps", "v1", "Deployment");
+            let _ = strategic_merge(&target, &patch, meta);
+            let _ = strategic_merge(&target, &patch, PatchMetaFor::none());
+        }
+
+        #[test]
+        fn json6902_never_panics(target in node(), ops in node()) {
+            let _ = apply_json6902(&target, &ops);
+        }
+
+        #[test]
+        fn field_paths_never_panic(mut target in node(), path in "[a-z0-9.*=\\[\\]/-]{0,24}") {
+            for parsed in [FieldPath::parse(&path), FieldPath::parse_slashed(&path)].into_iter().flatten() {
+                let _ = field_path_get(&target, &parsed);
+                let _ = field_path_set(&mut target, &parsed, &Node::null(), SetOptions { create: true });
+            }
+        }
+    }
 }
