@@ -598,7 +598,7 @@ impl Ctx<'_> {
         for (field, instead) in DEPRECATED {
             if k.get(field).is_some() {
                 self.diagnostics.push(format!(
-                    "{}: '{field}' is deprecated; use '{instead}' instead",
+                    "{}: '{field}' is deprecated. Please use '{instead}' instead.",
                     shown.display()
                 ));
             }

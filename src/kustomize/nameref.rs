@@ -35,8 +35,17 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
     let candidates: Vec<Candidate> = resources
         .iter()
         .map(|r| {
-            let mut namespaces: Vec<String> = r.prev.iter().map(|p| p.1.clone()).collect();
-            namespaces.push(r.namespace().to_string());
+            let cluster_scoped = is_cluster_scoped(&r.gvk());
+            // an unset namespace of a namespaced object is `default`
+            let spell = |ns: &str| {
+                if ns.is_empty() && !cluster_scoped {
+                    "default".to_string()
+                } else {
+                    ns.to_string()
+                }
+            };
+            let mut namespaces: Vec<String> = r.prev.iter().map(|p| spell(&p.1)).collect();
+            namespaces.push(spell(r.namespace()));
             Candidate {
                 gvk: r.gvk(),
                 names: r.all_names().map(str::to_string).collect(),

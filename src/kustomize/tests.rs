@@ -236,7 +236,7 @@ fn deprecated_fields_are_reported() {
     );
     let b = build(dir.path(), &options()).unwrap();
     assert_eq!(b.diagnostics.len(), 1);
-    assert!(b.diagnostics[0].contains("'commonLabels' is deprecated; use 'labels' instead"));
+    assert!(b.diagnostics[0].contains("'commonLabels' is deprecated. Please use 'labels' instead."));
     assert!(to_yaml(&b).contains("a: b"));
 }
 
