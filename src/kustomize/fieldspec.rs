@@ -273,15 +273,6 @@ pub fn common_labels() -> Vec<FieldSpec> {
     out
 }
 
-pub fn images() -> Vec<FieldSpec> {
-    vec![
-        FieldSpec::new("", "", "spec/containers", false),
-        FieldSpec::new("", "", "spec/initContainers", false),
-        FieldSpec::new("", "", "spec/template/spec/containers", false),
-        FieldSpec::new("", "", "spec/template/spec/initContainers", false),
-    ]
-}
-
 pub fn replicas() -> Vec<FieldSpec> {
     vec![
         FieldSpec::new("Deployment", "", "spec/replicas", true),
@@ -525,6 +516,16 @@ pub fn name_references() -> Vec<NameRef> {
             kind: "PriorityClass".into(),
             group: "scheduling.k8s.io".into(),
             specs: priority,
+        },
+        NameRef {
+            kind: "ValidatingAdmissionPolicy".into(),
+            group: "admissionregistration.k8s.io".into(),
+            specs: vec![FieldSpec::new(
+                "ValidatingAdmissionPolicyBinding",
+                "admissionregistration.k8s.io",
+                "spec/policyName",
+                false,
+            )],
         },
         NameRef {
             kind: "IngressClass".into(),

@@ -11,7 +11,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::load::{absorb, Ctx};
-use super::resource::{Behavior, Res};
+use super::resource::{Behavior, Origin, Res};
 use super::Error;
 use crate::yaml::{to_json_kyaml, Mapping, Node, Scalar};
 
@@ -22,6 +22,7 @@ pub fn run(
     dir: &Path,
     k: &Node,
     gen_options: Option<&Node>,
+    kfile: &Path,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
@@ -34,8 +35,13 @@ pub fn run(
         };
         for (i, args) in list.items.iter().enumerate() {
             let label = Some(format!("{field}[{i}]"));
-            let res =
+            let mut res =
                 generate(ctx, dir, kind, args, gen_options).map_err(|m| fail(label.clone(), m))?;
+            res.origin = Some(Origin::Generator {
+                configured_in: kfile.to_path_buf(),
+                kind: format!("{kind}Generator"),
+                name: None,
+            });
             absorb(resources, res, &merge_generated).map_err(|m| fail(label.clone(), m))?;
         }
     }
@@ -47,6 +53,7 @@ pub fn run_plugin(
     ctx: &mut Ctx,
     dir: &Path,
     cfg: &Node,
+    configured_in: &Path,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
@@ -54,6 +61,11 @@ pub fn run_plugin(
     let out_kind = match kind {
         "ConfigMapGenerator" => "ConfigMap",
         "SecretGenerator" => "Secret",
+        "IAMPolicyGenerator" => {
+            let res = iam_policy(cfg).map_err(|m| fail(Some("generators".into()), m))?;
+            return super::load::append(resources, res)
+                .map_err(|m| fail(Some("generators".into()), m));
+        }
         _ => {
             return Err(fail(
                 Some("generators".into()),
@@ -71,9 +83,54 @@ pub fn run_plugin(
             }
         }
     }
-    let res = generate(ctx, dir, out_kind, &args, None)
+    let mut res = generate(ctx, dir, out_kind, &args, None)
         .map_err(|m| fail(Some("generators".into()), m))?;
+    res.origin = Some(Origin::Generator {
+        configured_in: configured_in.to_path_buf(),
+        kind: kind.to_string(),
+        name: cfg
+            .get_path(&["metadata", "name"])
+            .and_then(Node::as_str)
+            .map(str::to_string),
+    });
     absorb(resources, res, &merge_generated).map_err(|m| fail(Some("generators".into()), m))
+}
+
+/// The builtin IAMPolicyGenerator (GKE workload identity): a ServiceAccount annotated with its
+/// Google service account.
+fn iam_policy(cfg: &Node) -> Result<Res, String> {
+    let cloud = cfg.get("cloud").and_then(Node::as_str).unwrap_or("");
+    if cloud != "gke" {
+        return Err(format!(
+            "IAMPolicyGenerator: cloud {cloud:?} is not supported, only gke"
+        ));
+    }
+    let get = |path: &[&str]| {
+        cfg.get_path(path)
+            .and_then(Node::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let name = get(&["kubernetesService", "name"]);
+    let ns = get(&["kubernetesService", "namespace"]);
+    let account = format!(
+        "{}@{}.iam.gserviceaccount.com",
+        get(&["serviceAccount", "name"]),
+        get(&["serviceAccount", "projectId"])
+    );
+    let mut meta = Mapping::new();
+    let mut annotations = Mapping::new();
+    annotations.insert("iam.gke.io/gcp-service-account", Node::string(account));
+    meta.insert("annotations", Node::Mapping(annotations));
+    meta.insert("name", Node::string(name));
+    if !ns.is_empty() {
+        meta.insert("namespace", Node::string(ns));
+    }
+    let mut obj = Mapping::new();
+    obj.insert("apiVersion", Node::Scalar(Scalar::plain("v1")));
+    obj.insert("kind", Node::Scalar(Scalar::plain("ServiceAccount")));
+    obj.insert("metadata", Node::Mapping(meta));
+    Ok(Res::new(Node::Mapping(obj)))
 }
 
 fn strings(node: Option<&Node>) -> Vec<String> {
@@ -265,7 +322,11 @@ fn generate(
             obj.insert("data", to_map(&data));
         }
         if !binary.is_empty() {
-            obj.insert("binaryData", to_map(&binary));
+            let mut m = Mapping::new();
+            for (k, v) in &binary {
+                m.insert(k.clone(), Node::Scalar(wrapped_base64(v)));
+            }
+            obj.insert("binaryData", Node::Mapping(m));
         }
     }
     if immutable {
@@ -308,24 +369,15 @@ fn to_map(pairs: &[(String, String)]) -> Node {
 /// namespace.
 fn merge_generated(existing: &mut Res, new: &Res) {
     let behavior = new.behavior.unwrap_or(Behavior::Merge);
+    // replace swaps the data but, like merge, keeps and extends the labels and annotations
     if behavior == Behavior::Replace {
-        let name = existing.name().to_string();
-        let ns = existing.namespace().to_string();
-        existing.node = new.node.clone();
-        set_meta_str(&mut existing.node, "name", &name);
-        if ns.is_empty() {
-            if let Some(meta) = existing
-                .node
-                .as_mapping_mut()
-                .and_then(|m| m.get_mut("metadata"))
-                .and_then(Node::as_mapping_mut)
-            {
-                meta.remove("namespace");
-            }
-        } else {
-            set_meta_str(&mut existing.node, "namespace", &ns);
+        existing.origin = new.origin.clone();
+        if let Some(m) = existing.node.as_mapping_mut() {
+            m.remove("data");
+            m.remove("binaryData");
         }
-    } else {
+    }
+    {
         for field in ["data", "binaryData"] {
             if let Some(Node::Mapping(add)) = new.node.get(field) {
                 if let Some(m) = existing.node.as_mapping_mut() {
@@ -359,18 +411,8 @@ fn merge_generated(existing: &mut Res, new: &Res) {
             }
         }
     }
-    existing.needs_hash = new.needs_hash;
+    existing.needs_hash = existing.needs_hash && new.needs_hash;
     existing.behavior = Some(Behavior::Create);
-}
-
-fn set_meta_str(node: &mut Node, key: &str, value: &str) {
-    if let Some(meta) = node
-        .as_mapping_mut()
-        .and_then(|m| m.get_mut("metadata"))
-        .and_then(Node::as_mapping_mut)
-    {
-        meta.insert(key, Node::Scalar(Scalar::plain(value)));
-    }
 }
 
 /// Appends the content hash to the names of generated objects that want one.

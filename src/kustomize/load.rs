@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::fieldspec::{FieldSpec, NameRef};
-use super::resource::{Behavior, Res};
+use super::patch::PatchSchema;
+use super::resource::{Behavior, Origin, Res};
 use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
@@ -59,12 +60,17 @@ pub struct Var {
 #[derive(Default)]
 pub struct Target {
     pub resources: Vec<Res>,
+    /// `sortOptions.order` of the top kustomization.
+    pub sort: Option<String>,
     pub config: Config,
     pub vars: Vec<Var>,
 }
 
 pub struct Ctx<'a> {
     pub options: &'a Options,
+    /// Patch metadata from an `openapi` field; the outermost kustomization declaring one wins.
+    pub schema: Option<std::rc::Rc<PatchSchema>>,
+    schema_decided: bool,
     stack: Vec<PathBuf>,
     pub diagnostics: Vec<String>,
 }
@@ -82,9 +88,47 @@ impl Ctx<'_> {
         path.display().to_string()
     }
 
+    /// Where an entry of a kustomization in `dir` points. With a display root, that directory
+    /// is the file system's root: absolute entries start there and `..` stops there, as in
+    /// kustomize's in-memory file system.
+    pub fn resolve(&self, dir: &Path, entry: &str) -> PathBuf {
+        let Some(root) = &self.options.display_root else {
+            return dir.join(entry);
+        };
+        let root = absolutize(root);
+        let joined = match entry.strip_prefix('/') {
+            Some(rest) => root.join(rest),
+            None => dir.join(entry),
+        };
+        let abs = absolutize(&joined);
+        if abs.starts_with(&root) {
+            return abs;
+        }
+        // climbed above the root: continue from the root with what is left
+        let mut out = root.clone();
+        let rel = absolutize(dir)
+            .strip_prefix(&root)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let mut parts: Vec<std::path::Component> = rel.components().collect();
+        for c in Path::new(entry).components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    parts.pop();
+                }
+                std::path::Component::Normal(_) => parts.push(c),
+                _ => {}
+            }
+        }
+        for p in parts {
+            out.push(p);
+        }
+        out
+    }
+
     /// Reads a file a kustomization in `dir` refers to, under the load restrictor.
     pub fn read_file(&self, dir: &Path, entry: &str) -> Result<(PathBuf, String), String> {
-        let path = dir.join(entry);
+        let path = self.resolve(dir, entry);
         self.check_restrictor(dir, &path)?;
         match std::fs::read_to_string(&path) {
             Ok(text) => Ok((path, text)),
@@ -158,11 +202,16 @@ fn absolutize(path: &Path) -> PathBuf {
 pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     let mut ctx = Ctx {
         options,
+        schema: None,
+        schema_decided: false,
         stack: Vec::new(),
         diagnostics: Vec::new(),
     };
     if !dir.exists() {
-        return Err(Error::msg(format!("'{}' doesn't exist", ctx.show(dir))));
+        let shown = ctx.show(dir);
+        // kustomize names the missing root as it was given, relative to where it runs
+        let shown = shown.strip_prefix('/').unwrap_or(&shown).to_string();
+        return Err(Error::msg(format!("'{shown}' doesn't exist")));
     }
     let target = ctx.accumulate(dir, None, false)?;
     let mut resources = target.resources;
@@ -175,20 +224,189 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
                 &mut r.node,
                 &["metadata", "labels"],
                 "app.kubernetes.io/managed-by",
-                "kustomize-v5.5.0",
+                &options.managed_by,
             );
         }
     }
     for r in &mut resources {
         stringify_metadata_maps(&mut r.node);
     }
-    if options.reorder == Reorder::Legacy {
+    let legacy = match target.sort.as_deref() {
+        Some(order) => order == "legacy",
+        None => options.reorder == Reorder::Legacy,
+    };
+    if legacy {
         legacy_sort(&mut resources);
     }
     Ok(Build {
         objects: resources.into_iter().map(|r| r.node).collect(),
         diagnostics: ctx.diagnostics,
     })
+}
+
+/// Parses a kustomization file. kustomize decodes it with a YAML reader where a repeated key
+/// silently replaces the earlier one; our parser refuses duplicates, so each earlier definition
+/// (the key's line and the lines nested under it) is dropped and the text parsed again.
+fn parse_kustomization(text: &str) -> Result<Vec<crate::yaml::Document>, crate::yaml::Error> {
+    let mut text = text.to_string();
+    for _ in 0..64 {
+        match parse_stream(&text, &ParseOptions::default()) {
+            Err(e) if e.message.starts_with("duplicate mapping key") => {
+                let Some(first) = e.related else {
+                    return Err(e);
+                };
+                match drop_block(&text, first.line as usize, first.column as usize) {
+                    Some(t) => text = t,
+                    None => return Err(e),
+                }
+            }
+            other => return other,
+        }
+    }
+    parse_stream(&text, &ParseOptions::default())
+}
+
+/// Removes the mapping entry whose key starts at 1-based `line`/`column`.
+fn drop_block(text: &str, line: usize, column: usize) -> Option<String> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let start = line.checked_sub(1)?;
+    if start >= lines.len() {
+        return None;
+    }
+    let indent = column.saturating_sub(1);
+    let mut end = start + 1;
+    while let Some(l) = lines.get(end) {
+        let trimmed = l.trim_start();
+        let ind = l.len() - trimmed.len();
+        let nested = trimmed.is_empty()
+            || trimmed.starts_with('#')
+            || ind > indent
+            || (ind == indent && (trimmed.starts_with("- ") || trimmed == "-"));
+        if !nested {
+            break;
+        }
+        end += 1;
+    }
+    // a key that opens a sequence item (`- name: x`) is left alone: the error stands
+    let prefix = lines[start].get(..indent)?;
+    if !prefix.trim().is_empty() {
+        return None;
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    out.extend(&lines[..start]);
+    out.extend(&lines[end..]);
+    Some(out.join("\n"))
+}
+
+/// Fields kustomize v5 warns about, with their replacements.
+const DEPRECATED: &[(&str, &str)] = &[
+    ("bases", "resources"),
+    ("commonLabels", "labels"),
+    ("imageTags", "images"),
+    ("patchesJson6902", "patches"),
+    ("patchesStrategicMerge", "patches"),
+    ("vars", "replacements"),
+];
+
+const FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "resources",
+    "bases",
+    "components",
+    "namespace",
+    "namePrefix",
+    "nameSuffix",
+    "commonLabels",
+    "labels",
+    "commonAnnotations",
+    "images",
+    "imageTags",
+    "replicas",
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "replacements",
+    "vars",
+    "configMapGenerator",
+    "secretGenerator",
+    "generatorOptions",
+    "generators",
+    "transformers",
+    "validators",
+    "configurations",
+    "crds",
+    "openapi",
+    "buildMetadata",
+    "sortOptions",
+    "helmCharts",
+    "helmGlobals",
+    "helmChartInflationGenerator",
+];
+
+/// kustomize reads the kustomization through Go's JSON decoder, which matches field names
+/// without regard to case (`nameprefix` is `namePrefix`).
+fn normalize_field_names(k: &mut Node) {
+    if let Some(m) = k.as_mapping_mut() {
+        for e in &mut m.entries {
+            if FIELDS.contains(&e.key.value.as_str()) {
+                continue;
+            }
+            if let Some(f) = FIELDS.iter().find(|f| f.eq_ignore_ascii_case(&e.key.value)) {
+                e.key.value = f.to_string();
+            }
+        }
+    }
+}
+
+const ORIGIN: &str = "config.kubernetes.io/origin";
+
+/// `to` relative to the directory `from`, with `..` steps.
+fn relative(to: &Path, from: &Path) -> String {
+    let to: Vec<_> = to.components().collect();
+    let from: Vec<_> = from.components().collect();
+    let common = to.iter().zip(&from).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); from.len().saturating_sub(common)];
+    parts.extend(
+        to.iter()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+fn origin_text(origin: &Origin, dir: &Path) -> String {
+    match origin {
+        Origin::File(path) => format!("path: {}\n", relative(path, dir)),
+        Origin::Generator {
+            configured_in,
+            kind,
+            name,
+        }
+        | Origin::Transformer {
+            configured_in,
+            kind,
+            name,
+            ..
+        } => {
+            let mut out = format!(
+                "configuredIn: {}\nconfiguredBy:\n  apiVersion: builtin\n  kind: {kind}\n",
+                relative(configured_in, dir)
+            );
+            if let Some(n) = name {
+                out.push_str(&format!("  name: {n}\n"));
+            }
+            if let Origin::Transformer {
+                namespace: Some(ns),
+                ..
+            } = origin
+            {
+                out.push_str(&format!("  namespace: {ns}\n"));
+            }
+            out
+        }
+    }
 }
 
 /// Labels and annotations are string maps in kustomize's typed object metadata: values that
@@ -255,13 +473,33 @@ fn kind_rank(kind: &str) -> i32 {
     0
 }
 
+fn or_tilde(ns: &str) -> &str {
+    if ns.is_empty() {
+        "~X"
+    } else {
+        ns
+    }
+}
+
+/// kustomize's legacy order: kind rank, then the group/version/kind string, then namespace and
+/// name.
 fn legacy_sort(resources: &mut [Res]) {
+    let gvk_key = |g: &super::resource::Gvk| {
+        let group = if g.group.is_empty() { "~G" } else { &g.group };
+        let version = if g.version.is_empty() {
+            "~V"
+        } else {
+            &g.version
+        };
+        format!("{group}_{version}_{}", g.kind)
+    };
     resources.sort_by(|a, b| {
         let (ga, gb) = (a.gvk(), b.gvk());
         kind_rank(&ga.kind)
             .cmp(&kind_rank(&gb.kind))
-            .then_with(|| ga.id_string().cmp(&gb.id_string()))
-            .then_with(|| a.namespace().cmp(b.namespace()))
+            .then_with(|| gvk_key(&ga).cmp(&gvk_key(&gb)))
+            // an unset namespace spells `~X` in kustomize's id string, after any real namespace
+            .then_with(|| or_tilde(a.namespace()).cmp(or_tilde(b.namespace())))
             .then_with(|| a.name().cmp(b.name()))
     });
 }
@@ -289,8 +527,17 @@ fn is_remote(entry: &str) -> bool {
 
 /// Parses YAML text into resources, flattening `List` kinds.
 pub fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
-    let docs = parse_stream(text, &ParseOptions::default())
-        .map_err(|e| format!("MalformedYAMLError: {} at {}", e.message, e.pos))?;
+    let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| {
+        // go-yaml's wording for a repeated key, which kustomize passes on
+        let message = match e.message.strip_prefix("duplicate mapping key `") {
+            Some(rest) => {
+                let key = rest.split('`').next().unwrap_or("");
+                format!("mapping key \"{key}\" already defined")
+            }
+            None => e.message.clone(),
+        };
+        format!("MalformedYAMLError: {message} at {}", e.pos)
+    })?;
     let mut out = Vec::new();
     for doc in docs {
         let root = doc.root;
@@ -372,7 +619,7 @@ impl Ctx<'_> {
             None => {
                 let text = std::fs::read_to_string(&kfile)
                     .map_err(|e| fail(None, format!("reading: {e}")))?;
-                let docs = parse_stream(&text, &ParseOptions::default())
+                let docs = parse_kustomization(&text)
                     .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
                 docs.into_iter()
                     .next()
@@ -380,11 +627,20 @@ impl Ctx<'_> {
                     .unwrap_or_else(Node::null)
             }
         };
-        let k = if k.is_null() {
+        let mut k = if k.is_null() {
             Node::Mapping(Default::default())
         } else {
             k
         };
+        normalize_field_names(&mut k);
+        for (field, instead) in DEPRECATED {
+            if k.get(field).is_some() {
+                self.diagnostics.push(format!(
+                    "{}: '{field}' is deprecated. Please use '{instead}' instead.",
+                    shown.display()
+                ));
+            }
+        }
         let kind = k
             .get("kind")
             .and_then(Node::as_str)
@@ -416,6 +672,15 @@ impl Ctx<'_> {
                 ));
             }
         }
+        if let Some(openapi) = k.get("openapi") {
+            if !self.schema_decided {
+                let schema = self
+                    .load_openapi(&dir, openapi)
+                    .map_err(|m| fail(Some("openapi".into()), m))?;
+                self.schema = schema.map(std::rc::Rc::new);
+                self.schema_decided = true;
+            }
+        }
         self.stack.push(dir.clone());
         let result = self.accumulate_k(&dir, &k, input, &fail);
         self.stack.pop();
@@ -443,27 +708,99 @@ impl Ctx<'_> {
                 .map_err(|m| fail(label.clone(), format!("accumulating resources: {m}")))?;
             match sub {
                 Loaded::Files(nodes) => {
+                    let file = absolutize(&self.resolve(dir, entry));
                     for node in nodes {
-                        append(&mut target.resources, Res::new(node))
-                            .map_err(|m| fail(label.clone(), m))?;
+                        let mut res = Res::new(node);
+                        res.origin = Some(Origin::File(file.clone()));
+                        append(&mut target.resources, res).map_err(|m| fail(label.clone(), m))?;
                     }
                 }
                 Loaded::Target(t) => {
+                    let t = *t;
                     for r in t.resources {
                         append(&mut target.resources, r).map_err(|m| fail(label.clone(), m))?;
                     }
                     target.config.merge(&t.config);
-                    target.vars.extend(t.vars);
+                    for v in t.vars {
+                        if target.vars.iter().any(|x| x.name == v.name) {
+                            return Err(fail(
+                                label.clone(),
+                                format!("var '{}' already encountered", v.name),
+                            ));
+                        }
+                        target.vars.push(v);
+                    }
                 }
             }
         }
-        // components
+        // configurations (custom field specs)
+        for (i, entry) in seq_strings(k, "configurations").iter().enumerate() {
+            let label = Some(format!("configurations[{i}] `{entry}`"));
+            let (_, text) = self
+                .read_file(dir, entry)
+                .map_err(|m| fail(label.clone(), m))?;
+            let config = transform::parse_config(&text).map_err(|m| fail(label.clone(), m))?;
+            target.config.merge(&config);
+        }
+        if let Some(crds) = k.get("crds").and_then(Node::as_sequence) {
+            for (i, c) in crds.items.iter().enumerate() {
+                let Some(entry) = c.as_str() else { continue };
+                let label = Some(format!("crds[{i}] `{entry}`"));
+                let (_, text) = self
+                    .read_file(dir, entry)
+                    .map_err(|m| fail(label.clone(), m))?;
+                let config =
+                    transform::parse_crd_config(&text).map_err(|m| fail(label.clone(), m))?;
+                target.config.merge(&config);
+            }
+        }
+        // generators
+        let gen_options = k.get("generatorOptions");
+        let kfile = self
+            .find_kustomization(dir)
+            .unwrap_or_else(|_| dir.join("kustomization.yaml"));
+        generate::run(
+            self,
+            dir,
+            k,
+            gen_options,
+            &kfile,
+            &mut target.resources,
+            fail,
+        )?;
+        if let Some(gens) = k.get("generators").and_then(Node::as_sequence) {
+            for (i, g) in gens.items.iter().enumerate() {
+                let label = Some(format!("generators[{i}]"));
+                let configs = self
+                    .plugin_configs(dir, g)
+                    .map_err(|m| fail(label.clone(), m))?;
+                let configured_in = match g.as_str() {
+                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                        absolutize(&dir.join(name))
+                    }
+                    _ => self
+                        .find_kustomization(dir)
+                        .unwrap_or_else(|_| dir.join("kustomization.yaml")),
+                };
+                for cfg in configs {
+                    generate::run_plugin(
+                        self,
+                        dir,
+                        &cfg,
+                        &configured_in,
+                        &mut target.resources,
+                        fail,
+                    )?;
+                }
+            }
+        }
+        // components run after the generators and before the transformers (kustomize v5.1+)
         for (i, entry) in seq_strings(k, "components").iter().enumerate() {
             let label = Some(format!("components[{i}] `{entry}`"));
             if is_remote(entry) {
                 return Err(fail(label, "remote components are not supported".into()));
             }
-            let path = dir.join(entry);
+            let path = self.resolve(dir, entry);
             if !path.is_dir() {
                 return Err(fail(
                     label,
@@ -479,56 +816,76 @@ impl Ctx<'_> {
             target.config.merge(&t.config);
             target.vars.extend(t.vars);
         }
-        // configurations (custom field specs)
-        for (i, entry) in seq_strings(k, "configurations").iter().enumerate() {
-            let label = Some(format!("configurations[{i}] `{entry}`"));
-            let (_, text) = self
-                .read_file(dir, entry)
-                .map_err(|m| fail(label.clone(), m))?;
-            let config = transform::parse_config(&text).map_err(|m| fail(label.clone(), m))?;
-            target.config.merge(&config);
-        }
-        for field in ["crds", "openapi"] {
-            if k.get(field).is_some() {
-                self.diagnostics
-                    .push(format!("`{field}` is read for field specs only partially"));
-            }
-        }
-        if let Some(crds) = k.get("crds").and_then(Node::as_sequence) {
-            for (i, c) in crds.items.iter().enumerate() {
-                let Some(entry) = c.as_str() else { continue };
-                let label = Some(format!("crds[{i}] `{entry}`"));
-                let (_, text) = self
-                    .read_file(dir, entry)
-                    .map_err(|m| fail(label.clone(), m))?;
-                let config = transform::parse_crd_config(&text);
-                target.config.merge(&config);
-            }
-        }
-        // generators
-        let gen_options = k.get("generatorOptions");
-        generate::run(self, dir, k, gen_options, &mut target.resources, fail)?;
-        if let Some(gens) = k.get("generators").and_then(Node::as_sequence) {
-            for (i, g) in gens.items.iter().enumerate() {
-                let label = Some(format!("generators[{i}]"));
-                let configs = self
-                    .plugin_configs(dir, g)
-                    .map_err(|m| fail(label.clone(), m))?;
-                for cfg in configs {
-                    generate::run_plugin(self, dir, &cfg, &mut target.resources, fail)?;
-                }
-            }
-        }
         // builtin transformers
         transform::run_builtin(self, dir, k, &mut target, fail)?;
+        let kfile_for = kfile.clone();
+        let builtin_kinds: Vec<&str> = [
+            ("patchesStrategicMerge", "PatchStrategicMergeTransformer"),
+            ("patches", "PatchTransformer"),
+            ("namespace", "NamespaceTransformer"),
+            ("namePrefix", "PrefixTransformer"),
+            ("nameSuffix", "SuffixTransformer"),
+            ("labels", "LabelTransformer"),
+            ("commonLabels", "LabelTransformer"),
+            ("commonAnnotations", "AnnotationsTransformer"),
+            ("patchesJson6902", "PatchJson6902Transformer"),
+            ("replicas", "ReplicaCountTransformer"),
+            ("images", "ImageTagTransformer"),
+            ("replacements", "ReplacementTransformer"),
+        ]
+        .iter()
+        .filter(|(field, _)| {
+            k.get(field)
+                .is_some_and(|v| !v.is_null() && v.as_str() != Some(""))
+        })
+        .map(|(_, kind)| *kind)
+        .collect();
+        let mut recorded: Vec<&str> = Vec::new();
+        for kind in builtin_kinds {
+            if recorded.contains(&kind) {
+                continue;
+            }
+            recorded.push(kind);
+            for r in &mut target.resources {
+                r.transformations.push(Origin::Transformer {
+                    configured_in: kfile_for.clone(),
+                    kind: kind.to_string(),
+                    name: None,
+                    namespace: None,
+                });
+            }
+        }
         if let Some(ts) = k.get("transformers").and_then(Node::as_sequence) {
             for (i, t) in ts.items.iter().enumerate() {
                 let label = Some(format!("transformers[{i}]"));
                 let configs = self
                     .plugin_configs(dir, t)
                     .map_err(|m| fail(label.clone(), m))?;
+                let configured_in = match t.as_str() {
+                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                        absolutize(&dir.join(name))
+                    }
+                    _ => kfile.clone(),
+                };
                 for cfg in configs {
                     transform::run_plugin(self, dir, &cfg, &mut target, fail)?;
+                    let meta = |key: &str| {
+                        cfg.get_path(&["metadata", key])
+                            .and_then(Node::as_str)
+                            .map(str::to_string)
+                    };
+                    for r in &mut target.resources {
+                        r.transformations.push(Origin::Transformer {
+                            configured_in: configured_in.clone(),
+                            kind: cfg
+                                .get("kind")
+                                .and_then(Node::as_str)
+                                .unwrap_or("")
+                                .to_string(),
+                            name: meta("name"),
+                            namespace: meta("namespace"),
+                        });
+                    }
                 }
             }
         }
@@ -556,7 +913,7 @@ impl Ctx<'_> {
                 }
                 let objref = v.get("objref");
                 let get = |k: &str| objref.and_then(|o| o.get(k)).and_then(Node::as_str);
-                target.vars.push(Var {
+                let mut var = Var {
                     name,
                     kind: get("kind").unwrap_or("").to_string(),
                     api_version: get("apiVersion").map(str::to_string),
@@ -567,29 +924,113 @@ impl Ctx<'_> {
                         .and_then(Node::as_str)
                         .unwrap_or("metadata.name")
                         .to_string(),
-                });
+                };
+                // pin the var to the one object it names here, before outer prefixes make
+                // several objects answer to the same original name
+                let here: Vec<&Res> = target
+                    .resources
+                    .iter()
+                    .filter(|r| transform::var_matches(&var, r))
+                    .collect();
+                if let [one] = here.as_slice() {
+                    var.obj_name = one.name().to_string();
+                }
+                target.vars.push(var);
             }
         }
         if let Some(sort) = k.get("sortOptions") {
             transform::check_sort_options(sort).map_err(|m| fail(Some("sortOptions".into()), m))?;
-            if sort.get("order").and_then(Node::as_str) == Some("legacy") {
-                legacy_sort(&mut target.resources);
+            // Only the kustomization being built decides the output order.
+            if self.stack.len() == 1 {
+                target.sort = sort.get("order").and_then(Node::as_str).map(str::to_string);
             }
         }
         if let Some(bm) = k.get("buildMetadata").and_then(Node::as_sequence) {
             let wants = |s: &str| bm.items.iter().any(|i| i.as_str() == Some(s));
+            if wants("originAnnotations") {
+                for r in &mut target.resources {
+                    let already = r
+                        .node
+                        .get_path(&["metadata", "annotations", ORIGIN])
+                        .is_some();
+                    if let (false, Some(origin)) = (already, &r.origin) {
+                        let text = origin_text(origin, dir);
+                        transform::set_map_field(
+                            &mut r.node,
+                            &["metadata", "annotations"],
+                            ORIGIN,
+                            &text,
+                        );
+                    }
+                }
+            }
+            if wants("transformerAnnotations") {
+                for r in &mut target.resources {
+                    if r.transformations.is_empty() {
+                        continue;
+                    }
+                    let mut text = String::new();
+                    for t in &r.transformations {
+                        let entry = origin_text(t, dir);
+                        for (i, line) in entry.lines().enumerate() {
+                            text.push_str(if i == 0 { "- " } else { "  " });
+                            text.push_str(line);
+                            text.push('\n');
+                        }
+                    }
+                    transform::set_map_field(
+                        &mut r.node,
+                        &["metadata", "annotations"],
+                        "alpha.config.kubernetes.io/transformations",
+                        &text,
+                    );
+                }
+            }
             if wants("managedByLabel") {
                 for r in &mut target.resources {
                     transform::set_map_field(
                         &mut r.node,
                         &["metadata", "labels"],
                         "app.kubernetes.io/managed-by",
-                        "kustomize-v5.5.0",
+                        &self.options.managed_by,
                     );
                 }
             }
         }
         Ok(target)
+    }
+
+    fn load_openapi(&self, dir: &Path, openapi: &Node) -> Result<Option<PatchSchema>, String> {
+        let path = openapi.get("path").and_then(Node::as_str);
+        let version = openapi.get("version").and_then(Node::as_str);
+        if path.is_some() && version.is_some() {
+            return Err("builtin version and custom schema provided, cannot use both".into());
+        }
+        if let Some(v) = version {
+            if v != "v1.21.2" {
+                return Err(format!(
+                    "the specified OpenAPI version is not built in: {v}"
+                ));
+            }
+            return Ok(None);
+        }
+        let Some(path) = path else { return Ok(None) };
+        let (_, text) = self.read_file(dir, path)?;
+        let doc = if path.ends_with(".json") {
+            let value: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+            crate::yaml::from_json(&value)
+        } else {
+            parse_stream(&text, &ParseOptions::default())
+                .map_err(|e| format!("{path}: {e}"))?
+                .into_iter()
+                .next()
+                .map(|d| d.root)
+                .unwrap_or_else(Node::null)
+        };
+        PatchSchema::from_openapi(&doc)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 
     /// The plugin configurations of a `generators`/`transformers` entry: a file (one or more
@@ -618,22 +1059,15 @@ impl Ctx<'_> {
                 "accumulation err='accumulating resources from '{entry}': remote resources are not supported offline'"
             ));
         }
-        let path = dir.join(entry);
+        let path = self.resolve(dir, entry);
         let shown = self.show(&absolutize(&path));
         if path.is_dir() {
-            if Path::new(entry).is_absolute()
-                && self.options.load_restrictor == LoadRestrictor::RootOnly
-            {
-                // absolute directories are still allowed as roots upstream
-            }
             return self
                 .accumulate(&path, None, false)
-                .map(Loaded::Target)
+                .map(|t| Loaded::Target(Box::new(t)))
+                // the inner error keeps its own file and entry
                 .map_err(|e| {
-                    format!(
-                        "accumulation err='accumulating resources from '{entry}': {}'",
-                        e.message
-                    )
+                    format!("accumulation err='accumulating resources from '{entry}': {e}'")
                 });
         }
         if path.is_file() {
@@ -661,7 +1095,7 @@ impl Ctx<'_> {
 
 enum Loaded {
     Files(Vec<Node>),
-    Target(Target),
+    Target(Box<Target>),
 }
 
 /// Adds a resource, refusing a second one with the same id.

@@ -9,6 +9,7 @@ mod load;
 mod nameref;
 mod patch;
 mod patch_wiring;
+mod replacement;
 mod resource;
 mod transform;
 
@@ -39,14 +40,17 @@ pub enum Reorder {
 }
 
 /// Build options (the flags of `kustomize build` that matter offline).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub load_restrictor: LoadRestrictor,
     pub reorder: Reorder,
-    /// Adds `app.kubernetes.io/managed-by: kustomize-v5.5.0` to every object.
+    /// Adds `app.kubernetes.io/managed-by: <managed_by>` to every object.
     pub add_managed_by_label: bool,
-    /// Paths in error messages are shown relative to this directory, written as absolute paths
-    /// (`/base/x.yaml`), the way kustomize shows paths of its in-memory file system.
+    /// The value of the managed-by label (`kustomize-v5.5.0`, as the kustomize we follow).
+    pub managed_by: String,
+    /// A directory that stands for the file system's root, as kustomize's in-memory file system:
+    /// paths in error messages are shown relative to it as absolute paths (`/base/x.yaml`),
+    /// absolute entries start there and `..` does not climb above it.
     pub display_root: Option<PathBuf>,
     /// No file outside this directory is read, whatever the load restrictor says (Flux builds with
     /// `LoadRestrictionsNone` but never outside the source's root). Symlinks are resolved first.
@@ -60,6 +64,7 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct Build {
     pub objects: Vec<Node>,
+    /// Warnings that do not stop the build (deprecated fields), in the order met.
     pub diagnostics: Vec<String>,
 }
 
@@ -69,6 +74,20 @@ pub struct Error {
     pub file: Option<PathBuf>,
     pub entry: Option<String>,
     pub message: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            load_restrictor: LoadRestrictor::default(),
+            reorder: Reorder::default(),
+            add_managed_by_label: false,
+            managed_by: "kustomize-v5.5.0".into(),
+            display_root: None,
+            fs_root: None,
+            kustomization_override: None,
+        }
+    }
 }
 
 impl Error {
@@ -106,3 +125,6 @@ pub fn to_yaml(build: &Build) -> String {
     let nodes: Vec<Node> = build.objects.iter().map(canonical_kyaml).collect();
     emit_stream(&nodes)
 }
+
+#[cfg(test)]
+mod tests;

@@ -24,6 +24,8 @@ struct Candidate {
 
 struct Referrer<'a> {
     namespace: &'a str,
+    /// The reference also names a namespace (RBAC subjects).
+    needs_namespace: bool,
     cluster_scoped: bool,
     prefixes: &'a [String],
     suffixes: &'a [String],
@@ -33,8 +35,17 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
     let candidates: Vec<Candidate> = resources
         .iter()
         .map(|r| {
-            let mut namespaces: Vec<String> = r.prev.iter().map(|p| p.1.clone()).collect();
-            namespaces.push(r.namespace().to_string());
+            let cluster_scoped = is_cluster_scoped(&r.gvk());
+            // an unset namespace of a namespaced object is `default`
+            let spell = |ns: &str| {
+                if ns.is_empty() && !cluster_scoped {
+                    "default".to_string()
+                } else {
+                    ns.to_string()
+                }
+            };
+            let mut namespaces: Vec<String> = r.prev.iter().map(|p| spell(&p.1)).collect();
+            namespaces.push(spell(r.namespace()));
             Candidate {
                 gvk: r.gvk(),
                 names: r.all_names().map(str::to_string).collect(),
@@ -55,8 +66,9 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
         let ns = res.effective_namespace().to_string();
         let prefixes = res.prefixes.clone();
         let suffixes = res.suffixes.clone();
-        let referrer = Referrer {
+        let mut referrer = Referrer {
             namespace: &ns,
+            needs_namespace: false,
             cluster_scoped: is_cluster_scoped(&gvk),
             prefixes: &prefixes,
             suffixes: &suffixes,
@@ -96,6 +108,8 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
                         }
                     });
                 } else {
+                    referrer.needs_namespace = row.kind == "ServiceAccount"
+                        && spec.path.last().is_some_and(|p| p == "subjects");
                     walk(&mut res.node, &spec.path, false, &mut |n| {
                         if let Err(e) = rename_node(n, &row.kind, &targets, &referrer) {
                             error = Some(e);
@@ -132,6 +146,12 @@ fn rename_node(
                     return Ok(());
                 }
             }
+            let blank = m
+                .get("namespace")
+                .is_some_and(|n| n.as_str().is_none_or(str::is_empty));
+            if kind == "ServiceAccount" && blank {
+                return Err("Invalid Input: namespace is blank for resource".into());
+            }
             let ns = m
                 .get("namespace")
                 .and_then(Node::as_str)
@@ -141,18 +161,28 @@ fn rename_node(
                 _ => None,
             };
             if let Some(c) = found {
-                if ns.is_some() || kind == "ServiceAccount" {
-                    if !c.cluster_scoped && (ns.is_some() || c.namespace != "default") {
-                        m.insert(
-                            "namespace",
-                            Node::Scalar(Scalar::plain(c.namespace.clone())),
-                        );
-                    }
+                if (ns.is_some() || kind == "ServiceAccount")
+                    && !c.cluster_scoped
+                    && (ns.is_some() || c.namespace != "default")
+                {
+                    m.insert(
+                        "namespace",
+                        Node::Scalar(Scalar::plain(c.namespace.clone())),
+                    );
                 }
             }
             Ok(())
         }
     }
+}
+
+/// One list is the tail of the other (the layers both went through last).
+fn same_ending(a: &[String], b: &[String], allow_empty: bool) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return allow_empty || a.is_empty() == b.is_empty();
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long.ends_with(short)
 }
 
 fn rename_scalar<'a>(
@@ -165,7 +195,7 @@ fn rename_scalar<'a>(
     let mut found: Vec<&Candidate> = targets
         .iter()
         .copied()
-        .filter(|c| c.names.iter().any(|n| *n == old))
+        .filter(|c| c.names.contains(&old))
         .collect();
     if found.is_empty() {
         return Ok(None);
@@ -176,13 +206,21 @@ fn rename_scalar<'a>(
         found.retain(|c| c.cluster_scoped || c.namespace == referrer.namespace);
     }
     if found.len() > 1 {
-        let same: Vec<&Candidate> = found
-            .iter()
-            .copied()
-            .filter(|c| c.prefixes == referrer.prefixes && c.suffixes == referrer.suffixes)
-            .collect();
-        if !same.is_empty() {
-            found = same;
+        // prefer objects renamed by the same layers as the referrer; an object without prefixes
+        // (or suffixes) is compatible with any
+        for allow_empty in [false, true] {
+            let same: Vec<&Candidate> = found
+                .iter()
+                .copied()
+                .filter(|c| {
+                    same_ending(&c.prefixes, referrer.prefixes, allow_empty)
+                        && same_ending(&c.suffixes, referrer.suffixes, allow_empty)
+                })
+                .collect();
+            if !same.is_empty() {
+                found = same;
+                break;
+            }
         }
     }
     if found.len() > 1 {
@@ -198,9 +236,13 @@ fn rename_scalar<'a>(
             Ok(Some(c))
         }
         many => {
-            if many.iter().all(|c| c.name == many[0].name) {
-                s.value = many[0].name.clone();
-                return Ok(Some(many[0]));
+            // nothing to rename when every candidate kept the name; a subject also needs the
+            // namespace, so it must still be unique
+            if explicit_ns.is_none()
+                && !referrer.needs_namespace
+                && many.iter().all(|c| c.name == old)
+            {
+                return Ok(None);
             }
             let ids: Vec<String> = many.iter().map(|c| c.id.clone()).collect();
             Err(format!(

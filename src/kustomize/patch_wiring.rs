@@ -2,32 +2,18 @@
 //! `replacements` and their plugin configs): reading the patch files, selecting targets, and
 //! handing each target to the merge functions of the `patch` module.
 //!
-//! Not for: the merge algorithms themselves (those live in `patch`).
+//! Not for: the merge and JSON patch algorithms themselves (those live in `patch`).
 
 use std::path::Path;
 
 use super::load::Ctx;
-use super::patch::{patch_meta, strategic_merge, MergeOutcome};
+use super::patch::{self, patch_meta, strategic_merge, MergeOutcome, PatchSchema};
+use super::replacement;
 use super::resource::{Gvk, Res, Selector};
 use super::Error;
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
-
-fn present(k: &Node, key: &str) -> bool {
-    match k.get(key) {
-        Some(Node::Sequence(s)) => !s.items.is_empty(),
-        Some(n) => !n.is_null(),
-        None => false,
-    }
-}
-
-fn unsupported(fail: Fail, key: &str) -> Error {
-    fail(
-        Some(key.to_string()),
-        format!("`{key}` needs the patch engine, which this build does not have yet"),
-    )
-}
 
 /// A patch read from a file or given inline.
 fn patch_text(ctx: &Ctx, dir: &Path, entry: &str) -> Result<String, String> {
@@ -48,9 +34,9 @@ fn parse_patches(text: &str) -> Result<Vec<Node>, String> {
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
-fn apply_smp(res: &mut Res, patch: &Node) -> Result<bool, String> {
+fn apply_smp(res: &mut Res, patch: &Node, schema: Option<&PatchSchema>) -> Result<bool, String> {
     let gvk = res.gvk();
-    let meta = patch_meta(None, &gvk.group, &gvk.version, &gvk.kind);
+    let meta = patch_meta(schema, &gvk.group, &gvk.version, &gvk.kind);
     let old_name = res.name().to_string();
     let old_ns = res.namespace().to_string();
     match strategic_merge(&res.node, patch, meta).map_err(|e| e.to_string())? {
@@ -76,26 +62,29 @@ fn self_targets(resources: &[Res], patch: &Node) -> Vec<usize> {
     let ns = patch
         .get_path(&["metadata", "namespace"])
         .and_then(Node::as_str);
+    // a patch without apiVersion names no group; with one, `v1` is the core group
+    let any_group = patch.get("apiVersion").is_none();
     let by = |current: bool| -> Vec<usize> {
         resources
             .iter()
             .enumerate()
             .filter(|(_, r)| {
                 let g = r.gvk();
-                let kind_ok = g.kind == pg.kind || r.orig_gvk.kind == pg.kind;
-                let group_ok =
-                    pg.group.is_empty() || g.group == pg.group || r.orig_gvk.group == pg.group;
-                let name_ok = if current {
-                    r.name() == name
-                } else {
-                    r.all_names().any(|n| n == name)
-                };
+                // the patch names either the current id or an earlier one, never a mix of the
+                // current kind with an earlier name
+                let current_id =
+                    g.kind == pg.kind && (any_group || g.group == pg.group) && r.name() == name;
+                let earlier_id = !current
+                    && r.orig_gvk.kind == pg.kind
+                    && (any_group || r.orig_gvk.group == pg.group)
+                    && r.prev.iter().any(|p| p.0 == name);
+                let kind_name_ok = current_id || earlier_id;
                 let ns_ok = ns.is_none_or(|ns| {
                     r.namespace() == ns
                         || r.prev.iter().any(|p| p.1 == ns)
                         || (ns == "default" && r.namespace().is_empty())
                 });
-                kind_ok && group_ok && name_ok && ns_ok
+                kind_name_ok && ns_ok
             })
             .map(|(i, _)| i)
             .collect()
@@ -127,11 +116,25 @@ fn apply_to(
     Ok(())
 }
 
-fn smp_without_target(resources: &mut Vec<Res>, patch: &Node) -> Result<(), String> {
+fn smp_without_target(
+    resources: &mut Vec<Res>,
+    patch: &Node,
+    schema: Option<&PatchSchema>,
+) -> Result<(), String> {
     if patch.as_mapping().is_none_or(|m| m.is_empty()) {
         return Err("patch appears to be empty".into());
     }
     let targets = self_targets(resources, patch);
+    if targets.len() > 1 {
+        let ids: Vec<String> = targets
+            .iter()
+            .filter_map(|&i| resources.get(i).map(Res::id_string))
+            .collect();
+        return Err(format!(
+            "multiple matches for patch: {}; failed to find unique target for patch",
+            ids.join(", ")
+        ));
+    }
     if targets.is_empty() {
         let pg = Gvk::of(patch);
         let name = patch
@@ -145,7 +148,7 @@ fn smp_without_target(resources: &mut Vec<Res>, patch: &Node) -> Result<(), Stri
         ));
     }
     let patch = strip_identity(patch);
-    apply_to(resources, &targets, &|r| apply_smp(r, &patch))
+    apply_to(resources, &targets, &|r| apply_smp(r, &patch, schema))
 }
 
 /// A patch aimed at a selected resource: its own identity fields are not applied.
@@ -191,7 +194,8 @@ pub fn strategic_merge_field(
             return Err(fail(label, "patch appears to be empty".into()));
         }
         for patch in patches {
-            smp_without_target(resources, &patch).map_err(|m| fail(label.clone(), m))?;
+            smp_without_target(resources, &patch, ctx.schema.as_deref())
+                .map_err(|m| fail(label.clone(), m))?;
         }
     }
     Ok(())
@@ -222,6 +226,8 @@ fn run_patch_entry(
     let flag = |k: &str| options.and_then(|o| o.get(k)).and_then(Node::as_str) == Some("true");
     let (allow_name, allow_kind) = (flag("allowNameChange"), flag("allowKindChange"));
     let target = entry.get("target").map(Selector::from_node);
+    let schema_rc = ctx.schema.clone();
+    let schema = schema_rc.as_deref();
     if is_json6902(&patches) {
         let Some(sel) = target else {
             return Err("must specify a target for JSON patch".into());
@@ -232,7 +238,7 @@ fn run_patch_entry(
     }
     for patch in &patches {
         match &target {
-            None => smp_without_target(resources, patch)?,
+            None => smp_without_target(resources, patch, schema)?,
             Some(sel) => {
                 let targets = select(resources, sel);
                 let mut p = patch.clone();
@@ -262,7 +268,7 @@ fn run_patch_entry(
                         m.remove("metadata");
                     }
                 }
-                apply_to(resources, &targets, &|r| apply_smp(r, &p))?;
+                apply_to(resources, &targets, &|r| apply_smp(r, &p, schema))?;
             }
         }
     }
@@ -278,8 +284,16 @@ fn select(resources: &[Res], sel: &Selector) -> Vec<usize> {
         .collect()
 }
 
-fn apply_json6902(_res: &mut Res, _ops: &Node) -> Result<bool, String> {
-    Err("JSON 6902 patches need the patch engine's json6902 support, not merged yet".into())
+/// Applies a JSON 6902 operation list with the `patch` engine, remembering a changed name.
+fn apply_json6902(res: &mut Res, ops: &Node) -> Result<bool, String> {
+    let old_name = res.name().to_string();
+    let old_ns = res.namespace().to_string();
+    res.node = patch::apply_json6902(&res.node, ops).map_err(|e| e.to_string())?;
+    let (new_name, new_ns) = (res.name().to_string(), res.namespace().to_string());
+    if new_name != old_name || new_ns != old_ns {
+        res.prev.push((old_name, old_ns));
+    }
+    Ok(true)
 }
 
 pub fn patches_field(
@@ -300,38 +314,138 @@ pub fn patches_field(
 }
 
 pub fn json6902_field(
-    _ctx: &mut Ctx,
-    _dir: &Path,
+    ctx: &mut Ctx,
+    dir: &Path,
     k: &Node,
-    _resources: &mut Vec<Res>,
+    resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
-    if present(k, "patchesJson6902") {
-        return Err(unsupported(fail, "patchesJson6902"));
+    let Some(list) = k.get("patchesJson6902").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, entry) in list.items.iter().enumerate() {
+        let label = Some(format!("patchesJson6902[{i}]"));
+        let run = |ctx: &mut Ctx, resources: &mut Vec<Res>| -> Result<(), String> {
+            let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
+                ctx.read_file(dir, path).map(|(_, t)| t)?
+            } else if let Some(p) = entry.get("patch") {
+                match p {
+                    Node::Scalar(s) => s.value.clone(),
+                    other => crate::yaml::emit(other),
+                }
+            } else {
+                return Err("must specify one of patch and path".into());
+            };
+            let ops = parse_patches(&text)?
+                .into_iter()
+                .next()
+                .unwrap_or_else(Node::null);
+            let sel = entry
+                .get("target")
+                .map(Selector::from_node)
+                .ok_or("must specify a target")?;
+            let targets: Vec<usize> = resources
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| sel.matches_any_name(r))
+                .map(|(i, _)| i)
+                .collect();
+            apply_to(resources, &targets, &|r| apply_json6902(r, &ops))
+        };
+        run(ctx, resources).map_err(|m| fail(label, m))?;
+    }
+    Ok(())
+}
+
+fn run_replacements(
+    ctx: &mut Ctx,
+    dir: &Path,
+    list: &[Node],
+    resources: &mut [Res],
+) -> Result<(), String> {
+    for entry in list {
+        if let Some(path) = entry.get("path").and_then(Node::as_str) {
+            let text = ctx.read_file(dir, path).map(|(_, t)| t)?;
+            for doc in parse_patches(&text)? {
+                match doc {
+                    Node::Sequence(s) => {
+                        for r in &s.items {
+                            replacement::apply(resources, r)?;
+                        }
+                    }
+                    other => replacement::apply(resources, &other)?,
+                }
+            }
+        } else {
+            replacement::apply(resources, entry)?;
+        }
     }
     Ok(())
 }
 
 pub fn replacements_field(
-    _ctx: &mut Ctx,
-    _dir: &Path,
+    ctx: &mut Ctx,
+    dir: &Path,
     k: &Node,
-    _resources: &mut Vec<Res>,
+    resources: &mut [Res],
     fail: Fail,
 ) -> Result<(), Error> {
-    if present(k, "replacements") {
-        return Err(unsupported(fail, "replacements"));
-    }
-    Ok(())
+    let Some(list) = k.get("replacements").and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    run_replacements(ctx, dir, &list.items, resources)
+        .map_err(|m| fail(Some("replacements".into()), m))
 }
 
+/// The patch and replacement transformers given as plugin configs in `transformers`.
 pub fn plugin(
-    _ctx: &mut Ctx,
-    _dir: &Path,
+    ctx: &mut Ctx,
+    dir: &Path,
     cfg: &Node,
-    _resources: &mut Vec<Res>,
+    resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
     let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
-    Err(unsupported(fail, kind))
+    let label = Some(format!("transformers: {kind}"));
+    let result = match kind {
+        "PatchTransformer" => run_patch_entry(ctx, dir, cfg, resources),
+        "PatchJson6902Transformer" => {
+            let mut entry = cfg.clone();
+            if let Some(m) = entry.as_mapping_mut() {
+                if let Some(op) = m.remove("jsonOp") {
+                    m.insert("patch", op);
+                }
+            }
+            run_patch_entry(ctx, dir, &entry, resources)
+        }
+        "PatchStrategicMergeTransformer" => {
+            let mut wrapped = crate::yaml::Mapping::new();
+            let mut items = Vec::new();
+            for key in ["paths", "patches"] {
+                match cfg.get(key) {
+                    Some(Node::Sequence(s)) => items.extend(s.items.iter().cloned()),
+                    Some(n @ Node::Scalar(_)) => items.push(n.clone()),
+                    _ => {}
+                }
+            }
+            wrapped.insert(
+                "patchesStrategicMerge",
+                Node::Sequence(crate::yaml::Sequence {
+                    items,
+                    ..Default::default()
+                }),
+            );
+            return strategic_merge_field(ctx, dir, &Node::Mapping(wrapped), resources, fail);
+        }
+        "ReplacementTransformer" => {
+            let list = cfg
+                .get("replacements")
+                .and_then(Node::as_sequence)
+                .map(|s| s.items.clone())
+                .unwrap_or_default();
+            run_replacements(ctx, dir, &list, resources)
+        }
+        other => Err(format!("unable to load builtin {other}")),
+    };
+    result.map_err(|m| fail(label, m))
 }

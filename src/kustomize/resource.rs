@@ -113,6 +113,28 @@ pub struct Res {
     /// A generated ConfigMap/Secret whose name gets a content hash at the end of the build.
     pub needs_hash: bool,
     pub behavior: Option<Behavior>,
+    pub origin: Option<Origin>,
+    /// Transformers that ran over the resource, for `buildMetadata: [transformerAnnotations]`.
+    pub transformations: Vec<Origin>,
+}
+
+/// Where a resource came from, for `buildMetadata: [originAnnotations]`.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    File(std::path::PathBuf),
+    /// A builtin generator configured in a file (a kustomization or a plugin config).
+    Generator {
+        configured_in: std::path::PathBuf,
+        kind: String,
+        name: Option<String>,
+    },
+    /// A builtin transformer (the same facts as a generator, plus the config's namespace).
+    Transformer {
+        configured_in: std::path::PathBuf,
+        kind: String,
+        name: Option<String>,
+        namespace: Option<String>,
+    },
 }
 
 impl Res {
@@ -126,15 +148,13 @@ impl Res {
             suffixes: Vec::new(),
             needs_hash: false,
             behavior: None,
+            origin: None,
+            transformations: Vec::new(),
         }
     }
 
     pub fn gvk(&self) -> Gvk {
         Gvk::of(&self.node)
-    }
-
-    pub fn kind(&self) -> &str {
-        self.node.get("kind").and_then(Node::as_str).unwrap_or("")
     }
 
     pub fn name(&self) -> &str {
@@ -258,6 +278,20 @@ impl Selector {
             label_selector: get("labelSelector"),
             annotation_selector: get("annotationSelector"),
         }
+    }
+
+    /// Like `matches`, but a name also matches any earlier name of the resource.
+    pub fn matches_any_name(&self, res: &Res) -> bool {
+        if self.matches(res) {
+            return true;
+        }
+        let Some(want) = &self.name else { return false };
+        res.all_names().any(|n| regex_full(want, n))
+            && Selector {
+                name: None,
+                ..self.clone()
+            }
+            .matches(res)
     }
 
     pub fn matches(&self, res: &Res) -> bool {

@@ -2,6 +2,9 @@
 //! annotations, replicas, images), their plugin-config forms for the `transformers` field, custom
 //! field spec configurations, and legacy vars.
 //!
+//! Legacy vars are substituted in every string field of the final objects, a superset of
+//! kustomize's varReference fields.
+//!
 //! Not for: name references (see `nameref`), generators, or the merge logic of patches (the
 //! `patch` module).
 
@@ -11,7 +14,9 @@ use super::fieldspec::{self, apply_specs, merge_string_map, walk, FieldSpec, Nam
 use super::load::{Config, Ctx, Target, Var};
 use super::resource::{is_cluster_scoped, Gvk, Res};
 use super::Error;
-use crate::yaml::{parse_stream, Mapping, Node, ParseOptions, Scalar};
+use crate::yaml::{
+    parse_stream, resolve_kyaml, Mapping, Node, ParseOptions, Resolved, Scalar, ScalarStyle,
+};
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
@@ -51,7 +56,8 @@ pub fn run_builtin(
     super::patch_wiring::patches_field(ctx, dir, k, &mut target.resources, fail)?;
     if let Some(ns) = k.get("namespace").and_then(Node::as_str) {
         if !ns.is_empty() {
-            namespace(&mut target.resources, ns, &target.config.namespace, false);
+            namespace(&mut target.resources, ns, &target.config.namespace, false)
+                .map_err(|m| fail(Some("namespace".into()), m))?;
         }
     }
     let prefix = k.get("namePrefix").and_then(Node::as_str).unwrap_or("");
@@ -61,6 +67,7 @@ pub fn run_builtin(
         prefix,
         suffix,
         &target.config.name_prefix,
+        true,
     );
     if let Some(labels) = k.get("labels").and_then(Node::as_sequence) {
         for l in &labels.items {
@@ -71,10 +78,19 @@ pub fn run_builtin(
                 specs.extend(fieldspec::common_labels());
                 specs.extend(target.config.common_labels.iter().cloned());
             } else {
+                if flag("includeVolumeClaimTemplates") {
+                    specs.push(FieldSpec::new(
+                        "StatefulSet",
+                        "apps",
+                        "spec/volumeClaimTemplates[]/metadata/labels",
+                        true,
+                    ));
+                }
                 if flag("includeTemplates") {
                     specs.extend(fieldspec::template_labels("labels"));
                 }
                 specs.push(FieldSpec::new("", "", "metadata/labels", true));
+                specs.extend(target.config.common_labels.iter().cloned());
             }
             if let Some(fs) = l.get("fields").and_then(Node::as_sequence) {
                 specs.extend(fs.items.iter().map(FieldSpec::from_node));
@@ -142,17 +158,15 @@ pub fn run_plugin(
                 specs = target.config.namespace.clone();
             }
             let unset_only = cfg.get("unsetOnly").and_then(Node::as_str) == Some("true");
-            namespace(&mut target.resources, ns, &specs, unset_only);
+            namespace(&mut target.resources, ns, &specs, unset_only)
+                .map_err(|m| fail(label.clone(), m))?;
         }
         "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
             let prefix = cfg.get("prefix").and_then(Node::as_str).unwrap_or("");
             let suffix = cfg.get("suffix").and_then(Node::as_str).unwrap_or("");
-            prefix_suffix(
-                &mut target.resources,
-                prefix,
-                suffix,
-                &specs_of("fieldSpecs"),
-            );
+            let specs = specs_of("fieldSpecs");
+            let all = specs.is_empty();
+            prefix_suffix(&mut target.resources, prefix, suffix, &specs, all);
         }
         "LabelTransformer" => {
             set_pairs(
@@ -215,11 +229,20 @@ fn set_pairs(resources: &mut [Res], values: &[(String, String)], specs: &[FieldS
     }
 }
 
-pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_only: bool) {
+/// Sets the namespace of namespaced objects; a Namespace object takes the namespace as its name.
+pub fn namespace(
+    resources: &mut [Res],
+    ns: &str,
+    extra: &[FieldSpec],
+    unset_only: bool,
+) -> Result<(), String> {
     for r in resources.iter_mut() {
         let gvk = r.gvk();
-        if !is_cluster_scoped(&gvk) && !(unset_only && !r.namespace().is_empty()) {
+        if !is_cluster_scoped(&gvk) && (!unset_only || r.namespace().is_empty()) {
             r.set_namespace(ns);
+        }
+        if gvk.kind == "Namespace" && gvk.group.is_empty() && !unset_only {
+            r.set_name(ns);
         }
         if matches!(gvk.kind.as_str(), "RoleBinding" | "ClusterRoleBinding") {
             if let Some(Node::Sequence(subjects)) =
@@ -235,6 +258,15 @@ pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_onl
                 }
             }
         }
+        if gvk.kind == "CustomResourceDefinition" {
+            let path: Vec<String> = "spec/conversion/webhook/clientConfig/service/namespace"
+                .split('/')
+                .map(str::to_string)
+                .collect();
+            walk(&mut r.node, &path, false, &mut |n| {
+                *n = Node::Scalar(Scalar::plain(ns));
+            });
+        }
         let specs: Vec<FieldSpec> = extra
             .iter()
             .filter(|s| s.path != ["metadata", "namespace"])
@@ -246,9 +278,27 @@ pub fn namespace(resources: &mut [Res], ns: &str, extra: &[FieldSpec], unset_onl
             }
         });
     }
+    for (i, a) in resources.iter().enumerate() {
+        if let Some(b) = resources.iter().skip(i + 1).find(|b| b.same_id(a)) {
+            return Err(format!(
+                "namespace transformation produces ID conflict: {} and {}",
+                a.id_string(),
+                b.id_string()
+            ));
+        }
+    }
+    Ok(())
 }
 
-fn prefix_suffix(resources: &mut [Res], prefix: &str, suffix: &str, extra: &[FieldSpec]) {
+/// With `all_names`, every resource's `metadata/name` changes (the kustomization fields);
+/// otherwise only where a `metadata/name` spec applies (a plugin config with its own specs).
+fn prefix_suffix(
+    resources: &mut [Res],
+    prefix: &str,
+    suffix: &str,
+    extra: &[FieldSpec],
+    all_names: bool,
+) {
     if prefix.is_empty() && suffix.is_empty() {
         return;
     }
@@ -257,6 +307,13 @@ fn prefix_suffix(resources: &mut [Res], prefix: &str, suffix: &str, extra: &[Fie
         if gvk.kind == "CustomResourceDefinition"
             || (gvk.kind == "Namespace" && gvk.group.is_empty())
         {
+            continue;
+        }
+        let renames = all_names
+            || extra
+                .iter()
+                .any(|s| s.path == ["metadata", "name"] && s.applies_to(&gvk));
+        if !renames {
             continue;
         }
         let name = format!("{prefix}{}{suffix}", r.name());
@@ -396,6 +453,7 @@ pub fn parse_config(text: &str) -> Result<Config, String> {
                 .unwrap_or_default()
         };
         config.common_labels.extend(specs("commonLabels"));
+        config.common_labels.extend(specs("labels"));
         config.common_annotations.extend(specs("commonAnnotations"));
         config.name_prefix.extend(specs("namePrefix"));
         config.namespace.extend(specs("namespace"));
@@ -420,11 +478,73 @@ pub fn parse_config(text: &str) -> Result<Config, String> {
     Ok(config)
 }
 
-/// The `crds` field: OpenAPI definitions whose `x-kubernetes-object-ref-*` extensions declare name
-/// references. Only that part is read.
-pub fn parse_crd_config(text: &str) -> Config {
-    let _ = text;
-    Config::default()
+/// The `crds` field: OpenAPI definitions (Go type name → `Schema`) whose
+/// `x-kubernetes-object-ref-kind` extensions declare name references from the custom kind's
+/// fields. Only that part is read.
+pub fn parse_crd_config(text: &str) -> Result<Config, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let doc = crate::yaml::from_json(&value);
+    let mut config = Config::default();
+    let Some(defs) = doc.as_mapping() else {
+        return Ok(config);
+    };
+    for (type_name, def) in defs.iter() {
+        let schema = def.get("Schema").unwrap_or(def);
+        let props = schema.get("properties");
+        // a root type is one with object metadata; its kind is the type name's last segment
+        if props.and_then(|p| p.get("metadata")).is_none()
+            || props.and_then(|p| p.get("items")).is_some()
+        {
+            continue;
+        }
+        let kind = type_name.rsplit('.').next().unwrap_or(type_name);
+        crd_refs(&doc, schema, kind, &mut Vec::new(), &mut config, 0);
+    }
+    Ok(config)
+}
+
+fn crd_refs(
+    doc: &Node,
+    schema: &Node,
+    kind: &str,
+    path: &mut Vec<String>,
+    config: &mut Config,
+    depth: usize,
+) {
+    if depth > 32 {
+        return;
+    }
+    let Some(props) = schema.get("properties").and_then(Node::as_mapping) else {
+        return;
+    };
+    for (name, prop) in props.iter() {
+        if name == "metadata" || name == "status" {
+            continue;
+        }
+        path.push(name.to_string());
+        if let Some(target) = prop
+            .get("x-kubernetes-object-ref-kind")
+            .and_then(Node::as_str)
+        {
+            let mut spec_path = path.clone();
+            spec_path.push("name".into());
+            config.name_reference.push(NameRef {
+                kind: target.to_string(),
+                group: String::new(),
+                specs: vec![FieldSpec {
+                    kind: kind.to_string(),
+                    path: spec_path,
+                    ..FieldSpec::default()
+                }],
+            });
+        } else if let Some(r) = prop.get("$ref").and_then(Node::as_str) {
+            if let Some(def) = doc.get(r) {
+                let schema = def.get("Schema").unwrap_or(def);
+                crd_refs(doc, schema, kind, path, config, depth + 1);
+            }
+        }
+        path.pop();
+    }
 }
 
 pub fn check_sort_options(sort: &Node) -> Result<(), String> {
@@ -452,29 +572,29 @@ fn lookup_dotted<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
     Some(cur)
 }
 
+/// Whether a resource is the object a var refers to (by any of its names and namespaces).
+pub fn var_matches(v: &Var, r: &Res) -> bool {
+    let gvk = r.gvk();
+    gvk.kind == v.kind
+        && r.all_names().any(|n| n == v.obj_name)
+        && v.namespace
+            .as_deref()
+            .is_none_or(|ns| r.namespace() == ns || r.prev.iter().any(|p| p.1 == ns))
+        && v.api_version.as_deref().is_none_or(|a| {
+            let want = Gvk::of(&api_node(a));
+            (want.group.is_empty() || want.group == gvk.group)
+                && (want.version.is_empty() || want.version == gvk.version)
+        })
+}
+
 /// Replaces `$(VAR)` in string fields with the values of legacy vars.
 pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Result<(), Error> {
     if vars.is_empty() {
         return Ok(());
     }
-    let mut values: Vec<(String, String)> = Vec::new();
+    let mut values: Vec<(String, Scalar)> = Vec::new();
     for v in vars {
-        let matches: Vec<&Res> = resources
-            .iter()
-            .filter(|r| {
-                let gvk = r.gvk();
-                gvk.kind == v.kind
-                    && (r.original_name() == v.obj_name || r.name() == v.obj_name)
-                    && v.namespace
-                        .as_deref()
-                        .is_none_or(|ns| r.original_namespace() == ns || r.namespace() == ns)
-                    && v.api_version.as_deref().is_none_or(|a| {
-                        let want = Gvk::of(&api_node(a));
-                        (want.group.is_empty() || want.group == gvk.group)
-                            && (want.version.is_empty() || want.version == gvk.version)
-                    })
-            })
-            .collect();
+        let matches: Vec<&Res> = resources.iter().filter(|r| var_matches(v, r)).collect();
         let res = match matches.as_slice() {
             [one] => *one,
             [] => {
@@ -492,13 +612,13 @@ pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Res
             }
         };
         let value = lookup_dotted(&res.node, &v.field_path)
-            .and_then(|n| n.as_scalar().map(|s| s.value.clone()))
+            .and_then(|n| n.as_scalar().cloned())
             .unwrap_or_default();
         values.push((v.name.clone(), value));
     }
     let _ = &config.var_reference;
     for r in resources.iter_mut() {
-        replace_vars(&mut r.node, &values, false);
+        replace_vars(&mut r.node, &values);
     }
     Ok(())
 }
@@ -509,33 +629,35 @@ fn api_node(api: &str) -> Node {
     Node::Mapping(m)
 }
 
-fn replace_vars(node: &mut Node, values: &[(String, String)], in_metadata_name: bool) {
+fn replace_vars(node: &mut Node, values: &[(String, Scalar)]) {
     match node {
-        Node::Scalar(s) if !in_metadata_name && s.value.contains("$(") => {
+        Node::Scalar(s) if s.value.contains("$(") => {
+            // a field that is exactly one variable takes the variable's value and type
+            if let Some((_, v)) = values.iter().find(|(n, _)| s.value == format!("$({n})")) {
+                s.value = v.value.clone();
+                s.tag = None;
+                s.style = if matches!(resolve_kyaml(v), Resolved::Str) {
+                    ScalarStyle::DoubleQuoted
+                } else {
+                    ScalarStyle::Plain
+                };
+                return;
+            }
             let mut out = s.value.clone();
             for (name, value) in values {
-                out = out.replace(&format!("$({name})"), value);
+                out = out.replace(&format!("$({name})"), &value.value);
             }
             if out != s.value {
-                if out.trim() == out
-                    && !out.is_empty()
-                    && s.style == crate::yaml::ScalarStyle::Plain
-                {
-                    s.value = out;
-                } else {
-                    s.value = out;
-                }
+                s.value = out;
+                s.style = ScalarStyle::DoubleQuoted;
+                s.tag = None;
             }
         }
         Node::Scalar(_) => {}
-        Node::Sequence(seq) => seq
-            .items
-            .iter_mut()
-            .for_each(|i| replace_vars(i, values, false)),
+        Node::Sequence(seq) => seq.items.iter_mut().for_each(|i| replace_vars(i, values)),
         Node::Mapping(m) => {
             for e in &mut m.entries {
-                let skip = matches!(e.key.value.as_str(), "name" | "namespace") && in_metadata_name;
-                replace_vars(&mut e.value, values, skip);
+                replace_vars(&mut e.value, values);
             }
         }
     }

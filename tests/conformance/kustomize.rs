@@ -93,6 +93,8 @@ fn kustomize() {
                 .and_then(|o| o.get("add_managedby_label"))
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            // the upstream test harness stamps its own version
+            managed_by: "kustomize-(test)".into(),
             display_root: Some(case.join("in")),
             ..Options::default()
         };
@@ -122,7 +124,12 @@ fn kustomize() {
             (false, Ok(b)) => {
                 let actual = to_yaml(&b);
                 if let Some(dump) = std::env::var_os("OFFLUX_KUSTOMIZE_DUMP") {
-                    let _ = std::fs::write(std::path::Path::new(&dump).join(&name), &actual);
+                    let dump = std::path::Path::new(&dump);
+                    let _ = std::fs::write(dump.join(&name), &actual);
+                    if let Ok(e) = std::fs::read_to_string(case.join("expected.yaml")) {
+                        let canon = canonical_text(&e).unwrap_or_default();
+                        let _ = std::fs::write(dump.join(format!("{name}.canon")), canon);
+                    }
                 }
                 let expected =
                     std::fs::read_to_string(case.join("expected.yaml")).unwrap_or_default();
@@ -166,6 +173,6 @@ fn kustomize() {
         "conformance kustomize: {} of the failures are cases kubectl v5.5.0 itself disputes",
         disputed_failures.len()
     );
-    exact.finish("kustomize-exact", 0.0);
-    tally.finish("kustomize", 0.0);
+    exact.finish("kustomize-exact", 0.89);
+    tally.finish("kustomize", 0.99);
 }

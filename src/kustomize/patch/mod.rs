@@ -3,20 +3,26 @@
 //!
 //! Not for: deciding which objects a patch targets, reading patch files, or anything Flux.
 
-// The kustomize engine (built in parallel) is the caller; until it calls in, non-test builds see
-// this API as unused.
+// The kustomize engine (built in parallel) calls the strategic merge; JSON 6902 and field paths
+// wait for it to call in, and until then non-test builds see them as unused.
 #![allow(dead_code, unused_imports)]
 
+mod fieldpath;
+mod json6902;
 mod meta;
 mod smp;
 
+pub(crate) use fieldpath::{
+    field_path_get, field_path_set, field_path_update, FieldPath, SetOptions,
+};
+pub(crate) use json6902::apply_json6902;
 pub(crate) use meta::{patch_meta, PatchMetaFor, PatchSchema};
 pub(crate) use smp::{strategic_merge, MergeOutcome};
 
 /// Why a patch could not be applied. Paths are dotted field paths inside the patched object.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum PatchError {
-    #[error("strategic merge patch at `{path}`: {message}")]
+    #[error("strategic merge patch{}: {message}", at(path))]
     Merge { path: String, message: String },
     #[error("JSON patch operation {index} (`{op}` at `{path}`): {message}")]
     Json6902 {
@@ -29,6 +35,14 @@ pub(crate) enum PatchError {
     FieldPath { path: String, message: String },
     #[error("OpenAPI schema: {message}")]
     Schema { message: String },
+}
+
+fn at(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!(" at `{path}`")
+    }
 }
 
 #[cfg(test)]

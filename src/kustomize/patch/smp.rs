@@ -12,7 +12,8 @@
 //!
 //! Element order follows kustomize: lists merged by one key give the patch's elements first (merged
 //! with their targets), then the target's other elements; lists merged by several keys (ports by
-//! port and protocol) keep the target's order and put new elements first.
+//! port and protocol) keep the target's order and put new elements first; there a patch element
+//! that lacks a key its target has (or has one its target lacks) is dropped, as kustomize does.
 //!
 //! Not for: choosing which objects a patch applies to.
 
@@ -119,22 +120,26 @@ fn merge_map(
         }
         let here = join(path, key);
         let current = result.get(key).filter(|n| !n.is_null());
-        let merged = match value {
-            v if v.is_null() => None,
-            Node::Mapping(p) => match current {
-                None => merge_map(&Mapping::new(), p, meta.field(key), &here)?,
-                Some(Node::Mapping(t)) => merge_map(t, p, meta.field(key), &here)?,
-                Some(other) => {
-                    return Err(PatchError::Merge {
-                        path: here,
-                        message: format!(
-                            "wrong node kind: the target has a {} where the patch has a mapping",
-                            other.kind_name()
-                        ),
-                    })
-                }
-            },
-            Node::Sequence(p) => {
+        if let Some(current) = current {
+            if !value.is_null() && std::mem::discriminant(current) != std::mem::discriminant(value)
+            {
+                return Err(PatchError::Merge {
+                    path: here,
+                    message: format!(
+                        "wrong node kind: the target has a {} where the patch has a {}",
+                        current.kind_name(),
+                        value.kind_name()
+                    ),
+                });
+            }
+        }
+        let merged = match (value, current) {
+            (v, _) if v.is_null() => None,
+            // An empty mapping adds nothing where the target has no value (kustomize drops it).
+            (Node::Mapping(p), None) if p.is_empty() => continue,
+            (Node::Mapping(p), Some(Node::Mapping(t))) => merge_map(t, p, meta.field(key), &here)?,
+            (Node::Mapping(p), _) => merge_map(&Mapping::new(), p, meta.field(key), &here)?,
+            (Node::Sequence(p), current) => {
                 let empty = Sequence::default();
                 let t = match current {
                     Some(Node::Sequence(t)) => t,
@@ -142,7 +147,7 @@ fn merge_map(
                 };
                 merge_list(t, p, meta.list_merge(key), meta.field(key), &here)?
             }
-            scalar => Some(scalar.clone()),
+            (scalar, _) => Some(scalar.clone()),
         };
         match merged {
             Some(node) => result.insert(key, node),
@@ -159,7 +164,7 @@ fn is_replace_marker(node: &Node) -> bool {
         .is_some_and(|m| m.len() == 1 && m.get(DIRECTIVE).and_then(Node::as_str) == Some("replace"))
 }
 
-/// Merges a patch list into a target list; `None` removes the field (an empty merged list stays).
+/// Merges a patch list into a target list (an empty result stays as an empty list).
 fn merge_list(
     target: &Sequence,
     patch: &Sequence,
@@ -173,7 +178,8 @@ fn merge_list(
             ..patch.clone()
         }))
     };
-    if patch.items.iter().any(is_replace_marker) {
+    // Lists without merge metadata are replaced as written, directives included (as kustomize).
+    if how != ListMerge::Replace && patch.items.iter().any(is_replace_marker) {
         let mut items = Vec::new();
         for (i, item) in patch.items.iter().enumerate() {
             if is_replace_marker(item) {
@@ -232,9 +238,16 @@ fn key_values<'n>(node: &'n Node, keys: &[String]) -> Option<Vec<Option<&'n str>
     Some(values)
 }
 
-/// Elements match when every key has the same value on both sides or is missing on one side (a
-/// port without `protocol` matches the target's `TCP` port, as in kustomize).
+/// Elements match when every key has the same value on both sides, a missing key matching only a
+/// missing key.
 fn keys_match(a: &[Option<&str>], b: &[Option<&str>]) -> bool {
+    a == b
+}
+
+/// Elements overlap when the keys they both have agree but one lacks a key the other has. kustomize
+/// then drops the patch element: a `port: 80` patch element leaves a `port: 80, protocol: TCP`
+/// target alone and is not added either (checked with `kubectl kustomize` v5.5.0).
+fn keys_overlap(a: &[Option<&str>], b: &[Option<&str>]) -> bool {
     a.iter()
         .zip(b)
         .all(|(x, y)| x.is_none() || y.is_none() || x == y)
@@ -279,6 +292,16 @@ fn merge_by_keys(
                     && tk.as_ref().is_some_and(|tk| keys_match(v, tk))
             })
         });
+        if matched.is_none() {
+            let overlaps = values.as_ref().is_some_and(|v| {
+                target_keys
+                    .iter()
+                    .any(|tk| tk.as_ref().is_some_and(|tk| keys_overlap(v, tk)))
+            });
+            if overlaps {
+                continue;
+            }
+        }
         let (Some(j), Node::Mapping(p)) = (matched, item) else {
             if let Some(node) = clean_element(item, elem_meta, &here)? {
                 order.push(Slot::Fresh(node));
@@ -286,6 +309,8 @@ fn merge_by_keys(
             continue;
         };
         let merged = match target.items.get(j) {
+            // kustomize leaves a matched element alone when the patch element says `replace`.
+            Some(t) if directive(p, &here)? == Directive::Replace => Some(t.clone()),
             Some(Node::Mapping(t)) => merge_map(t, p, elem_meta, &here)?,
             _ => merge_map(&Mapping::new(), p, elem_meta, &here)?,
         };

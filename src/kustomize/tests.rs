@@ -1,0 +1,268 @@
+//! Unit tests of the kustomize engine on small file trees (checked against kubectl kustomize
+//! v5.5.0 where output is compared).
+
+use std::fs;
+use std::path::Path;
+
+use super::generate::content_hash;
+use super::resource::label_selector_matches;
+use super::{build, to_yaml, LoadRestrictor, Options, Reorder};
+use crate::yaml::{parse_stream, ParseOptions};
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let p = root.join(path);
+        if let Some(parent) = p.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        fs::write(p, text).unwrap();
+    }
+}
+
+fn options() -> Options {
+    Options {
+        reorder: Reorder::None,
+        ..Options::default()
+    }
+}
+
+fn node(text: &str) -> crate::yaml::Node {
+    parse_stream(text, &ParseOptions::default())
+        .unwrap()
+        .remove(0)
+        .root
+}
+
+#[test]
+fn hash_matches_kustomize() {
+    // kubectl kustomize: configMapGenerator literal TEST=' gives test-m8t7bmb6g2
+    let cm =
+        node("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: test\ndata:\n  TEST: \"'\"\n");
+    assert_eq!(content_hash(&cm), "m8t7bmb6g2");
+}
+
+#[test]
+fn generator_names_get_the_hash_and_references_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "kustomization.yaml",
+                "namePrefix: p-\nresources:\n- pod.yaml\nconfigMapGenerator:\n- name: test\n  literals:\n  - TEST='\n",
+            ),
+            (
+                "pod.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pod\nspec:\n  volumes:\n  - name: v\n    configMap:\n      name: test\n",
+            ),
+        ],
+    );
+    let out = to_yaml(&build(dir.path(), &options()).unwrap());
+    let hashed = "name: p-test-";
+    assert!(out.contains(hashed), "{out}");
+    let names: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("name: p-test-"))
+        .collect();
+    assert_eq!(names.len(), 2, "{out}");
+    assert_eq!(names[0].trim(), names[1].trim());
+}
+
+#[test]
+fn missing_resource_names_file_and_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "app/kustomization.yaml",
+                "resources:\n- ok.yaml\n- missing.yaml\n",
+            ),
+            (
+                "app/ok.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+            ),
+        ],
+    );
+    let opts = Options {
+        display_root: Some(dir.path().to_path_buf()),
+        ..options()
+    };
+    let err = build(&dir.path().join("app"), &opts).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("in kustomization /app/kustomization.yaml: resources[1] `missing.yaml`"),
+        "{text}"
+    );
+    assert!(text.contains("no such file or directory"), "{text}");
+}
+
+#[test]
+fn root_only_refuses_files_outside_and_symlinks_out() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "outside.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+            ),
+            ("app/kustomization.yaml", "resources:\n- ../outside.yaml\n"),
+            ("link/kustomization.yaml", "resources:\n- escape.yaml\n"),
+        ],
+    );
+    let err = build(&dir.path().join("app"), &options()).unwrap_err();
+    assert!(err.to_string().contains("is not in or below"), "{err}");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(
+            dir.path().join("outside.yaml"),
+            dir.path().join("link/escape.yaml"),
+        )
+        .unwrap();
+        let err = build(&dir.path().join("link"), &options()).unwrap_err();
+        assert!(err.to_string().contains("is not in or below"), "{err}");
+    }
+    let none = Options {
+        load_restrictor: LoadRestrictor::None,
+        ..options()
+    };
+    assert_eq!(
+        build(&dir.path().join("app"), &none).unwrap().objects.len(),
+        1
+    );
+}
+
+#[test]
+fn cycles_and_remote_resources_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("a/kustomization.yaml", "resources:\n- ../b\n"),
+            ("b/kustomization.yaml", "resources:\n- ../a\n"),
+            (
+                "r/kustomization.yaml",
+                "resources:\n- https://github.com/x/y//base?ref=v1\n",
+            ),
+        ],
+    );
+    let err = build(&dir.path().join("a"), &options()).unwrap_err();
+    assert!(err.to_string().contains("cycle detected"), "{err}");
+    let err = build(&dir.path().join("r"), &options()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("remote resources are not supported"),
+        "{err}"
+    );
+}
+
+#[test]
+fn helm_charts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[("kustomization.yaml", "helmCharts:\n- name: x\n")],
+    );
+    let err = build(dir.path(), &options()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("Helm chart inflation is not supported"),
+        "{err}"
+    );
+}
+
+#[test]
+fn legacy_order_puts_namespaces_first_and_webhooks_last() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("kustomization.yaml", "resources:\n- all.yaml\n"),
+            (
+                "all.yaml",
+                "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: w\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n",
+            ),
+        ],
+    );
+    let opts = Options {
+        reorder: Reorder::Legacy,
+        ..Options::default()
+    };
+    let kinds: Vec<String> = build(dir.path(), &opts)
+        .unwrap()
+        .objects
+        .iter()
+        .map(|o| {
+            o.get("kind")
+                .and_then(|k| k.as_str())
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["Namespace", "Deployment", "ValidatingWebhookConfiguration"]
+    );
+}
+
+#[test]
+fn label_selectors() {
+    let labels = node("app: web\ntier: front\n");
+    assert!(label_selector_matches("app=web,tier", Some(&labels)));
+    assert!(label_selector_matches(
+        "app in (web, api),!missing",
+        Some(&labels)
+    ));
+    assert!(!label_selector_matches("app!=web", Some(&labels)));
+    assert!(!label_selector_matches("tier notin (front)", Some(&labels)));
+}
+
+#[test]
+fn deprecated_fields_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "kustomization.yaml",
+                "commonLabels:\n  a: b\nresources:\n- cm.yaml\n",
+            ),
+            (
+                "cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+            ),
+        ],
+    );
+    let b = build(dir.path(), &options()).unwrap();
+    assert_eq!(b.diagnostics.len(), 1);
+    assert!(b.diagnostics[0].contains("'commonLabels' is deprecated. Please use 'labels' instead."));
+    assert!(to_yaml(&b).contains("a: b"));
+}
+
+#[test]
+fn nested_errors_keep_the_inner_file_and_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("overlay/kustomization.yaml", "resources:\n- ../base\n"),
+            ("base/kustomization.yaml", "resources:\n- gone.yaml\n"),
+        ],
+    );
+    let opts = Options {
+        display_root: Some(dir.path().to_path_buf()),
+        ..options()
+    };
+    let text = build(&dir.path().join("overlay"), &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.starts_with("in kustomization /overlay/kustomization.yaml: resources[0] `../base`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("in kustomization /base/kustomization.yaml: resources[0] `gone.yaml`"),
+        "{text}"
+    );
+}
