@@ -80,10 +80,21 @@ fn every_repository_settles_identically_at_any_concurrency() {
             "{name}: {ready} of {} Kustomizations ready",
             kustomizations.len()
         );
-        assert_eq!(
-            fingerprint(&one),
-            fingerprint(&eight),
-            "{name}: output differs between concurrency 1 and 8"
-        );
+        let (a, b) = (fingerprint(&one), fingerprint(&eight));
+        if a != b {
+            let first = a
+                .lines()
+                .zip(b.lines())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            let show = |t: &str| {
+                t.lines()
+                    .skip(first.saturating_sub(3))
+                    .take(8)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            panic!("{name}: output differs between concurrency 1 and 8 at line {first}:\n--- 1:\n{}\n--- 8:\n{}", show(&a), show(&b));
+        }
     }
 }

@@ -40,7 +40,9 @@ pub fn collect<'a>(
         let id = ResourceId::new("v1", &reference.kind, namespace, &reference.name);
         match lookup(&id) {
             Some(object) => variables.extend(data_of(object)),
-            None if reference.optional => {}
+            // An optional object may still be published by another Kustomization: wait for it
+            // until nothing more can arrive, so the result never depends on build order.
+            None if reference.optional && absent_is_final => {}
             None if absent_is_final => {
                 return Variables::Failed(format!(
                     "substitute from '{}/{}' error: {} \"{}\" not found",

@@ -97,11 +97,19 @@ struct Runtime<'a> {
     options: &'a RunOptions,
     git_remote: Option<String>,
     store: Store<ResourceId, Object>,
-    /// Which producer owns each published object: the smallest producer id wins, so the result
-    /// does not depend on which build finished first.
-    owners: Mutex<BTreeMap<ResourceId, ResourceId>>,
+    /// Who published what: object id → producer → that producer's version. Held while publishing.
+    claims: Mutex<BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>>,
     rendered: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
     diagnostics: Mutex<BTreeSet<Diagnostic>>,
+}
+
+/// The claimant of objects seeded from the repository's files: its kind sorts after every real
+/// producer's, so it always ranks last.
+fn written_in_repository() -> ResourceId {
+    ResourceId {
+        kind: "~written".into(),
+        ..ResourceId::default()
+    }
 }
 
 fn is_reconcilable(id: &ResourceId) -> bool {
@@ -124,7 +132,7 @@ pub fn run(
         options,
         git_remote: source::git_remote(&repository.root),
         store: Store::new(),
-        owners: Mutex::new(BTreeMap::new()),
+        claims: Mutex::new(BTreeMap::new()),
         rendered: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
     };
@@ -158,6 +166,15 @@ pub fn run(
             runtime.note_duplicate(object);
             continue;
         }
+        // A seed is claimed by "the repository as written", which ranks below every Kustomization:
+        // once a build publishes the same object, its version wins, and withdrawing that build's
+        // claim brings the written one back rather than deleting it.
+        if let Ok(mut claims) = runtime.claims.lock() {
+            claims
+                .entry(object.id.clone())
+                .or_default()
+                .insert(written_in_repository(), object.clone());
+        }
         runtime.store.insert(object.id.clone(), object.clone());
         if is_reconcilable(&object.id) {
             seeds.push(object.id.clone());
@@ -184,11 +201,12 @@ pub fn run(
             );
         }
     }
+    // Objects withdrawn by a re-render are gone, and so are their statuses.
     let statuses = runtime
         .store
         .statuses()
         .into_iter()
-        .filter(|(id, _)| is_reconcilable(id))
+        .filter(|(id, _)| is_reconcilable(id) && runtime.store.contains(id))
         .collect();
     RunReport {
         statuses,
@@ -315,6 +333,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
 
     fn settle(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
         if let Some(message) = outcome.message() {
+            self.withdraw_output(id);
             let blocked_by = match outcome {
                 Final::NotReady { waiting_on } => waiting_on.clone(),
                 _ => Vec::new(),
@@ -408,6 +427,7 @@ impl Runtime<'_> {
                 message,
                 blocked_by,
             } => {
+                self.withdraw_output(&flux.object.id);
                 self.store.set_status(
                     flux.object.id.clone(),
                     StatusRecord::new(Status::failed(message), blocked_by),
@@ -418,6 +438,7 @@ impl Runtime<'_> {
     }
 
     fn fail(&self, id: &ResourceId, message: impl Into<String>) -> Outcome<ResourceId> {
+        self.withdraw_output(id);
         self.store.set(id.clone(), Status::failed(message));
         Outcome::Terminal
     }
@@ -428,6 +449,7 @@ impl Runtime<'_> {
             return Outcome::Terminal;
         };
         if spec.suspend {
+            self.withdraw_output(id);
             self.store.set(id.clone(), Status::Ready(Ready::Suspended));
             return Outcome::Terminal;
         }
@@ -448,6 +470,7 @@ impl Runtime<'_> {
         if let SourceResolution::Unavailable(message) =
             source::resolve(&source_id, self.repository, self.git_remote.as_deref())
         {
+            self.withdraw_output(id);
             self.store.set_status(
                 id.clone(),
                 StatusRecord::new(self.unavailable(message), vec![source_id]),
@@ -503,8 +526,9 @@ impl Runtime<'_> {
                 Err(message) => return self.fail(id, message),
             }
         }
-        self.publish(id, &children);
-        self.store.set(id.clone(), Status::ready());
+        if self.publish(id, &flux.object, &children) {
+            self.store.set(id.clone(), Status::ready());
+        }
         Outcome::Terminal
     }
 
@@ -573,30 +597,97 @@ impl Runtime<'_> {
         }
     }
 
-    fn publish(&self, producer: &ResourceId, children: &[Object]) {
-        if let Ok(mut rendered) = self.rendered.lock() {
-            rendered.insert(producer.clone(), children.to_vec());
-        }
-        let (data, rest): (Vec<&Object>, Vec<&Object>) =
-            children.iter().partition(|o| is_data(&o.id));
-        for child in data.into_iter().chain(rest) {
-            if !(is_data(&child.id) || is_reconcilable(&child.id)) {
-                continue;
+    /// Withdraws everything `producer` published: a Kustomization that ends failed, blocked or
+    /// suspended applies nothing, whatever an earlier run of it (on other inputs) rendered.
+    fn withdraw_output(&self, producer: &ResourceId) {
+        let Ok(mut claims) = self.claims.lock() else {
+            return;
+        };
+        let previous = match self.rendered.lock() {
+            Ok(mut rendered) => rendered.remove(producer),
+            Err(_) => None,
+        };
+        for child in previous.iter().flatten() {
+            let unclaimed = claims
+                .get_mut(&child.id)
+                .is_some_and(|by| by.remove(producer).is_some());
+            if unclaimed {
+                self.settle_claim(&mut claims, &child.id);
             }
-            let owned = {
-                let Ok(mut owners) = self.owners.lock() else {
-                    continue;
+        }
+    }
+
+    /// Publishes what `producer` rendered from the object it started with. Every object may be
+    /// claimed by several producers; the smallest producer's version is the one in the Store, so the
+    /// outcome never depends on which build finished first. A re-render that no longer produces an
+    /// object withdraws its claim, and an object nobody claims any more is withdrawn with everything
+    /// it rendered. A run whose object changed or vanished meanwhile publishes nothing (it is re-run
+    /// or was pruned). Returns whether the output was published.
+    fn publish(&self, producer: &ResourceId, started: &Object, children: &[Object]) -> bool {
+        let Ok(mut claims) = self.claims.lock() else {
+            return false;
+        };
+        if self.store.get(producer).as_deref() != Some(started) {
+            return false;
+        }
+        let previous = match self.rendered.lock() {
+            Ok(mut rendered) => rendered.insert(producer.clone(), children.to_vec()),
+            Err(_) => None,
+        };
+        let mut touched: BTreeSet<ResourceId> = BTreeSet::new();
+        for gone in previous.iter().flatten() {
+            if !children.iter().any(|c| c.id == gone.id) {
+                if let Some(by) = claims.get_mut(&gone.id) {
+                    by.remove(producer);
+                    touched.insert(gone.id.clone());
+                }
+            }
+        }
+        for child in children
+            .iter()
+            .filter(|c| is_data(&c.id) || is_reconcilable(&c.id))
+        {
+            claims
+                .entry(child.id.clone())
+                .or_default()
+                .insert(producer.clone(), child.clone());
+            touched.insert(child.id.clone());
+        }
+        // Data first, so the lookups of the Kustomizations and HelmReleases it wakes see it.
+        let (data, rest): (Vec<ResourceId>, Vec<ResourceId>) =
+            touched.into_iter().partition(is_data);
+        for id in data.into_iter().chain(rest) {
+            self.settle_claim(&mut claims, &id);
+        }
+        true
+    }
+
+    /// Puts the winning claim of `id` in the Store, or withdraws `id` when nobody claims it.
+    fn settle_claim(
+        &self,
+        claims: &mut BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>,
+        id: &ResourceId,
+    ) {
+        let winner = claims.get(id).and_then(|by| by.values().next().cloned());
+        match winner {
+            Some(object) => {
+                self.store.insert(id.clone(), object);
+            }
+            None => {
+                claims.remove(id);
+                self.store.remove(id);
+                let orphans = match self.rendered.lock() {
+                    Ok(mut rendered) => rendered.remove(id),
+                    Err(_) => None,
                 };
-                match owners.get(&child.id) {
-                    Some(owner) if owner < producer => false,
-                    _ => {
-                        owners.insert(child.id.clone(), producer.clone());
-                        true
+                for orphan in orphans.iter().flatten() {
+                    let unclaimed = claims
+                        .get_mut(&orphan.id)
+                        .is_some_and(|by| by.remove(id).is_some());
+                    if unclaimed {
+                        self.settle_claim(claims, &orphan.id);
                     }
                 }
-            };
-            if owned {
-                self.store.insert(child.id.clone(), child.clone());
             }
         }
     }
