@@ -418,4 +418,33 @@ mod tests {
             .err()
             .is_some_and(|e| e.0.contains("dsa keys are not supported")));
     }
+
+    #[test]
+    fn generated_private_keys_pass_openssl_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        for (kind, tool, want) in [
+            ("rsa", "rsa", "Private-Key: (4096 bit"),
+            ("ecdsa", "ec", "ASN1 OID: prime256v1"),
+            ("ed25519", "pkey", "ED25519 Private-Key"),
+        ] {
+            let pem = text(gen_private_key(&mut env(7), &[s(kind)]));
+            let path = dir.path().join(format!("{kind}.pem"));
+            std::fs::write(&path, pem).unwrap();
+            let mut args = vec![tool, "-in", path.to_str().unwrap(), "-noout", "-text"];
+            if tool != "pkey" {
+                args.push("-check");
+            }
+            let out = std::process::Command::new("openssl")
+                .args(&args)
+                .output()
+                .expect("this test needs the `openssl` command on PATH to check keys");
+            let out_text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(out.status.success(), "openssl {args:?}: {out_text}");
+            assert!(out_text.contains(want), "{kind}: {out_text}");
+        }
+    }
 }

@@ -662,6 +662,79 @@ mod tests {
     }
 
     #[test]
+    fn helm_style_template_reaches_cert_and_key_fields() {
+        use super::super::super::super::{ExecOptions, Set};
+        let funcs = super::super::super::helm_functions()
+            .into_iter()
+            .map(|(n, f)| (n.to_string(), f))
+            .collect();
+        let mut set = Set::new("t", funcs);
+        let text = r#"{{- $ca := genCA "root" 10 -}}
+{{- $cert := genSignedCert "svc.ns.svc" (list "127.0.0.1") (list "svc" "svc.ns") 10 $ca -}}
+{{- $self := genSelfSignedCert "self" nil nil 10 -}}
+ca: {{ $ca.Cert | b64enc }}
+crt: {{ $cert.Cert | b64enc }}
+key: {{ $cert.Key | b64enc }}
+self: {{ $self.Cert | b64enc }}
+"#;
+        set.add("t", text).unwrap();
+        let render = |seed| {
+            let mut env = FuncEnv {
+                rng_state: seed,
+                now_unix: 1_700_000_000,
+            };
+            set.execute("t", &Value::Nil, &ExecOptions::default(), &mut env)
+                .unwrap()
+        };
+        let out = render(11);
+        assert_eq!(out, render(11), "same seed, same bytes");
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let field = |name: &str| -> String {
+            let line = out
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+                .unwrap_or_else(|| panic!("no {name} in {out}"));
+            String::from_utf8(b64.decode(line).unwrap()).unwrap()
+        };
+        assert!(field("key").starts_with("-----BEGIN RSA PRIVATE KEY-----\n"));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ca.pem"), field("ca")).unwrap();
+        std::fs::write(dir.path().join("crt.pem"), field("crt")).unwrap();
+        std::fs::write(dir.path().join("self.pem"), field("self")).unwrap();
+        std::fs::write(dir.path().join("key.pem"), field("key")).unwrap();
+        let text = openssl(&["x509", "-in", "crt.pem", "-text", "-noout"], dir.path());
+        assert!(text.contains("Public-Key: (2048 bit)"), "{text}");
+        assert!(
+            text.contains("DNS:svc, DNS:svc.ns, IP Address:127.0.0.1"),
+            "{text}"
+        );
+        let text = openssl(
+            &[
+                "verify",
+                "-attime",
+                "1700000100",
+                "-CAfile",
+                "ca.pem",
+                "crt.pem",
+            ],
+            dir.path(),
+        );
+        assert!(text.contains("crt.pem: OK"), "{text}");
+        // The key in the map is the certificate's key.
+        let from_cert = openssl(
+            &["x509", "-in", "crt.pem", "-noout", "-modulus"],
+            dir.path(),
+        );
+        let from_key = openssl(&["rsa", "-in", "key.pem", "-noout", "-modulus"], dir.path());
+        assert_eq!(from_cert, from_key);
+        let text = openssl(&["x509", "-in", "self.pem", "-text", "-noout"], dir.path());
+        assert!(
+            text.contains("Issuer: CN = self") && text.contains("CA:FALSE"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn bad_arguments_are_errors_not_panics() {
         let mut env = FuncEnv {
             rng_state: 0,
