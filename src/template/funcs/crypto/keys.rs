@@ -2,8 +2,8 @@
 //! generator (so renders are reproducible), PEM encoding in the block types Sprig uses, and
 //! parsing of the PEM keys templates pass in (Sprig's `parsePrivateKeyPEM`).
 //!
-//! Not for: DSA generation (parameter generation is slow and DSA is obsolete; it errors), signing
-//! certificates with anything but RSA.
+//! Not for: DSA (parameter generation is slow and DSA is obsolete: generating errors, and a DSA
+//! key is recognised but cannot sign), elliptic curves other than P-256.
 
 use rand_chacha::ChaCha20Rng;
 use rand_core06::RngCore as _;
@@ -17,11 +17,26 @@ const OID_EC_PUBLIC_KEY: &[u64] = &[1, 2, 840, 10045, 2, 1];
 const OID_P256: &[u64] = &[1, 2, 840, 10045, 3, 1, 7];
 const OID_ED25519: &[u64] = &[1, 3, 101, 112];
 
-/// A parsed private key. Only RSA keys are kept whole: they are the only ones offlux signs with.
+/// A parsed private key.
 pub enum PrivateKey {
     Rsa(Box<RsaPrivateKey>),
-    /// A well-formed key of another algorithm (named as Go's type would be).
+    Ecdsa(p256::SecretKey),
+    /// The 32-byte seed.
+    Ed25519([u8; 32]),
+    /// A well-formed key offlux cannot sign with (named as Go's type would be).
     Other(&'static str),
+}
+
+impl PrivateKey {
+    /// Sprig's `pemBlockForKey`: the key re-encoded in the block type Go writes for its type.
+    pub fn to_pem(&self) -> Result<String, String> {
+        match self {
+            PrivateKey::Rsa(k) => rsa_pem(k),
+            PrivateKey::Ecdsa(k) => Ok(ec_pem(k)),
+            PrivateKey::Ed25519(seed) => Ok(ed25519_seed_pem(seed)),
+            PrivateKey::Other(kind) => Err(format!("error pem-encoding key: unsupported {kind}")),
+        }
+    }
 }
 
 pub fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<RsaPrivateKey, String> {
@@ -38,16 +53,27 @@ pub fn rsa_pem(key: &RsaPrivateKey) -> Result<String, String> {
 
 /// A P-256 key as Go's `x509.MarshalECPrivateKey` writes it, in an "EC PRIVATE KEY" block.
 pub fn ecdsa_pem(rng: &mut ChaCha20Rng) -> String {
+    ec_pem(&p256::SecretKey::random(rng))
+}
+
+/// The uncompressed public point of a P-256 key (`04 || X || Y`).
+pub fn ec_public_point(secret: &p256::SecretKey) -> Vec<u8> {
     use p256::elliptic_curve::sec1::ToEncodedPoint as _;
-    let secret = p256::SecretKey::random(rng);
-    let point = secret.public_key().to_encoded_point(false);
+    secret
+        .public_key()
+        .to_encoded_point(false)
+        .as_bytes()
+        .to_vec()
+}
+
+fn ec_pem(secret: &p256::SecretKey) -> String {
     let body = cons(
         der::SEQUENCE,
         &[
             &der::tlv(der::INTEGER, &[1]),
             &tlv(der::OCTET_STRING, &secret.to_bytes()),
             &tlv(0xa0, &oid(OID_P256)),
-            &tlv(0xa1, &der::bits(point.as_bytes())),
+            &tlv(0xa1, &der::bits(&ec_public_point(secret))),
         ],
     );
     der::pem_encode("EC PRIVATE KEY", &body)
@@ -58,12 +84,16 @@ pub fn ecdsa_pem(rng: &mut ChaCha20Rng) -> String {
 pub fn ed25519_pem(rng: &mut ChaCha20Rng) -> String {
     let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);
+    ed25519_seed_pem(&seed)
+}
+
+fn ed25519_seed_pem(seed: &[u8; 32]) -> String {
     let body = cons(
         der::SEQUENCE,
         &[
             &der::tlv(der::INTEGER, &[0]),
             &cons(der::SEQUENCE, &[&oid(OID_ED25519)]),
-            &tlv(der::OCTET_STRING, &tlv(der::OCTET_STRING, &seed)),
+            &tlv(der::OCTET_STRING, &tlv(der::OCTET_STRING, seed)),
         ],
     );
     der::pem_encode("PRIVATE KEY", &body)
@@ -82,9 +112,9 @@ pub fn parse_pem(text: &str) -> Result<PrivateKey, String> {
         "RSA" => RsaPrivateKey::from_pkcs1_der(&bytes)
             .map(|k| PrivateKey::Rsa(Box::new(k)))
             .map_err(|e| format!("parsing RSA private key from PEM: {e}")),
-        "EC" => well_formed(&bytes)
-            .map(|_| PrivateKey::Other("*ecdsa.PrivateKey"))
-            .map_err(|e| format!("parsing EC private key from PEM: {e}")),
+        "EC" => {
+            parse_sec1(&bytes, None).map_err(|e| format!("parsing EC private key from PEM: {e}"))
+        }
         "DSA" => well_formed(&bytes)
             .map(|_| PrivateKey::Other("*dsa.PrivateKey"))
             .map_err(|e| format!("parsing DSA private key from PEM: {e}")),
@@ -111,12 +141,52 @@ fn parse_pkcs8(bytes: &[u8]) -> Result<PrivateKey, String> {
             .map(|k| PrivateKey::Rsa(Box::new(k)))
             .map_err(|e| format!("x509: failed to parse RSA private key embedded in PKCS#8: {e}"))
     } else if alg_oid.raw == oid(OID_EC_PUBLIC_KEY).as_slice() {
-        Ok(PrivateKey::Other("*ecdsa.PrivateKey"))
+        let mut params = Reader::new(alg.content);
+        params.next()?;
+        let curve = params.expect(der::OID, "EC parameters")?;
+        parse_sec1(key.content, Some(curve.raw))
+            .map_err(|e| format!("x509: failed to parse EC private key embedded in PKCS#8: {e}"))
     } else if alg_oid.raw == oid(OID_ED25519).as_slice() {
-        Ok(PrivateKey::Other("ed25519.PrivateKey"))
+        let seed = Reader::new(key.content).expect(der::OCTET_STRING, "Ed25519 key")?;
+        let seed: [u8; 32] = seed.content.try_into().map_err(|_| {
+            format!(
+                "x509: invalid Ed25519 private key length: {}",
+                seed.content.len()
+            )
+        })?;
+        Ok(PrivateKey::Ed25519(seed))
     } else {
         Err("x509: PKCS#8 wrapping contained private key with unknown algorithm".into())
     }
+}
+
+/// RFC 5915 ECPrivateKey; the curve comes from the key or, in PKCS#8, from the wrapper.
+fn parse_sec1(bytes: &[u8], wrapper_curve: Option<&[u8]>) -> Result<PrivateKey, String> {
+    let seq = Reader::new(bytes).expect(der::SEQUENCE, "EC private key")?;
+    let mut r = Reader::new(seq.content);
+    let version = r.expect(der::INTEGER, "EC private key version")?;
+    if version.content != [1] {
+        return Err("x509: unknown EC private key version".into());
+    }
+    let d = r.expect(der::OCTET_STRING, "EC private key")?;
+    let mut curve = wrapper_curve.map(<[u8]>::to_vec);
+    while !r.is_empty() {
+        let el = r.next()?;
+        if el.tag == 0xa0 {
+            curve = Some(
+                Reader::new(el.content)
+                    .expect(der::OID, "EC curve")?
+                    .raw
+                    .to_vec(),
+            );
+        }
+    }
+    if curve.as_deref() != Some(oid(OID_P256).as_slice()) {
+        return Err("x509: unknown elliptic curve (offlux supports P-256)".into());
+    }
+    p256::SecretKey::from_slice(d.content)
+        .map(PrivateKey::Ecdsa)
+        .map_err(|_| "x509: invalid elliptic curve private key value".to_string())
 }
 
 #[cfg(test)]
@@ -129,15 +199,35 @@ mod tests {
         let mut rng = ChaCha20Rng::seed_from_u64(1);
         let ec = ecdsa_pem(&mut rng);
         assert!(ec.starts_with("-----BEGIN EC PRIVATE KEY-----\n"));
-        assert!(matches!(
-            parse_pem(&ec),
-            Ok(PrivateKey::Other("*ecdsa.PrivateKey"))
-        ));
+        match parse_pem(&ec) {
+            Ok(k @ PrivateKey::Ecdsa(_)) => assert_eq!(k.to_pem().unwrap(), ec),
+            _ => panic!("EC key did not parse back"),
+        }
         let ed = ed25519_pem(&mut rng);
         assert!(ed.starts_with("-----BEGIN PRIVATE KEY-----\n"));
+        match parse_pem(&ed) {
+            Ok(k @ PrivateKey::Ed25519(_)) => assert_eq!(k.to_pem().unwrap(), ed),
+            _ => panic!("Ed25519 key did not parse back"),
+        }
+        // Wrapped in PKCS#8 (as openssl writes it), the EC key parses to the same key and
+        // re-encodes as SEC1, as Go's pemBlockForKey does.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ec.pem"), &ec).unwrap();
+        let out = std::process::Command::new("openssl")
+            .args(["pkcs8", "-topk8", "-nocrypt", "-in", "ec.pem"])
+            .current_dir(dir.path())
+            .output()
+            .expect("this test needs the `openssl` command on PATH");
+        let pkcs8 = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(pkcs8.starts_with("-----BEGIN PRIVATE KEY-----"), "{pkcs8}");
+        match parse_pem(&pkcs8) {
+            Ok(k @ PrivateKey::Ecdsa(_)) => assert_eq!(k.to_pem().unwrap(), ec),
+            _ => panic!("PKCS#8 EC key did not parse"),
+        }
+        let dsa = der::pem_encode("DSA PRIVATE KEY", &[0x30, 0]);
         assert!(matches!(
-            parse_pem(&ed),
-            Ok(PrivateKey::Other("ed25519.PrivateKey"))
+            parse_pem(&dsa),
+            Ok(PrivateKey::Other("*dsa.PrivateKey"))
         ));
         // The Go encoding of an Ed25519 PKCS#8 key is a fixed 48 bytes.
         assert_eq!(der::pem_decode(&ed).map(|(_, d)| d.len()), Some(48));

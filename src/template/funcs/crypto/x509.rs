@@ -1,13 +1,14 @@
 //! Sprig's certificate functions (`genCA`, `genSelfSignedCert`, `genSignedCert`, their `WithKey`
 //! forms, `buildCustomCert`): X.509 v3 certificates written as DER by hand, with the fields and
-//! extensions Go's `x509.CreateCertificate` writes for Sprig's template, signed with RSA PKCS#1
-//! v1.5 over SHA-256. A certificate is a map with `Cert` and `Key` PEM strings, so templates reach
+//! extensions Go's `x509.CreateCertificate` writes for Sprig's template, signed as Go signs with
+//! the issuer's key: RSA PKCS#1 v1.5 over SHA-256, ECDSA P-256 over SHA-256 (RFC 6979 nonces,
+//! where Go's are random), or Ed25519. A certificate is a map with `Cert` and `Key` PEM strings, so templates reach
 //! them as `.Cert` and `.Key` as they do Sprig's `certificate` struct.
 //!
 //! Keys and serial numbers come from a generator seeded from `FuncEnv::rng_state`, and validity
 //! starts at `FuncEnv::now_unix`, so the same render gives the same bytes.
 //!
-//! Not for: ECDSA or Ed25519 signing keys (an error says so), certificate verification.
+//! Not for: DSA keys or curves other than P-256 (an error says so), certificate verification.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -16,7 +17,7 @@ use base64::Engine as _;
 use rand_chacha::ChaCha20Rng;
 use rand_core06::RngCore as _;
 use rsa::pkcs1::EncodeRsaPublicKey as _;
-use rsa::{Pkcs1v15Sign, RsaPrivateKey};
+use rsa::Pkcs1v15Sign;
 use sha2::Digest as _;
 
 use super::super::super::value::Value;
@@ -37,14 +38,14 @@ pub fn gen_ca(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genCA", a, 2)?;
     let (cn, days) = (args::string(&a[0])?, args::int(&a[1])?);
     let mut rng = rng(env);
-    let key = keys::generate_rsa(&mut rng, CERT_KEY_BITS).or_else(fail)?;
+    let key = generate(&mut rng)?;
     ca(&mut rng, env.now_unix, cn, days, &key)
 }
 
 pub fn gen_ca_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genCAWithKey", a, 3)?;
     let (cn, days) = (args::string(&a[0])?, args::int(&a[1])?);
-    let key = rsa_key(args::string(&a[2])?)?;
+    let key = signing_key(args::string(&a[2])?)?;
     let mut rng = rng(env);
     ca(&mut rng, env.now_unix, cn, days, &key)
 }
@@ -52,13 +53,13 @@ pub fn gen_ca_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 pub fn gen_self_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSelfSignedCert", a, 4)?;
     let mut rng = rng(env);
-    let key = keys::generate_rsa(&mut rng, CERT_KEY_BITS).or_else(fail)?;
+    let key = generate(&mut rng)?;
     self_signed(&mut rng, env.now_unix, a, &key)
 }
 
 pub fn gen_self_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSelfSignedCertWithKey", a, 5)?;
-    let key = rsa_key(args::string(&a[4])?)?;
+    let key = signing_key(args::string(&a[4])?)?;
     let mut rng = rng(env);
     self_signed(&mut rng, env.now_unix, &a[..4], &key)
 }
@@ -67,14 +68,14 @@ pub fn gen_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSignedCert", a, 5)?;
     let issuer = Issuer::from_value(&a[4])?;
     let mut rng = rng(env);
-    let key = keys::generate_rsa(&mut rng, CERT_KEY_BITS).or_else(fail)?;
+    let key = generate(&mut rng)?;
     signed(&mut rng, env.now_unix, &a[..4], &key, &issuer)
 }
 
 pub fn gen_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSignedCertWithKey", a, 6)?;
     let issuer = Issuer::from_value(&a[4])?;
-    let key = rsa_key(args::string(&a[5])?)?;
+    let key = signing_key(args::string(&a[5])?)?;
     let mut rng = rng(env);
     signed(&mut rng, env.now_unix, &a[..4], &key, &issuer)
 }
@@ -108,12 +109,17 @@ fn certificate(cert: String, key: String) -> Value {
     Value::Map(m)
 }
 
-fn rsa_key(pem: &str) -> Result<RsaPrivateKey> {
+fn generate(rng: &mut ChaCha20Rng) -> Result<PrivateKey> {
+    let key = keys::generate_rsa(rng, CERT_KEY_BITS).or_else(fail)?;
+    Ok(PrivateKey::Rsa(Box::new(key)))
+}
+
+fn signing_key(pem: &str) -> Result<PrivateKey> {
     match keys::parse_pem(pem) {
-        Ok(PrivateKey::Rsa(k)) => Ok(*k),
         Ok(PrivateKey::Other(kind)) => fail(format!(
-            "offlux signs certificates with RSA keys only; got a {kind} key"
+            "offlux cannot sign certificates with a {kind} key (RSA, ECDSA P-256 and Ed25519 only)"
         )),
+        Ok(k) => Ok(k),
         Err(e) => fail(format!("parsing private key: {e}")),
     }
 }
@@ -179,7 +185,7 @@ fn list(v: &Value) -> Result<&[Value]> {
 struct Issuer {
     name: Vec<u8>,
     key_id: Option<Vec<u8>>,
-    key: RsaPrivateKey,
+    key: PrivateKey,
 }
 
 impl Issuer {
@@ -204,12 +210,12 @@ impl Issuer {
             ))
         })?;
         let key = match keys::parse_pem(key) {
-            Ok(PrivateKey::Rsa(k)) => *k,
             Ok(PrivateKey::Other(kind)) => {
                 return fail(format!(
-                    "offlux signs certificates with RSA keys only; got a {kind} CA key"
+                    "offlux cannot sign certificates with a {kind} key (RSA, ECDSA P-256 and Ed25519 only)"
                 ))
             }
+            Ok(k) => k,
             Err(e) => return fail(format!("error parsing private key: {e}")),
         };
         Ok(Issuer {
@@ -220,7 +226,7 @@ impl Issuer {
     }
 }
 
-fn ca(rng: &mut ChaCha20Rng, now: i64, cn: &str, days: i64, key: &RsaPrivateKey) -> Result<Value> {
+fn ca(rng: &mut ChaCha20Rng, now: i64, cn: &str, days: i64, key: &PrivateKey) -> Result<Value> {
     let t = Template {
         cn: cn.to_string(),
         ips: Vec::new(),
@@ -231,7 +237,7 @@ fn ca(rng: &mut ChaCha20Rng, now: i64, cn: &str, days: i64, key: &RsaPrivateKey)
     issue(rng, now, &t, key, None)
 }
 
-fn self_signed(rng: &mut ChaCha20Rng, now: i64, a: &[Value], key: &RsaPrivateKey) -> Result<Value> {
+fn self_signed(rng: &mut ChaCha20Rng, now: i64, a: &[Value], key: &PrivateKey) -> Result<Value> {
     let t = Template::from_args(a)?;
     issue(rng, now, &t, key, None)
 }
@@ -240,7 +246,7 @@ fn signed(
     rng: &mut ChaCha20Rng,
     now: i64,
     a: &[Value],
-    key: &RsaPrivateKey,
+    key: &PrivateKey,
     issuer: &Issuer,
 ) -> Result<Value> {
     let t = Template::from_args(a)?;
@@ -251,16 +257,20 @@ fn issue(
     rng: &mut ChaCha20Rng,
     now: i64,
     t: &Template,
-    key: &RsaPrivateKey,
+    key: &PrivateKey,
     issuer: Option<&Issuer>,
 ) -> Result<Value> {
     let der = certificate_der(rng, now, t, key, issuer).or_else(fail)?;
-    let key_pem = keys::rsa_pem(key).or_else(fail)?;
+    let key_pem = key.to_pem().or_else(fail)?;
     Ok(certificate(der::pem_encode("CERTIFICATE", &der), key_pem))
 }
 
 const OID_SHA256_WITH_RSA: &[u64] = &[1, 2, 840, 113549, 1, 1, 11];
 const OID_RSA_ENCRYPTION: &[u64] = &[1, 2, 840, 113549, 1, 1, 1];
+const OID_EC_PUBLIC_KEY: &[u64] = &[1, 2, 840, 10045, 2, 1];
+const OID_P256: &[u64] = &[1, 2, 840, 10045, 3, 1, 7];
+const OID_ECDSA_WITH_SHA256: &[u64] = &[1, 2, 840, 10045, 4, 3, 2];
+const OID_ED25519: &[u64] = &[1, 3, 101, 112];
 const OID_COMMON_NAME: &[u64] = &[2, 5, 4, 3];
 const OID_KEY_USAGE: &[u64] = &[2, 5, 29, 15];
 const OID_EXT_KEY_USAGE: &[u64] = &[2, 5, 29, 37];
@@ -349,7 +359,7 @@ fn certificate_der(
     rng: &mut ChaCha20Rng,
     now: i64,
     t: &Template,
-    key: &RsaPrivateKey,
+    key: &PrivateKey,
     issuer: Option<&Issuer>,
 ) -> std::result::Result<Vec<u8>, String> {
     // Sprig draws the serial uniformly below 2^128.
@@ -360,12 +370,10 @@ fn certificate_der(
         .checked_mul(86_400)
         .and_then(|d| now.checked_add(d))
         .ok_or("error creating certificate: validity period overflows")?;
-    let public = key
-        .to_public_key()
-        .to_pkcs1_der()
-        .map_err(|e| format!("error creating certificate: {e}"))?;
-    let public = public.as_bytes();
+    let (key_algorithm, public) = public_key(key)?;
+    let public = public.as_slice();
     let subject = name(&t.cn);
+    let signer = issuer.map_or(key, |i| &i.key);
     let issuer_name = issuer.map_or(subject.clone(), |i| i.name.clone());
 
     let mut exts: Vec<Vec<u8>> = Vec::new();
@@ -436,31 +444,81 @@ fn certificate_der(
         &[
             &tlv(0xa0, &der::uint(&[2])),
             &der::uint(&serial),
-            &algorithm(OID_SHA256_WITH_RSA),
+            &signature_algorithm(signer),
             &issuer_name,
             &cons(der::SEQUENCE, &[&time(now)?, &time(not_after)?]),
             &subject,
-            &cons(
-                der::SEQUENCE,
-                &[&algorithm(OID_RSA_ENCRYPTION), &der::bits(public)],
-            ),
+            &cons(der::SEQUENCE, &[&key_algorithm, &der::bits(public)]),
             &tlv(0xa3, &cons(der::SEQUENCE, &ext_refs)),
         ],
     );
-    let signer = issuer.map_or(key, |i| &i.key);
-    let mut digest_info = SHA256_DIGEST_INFO.to_vec();
-    digest_info.extend_from_slice(&sha2::Sha256::digest(&tbs));
-    let signature = signer
-        .sign(Pkcs1v15Sign::new_unprefixed(), &digest_info)
-        .map_err(|e| format!("error creating certificate: {e}"))?;
+    let signature = sign(signer, &tbs)?;
     Ok(cons(
         der::SEQUENCE,
-        &[
-            &tbs,
-            &algorithm(OID_SHA256_WITH_RSA),
-            &der::bits(&signature),
-        ],
+        &[&tbs, &signature_algorithm(signer), &der::bits(&signature)],
     ))
+}
+
+/// The SubjectPublicKeyInfo algorithm and key bits of a key, as Go writes them.
+fn public_key(key: &PrivateKey) -> std::result::Result<(Vec<u8>, Vec<u8>), String> {
+    match key {
+        PrivateKey::Rsa(k) => {
+            let doc = k
+                .to_public_key()
+                .to_pkcs1_der()
+                .map_err(|e| format!("error creating certificate: {e}"))?;
+            Ok((algorithm(OID_RSA_ENCRYPTION), doc.as_bytes().to_vec()))
+        }
+        PrivateKey::Ecdsa(k) => Ok((
+            cons(der::SEQUENCE, &[&oid(OID_EC_PUBLIC_KEY), &oid(OID_P256)]),
+            keys::ec_public_point(k),
+        )),
+        PrivateKey::Ed25519(seed) => Ok((
+            cons(der::SEQUENCE, &[&oid(OID_ED25519)]),
+            ed25519_dalek::SigningKey::from_bytes(seed)
+                .verifying_key()
+                .to_bytes()
+                .to_vec(),
+        )),
+        PrivateKey::Other(kind) => Err(format!(
+            "error retrieving public key from signee key: unsupported {kind}"
+        )),
+    }
+}
+
+/// Go's choice of signature algorithm for a signing key (SHA-256 for RSA and P-256).
+fn signature_algorithm(key: &PrivateKey) -> Vec<u8> {
+    match key {
+        PrivateKey::Ecdsa(_) => cons(der::SEQUENCE, &[&oid(OID_ECDSA_WITH_SHA256)]),
+        PrivateKey::Ed25519(_) => cons(der::SEQUENCE, &[&oid(OID_ED25519)]),
+        PrivateKey::Rsa(_) | PrivateKey::Other(_) => algorithm(OID_SHA256_WITH_RSA),
+    }
+}
+
+fn sign(key: &PrivateKey, tbs: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    match key {
+        PrivateKey::Rsa(k) => {
+            let mut digest_info = SHA256_DIGEST_INFO.to_vec();
+            digest_info.extend_from_slice(&sha2::Sha256::digest(tbs));
+            k.sign(Pkcs1v15Sign::new_unprefixed(), &digest_info)
+                .map_err(|e| format!("error creating certificate: {e}"))
+        }
+        PrivateKey::Ecdsa(k) => {
+            use p256::ecdsa::signature::Signer as _;
+            let sig: p256::ecdsa::Signature = p256::ecdsa::SigningKey::from(k).sign(tbs);
+            Ok(sig.to_der().as_bytes().to_vec())
+        }
+        PrivateKey::Ed25519(seed) => {
+            use ed25519_dalek::Signer as _;
+            Ok(ed25519_dalek::SigningKey::from_bytes(seed)
+                .sign(tbs)
+                .to_bytes()
+                .to_vec())
+        }
+        PrivateKey::Other(kind) => Err(format!(
+            "error creating certificate: cannot sign with {kind}"
+        )),
+    }
 }
 
 /// The parts of a certificate the signing functions need.
@@ -522,7 +580,7 @@ mod tests {
     use rand_core06::SeedableRng as _;
     use std::process::Command;
 
-    fn test_key(seed: u64) -> RsaPrivateKey {
+    fn test_key(seed: u64) -> rsa::RsaPrivateKey {
         keys::generate_rsa(&mut ChaCha20Rng::seed_from_u64(seed), 1024).unwrap()
     }
 
@@ -732,6 +790,55 @@ self: {{ $self.Cert | b64enc }}
             text.contains("Issuer: CN = self") && text.contains("CA:FALSE"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn ecdsa_and_ed25519_keys_sign_and_are_signed() {
+        let mut rng = ChaCha20Rng::seed_from_u64(4);
+        let ec_key = keys::ecdsa_pem(&mut rng);
+        let ed_key = keys::ed25519_pem(&mut rng);
+        let mut env = FuncEnv {
+            rng_state: 3,
+            now_unix: 1_700_000_000,
+        };
+        let ca = gen_ca_with_key(&mut env, &[s("ec-ca"), Value::Int(5), s(&ec_key)]).unwrap();
+        assert_eq!(field(&ca, "Key"), ec_key);
+        let leaf = gen_signed_cert_with_key(
+            &mut env,
+            &[
+                s("ed-leaf"),
+                Value::Nil,
+                Value::List(vec![s("ed.example")]),
+                Value::Int(5),
+                ca.clone(),
+                s(&ed_key),
+            ],
+        )
+        .unwrap();
+        assert_eq!(field(&leaf, "Key"), ed_key);
+        let ed_ca = gen_ca_with_key(&mut env, &[s("ed-ca"), Value::Int(5), s(&ed_key)]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ca.pem"), field(&ca, "Cert")).unwrap();
+        std::fs::write(dir.path().join("leaf.pem"), field(&leaf, "Cert")).unwrap();
+        std::fs::write(dir.path().join("edca.pem"), field(&ed_ca, "Cert")).unwrap();
+        let text = openssl(&["x509", "-in", "ca.pem", "-text", "-noout"], dir.path());
+        assert!(
+            text.contains("ecdsa-with-SHA256") && text.contains("NIST CURVE: P-256"),
+            "{text}"
+        );
+        let text = openssl(&["x509", "-in", "leaf.pem", "-text", "-noout"], dir.path());
+        assert!(text.contains("Public Key Algorithm: ED25519"), "{text}");
+        let at = ["-attime", "1700000100"];
+        let text = openssl(
+            &["verify", at[0], at[1], "-CAfile", "ca.pem", "leaf.pem"],
+            dir.path(),
+        );
+        assert!(text.contains("leaf.pem: OK"), "{text}");
+        let text = openssl(
+            &["verify", at[0], at[1], "-CAfile", "edca.pem", "edca.pem"],
+            dir.path(),
+        );
+        assert!(text.contains("edca.pem: OK"), "{text}");
     }
 
     #[test]
