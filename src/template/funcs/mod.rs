@@ -7,10 +7,10 @@
 //! and Helm v4 as checked against their tests and the Helm v4 oracle; random values come from
 //! `FuncEnv::rng_state`, so they are reproducible but differ from Go's.
 //!
-//! Not supported offline (they return an error saying so): Sprig's key and certificate generators
-//! (`genPrivateKey`, `genCA`, `genCAWithKey`, `genSelfSignedCert`, `genSelfSignedCertWithKey`,
-//! `genSignedCert`, `genSignedCertWithKey`, `buildCustomCert`), `bcrypt`, `htpasswd`,
-//! `derivePassword`, and Sprig's `getHostByName` (Helm's returns "").
+//! Keys, certificates and password hashes (`genPrivateKey`, `genCA`, `genSelfSignedCert`,
+//! `genSignedCert` and their `WithKey` forms, `buildCustomCert`, `bcrypt`, `htpasswd`,
+//! `derivePassword`) are generated from the same seeded source, in Sprig's formats; DSA keys are
+//! refused. Not supported: Sprig's `getHostByName` (no DNS; Helm's returns "").
 //!
 //! Go's maps are references, so `set`, `unset`, `merge`, `mergeOverwrite` and their `must` forms
 //! change their first argument in Go. Here values are owned: those functions return the changed
