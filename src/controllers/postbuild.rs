@@ -166,7 +166,12 @@ mod tests {
             "creds" => Some(&secret),
             _ => None,
         };
-        let Variables::Ready(vars) = collect("apps", &post_build, &user, lookup, false) else {
+        assert_eq!(
+            collect("apps", &post_build, &user, lookup, false),
+            Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "gone")]),
+            "an optional object may still arrive"
+        );
+        let Variables::Ready(vars) = collect("apps", &post_build, &user, lookup, true) else {
             panic!("variables are ready");
         };
         assert_eq!(vars["A"], "from-secret");
