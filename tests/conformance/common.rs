@@ -14,7 +14,8 @@ pub fn suite_dir(suite: &str) -> PathBuf {
         "conformance suite `{suite}` not found at `{}`: set OFFLUX_CONFORMANCE_DIR or place `shared/` beside the project",
         dir.display()
     );
-    dir
+    // Canonical, so that paths shown in error messages do not carry the `..` of the default.
+    dir.canonicalize().unwrap_or(dir)
 }
 
 /// The outcome of one suite.
