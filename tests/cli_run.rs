@@ -168,3 +168,50 @@ fn failures_and_blocked_objects_exit_1_with_github_annotations() {
     assert!(stdout.contains("::error file=ks.yaml,line=1,title=FAIL Kustomization flux-system/app::kustomization path not found: ./missing"), "{stdout}");
     assert!(stdout.contains("title=BLOCKED Kustomization flux-system/after::blocked by ks/flux-system/app: kustomization path not found: ./missing"), "{stdout}");
 }
+
+#[test]
+fn values_only_the_cluster_holds_come_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("entry")).expect("mkdir");
+    std::fs::create_dir_all(root.join("app")).expect("mkdir");
+    std::fs::write(
+        root.join("entry/ks.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: app, namespace: flux-system}\nspec:\n  path: ./app\n  sourceRef: {kind: GitRepository, name: flux-system}\n  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: cluster-only}\n",
+    )
+    .expect("write");
+    std::fs::write(root.join("app/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\ndata:\n  a: ${A}\n  b: ${B}\n").expect("write");
+    let values = root.join("values.yaml");
+    std::fs::write(&values, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-only, namespace: flux-system}\ndata:\n  A: from-file\n").expect("write");
+    let run = |extra: &[&str]| {
+        offlux()
+            .args(["build", "ks", "app", "--path"])
+            .arg(root.join("entry"))
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let missing = run(&[]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr)
+        .contains("substitute from 'ConfigMap/cluster-only' error"));
+    let supplied = run(&[
+        "--substitute-from",
+        values.to_str().unwrap_or_default(),
+        "--substitute",
+        "B=from-flag",
+    ]);
+    assert_eq!(
+        supplied.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&supplied.stderr)
+    );
+    let yaml = String::from_utf8_lossy(&supplied.stdout);
+    assert!(
+        yaml.contains("a: from-file") && yaml.contains("b: from-flag"),
+        "{yaml}"
+    );
+}

@@ -6,10 +6,8 @@ use std::path::PathBuf;
 use super::repo_args::RepoArgs;
 use crate::controllers::engine::KustomizeEngine;
 use crate::controllers::runtime::{self, RunOptions, RunReport};
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::Diagnostic;
 use crate::discovery::Repository;
-use crate::model::Object;
-use crate::yaml::{parse_stream, ParseOptions};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
@@ -47,24 +45,18 @@ impl RunArgs {
         for file in &self.substitute_from {
             let text = std::fs::read_to_string(file)
                 .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-            let documents = parse_stream(&text, &ParseOptions::default())
-                .map_err(|e| format!("`{}`:{e}", file.display()))?;
-            for document in documents {
-                match Object::from_node(document.root, file.clone(), document.pos) {
-                    Ok(Some(object))
-                        if matches!(object.id.kind.as_str(), "ConfigMap" | "Secret") =>
-                    {
-                        extra_objects.push(object)
-                    }
-                    Ok(Some(object)) => diagnostics.push(
+            let objects = crate::model::parse_objects(&text, file).map_err(|e| e.to_string())?;
+            for object in objects {
+                if matches!(object.id.kind.as_str(), "ConfigMap" | "Secret") {
+                    extra_objects.push(object);
+                } else {
+                    diagnostics.push(
                         Diagnostic::warning(
                             "only ConfigMaps and Secrets are read from --substitute-from files",
                         )
-                        .at(Location::at(file.clone(), document.pos))
+                        .at(object.location())
                         .object(object.id.to_string()),
-                    ),
-                    Ok(None) => {}
-                    Err(error) => return Err(error.to_string()),
+                    );
                 }
             }
         }

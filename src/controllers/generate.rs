@@ -178,15 +178,9 @@ mod tests {
     use crate::yaml::{emit, parse_stream, ParseOptions};
 
     fn spec(text: &str) -> Kustomization {
-        let documents = parse_stream(text, &ParseOptions::default()).unwrap_or_default();
-        let root = documents
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_default();
-        let object = crate::model::Object::from_node(root, "ks.yaml".into(), Default::default())
+        let object = crate::model::parse_objects(text, std::path::Path::new("ks.yaml"))
             .ok()
-            .flatten()
+            .and_then(|objects| objects.into_iter().next())
             .unwrap_or_else(|| panic!("object"));
         let flux = crate::model::FluxObject::from_object(&object)
             .ok()

@@ -119,18 +119,12 @@ fn is_sops_value(value: &str) -> bool {
 mod tests {
     use super::*;
     use crate::model::DataRef;
-    use crate::yaml::{parse_stream, ParseOptions, Pos};
+    use crate::yaml::Pos;
 
     fn object(text: &str) -> Object {
-        let documents = parse_stream(text, &ParseOptions::default()).unwrap_or_default();
-        let root = documents
-            .into_iter()
-            .next()
-            .map(|d| d.root)
-            .unwrap_or_default();
-        Object::from_node(root, "x.yaml".into(), Pos::default())
+        crate::model::parse_objects(text, std::path::Path::new("x.yaml"))
             .ok()
-            .flatten()
+            .and_then(|objects| objects.into_iter().next())
             .unwrap_or_else(|| panic!("not an object: {text}"))
     }
 

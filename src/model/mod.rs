@@ -14,4 +14,4 @@ pub use flux::{
     CONTROLPLANE_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_GROUP,
 };
 pub use id::{split_api_version, ResourceId};
-pub use object::{is_sops_document, ModelError, Object};
+pub use object::{is_sops_document, parse_objects, ModelError, Object};

@@ -145,6 +145,25 @@ impl Object {
     }
 }
 
+/// Parses a YAML stream into the objects it holds (documents without a `kind` are skipped). A YAML
+/// error or a malformed object is an error with the file and position.
+pub fn parse_objects(text: &str, file: &std::path::Path) -> Result<Vec<Object>, ModelError> {
+    let documents = crate::yaml::parse_stream(text, &crate::yaml::ParseOptions::default())
+        .map_err(|e| ModelError {
+            file: file.to_path_buf(),
+            pos: e.pos,
+            object: None,
+            message: format!("invalid YAML: {}", e.message),
+        })?;
+    let mut objects = Vec::new();
+    for document in documents {
+        if let Some(object) = Object::from_node(document.root, file.to_path_buf(), document.pos)? {
+            objects.push(object);
+        }
+    }
+    Ok(objects)
+}
+
 pub fn is_sops_document(node: &Node) -> bool {
     node.get("sops")
         .and_then(Node::as_mapping)
