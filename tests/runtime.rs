@@ -241,3 +241,34 @@ fn a_cancelled_run_starts_nothing_and_says_so() {
         "no build ran after cancellation"
     );
 }
+
+#[test]
+fn dependency_cycles_are_reported_before_the_run_and_end_not_ready() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let text = format!(
+        "{}{}",
+        ks("a", "./x", "  dependsOn:\n    - name: b\n"),
+        ks("b", "./x", "  dependsOn:\n    - name: a\n")
+    );
+    write(root, "entry/all.yaml", &text);
+    write(root, "x/a.yaml", "a: 1\n");
+    let mut options = Options::new(root.join("entry"));
+    options.root = Some(root.to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let report = run(
+        &repository,
+        &Canned(BTreeMap::from([("x", String::new())])),
+        &RunOptions::default(),
+    );
+    assert!(report.diagnostics.iter().any(|d| d.message
+        == "dependency cycle detected: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"));
+    assert!(
+        report
+            .statuses
+            .iter()
+            .all(|(_, r)| matches!(r.status, Status::Failed(_))),
+        "{:?}",
+        status_lines(&report)
+    );
+}

@@ -186,6 +186,22 @@ pub fn run(
         }
     }
     handle.seed(seeds);
+    // Cycles are reported before the run, with their path; the force drain then ends their members.
+    for cycle in depend::find_cycles(&repository.flux_objects) {
+        let first = cycle
+            .path
+            .first()
+            .and_then(|id| repository.flux_objects.iter().find(|f| &f.object.id == id));
+        let mut diagnostic = Diagnostic::error(cycle.to_string());
+        if let Some(first) = first {
+            diagnostic = diagnostic
+                .at(first.object.location())
+                .object(first.object.id.to_string());
+        }
+        if let Ok(mut diagnostics) = runtime.diagnostics.lock() {
+            diagnostics.insert(diagnostic);
+        }
+    }
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
 
