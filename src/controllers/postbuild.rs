@@ -110,6 +110,46 @@ pub fn data_of(object: &Object) -> BTreeMap<String, String> {
     data
 }
 
+/// Replaces SOPS ciphertext in a built object by the placeholder, as Flux would have decrypted it
+/// before applying: offlux never decrypts and never prints ciphertext. The `sops` metadata goes;
+/// a Secret's `data` values get the placeholder base64-encoded, as `data` must be.
+pub fn mask_sops(node: &mut Node) {
+    let Some(root) = node.as_mapping_mut() else {
+        return;
+    };
+    let encrypted = root.remove("sops").is_some();
+    let is_secret = root.get("kind").and_then(Node::as_str) == Some("Secret");
+    for entry in &mut root.entries {
+        let base64 = is_secret && entry.key.value == "data";
+        mask_values(&mut entry.value, encrypted, base64);
+    }
+}
+
+fn mask_values(node: &mut Node, whole_document_encrypted: bool, base64: bool) {
+    match node {
+        Node::Scalar(scalar)
+            if is_sops_value(&scalar.value) || (whole_document_encrypted && base64) =>
+        {
+            scalar.value = if base64 {
+                base64::engine::general_purpose::STANDARD.encode(SOPS_PLACEHOLDER)
+            } else {
+                SOPS_PLACEHOLDER.to_owned()
+            };
+        }
+        Node::Scalar(_) => {}
+        Node::Sequence(sequence) => {
+            for item in &mut sequence.items {
+                mask_values(item, whole_document_encrypted, base64);
+            }
+        }
+        Node::Mapping(mapping) => {
+            for entry in &mut mapping.entries {
+                mask_values(&mut entry.value, whole_document_encrypted, base64);
+            }
+        }
+    }
+}
+
 /// A value SOPS encrypted in place: `ENC[AES256_GCM,data:…]`.
 fn is_sops_value(value: &str) -> bool {
     value.starts_with("ENC[") && value.ends_with(']')
@@ -190,6 +230,23 @@ mod tests {
             Variables::Failed(
                 "substitute from 'ConfigMap/later' error: configmap \"later\" not found".into()
             )
+        );
+    }
+
+    #[test]
+    fn built_objects_lose_their_ciphertext() {
+        let mut secret = object("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata:\n  token: ENC[AES256_GCM,data:abc,type:str]\nstringData:\n  plain: ENC[AES256_GCM,data:def,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:x]\n").node.as_ref().clone();
+        mask_sops(&mut secret);
+        let printed = crate::yaml::emit(&secret);
+        assert!(!printed.contains("ENC["), "{printed}");
+        assert!(!printed.contains("sops:"), "{printed}");
+        assert!(
+            printed.contains(&base64::engine::general_purpose::STANDARD.encode(SOPS_PLACEHOLDER)),
+            "{printed}"
+        );
+        assert!(
+            printed.contains(&format!("plain: {SOPS_PLACEHOLDER}")),
+            "{printed}"
         );
     }
 

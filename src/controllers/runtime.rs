@@ -594,6 +594,7 @@ impl Runtime<'_> {
             }
             None => node,
         };
+        postbuild::mask_sops(&mut node);
         set_metadata(&mut node, "labels", OWNER_NAME, flux.name());
         set_metadata(&mut node, "labels", OWNER_NAMESPACE, flux.namespace());
         if let Some(common) = &spec.common_metadata {
