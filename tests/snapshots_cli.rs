@@ -1,0 +1,41 @@
+//! Snapshots of the CLI's human output on the example repository (stdout, stderr and exit code).
+//! Refresh with `INSTA_UPDATE=always cargo test --test snapshots_cli` and review the diff.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn run(args: &[&str]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let output = Command::cargo_bin("offlux")
+        .expect("binary is built")
+        .env("NO_COLOR", "1")
+        .args(args)
+        .arg("--path")
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs");
+    format!(
+        "exit: {:?}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn test_human() {
+    insta::assert_snapshot!(run(&["test"]));
+}
+
+#[test]
+fn get_ks_table() {
+    insta::assert_snapshot!(run(&["get", "ks"]));
+}
+
+#[test]
+fn graph_mermaid() {
+    insta::assert_snapshot!(run(&["graph", "-o", "mermaid"]));
+}
