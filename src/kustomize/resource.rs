@@ -321,10 +321,27 @@ pub fn regex_full(pattern: &str, value: &str) -> bool {
     if pattern == value {
         return true;
     }
-    match regex::Regex::new(&format!("^(?:{pattern})$")) {
-        Ok(re) => re.is_match(value),
-        Err(_) => false,
+    // Most selectors are plain names: without a metacharacter, inequality settles it.
+    if !pattern.contains(|c: char| ".^$*+?()[]{}|\\".contains(c)) {
+        return false;
     }
+    thread_local! {
+        // Compiled once per pattern and thread; selectors come from kustomization files, so the
+        // set is bounded by the input, and the cap keeps a hostile one from growing it forever.
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    COMPILED.with(|compiled| {
+        let mut compiled = compiled.borrow_mut();
+        if compiled.len() > 4096 {
+            compiled.clear();
+        }
+        compiled
+            .entry(pattern.to_owned())
+            .or_insert_with(|| regex::Regex::new(&format!("^(?:{pattern})$")).ok())
+            .as_ref()
+            .is_some_and(|re| re.is_match(value))
+    })
 }
 
 /// Kubernetes label selector syntax: `a=b,c!=d,e,!f,g in (x,y),h notin (z)`.
