@@ -272,3 +272,25 @@ fn dependency_cycles_are_reported_before_the_run_and_end_not_ready() {
         status_lines(&report)
     );
 }
+
+#[test]
+fn progress_reaches_every_known_object() {
+    let (dir, builder) = example_setup();
+    let mut options = Options::new(dir.path().join("clusters/dev"));
+    options.root = Some(dir.path().to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let last = std::sync::Arc::new(std::sync::Mutex::new((0, 0)));
+    let seen = last.clone();
+    let run_options = RunOptions {
+        progress: Some(std::sync::Arc::new(move |done, known| {
+            if let Ok(mut last) = seen.lock() {
+                *last = (done, known);
+            }
+        })),
+        ..Default::default()
+    };
+    let report = run(&repository, &builder, &run_options);
+    let (done, known) = *last.lock().expect("lock");
+    assert_eq!(known, report.statuses.len());
+    assert_eq!(done, known);
+}

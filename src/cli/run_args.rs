@@ -66,7 +66,24 @@ impl RunArgs {
         let on_interrupt = cancel.clone();
         // A second handler cannot be installed in the same process; then Ctrl-C simply ends it.
         let _ = ctrlc::set_handler(move || on_interrupt.cancel());
+        let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} reconciling {pos}/{len} Flux objects",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        let progress = bar.clone().map(|bar| {
+            std::sync::Arc::new(move |done: usize, known: usize| {
+                bar.set_length(known as u64);
+                bar.set_position(done as u64);
+            }) as std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>
+        });
         let options = RunOptions {
+            progress,
             cancel,
             concurrency: self.concurrency,
             allow_missing_sources: self.allow_missing_sources,
@@ -75,6 +92,9 @@ impl RunArgs {
             extra_objects,
         };
         let report = runtime::run(&repository, &KustomizeEngine, &options);
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
         Ok((repository, report))
     }
 }

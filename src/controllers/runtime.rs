@@ -35,6 +35,8 @@ pub struct RunOptions {
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
     pub cancel: CancelToken,
+    /// Told `(finished, known)` Flux objects as the run advances, for a progress display.
+    pub progress: Option<Arc<dyn Fn(usize, usize) + Send + Sync>>,
     /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
     /// `substituteFrom` unless the repository provides the same object.
     pub extra_objects: Vec<Object>,
@@ -144,14 +146,32 @@ pub fn run(
     let handle = scheduler.handle();
     options.cancel.attach(handle.clone());
     let forward = handle.clone();
-    let subscription = runtime.store.subscribe(move |event| match event {
-        Event::Added(id) | Event::Changed(id) => {
-            forward.on_arrival(id.clone(), is_reconcilable(id))
+    let progress = options.progress.clone();
+    let counts = Arc::new(Mutex::new((0usize, 0usize)));
+    let subscription = runtime.store.subscribe(move |event| {
+        let reconcilable = match event {
+            Event::Added(id) | Event::Changed(id) | Event::Terminal(id) | Event::Removed(id) => {
+                is_reconcilable(id)
+            }
+        };
+        match event {
+            Event::Added(id) | Event::Changed(id) => {
+                forward.on_arrival(id.clone(), is_reconcilable(id))
+            }
+            Event::Terminal(id) => forward.on_status(id, true),
+            Event::Removed(_) => {}
         }
-        Event::Terminal(id) => forward.on_status(id, true),
-        Event::Removed(_) => {}
+        if let (Some(progress), true) = (&progress, reconcilable) {
+            if let Ok(mut counts) = counts.lock() {
+                match event {
+                    Event::Added(_) => counts.1 += 1,
+                    Event::Terminal(_) => counts.0 += 1,
+                    _ => {}
+                }
+                progress(counts.0.min(counts.1), counts.1);
+            }
+        }
     });
-
     // Seeds: what no Kustomization in the repository applies. The rest arrives through builds.
     let mut seeds = Vec::new();
     let entry_points = entry_points(repository);
