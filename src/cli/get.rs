@@ -206,6 +206,14 @@ fn record(flux: &FluxObject) -> Record {
             }
         }
         FluxSpec::ResourceSet(_) | FluxSpec::ResourceSetInputProvider => {}
+        FluxSpec::ArtifactGenerator(generator) => {
+            let names: Vec<&str> = generator
+                .artifacts
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect();
+            spec.insert("artifacts", text(&names.join(",")));
+        }
     }
     let depends_on: Vec<serde_json::Value> = flux
         .depends_on()

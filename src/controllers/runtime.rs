@@ -335,7 +335,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                 ))
             }),
             FluxKind::GitRepository | FluxKind::OCIRepository => {
-                let status = match source::resolve(id, self.repository, self.git_remote.as_deref())
+                let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
                 {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
                     // A remote source is no failure by itself: what needs its files fails (or is
@@ -345,6 +345,10 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                     }
                 };
                 self.store.set(id.clone(), status);
+                Outcome::Terminal
+            }
+            FluxKind::ArtifactGenerator => {
+                self.store.set(id.clone(), Status::ready());
                 Outcome::Terminal
             }
             FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider => {
@@ -388,6 +392,27 @@ impl Runtime<'_> {
             Status::Ready(Ready::Skipped(message))
         } else {
             Status::failed(message)
+        }
+    }
+
+    /// How a consumer's source resolves: from its definition in the Store when it has arrived;
+    /// `None` (wait) while it may still be published; once nothing more can arrive, from what the
+    /// repository says (an undefined Git or OCI source stands for the working tree).
+    fn resolve_source(&self, id: &ResourceId, drain: DrainLevel) -> Option<SourceResolution> {
+        let remote = self.git_remote.as_deref();
+        let stored = self
+            .store
+            .get(id)
+            .and_then(|o| FluxObject::from_object(&o).ok().flatten());
+        if let Some(flux) = stored {
+            return Some(source::resolve_with(id, Some(&flux), remote));
+        }
+        let bootstrap =
+            source::resolve_with(id, None, remote) == SourceResolution::WorkingTree { note: None };
+        if bootstrap || drain != DrainLevel::None {
+            Some(source::resolve(id, self.repository, remote))
+        } else {
+            None
         }
     }
 
@@ -503,8 +528,29 @@ impl Runtime<'_> {
             let group = FluxKind::from_kind(&r.kind).map_or("", |k| k.group());
             ResourceId::new(&format!("{group}/v1"), &r.kind, ns, &r.name)
         };
-        if let SourceResolution::Unavailable(message) =
-            source::resolve(&source_id, self.repository, self.git_remote.as_deref())
+        let mut path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        if source_id.kind == FluxKind::ExternalArtifact.as_str() {
+            match source::external_artifact_path(
+                &source_id,
+                &path,
+                self.repository,
+                self.git_remote.as_deref(),
+            ) {
+                Ok(mapped) => path = mapped,
+                Err(message) => {
+                    self.withdraw_output(id);
+                    self.store.set_status(
+                        id.clone(),
+                        StatusRecord::new(self.unavailable(message), vec![source_id]),
+                    );
+                    return Outcome::Terminal;
+                }
+            }
+        } else if let SourceResolution::Unavailable(message) =
+            match self.resolve_source(&source_id, drain) {
+                Some(resolution) => resolution,
+                None => return Outcome::Blocked(vec![source_id]),
+            }
         {
             self.withdraw_output(id);
             self.store.set_status(
@@ -539,7 +585,6 @@ impl Runtime<'_> {
                 }
             }
         };
-        let path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
         let dir = secure_join(&self.repository.root, &path);
         if !dir.is_dir() {
             return self.fail(id, format!("kustomization path not found: {path}"));

@@ -187,6 +187,11 @@ fn add_edges(flux: &FluxObject, edges: &mut BTreeSet<(ResourceId, ResourceId, Ed
                 ));
             }
         }
+        FluxSpec::ArtifactGenerator(generator) => {
+            for (_, source) in &generator.sources {
+                edges.insert((me.clone(), reference(source, namespace), EdgeKind::Source));
+            }
+        }
         FluxSpec::ResourceSet(_) | FluxSpec::ResourceSetInputProvider => {}
     }
 }

@@ -12,6 +12,7 @@ pub const KUSTOMIZE_GROUP: &str = "kustomize.toolkit.fluxcd.io";
 pub const HELM_GROUP: &str = "helm.toolkit.fluxcd.io";
 pub const SOURCE_GROUP: &str = "source.toolkit.fluxcd.io";
 pub const CONTROLPLANE_GROUP: &str = "fluxcd.controlplane.io";
+pub const SOURCE_EXTENSIONS_GROUP: &str = "source.extensions.fluxcd.io";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum FluxKind {
@@ -25,10 +26,11 @@ pub enum FluxKind {
     ExternalArtifact,
     ResourceSet,
     ResourceSetInputProvider,
+    ArtifactGenerator,
 }
 
 impl FluxKind {
-    pub const ALL: [FluxKind; 10] = [
+    pub const ALL: [FluxKind; 11] = [
         FluxKind::Kustomization,
         FluxKind::HelmRelease,
         FluxKind::GitRepository,
@@ -39,6 +41,7 @@ impl FluxKind {
         FluxKind::ExternalArtifact,
         FluxKind::ResourceSet,
         FluxKind::ResourceSetInputProvider,
+        FluxKind::ArtifactGenerator,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +56,7 @@ impl FluxKind {
             FluxKind::ExternalArtifact => "ExternalArtifact",
             FluxKind::ResourceSet => "ResourceSet",
             FluxKind::ResourceSetInputProvider => "ResourceSetInputProvider",
+            FluxKind::ArtifactGenerator => "ArtifactGenerator",
         }
     }
 
@@ -61,6 +65,7 @@ impl FluxKind {
             FluxKind::Kustomization => KUSTOMIZE_GROUP,
             FluxKind::HelmRelease => HELM_GROUP,
             FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider => CONTROLPLANE_GROUP,
+            FluxKind::ArtifactGenerator => SOURCE_EXTENSIONS_GROUP,
             _ => SOURCE_GROUP,
         }
     }
@@ -85,6 +90,7 @@ impl FluxKind {
                 | FluxKind::HelmChart
                 | FluxKind::Bucket
                 | FluxKind::ExternalArtifact
+                | FluxKind::ArtifactGenerator
         )
     }
 }
@@ -204,6 +210,27 @@ pub struct ResourceSet {
     pub inputs_from: Vec<CrossRef>,
 }
 
+/// One `copy` of an ArtifactGenerator artifact: `from` (`@alias/path/**`) to `to` (`@artifact/dir/`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArtifactCopy {
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedArtifact {
+    pub name: String,
+    pub copies: Vec<ArtifactCopy>,
+}
+
+/// An ArtifactGenerator (source.extensions.fluxcd.io): ExternalArtifacts assembled from sources.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArtifactGenerator {
+    /// `alias` → the source it names.
+    pub sources: Vec<(String, CrossRef)>,
+    pub artifacts: Vec<GeneratedArtifact>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum FluxSpec {
     Kustomization(Kustomization),
@@ -211,6 +238,7 @@ pub enum FluxSpec {
     Source(SourceSpec),
     ResourceSet(ResourceSet),
     ResourceSetInputProvider,
+    ArtifactGenerator(ArtifactGenerator),
 }
 
 /// A Flux object: the object as read, its kind, and its validated spec.
@@ -263,6 +291,9 @@ impl FluxObject {
                 FluxSpec::ResourceSet(read_resource_set(&spec_fields).map_err(err)?)
             }
             FluxKind::ResourceSetInputProvider => FluxSpec::ResourceSetInputProvider,
+            FluxKind::ArtifactGenerator => {
+                FluxSpec::ArtifactGenerator(read_artifact_generator(&spec_fields).map_err(err)?)
+            }
             _ => FluxSpec::Source(read_source(kind, &spec_fields).map_err(err)?),
         };
         Ok(Some(FluxObject {
@@ -511,4 +542,43 @@ fn read_resource_set(spec: &Fields) -> FieldResult<ResourceSet> {
         depends_on: read_depends_on(spec)?,
         inputs_from,
     })
+}
+
+fn read_artifact_generator(spec: &Fields) -> FieldResult<ArtifactGenerator> {
+    let sources = spec
+        .maps("sources")?
+        .iter()
+        .map(|entry| {
+            Ok((
+                entry.required_str("alias")?,
+                CrossRef {
+                    api_version: None,
+                    kind: entry.required_str("kind")?,
+                    name: entry.required_str("name")?,
+                    namespace: entry.str("namespace")?.unwrap_or_default(),
+                },
+            ))
+        })
+        .collect::<FieldResult<Vec<_>>>()?;
+    let artifacts = spec
+        .maps("artifacts")?
+        .iter()
+        .map(|artifact| {
+            let copies = artifact
+                .maps("copy")?
+                .iter()
+                .map(|copy| {
+                    Ok(ArtifactCopy {
+                        from: copy.required_str("from")?,
+                        to: copy.required_str("to")?,
+                    })
+                })
+                .collect::<FieldResult<Vec<_>>>()?;
+            Ok(GeneratedArtifact {
+                name: artifact.required_str("name")?,
+                copies,
+            })
+        })
+        .collect::<FieldResult<Vec<_>>>()?;
+    Ok(ArtifactGenerator { sources, artifacts })
 }

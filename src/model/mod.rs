@@ -9,9 +9,10 @@ mod object;
 
 pub use fields::{FieldError, Fields};
 pub use flux::{
-    ChartSource, CommonMetadata, CrossRef, DataRef, DependsOn, FluxKind, FluxObject, FluxSpec,
-    HelmChartTemplate, HelmRelease, Kustomization, PostBuild, ResourceSet, SourceSpec,
-    CONTROLPLANE_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_GROUP,
+    ArtifactCopy, ArtifactGenerator, ChartSource, CommonMetadata, CrossRef, DataRef, DependsOn,
+    FluxKind, FluxObject, FluxSpec, GeneratedArtifact, HelmChartTemplate, HelmRelease,
+    Kustomization, PostBuild, ResourceSet, SourceSpec, CONTROLPLANE_GROUP, HELM_GROUP,
+    KUSTOMIZE_GROUP, SOURCE_EXTENSIONS_GROUP, SOURCE_GROUP,
 };
 pub use id::{split_api_version, ResourceId};
 pub use object::{is_sops_document, parse_objects, ModelError, Object};
