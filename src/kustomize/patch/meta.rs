@@ -56,6 +56,8 @@ pub(crate) enum ListMerge<'a> {
 
 impl<'a> PatchMetaFor<'a> {
     /// No metadata: maps merge, lists are replaced.
+    // Used by the patch tests; the engine does not need it.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn none() -> Self {
         PatchMetaFor { at: None }
     }
@@ -96,6 +98,8 @@ impl<'a> PatchMetaFor<'a> {
         Some((builtin, field))
     }
 
+    // Used by the patch tests; the engine does not need it.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn is_none(&self) -> bool {
         self.at.is_none()
     }

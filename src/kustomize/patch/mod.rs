@@ -5,18 +5,19 @@
 
 // The kustomize engine (built in parallel) calls the strategic merge; JSON 6902 and field paths
 // wait for it to call in, and until then non-test builds see them as unused.
-#![allow(dead_code, unused_imports)]
 
 mod fieldpath;
 mod json6902;
 mod meta;
 mod smp;
 
-pub(crate) use fieldpath::{
-    field_path_get, field_path_set, field_path_update, FieldPath, SetOptions,
-};
+#[cfg(test)]
+pub(crate) use fieldpath::field_path_set;
+pub(crate) use fieldpath::{field_path_get, field_path_update, FieldPath, SetOptions};
 pub(crate) use json6902::apply_json6902;
-pub(crate) use meta::{patch_meta, PatchMetaFor, PatchSchema};
+#[cfg(test)]
+pub(crate) use meta::PatchMetaFor;
+pub(crate) use meta::{patch_meta, PatchSchema};
 pub(crate) use smp::{strategic_merge, MergeOutcome};
 
 /// Why a patch could not be applied. Paths are dotted field paths inside the patched object.
