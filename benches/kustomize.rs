@@ -22,7 +22,7 @@ fn paths(root: &Path) -> Vec<PathBuf> {
         .filter_map(|k| apply_variable_defaults(&k.path).ok())
         .map(|p| secure_join(&repository.root, &p))
         .filter(|d| {
-            ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            kustomize::KUSTOMIZATION_FILE_NAMES
                 .iter()
                 .any(|n| d.join(n).is_file())
         })

@@ -70,7 +70,7 @@ fn corpus_kustomization_paths_match_the_reference() {
                 continue;
             };
             let dir = secure_join(&repository.root, &path);
-            if ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            if kustomize::KUSTOMIZATION_FILE_NAMES
                 .iter()
                 .any(|n| dir.join(n).is_file())
             {

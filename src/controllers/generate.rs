@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::model::Kustomization;
 use crate::yaml::{Mapping, Node, Scalar, Sequence};
 
-pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] =
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+use crate::kustomize::KUSTOMIZATION_FILE_NAMES;
 
 /// The kustomization file to build, as a tree, and where it stands in for the one on disk.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,8 +19,7 @@ pub struct LoadedFile {
     pub parsed: bool,
 }
 
-pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] =
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub use crate::kustomize::KUSTOMIZATION_FILE_NAMES;
 
 pub fn is_kustomization_file(path: &Path) -> bool {
     path.file_name()

@@ -13,7 +13,7 @@ use super::resource::{Behavior, Origin, Res};
 use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
-const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+use super::KUSTOMIZATION_FILE_NAMES as KUSTOMIZATION_FILES;
 
 /// Custom field specs a kustomization adds through `configurations` (they apply to its whole
 /// subtree's results, and parents inherit them).

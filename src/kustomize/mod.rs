@@ -18,6 +18,10 @@ use std::path::{Path, PathBuf};
 
 use crate::yaml::{canonical_kyaml, emit_stream, Node};
 
+/// The names a kustomization file may have, in kustomize's order of precedence.
+pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
 /// Which files a kustomization may read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LoadRestrictor {
