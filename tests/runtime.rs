@@ -294,3 +294,28 @@ fn progress_reaches_every_known_object() {
     assert_eq!(known, report.statuses.len());
     assert_eq!(done, known);
 }
+
+#[test]
+fn external_artifacts_of_an_artifact_generator_map_to_the_working_tree() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let text = "---\napiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata: {name: gen, namespace: flux-system}\nspec:\n  sources:\n    - {alias: repo, kind: GitRepository, name: flux-system}\n  artifacts:\n    - name: apps\n      copy:\n        - {from: \"@repo/apps/**\", to: \"@artifact/\"}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  path: ./prod\n  sourceRef: {kind: ExternalArtifact, name: apps}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: missing, namespace: flux-system}\nspec:\n  path: ./prod\n  sourceRef: {kind: ExternalArtifact, name: nope}\n";
+    write(root, "entry/all.yaml", text);
+    write(root, "apps/prod/x.yaml", "a: 1\n");
+    let mut options = Options::new(root.join("entry"));
+    options.root = Some(root.to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let builder = Canned(BTreeMap::from([(
+        "apps/prod",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n".to_owned(),
+    )]));
+    let lines = status_lines(&run(&repository, &builder, &RunOptions::default()));
+    assert!(
+        lines.contains(&"Kustomization/flux-system/apps: ready []".to_owned()),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("Kustomization/flux-system/missing: failed: source ExternalArtifact/flux-system/nope not found")),
+        "{lines:?}"
+    );
+}
