@@ -7,6 +7,7 @@ pub mod controllers;
 pub mod diagnostic;
 pub mod discovery;
 pub mod graph;
+pub mod helm;
 pub mod kustomize;
 pub mod model;
 pub mod schedule;

@@ -61,7 +61,7 @@ fn offending_lines(module: &str, needles: &[&str]) -> Vec<String> {
     hits
 }
 
-const ENGINES: &[&str] = &["yaml", "template", "substitute", "kustomize"];
+const ENGINES: &[&str] = &["yaml", "template", "substitute", "kustomize", "helm"];
 
 #[test]
 fn engines_know_nothing_of_flux_store_scheduler_or_cli() {

@@ -42,6 +42,11 @@ mod strings;
 mod toml;
 mod yaml;
 
+/// Masterminds semver (versions, constraints), shared with chart dependency and kubeVersion checks.
+pub mod semver_api {
+    pub use super::semver::{compare, parse_version, satisfies, Version};
+}
+
 use super::value::Value;
 
 /// What a function may draw on besides its arguments: a seeded random source and a fixed clock, so

@@ -16,11 +16,11 @@ pub const FUNCTIONS: &[(&str, Function)] = &[("semver", semver), ("semverCompare
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Version {
-    major: u64,
-    minor: u64,
-    patch: u64,
-    pre: String,
-    metadata: String,
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: String,
+    pub metadata: String,
 }
 
 fn ident_ok(s: &str) -> bool {

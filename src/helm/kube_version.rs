@@ -1,0 +1,68 @@
+//! The target Kubernetes version (`.Capabilities.KubeVersion`, `--kube-version`) and the chart
+//! `kubeVersion` constraint check.
+
+use crate::template::funcs::semver_api::{parse_version, satisfies};
+use crate::template::Value;
+
+/// A Kubernetes version as Helm's `chartutil.KubeVersion` holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KubeVersion {
+    /// `v1.33.0`
+    pub version: String,
+    pub major: String,
+    pub minor: String,
+}
+
+impl Default for KubeVersion {
+    /// Helm v4's default when no cluster is asked: v1.20.0.
+    fn default() -> Self {
+        KubeVersion {
+            version: "v1.20.0".into(),
+            major: "1".into(),
+            minor: "20".into(),
+        }
+    }
+}
+
+impl KubeVersion {
+    /// Parses `1.33`, `v1.33.0` or `1.33.0-gke.1` as `helm template --kube-version` does.
+    pub fn parse(text: &str) -> Result<KubeVersion, String> {
+        let parsed = parse_version(text.trim())
+            .map_err(|_| format!("invalid kube version {text:?}: expected a semantic version"))?;
+        let mut version = format!("v{}.{}.{}", parsed.major, parsed.minor, parsed.patch);
+        if !parsed.pre.is_empty() {
+            version.push('-');
+            version.push_str(&parsed.pre);
+        }
+        if !parsed.metadata.is_empty() {
+            version.push('+');
+            version.push_str(&parsed.metadata);
+        }
+        Ok(KubeVersion {
+            version,
+            major: parsed.major.to_string(),
+            minor: parsed.minor.to_string(),
+        })
+    }
+
+    /// Whether a chart's `kubeVersion` constraint admits this version (Masterminds semantics).
+    pub fn satisfies(&self, constraint: &str) -> Result<bool, String> {
+        let version = parse_version(&self.version)?;
+        satisfies(constraint, &version)
+    }
+
+    /// `.Capabilities.KubeVersion` as template data.
+    pub fn template_data(&self) -> Value {
+        Value::Map(
+            [
+                ("Version", self.version.clone()),
+                ("GitVersion", self.version.clone()),
+                ("Major", self.major.clone()),
+                ("Minor", self.minor.clone()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v)))
+            .collect(),
+        )
+    }
+}

@@ -1,0 +1,67 @@
+//! Native Helm: loads charts, coalesces values and renders templates as `helm template` does,
+//! with no helm binary. Knows nothing of Flux, the Store or the CLI: a chart and values go in,
+//! manifests (and hooks, CRDs, notes) come out.
+//!
+//! - [`chart`]: the chart model (`Chart.yaml`, values, templates, files, subcharts) and its
+//!   loaders from a directory or a `.tgz` held in memory (`.helmignore`, size and entry caps).
+//! - [`values`]: Helm's values coalescing (chart defaults, subchart scoping, `global`, nulls
+//!   deleting keys), dependency processing (`condition`, `tags`, `alias`, `import-values`),
+//!   `--set` parsing and `values.schema.json` validation.
+//! - `render`: the template engine run over a chart tree, with Helm's render context
+//!   (`.Values`, `.Release`, `.Chart`, `.Capabilities`, `.Template`, `.Files`, `.Subcharts`).
+//! - `sort`: Helm's manifest splitting, hook detection and install order.
+//!
+//! Not for: fetching charts (see `repo`), Flux's HelmRelease semantics (see `controllers`).
+
+pub mod chart;
+mod kube_version;
+mod render;
+mod sort;
+pub mod values;
+
+pub use chart::{load_archive, load_dir, Chart, ChartFile, Dependency, LoadOptions, Metadata};
+pub use kube_version::KubeVersion;
+pub use render::{render_chart, template, Manifest, Release, RenderOptions, Rendered};
+pub use sort::{split_manifests, INSTALL_ORDER};
+
+use std::fmt;
+
+/// Why a chart could not be loaded or rendered. Messages follow Helm's wording where users know it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// The chart (or one of its subcharts) could not be loaded: what and where.
+    Load { chart: String, message: String },
+    /// Values could not be read, parsed or merged (a `--set` expression, a values file).
+    Values(String),
+    /// `values.schema.json` rejected the values; one line per violation.
+    Schema(String),
+    /// The chart's `kubeVersion` constraint excludes the target Kubernetes version.
+    KubeVersion { required: String, actual: String },
+    /// A template failed to parse or execute (Go's message, which names the template and line).
+    Template(String),
+    /// A rendered manifest is not valid YAML.
+    Manifest { template: String, message: String },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Load { chart, message } => write!(f, "loading chart {chart}: {message}"),
+            Error::Values(message) => write!(f, "values: {message}"),
+            Error::Schema(message) => write!(
+                f,
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{message}"
+            ),
+            Error::KubeVersion { required, actual } => write!(
+                f,
+                "chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}"
+            ),
+            Error::Template(message) => f.write_str(message),
+            Error::Manifest { template, message } => {
+                write!(f, "YAML parse error on {template}: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
