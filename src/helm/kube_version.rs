@@ -14,12 +14,12 @@ pub struct KubeVersion {
 }
 
 impl Default for KubeVersion {
-    /// Helm v4's default when no cluster is asked: v1.20.0.
+    /// What Helm v4.2 assumes when no cluster is asked (its client libraries' version).
     fn default() -> Self {
         KubeVersion {
-            version: "v1.20.0".into(),
+            version: "v1.36.0".into(),
             major: "1".into(),
-            minor: "20".into(),
+            minor: "36".into(),
         }
     }
 }

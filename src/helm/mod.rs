@@ -13,7 +13,9 @@
 //!
 //! Not for: fetching charts (see `repo`), Flux's HelmRelease semantics (see `controllers`).
 
+mod capabilities;
 pub mod chart;
+mod files;
 mod kube_version;
 mod render;
 mod sort;
@@ -21,7 +23,9 @@ pub mod values;
 
 pub use chart::{load_archive, load_dir, Chart, ChartFile, Dependency, LoadOptions, Metadata};
 pub use kube_version::KubeVersion;
-pub use render::{render_chart, template, Manifest, Release, RenderOptions, Rendered};
+pub use render::{
+    render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
+};
 pub use sort::{split_manifests, INSTALL_ORDER};
 
 use std::fmt;

@@ -2,11 +2,14 @@
 //! set (deepest charts first, so a parent's `define` wins), each non-partial template run with its
 //! chart's scope of the values, then the output split, sorted and printed with `# Source:` lines.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+use sha2::{Digest, Sha256};
 
 pub use super::sort::Manifest;
-use super::{Chart, Error, KubeVersion};
-use crate::template::Value;
+use super::{capabilities, files, sort, values, Chart, Error, KubeVersion};
+use crate::template::funcs::{helm_functions, FuncEnv};
+use crate::template::{ExecOptions, MissingKey, Set, Value};
 
 /// The release a chart is rendered as (`.Release`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +32,33 @@ pub struct RenderOptions {
     pub no_hooks: bool,
     /// Validate values against `values.schema.json` (Helm does unless told not to).
     pub validate_schema: bool,
+    /// The fixed "now" of date functions, in seconds since the Unix epoch.
+    pub now_unix: i64,
 }
+
+impl RenderOptions {
+    /// `helm template`'s defaults for a release.
+    pub fn new(name: &str, namespace: &str) -> RenderOptions {
+        RenderOptions {
+            release: Release {
+                name: name.to_string(),
+                namespace: namespace.to_string(),
+                is_upgrade: false,
+                revision: 1,
+            },
+            kube_version: KubeVersion::default(),
+            api_versions: Vec::new(),
+            include_crds: false,
+            skip_tests: true,
+            no_hooks: false,
+            validate_schema: true,
+            now_unix: FIXED_NOW,
+        }
+    }
+}
+
+/// 2024-01-01T00:00:00Z: the clock of every render, so output never depends on the day.
+pub const FIXED_NOW: i64 = 1_704_067_200;
 
 /// A rendered chart: CRDs from `crds/`, manifests in install order, hooks, and the root chart's notes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,23 +69,405 @@ pub struct Rendered {
     pub notes: Option<String>,
 }
 
+impl Rendered {
+    /// The documents a release applies, in `helm template`'s order: CRDs when asked for, the
+    /// manifests, then hooks (test hooks only when not skipped).
+    pub fn applied(&self, options: &RenderOptions) -> Vec<&Manifest> {
+        let crds = self.crds.iter().filter(|_| options.include_crds);
+        let hooks = self
+            .hooks
+            .iter()
+            .filter(|h| !(options.no_hooks || options.skip_tests && h.is_test_hook()));
+        crds.chain(&self.manifests).chain(hooks).collect()
+    }
+
+    /// `helm template`'s output text.
+    pub fn to_text(&self, options: &RenderOptions) -> String {
+        let mut release = String::new();
+        let crds = self.crds.iter().filter(|_| options.include_crds);
+        for m in crds.chain(&self.manifests) {
+            release.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
+        }
+        let mut out = format!("{}\n", release.trim());
+        if !options.no_hooks {
+            for h in &self.hooks {
+                if options.skip_tests && h.is_test_hook() {
+                    continue;
+                }
+                out.push_str(&format!("---\n# Source: {}\n{}\n", h.source, h.content));
+            }
+        }
+        out
+    }
+}
+
+/// `helm template --show-only`: the documents of `text` whose template path (without the chart
+/// name) matches each pattern, in pattern order.
+pub fn show_only(text: &str, patterns: &[String]) -> Result<String, Error> {
+    let documents = sort::split_manifests(text);
+    let mut out = String::new();
+    for pattern in patterns {
+        let matcher = globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| Error::Values(format!("invalid --show-only pattern {pattern:?}: {e}")))?
+            .compile_matcher();
+        let mut found = false;
+        for document in &documents {
+            let Some(path) = source_path(document) else {
+                continue;
+            };
+            if matcher.is_match(path) {
+                out.push_str(&format!("---\n{document}\n"));
+                found = true;
+            }
+        }
+        if !found {
+            return Err(Error::Template(format!(
+                "could not find template {pattern} in chart"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+/// The template path after the chart name in a document's `# Source: chart/path` line.
+fn source_path(document: &str) -> Option<&str> {
+    let at = document.find("# Source: ")?;
+    let rest = &document[at + "# Source: ".len()..];
+    let line = rest.lines().next()?;
+    let (chart, path) = line.split_once('/')?;
+    (!chart.is_empty() && !path.is_empty()).then_some(path)
+}
+
+/// One template to run: its text and the context of the chart it belongs to.
+struct Renderable<'a> {
+    text: &'a str,
+    context: BTreeMap<String, Value>,
+    base_path: String,
+}
+
+/// Walks the chart tree as Helm's `recAllTpls` does, collecting each template under its full path
+/// and returning the chart's context (for its parent's `.Subcharts`).
+fn collect_templates<'a>(
+    chart: &'a Chart,
+    full_path: &str,
+    parent: &BTreeMap<String, Value>,
+    is_root: bool,
+    out: &mut BTreeMap<String, Renderable<'a>>,
+) -> Value {
+    let mut chart_data = match &chart.metadata.template_data {
+        Value::Map(m) => m.clone(),
+        _ => BTreeMap::new(),
+    };
+    chart_data.insert("IsRoot".into(), Value::Bool(is_root));
+    let scoped_values = if is_root {
+        parent
+            .get("Values")
+            .cloned()
+            .unwrap_or(Value::Map(BTreeMap::new()))
+    } else {
+        match parent.get("Values") {
+            Some(Value::Map(m)) => match m.get(chart.name()) {
+                Some(Value::Map(sub)) => Value::Map(sub.clone()),
+                _ => Value::Map(BTreeMap::new()),
+            },
+            _ => Value::Map(BTreeMap::new()),
+        }
+    };
+    let mut context: BTreeMap<String, Value> = BTreeMap::new();
+    context.insert("Chart".into(), Value::Map(chart_data));
+    context.insert("Files".into(), files::files_value(&chart.files));
+    for key in ["Release", "Capabilities"] {
+        context.insert(key.into(), parent.get(key).cloned().unwrap_or_default());
+    }
+    context.insert("Values".into(), scoped_values);
+    let mut subcharts = BTreeMap::new();
+    for dependency in &chart.dependencies {
+        let child_path = format!("{full_path}/charts/{}", dependency.name());
+        let child = collect_templates(dependency, &child_path, &context, false, out);
+        subcharts.insert(dependency.name().to_string(), child);
+    }
+    context.insert("Subcharts".into(), Value::Map(subcharts));
+    for template in &chart.templates {
+        let base = template.name.rsplit('/').next().unwrap_or(&template.name);
+        // A library chart's templates are only its partials.
+        if chart.metadata.is_library() && !base.starts_with('_') {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&template.data) else {
+            continue;
+        };
+        out.insert(
+            format!("{full_path}/{}", template.name),
+            Renderable {
+                text,
+                context: context.clone(),
+                base_path: format!("{full_path}/templates"),
+            },
+        );
+    }
+    Value::Map(context)
+}
+
+/// Helm's parse order: deeper paths first, then reverse lexical order, so that the templates of a
+/// parent chart are parsed last and its `define`s win.
+fn parse_order(names: impl Iterator<Item = String>) -> Vec<String> {
+    let mut names: Vec<String> = names.collect();
+    names.sort_by(|a, b| {
+        let depth = |s: &str| s.matches('/').count();
+        depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
+    });
+    names
+}
+
+/// The seed of the render's random functions: the same release renders the same bytes.
+fn seed(release: &Release) -> u64 {
+    let digest = Sha256::digest(format!("{}/{}", release.namespace, release.name).as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(bytes)
+}
+
+fn release_data(release: &Release) -> Value {
+    Value::Map(BTreeMap::from([
+        ("IsInstall".into(), Value::Bool(!release.is_upgrade)),
+        ("IsUpgrade".into(), Value::Bool(release.is_upgrade)),
+        ("Name".into(), Value::String(release.name.clone())),
+        ("Namespace".into(), Value::String(release.namespace.clone())),
+        ("Revision".into(), Value::Int(release.revision)),
+        ("Service".into(), Value::String("Helm".into())),
+    ]))
+}
+
 /// Helm's `engine.Render`: each template file of the chart tree to its output, by full path
 /// (`chart/templates/x.yaml`, `chart/charts/sub/templates/y.yaml`). `values` are the coalesced
 /// top-level values.
 pub fn render_chart(
-    _chart: &Chart,
-    _values: &Value,
-    _options: &RenderOptions,
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
 ) -> Result<BTreeMap<String, String>, Error> {
-    Err(Error::Template("not implemented".into()))
+    let top = BTreeMap::from([
+        ("Values".to_string(), values.clone()),
+        ("Release".to_string(), release_data(&options.release)),
+        (
+            "Capabilities".to_string(),
+            capabilities::template_data(&options.kube_version, &options.api_versions),
+        ),
+    ]);
+    let mut renderables = BTreeMap::new();
+    collect_templates(chart, chart.name(), &top, true, &mut renderables);
+
+    let funcs: HashMap<String, _> = helm_functions()
+        .into_iter()
+        .map(|(name, f)| (name.to_string(), f))
+        .collect();
+    let mut set = Set::new(chart.name(), funcs)
+        .with_helm_builtins()
+        .with_methods(files::helm_methods);
+    let order = parse_order(renderables.keys().cloned());
+    for name in &order {
+        if let Some(r) = renderables.get(name) {
+            set.add(name, r.text).map_err(|e| parse_error(name, &e))?;
+        }
+    }
+    let exec = ExecOptions {
+        missing_key: MissingKey::Zero,
+        ..ExecOptions::default()
+    };
+    let mut env = FuncEnv {
+        rng_state: seed(&options.release),
+        now_unix: options.now_unix,
+    };
+    let mut rendered = BTreeMap::new();
+    for name in &order {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with('_') {
+            continue;
+        }
+        let Some(r) = renderables.get(name) else {
+            continue;
+        };
+        let mut context = r.context.clone();
+        context.insert(
+            "Template".into(),
+            Value::Map(BTreeMap::from([
+                ("Name".into(), Value::String(name.clone())),
+                ("BasePath".into(), Value::String(r.base_path.clone())),
+            ])),
+        );
+        let text = set
+            .execute(name, &Value::Map(context), &exec, &mut env)
+            .map_err(|e| Error::Template(e.to_string()))?;
+        rendered.insert(name.clone(), text.replace("<no value>", ""));
+    }
+    Ok(rendered)
+}
+
+/// Helm's `cleanupParseError`: `parse error at (file:line): message`.
+fn parse_error(name: &str, error: &crate::template::Error) -> Error {
+    let message = error.to_string();
+    let tokens: Vec<&str> = message.split(": ").collect();
+    match (tokens.get(1), tokens.last()) {
+        (Some(location), Some(last)) if tokens.len() > 1 => {
+            Error::Template(format!("parse error at ({location}): {last}"))
+        }
+        _ => Error::Template(format!("parse error in ({name}): {message}")),
+    }
 }
 
 /// `helm template` on a loaded chart: dependencies processed, `user_values` coalesced over the
 /// defaults, the schema and `kubeVersion` checked, the chart rendered and its output sorted.
 pub fn template(
-    _chart: Chart,
-    _user_values: &Value,
-    _options: &RenderOptions,
+    mut chart: Chart,
+    user_values: &Value,
+    options: &RenderOptions,
 ) -> Result<Rendered, Error> {
-    Err(Error::Template("not implemented".into()))
+    values::process_dependencies(&mut chart, user_values)?;
+    let values = values::coalesce_values(&chart, user_values);
+    if options.validate_schema {
+        values::validate_schema(&chart, &values)?;
+    }
+    let required = chart.metadata.kube_version.trim();
+    if !required.is_empty() && !options.kube_version.satisfies(required).unwrap_or(false) {
+        return Err(Error::KubeVersion {
+            required: required.to_string(),
+            actual: options.kube_version.version.clone(),
+        });
+    }
+    let mut files = render_chart(&chart, &values, options)?;
+    let notes_path = format!("{}/templates/NOTES.txt", chart.name());
+    let notes = files.get(&notes_path).cloned();
+    files.retain(|path, _| !path.ends_with("NOTES.txt"));
+    let (manifests, hooks) = sort::sort_manifests(&files)?;
+    let crds = chart
+        .crd_files()
+        .into_iter()
+        .map(|(source, file)| Manifest {
+            source,
+            content: String::from_utf8_lossy(&file.data).into_owned(),
+            kind: "CustomResourceDefinition".into(),
+            hook_events: Vec::new(),
+        })
+        .collect();
+    Ok(Rendered {
+        crds,
+        manifests,
+        hooks,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::helm::{ChartFile, Metadata};
+
+    fn chart(name: &str, templates: &[(&str, &str)], dependencies: Vec<Chart>) -> Chart {
+        let data = Value::Map(BTreeMap::from([(
+            "Name".to_string(),
+            Value::String(name.to_string()),
+        )]));
+        Chart {
+            metadata: Metadata {
+                api_version: "v2".into(),
+                name: name.into(),
+                version: "1.0.0".into(),
+                template_data: data,
+                ..Metadata::default()
+            },
+            values: Value::Map(BTreeMap::new()),
+            templates: templates
+                .iter()
+                .map(|(n, t)| ChartFile {
+                    name: format!("templates/{n}"),
+                    data: t.as_bytes().to_vec(),
+                })
+                .collect(),
+            dependencies,
+            ..Chart::default()
+        }
+    }
+
+    fn values(entries: &[(&str, Value)]) -> Value {
+        Value::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn parent_defines_win_and_subcharts_see_their_scope() {
+        let child = chart(
+            "child",
+            &[
+                ("_helpers.tpl", r#"{{ define "name" }}child{{ end }}"#),
+                (
+                    "c.yaml",
+                    "{{ .Values.x }} {{ .Chart.IsRoot }} {{ .Template.BasePath }}",
+                ),
+            ],
+            vec![],
+        );
+        let parent = chart(
+            "parent",
+            &[
+                ("_helpers.tpl", r#"{{ define "name" }}parent{{ end }}"#),
+                (
+                    "p.yaml",
+                    r#"{{ include "name" . }} {{ .Values.child.x }} {{ .Values.missing }}"#,
+                ),
+            ],
+            vec![child],
+        );
+        let vals = values(&[("child", values(&[("x", Value::Float(1e6))]))]);
+        let out = render_chart(&parent, &vals, &RenderOptions::new("r", "ns")).unwrap();
+        assert_eq!(out["parent/templates/p.yaml"], "parent 1e+06 ");
+        assert_eq!(
+            out["parent/charts/child/templates/c.yaml"],
+            "1e+06 false parent/charts/child/templates"
+        );
+        assert!(!out.contains_key("parent/templates/_helpers.tpl"));
+    }
+
+    #[test]
+    fn template_sorts_splits_and_prints_like_helm_template() {
+        let c = chart(
+            "c",
+            &[
+                ("a.yaml", "kind: Deployment\nmetadata:\n  name: d\n---\nkind: Service\nmetadata:\n  name: s\n"),
+                ("hook.yaml", "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: test\n"),
+                ("NOTES.txt", "thanks {{ .Release.Name }}"),
+            ],
+            vec![],
+        );
+        let options = RenderOptions::new("r", "ns");
+        let rendered = template(c, &values(&[]), &options).unwrap();
+        assert_eq!(rendered.notes.as_deref(), Some("thanks r"));
+        assert_eq!(
+            rendered.to_text(&options),
+            "---\n# Source: c/templates/a.yaml\nkind: Service\nmetadata:\n  name: s\n\n---\n# Source: c/templates/a.yaml\nkind: Deployment\nmetadata:\n  name: d\n"
+        );
+        let shown = show_only(&rendered.to_text(&options), &["templates/a.yaml".into()]).unwrap();
+        assert!(shown.starts_with("---\n# Source: c/templates/a.yaml\nkind: Service"));
+        assert!(show_only("", &["templates/x.yaml".into()]).is_err());
+    }
+
+    #[test]
+    fn parse_errors_name_the_template() {
+        let c = chart("c", &[("bad.yaml", "{{ if }}")], vec![]);
+        let err = render_chart(&c, &values(&[]), &RenderOptions::new("r", "ns")).unwrap_err();
+        assert!(err.to_string().contains("c/templates/bad.yaml"), "{err}");
+    }
+
+    #[test]
+    fn kube_version_constraint_is_checked() {
+        let mut c = chart("c", &[], vec![]);
+        c.metadata.kube_version = ">=1.40.0-0".into();
+        let err = template(c, &values(&[]), &RenderOptions::new("r", "ns")).unwrap_err();
+        assert!(matches!(err, Error::KubeVersion { .. }), "{err}");
+    }
 }

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::template::Value;
-
 /// Helm's `releaseutil.InstallOrder`.
 pub const INSTALL_ORDER: &[&str] = &[
     "PriorityClass",
@@ -135,28 +133,25 @@ struct Head {
 }
 
 fn read_head(document: &str) -> Result<Head, String> {
-    let value = super::values::from_yaml(document, "manifest").map_err(|e| e.to_string())?;
-    let text = |v: Option<&Value>| match v {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Nil) | None => None,
+    let documents = crate::yaml::parse_stream(document, &crate::yaml::ParseOptions::default())
+        .map_err(|e| e.to_string())?;
+    let value = documents
+        .first()
+        .map(|d| crate::yaml::to_json_helm(&d.root))
+        .unwrap_or(serde_json::Value::Null);
+    let text = |v: Option<&serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(serde_json::Value::Null) | None => None,
         Some(other) => Some(other.to_string()),
     };
-    let Value::Map(map) = value else {
-        return Ok(Head {
-            kind: String::new(),
-            hook: None,
-        });
-    };
-    let annotations = match map.get("metadata") {
-        Some(Value::Map(metadata)) => match metadata.get("annotations") {
-            Some(Value::Map(a)) => Some(a),
-            _ => None,
-        },
-        _ => None,
-    };
     Ok(Head {
-        kind: text(map.get("kind")).unwrap_or_default(),
-        hook: annotations.and_then(|a| text(a.get(HOOK_ANNOTATION))),
+        kind: text(value.get("kind")).unwrap_or_default(),
+        hook: text(
+            value
+                .get("metadata")
+                .and_then(|m| m.get("annotations"))
+                .and_then(|a| a.get(HOOK_ANNOTATION)),
+        ),
     })
 }
 
