@@ -68,6 +68,9 @@ pub struct HelmTemplateArgs {
     /// Print only the documents of these templates (paths inside the chart, globs allowed).
     #[arg(short = 's', long = "show-only", value_name = "TEMPLATE")]
     pub show_only: Vec<String>,
+    /// Render this many times and print once (for benchmarks: start-up left out).
+    #[arg(long, hide = true, default_value_t = 1)]
+    pub repeat: u32,
 }
 
 pub fn run(args: &HelmArgs) -> u8 {
@@ -110,6 +113,10 @@ pub fn run(args: &HelmArgs) -> u8 {
             return exit::FAILURES;
         }
     };
+    for _ in 1..args.repeat {
+        // Results are discarded: only the last render is printed.
+        let _ = helm::template(chart.clone(), &values, &options);
+    }
     let text = match helm::template(chart, &values, &options) {
         Ok(rendered) => rendered.to_text(&options),
         Err(error) => {
