@@ -17,6 +17,7 @@
 //! Not for: reading values from Flux objects (`valuesFrom` belongs to `controllers`).
 
 mod coalesce;
+mod dependencies;
 
 use std::collections::BTreeMap;
 
@@ -81,8 +82,7 @@ fn merge_tables(mut out: Map, over: Map) -> Map {
 /// Afterwards `chart.dependencies` and `chart.metadata.dependencies` hold only enabled subcharts,
 /// aliased subcharts are renamed copies, and each chart's `values` include what it imported.
 pub fn process_dependencies(chart: &mut Chart, user: &Value) -> Result<(), Error> {
-    let _ = (chart, user);
-    Ok(())
+    dependencies::process(chart, user)
 }
 
 /// Helm's `CoalesceValues`: `user` over the chart's defaults, recursively into subcharts, with

@@ -386,3 +386,358 @@ fn merge_tables_keep_nulls() {
         yaml("address: {country: null}\nhole: null\n")
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// process_dependencies: TestDependencyEnabled on a rebuilt `subpop`
+
+fn subpop() -> Chart {
+    let subcharta = chart(
+        "subcharta",
+        "SCAdata: {SCAbool: false, SCAfloat: 3.1, SCAint: 55, SCAstring: jabba}\n",
+        vec![],
+    );
+    let subchartb = chart(
+        "subchartb",
+        "SCBdata: {SCBbool: true, SCBint: 33}\n",
+        vec![],
+    );
+    let subchartc = chart("subchartc", "", vec![]);
+
+    let mut subchart1 = chart(
+        "subchart1",
+        "SC1data: {SC1bool: true, SC1float: 3.14, SC1int: 100, SC1string: dollywood, SC1extra1: 11}\n\
+         imported-chartA: {SC1extra2: 1.337}\n\
+         exports: {SC1exported1: {global: {SC1exported2: {all: {SC1exported3: SC1expstr}}}}}\n",
+        vec![subcharta, subchartb.clone()],
+    );
+    let mut a = dependency(
+        "subcharta",
+        "subcharta.enabled,subchart1.subcharta.enabled",
+        &["front-end", "subcharta"],
+    );
+    a.import_values = vec![yaml("{child: SCAdata, parent: imported-chartA}")];
+    subchart1.metadata.dependencies = vec![
+        a,
+        dependency(
+            "subchartb",
+            "subchartb.enabled",
+            &["front-end", "subchartb"],
+        ),
+    ];
+
+    let mut subchart2 = chart("subchart2", "", vec![subchartb, subchartc]);
+    subchart2.metadata.dependencies = vec![
+        dependency("subchartb", "subchartb.enabled", &["back-end", "subchartb"]),
+        dependency("subchartc", "subchartc.enabled", &["back-end", "subchartc"]),
+    ];
+
+    let mut parent = chart(
+        "parentchart",
+        "tags: {front-end: true, back-end: false}\nsubchart2alias: {enabled: false}\n\
+         imported-chart1: {SPextra1: helm rocks}\n\
+         overridden-chart1: {SC1bool: false, SC1float: 3.141592, SC1int: 99, SC1string: pollywog, SPextra2: 42}\n\
+         ensurenull: null\n",
+        vec![subchart1, subchart2],
+    );
+    let mut one = dependency(
+        "subchart1",
+        "subchart1.enabled",
+        &["front-end", "subchart1"],
+    );
+    one.import_values = vec![
+        yaml("{child: SC1data, parent: imported-chart1}"),
+        yaml("{child: SC1data, parent: overridden-chart1}"),
+        yaml("{child: imported-chartA, parent: imported-chartA}"),
+        s("SC1exported1"),
+    ];
+    let mut alias = dependency("subchart2", "subchart2alias.enabled", &[]);
+    alias.alias = "subchart2alias".into();
+    parent.metadata.dependencies = vec![
+        one,
+        dependency("subchart2", "subchart2.enabled", &["back-end", "subchart2"]),
+        alias,
+    ];
+    parent
+}
+
+/// Every chart's dotted path (Helm's `ChartPath`), sorted.
+fn chart_paths(chart: &Chart) -> Vec<String> {
+    fn walk(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
+        let path = super::concat_prefix(prefix, chart.name());
+        for sub in &chart.dependencies {
+            walk(sub, &path, out);
+        }
+        out.push(path);
+    }
+    let mut out = Vec::new();
+    walk(chart, "", &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn dependency_enabled_by_tags_and_conditions() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "tags with no effect",
+            "tags: {nothinguseful: false}",
+            &["parentchart", "parentchart.subchart1", "parentchart.subchart1.subcharta", "parentchart.subchart1.subchartb"],
+        ),
+        ("tags disabling a group", "tags: {front-end: false}", &["parentchart"]),
+        (
+            "tags disabling a group and enabling a different group",
+            "tags: {front-end: false, back-end: true}",
+            &["parentchart", "parentchart.subchart2", "parentchart.subchart2.subchartb", "parentchart.subchart2.subchartc"],
+        ),
+        (
+            "tags disabling only children, children still enabled since tag front-end=true in values.yaml",
+            "tags: {subcharta: false, subchartb: false}",
+            &["parentchart", "parentchart.subchart1", "parentchart.subchart1.subcharta", "parentchart.subchart1.subchartb"],
+        ),
+        (
+            "tags disabling all parents/children with additional tag re-enabling a parent",
+            "tags: {front-end: false, subchart1: true, back-end: false}",
+            &["parentchart", "parentchart.subchart1"],
+        ),
+        (
+            "conditions enabling the parent charts, but back-end (b, c) is still disabled via values.yaml",
+            "subchart1: {enabled: true}\nsubchart2: {enabled: true}",
+            &["parentchart", "parentchart.subchart1", "parentchart.subchart1.subcharta", "parentchart.subchart1.subchartb", "parentchart.subchart2"],
+        ),
+        (
+            "conditions disabling the parent charts, effectively disabling children",
+            "subchart1: {enabled: false}\nsubchart2: {enabled: false}",
+            &["parentchart"],
+        ),
+        (
+            "conditions a child using the second condition path of child's condition",
+            "subchart1: {subcharta: {enabled: false}}",
+            &["parentchart", "parentchart.subchart1", "parentchart.subchart1.subchartb"],
+        ),
+        (
+            "tags enabling a parent/child group with condition disabling one child",
+            "subchart2: {subchartc: {enabled: false}}\ntags: {back-end: true}",
+            &["parentchart", "parentchart.subchart1", "parentchart.subchart1.subcharta", "parentchart.subchart1.subchartb", "parentchart.subchart2", "parentchart.subchart2.subchartb"],
+        ),
+        (
+            "tags will not enable a child if parent is explicitly disabled with condition",
+            "subchart1: {enabled: false}\ntags: {front-end: true}",
+            &["parentchart"],
+        ),
+        (
+            "subcharts with alias also respect conditions",
+            "subchart1: {enabled: false}\nsubchart2alias: {enabled: true, subchartb: {enabled: true}}",
+            &["parentchart", "parentchart.subchart2alias", "parentchart.subchart2alias.subchartb"],
+        ),
+    ];
+    for (name, user, want) in cases {
+        let mut chart = subpop();
+        let result = process_dependencies(&mut chart, &yaml(user));
+        assert_eq!(result, Ok(()), "{name}");
+        assert_eq!(chart_paths(&chart), *want, "{name}");
+        // Chart.yaml's list shrinks with the subcharts.
+        let declared: Vec<&str> = chart
+            .metadata
+            .dependencies
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        let loaded: Vec<&str> = chart.dependencies.iter().map(Chart::name).collect();
+        assert_eq!(declared, loaded, "{name}");
+    }
+}
+
+#[test]
+fn alias_makes_renamed_copies() {
+    // TestDependentChartAliases: two subcharts, one declared twice (once with an alias).
+    let mut parent = chart(
+        "parent",
+        "",
+        vec![
+            chart("mariner", "who: mariner", vec![]),
+            chart("alpine", "", vec![]),
+        ],
+    );
+    let mut aliased = dependency("mariner", "", &[]);
+    aliased.alias = "mariners2".into();
+    aliased.version = ">= 0.1.0".into();
+    parent.metadata.dependencies = vec![
+        dependency("alpine", "", &[]),
+        dependency("mariner", "", &[]),
+        aliased,
+    ];
+    assert_eq!(process_dependencies(&mut parent, &Value::Nil), Ok(()));
+    let names: Vec<&str> = parent.dependencies.iter().map(Chart::name).collect();
+    assert_eq!(names, ["alpine", "mariner", "mariners2"]);
+    let declared: Vec<&str> = parent
+        .metadata
+        .dependencies
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
+    assert_eq!(declared, ["alpine", "mariner", "mariners2"]);
+    // The copy keeps the subchart's defaults, under its new name.
+    let values = coalesce_values(&parent, &Value::Nil);
+    assert_eq!(get(&values, "mariners2.who"), Some(&s("mariner")));
+    assert_eq!(get(&values, "mariner.who"), Some(&s("mariner")));
+}
+
+#[test]
+fn alias_needs_a_matching_version() {
+    let mut parent = chart("parent", "", vec![chart("mariner", "", vec![])]);
+    let mut aliased = dependency("mariner", "", &[]);
+    aliased.alias = "other".into();
+    aliased.version = "^2.0.0".into();
+    parent.metadata.dependencies = vec![aliased];
+    assert_eq!(process_dependencies(&mut parent, &Value::Nil), Ok(()));
+    // No copy: the subchart stays as an undeclared one under its own name.
+    let names: Vec<&str> = parent.dependencies.iter().map(Chart::name).collect();
+    assert_eq!(names, ["mariner"]);
+}
+
+#[test]
+fn undeclared_subcharts_stay_enabled() {
+    // TestDependentChartWithSubChartsAbsentInDependency: a subchart in charts/ that Chart.yaml
+    // does not list is kept whatever the conditions say.
+    let mut parent = chart(
+        "parent",
+        "declared: {enabled: false}\nextra: {enabled: false}",
+        vec![chart("declared", "", vec![]), chart("extra", "", vec![])],
+    );
+    parent.metadata.dependencies = vec![dependency("declared", "declared.enabled", &[])];
+    assert_eq!(process_dependencies(&mut parent, &Value::Nil), Ok(()));
+    let names: Vec<&str> = parent.dependencies.iter().map(Chart::name).collect();
+    assert_eq!(names, ["extra"]);
+    assert!(parent.metadata.dependencies.is_empty());
+}
+
+#[test]
+fn conditions_take_the_first_boolean() {
+    let build = |user: &str| {
+        let mut parent = chart("parent", "", vec![chart("sub", "", vec![])]);
+        parent.metadata.dependencies = vec![dependency(
+            "sub",
+            "missing.path,sub.notbool,sub.enabled,sub.other",
+            &[],
+        )];
+        assert_eq!(process_dependencies(&mut parent, &yaml(user)), Ok(()));
+        parent.dependencies.len()
+    };
+    assert_eq!(
+        build("sub: {notbool: text, enabled: false, other: true}"),
+        0
+    );
+    assert_eq!(
+        build("sub: {notbool: text, enabled: true, other: false}"),
+        1
+    );
+    // No path holds a boolean: the subchart stays enabled.
+    assert_eq!(build("sub: {notbool: text}"), 1);
+    // A table is not a value.
+    assert_eq!(build("sub: {enabled: {x: false}, other: false}"), 0);
+}
+
+#[test]
+// Helm's data has 3.14 and 3.141592 in it: they are values, not approximations of pi.
+#[allow(clippy::approx_constant)]
+fn import_values_both_forms_with_helms_precedence() {
+    // TestProcessDependencyImportValues (merge mode, as ProcessDependencies runs it).
+    let mut chart = subpop();
+    assert_eq!(process_dependencies(&mut chart, &Value::Nil), Ok(()));
+    let values = &chart.values;
+    let expect = [
+        ("imported-chart1.SC1bool", Value::Bool(true)),
+        ("imported-chart1.SC1float", Value::Float(3.14)),
+        ("imported-chart1.SC1int", Value::Float(100.0)),
+        ("imported-chart1.SC1string", s("dollywood")),
+        ("imported-chart1.SC1extra1", Value::Float(11.0)),
+        ("imported-chart1.SPextra1", s("helm rocks")),
+        // Imported through subchart1 from its own subchart.
+        ("imported-chartA.SCAbool", Value::Bool(false)),
+        ("imported-chartA.SCAfloat", Value::Float(3.1)),
+        ("imported-chartA.SCAint", Value::Float(55.0)),
+        ("imported-chartA.SCAstring", s("jabba")),
+        ("imported-chartA.SC1extra2", Value::Float(1.337)),
+        // The parent's own values win over imported ones.
+        ("overridden-chart1.SC1bool", Value::Bool(false)),
+        ("overridden-chart1.SC1float", Value::Float(3.141592)),
+        ("overridden-chart1.SC1int", Value::Float(99.0)),
+        ("overridden-chart1.SC1string", s("pollywog")),
+        ("overridden-chart1.SPextra2", Value::Float(42.0)),
+        // `exports` style.
+        ("global.SC1exported2.all.SC1exported3", s("SC1expstr")),
+        // Merge mode keeps nulls.
+        ("ensurenull", Value::Nil),
+    ];
+    for (path, want) in expect {
+        assert_eq!(get(values, path), Some(&want), "{path}");
+    }
+    // The import list is normalised to {child, parent} maps.
+    let Some(one) = chart.metadata.dependencies.first() else {
+        panic!("subchart1 is declared");
+    };
+    assert_eq!(
+        one.import_values.last(),
+        Some(&yaml("{child: exports.SC1exported1, parent: .}"))
+    );
+}
+
+#[test]
+fn import_values_multi_level_precedence() {
+    // TestProcessDependencyImportValuesMultiLevelPrecedence: user > parent > imported > subchart.
+    let library = || {
+        chart(
+            "library",
+            "exports: {defaults: {service: {port: 9090}}}",
+            vec![],
+        )
+    };
+    let app = |name: &str, values: &str, import: bool| {
+        let mut app = chart(name, values, vec![library()]);
+        let mut dep = dependency("library", "", &[]);
+        if import {
+            dep.import_values = vec![s("defaults")];
+        }
+        app.metadata.dependencies = vec![dep];
+        app
+    };
+    let mut umbrella = chart(
+        "umbrella",
+        "app1: {service: {port: 3456}}",
+        vec![
+            app("app1", "service: {port: 1111}", false),
+            app("app2", "service: {port: 8080}", true),
+            app("app3", "", true),
+            app("app4", "service: {port: 1234}", false),
+        ],
+    );
+    umbrella.metadata.dependencies = ["app1", "app2", "app3", "app4"]
+        .iter()
+        .map(|name| dependency(name, "", &[]))
+        .collect();
+    assert_eq!(process_dependencies(&mut umbrella, &Value::Nil), Ok(()));
+    let values = coalesce_values(&umbrella, &Value::Nil);
+    for (path, port) in [
+        ("app1.service.port", 3456.0),
+        ("app2.service.port", 8080.0),
+        ("app3.service.port", 9090.0),
+        ("app4.service.port", 1234.0),
+    ] {
+        assert_eq!(get(&values, path), Some(&Value::Float(port)), "{path}");
+    }
+}
+
+#[test]
+fn import_values_from_a_disabled_subchart_are_not_imported() {
+    let mut parent = chart(
+        "parent",
+        "sub: {enabled: false}",
+        vec![chart("sub", "exports: {data: {x: 1}}", vec![])],
+    );
+    let mut dep = dependency("sub", "sub.enabled", &[]);
+    dep.import_values = vec![s("data")];
+    parent.metadata.dependencies = vec![dep];
+    assert_eq!(process_dependencies(&mut parent, &Value::Nil), Ok(()));
+    assert_eq!(get(&parent.values, "x"), None);
+    assert!(parent.dependencies.is_empty());
+}
