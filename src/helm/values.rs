@@ -18,6 +18,7 @@
 
 mod coalesce;
 mod dependencies;
+mod strvals;
 
 use std::collections::BTreeMap;
 
@@ -108,8 +109,18 @@ pub fn try_coalesce_values(chart: &Chart, user: &Value) -> Result<Value, Error> 
 /// `values` should be a map (a `Nil` is replaced by one). On error `values` may hold part of the
 /// expression's assignments, as in Helm; callers stop there.
 pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Result<(), Error> {
-    let _ = (expression, values, as_string);
-    Err(Error::Values("--set is not implemented yet".into()))
+    let flag = if as_string { "--set-string" } else { "--set" };
+    if matches!(values, Value::Nil) {
+        *values = Value::Map(Map::new());
+    }
+    let Value::Map(map) = values else {
+        return Err(Error::Values(format!(
+            "failed parsing {flag} data: values are a {}, not a map",
+            values.go_type_name()
+        )));
+    };
+    strvals::parse_into(expression, map, as_string)
+        .map_err(|message| Error::Values(format!("failed parsing {flag} data: {message}")))
 }
 
 /// Validates coalesced values against `values.schema.json` of the chart and its subcharts.

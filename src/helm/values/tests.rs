@@ -741,3 +741,256 @@ fn import_values_from_a_disabled_subchart_are_not_imported() {
     assert_eq!(get(&parent.values, "x"), None);
     assert!(parent.dependencies.is_empty());
 }
+
+// ---------------------------------------------------------------------------------------------
+// apply_set: TestParseSet, TestParseInto, TestParseIntoString
+
+/// Expected `--set` results: YAML with every integral number an int64, as the parser types them.
+fn ints(value: Value) -> Value {
+    match value {
+        Value::Float(f) if f.fract() == 0.0 => Value::Int(f as i64),
+        Value::List(items) => Value::List(items.into_iter().map(ints).collect()),
+        Value::Map(map) => Value::Map(map.into_iter().map(|(k, v)| (k, ints(v))).collect()),
+        other => other,
+    }
+}
+
+fn parse(expression: &str, as_string: bool) -> Result<Value, String> {
+    let mut map = Map::new();
+    strvals::parse_into(expression, &mut map, as_string).map(|()| Value::Map(map))
+}
+
+#[test]
+fn set_valid_expressions() {
+    let cases = [
+        (
+            "name1=null,f=false,t=true",
+            "{name1: null, f: false, t: true}",
+        ),
+        ("name1=value1", "{name1: value1}"),
+        (
+            "name1=value1,name2=value2",
+            "{name1: value1, name2: value2}",
+        ),
+        (
+            "name1=value1,name2=value2,",
+            "{name1: value1, name2: value2}",
+        ),
+        ("name1=,name2=value2", "{name1: '', name2: value2}"),
+        ("leading_zeros=00009", "{leading_zeros: '00009'}"),
+        ("zero_int=0", "{zero_int: 0}"),
+        ("long_int=1234567890", "{long_int: 1234567890}"),
+        ("boolean=true", "{boolean: true}"),
+        ("is_null=null", "{is_null: null}"),
+        (
+            "name1=one\\,two,name2=three\\,four",
+            "{name1: 'one,two', name2: 'three,four'}",
+        ),
+        (
+            "name1=one\\=two,name2=three\\=four",
+            "{name1: 'one=two', name2: 'three=four'}",
+        ),
+        (
+            "name1=one two three,name2=three two one",
+            "{name1: one two three, name2: three two one}",
+        ),
+        ("outer.inner=value", "{outer: {inner: value}}"),
+        (
+            "outer.middle.inner=value",
+            "{outer: {middle: {inner: value}}}",
+        ),
+        (
+            "outer.inner1=value,outer.inner2=value2",
+            "{outer: {inner1: value, inner2: value2}}",
+        ),
+        (
+            "outer.inner1=value,outer.middle.inner=value",
+            "{outer: {inner1: value, middle: {inner: value}}}",
+        ),
+        ("name1.name2=", "{name1: {name2: ''}}"),
+        ("name1={value1,value2}", "{name1: [value1, value2]}"),
+        (
+            "name1={value1,value2},name2={value1,value2}",
+            "{name1: [value1, value2], name2: [value1, value2]}",
+        ),
+        ("name1={1021,902}", "{name1: [1021, 902]}"),
+        (
+            "name1.name2={value1,value2}",
+            "{name1: {name2: [value1, value2]}}",
+        ),
+        ("list[0]=foo", "{list: [foo]}"),
+        ("list[0].foo=bar", "{list: [{foo: bar}]}"),
+        (
+            "list[0].foo=bar,list[0].hello=world",
+            "{list: [{foo: bar, hello: world}]}",
+        ),
+        ("list[0]=foo,list[1]=bar", "{list: [foo, bar]}"),
+        ("list[0]=foo,list[1]=bar,", "{list: [foo, bar]}"),
+        ("list[0]=foo,list[3]=bar", "{list: [foo, null, null, bar]}"),
+        ("noval[0]", "{noval: []}"),
+        ("noval[0]=", "{noval: ['']}"),
+        ("nested[0][0]=1", "{nested: [[1]]}"),
+        ("nested[1][1]=1", "{nested: [null, [null, 1]]}"),
+        (
+            "name1.name2[0].foo=bar,name1.name2[1].foo=bar",
+            "{name1: {name2: [{foo: bar}, {foo: bar}]}}",
+        ),
+        (
+            "name1.name2[1].foo=bar,name1.name2[0].foo=bar",
+            "{name1: {name2: [{foo: bar}, {foo: bar}]}}",
+        ),
+        (
+            "name1.name2[1].foo=bar",
+            "{name1: {name2: [null, {foo: bar}]}}",
+        ),
+        // Beyond Helm's table: cases whose behaviour the parser's code fixes.
+        ("a={}", "{a: ['']}"),
+        ("a=TRUE,b=False,c=NULL", "{a: true, b: false, c: null}"),
+        ("a=+5,b=-7,c=-0,d=0x1", "{a: 5, b: -7, c: 0, d: '0x1'}"),
+        ("a=99999999999999999999", "{a: '99999999999999999999'}"),
+        ("a\\.b=c", "{a.b: c}"),
+        ("a=1.5", "{a: '1.5'}"),
+        ("a[0", "{}"),
+        (".a=b", "{}"),
+        ("name1.", "{}"),
+    ];
+    for (expression, want) in cases {
+        assert_eq!(
+            parse(expression, false),
+            Ok(ints(yaml(want))),
+            "{expression}"
+        );
+    }
+}
+
+#[test]
+fn set_string_keeps_strings() {
+    let cases = [
+        (
+            "long_int_string=1234567890",
+            "{long_int_string: '1234567890'}",
+        ),
+        ("boolean=true", "{boolean: 'true'}"),
+        ("is_null=null", "{is_null: 'null'}"),
+        ("zero=0", "{zero: '0'}"),
+        ("list={1,true}", "{list: ['1', 'true']}"),
+    ];
+    for (expression, want) in cases {
+        assert_eq!(parse(expression, true), Ok(yaml(want)), "{expression}");
+    }
+}
+
+#[test]
+fn set_invalid_expressions_fail_with_helms_messages() {
+    let cases = [
+        ("name1=value1,,,,name2=value2,", "key \"\" has no value (cannot end with ,)"),
+        ("name1,name2=", "key \"name1\" has no value (cannot end with ,)"),
+        ("name1,name2=value2", "key \"name1\" has no value (cannot end with ,)"),
+        ("name1,name2=value2\\", "key \"name1\" has no value (cannot end with ,)"),
+        ("name1,name2", "key \"name1\" has no value (cannot end with ,)"),
+        ("name1.name2", "key \"name2\" has no value"),
+        ("name1.name2,name1.name3", "key \"name2\" has no value (cannot end with ,)"),
+        ("name1.=name2", "key map \"name1\" has no value"),
+        ("name1.,name2", "key \"\" has no value (cannot end with ,)"),
+        ("name1={1021,902", "list must terminate with '}'"),
+        ("list[0].foo=bar,list[-30].hello=world", "negative -30 index not allowed"),
+        ("list[0]=foo,list[-20]=bar", "negative -20 index not allowed"),
+        ("illegal[0]name.foo=bar", "unexpected data at end of array index: \"name\""),
+        (
+            "]={}].",
+            "unable to parse key: interface conversion: interface {} is []interface {}, not map[string]interface {}",
+        ),
+        ("a=1,a.b=2", "unable to parse key: interface conversion: interface {} is int64, not map[string]interface {}"),
+        ("a=x,a[0]=2", "unable to parse key: interface conversion: interface {} is string, not []interface {}"),
+        ("a=null,a[0]=2", "unable to parse key: interface conversion: interface {} is nil, not []interface {}"),
+        ("a[0]=x,a[0][1]=2", "unable to parse key: interface conversion: interface {} is string, not []interface {}"),
+        ("a[65537]=1", "index of 65537 is greater than maximum supported index of 65536"),
+        ("a[x]=1", "error parsing index: strconv.Atoi: parsing \"x\": invalid syntax"),
+        ("a[]=1", "error parsing index: strconv.Atoi: parsing \"\": invalid syntax"),
+        ("a", "key \"a\" has no value"),
+        ("a\\", "key \"a\" has no value"),
+    ];
+    for (expression, want) in cases {
+        assert_eq!(
+            parse(expression, false),
+            Err(want.to_string()),
+            "{expression}"
+        );
+    }
+}
+
+#[test]
+fn set_limits_nesting_and_index_depth() {
+    let deep_names = format!("{}=x", vec!["a"; 32].join("."));
+    assert_eq!(
+        parse(&deep_names, false),
+        Err("value name nested level is greater than maximum supported nested level of 30".into())
+    );
+    let ok_names = format!("{}=x", vec!["a"; 31].join("."));
+    assert!(parse(&ok_names, false).is_ok());
+    let deep_indexes = format!("a{}=1", "[0]".repeat(10_000));
+    assert!(parse(&deep_indexes, false).is_err());
+}
+
+#[test]
+fn set_into_existing_values() {
+    // TestParseInto
+    let mut values = yaml("outer: {inner1: overwrite, inner2: value2}");
+    let expression = "outer.inner1=value1,outer.inner3=value3,outer.inner4=4";
+    assert_eq!(apply_set(expression, &mut values, false), Ok(()));
+    assert_eq!(
+        values,
+        ints(yaml(
+            "outer: {inner1: value1, inner2: value2, inner3: value3, inner4: 4}"
+        ))
+    );
+
+    let two_steps = [
+        (
+            "listOuter[0][0].type=listValue",
+            "listOuter[0][0].status=alive",
+            "{}",
+            "listOuter: [[{type: listValue, status: alive}]]",
+        ),
+        (
+            "listOuter[0][0].type=listValue",
+            "listOuter[1][0].status=alive",
+            "{}",
+            "listOuter: [[{type: listValue}], [{status: alive}]]",
+        ),
+        (
+            "listOuter[0][1][0].type=listValue",
+            "listOuter[0][0][1].status=alive",
+            "listOuter: [[[{exited: old}]]]",
+            "listOuter: [[[{exited: old}, {status: alive}], [{type: listValue}]]]",
+        ),
+    ];
+    for (first, second, start, want) in two_steps {
+        let mut values = yaml(start);
+        assert_eq!(apply_set(first, &mut values, false), Ok(()), "{first}");
+        assert_eq!(apply_set(second, &mut values, false), Ok(()), "{second}");
+        assert_eq!(values, yaml(want), "{first} then {second}");
+    }
+
+    // TestParseIntoString
+    let mut values = yaml("outer: {inner1: overwrite, inner2: value2}");
+    assert_eq!(
+        apply_set("outer.inner1=1,outer.inner3=3", &mut values, true),
+        Ok(())
+    );
+    assert_eq!(
+        values,
+        yaml("outer: {inner1: '1', inner2: value2, inner3: '3'}")
+    );
+
+    // A Nil starts an empty map; errors name the flag.
+    let mut values = Value::Nil;
+    assert_eq!(apply_set("a.b=1", &mut values, false), Ok(()));
+    assert_eq!(values, ints(yaml("a: {b: 1}")));
+    assert_eq!(
+        apply_set("a", &mut values, true),
+        Err(Error::Values(
+            "failed parsing --set-string data: key \"a\" has no value".into()
+        ))
+    );
+}
