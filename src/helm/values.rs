@@ -18,6 +18,7 @@
 
 mod coalesce;
 mod dependencies;
+mod schema;
 mod strvals;
 
 use std::collections::BTreeMap;
@@ -125,8 +126,7 @@ pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Resul
 
 /// Validates coalesced values against `values.schema.json` of the chart and its subcharts.
 pub fn validate_schema(chart: &Chart, values: &Value) -> Result<(), Error> {
-    let _ = (chart, values);
-    Ok(())
+    schema::validate(chart, values)
 }
 
 /// `a.b` as Helm's `concatPrefix` joins value paths.

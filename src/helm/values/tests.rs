@@ -994,3 +994,201 @@ fn set_into_existing_values() {
         ))
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// validate_schema: jsonschema_test.go
+
+const SUBCHART_SCHEMA: &str = r#"{
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "title": "Values",
+  "type": "object",
+  "properties": {
+    "age": {
+      "description": "Age",
+      "minimum": 0,
+      "type": "integer"
+    }
+  },
+  "required": [
+    "age"
+  ]
+}"#;
+
+const SUBCHART_SCHEMA_2020: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "Values",
+  "type": "object",
+  "properties": {
+    "data": {
+      "type": "array",
+      "contains": { "type": "string" },
+      "unevaluatedItems": { "type": "number" }
+    }
+  },
+  "required": ["data"]
+}"#;
+
+fn with_schema(mut chart: Chart, schema: &str) -> Chart {
+    chart.schema = Some(schema.as_bytes().to_vec());
+    chart
+}
+
+fn schema_parent(sub_schema: &str) -> Chart {
+    chart(
+        "chrt",
+        "",
+        vec![with_schema(chart("subchart", "", vec![]), sub_schema)],
+    )
+}
+
+fn schema_error(chart: &Chart, values: &str) -> String {
+    match validate_schema(chart, &yaml(values)) {
+        Err(Error::Schema(message)) => message,
+        other => panic!("expected a schema error, got {other:?}"),
+    }
+}
+
+#[test]
+fn schema_subchart_values_pass() {
+    let parent = schema_parent(SUBCHART_SCHEMA);
+    assert_eq!(
+        validate_schema(&parent, &yaml("name: John\nsubchart: {age: 25}")),
+        Ok(())
+    );
+    // Missing or null subchart values are not validated (helm#31202).
+    assert_eq!(validate_schema(&parent, &yaml("name: John")), Ok(()));
+    assert_eq!(
+        validate_schema(&parent, &yaml("name: John\nsubchart: null")),
+        Ok(())
+    );
+    let parent = schema_parent(SUBCHART_SCHEMA_2020);
+    assert_eq!(
+        validate_schema(&parent, &yaml("subchart: {data: [hello, 12]}")),
+        Ok(())
+    );
+}
+
+#[test]
+fn schema_subchart_values_fail_with_helms_text() {
+    let parent = schema_parent(SUBCHART_SCHEMA);
+    assert_eq!(
+        schema_error(&parent, "name: John\nsubchart: {}"),
+        "subchart:\n- at '': missing property 'age'\n"
+    );
+    assert_eq!(
+        schema_error(&parent, "subchart: oops"),
+        "subchart:\ninvalid type for values: expected object (map), got string\n"
+    );
+    let parent = schema_parent(SUBCHART_SCHEMA_2020);
+    let message = schema_error(&parent, "subchart: {data: [12]}");
+    assert!(message.starts_with("subchart:\n"), "{message}");
+    assert!(
+        message.contains("- at '/data': no items match contains schema\n"),
+        "{message}"
+    );
+}
+
+#[test]
+fn schema_violations_one_line_each() {
+    // TestValidateAgainstSingleSchemaNegative's expectations on a schema of the same shape.
+    let schema = r#"{
+      "$schema": "http://json-schema.org/draft-07/schema#",
+      "type": "object",
+      "properties": {
+        "age": {"type": "integer", "minimum": 0},
+        "replicaCount": {"type": "integer"},
+        "image": {"type": "object", "additionalProperties": false,
+                  "properties": {"tag": {"type": "string", "pattern": "^v"}}},
+        "mode": {"enum": ["a", "b"]},
+        "name": {"type": ["string", "null"], "minLength": 2}
+      },
+      "required": ["employmentInfo"]
+    }"#;
+    let top = with_schema(chart("top", "", vec![]), schema);
+    assert_eq!(
+        schema_error(&top, "age: -5"),
+        "top:\n- at '': missing property 'employmentInfo'\n- at '/age': minimum: got -5, want 0\n"
+    );
+    let message = schema_error(
+        &top,
+        "employmentInfo: {}\nreplicaCount: three\nimage: {tag: '1.0', extra: 1}\nmode: c\nname: 5",
+    );
+    for line in [
+        "- at '/replicaCount': got string, want integer\n",
+        "- at '/image': additional properties 'extra' not allowed\n",
+        "- at '/image/tag': '1.0' does not match pattern '^v'\n",
+        "- at '/mode': value must be one of 'a', 'b'\n",
+        "- at '/name': got number, want null or string\n",
+    ] {
+        assert!(message.contains(line), "{line:?} not in {message:?}");
+    }
+    // Numbers read from YAML are floats; integral ones are integers to the schema, as in Helm.
+    assert_eq!(
+        validate_schema(&top, &yaml("employmentInfo: {}\nage: 3\n")),
+        Ok(())
+    );
+}
+
+#[test]
+fn schema_error_display_has_helms_heading() {
+    let top = with_schema(chart("top", "", vec![]), r#"{"required": ["x"]}"#);
+    let error = validate_schema(&top, &Value::Map(Map::new())).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "values don't meet the specifications of the schema(s) in the following chart(s):\n\
+         top:\n- at '': missing property 'x'\n"
+    );
+}
+
+#[test]
+fn schema_draft4_and_anyof_nesting() {
+    let schema = r#"{
+      "$schema": "http://json-schema.org/draft-04/schema#",
+      "properties": {"port": {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]}}
+    }"#;
+    let top = with_schema(chart("top", "", vec![]), schema);
+    assert_eq!(validate_schema(&top, &yaml("port: 80")), Ok(()));
+    assert_eq!(
+        schema_error(&top, "port: abcd"),
+        "top:\n- at '/port': anyOf failed\n  - at '/port': got string, want integer\n  \
+         - at '/port': maxLength: got 4, want 2\n"
+    );
+}
+
+#[test]
+fn schema_invalid_against_the_metaschema() {
+    let top = with_schema(chart("top", "", vec![]), r#"{"type": 5}"#);
+    let message = schema_error(&top, "a: 1");
+    assert!(
+        message.starts_with(
+            "top:\n\"file:///values.schema.json#\" is not valid against metaschema: jsonschema \
+             validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '/type': "
+        ),
+        "{message}"
+    );
+    let top = with_schema(chart("top", "", vec![]), "{not json");
+    assert!(schema_error(&top, "a: 1").starts_with("top:\n"));
+}
+
+#[test]
+fn schema_remote_refs_are_not_fetched() {
+    let top = with_schema(
+        chart("top", "", vec![]),
+        r#"{"properties": {"a": {"$ref": "https://example.invalid/schema.json"}}}"#,
+    );
+    let message = schema_error(&top, "a: 1");
+    assert!(
+        message.contains("https://example.invalid/schema.json"),
+        "{message}"
+    );
+    // Local references resolve.
+    let top = with_schema(
+        chart("top", "", vec![]),
+        r##"{"$defs": {"port": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/port"}}}"##,
+    );
+    assert_eq!(validate_schema(&top, &yaml("a: 1")), Ok(()));
+    assert_eq!(
+        schema_error(&top, "a: x"),
+        "top:\n- at '/a': got string, want integer\n"
+    );
+}
