@@ -270,19 +270,39 @@ fn coalesce_values_matches_helms_moby_dick() {
     assert_eq!(user, yaml(MOBY_USER));
 }
 
+/// What Helm v4.2.3 gives templates for the same charts and user values (`toJson .Values`
+/// through the oracle).
+const MOBY_HELM_RESULT: &str = r#"{"back": "", "global": {"name": "Ishmael", "nested": {"boat": true}, "nested2": {"l0": "moby"}, "subject": "Queequeg"}, "name": "moby", "nested": {}, "override": "bad", "pequod": {"ahab": {"global": {"harpooner": "Tashtego", "name": "Ishmael", "nested": {"boat": true, "foo": "bar", "sail": true}, "nested2": {"l0": "moby", "l1": "pequod", "l2": "ahab"}, "subject": "Queequeg"}, "name": "ahab", "nested": {"foo": true}, "scope": "whale"}, "global": {"harpooner": "Tashtego", "name": "Ishmael", "nested": {"boat": true, "foo2": null, "sail": true}, "nested2": {"l0": "moby", "l1": "pequod"}, "subject": "Queequeg"}, "name": "pequod", "scope": "pequod"}, "scope": "moby", "spouter": {"global": {"name": "Ishmael", "nested": {"boat": true}, "nested2": {"l0": "moby", "l1": "spouter"}, "subject": "Queequeg"}, "scope": "spouter"}, "top": "yup"}"#;
+
 #[test]
-fn coalesce_keeps_the_top_charts_nulls_and_drops_subchart_default_nulls() {
-    // helm#32530: a null in the chart's own values.yaml stays; a subchart default null goes.
+fn coalesce_values_equals_helms_whole_result() {
+    let values = coalesce_values(&moby(), &yaml(MOBY_USER));
+    let helm = match serde_json::from_str(MOBY_HELM_RESULT) {
+        Ok(json) => json_to_value(json),
+        Err(e) => panic!("bad test JSON: {e}"),
+    };
+    assert_eq!(values, helm);
+}
+
+#[test]
+fn coalesce_drops_default_nulls_at_every_level() {
+    // Helm v4.2.3 through the oracle: `{sub: {b: {d: 1}, global: {}}, t: {x: 1}}` without user
+    // values, and `{other: null, sub: ..., t: {}}` with `{other: null, t: {x: null}}`.
     let sub = chart("sub", "a: null\nb: {c: null, d: 1}\n", vec![]);
-    let top = chart("top", "keep: null\n", vec![sub]);
-    let values = coalesce_values(&top, &Value::Nil);
-    assert_eq!(get(&values, "keep"), Some(&Value::Nil));
-    assert_eq!(get(&values, "sub.a"), None);
-    assert_eq!(get(&values, "sub.b.c"), None);
-    assert_eq!(get(&values, "sub.b.d"), Some(&Value::Float(1.0)));
-    // A user null for a key the chart does not have is kept as a null.
-    let values = coalesce_values(&top, &yaml("other: null"));
-    assert_eq!(get(&values, "other"), Some(&Value::Nil));
+    let top = chart(
+        "top",
+        "keep: null\nt: {n: null, x: 1}\nsub: {fromparent: null}\n",
+        vec![sub],
+    );
+    assert_eq!(
+        coalesce_values(&top, &Value::Nil),
+        yaml("sub: {b: {d: 1}, global: {}}\nt: {x: 1}\n")
+    );
+    // A user null deletes a default, and is kept for a key the chart does not have.
+    assert_eq!(
+        coalesce_values(&top, &yaml("other: null\nt: {x: null}")),
+        yaml("other: null\nsub: {b: {d: 1}, global: {}}\nt: {}\n")
+    );
 }
 
 #[test]
@@ -463,7 +483,11 @@ fn subpop() -> Chart {
 /// Every chart's dotted path (Helm's `ChartPath`), sorted.
 fn chart_paths(chart: &Chart) -> Vec<String> {
     fn walk(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
-        let path = super::concat_prefix(prefix, chart.name());
+        let path = if prefix.is_empty() {
+            chart.name().to_string()
+        } else {
+            format!("{prefix}.{}", chart.name())
+        };
         for sub in &chart.dependencies {
             walk(sub, &path, out);
         }
@@ -475,6 +499,8 @@ fn chart_paths(chart: &Chart) -> Vec<String> {
     out
 }
 
+/// TestDependencyEnabled's cases; each list is also what Helm v4.2.3 renders for the same
+/// charts on disk (checked through the oracle).
 #[test]
 fn dependency_enabled_by_tags_and_conditions() {
     let cases: &[(&str, &str, &[&str])] = &[
@@ -680,6 +706,21 @@ fn import_values_both_forms_with_helms_precedence() {
         one.import_values.last(),
         Some(&yaml("{child: exports.SC1exported1, parent: .}"))
     );
+}
+
+/// What Helm v4.2.3 gives the top chart's templates for the rebuilt `subpop` without user
+/// values (`toJson .Values` through the oracle, with the same charts on disk).
+const SUBPOP_HELM_RESULT: &str = r#"{"global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}, "imported-chart1": {"SC1bool": true, "SC1extra1": 11, "SC1float": 3.14, "SC1int": 100, "SC1string": "dollywood", "SPextra1": "helm rocks"}, "imported-chartA": {"SC1extra2": 1.337, "SCAbool": false, "SCAfloat": 3.1, "SCAint": 55, "SCAstring": "jabba"}, "overridden-chart1": {"SC1bool": false, "SC1extra1": 11, "SC1float": 3.141592, "SC1int": 99, "SC1string": "pollywog", "SPextra2": 42}, "subchart1": {"SC1data": {"SC1bool": true, "SC1extra1": 11, "SC1float": 3.14, "SC1int": 100, "SC1string": "dollywood"}, "exports": {"SC1exported1": {"global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}}}, "global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}, "imported-chartA": {"SC1extra2": 1.337, "SCAbool": false, "SCAfloat": 3.1, "SCAint": 55, "SCAstring": "jabba"}, "subcharta": {"SCAdata": {"SCAbool": false, "SCAfloat": 3.1, "SCAint": 55, "SCAstring": "jabba"}, "global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}}, "subchartb": {"SCBdata": {"SCBbool": true, "SCBint": 33}, "global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}}}, "subchart2alias": {"enabled": false}, "tags": {"back-end": false, "front-end": true}}"#;
+
+#[test]
+fn dependencies_then_coalesce_equal_helms_whole_result() {
+    let mut chart = subpop();
+    assert_eq!(process_dependencies(&mut chart, &Value::Nil), Ok(()));
+    let helm = match serde_json::from_str(SUBPOP_HELM_RESULT) {
+        Ok(json) => json_to_value(json),
+        Err(e) => panic!("bad test JSON: {e}"),
+    };
+    assert_eq!(coalesce_values(&chart, &Value::Nil), helm);
 }
 
 #[test]
