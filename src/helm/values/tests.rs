@@ -109,6 +109,16 @@ fn from_yaml_parse_errors_name_the_file_and_line() {
         ),
         "{message}"
     );
+    // Helm v4.2.3 (oracle): `error converting YAML to JSON: yaml: line 2: mapping values are not
+    // allowed in this context`.
+    assert_eq!(
+        from_yaml("a: 1\n  b: 2\n", "v.yaml"),
+        Err(Error::Values(
+            "failed to parse v.yaml: error converting YAML to JSON: yaml: line 2: mapping values \
+             are not allowed in this context"
+                .into()
+        ))
+    );
 }
 
 #[test]
@@ -357,6 +367,13 @@ fn coalesce_type_mismatch_on_a_subchart_key() {
     assert_eq!(
         try_coalesce_values(&parent, &yaml("sub: true")),
         Err(Error::Values("type mismatch on sub: true".into()))
+    );
+    // Go's %t goes into lists (Helm v4.2.3, through the oracle).
+    assert_eq!(
+        try_coalesce_values(&parent, &yaml("sub: [1, a]")),
+        Err(Error::Values(
+            "type mismatch on sub: [%!t(float64=1) %!t(string=a)]".into()
+        ))
     );
     // coalesce_values returns what it coalesced instead.
     assert_eq!(
@@ -1360,5 +1377,30 @@ fn schema_reports_match_helm_v4() {
             Err(other) => panic!("{schema}: unexpected {other:?}"),
         };
         assert_eq!(got.as_deref(), *want, "{schema} with {values:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// No input panics.
+
+proptest::proptest! {
+    #[test]
+    fn set_never_panics(expression in r"[a-c0-9=,.\[\]{}\\ -]{0,40}", as_string in proptest::bool::ANY) {
+        let mut values = yaml("a: {b: [1, {c: x}]}\nc: text\n");
+        let _ = apply_set(&expression, &mut values, as_string);
+    }
+
+    #[test]
+    fn from_yaml_never_panics(text in r"[a-c0-9:\-\[\]{}#&*!|>'\x22 \n]{0,60}") {
+        let _ = from_yaml(&text, "fuzz.yaml");
+    }
+
+    #[test]
+    fn coalesce_and_dependencies_never_panic(user in r"[a-c0-9:\[\]{},~ \n]{0,60}") {
+        let Ok(user) = from_yaml(&user, "fuzz.yaml") else { return Ok(()) };
+        let mut chart = subpop();
+        let _ = coalesce_values(&chart, &user);
+        let _ = process_dependencies(&mut chart, &user);
+        let _ = validate_schema(&chart, &user);
     }
 }
