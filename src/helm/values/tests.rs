@@ -639,6 +639,19 @@ fn alias_needs_a_matching_version() {
 }
 
 #[test]
+fn alias_without_a_version_is_not_applied() {
+    // Helm v4.2.3 (oracle): `dependencies: [{name: sub, alias: other}]` renders `sub` as `sub`.
+    let mut parent = chart("parent", "", vec![chart("sub", "", vec![])]);
+    let mut aliased = dependency("sub", "", &[]);
+    aliased.alias = "other".into();
+    aliased.version = String::new();
+    parent.metadata.dependencies = vec![aliased];
+    assert_eq!(process_dependencies(&mut parent, &Value::Nil), Ok(()));
+    let names: Vec<&str> = parent.dependencies.iter().map(Chart::name).collect();
+    assert_eq!(names, ["sub"]);
+}
+
+#[test]
 fn undeclared_subcharts_stay_enabled() {
     // TestDependentChartWithSubChartsAbsentInDependency: a subchart in charts/ that Chart.yaml
     // does not list is kept whatever the conditions say.
