@@ -1,13 +1,16 @@
 //! `values.schema.json` validation (Helm's `ValidateAgainstSchema`): each chart's schema checks
 //! the values at its level, subcharts the table under their name. Drafts 4, 6, 7, 2019-09 and
 //! 2020-12 are chosen by `$schema` (2020-12 when absent). No `$ref` is ever fetched: remote and
-//! file references fail to resolve.
+//! file references fail to resolve (Helm would fetch them).
 //!
-//! Messages are those of Helm's validator (santhosh-tekuri/jsonschema v6): per chart a
-//! `NAME:` line, then one `- at 'JSON-POINTER': MESSAGE` line per violation; `anyOf`/`oneOf`
-//! failures list their subschemas' violations indented below. Where the `jsonschema` crate
-//! reports less than Helm's validator (the items a failed `contains` rejected, the nesting of
-//! `allOf` and `$ref`), the lines are flat.
+//! Reports are those of Helm's validator (santhosh-tekuri/jsonschema v6.0.2): per chart a
+//! `NAME:` line, then `- at 'JSON-POINTER': MESSAGE` lines as a tree: a value failing more than
+//! once is a "validation failed" group, `allOf`/`anyOf`/`oneOf` list their branches below, a
+//! failed `contains` the items it rejected. The `jsonschema` crate reports flat errors; they are
+//! regrouped by their evaluation paths. Known differences: Helm orders the failures of
+//! different properties by Go's map iteration (at random), ours follow the crate and Helm's
+//! keyword order; `format` failures lack the checker's reason (`: missing @`); a schema that
+//! cannot be compiled for another reason than the metaschema words it differently.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
