@@ -15,6 +15,12 @@
 //! - Schemas are checked with the `jsonschema` crate; remote `$ref`s are never fetched, and
 //!   messages are rewritten into the wording of Helm's validator (santhosh-tekuri/jsonschema v6).
 //!
+//! A render does what Helm's install does: user values are the values files read with
+//! [`from_yaml`] and merged in order with [`merge_maps`], then each `--set` applied in order with
+//! [`apply_set`]; then [`process_dependencies`] on the chart with those values,
+//! [`try_coalesce_values`] for `.Values`, and [`validate_schema`] on the result (Helm's
+//! `ToRenderValuesWithSchemaValidation`).
+//!
 //! Not for: reading values from Flux objects (`valuesFrom` belongs to `controllers`).
 
 mod coalesce;
