@@ -626,6 +626,65 @@ fn alias_makes_renamed_copies() {
 }
 
 #[test]
+fn aliases_nested_with_conditions_as_helm_v4_2_3() {
+    // Helm's alias-condition-nested test chart. Helm v4.2.3 (oracle) enables `util` although
+    // `leaf`'s values disable it: at that level the condition is looked up under the aliased
+    // path `midchart.leafchart.`, where the parent's pass put no values. Later Helm changed
+    // this; we follow the oracle.
+    let build = || {
+        let mut leaf = chart(
+            "leaf",
+            "util:\n  enabled: false\n",
+            vec![chart("util", "", vec![])],
+        );
+        leaf.metadata.dependencies = vec![dependency("util", "util.enabled", &[])];
+        let mut mid = chart("mid", "", vec![leaf]);
+        let mut leaf_dep = dependency("leaf", "leafchart.enabled", &[]);
+        leaf_dep.alias = "leafchart".into();
+        mid.metadata.dependencies = vec![leaf_dep];
+        let mut parent = chart("parentchart", "midchart:\n  enabled: true\n", vec![mid]);
+        let mut mid_dep = dependency("mid", "midchart.enabled", &[]);
+        mid_dep.alias = "midchart".into();
+        parent.metadata.dependencies = vec![mid_dep];
+        parent
+    };
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "{}",
+            &[
+                "parentchart",
+                "parentchart.midchart",
+                "parentchart.midchart.leafchart",
+                "parentchart.midchart.leafchart.util",
+            ],
+        ),
+        (
+            "midchart: {leafchart: {enabled: false}}",
+            &["parentchart", "parentchart.midchart"],
+        ),
+        (
+            "midchart: {leafchart: {util: {enabled: true}}}",
+            &[
+                "parentchart",
+                "parentchart.midchart",
+                "parentchart.midchart.leafchart",
+                "parentchart.midchart.leafchart.util",
+            ],
+        ),
+        ("midchart: {enabled: false}", &["parentchart"]),
+    ];
+    for (user, want) in cases {
+        let mut parent = build();
+        assert_eq!(
+            process_dependencies(&mut parent, &yaml(user)),
+            Ok(()),
+            "{user}"
+        );
+        assert_eq!(chart_paths(&parent), *want, "{user}");
+    }
+}
+
+#[test]
 fn alias_needs_a_matching_version() {
     let mut parent = chart("parent", "", vec![chart("mariner", "", vec![])]);
     let mut aliased = dependency("mariner", "", &[]);
