@@ -123,23 +123,14 @@ impl Default for LoadOptions {
     }
 }
 
-/// Loads a chart from a directory (Helm's `loader.LoadDir`).
-pub fn load_dir(_dir: &std::path::Path, _options: &LoadOptions) -> Result<Chart, super::Error> {
-    Err(super::Error::Load {
-        chart: _dir.display().to_string(),
-        message: "not implemented".into(),
-    })
+/// Loads a chart from a directory (Helm's `loader.LoadDir`): `.helmignore` applies, files are
+/// read in name order, symlinks leading outside the directory are refused.
+pub fn load_dir(dir: &std::path::Path, options: &LoadOptions) -> Result<Chart, super::Error> {
+    super::load::load_dir(dir, options)
 }
 
 /// Loads a chart from a `.tgz` held in memory (Helm's `loader.LoadArchive`). `name` is what
 /// errors call it (a file name or URL).
-pub fn load_archive(
-    name: &str,
-    _bytes: &[u8],
-    _options: &LoadOptions,
-) -> Result<Chart, super::Error> {
-    Err(super::Error::Load {
-        chart: name.into(),
-        message: "not implemented".into(),
-    })
+pub fn load_archive(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Chart, super::Error> {
+    super::load::load_archive(name, bytes, options)
 }

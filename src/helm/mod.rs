@@ -14,7 +14,9 @@
 //! Not for: fetching charts (see `repo`), Flux's HelmRelease semantics (see `controllers`).
 
 pub mod chart;
+mod helmignore;
 mod kube_version;
+mod load;
 mod render;
 mod sort;
 pub mod values;
