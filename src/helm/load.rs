@@ -808,3 +808,328 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
     out.insert("Type".to_string(), s(&md.chart_type));
     Ok(Value::Map(out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A `.tgz` built in memory; names are written raw into the header, so hostile ones survive.
+    fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, data) in entries {
+            let mut header = tar::Header::new_old();
+            let field = &mut header.as_old_mut().name;
+            field[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_entry_type(tar::EntryType::Regular);
+            header.set_cksum();
+            builder.append(&header, *data).expect("tar entry");
+        }
+        let tar = builder.into_inner().expect("tar");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&tar).expect("gzip");
+        gz.finish().expect("gzip")
+    }
+
+    fn message(result: Result<Chart, Error>) -> String {
+        match result {
+            Ok(chart) => panic!("expected an error, loaded {}", chart.name()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    const SUB_CHART: &[u8] = b"apiVersion: v2\nname: sub\nversion: 0.1.0\n";
+
+    fn parent_archive() -> Vec<u8> {
+        let sub = tgz(&[
+            ("sub/Chart.yaml", SUB_CHART),
+            ("sub/values.yaml", b"port: 80\n"),
+            ("sub/templates/svc.yaml", b"kind: Service\n"),
+        ]);
+        tgz(&[
+            (
+                "app/Chart.yaml",
+                b"apiVersion: v2\nname: app\nversion: 1.10\nappVersion: 1.0\nmaintainers:\n- name: me\nannotations:\n  a: 1\ndependencies:\n- name: sub\n  version: 0.1.0\n  import-values:\n  - data\n  - child: a\n    parent: b\n",
+            ),
+            ("app/values.yaml", b"replicas: 2\nname: x\n"),
+            ("app/values.schema.json", b"{}"),
+            ("app/Chart.lock", b"x"),
+            ("app/templates/deploy.yaml", b"kind: Deployment\n"),
+            ("app/templates/_helpers.tpl", b"{{/* */}}"),
+            ("app/crds/crd.yaml", b"kind: CustomResourceDefinition\n"),
+            ("app/charts/sub-0.1.0.tgz", &sub),
+            ("app/charts/other/Chart.yaml", b"apiVersion: v2\nname: aaa\nversion: 1.0.0\n"),
+            ("app/charts/sub-0.1.0.tgz.prov", b"sig"),
+            ("app/.helmignore", b"*.md\n"),
+            ("app/README.md", b"kept: archives are loaded as packaged"),
+        ])
+    }
+
+    #[test]
+    fn archive_loads_with_subcharts() {
+        let chart = load_archive("app.tgz", &parent_archive(), &LoadOptions::default()).expect("loads");
+        assert_eq!(chart.name(), "app");
+        assert_eq!(chart.metadata.version, "1.10");
+        assert_eq!(chart.metadata.app_version, "1.0");
+        assert_eq!(chart.schema.as_deref(), Some(&b"{}"[..]));
+        let names = |files: &[ChartFile]| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&chart.templates), ["templates/deploy.yaml", "templates/_helpers.tpl"]);
+        assert_eq!(
+            names(&chart.files),
+            ["crds/crd.yaml", "charts/sub-0.1.0.tgz.prov", ".helmignore", "README.md"]
+        );
+        let mut values = BTreeMap::new();
+        values.insert("replicas".to_string(), Value::Float(2.0));
+        values.insert("name".to_string(), Value::String("x".into()));
+        assert_eq!(chart.values, Value::Map(values));
+        let subs: Vec<&str> = chart.dependencies.iter().map(|c| c.name()).collect();
+        assert_eq!(subs, ["aaa", "sub"]);
+        let sub = &chart.dependencies[1];
+        assert_eq!(sub.templates.len(), 1);
+        assert_eq!(chart.dependencies[0].values, Value::Map(BTreeMap::new()));
+        let dep = &chart.metadata.dependencies[0];
+        assert!(dep.enabled);
+        assert_eq!(dep.import_values.len(), 2);
+        assert_eq!(chart.crd_files().len(), 1);
+    }
+
+    #[test]
+    fn chart_template_data_uses_go_names_and_zero_values() {
+        let chart = load_archive("app.tgz", &parent_archive(), &LoadOptions::default()).expect("loads");
+        let Value::Map(data) = &chart.metadata.template_data else {
+            panic!("template data is a map");
+        };
+        let get = |k: &str| data.get(k).cloned().unwrap_or_else(|| panic!("missing {k}"));
+        assert_eq!(get("Version"), Value::String("1.10".into()));
+        assert_eq!(get("AppVersion"), Value::String("1.0".into()));
+        assert_eq!(get("Home"), Value::String(String::new()));
+        assert_eq!(get("Keywords"), Value::List(vec![]));
+        assert_eq!(get("Deprecated"), Value::Bool(false));
+        assert_eq!(get("Type"), Value::String(String::new()));
+        let Value::Map(ann) = get("Annotations") else { panic!("annotations") };
+        assert_eq!(ann.get("a"), Some(&Value::String("1".into())));
+        let Value::List(m) = get("Maintainers") else { panic!("maintainers") };
+        let Some(Value::Map(m)) = m.first() else { panic!("one maintainer") };
+        assert_eq!(m.get("Name"), Some(&Value::String("me".into())));
+        assert_eq!(m.get("URL"), Some(&Value::String(String::new())));
+        let Value::List(deps) = get("Dependencies") else { panic!("deps") };
+        let Some(Value::Map(d)) = deps.first() else { panic!("one dep") };
+        assert_eq!(d.get("Enabled"), Some(&Value::Bool(true)));
+        assert_eq!(data.len(), 17);
+    }
+
+    #[test]
+    fn archive_rejects_paths_outside_the_chart() {
+        let o = LoadOptions::default();
+        let m = message(load_archive("x.tgz", &tgz(&[("app/../../x", b"a")]), &o));
+        assert!(m.contains("outside the base directory"), "{m}");
+        let m = message(load_archive("x.tgz", &tgz(&[("../x", b"a")]), &o));
+        assert!(m.contains("outside the base directory"), "{m}");
+        let m = message(load_archive("x.tgz", &tgz(&[("/etc/passwd", b"a")]), &o));
+        assert!(m.contains("absolute paths"), "{m}");
+        let m = message(load_archive("x.tgz", &tgz(&[("app/C:/x", b"a")]), &o));
+        assert!(m.contains("illegally named"), "{m}");
+        let m = message(load_archive("x.tgz", &tgz(&[("Chart.yaml", SUB_CHART)]), &o));
+        assert!(m.contains("not in base directory"), "{m}");
+        let m = message(load_archive("x.tgz", b"not gzip", &o));
+        assert!(m.contains("gzipped"), "{m}");
+        let m = message(load_archive("x.tgz", &tgz(&[]), &o));
+        assert!(m.contains("no files"), "{m}");
+        let m = message(load_archive("x.tgz", &[0x1f, 0x8b, 0, 1, 2], &o));
+        assert!(m.starts_with("loading chart x.tgz"), "{m}");
+    }
+
+    #[test]
+    fn archive_caps_are_enforced() {
+        let many: Vec<(String, Vec<u8>)> = (0..50).map(|i| (format!("app/f{i}"), vec![b'a'; 10])).collect();
+        let mut entries: Vec<(&str, &[u8])> = vec![("app/Chart.yaml", SUB_CHART)];
+        entries.extend(many.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
+        let archive = tgz(&entries);
+        let o = LoadOptions { max_entries: 20, ..LoadOptions::default() };
+        let m = message(load_archive("x.tgz", &archive, &o));
+        assert!(m.contains("entry limit"), "{m}");
+
+        let big = vec![b'a'; 1 << 20];
+        let archive = tgz(&[("app/Chart.yaml", SUB_CHART), ("app/big", &big)]);
+        let o = LoadOptions { max_total_bytes: 100_000, ..LoadOptions::default() };
+        let m = message(load_archive("x.tgz", &archive, &o));
+        assert!(m.contains("size limit"), "{m}");
+        let o = LoadOptions { max_archive_bytes: 100, ..LoadOptions::default() };
+        let m = message(load_archive("x.tgz", &archive, &o));
+        assert!(m.contains("bytes allowed"), "{m}");
+
+        // Subcharts three deep, with a depth limit of one.
+        let c = tgz(&[("c/Chart.yaml", b"apiVersion: v2\nname: c\nversion: 1.0.0\n")]);
+        let b = tgz(&[("b/Chart.yaml", b"apiVersion: v2\nname: b\nversion: 1.0.0\n"), ("b/charts/c.tgz", &c)]);
+        let a = tgz(&[("a/Chart.yaml", b"apiVersion: v2\nname: a\nversion: 1.0.0\n"), ("a/charts/b.tgz", &b)]);
+        let o = LoadOptions { max_depth: 1, ..LoadOptions::default() };
+        let m = message(load_archive("a.tgz", &a, &o));
+        assert!(m.contains("deeper than 1"), "{m}");
+        assert!(load_archive("a.tgz", &a, &LoadOptions::default()).is_ok());
+    }
+
+    fn chart_yaml_error(yaml: &str) -> String {
+        message(load_archive("x.tgz", &tgz(&[("x/Chart.yaml", yaml.as_bytes())]), &LoadOptions::default()))
+    }
+
+    #[test]
+    fn chart_yaml_validation_messages() {
+        let m = message(load_archive("x.tgz", &tgz(&[("x/values.yaml", b"a: 1")]), &LoadOptions::default()));
+        assert!(m.ends_with("Chart.yaml file is missing"), "{m}");
+        assert!(chart_yaml_error("apiVersion: v2\nversion: 1.0.0\n")
+            .ends_with("validation: chart.metadata.name is required"));
+        assert!(chart_yaml_error("apiVersion: v2\nname: a\n")
+            .ends_with("validation: chart.metadata.version is required"));
+        assert!(chart_yaml_error("apiVersion: v2\nname: a\nversion: x\n")
+            .ends_with("validation: chart.metadata.version \"x\" is invalid"));
+        assert!(chart_yaml_error("apiVersion: v2\nname: a\nversion: 1.0.0\ntype: foo\n")
+            .ends_with("validation: chart.metadata.type must be application or library"));
+        assert!(chart_yaml_error(
+            "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n- name: b\n- name: b\n"
+        )
+        .ends_with("more than one dependency with name or alias \"b\""));
+        assert!(chart_yaml_error(
+            "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n- name: b\n  alias: b.c\n"
+        )
+        .contains("disallowed characters in the alias"));
+        assert!(chart_yaml_error("apiVersion: v2\nname: [a]\nversion: 1\n").contains("name"));
+        // No apiVersion reads as v1, as in Helm.
+        let ok = load_archive("x.tgz", &tgz(&[("x/Chart.yaml", b"name: a\nversion: v1.2\n")]), &LoadOptions::default())
+            .expect("loads");
+        assert_eq!(ok.metadata.api_version, "v1");
+    }
+
+    #[test]
+    fn semver_follows_masterminds_loose_form() {
+        for v in ["1", "1.2", "v1.2.3", "1.2.3-rc.1+build.5", "0.0.0-0"] {
+            assert!(is_semver(v), "{v}");
+        }
+        for v in ["", "x", "1.2.3.4", "1..2", "1.2.3-", "1.2.3+", "1.a"] {
+            assert!(!is_semver(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn requirements_yaml_gives_v1_dependencies() {
+        let archive = tgz(&[
+            ("x/Chart.yaml", b"apiVersion: v1\nname: x\nversion: 1.0.0\n"),
+            ("x/requirements.yaml", b"dependencies:\n- name: d\n  version: 1.0.0\n  tags: [t]\n"),
+            ("x/requirements.lock", b"lock"),
+        ]);
+        let chart = load_archive("x.tgz", &archive, &LoadOptions::default()).expect("loads");
+        assert_eq!(chart.metadata.dependencies.len(), 1);
+        assert_eq!(chart.metadata.dependencies[0].tags, ["t"]);
+        // Helm keeps both in `.Files` for v1 charts.
+        assert_eq!(chart.files.len(), 2);
+    }
+
+    #[test]
+    fn directory_applies_helmignore_and_refuses_escaping_symlinks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("app");
+        std::fs::create_dir_all(root.join("templates")).expect("mkdir");
+        std::fs::create_dir_all(root.join("ci")).expect("mkdir");
+        std::fs::create_dir_all(root.join("charts/sub/templates")).expect("mkdir");
+        std::fs::write(root.join("Chart.yaml"), "apiVersion: v2\nname: app\nversion: 1.0.0\n").expect("write");
+        std::fs::write(root.join(".helmignore"), "ci/\n*.md\n").expect("write");
+        std::fs::write(root.join("README.md"), "x").expect("write");
+        std::fs::write(root.join("ci/values.yaml"), "x").expect("write");
+        std::fs::write(root.join("templates/b.yaml"), "b").expect("write");
+        std::fs::write(root.join("templates/a.yaml"), "a").expect("write");
+        std::fs::write(root.join("templates/.hidden"), "h").expect("write");
+        std::fs::write(root.join("charts/sub/Chart.yaml"), SUB_CHART).expect("write");
+        std::fs::write(root.join("charts/sub/templates/x.yaml"), "x").expect("write");
+        std::fs::write(root.join("charts/sub/NOTES.md"), "x").expect("write");
+        std::fs::write(root.join("charts/sub-2.tgz"), tgz(&[("sub2/Chart.yaml", b"apiVersion: v2\nname: sub2\nversion: 1.0.0\n")]))
+            .expect("write");
+        let chart = load_dir(&root, &LoadOptions::default()).expect("loads");
+        let names: Vec<&str> = chart.templates.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["templates/a.yaml", "templates/b.yaml"]);
+        let files: Vec<&str> = chart.files.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(files, [".helmignore"]);
+        let subs: Vec<&str> = chart.dependencies.iter().map(|c| c.name()).collect();
+        assert_eq!(subs, ["sub", "sub2"]);
+        assert!(chart.dependencies[0].files.is_empty(), "the top .helmignore reaches subcharts");
+
+        #[cfg(unix)]
+        {
+            std::fs::write(dir.path().join("secret"), "s").expect("write");
+            std::os::unix::fs::symlink(dir.path().join("secret"), root.join("templates/leak.yaml")).expect("symlink");
+            let m = message(load_dir(&root, &LoadOptions::default()));
+            assert!(m.contains("templates/leak.yaml") && m.contains("outside the chart"), "{m}");
+            std::fs::remove_file(root.join("templates/leak.yaml")).expect("rm");
+            std::os::unix::fs::symlink(root.join("templates/a.yaml"), root.join("templates/c.yaml")).expect("symlink");
+            let chart = load_dir(&root, &LoadOptions::default()).expect("inner symlinks are followed");
+            assert_eq!(chart.templates.len(), 3);
+            std::os::unix::fs::symlink(&root, root.join("templates/loop")).expect("symlink");
+            let m = message(load_dir(&root, &LoadOptions::default()));
+            assert!(m.contains("loop"), "{m}");
+        }
+    }
+
+    const CORPUS: &str = "/work/shared/corpus/charts";
+
+    fn corpus_dirs() -> Vec<PathBuf> {
+        let entries = std::fs::read_dir(CORPUS).unwrap_or_else(|e| {
+            panic!("the chart corpus {CORPUS} is missing (is /work/shared mounted?): {e}")
+        });
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        assert!(!dirs.is_empty(), "the chart corpus {CORPUS} holds no charts");
+        dirs
+    }
+
+    fn files_on_disk(dir: &Path) -> usize {
+        let Ok(read) = std::fs::read_dir(dir) else { return 0 };
+        read.filter_map(|e| e.ok())
+            .map(|e| {
+                let p = e.path();
+                if p.is_dir() {
+                    files_on_disk(&p)
+                } else {
+                    usize::from(!e.file_name().to_string_lossy().starts_with('.'))
+                }
+            })
+            .sum()
+    }
+
+    #[test]
+    fn corpus_charts_all_load() {
+        let mut failures = Vec::new();
+        for dir in corpus_dirs() {
+            match load_dir(&dir, &LoadOptions::default()) {
+                Ok(chart) => assert!(!chart.templates.is_empty() || chart.metadata.is_library() || !chart.dependencies.is_empty(), "{}", dir.display()),
+                Err(e) => failures.push(format!("{}: {e}", dir.display())),
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn corpus_kube_prometheus_stack_subcharts_match_disk() {
+        for name in ["kube-prometheus-stack-75.4.0", "kube-prometheus-stack-39.4.0"] {
+            let root = Path::new(CORPUS).join(name);
+            assert!(root.is_dir(), "corpus chart {} is missing (is /work/shared mounted?)", root.display());
+            let chart = load_dir(&root, &LoadOptions::default()).expect("loads");
+            assert_eq!(chart.templates.len(), files_on_disk(&root.join("templates")), "{name}");
+            let mut on_disk: Vec<String> = std::fs::read_dir(root.join("charts"))
+                .expect("charts/")
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            on_disk.sort();
+            assert!(!on_disk.is_empty());
+            assert_eq!(chart.dependencies.len(), on_disk.len(), "{name}");
+            for sub in &chart.dependencies {
+                let sub_dir = root.join("charts").join(sub.name());
+                assert!(sub_dir.is_dir(), "{}", sub_dir.display());
+                assert_eq!(sub.templates.len(), files_on_disk(&sub_dir.join("templates")), "{name}/{}", sub.name());
+            }
+        }
+    }
+}
