@@ -65,7 +65,9 @@ pub struct Chart {
     /// Files under `templates/`.
     pub templates: Vec<ChartFile>,
     /// Every other file that `.helmignore` keeps, except `Chart.yaml`, `values.yaml`,
-    /// `values.schema.json`, lock and requirements files and `charts/`.
+    /// `values.schema.json`, lock and requirements files and `charts/` (`.prov` files under
+    /// `charts/` stay). As in Helm, an apiVersion v1 chart keeps `requirements.yaml` and
+    /// `requirements.lock` here too.
     pub files: Vec<ChartFile>,
     /// Subcharts from `charts/` (directories or archives), in name order.
     pub dependencies: Vec<Chart>,
@@ -131,6 +133,10 @@ pub fn load_dir(dir: &std::path::Path, options: &LoadOptions) -> Result<Chart, s
 
 /// Loads a chart from a `.tgz` held in memory (Helm's `loader.LoadArchive`). `name` is what
 /// errors call it (a file name or URL).
-pub fn load_archive(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Chart, super::Error> {
+pub fn load_archive(
+    name: &str,
+    bytes: &[u8],
+    options: &LoadOptions,
+) -> Result<Chart, super::Error> {
     super::load::load_archive(name, bytes, options)
 }

@@ -187,9 +187,7 @@ fn glob_match(pattern: &[char], name: &[char]) -> bool {
         },
         '[' => match name.split_first() {
             Some((&c, tail)) if c != '/' => match parse_class(pattern, 1, Some(c)) {
-                Some((true, next)) => {
-                    pattern.get(next..).is_some_and(|r| glob_match(r, tail))
-                }
+                Some((true, next)) => pattern.get(next..).is_some_and(|r| glob_match(r, tail)),
                 _ => false,
             },
             _ => false,

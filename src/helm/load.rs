@@ -92,11 +92,18 @@ pub(crate) fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error
     rules.add_defaults();
     let mut files = Vec::new();
     let mut stack = vec![root.clone()];
-    walk(&root, &root, "", &rules, &label, &mut ctx, &mut stack, &mut files)?;
+    walk(
+        &root, &root, "", &rules, &label, &mut ctx, &mut stack, &mut files,
+    )?;
     load_files(files, &label, 0, &mut ctx)
 }
 
-fn read_limited(path: &Path, chart: &str, name: &str, options: &LoadOptions) -> Result<Vec<u8>, Error> {
+fn read_limited(
+    path: &Path,
+    chart: &str,
+    name: &str,
+    options: &LoadOptions,
+) -> Result<Vec<u8>, Error> {
     let file = std::fs::File::open(path).map_err(|e| load_error(chart, format!("{name}: {e}")))?;
     let mut data = Vec::new();
     file.take(options.max_total_bytes.saturating_add(1))
@@ -130,7 +137,8 @@ fn walk(
         .map_err(|e| load_error(chart, format!("{}: {e}", display_rel(prefix))))?;
     let mut entries = Vec::new();
     for entry in read {
-        let entry = entry.map_err(|e| load_error(chart, format!("{}: {e}", display_rel(prefix))))?;
+        let entry =
+            entry.map_err(|e| load_error(chart, format!("{}: {e}", display_rel(prefix))))?;
         entries.push(entry);
     }
     entries.sort_by_key(|e| e.file_name());
@@ -162,14 +170,16 @@ fn walk(
                     ),
                 ));
             }
-            meta = std::fs::metadata(&target).map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
+            meta =
+                std::fs::metadata(&target).map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
             path = target;
         }
         if meta.is_dir() {
             if rules.ignore(&rel, true) {
                 continue;
             }
-            let canonical = std::fs::canonicalize(&path).map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
+            let canonical = std::fs::canonicalize(&path)
+                .map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
             if stack.contains(&canonical) {
                 return Err(load_error(chart, format!("{rel}: symbolic link loop")));
             }
@@ -212,7 +222,11 @@ fn strip_bom(mut data: Vec<u8>) -> Vec<u8> {
     data
 }
 
-pub(crate) fn load_archive(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Chart, Error> {
+pub(crate) fn load_archive(
+    name: &str,
+    bytes: &[u8],
+    options: &LoadOptions,
+) -> Result<Chart, Error> {
     let mut ctx = Ctx {
         options,
         budget: Budget::default(),
@@ -232,7 +246,9 @@ impl<R: Read> Read for Capped<R> {
         let n = self.inner.read(buf)?;
         self.read = self.read.saturating_add(n as u64);
         if self.read > self.limit {
-            return Err(std::io::Error::other("decompressed archive exceeds the size limit"));
+            return Err(std::io::Error::other(
+                "decompressed archive exceeds the size limit",
+            ));
         }
         Ok(n)
     }
@@ -251,7 +267,10 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
         ));
     }
     if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Err(load_error(name, "file does not appear to be a gzipped archive"));
+        return Err(load_error(
+            name,
+            "file does not appear to be a gzipped archive",
+        ));
     }
     // Tar headers and padding cost up to about 1 KiB per entry on top of the file data.
     let remaining = options.max_total_bytes.saturating_sub(ctx.budget.bytes);
@@ -273,7 +292,10 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
         if seen > options.max_entries {
             return Err(load_error(
                 name,
-                format!("archive holds more than {} entries (the entry limit)", options.max_entries),
+                format!(
+                    "archive holds more than {} entries (the entry limit)",
+                    options.max_entries
+                ),
             ));
         }
         let kind = entry.header().entry_type();
@@ -357,11 +379,19 @@ fn has_drive(path: &str) -> bool {
 }
 
 /// Helm's `LoadFiles`.
-fn load_files(files: Vec<ChartFile>, label: &str, depth: usize, ctx: &mut Ctx<'_>) -> Result<Chart, Error> {
+fn load_files(
+    files: Vec<ChartFile>,
+    label: &str,
+    depth: usize,
+    ctx: &mut Ctx<'_>,
+) -> Result<Chart, Error> {
     if depth > ctx.options.max_depth {
         return Err(load_error(
             label,
-            format!("subcharts nest deeper than {} levels", ctx.options.max_depth),
+            format!(
+                "subcharts nest deeper than {} levels",
+                ctx.options.max_depth
+            ),
         ));
     }
     let mut chart_yaml: Option<Vec<u8>> = None;
@@ -386,10 +416,13 @@ fn load_files(files: Vec<ChartFile>, label: &str, depth: usize, ctx: &mut Ctx<'_
                 }
                 let inner = &name["charts/".len()..];
                 let (sub, rest) = inner.split_once('/').unwrap_or((inner, ""));
-                subcharts.entry(sub.to_string()).or_default().push(ChartFile {
-                    name: rest.to_string(),
-                    data: file.data,
-                });
+                subcharts
+                    .entry(sub.to_string())
+                    .or_default()
+                    .push(ChartFile {
+                        name: rest.to_string(),
+                        data: file.data,
+                    });
             }
             _ => chart.files.push(file),
         }
@@ -495,7 +528,11 @@ fn type_error(file: &str, field: &str, want: &str) -> String {
     format!("cannot load {file}: field {field} must be {want}")
 }
 
-fn mapping<'a>(node: &'a Node, file: &str, field: &str) -> Result<Option<&'a yaml::Mapping>, String> {
+fn mapping<'a>(
+    node: &'a Node,
+    file: &str,
+    field: &str,
+) -> Result<Option<&'a yaml::Mapping>, String> {
     match node {
         Node::Mapping(m) => Ok(Some(m)),
         Node::Scalar(s) if s.is_null() => Ok(None),
@@ -590,7 +627,9 @@ fn parse_metadata(data: &[u8], label: &str) -> Result<Metadata, Error> {
     let file = "Chart.yaml";
     let wrap = |m: String| load_error(label, m);
     let empty = yaml::Mapping::new();
-    let m = mapping(&root, file, "Chart.yaml").map_err(wrap)?.unwrap_or(&empty);
+    let m = mapping(&root, file, "Chart.yaml")
+        .map_err(wrap)?
+        .unwrap_or(&empty);
     let mut api_version = string_field(m.get("apiVersion"), file, "apiVersion").map_err(wrap)?;
     if api_version.is_empty() {
         // Helm 2 accepted charts without apiVersion; Helm reads them as v1.
@@ -620,7 +659,9 @@ fn parse_requirements(data: &[u8], label: &str) -> Result<Option<Vec<Dependency>
     if !m.contains_key("dependencies") {
         return Ok(None);
     }
-    parse_dependencies(m.get("dependencies"), file).map(Some).map_err(wrap)
+    parse_dependencies(m.get("dependencies"), file)
+        .map(Some)
+        .map_err(wrap)
 }
 
 /// Helm's `Metadata.Validate` (the messages follow it; the caller adds `validation: `).
@@ -642,7 +683,10 @@ fn validate(md: &mut Metadata) -> Result<(), String> {
         return Err("chart.metadata.version is required".into());
     }
     if !is_semver(&md.version) {
-        return Err(format!("chart.metadata.version {:?} is invalid", md.version));
+        return Err(format!(
+            "chart.metadata.version {:?} is invalid",
+            md.version
+        ));
     }
     if !matches!(md.chart_type.as_str(), "" | "application" | "library") {
         return Err("chart.metadata.type must be application or library".into());
@@ -665,9 +709,15 @@ fn validate(md: &mut Metadata) -> Result<(), String> {
                 dep.name
             ));
         }
-        let key = if dep.alias.is_empty() { &dep.name } else { &dep.alias };
+        let key = if dep.alias.is_empty() {
+            &dep.name
+        } else {
+            &dep.alias
+        };
         if !seen.insert(key.clone()) {
-            return Err(format!("more than one dependency with name or alias {key:?}"));
+            return Err(format!(
+                "more than one dependency with name or alias {key:?}"
+            ));
         }
     }
     Ok(())
@@ -707,9 +757,9 @@ fn is_semver(version: &str) -> bool {
     };
     let nums: Vec<&str> = core.split('.').collect();
     (1..=3).contains(&nums.len())
-        && nums
-            .iter()
-            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && n.parse::<u64>().is_ok())
+        && nums.iter().all(|n| {
+            !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) && n.parse::<u64>().is_ok()
+        })
         && pre.is_none_or(ident_ok)
         && build.is_none_or(ident_ok)
 }
@@ -742,7 +792,9 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
         Some(Node::Scalar(sc)) if sc.is_null() => {}
         Some(Node::Sequence(seq)) => {
             for item in &seq.items {
-                let mm = mapping(item, file, "maintainers").map_err(wrap)?.unwrap_or(&empty);
+                let mm = mapping(item, file, "maintainers")
+                    .map_err(wrap)?
+                    .unwrap_or(&empty);
                 let mut out = BTreeMap::new();
                 for (go, key) in [("Name", "name"), ("Email", "email"), ("URL", "url")] {
                     out.insert(
@@ -761,7 +813,9 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
             for entry in &am.entries {
                 annotations.insert(
                     entry.key.value.clone(),
-                    Value::String(string_field(Some(&entry.value), file, "annotations").map_err(wrap)?),
+                    Value::String(
+                        string_field(Some(&entry.value), file, "annotations").map_err(wrap)?,
+                    ),
                 );
             }
         }
@@ -780,7 +834,10 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
                 Value::List(d.tags.iter().map(|t| s(t)).collect()),
             );
             out.insert("Enabled".to_string(), Value::Bool(d.enabled));
-            out.insert("ImportValues".to_string(), Value::List(d.import_values.clone()));
+            out.insert(
+                "ImportValues".to_string(),
+                Value::List(d.import_values.clone()),
+            );
             out.insert("Alias".to_string(), s(&d.alias));
             Value::Map(out)
         })
@@ -869,16 +926,25 @@ mod tests {
 
     #[test]
     fn archive_loads_with_subcharts() {
-        let chart = load_archive("app.tgz", &parent_archive(), &LoadOptions::default()).expect("loads");
+        let chart =
+            load_archive("app.tgz", &parent_archive(), &LoadOptions::default()).expect("loads");
         assert_eq!(chart.name(), "app");
         assert_eq!(chart.metadata.version, "1.10");
         assert_eq!(chart.metadata.app_version, "1.0");
         assert_eq!(chart.schema.as_deref(), Some(&b"{}"[..]));
         let names = |files: &[ChartFile]| files.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&chart.templates), ["templates/deploy.yaml", "templates/_helpers.tpl"]);
+        assert_eq!(
+            names(&chart.templates),
+            ["templates/deploy.yaml", "templates/_helpers.tpl"]
+        );
         assert_eq!(
             names(&chart.files),
-            ["crds/crd.yaml", "charts/sub-0.1.0.tgz.prov", ".helmignore", "README.md"]
+            [
+                "crds/crd.yaml",
+                "charts/sub-0.1.0.tgz.prov",
+                ".helmignore",
+                "README.md"
+            ]
         );
         let mut values = BTreeMap::new();
         values.insert("replicas".to_string(), Value::Float(2.0));
@@ -897,25 +963,40 @@ mod tests {
 
     #[test]
     fn chart_template_data_uses_go_names_and_zero_values() {
-        let chart = load_archive("app.tgz", &parent_archive(), &LoadOptions::default()).expect("loads");
+        let chart =
+            load_archive("app.tgz", &parent_archive(), &LoadOptions::default()).expect("loads");
         let Value::Map(data) = &chart.metadata.template_data else {
             panic!("template data is a map");
         };
-        let get = |k: &str| data.get(k).cloned().unwrap_or_else(|| panic!("missing {k}"));
+        let get = |k: &str| {
+            data.get(k)
+                .cloned()
+                .unwrap_or_else(|| panic!("missing {k}"))
+        };
         assert_eq!(get("Version"), Value::String("1.10".into()));
         assert_eq!(get("AppVersion"), Value::String("1.0".into()));
         assert_eq!(get("Home"), Value::String(String::new()));
         assert_eq!(get("Keywords"), Value::List(vec![]));
         assert_eq!(get("Deprecated"), Value::Bool(false));
         assert_eq!(get("Type"), Value::String(String::new()));
-        let Value::Map(ann) = get("Annotations") else { panic!("annotations") };
+        let Value::Map(ann) = get("Annotations") else {
+            panic!("annotations")
+        };
         assert_eq!(ann.get("a"), Some(&Value::String("1".into())));
-        let Value::List(m) = get("Maintainers") else { panic!("maintainers") };
-        let Some(Value::Map(m)) = m.first() else { panic!("one maintainer") };
+        let Value::List(m) = get("Maintainers") else {
+            panic!("maintainers")
+        };
+        let Some(Value::Map(m)) = m.first() else {
+            panic!("one maintainer")
+        };
         assert_eq!(m.get("Name"), Some(&Value::String("me".into())));
         assert_eq!(m.get("URL"), Some(&Value::String(String::new())));
-        let Value::List(deps) = get("Dependencies") else { panic!("deps") };
-        let Some(Value::Map(d)) = deps.first() else { panic!("one dep") };
+        let Value::List(deps) = get("Dependencies") else {
+            panic!("deps")
+        };
+        let Some(Value::Map(d)) = deps.first() else {
+            panic!("one dep")
+        };
         assert_eq!(d.get("Enabled"), Some(&Value::Bool(true)));
         assert_eq!(data.len(), 17);
     }
@@ -931,7 +1012,11 @@ mod tests {
         assert!(m.contains("absolute paths"), "{m}");
         let m = message(load_archive("x.tgz", &tgz(&[("app/C:/x", b"a")]), &o));
         assert!(m.contains("illegally named"), "{m}");
-        let m = message(load_archive("x.tgz", &tgz(&[("Chart.yaml", SUB_CHART)]), &o));
+        let m = message(load_archive(
+            "x.tgz",
+            &tgz(&[("Chart.yaml", SUB_CHART)]),
+            &o,
+        ));
         assert!(m.contains("not in base directory"), "{m}");
         let m = message(load_archive("x.tgz", b"not gzip", &o));
         assert!(m.contains("gzipped"), "{m}");
@@ -943,40 +1028,68 @@ mod tests {
 
     #[test]
     fn archive_caps_are_enforced() {
-        let many: Vec<(String, Vec<u8>)> = (0..50).map(|i| (format!("app/f{i}"), vec![b'a'; 10])).collect();
+        let many: Vec<(String, Vec<u8>)> = (0..50)
+            .map(|i| (format!("app/f{i}"), vec![b'a'; 10]))
+            .collect();
         let mut entries: Vec<(&str, &[u8])> = vec![("app/Chart.yaml", SUB_CHART)];
         entries.extend(many.iter().map(|(n, d)| (n.as_str(), d.as_slice())));
         let archive = tgz(&entries);
-        let o = LoadOptions { max_entries: 20, ..LoadOptions::default() };
+        let o = LoadOptions {
+            max_entries: 20,
+            ..LoadOptions::default()
+        };
         let m = message(load_archive("x.tgz", &archive, &o));
         assert!(m.contains("entry limit"), "{m}");
 
         let big = vec![b'a'; 1 << 20];
         let archive = tgz(&[("app/Chart.yaml", SUB_CHART), ("app/big", &big)]);
-        let o = LoadOptions { max_total_bytes: 100_000, ..LoadOptions::default() };
+        let o = LoadOptions {
+            max_total_bytes: 100_000,
+            ..LoadOptions::default()
+        };
         let m = message(load_archive("x.tgz", &archive, &o));
         assert!(m.contains("size limit"), "{m}");
-        let o = LoadOptions { max_archive_bytes: 100, ..LoadOptions::default() };
+        let o = LoadOptions {
+            max_archive_bytes: 100,
+            ..LoadOptions::default()
+        };
         let m = message(load_archive("x.tgz", &archive, &o));
         assert!(m.contains("bytes allowed"), "{m}");
 
         // Subcharts three deep, with a depth limit of one.
         let c = tgz(&[("c/Chart.yaml", b"apiVersion: v2\nname: c\nversion: 1.0.0\n")]);
-        let b = tgz(&[("b/Chart.yaml", b"apiVersion: v2\nname: b\nversion: 1.0.0\n"), ("b/charts/c.tgz", &c)]);
-        let a = tgz(&[("a/Chart.yaml", b"apiVersion: v2\nname: a\nversion: 1.0.0\n"), ("a/charts/b.tgz", &b)]);
-        let o = LoadOptions { max_depth: 1, ..LoadOptions::default() };
+        let b = tgz(&[
+            ("b/Chart.yaml", b"apiVersion: v2\nname: b\nversion: 1.0.0\n"),
+            ("b/charts/c.tgz", &c),
+        ]);
+        let a = tgz(&[
+            ("a/Chart.yaml", b"apiVersion: v2\nname: a\nversion: 1.0.0\n"),
+            ("a/charts/b.tgz", &b),
+        ]);
+        let o = LoadOptions {
+            max_depth: 1,
+            ..LoadOptions::default()
+        };
         let m = message(load_archive("a.tgz", &a, &o));
         assert!(m.contains("deeper than 1"), "{m}");
         assert!(load_archive("a.tgz", &a, &LoadOptions::default()).is_ok());
     }
 
     fn chart_yaml_error(yaml: &str) -> String {
-        message(load_archive("x.tgz", &tgz(&[("x/Chart.yaml", yaml.as_bytes())]), &LoadOptions::default()))
+        message(load_archive(
+            "x.tgz",
+            &tgz(&[("x/Chart.yaml", yaml.as_bytes())]),
+            &LoadOptions::default(),
+        ))
     }
 
     #[test]
     fn chart_yaml_validation_messages() {
-        let m = message(load_archive("x.tgz", &tgz(&[("x/values.yaml", b"a: 1")]), &LoadOptions::default()));
+        let m = message(load_archive(
+            "x.tgz",
+            &tgz(&[("x/values.yaml", b"a: 1")]),
+            &LoadOptions::default(),
+        ));
         assert!(m.ends_with("Chart.yaml file is missing"), "{m}");
         assert!(chart_yaml_error("apiVersion: v2\nversion: 1.0.0\n")
             .ends_with("validation: chart.metadata.name is required"));
@@ -984,8 +1097,10 @@ mod tests {
             .ends_with("validation: chart.metadata.version is required"));
         assert!(chart_yaml_error("apiVersion: v2\nname: a\nversion: x\n")
             .ends_with("validation: chart.metadata.version \"x\" is invalid"));
-        assert!(chart_yaml_error("apiVersion: v2\nname: a\nversion: 1.0.0\ntype: foo\n")
-            .ends_with("validation: chart.metadata.type must be application or library"));
+        assert!(
+            chart_yaml_error("apiVersion: v2\nname: a\nversion: 1.0.0\ntype: foo\n")
+                .ends_with("validation: chart.metadata.type must be application or library")
+        );
         assert!(chart_yaml_error(
             "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n- name: b\n- name: b\n"
         )
@@ -996,8 +1111,12 @@ mod tests {
         .contains("disallowed characters in the alias"));
         assert!(chart_yaml_error("apiVersion: v2\nname: [a]\nversion: 1\n").contains("name"));
         // No apiVersion reads as v1, as in Helm.
-        let ok = load_archive("x.tgz", &tgz(&[("x/Chart.yaml", b"name: a\nversion: v1.2\n")]), &LoadOptions::default())
-            .expect("loads");
+        let ok = load_archive(
+            "x.tgz",
+            &tgz(&[("x/Chart.yaml", b"name: a\nversion: v1.2\n")]),
+            &LoadOptions::default(),
+        )
+        .expect("loads");
         assert_eq!(ok.metadata.api_version, "v1");
     }
 
@@ -1015,7 +1134,10 @@ mod tests {
     fn requirements_yaml_gives_v1_dependencies() {
         let archive = tgz(&[
             ("x/Chart.yaml", b"apiVersion: v1\nname: x\nversion: 1.0.0\n"),
-            ("x/requirements.yaml", b"dependencies:\n- name: d\n  version: 1.0.0\n  tags: [t]\n"),
+            (
+                "x/requirements.yaml",
+                b"dependencies:\n- name: d\n  version: 1.0.0\n  tags: [t]\n",
+            ),
             ("x/requirements.lock", b"lock"),
         ]);
         let chart = load_archive("x.tgz", &archive, &LoadOptions::default()).expect("loads");
@@ -1032,7 +1154,11 @@ mod tests {
         std::fs::create_dir_all(root.join("templates")).expect("mkdir");
         std::fs::create_dir_all(root.join("ci")).expect("mkdir");
         std::fs::create_dir_all(root.join("charts/sub/templates")).expect("mkdir");
-        std::fs::write(root.join("Chart.yaml"), "apiVersion: v2\nname: app\nversion: 1.0.0\n").expect("write");
+        std::fs::write(
+            root.join("Chart.yaml"),
+            "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+        )
+        .expect("write");
         std::fs::write(root.join(".helmignore"), "ci/\n*.md\n").expect("write");
         std::fs::write(root.join("README.md"), "x").expect("write");
         std::fs::write(root.join("ci/values.yaml"), "x").expect("write");
@@ -1042,8 +1168,14 @@ mod tests {
         std::fs::write(root.join("charts/sub/Chart.yaml"), SUB_CHART).expect("write");
         std::fs::write(root.join("charts/sub/templates/x.yaml"), "x").expect("write");
         std::fs::write(root.join("charts/sub/NOTES.md"), "x").expect("write");
-        std::fs::write(root.join("charts/sub-2.tgz"), tgz(&[("sub2/Chart.yaml", b"apiVersion: v2\nname: sub2\nversion: 1.0.0\n")]))
-            .expect("write");
+        std::fs::write(
+            root.join("charts/sub-2.tgz"),
+            tgz(&[(
+                "sub2/Chart.yaml",
+                b"apiVersion: v2\nname: sub2\nversion: 1.0.0\n",
+            )]),
+        )
+        .expect("write");
         let chart = load_dir(&root, &LoadOptions::default()).expect("loads");
         let names: Vec<&str> = chart.templates.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["templates/a.yaml", "templates/b.yaml"]);
@@ -1051,17 +1183,29 @@ mod tests {
         assert_eq!(files, [".helmignore"]);
         let subs: Vec<&str> = chart.dependencies.iter().map(|c| c.name()).collect();
         assert_eq!(subs, ["sub", "sub2"]);
-        assert!(chart.dependencies[0].files.is_empty(), "the top .helmignore reaches subcharts");
+        assert!(
+            chart.dependencies[0].files.is_empty(),
+            "the top .helmignore reaches subcharts"
+        );
 
         #[cfg(unix)]
         {
             std::fs::write(dir.path().join("secret"), "s").expect("write");
-            std::os::unix::fs::symlink(dir.path().join("secret"), root.join("templates/leak.yaml")).expect("symlink");
+            std::os::unix::fs::symlink(dir.path().join("secret"), root.join("templates/leak.yaml"))
+                .expect("symlink");
             let m = message(load_dir(&root, &LoadOptions::default()));
-            assert!(m.contains("templates/leak.yaml") && m.contains("outside the chart"), "{m}");
+            assert!(
+                m.contains("templates/leak.yaml") && m.contains("outside the chart"),
+                "{m}"
+            );
             std::fs::remove_file(root.join("templates/leak.yaml")).expect("rm");
-            std::os::unix::fs::symlink(root.join("templates/a.yaml"), root.join("templates/c.yaml")).expect("symlink");
-            let chart = load_dir(&root, &LoadOptions::default()).expect("inner symlinks are followed");
+            std::os::unix::fs::symlink(
+                root.join("templates/a.yaml"),
+                root.join("templates/c.yaml"),
+            )
+            .expect("symlink");
+            let chart =
+                load_dir(&root, &LoadOptions::default()).expect("inner symlinks are followed");
             assert_eq!(chart.templates.len(), 3);
             std::os::unix::fs::symlink(&root, root.join("templates/loop")).expect("symlink");
             let m = message(load_dir(&root, &LoadOptions::default()));
@@ -1080,12 +1224,17 @@ mod tests {
             .filter(|p| p.is_dir())
             .collect();
         dirs.sort();
-        assert!(!dirs.is_empty(), "the chart corpus {CORPUS} holds no charts");
+        assert!(
+            !dirs.is_empty(),
+            "the chart corpus {CORPUS} holds no charts"
+        );
         dirs
     }
 
     fn files_on_disk(dir: &Path) -> usize {
-        let Ok(read) = std::fs::read_dir(dir) else { return 0 };
+        let Ok(read) = std::fs::read_dir(dir) else {
+            return 0;
+        };
         read.filter_map(|e| e.ok())
             .map(|e| {
                 let p = e.path();
@@ -1103,7 +1252,13 @@ mod tests {
         let mut failures = Vec::new();
         for dir in corpus_dirs() {
             match load_dir(&dir, &LoadOptions::default()) {
-                Ok(chart) => assert!(!chart.templates.is_empty() || chart.metadata.is_library() || !chart.dependencies.is_empty(), "{}", dir.display()),
+                Ok(chart) => assert!(
+                    !chart.templates.is_empty()
+                        || chart.metadata.is_library()
+                        || !chart.dependencies.is_empty(),
+                    "{}",
+                    dir.display()
+                ),
                 Err(e) => failures.push(format!("{}: {e}", dir.display())),
             }
         }
@@ -1112,11 +1267,22 @@ mod tests {
 
     #[test]
     fn corpus_kube_prometheus_stack_subcharts_match_disk() {
-        for name in ["kube-prometheus-stack-75.4.0", "kube-prometheus-stack-39.4.0"] {
+        for name in [
+            "kube-prometheus-stack-75.4.0",
+            "kube-prometheus-stack-39.4.0",
+        ] {
             let root = Path::new(CORPUS).join(name);
-            assert!(root.is_dir(), "corpus chart {} is missing (is /work/shared mounted?)", root.display());
+            assert!(
+                root.is_dir(),
+                "corpus chart {} is missing (is /work/shared mounted?)",
+                root.display()
+            );
             let chart = load_dir(&root, &LoadOptions::default()).expect("loads");
-            assert_eq!(chart.templates.len(), files_on_disk(&root.join("templates")), "{name}");
+            assert_eq!(
+                chart.templates.len(),
+                files_on_disk(&root.join("templates")),
+                "{name}"
+            );
             let mut on_disk: Vec<String> = std::fs::read_dir(root.join("charts"))
                 .expect("charts/")
                 .filter_map(|e| e.ok())
@@ -1128,7 +1294,12 @@ mod tests {
             for sub in &chart.dependencies {
                 let sub_dir = root.join("charts").join(sub.name());
                 assert!(sub_dir.is_dir(), "{}", sub_dir.display());
-                assert_eq!(sub.templates.len(), files_on_disk(&sub_dir.join("templates")), "{name}/{}", sub.name());
+                assert_eq!(
+                    sub.templates.len(),
+                    files_on_disk(&sub_dir.join("templates")),
+                    "{name}/{}",
+                    sub.name()
+                );
             }
         }
     }
