@@ -1213,6 +1213,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn damaged_archives_give_errors_not_panics() {
+        let good = parent_archive();
+        let o = LoadOptions::default();
+        for len in (0..good.len()).step_by(7) {
+            let _ = load_archive("cut.tgz", good.get(..len).unwrap_or_default(), &o);
+        }
+        let raw = {
+            let mut d = flate2::read::MultiGzDecoder::new(good.as_slice());
+            let mut v = Vec::new();
+            d.read_to_end(&mut v).expect("gunzip");
+            v
+        };
+        for at in (0..raw.len().min(4096)).step_by(13) {
+            let mut bad = raw.clone();
+            if let Some(b) = bad.get_mut(at) {
+                *b ^= 0x5a;
+            }
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(&bad).expect("gzip");
+            let _ = load_archive("flip.tgz", &gz.finish().expect("gzip"), &o);
+        }
+    }
+
     const CORPUS: &str = "/work/shared/corpus/charts";
 
     fn corpus_dirs() -> Vec<PathBuf> {
