@@ -65,7 +65,9 @@ pub struct Chart {
     /// Files under `templates/`.
     pub templates: Vec<ChartFile>,
     /// Every other file that `.helmignore` keeps, except `Chart.yaml`, `values.yaml`,
-    /// `values.schema.json`, lock and requirements files and `charts/`.
+    /// `values.schema.json`, lock and requirements files and `charts/` (`.prov` files under
+    /// `charts/` stay). As in Helm, an apiVersion v1 chart keeps `requirements.yaml` and
+    /// `requirements.lock` here too.
     pub files: Vec<ChartFile>,
     /// Subcharts from `charts/` (directories or archives), in name order.
     pub dependencies: Vec<Chart>,
@@ -123,23 +125,18 @@ impl Default for LoadOptions {
     }
 }
 
-/// Loads a chart from a directory (Helm's `loader.LoadDir`).
-pub fn load_dir(_dir: &std::path::Path, _options: &LoadOptions) -> Result<Chart, super::Error> {
-    Err(super::Error::Load {
-        chart: _dir.display().to_string(),
-        message: "not implemented".into(),
-    })
+/// Loads a chart from a directory (Helm's `loader.LoadDir`): `.helmignore` applies, files are
+/// read in name order, symlinks leading outside the directory are refused.
+pub fn load_dir(dir: &std::path::Path, options: &LoadOptions) -> Result<Chart, super::Error> {
+    super::load::load_dir(dir, options)
 }
 
 /// Loads a chart from a `.tgz` held in memory (Helm's `loader.LoadArchive`). `name` is what
 /// errors call it (a file name or URL).
 pub fn load_archive(
     name: &str,
-    _bytes: &[u8],
-    _options: &LoadOptions,
+    bytes: &[u8],
+    options: &LoadOptions,
 ) -> Result<Chart, super::Error> {
-    Err(super::Error::Load {
-        chart: name.into(),
-        message: "not implemented".into(),
-    })
+    super::load::load_archive(name, bytes, options)
 }

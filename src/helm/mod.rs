@@ -16,7 +16,9 @@
 mod capabilities;
 pub mod chart;
 mod files;
+mod helmignore;
 mod kube_version;
+mod load;
 mod render;
 mod sort;
 pub mod values;

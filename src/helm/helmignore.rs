@@ -1,0 +1,290 @@
+//! `.helmignore` as Helm's `pkg/ignore` reads it: one pattern a line, `#` comments, `!` negation,
+//! a trailing `/` for directories only, patterns without `/` matched against the base name,
+//! patterns with `/` against the path from the chart root, Go's `filepath.Match` globbing.
+//!
+//! Not gitignore: `**` is rejected (as Helm rejects it), and a negated rule that does *not* match
+//! ignores the path, which is Helm's (surprising) evaluation order, kept for fidelity.
+
+/// The file's name inside a chart directory.
+pub(crate) const HELMIGNORE: &str = ".helmignore";
+
+#[derive(Clone, Debug)]
+struct Pattern {
+    glob: Vec<char>,
+    negate: bool,
+    must_dir: bool,
+    /// No `/` in the pattern: match the base name only.
+    base_only: bool,
+}
+
+/// A parsed rule set, evaluated in order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rules {
+    patterns: Vec<Pattern>,
+}
+
+impl Rules {
+    /// Parses a `.helmignore` file's text; errors carry Helm's wording.
+    pub(crate) fn parse(text: &str) -> Result<Rules, String> {
+        let mut rules = Rules::default();
+        for line in text.lines() {
+            rules.add(line)?;
+        }
+        Ok(rules)
+    }
+
+    /// Helm's `AddDefaults`: dotfiles under `templates/` are never templates.
+    pub(crate) fn add_defaults(&mut self) {
+        // The default rule is valid, so this cannot fail.
+        let _ = self.add("templates/.?*");
+    }
+
+    fn add(&mut self, line: &str) -> Result<(), String> {
+        let rule = line.trim();
+        if rule.is_empty() || rule.starts_with('#') {
+            return Ok(());
+        }
+        if rule.contains("**") {
+            return Err("double-star (**) syntax is not supported".into());
+        }
+        let chars: Vec<char> = rule.chars().collect();
+        if !valid_glob(&chars) {
+            return Err(format!("syntax error in pattern {rule:?}"));
+        }
+        let mut rule = rule;
+        let negate = rule.starts_with('!');
+        if negate {
+            rule = &rule[1..];
+        }
+        let must_dir = rule.ends_with('/');
+        if must_dir {
+            rule = &rule[..rule.len() - 1];
+        }
+        let base_only = !rule.contains('/');
+        let rule = rule.strip_prefix('/').unwrap_or(rule);
+        self.patterns.push(Pattern {
+            glob: rule.chars().collect(),
+            negate,
+            must_dir,
+            base_only,
+        });
+        Ok(())
+    }
+
+    /// Whether `path` (relative to the chart root, `/`-separated, no trailing slash) is ignored.
+    pub(crate) fn ignore(&self, path: &str, is_dir: bool) -> bool {
+        if path.is_empty() || path == "." || path == "./" {
+            return false;
+        }
+        for pattern in &self.patterns {
+            let subject = if pattern.base_only {
+                path.rsplit('/').next().unwrap_or(path)
+            } else {
+                path
+            };
+            let subject: Vec<char> = subject.chars().collect();
+            if pattern.negate {
+                if pattern.must_dir && !is_dir {
+                    return true;
+                }
+                if !glob_match(&pattern.glob, &subject) {
+                    return true;
+                }
+                continue;
+            }
+            if pattern.must_dir && !is_dir {
+                continue;
+            }
+            if glob_match(&pattern.glob, &subject) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Whether a pattern is well formed for Go's `filepath.Match` (classes closed, escapes complete).
+fn valid_glob(pattern: &[char]) -> bool {
+    let mut i = 0;
+    while let Some(&c) = pattern.get(i) {
+        match c {
+            '\\' => {
+                if pattern.get(i + 1).is_none() {
+                    return false;
+                }
+                i += 2;
+            }
+            '[' => match parse_class(pattern, i + 1, None) {
+                Some((_, next)) => i = next,
+                None => return false,
+            },
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// Parses a character class starting after `[`; returns whether `c` is in it (false when `c` is
+/// `None`) and the index after `]`, or `None` when the class is malformed.
+fn parse_class(pattern: &[char], start: usize, c: Option<char>) -> Option<(bool, usize)> {
+    let mut i = start;
+    let negated = pattern.get(i) == Some(&'^');
+    if negated {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut ranges = 0;
+    loop {
+        let &next = pattern.get(i)?;
+        if next == ']' && ranges > 0 {
+            i += 1;
+            break;
+        }
+        let (lo, after) = class_char(pattern, i)?;
+        i = after;
+        let mut hi = lo;
+        if pattern.get(i) == Some(&'-') {
+            let (h, after) = class_char(pattern, i + 1)?;
+            hi = h;
+            i = after;
+        }
+        if let Some(c) = c {
+            if lo <= c && c <= hi {
+                matched = true;
+            }
+        }
+        ranges += 1;
+    }
+    Some((matched != negated && c.is_some(), i))
+}
+
+/// One character of a class, with `\` escapes; `-` and `]` cannot start an item (Go's rule).
+fn class_char(pattern: &[char], i: usize) -> Option<(char, usize)> {
+    match pattern.get(i)? {
+        '-' | ']' => None,
+        '\\' => pattern.get(i + 1).map(|&c| (c, i + 2)),
+        &c => Some((c, i + 1)),
+    }
+}
+
+/// Go's `filepath.Match` with `/` as the separator, on a pattern already checked by `valid_glob`.
+fn glob_match(pattern: &[char], name: &[char]) -> bool {
+    let Some((&p, rest)) = pattern.split_first() else {
+        return name.is_empty();
+    };
+    match p {
+        '*' => {
+            let mut rest = rest;
+            while let Some((&'*', r)) = rest.split_first() {
+                rest = r;
+            }
+            let run = name.iter().take_while(|&&c| c != '/').count();
+            (0..=run).any(|i| name.get(i..).is_some_and(|tail| glob_match(rest, tail)))
+        }
+        '?' => match name.split_first() {
+            Some((&c, tail)) if c != '/' => glob_match(rest, tail),
+            _ => false,
+        },
+        '[' => match name.split_first() {
+            Some((&c, tail)) if c != '/' => match parse_class(pattern, 1, Some(c)) {
+                Some((true, next)) => pattern.get(next..).is_some_and(|r| glob_match(r, tail)),
+                _ => false,
+            },
+            _ => false,
+        },
+        '\\' => match (rest.split_first(), name.split_first()) {
+            (Some((&lit, prest)), Some((&c, tail))) if lit == c => glob_match(prest, tail),
+            _ => false,
+        },
+        lit => match name.split_first() {
+            Some((&c, tail)) if c == lit => glob_match(rest, tail),
+            _ => false,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str) -> Rules {
+        let mut r = Rules::parse(text).expect("valid rules");
+        r.add_defaults();
+        r
+    }
+
+    #[test]
+    fn helmignore_base_name_patterns_match_at_any_depth() {
+        let r = rules("*.bak\n# comment\n\nOWNERS\n");
+        assert!(r.ignore("a.bak", false));
+        assert!(r.ignore("templates/x/a.bak", false));
+        assert!(r.ignore("files/OWNERS", false));
+        assert!(!r.ignore("templates/a.yaml", false));
+    }
+
+    #[test]
+    fn helmignore_slash_patterns_match_from_the_root() {
+        let r = rules("templates/crds/README.md\n/Makefile\nci/*\n");
+        assert!(r.ignore("templates/crds/README.md", false));
+        assert!(!r.ignore("sub/templates/crds/README.md", false));
+        assert!(r.ignore("Makefile", false));
+        assert!(!r.ignore("files/Makefile", false));
+        assert!(r.ignore("ci/values.yaml", false));
+        assert!(!r.ignore("ci/deep/values.yaml", false));
+    }
+
+    #[test]
+    fn helmignore_trailing_slash_matches_directories_only() {
+        let r = rules(".git/\ntests/\n");
+        assert!(r.ignore(".git", true));
+        assert!(!r.ignore(".git", false));
+        assert!(r.ignore("charts/sub/tests", true));
+    }
+
+    #[test]
+    fn helmignore_negation_follows_helm() {
+        // Helm ignores every path that a negated rule does not match.
+        let r = Rules::parse("!keep.txt\n").expect("valid");
+        assert!(!r.ignore("keep.txt", false));
+        assert!(r.ignore("other.txt", false));
+        // A negated rule reached after a match never runs.
+        let r = Rules::parse("*.txt\n!keep.txt\n").expect("valid");
+        assert!(r.ignore("keep.txt", false));
+    }
+
+    #[test]
+    fn helmignore_defaults_hide_template_dotfiles() {
+        let r = rules("");
+        assert!(r.ignore("templates/.hidden.yaml", false));
+        assert!(!r.ignore("templates/shown.yaml", false));
+        assert!(!r.ignore(".helmignore", false));
+        assert!(!r.ignore("", true));
+    }
+
+    #[test]
+    fn helmignore_rejects_double_star_and_bad_patterns() {
+        assert_eq!(
+            Rules::parse("a/**/b\n").err().as_deref(),
+            Some("double-star (**) syntax is not supported")
+        );
+        assert!(Rules::parse("[abc\n").is_err());
+        assert!(Rules::parse("a\\\n").is_err());
+    }
+
+    #[test]
+    fn glob_classes_and_escapes() {
+        let m = |p: &str, n: &str| {
+            let p: Vec<char> = p.chars().collect();
+            assert!(valid_glob(&p), "{p:?}");
+            glob_match(&p, &n.chars().collect::<Vec<_>>())
+        };
+        assert!(m("[a-c]x", "bx"));
+        assert!(!m("[^a-c]x", "bx"));
+        assert!(m("\\*", "*"));
+        assert!(!m("\\*", "a"));
+        assert!(m("a?c", "abc"));
+        assert!(!m("a?c", "a/c"));
+        assert!(!m("a*", "ab/c"));
+        assert!(m("*.y*ml", "values.yaml"));
+    }
+}
