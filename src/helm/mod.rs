@@ -16,6 +16,7 @@
 pub mod chart;
 mod kube_version;
 mod render;
+pub mod repo;
 mod sort;
 pub mod values;
 
