@@ -23,6 +23,10 @@
 //! is not in a local cache is reported as unavailable.
 
 mod cache;
+#[cfg(feature = "network")]
+mod http;
+#[cfg(feature = "network")]
+mod oci;
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -236,7 +240,35 @@ pub fn fetch(request: &ChartRequest, options: &FetchOptions) -> Result<FetchedCh
     remote(request, &name, options).map_err(error)
 }
 
-// Network fetching comes next.
+#[cfg(feature = "network")]
+fn remote(
+    request: &ChartRequest,
+    name: &str,
+    options: &FetchOptions,
+) -> Result<FetchedChart, FetchErrorKind> {
+    match &request.repository {
+        Repository::Http { url, auth } => {
+            http::fetch_from_index(url, auth.as_ref(), name, &request.version, options)
+        }
+        Repository::Oci {
+            url,
+            auth,
+            insecure_http,
+        } => oci::fetch(
+            &oci::Target {
+                url,
+                chart: &request.chart,
+                auth: auth.as_ref(),
+                insecure_http: *insecure_http,
+            },
+            name,
+            &request.version,
+            options,
+        ),
+    }
+}
+
+#[cfg(not(feature = "network"))]
 fn remote(_: &ChartRequest, _: &str, _: &FetchOptions) -> Result<FetchedChart, FetchErrorKind> {
     Err(FetchErrorKind::NetworkNotCompiled)
 }
