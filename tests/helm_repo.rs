@@ -286,7 +286,7 @@ fn http_repository_relative_urls_ranges_and_the_download_cache() {
 
     let err = fetch(&http_request(&server.base, None, "demo", "9.x"), &opts).unwrap_err();
     assert!(
-        matches!(err.kind, FetchErrorKind::NoMatchingVersion { .. }),
+        matches!(err.kind(), FetchErrorKind::NoMatchingVersion { .. }),
         "{err}"
     );
     assert!(
@@ -297,7 +297,7 @@ fn http_repository_relative_urls_ranges_and_the_download_cache() {
         "{err}"
     );
     let err = fetch(&http_request(&server.base, None, "nope", ""), &opts).unwrap_err();
-    assert_eq!(err.kind, FetchErrorKind::NoSuchChart);
+    assert_eq!(*err.kind(), FetchErrorKind::NoSuchChart);
 
     // Bodies are capped while they are read.
     let small = FetchOptions {
@@ -305,7 +305,10 @@ fn http_repository_relative_urls_ranges_and_the_download_cache() {
         ..options(None)
     };
     let err = fetch(&http_request(&server.base, None, "demo", "1.0.0"), &small).unwrap_err();
-    assert!(matches!(err.kind, FetchErrorKind::TooLarge { .. }), "{err}");
+    assert!(
+        matches!(err.kind(), FetchErrorKind::TooLarge { .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -317,7 +320,7 @@ fn http_repository_digest_mismatch_is_an_error_and_is_not_cached() {
         &options(Some(cache.path())),
     )
     .unwrap_err();
-    match &err.kind {
+    match err.kind() {
         FetchErrorKind::DigestMismatch { url, expected, .. } => {
             assert_eq!(url, &format!("{}/repo/bad-1.0.0.tgz", server.base));
             assert_eq!(expected, &format!("sha256:{}", "0".repeat(64)));
@@ -367,7 +370,7 @@ fn offline_never_touches_the_network() {
         ..options(None)
     };
     let err = fetch(&http_request(&server.base, None, "demo", "1.0.0"), &opts).unwrap_err();
-    assert_eq!(err.kind, FetchErrorKind::Offline);
+    assert_eq!(*err.kind(), FetchErrorKind::Offline);
     assert_eq!(server.hits("/repo/index.yaml"), 0);
 }
 
@@ -672,7 +675,7 @@ fn oci_registry_tags_ranges_digests_and_the_download_cache() {
     )
     .unwrap_err();
     assert!(
-        matches!(err.kind, FetchErrorKind::NoMatchingVersion { .. }),
+        matches!(err.kind(), FetchErrorKind::NoMatchingVersion { .. }),
         "{err}"
     );
     assert!(
@@ -687,14 +690,14 @@ fn oci_registry_tags_ranges_digests_and_the_download_cache() {
         &opts,
     )
     .unwrap_err();
-    assert_eq!(err.kind, FetchErrorKind::NoSuchChart, "{err}");
+    assert_eq!(*err.kind(), FetchErrorKind::NoSuchChart, "{err}");
     let err = fetch(
         &oci_request(&registry, "charts", "demo", "9.9.9", None),
         &opts,
     )
     .unwrap_err();
     assert!(
-        matches!(err.kind, FetchErrorKind::NoMatchingVersion { .. }),
+        matches!(err.kind(), FetchErrorKind::NoMatchingVersion { .. }),
         "{err}"
     );
 

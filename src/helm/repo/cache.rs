@@ -78,10 +78,13 @@ pub(super) fn version_of_entry<'a>(stem: &'a str, chart: &str) -> Option<&'a str
 }
 
 /// The download cache: archives stored under `sha256/<hex>`.
+// Only the network code stores downloads.
+#[cfg_attr(not(feature = "network"), allow(dead_code))]
 pub(crate) struct DownloadCache<'a> {
     pub(crate) root: &'a Path,
 }
 
+#[cfg_attr(not(feature = "network"), allow(dead_code))]
 impl DownloadCache<'_> {
     fn path(&self, digest: &str) -> Option<PathBuf> {
         let hex = digest.strip_prefix("sha256:")?;

@@ -151,13 +151,38 @@ impl Default for FetchOptions {
 }
 
 /// Why a chart could not be fetched: the chart, the version requested and the repository URL,
-/// and what went wrong.
+/// and what went wrong. Boxed so a `Result` stays small.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FetchError {
-    pub chart: String,
-    pub version: String,
-    pub url: String,
-    pub kind: FetchErrorKind,
+pub struct FetchError(Box<ErrorInner>);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ErrorInner {
+    chart: String,
+    version: String,
+    url: String,
+    kind: FetchErrorKind,
+}
+
+impl FetchError {
+    /// The chart's name.
+    pub fn chart(&self) -> &str {
+        &self.0.chart
+    }
+
+    /// The version requested, as written (`""` for the latest).
+    pub fn version(&self) -> &str {
+        &self.0.version
+    }
+
+    /// The repository URL, as given.
+    pub fn url(&self) -> &str {
+        &self.0.url
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &FetchErrorKind {
+        &self.0.kind
+    }
 }
 
 /// What went wrong while fetching.
@@ -195,22 +220,17 @@ pub enum FetchErrorKind {
 
 impl fmt::Display for FetchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let version = if self.version.is_empty() {
+        let e = &self.0;
+        let version = if e.version.is_empty() {
             "*"
         } else {
-            &self.version
+            &e.version
         };
-        match self.kind {
-            FetchErrorKind::Offline | FetchErrorKind::NetworkNotCompiled => write!(
-                f,
-                "chart {} {version} from {} {}",
-                self.chart, self.url, self.kind
-            ),
-            _ => write!(
-                f,
-                "chart {} {version} from {}: {}",
-                self.chart, self.url, self.kind
-            ),
+        match e.kind {
+            FetchErrorKind::Offline | FetchErrorKind::NetworkNotCompiled => {
+                write!(f, "chart {} {version} from {} {}", e.chart, e.url, e.kind)
+            }
+            _ => write!(f, "chart {} {version} from {}: {}", e.chart, e.url, e.kind),
         }
     }
 }
@@ -221,11 +241,13 @@ impl std::error::Error for FetchError {}
 /// downloads kept in and reused from the download cache.
 pub fn fetch(request: &ChartRequest, options: &FetchOptions) -> Result<FetchedChart, FetchError> {
     let name = request.chart_name();
-    let error = |kind| FetchError {
-        chart: name.clone(),
-        version: request.version.clone(),
-        url: request.repository.url().to_string(),
-        kind,
+    let error = |kind| {
+        FetchError(Box::new(ErrorInner {
+            chart: name.clone(),
+            version: request.version.clone(),
+            url: request.repository.url().to_string(),
+            kind,
+        }))
     };
     if let Some(dir) = &options.chart_cache {
         if let Some(found) =

@@ -139,8 +139,8 @@ fn offline_miss_names_what_is_missing() {
         &offline_from(&cache),
     )
     .unwrap_err();
-    assert_eq!(err.chart, "prometheus");
-    assert_eq!(err.kind, FetchErrorKind::Offline);
+    assert_eq!(err.chart(), "prometheus");
+    assert_eq!(*err.kind(), FetchErrorKind::Offline);
 }
 
 #[test]
@@ -202,7 +202,7 @@ fn corpus_chart_index_resolves_from_the_chart_cache() {
         let got = fetch(&request(url, chart, version), &options);
         match (entry["path"].as_str(), &got) {
             (Some(want), Ok(found)) if dir_of(found) == Some(root.join(want).as_path()) => {}
-            (None, Err(e)) if e.kind == FetchErrorKind::Offline => {}
+            (None, Err(e)) if *e.kind() == FetchErrorKind::Offline => {}
             (want, got) => failures.push(format!(
                 "{url} {chart} {version:?}: want {want:?}, got {got:?}"
             )),
@@ -210,4 +210,20 @@ fn corpus_chart_index_resolves_from_the_chart_cache() {
     }
     assert!(entries.len() > 100);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[cfg(not(feature = "network"))]
+#[test]
+fn without_the_network_feature_remote_charts_are_unavailable() {
+    let err = fetch(
+        &request("https://charts.example", "demo", "1.0.0"),
+        &FetchOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(*err.kind(), FetchErrorKind::NetworkNotCompiled);
+    assert_eq!(
+        err.to_string(),
+        "chart demo 1.0.0 from https://charts.example is not in the chart cache and network \
+         support is not compiled in (feature `network`)"
+    );
 }
