@@ -264,6 +264,7 @@ fn http_repository_relative_urls_ranges_and_the_download_cache() {
     let (version, _, _) =
         archive_of(fetch(&http_request(&server.base, None, "demo", ""), &opts).unwrap());
     assert_eq!(version, "3.0.0");
+    assert_eq!(server.hits("/elsewhere/demo-3.0.0.tgz"), 1);
     let (version, found_digest, bytes) = archive_of(
         fetch(
             &http_request(&server.base, None, "demo", ">=2.0.0-0 <3"),
@@ -298,6 +299,9 @@ fn http_repository_relative_urls_ranges_and_the_download_cache() {
     );
     let err = fetch(&http_request(&server.base, None, "nope", ""), &opts).unwrap_err();
     assert_eq!(*err.kind(), FetchErrorKind::NoSuchChart);
+
+    // The index is read once per run.
+    assert_eq!(server.hits("/repo/index.yaml"), 1);
 
     // Bodies are capped while they are read.
     let small = FetchOptions {
@@ -612,6 +616,7 @@ fn oci_registry_tags_ranges_digests_and_the_download_cache() {
     );
     push(&registry, None, "charts/demo", "2.0.0-rc.1", "2.0.0-rc.1");
     push(&registry, None, "charts/demo", "latest", "1.0.0");
+    push(&registry, None, "charts/vtags", "v3.1.0", "3.1.0");
 
     let cache = tempfile::tempdir().unwrap();
     let opts = options(Some(cache.path()));
@@ -650,6 +655,10 @@ fn oci_registry_tags_ranges_digests_and_the_download_cache() {
         .0,
         "1.2.3+build.1"
     );
+    // An exact version whose tag is spelled otherwise is found in the list.
+    let (version, _, bytes) = get(oci_request(&registry, "charts", "vtags", "3.1.0", None));
+    assert_eq!(version, "v3.1.0");
+    assert_eq!(bytes, chart_tgz("demo", "3.1.0"));
     // By digest: a direct reference, the version read from the chart's config.
     let pinned = format!("charts/demo@{build_digest}");
     let (version, _, bytes) = get(oci_request(&registry, &pinned, "", "", None));

@@ -2,6 +2,8 @@
 //! client the OCI client shares: one `ureq` agent, bodies read with a size cap, statuses turned
 //! into errors that name the URL. Not for: OCI's protocol (see `oci`).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use base64::Engine;
@@ -134,11 +136,20 @@ pub(crate) fn fetch_from_index(
         .map(|a| vec![("Authorization", basic_header(a))])
         .unwrap_or_default();
     let index_url = format!("{base}/index.yaml");
-    let reply = client.get(&index_url, &auth_headers)?;
-    if reply.status != 200 {
-        return Err(status_error(&index_url, &reply));
-    }
-    let entry = pick_entry(&index_url, &reply.body, chart, version)?;
+    let memo_key = format!("{index_url} {}", auth.map_or("", |a| a.username.as_str()));
+    let index = match memo().get(&memo_key) {
+        Some(index) => index,
+        None => {
+            let reply = client.get(&index_url, &auth_headers)?;
+            if reply.status != 200 {
+                return Err(status_error(&index_url, &reply));
+            }
+            let index = Arc::new(parse_index(&index_url, &reply.body)?);
+            memo().put(memo_key, Arc::clone(&index));
+            index
+        }
+    };
+    let entry = pick_entry(&index, chart, version)?;
     let chart_url = resolve_url(base, &entry.url);
     let download_cache = options
         .download_cache
@@ -182,19 +193,38 @@ fn archive(chart: &str, version: String, digest: String, bytes: Vec<u8>) -> Fetc
 }
 
 /// One chart version of an index: where to download it and its digest (`sha256:<hex>`).
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Entry {
     version: String,
     url: String,
     digest: Option<String>,
 }
 
-fn pick_entry(
-    index_url: &str,
-    text: &[u8],
-    chart: &str,
-    version: &str,
-) -> Result<Entry, FetchErrorKind> {
+/// A repository index: each chart's versions, in the index's order.
+type Index = HashMap<String, Vec<Entry>>;
+
+/// Indexes read during this run (a process is one run), so many charts from one repository
+/// cost one download of its index. Keyed by the index URL and the user name.
+struct Memo(Mutex<HashMap<String, Arc<Index>>>);
+
+impl Memo {
+    fn get(&self, key: &str) -> Option<Arc<Index>> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: String, index: Arc<Index>) {
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(key, index);
+        }
+    }
+}
+
+fn memo() -> &'static Memo {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    MEMO.get_or_init(|| Memo(Mutex::new(HashMap::new())))
+}
+
+fn parse_index(index_url: &str, text: &[u8]) -> Result<Index, FetchErrorKind> {
     let invalid = |message: String| FetchErrorKind::Invalid {
         what: format!("repository index {index_url}"),
         message,
@@ -204,50 +234,57 @@ fn pick_entry(
         .map_err(|e| invalid(e.to_string()))?;
     // The tree, not its JSON form: a version or a digest is read as written (`1.10` stays
     // `1.10`, an all-digit digest stays text).
-    let Some(versions) = docs
+    let Some(charts) = docs
         .first()
-        .and_then(|d| d.root.get_path(&["entries", chart]))
-        .and_then(Node::as_sequence)
+        .and_then(|d| d.root.get("entries"))
+        .and_then(Node::as_mapping)
     else {
+        return Ok(Index::new());
+    };
+    let mut index = Index::new();
+    for (chart, versions) in charts.iter() {
+        let Some(versions) = versions.as_sequence() else {
+            continue;
+        };
+        let entries = versions.items.iter().filter_map(entry).collect();
+        index.insert(chart.to_string(), entries);
+    }
+    Ok(index)
+}
+
+fn entry(v: &Node) -> Option<Entry> {
+    let version = v.get("version")?.as_str()?.to_string();
+    let url = v
+        .get("urls")?
+        .as_sequence()?
+        .items
+        .first()?
+        .as_str()?
+        .to_string();
+    let digest = v
+        .get("digest")
+        .and_then(Node::as_str)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            let hex = d.strip_prefix("sha256:").unwrap_or(d);
+            format!("sha256:{}", hex.to_ascii_lowercase())
+        });
+    Some(Entry {
+        version,
+        url,
+        digest,
+    })
+}
+
+fn pick_entry(index: &Index, chart: &str, version: &str) -> Result<Entry, FetchErrorKind> {
+    let Some(entries) = index.get(chart) else {
         return Err(FetchErrorKind::NoSuchChart);
     };
-    let entries: Vec<Entry> = versions
-        .items
-        .iter()
-        .filter_map(|v| {
-            let version = v.get("version")?.as_str()?.to_string();
-            let url = v
-                .get("urls")?
-                .as_sequence()?
-                .items
-                .first()?
-                .as_str()?
-                .to_string();
-            let digest = v
-                .get("digest")
-                .and_then(Node::as_str)
-                .filter(|d| !d.is_empty())
-                .map(|d| {
-                    let hex = d.strip_prefix("sha256:").unwrap_or(d);
-                    format!("sha256:{}", hex.to_ascii_lowercase())
-                });
-            Some(Entry {
-                version,
-                url,
-                digest,
-            })
-        })
-        .collect();
     let chosen = select_version(entries.iter().map(|e| e.version.as_str()), version)?;
-    match chosen.and_then(|i| entries.into_iter().nth(i)) {
-        Some(entry) => Ok(entry),
+    match chosen.and_then(|i| entries.get(i)) {
+        Some(entry) => Ok(entry.clone()),
         None => Err(FetchErrorKind::NoMatchingVersion {
-            available: available(
-                versions
-                    .items
-                    .iter()
-                    .filter_map(|v| v.get("version")?.as_str()),
-            ),
+            available: available(entries.iter().map(|e| e.version.as_str())),
         }),
     }
 }
@@ -313,29 +350,30 @@ mod tests {
     #[test]
     fn index_entries_follow_helm() {
         let index = b"apiVersion: v1\nentries:\n  demo:\n  - version: 1.2.0\n    urls: [demo-1.2.0.tgz]\n    digest: ABC\n  - version: 1.10.0-rc.1\n    urls: [demo-1.10.0-rc.1.tgz]\n";
-        let entry = pick_entry("u", index, "demo", "").unwrap();
+        let index = parse_index("u", index).unwrap();
+        let entry = pick_entry(&index, "demo", "").unwrap();
         assert_eq!(entry.version, "1.2.0");
         assert_eq!(entry.digest.as_deref(), Some("sha256:abc"));
         assert_eq!(
-            pick_entry("u", index, "demo", ">=1.3.0-0").unwrap().version,
+            pick_entry(&index, "demo", ">=1.3.0-0").unwrap().version,
             "1.10.0-rc.1"
         );
         assert_eq!(
-            pick_entry("u", index, "other", ""),
+            pick_entry(&index, "other", ""),
             Err(FetchErrorKind::NoSuchChart)
         );
         assert!(matches!(
-            pick_entry("u", index, "demo", "2.x"),
+            pick_entry(&index, "demo", "2.x"),
             Err(FetchErrorKind::NoMatchingVersion { .. })
         ));
         // Versions and digests are read as written, even when YAML would read a number.
         let numeric =
             b"entries:\n  demo:\n  - version: 1.10\n    urls: [a.tgz]\n    digest: 0123\n";
-        let entry = pick_entry("u", numeric, "demo", "1.10").unwrap();
+        let entry = pick_entry(&parse_index("u", numeric).unwrap(), "demo", "1.10").unwrap();
         assert_eq!(entry.version, "1.10");
         assert_eq!(entry.digest.as_deref(), Some("sha256:0123"));
         assert!(matches!(
-            pick_entry("u", b"entries: [", "demo", ""),
+            parse_index("u", b"entries: ["),
             Err(FetchErrorKind::Invalid { .. })
         ));
     }

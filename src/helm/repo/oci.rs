@@ -232,28 +232,16 @@ pub(crate) fn fetch(
     let pinned = version.strip_prefix('@').unwrap_or(version);
     // What to ask the registry for: a digest, a tag written as a version, or a tag chosen
     // from the list.
-    let (manifest_ref, tag_version) = if let Some(digest) = reference.digest.as_deref() {
+    let (mut manifest_ref, mut tag_version) = if let Some(digest) = reference.digest.as_deref() {
         (digest.to_string(), None)
     } else if is_digest(pinned) {
         (pinned.to_string(), None)
     } else if !version.is_empty() && parse_version(version).is_ok() {
+        // An exact version is asked for as a tag, as Flux does, without listing tags.
         (version.replace('+', "_"), Some(version.to_string()))
     } else {
-        let tags = list_tags(&mut session, &reference)?;
-        let versions: Vec<String> = tags.iter().map(|t| t.replace('_', "+")).collect();
-        let chosen = select_version(versions.iter().map(String::as_str), version)?;
-        let Some(i) = chosen else {
-            let mut shown: Vec<&str> = tags.iter().map(String::as_str).collect();
-            shown.truncate(10);
-            return Err(FetchErrorKind::NoMatchingVersion {
-                available: if shown.is_empty() {
-                    "no tags".to_string()
-                } else {
-                    shown.join(", ")
-                },
-            });
-        };
-        (tags[i].clone(), Some(versions[i].clone()))
+        let (tag, v) = tag_from_list(&mut session, &reference, version)?;
+        (tag, Some(v))
     };
     if manifest_ref.starts_with("sha256:") && !is_digest(&manifest_ref) {
         return Err(FetchErrorKind::InvalidVersion(format!(
@@ -261,11 +249,19 @@ pub(crate) fn fetch(
         )));
     }
 
-    let manifest_url = format!(
-        "{}/v2/{}/manifests/{manifest_ref}",
-        reference.base, reference.name
-    );
-    let reply = session.get(&manifest_url, Some(MANIFEST_ACCEPT))?;
+    let mut manifest_url = manifest_url(&reference, &manifest_ref);
+    let mut reply = session.get(&manifest_url, Some(MANIFEST_ACCEPT))?;
+    if reply.status == 404 && tag_version.as_deref() == Some(version) {
+        // No tag spelled like the version: the list may hold it spelled otherwise
+        // (`v1.2.3` for `1.2.3`).
+        let (tag, v) = tag_from_list(&mut session, &reference, version)?;
+        if tag != manifest_ref {
+            manifest_ref = tag;
+            tag_version = Some(v);
+            manifest_url = self::manifest_url(&reference, &manifest_ref);
+            reply = session.get(&manifest_url, Some(MANIFEST_ACCEPT))?;
+        }
+    }
     if reply.status == 404 {
         return Err(FetchErrorKind::NoMatchingVersion {
             available: format!("no manifest {manifest_ref}"),
@@ -325,6 +321,38 @@ pub(crate) fn fetch(
         cache.put(&reply.body)?;
     }
     Ok(archive(name, version, actual, reply.body))
+}
+
+fn manifest_url(reference: &Reference, manifest_ref: &str) -> String {
+    format!(
+        "{}/v2/{}/manifests/{manifest_ref}",
+        reference.base, reference.name
+    )
+}
+
+/// The tag (and the version it stands for) that best satisfies `version` among the
+/// repository's tags.
+fn tag_from_list(
+    session: &mut Session<'_>,
+    reference: &Reference,
+    version: &str,
+) -> Result<(String, String), FetchErrorKind> {
+    let tags = list_tags(session, reference)?;
+    let versions: Vec<String> = tags.iter().map(|t| t.replace('_', "+")).collect();
+    let chosen = select_version(versions.iter().map(String::as_str), version)?;
+    match chosen.and_then(|i| Some((tags.get(i)?.clone(), versions.get(i)?.clone()))) {
+        Some(found) => Ok(found),
+        None => {
+            let shown: Vec<&str> = tags.iter().take(10).map(String::as_str).collect();
+            Err(FetchErrorKind::NoMatchingVersion {
+                available: if shown.is_empty() {
+                    "no tags".to_string()
+                } else {
+                    shown.join(", ")
+                },
+            })
+        }
+    }
 }
 
 fn archive(name: &str, version: String, digest: String, bytes: Vec<u8>) -> FetchedChart {
