@@ -41,6 +41,9 @@ impl Client {
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(options.timeout_secs.max(1))))
             .max_redirects(10)
+            // Credentials follow a redirect to the same host over https, never elsewhere (a
+            // registry's blob redirect to object storage must not carry them).
+            .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
             .build()
             .into();
         Client {
