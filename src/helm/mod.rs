@@ -20,6 +20,7 @@ mod helmignore;
 mod kube_version;
 mod load;
 mod render;
+pub mod repo;
 mod sort;
 pub mod values;
 
