@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization (or every one) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
+            [CompletionResult]::new('helm', 'helm', [CompletionResultType]::ParameterValue, 'Native Helm: `offlux helm template CHART [RELEASE]`')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -159,6 +160,53 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         'offlux;kustomize;help;help' {
             break
         }
+        'offlux;helm' {
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a local chart and print the manifests, as `helm template` does')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;helm;template' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'The release namespace')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'The release namespace')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Values files, merged in order (later files win)')
+            [CompletionResult]::new('--values', '--values', [CompletionResultType]::ParameterName, 'Values files, merged in order (later files win)')
+            [CompletionResult]::new('--set', '--set', [CompletionResultType]::ParameterName, 'Set values (`a.b=c,d[0]=e`), after the values files')
+            [CompletionResult]::new('--set-string', '--set-string', [CompletionResultType]::ParameterName, 'Set string values, after `--set`')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version templates see (default: v1.36.0, as Helm v4.2 assumes)')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'API versions added to `.Capabilities.APIVersions` (comma-separated or repeated)')
+            [CompletionResult]::new('--api-versions', '--api-versions', [CompletionResultType]::ParameterName, 'API versions added to `.Capabilities.APIVersions` (comma-separated or repeated)')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Print only the documents of these templates (paths inside the chart, globs allowed)')
+            [CompletionResult]::new('--show-only', '--show-only', [CompletionResultType]::ParameterName, 'Print only the documents of these templates (paths inside the chart, globs allowed)')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--include-crds', '--include-crds', [CompletionResultType]::ParameterName, 'Print the chart''s CRDs (`crds/`) before the manifests')
+            [CompletionResult]::new('--no-hooks', '--no-hooks', [CompletionResultType]::ParameterName, 'Leave hooks out')
+            [CompletionResult]::new('--skip-tests', '--skip-tests', [CompletionResultType]::ParameterName, 'Leave test hooks out')
+            [CompletionResult]::new('--skip-schema-validation', '--skip-schema-validation', [CompletionResultType]::ParameterName, 'Do not validate values against `values.schema.json`')
+            [CompletionResult]::new('--is-upgrade', '--is-upgrade', [CompletionResultType]::ParameterName, 'Render as an upgrade (`.Release.IsUpgrade`)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;helm;help' {
+            [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a local chart and print the manifests, as `helm template` does')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;helm;help;template' {
+            break
+        }
+        'offlux;helm;help;help' {
+            break
+        }
         'offlux;graph' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
@@ -187,6 +235,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization (or every one) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
+            [CompletionResult]::new('helm', 'helm', [CompletionResultType]::ParameterValue, 'Native Helm: `offlux helm template CHART [RELEASE]`')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -209,6 +258,13 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;kustomize;build' {
+            break
+        }
+        'offlux;help;helm' {
+            [CompletionResult]::new('template', 'template', [CompletionResultType]::ParameterValue, 'Render a local chart and print the manifests, as `helm template` does')
+            break
+        }
+        'offlux;help;helm;template' {
             break
         }
         'offlux;help;graph' {

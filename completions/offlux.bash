@@ -28,6 +28,9 @@ _offlux() {
             offlux,graph)
                 cmd="offlux__subcmd__graph"
                 ;;
+            offlux,helm)
+                cmd="offlux__subcmd__helm"
+                ;;
             offlux,help)
                 cmd="offlux__subcmd__help"
                 ;;
@@ -39,6 +42,18 @@ _offlux() {
                 ;;
             offlux,test)
                 cmd="offlux__subcmd__test"
+                ;;
+            offlux__subcmd__helm,help)
+                cmd="offlux__subcmd__helm__subcmd__help"
+                ;;
+            offlux__subcmd__helm,template)
+                cmd="offlux__subcmd__helm__subcmd__template"
+                ;;
+            offlux__subcmd__helm__subcmd__help,help)
+                cmd="offlux__subcmd__helm__subcmd__help__subcmd__help"
+                ;;
+            offlux__subcmd__helm__subcmd__help,template)
+                cmd="offlux__subcmd__helm__subcmd__help__subcmd__template"
                 ;;
             offlux__subcmd__help,build)
                 cmd="offlux__subcmd__help__subcmd__build"
@@ -52,6 +67,9 @@ _offlux() {
             offlux__subcmd__help,graph)
                 cmd="offlux__subcmd__help__subcmd__graph"
                 ;;
+            offlux__subcmd__help,helm)
+                cmd="offlux__subcmd__help__subcmd__helm"
+                ;;
             offlux__subcmd__help,help)
                 cmd="offlux__subcmd__help__subcmd__help"
                 ;;
@@ -63,6 +81,9 @@ _offlux() {
                 ;;
             offlux__subcmd__help,test)
                 cmd="offlux__subcmd__help__subcmd__test"
+                ;;
+            offlux__subcmd__help__subcmd__helm,template)
+                cmd="offlux__subcmd__help__subcmd__helm__subcmd__template"
                 ;;
             offlux__subcmd__help__subcmd__kustomize,build)
                 cmd="offlux__subcmd__help__subcmd__kustomize__subcmd__build"
@@ -86,7 +107,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test build render kustomize graph completions help"
+            opts="-h -V --no-color --log-level --help --version get test build render kustomize helm graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -271,8 +292,130 @@ _offlux() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        offlux__subcmd__helm)
+            opts="-h -V --no-color --log-level --help --version template help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__helm__subcmd__help)
+            opts="template help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__helm__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__helm__subcmd__help__subcmd__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__helm__subcmd__template)
+            opts="-n -f -a -s -h -V --namespace --values --set --set-string --include-crds --no-hooks --skip-tests --skip-schema-validation --kube-version --api-versions --is-upgrade --show-only --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --set-string)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-versions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -a)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --show-only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         offlux__subcmd__help)
-            opts="get test build render kustomize graph completions help"
+            opts="get test build render kustomize helm graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +473,34 @@ _offlux() {
         offlux__subcmd__help__subcmd__graph)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__helm)
+            opts="template"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__helm__subcmd__template)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand build 'Print the objects one Kustomization (or every one) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
+            cand helm 'Native Helm: `offlux helm template CHART [RELEASE]`'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -146,6 +147,48 @@ set edit:completion:arg-completer[offlux] = {|@words|
         }
         &'offlux;kustomize;help;help'= {
         }
+        &'offlux;helm'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand template 'Render a local chart and print the manifests, as `helm template` does'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;helm;template'= {
+            cand -n 'The release namespace'
+            cand --namespace 'The release namespace'
+            cand -f 'Values files, merged in order (later files win)'
+            cand --values 'Values files, merged in order (later files win)'
+            cand --set 'Set values (`a.b=c,d[0]=e`), after the values files'
+            cand --set-string 'Set string values, after `--set`'
+            cand --kube-version 'The Kubernetes version templates see (default: v1.36.0, as Helm v4.2 assumes)'
+            cand -a 'API versions added to `.Capabilities.APIVersions` (comma-separated or repeated)'
+            cand --api-versions 'API versions added to `.Capabilities.APIVersions` (comma-separated or repeated)'
+            cand -s 'Print only the documents of these templates (paths inside the chart, globs allowed)'
+            cand --show-only 'Print only the documents of these templates (paths inside the chart, globs allowed)'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --include-crds 'Print the chart''s CRDs (`crds/`) before the manifests'
+            cand --no-hooks 'Leave hooks out'
+            cand --skip-tests 'Leave test hooks out'
+            cand --skip-schema-validation 'Do not validate values against `values.schema.json`'
+            cand --is-upgrade 'Render as an upgrade (`.Release.IsUpgrade`)'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;helm;help'= {
+            cand template 'Render a local chart and print the manifests, as `helm template` does'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;helm;help;template'= {
+        }
+        &'offlux;helm;help;help'= {
+        }
         &'offlux;graph'= {
             cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
             cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
@@ -172,6 +215,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand build 'Print the objects one Kustomization (or every one) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
+            cand helm 'Native Helm: `offlux helm template CHART [RELEASE]`'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -188,6 +232,11 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand build 'Build a kustomization directory and print the result, as `kustomize build` does'
         }
         &'offlux;help;kustomize;build'= {
+        }
+        &'offlux;help;helm'= {
+            cand template 'Render a local chart and print the manifests, as `helm template` does'
+        }
+        &'offlux;help;helm;template'= {
         }
         &'offlux;help;graph'= {
         }

@@ -35,6 +35,7 @@ complete -c offlux -n "__fish_offlux_needs_command" -f -a "test" -d 'Reconcile t
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -136,6 +137,34 @@ complete -c offlux -n "__fish_offlux_using_subcommand kustomize; and __fish_seen
 complete -c offlux -n "__fish_offlux_using_subcommand kustomize; and __fish_seen_subcommand_from build" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand kustomize; and __fish_seen_subcommand_from help" -f -a "build" -d 'Build a kustomization directory and print the result, as `kustomize build` does'
 complete -c offlux -n "__fish_offlux_using_subcommand kustomize; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and not __fish_seen_subcommand_from template help" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and not __fish_seen_subcommand_from template help" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and not __fish_seen_subcommand_from template help" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and not __fish_seen_subcommand_from template help" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and not __fish_seen_subcommand_from template help" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and not __fish_seen_subcommand_from template help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s n -l namespace -d 'The release namespace' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s f -l values -d 'Values files, merged in order (later files win)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l set -d 'Set values (`a.b=c,d[0]=e`), after the values files' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l set-string -d 'Set string values, after `--set`' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l kube-version -d 'The Kubernetes version templates see (default: v1.36.0, as Helm v4.2 assumes)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s a -l api-versions -d 'API versions added to `.Capabilities.APIVersions` (comma-separated or repeated)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s s -l show-only -d 'Print only the documents of these templates (paths inside the chart, globs allowed)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l include-crds -d 'Print the chart\'s CRDs (`crds/`) before the manifests'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l no-hooks -d 'Leave hooks out'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l skip-tests -d 'Leave test hooks out'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l skip-schema-validation -d 'Do not validate values against `values.schema.json`'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l is-upgrade -d 'Render as an upgrade (`.Release.IsUpgrade`)'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from help" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
@@ -153,12 +182,14 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from kustomize" -f -a "build" -d 'Build a kustomization directory and print the result, as `kustomize build` does'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from helm" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'

@@ -7,6 +7,7 @@ mod build;
 mod completions;
 mod get;
 mod graph;
+mod helm;
 mod kustomize;
 mod objects;
 mod render;
@@ -75,6 +76,8 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Native kustomize: `offlux kustomize build DIR`.
     Kustomize(kustomize::KustomizeArgs),
+    /// Native Helm: `offlux helm template CHART [RELEASE]`.
+    Helm(helm::HelmArgs),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
     /// Print a shell completion script.
@@ -107,6 +110,7 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(&args, &context),
         Command::Graph(args) => graph::run(&args, &context),
         Command::Kustomize(args) => kustomize::run(&args),
+        Command::Helm(args) => helm::run(&args),
         Command::Completions(args) => completions::run(&args),
     };
     ExitCode::from(code)

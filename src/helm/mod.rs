@@ -43,6 +43,8 @@ pub enum Error {
     KubeVersion { required: String, actual: String },
     /// A template failed to parse or execute (Go's message, which names the template and line).
     Template(String),
+    /// The chart cannot be installed on its own (a library chart).
+    NotInstallable { chart: String, chart_type: String },
     /// A rendered manifest is not valid YAML.
     Manifest { template: String, message: String },
 }
@@ -61,6 +63,9 @@ impl fmt::Display for Error {
                 "chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}"
             ),
             Error::Template(message) => f.write_str(message),
+            Error::NotInstallable { chart, chart_type } => {
+                write!(f, "{chart}: {chart_type} charts are not installable")
+            }
             Error::Manifest { template, message } => {
                 write!(f, "YAML parse error on {template}: {message}")
             }

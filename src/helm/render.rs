@@ -324,6 +324,12 @@ pub fn template(
     user_values: &Value,
     options: &RenderOptions,
 ) -> Result<Rendered, Error> {
+    if chart.metadata.is_library() {
+        return Err(Error::NotInstallable {
+            chart: chart.name().to_string(),
+            chart_type: chart.metadata.chart_type.clone(),
+        });
+    }
     values::process_dependencies(&mut chart, user_values)?;
     let values = values::coalesce_values(&chart, user_values);
     if options.validate_schema {
@@ -461,6 +467,14 @@ mod tests {
         let c = chart("c", &[("bad.yaml", "{{ if }}")], vec![]);
         let err = render_chart(&c, &values(&[]), &RenderOptions::new("r", "ns")).unwrap_err();
         assert!(err.to_string().contains("c/templates/bad.yaml"), "{err}");
+    }
+
+    #[test]
+    fn library_charts_are_not_installable() {
+        let mut c = chart("lib", &[("_x.tpl", "")], vec![]);
+        c.metadata.chart_type = "library".into();
+        let err = template(c, &values(&[]), &RenderOptions::new("r", "ns")).unwrap_err();
+        assert_eq!(err.to_string(), "lib: library charts are not installable");
     }
 
     #[test]

@@ -1,39 +1,172 @@
 //! Helm's values: reading values files, coalescing user values over chart defaults (subchart
 //! scoping, `global`, nulls deleting keys), dependency processing (`condition`, `tags`, `alias`,
 //! `import-values`), `--set`/`--set-string` expressions and `values.schema.json` validation.
+//!
+//! Behaviour follows Helm v4 (`pkg/chart/common/util/coalesce.go`, `pkg/chart/v2/util/dependencies.go`,
+//! `pkg/strvals/parser.go`, `pkg/chart/common/util/jsonschema.go`), with these differences:
+//! - Helm's warnings (a table meeting a scalar, a non-boolean condition) are not printed; the
+//!   merge just does what Helm does after warning.
+//! - Go maps are references, so Helm's coalescing can leak a subchart's globals into its parent's
+//!   tables three or more levels deep; here values are owned and nothing leaks.
+//! - Condition expressions (`(a && !b)`, newer than Helm v4.2) are not supported: a condition is a
+//!   comma-separated list of paths, the first that resolves to a boolean decides.
+//! - `--set-json` and `--set-file` are not supported.
+//! - Schemas are checked with the `jsonschema` crate; remote `$ref`s are never fetched, and
+//!   messages are rewritten into the wording of Helm's validator (santhosh-tekuri/jsonschema v6).
+//!
+//! Not for: reading values from Flux objects (`valuesFrom` belongs to `controllers`).
+
+mod coalesce;
+mod dependencies;
+mod schema;
+mod strvals;
+
+use std::collections::BTreeMap;
 
 use super::{Chart, Error};
 use crate::template::Value;
 
+/// A values table (Go's `map[string]interface{}`).
+type Map = BTreeMap<String, Value>;
+
 /// Parses a values document (a values file, a ConfigMap key) as Helm reads it: YAML 1.1 typing,
 /// numbers as float64, an empty document as an empty map. `name` is what errors call it.
-pub fn from_yaml(_text: &str, _name: &str) -> Result<Value, Error> {
-    Err(Error::Values("not implemented".into()))
+///
+/// Like Helm (`sigs.k8s.io/yaml`), only the first document of a stream is read.
+pub fn from_yaml(text: &str, name: &str) -> Result<Value, Error> {
+    let documents = crate::yaml::parse_stream(text, &crate::yaml::ParseOptions::default())
+        .map_err(|e| {
+            Error::Values(format!(
+                "failed to parse {name}: error converting YAML to JSON: yaml: line {}: {}",
+                e.pos.line, e.message
+            ))
+        })?;
+    let Some(document) = documents.first() else {
+        return Ok(Value::Map(Map::new()));
+    };
+    match json_to_value(crate::yaml::to_json_helm(&document.root)) {
+        Value::Nil => Ok(Value::Map(Map::new())),
+        map @ Value::Map(_) => Ok(map),
+        other => Err(Error::Values(format!(
+            "failed to parse {name}: error unmarshaling JSON: while decoding JSON: json: cannot \
+             unmarshal {} into Go value of type map[string]interface {{}}",
+            json_kind(&other)
+        ))),
+    }
 }
 
-/// Helm's `MergeTables`-style deep merge used for successive `-f` files: `over` wins, maps merge.
-pub fn merge_maps(base: Value, _over: Value) -> Value {
-    base
+/// Helm's `mergeMaps` for successive `-f` files and `--set` layers: `over` wins, maps merge
+/// recursively, everything else (lists included) is replaced. A `base` that is not a map counts
+/// as empty; an `over` that is not a map leaves `base` as it is.
+pub fn merge_maps(base: Value, over: Value) -> Value {
+    match (base, over) {
+        (Value::Map(base), Value::Map(over)) => Value::Map(merge_tables(base, over)),
+        (_, over @ Value::Map(_)) => over,
+        (base, _) => base,
+    }
 }
 
-/// Helm's `ProcessDependenciesWithMerge`: applies aliases, drops subcharts disabled by
-/// `condition`/`tags` (evaluated on `user` over the chart's defaults), then imports values.
-pub fn process_dependencies(_chart: &mut Chart, _user: &Value) -> Result<(), Error> {
-    Ok(())
+fn merge_tables(mut out: Map, over: Map) -> Map {
+    for (key, value) in over {
+        let value = match (out.remove(&key), value) {
+            (Some(Value::Map(base)), Value::Map(over)) => Value::Map(merge_tables(base, over)),
+            (_, value) => value,
+        };
+        out.insert(key, value);
+    }
+    out
+}
+
+/// Helm's `ProcessDependencies`: applies aliases, drops subcharts disabled by
+/// `condition`/`tags` (evaluated on `user` over the chart's defaults), then imports values
+/// (`import-values`, merged so that the parent's own values win over imported ones).
+///
+/// Afterwards `chart.dependencies` and `chart.metadata.dependencies` hold only enabled subcharts,
+/// aliased subcharts are renamed copies, and each chart's `values` include what it imported.
+pub fn process_dependencies(chart: &mut Chart, user: &Value) -> Result<(), Error> {
+    dependencies::process(chart, user)
 }
 
 /// Helm's `CoalesceValues`: `user` over the chart's defaults, recursively into subcharts, with
 /// `global` copied down. A null in `user` deletes the chart's default.
-pub fn coalesce_values(_chart: &Chart, user: &Value) -> Value {
-    user.clone()
+///
+/// A subchart's key holding something other than a map is an error in Helm; here the values
+/// coalesced so far are returned. Use [`try_coalesce_values`] to see the error.
+pub fn coalesce_values(chart: &Chart, user: &Value) -> Value {
+    match coalesce::coalesce_values(chart, user) {
+        Ok(values) => values,
+        Err((partial, _)) => partial,
+    }
+}
+
+/// [`coalesce_values`], failing as Helm does when a subchart's key holds something other than a
+/// map (`type mismatch on NAME: ...`).
+pub fn try_coalesce_values(chart: &Chart, user: &Value) -> Result<Value, Error> {
+    coalesce::coalesce_values(chart, user).map_err(|(_, error)| error)
 }
 
 /// Applies one `--set` (or, with `as_string`, `--set-string`) expression to `values`.
-pub fn apply_set(_expression: &str, _values: &mut Value, _as_string: bool) -> Result<(), Error> {
-    Err(Error::Values("not implemented".into()))
+///
+/// `values` should be a map (a `Nil` is replaced by one). On error `values` may hold part of the
+/// expression's assignments, as in Helm; callers stop there.
+pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Result<(), Error> {
+    let flag = if as_string { "--set-string" } else { "--set" };
+    if matches!(values, Value::Nil) {
+        *values = Value::Map(Map::new());
+    }
+    let Value::Map(map) = values else {
+        return Err(Error::Values(format!(
+            "failed parsing {flag} data: values are a {}, not a map",
+            values.go_type_name()
+        )));
+    };
+    strvals::parse_into(expression, map, as_string)
+        .map_err(|message| Error::Values(format!("failed parsing {flag} data: {message}")))
 }
 
 /// Validates coalesced values against `values.schema.json` of the chart and its subcharts.
-pub fn validate_schema(_chart: &Chart, _values: &Value) -> Result<(), Error> {
-    Ok(())
+pub fn validate_schema(chart: &Chart, values: &Value) -> Result<(), Error> {
+    schema::validate(chart, values)
 }
+
+/// `a.b` as Helm's `concatPrefix` joins value paths.
+fn concat_prefix(a: &str, b: &str) -> String {
+    if a.is_empty() {
+        b.to_string()
+    } else {
+        format!("{a}.{b}")
+    }
+}
+
+/// JSON data as Go's `json.Unmarshal` into `interface{}` gives it: every number a float64.
+fn json_to_value(json: serde_json::Value) -> Value {
+    match json {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => Value::String(s),
+        serde_json::Value::Array(items) => {
+            Value::List(items.into_iter().map(json_to_value).collect())
+        }
+        serde_json::Value::Object(map) => Value::Map(
+            map.into_iter()
+                .map(|(k, v)| (k, json_to_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// The JSON type name Go's decoder uses in `cannot unmarshal X into ...`.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Nil => "null",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::Float(_) | Value::Complex(..) => "number",
+        Value::String(_) => "string",
+        Value::List(_) => "array",
+        Value::Map(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -513,12 +513,43 @@ fn alias_of(fr: &Frame<'_>, pipe: &Pipe) -> Option<(usize, Vec<String>)> {
         return None;
     };
     match cmd.args.as_slice() {
-        [Arg::Variable { idents, .. }] => {
+        [source] => alias_of_arg(fr, source),
+        // Go's `set`, `merge`... return the map they changed, and `index` the map inside: the
+        // declared variable shares it (`$m := set $m "k" v` inside a nested scope).
+        [Arg::Identifier { name, .. }, source, ..] if super::funcs::mutates_first_arg(name) => {
+            alias_of_arg(fr, source)
+        }
+        [Arg::Identifier { name, .. }, source, keys @ ..]
+            if name == "index" && !keys.is_empty() =>
+        {
+            let (var, mut path) = alias_of_arg(fr, source)?;
+            for key in keys {
+                match key {
+                    Arg::String { text, .. } => path.push(text.clone()),
+                    Arg::Variable { idents, .. } if idents.len() == 1 => {
+                        let value = fr.var(&idents[0])?.as_deref()?;
+                        let Value::String(text) = value else {
+                            return None;
+                        };
+                        path.push(text.clone());
+                    }
+                    _ => return None,
+                }
+            }
+            Some((var, path))
+        }
+        _ => None,
+    }
+}
+
+fn alias_of_arg(fr: &Frame<'_>, arg: &Arg) -> Option<(usize, Vec<String>)> {
+    match arg {
+        Arg::Variable { idents, .. } => {
             let (name, path) = idents.split_first()?;
             Some((fr.var_index(name)?, path.to_vec()))
         }
-        [Arg::Field { idents, .. }] if fr.dot_is_root => Some((0, idents.clone())),
-        [Arg::Dot { .. }] if fr.dot_is_root => Some((0, Vec::new())),
+        Arg::Field { idents, .. } if fr.dot_is_root => Some((0, idents.clone())),
+        Arg::Dot { .. } if fr.dot_is_root => Some((0, Vec::new())),
         _ => None,
     }
 }

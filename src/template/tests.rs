@@ -481,3 +481,26 @@ fn deep_nesting_is_parsed_and_run_or_refused_without_overflow() {
         .to_string()
         .ends_with("max nesting depth exceeded"));
 }
+
+/// coredns's `containerPorts`: `$m := set $m k v` declares a shadow that, as in Go, is the same
+/// map, so a `set` on the shadow inside a nested range is seen through the outer variable; so is
+/// a map reached with `index $m k`.
+#[test]
+fn variables_declared_from_set_or_index_share_the_map() {
+    let funcs: HashMap<_, _> = super::funcs::helm_functions()
+        .into_iter()
+        .map(|(n, f)| (n.to_string(), f))
+        .collect();
+    let mut set = Set::new("gotpl", funcs);
+    let text = r#"{{- $m := dict -}}
+{{- range list 1 -}}
+  {{- $m := set $m "a" (dict "n" 1) -}}
+  {{- range list 2 -}}{{- $m := set $m "b" 2 -}}{{- end -}}
+  {{- $inner := index $m "a" -}}
+  {{- $_ := set $inner "n" 3 -}}
+{{- end -}}
+{{ $m }}"#;
+    set.add("t", text).unwrap();
+    let out = run(&set, "t", &Value::Nil, &zero()).unwrap();
+    assert_eq!(out, "map[a:map[n:3] b:2]");
+}

@@ -1,0 +1,174 @@
+//! `offlux helm template CHART [RELEASE]`: a drop-in for `helm template` on local charts
+//! (a directory or a `.tgz`), rendered by the native Helm engine.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::{exit, usage_error};
+use crate::helm::{self, KubeVersion, LoadOptions, RenderOptions};
+use crate::template::Value;
+
+#[derive(clap::Args, Debug)]
+pub struct HelmArgs {
+    #[command(subcommand)]
+    pub command: HelmCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum HelmCommand {
+    /// Render a local chart and print the manifests, as `helm template` does.
+    Template(HelmTemplateArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct HelmTemplateArgs {
+    /// The chart: a directory or a packaged `.tgz`.
+    pub chart: PathBuf,
+    /// The release name.
+    #[arg(default_value = "release-name")]
+    pub release: String,
+    /// The release namespace.
+    #[arg(short = 'n', long, default_value = "default")]
+    pub namespace: String,
+    /// Values files, merged in order (later files win).
+    #[arg(short = 'f', long = "values", value_name = "FILE")]
+    pub values: Vec<PathBuf>,
+    /// Set values (`a.b=c,d[0]=e`), after the values files.
+    #[arg(long = "set", value_name = "EXPR")]
+    pub set: Vec<String>,
+    /// Set string values, after `--set`.
+    #[arg(long = "set-string", value_name = "EXPR")]
+    pub set_string: Vec<String>,
+    /// Print the chart's CRDs (`crds/`) before the manifests.
+    #[arg(long)]
+    pub include_crds: bool,
+    /// Leave hooks out.
+    #[arg(long)]
+    pub no_hooks: bool,
+    /// Leave test hooks out.
+    #[arg(long)]
+    pub skip_tests: bool,
+    /// Do not validate values against `values.schema.json`.
+    #[arg(long)]
+    pub skip_schema_validation: bool,
+    /// The Kubernetes version templates see (default: v1.36.0, as Helm v4.2 assumes).
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// API versions added to `.Capabilities.APIVersions` (comma-separated or repeated).
+    #[arg(
+        short = 'a',
+        long = "api-versions",
+        value_name = "VERSION",
+        value_delimiter = ','
+    )]
+    pub api_versions: Vec<String>,
+    /// Render as an upgrade (`.Release.IsUpgrade`).
+    #[arg(long)]
+    pub is_upgrade: bool,
+    /// Print only the documents of these templates (paths inside the chart, globs allowed).
+    #[arg(short = 's', long = "show-only", value_name = "TEMPLATE")]
+    pub show_only: Vec<String>,
+    /// Render this many times and print once (for benchmarks: start-up left out).
+    #[arg(long, hide = true, default_value_t = 1)]
+    pub repeat: u32,
+}
+
+pub fn run(args: &HelmArgs) -> u8 {
+    let HelmCommand::Template(args) = &args.command;
+    let mut options = RenderOptions::new(&args.release, &args.namespace);
+    options.include_crds = args.include_crds;
+    options.no_hooks = args.no_hooks;
+    options.skip_tests = args.skip_tests;
+    options.validate_schema = !args.skip_schema_validation;
+    options.release.is_upgrade = args.is_upgrade;
+    options.api_versions = args
+        .api_versions
+        .iter()
+        .filter(|v| !v.is_empty())
+        .cloned()
+        .collect();
+    if let Some(version) = &args.kube_version {
+        match KubeVersion::parse(version) {
+            Ok(v) => options.kube_version = v,
+            Err(message) => return usage_error(&message, None),
+        }
+    }
+    if !args.chart.exists() {
+        return usage_error(
+            &format!("chart `{}` does not exist", args.chart.display()),
+            Some("give a chart directory or a packaged `.tgz`"),
+        );
+    }
+    let values = match user_values(args) {
+        Ok(values) => values,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::FAILURES;
+        }
+    };
+    let chart = match load(&args.chart) {
+        Ok(chart) => chart,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::FAILURES;
+        }
+    };
+    for _ in 1..args.repeat {
+        // Results are discarded: only the last render is printed.
+        let _ = helm::template(chart.clone(), &values, &options);
+    }
+    let text = match helm::template(chart, &values, &options) {
+        Ok(rendered) => rendered.to_text(&options),
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::FAILURES;
+        }
+    };
+    let text = if args.show_only.is_empty() {
+        text
+    } else {
+        match helm::show_only(&text, &args.show_only) {
+            Ok(text) => text,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return exit::FAILURES;
+            }
+        }
+    };
+    print!("{text}");
+    exit::SUCCESS
+}
+
+fn load(path: &std::path::Path) -> Result<helm::Chart, helm::Error> {
+    let options = LoadOptions::default();
+    if path.is_dir() {
+        return helm::load_dir(path, &options);
+    }
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| helm::Error::Load {
+        chart: name.clone(),
+        message: e.to_string(),
+    })?;
+    helm::load_archive(&name, &bytes, &options)
+}
+
+/// Values files in order, then `--set`, then `--set-string`, as Helm merges them.
+fn user_values(args: &HelmTemplateArgs) -> Result<Value, String> {
+    let mut values = Value::Map(BTreeMap::new());
+    for file in &args.values {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("reading `{}`: {e}", file.display()))?;
+        let name = file.display().to_string();
+        let read = helm::values::from_yaml(&text, &name).map_err(|e| e.to_string())?;
+        values = helm::values::merge_maps(values, read);
+    }
+    for expression in &args.set {
+        helm::values::apply_set(expression, &mut values, false)
+            .map_err(|e| format!("failed parsing --set data: {e}"))?;
+    }
+    for expression in &args.set_string {
+        helm::values::apply_set(expression, &mut values, true)
+            .map_err(|e| format!("failed parsing --set-string data: {e}"))?;
+    }
+    Ok(values)
+}
