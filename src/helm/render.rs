@@ -331,7 +331,7 @@ pub fn template(
         });
     }
     values::process_dependencies(&mut chart, user_values)?;
-    let values = values::coalesce_values(&chart, user_values);
+    let values = values::try_coalesce_values(&chart, user_values)?;
     if options.validate_schema {
         values::validate_schema(&chart, &values)?;
     }

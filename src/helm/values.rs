@@ -2,8 +2,9 @@
 //! scoping, `global`, nulls deleting keys), dependency processing (`condition`, `tags`, `alias`,
 //! `import-values`), `--set`/`--set-string` expressions and `values.schema.json` validation.
 //!
-//! Behaviour follows Helm v4 (`pkg/chart/common/util/coalesce.go`, `pkg/chart/v2/util/dependencies.go`,
-//! `pkg/strvals/parser.go`, `pkg/chart/common/util/jsonschema.go`), with these differences:
+//! Behaviour follows Helm v4.2.3, the oracle's version (`pkg/chart/common/util/coalesce.go`,
+//! `pkg/chart/v2/util/dependencies.go`, `pkg/strvals/parser.go`,
+//! `pkg/chart/common/util/jsonschema.go`); the tests hold results taken from it. Differences:
 //! - Helm's warnings (a table meeting a scalar, a non-boolean condition) are not printed; the
 //!   merge just does what Helm does after warning.
 //! - Go maps are references, so Helm's coalescing can leak a subchart's globals into its parent's
@@ -13,6 +14,12 @@
 //! - `--set-json` and `--set-file` are not supported.
 //! - Schemas are checked with the `jsonschema` crate; remote `$ref`s are never fetched, and
 //!   messages are rewritten into the wording of Helm's validator (santhosh-tekuri/jsonschema v6).
+//!
+//! A render does what Helm's install does: user values are the values files read with
+//! [`from_yaml`] and merged in order with [`merge_maps`], then each `--set` applied in order with
+//! [`apply_set`]; then [`process_dependencies`] on the chart with those values,
+//! [`try_coalesce_values`] for `.Values`, and [`validate_schema`] on the result (Helm's
+//! `ToRenderValuesWithSchemaValidation`).
 //!
 //! Not for: reading values from Flux objects (`valuesFrom` belongs to `controllers`).
 
@@ -127,15 +134,6 @@ pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Resul
 /// Validates coalesced values against `values.schema.json` of the chart and its subcharts.
 pub fn validate_schema(chart: &Chart, values: &Value) -> Result<(), Error> {
     schema::validate(chart, values)
-}
-
-/// `a.b` as Helm's `concatPrefix` joins value paths.
-fn concat_prefix(a: &str, b: &str) -> String {
-    if a.is_empty() {
-        b.to_string()
-    } else {
-        format!("{a}.{b}")
-    }
 }
 
 /// JSON data as Go's `json.Unmarshal` into `interface{}` gives it: every number a float64.

@@ -1,11 +1,11 @@
 //! Helm's values coalescing (`CoalesceValues`, `MergeValues`, `CoalesceTables`, `MergeTables`).
 //!
 //! "Coalesce" and "merge" differ only in nulls: coalescing lets a null delete the key it meets
-//! (and drops nulls from subchart defaults), merging keeps nulls as values. The higher layer
+//! (and drops nulls from chart defaults), merging keeps nulls as values. The higher layer
 //! (user values over chart defaults, a parent over its subchart) always wins; maps merge, lists
 //! and scalars are replaced.
 
-use super::{concat_prefix, Map};
+use super::Map;
 use crate::helm::{Chart, Error};
 use crate::template::{sprintf, Value};
 
@@ -29,26 +29,20 @@ fn run(chart: &Chart, user: &Value, merge: bool) -> Result<Value, (Value, Error)
         Value::Map(map) => map.clone(),
         _ => Map::new(),
     };
-    match coalesce(chart, &mut dest, "", merge) {
+    match coalesce(chart, &mut dest, merge) {
         Ok(()) => Ok(Value::Map(dest)),
         Err(error) => Err((Value::Map(dest), error)),
     }
 }
 
-fn coalesce(chart: &Chart, dest: &mut Map, prefix: &str, merge: bool) -> Result<(), Error> {
-    coalesce_chart_values(chart, dest, prefix, merge);
-    coalesce_dependencies(chart, dest, prefix, merge)
+fn coalesce(chart: &Chart, dest: &mut Map, merge: bool) -> Result<(), Error> {
+    coalesce_chart_values(chart, dest, merge);
+    coalesce_dependencies(chart, dest, merge)
 }
 
 /// `coalesceDeps`: each subchart's table in `dest` gets the parent's globals, then the
 /// subchart's own defaults.
-fn coalesce_dependencies(
-    chart: &Chart,
-    dest: &mut Map,
-    prefix: &str,
-    merge: bool,
-) -> Result<(), Error> {
-    let sub_prefix = concat_prefix(prefix, chart.name());
+fn coalesce_dependencies(chart: &Chart, dest: &mut Map, merge: bool) -> Result<(), Error> {
     for subchart in &chart.dependencies {
         let name = subchart.name();
         let mut table = match dest.remove(name) {
@@ -64,7 +58,7 @@ fn coalesce_dependencies(
             }
         };
         coalesce_globals(&mut table, dest);
-        let result = coalesce(subchart, &mut table, &sub_prefix, merge);
+        let result = coalesce(subchart, &mut table, merge);
         dest.insert(name.to_string(), Value::Map(table));
         result?;
     }
@@ -116,13 +110,15 @@ fn finish_globals(dest: &mut Map, globals: Map) {
 }
 
 /// `coalesceValues`: the chart's own defaults under the values in `values` (which win).
-fn coalesce_chart_values(chart: &Chart, values: &mut Map, prefix: &str, merge: bool) {
+fn coalesce_chart_values(chart: &Chart, values: &mut Map, merge: bool) {
     let defaults = match &chart.values {
         Value::Map(defaults) => defaults.clone(),
         _ => Map::new(),
     };
-    // Nulls in a subchart's defaults are dropped (Helm #32530); the top chart's are kept.
-    let clean_defaults = !merge && !prefix.is_empty();
+    // Coalescing, nulls in chart defaults are dropped so that they neither shadow globals nor
+    // print as `%!s(<nil>)`. (Helm after v4.2 keeps the top chart's own nulls, helm#32530;
+    // v4.2.3, our reference, drops them at every level.)
+    let clean_defaults = !merge;
     for (key, default) in defaults {
         match values.get_mut(&key) {
             Some(Value::Nil) if !merge => {
@@ -132,7 +128,7 @@ fn coalesce_chart_values(chart: &Chart, values: &mut Map, prefix: &str, merge: b
                 // A non-table default under a table is skipped (Helm warns unless it is null).
                 if let Value::Map(mut src) = default {
                     let merge = merge || is_subchart(chart, &key);
-                    if !merge && !prefix.is_empty() {
+                    if !merge {
                         clean_nils(&mut src);
                     }
                     coalesce_tables(dest, src, merge);

@@ -21,6 +21,11 @@ pub(super) fn process(chart: &mut Chart, user: &Value) -> Result<(), Error> {
 /// `IsCompatibleRange`: the version parses and satisfies the constraint (an empty or invalid
 /// constraint matches nothing).
 fn is_compatible_range(constraint: &str, version: &str) -> bool {
+    // Masterminds rejects an empty constraint, so a dependency without a version matches no
+    // subchart (and an alias without a version is not applied).
+    if constraint.trim().is_empty() {
+        return false;
+    }
     let Ok(version) = parse_version(version) else {
         return false;
     };
@@ -75,12 +80,13 @@ fn process_enabled(chart: &mut Chart, values: &Value, path: &str) -> Result<(), 
         dependency.enabled = true;
     }
     let coalesced = coalesce::coalesce_values(chart, values).map_err(|(_, error)| error)?;
+    let empty = Map::new();
     let coalesced_map = match &coalesced {
-        Value::Map(map) => map.clone(),
-        _ => Map::new(),
+        Value::Map(map) => map,
+        _ => &empty,
     };
-    apply_tags(&mut chart.metadata.dependencies, &coalesced_map);
-    apply_conditions(&mut chart.metadata.dependencies, &coalesced_map, path);
+    apply_tags(&mut chart.metadata.dependencies, coalesced_map);
+    apply_conditions(&mut chart.metadata.dependencies, coalesced_map, path);
 
     let disabled: BTreeSet<String> = chart
         .metadata

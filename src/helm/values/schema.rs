@@ -1,13 +1,16 @@
 //! `values.schema.json` validation (Helm's `ValidateAgainstSchema`): each chart's schema checks
 //! the values at its level, subcharts the table under their name. Drafts 4, 6, 7, 2019-09 and
 //! 2020-12 are chosen by `$schema` (2020-12 when absent). No `$ref` is ever fetched: remote and
-//! file references fail to resolve.
+//! file references fail to resolve (Helm would fetch them).
 //!
-//! Messages are those of Helm's validator (santhosh-tekuri/jsonschema v6): per chart a
-//! `NAME:` line, then one `- at 'JSON-POINTER': MESSAGE` line per violation; `anyOf`/`oneOf`
-//! failures list their subschemas' violations indented below. Where the `jsonschema` crate
-//! reports less than Helm's validator (the items a failed `contains` rejected, the nesting of
-//! `allOf` and `$ref`), the lines are flat.
+//! Reports are those of Helm's validator (santhosh-tekuri/jsonschema v6.0.2): per chart a
+//! `NAME:` line, then `- at 'JSON-POINTER': MESSAGE` lines as a tree: a value failing more than
+//! once is a "validation failed" group, `allOf`/`anyOf`/`oneOf` list their branches below, a
+//! failed `contains` the items it rejected. The `jsonschema` crate reports flat errors; they are
+//! regrouped by their evaluation paths. Known differences: Helm orders the failures of
+//! different properties by Go's map iteration (at random), ours follow the crate and Helm's
+//! keyword order; `format` failures lack the checker's reason (`: missing @`); a schema that
+//! cannot be compiled for another reason than the metaschema words it differently.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -75,17 +78,30 @@ fn check(schema: &Json, instance: &Json) -> Result<(), String> {
         .with_draft(draft)
         .with_retriever(NoFetch)
         .build(schema)
-        .map_err(|e| compile_error(&e, draft))?;
-    let mut errors: Vec<ValidationError> = validator.iter_errors(instance).collect();
+        .map_err(|e| compile_error(&e, draft, schema))?;
+    let errors: Vec<ValidationError> = validator.iter_errors(instance).collect();
     if errors.is_empty() {
         return Ok(());
     }
-    // Helm's validator lists violations of the instance root first; keep the crate's order
-    // otherwise.
-    errors.sort_by(|a, b| a.instance_path().as_str().cmp(b.instance_path().as_str()));
+    let context = Context {
+        root: schema,
+        draft,
+    };
+    let flat = errors.iter().map(|e| Flat::new(e, &[])).collect();
+    Err(report(context.level(flat, 0)))
+}
+
+/// The report's lines. When everything comes down to one value's group of failures, Helm's
+/// validator lists the group's members at the top level.
+fn report(mut nodes: Vec<Node>) -> String {
+    while nodes.len() == 1 && nodes.first().is_some_and(|n| n.group) {
+        nodes = nodes.pop().map(|n| n.children).unwrap_or_default();
+    }
     let mut out = String::new();
-    write_errors(&errors, 0, &mut out);
-    Err(out)
+    for node in &nodes {
+        node.write(0, &mut out);
+    }
+    out
 }
 
 /// The draft `$schema` names; 2020-12 (Helm's validator's default) otherwise.
@@ -118,17 +134,39 @@ fn metaschema_url(draft: Draft) -> &'static str {
     }
 }
 
-/// A schema the metaschema rejects, worded as Helm's compiler words it.
-fn compile_error(error: &ValidationError, draft: Draft) -> String {
+/// A schema the metaschema rejects, worded as Helm's compiler words it (without the final
+/// newline, as Helm prints it).
+fn compile_error(error: &ValidationError, draft: Draft, schema: &Json) -> String {
     if let ValidationErrorKind::Referencing(e) = error.kind() {
         return format!("jsonschema: {e}");
     }
+    let meta = match draft {
+        Draft::Draft4 => jsonschema::draft4::meta::validator(),
+        Draft::Draft6 => jsonschema::draft6::meta::validator(),
+        Draft::Draft7 => jsonschema::draft7::meta::validator(),
+        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
+        _ => jsonschema::draft202012::meta::validator(),
+    };
+    let errors: Vec<ValidationError> = meta.iter_errors(schema).collect();
+    let lines = if errors.is_empty() {
+        format!(
+            "- at '{}': {}\n",
+            error.instance_path().as_str(),
+            message(error)
+        )
+    } else {
+        let context = Context {
+            root: &Json::Null,
+            draft,
+        };
+        let flat = errors.iter().map(|e| Flat::new(e, &[])).collect();
+        report(context.level(flat, 0))
+    };
     format!(
         "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation \
-         failed with '{}#'\n- at '{}': {}",
+         failed with '{}#'\n{}",
         metaschema_url(draft),
-        error.instance_path().as_str(),
-        message(error)
+        lines.trim_end_matches('\n')
     )
 }
 
@@ -149,50 +187,453 @@ impl Retrieve for NoFetch {
     }
 }
 
-/// Writes one `- at` line per error (required properties of one object on one line), and the
-/// subschema errors of `anyOf`/`oneOf` indented below.
-fn write_errors(errors: &[ValidationError], depth: usize, out: &mut String) {
-    let indent = "  ".repeat(depth);
-    let mut i = 0;
-    while let Some(error) = errors.get(i) {
-        let path = error.instance_path().as_str();
-        if let ValidationErrorKind::Required { .. } = error.kind() {
-            // Helm's validator reports all missing properties of an object at once.
-            let mut names = Vec::new();
-            while let Some(next) = errors.get(i) {
-                match next.kind() {
-                    ValidationErrorKind::Required { property }
-                        if next.instance_path().as_str() == path =>
-                    {
-                        names.push(
-                            property
-                                .as_str()
-                                .map_or_else(|| property.to_string(), str::to_string),
-                        );
-                        i += 1;
+/// One line of the report and the lines indented below it (Helm's validator prints its errors
+/// as a tree).
+struct Node {
+    at: String,
+    text: String,
+    children: Vec<Node>,
+    /// Where the keyword that produced it comes in Helm's validator's evaluation order.
+    rank: u8,
+    /// A "validation failed" group of one value's failures (not a `$ref`'s): when it is all
+    /// there is to report, its members are reported instead.
+    group: bool,
+}
+
+impl Node {
+    fn write(&self, depth: usize, out: &mut String) {
+        out.push_str(&format!(
+            "{}- at '{}': {}\n",
+            "  ".repeat(depth),
+            self.at,
+            self.text
+        ));
+        for child in &self.children {
+            child.write(depth + 1, out);
+        }
+    }
+
+    /// A subschema's result as Helm's validator reports it: one error as itself, several as a
+    /// "validation failed" group at the subschema's instance.
+    fn one_or_group(mut nodes: Vec<Node>, at: String, rank: u8, group: bool) -> Node {
+        if nodes.len() == 1 {
+            if let Some(mut node) = nodes.pop() {
+                node.rank = rank;
+                return node;
+            }
+        }
+        Node {
+            at,
+            text: "validation failed".into(),
+            children: nodes,
+            rank,
+            group,
+        }
+    }
+}
+
+/// An error with its keyword path (evaluation path, `$ref`s included) and instance path split
+/// into segments.
+struct Flat<'a> {
+    error: &'a ValidationError<'a>,
+    keywords: Vec<String>,
+    instance: Vec<String>,
+}
+
+impl<'a> Flat<'a> {
+    /// `prefix` is dropped from the keyword path (the path of the `anyOf` branch an error
+    /// comes from, say).
+    fn new(error: &'a ValidationError<'a>, prefix: &[String]) -> Self {
+        let mut keywords = pointer_segments(error.evaluation_path().as_str());
+        if keywords.starts_with(prefix) {
+            keywords.drain(..prefix.len());
+        }
+        Flat {
+            error,
+            keywords,
+            instance: pointer_segments(error.instance_path().as_str()),
+        }
+    }
+}
+
+struct Context<'a> {
+    root: &'a Json,
+    draft: Draft,
+}
+
+/// How an applicator keyword's subschema errors appear in Helm's validator's report.
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    /// One node per evaluated value (a property's, an item's), a group when the subschema
+    /// failed more than once.
+    Group,
+    /// The subschema's errors listed as if they were the parent's.
+    Splice,
+    /// `allOf`: one "'allOf' failed" node over its branches.
+    AllOf,
+}
+
+impl Context<'_> {
+    /// The nodes for errors of one schema evaluation; `depth` keyword segments are consumed.
+    fn level(&self, errors: Vec<Flat>, depth: usize) -> Vec<Node> {
+        // Groups of errors from one subschema evaluation, in order of first appearance.
+        struct Group<'e> {
+            key: (String, String, String),
+            shape: Shape,
+            consumed: usize,
+            at: String,
+            errors: Vec<Flat<'e>>,
+        }
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut groups: Vec<Group> = Vec::new();
+        for flat in errors {
+            let rest = flat.keywords.get(depth..).unwrap_or_default().to_vec();
+            let (keyword, argument) = match rest.as_slice() {
+                [keyword, argument, _, ..] => (keyword.as_str(), Some(argument.as_str())),
+                [keyword, _] => (keyword.as_str(), None),
+                _ => {
+                    self.leaf(flat, rest.first().map_or("", String::as_str), &mut nodes);
+                    continue;
+                }
+            };
+            let numeric = argument.is_some_and(|a| a.parse::<usize>().is_ok());
+            // What the keyword applies its subschema to: the same value, or a child of it.
+            let (shape, consumed, child) = match keyword {
+                "properties" => (Shape::Group, 2, true),
+                "patternProperties" => (Shape::Group, 2, true),
+                "additionalProperties" | "unevaluatedProperties" => (Shape::Group, 1, true),
+                "dependentSchemas" | "dependencies" => (Shape::Group, 2, false),
+                "$ref" | "$dynamicRef" | "$recursiveRef" => (Shape::Group, 1, false),
+                "items" if numeric => (Shape::Group, 2, true),
+                "prefixItems" => (Shape::Group, 2, true),
+                "items" | "additionalItems" | "unevaluatedItems" | "contains" => {
+                    (Shape::Group, 1, true)
+                }
+                "if" | "then" | "else" => (Shape::Splice, 1, false),
+                "allOf" => (Shape::AllOf, 1, false),
+                _ => {
+                    self.leaf(flat, keyword, &mut nodes);
+                    continue;
+                }
+            };
+            let base = flat.instance.len().min(self.base_len(&flat, depth));
+            let instance_len = if child { base + 1 } else { base };
+            let at = pointer(flat.instance.get(..instance_len).unwrap_or(&flat.instance));
+            let argument = if consumed == 2 {
+                argument.unwrap_or_default()
+            } else {
+                ""
+            };
+            let key = (keyword.to_string(), argument.to_string(), at.clone());
+            match groups.iter_mut().find(|g| g.key == key) {
+                Some(group) => group.errors.push(flat),
+                None => groups.push(Group {
+                    key,
+                    shape,
+                    consumed,
+                    at,
+                    errors: vec![flat],
+                }),
+            }
+        }
+        for group in groups {
+            let rank = keyword_rank(&group.key.0);
+            match group.shape {
+                Shape::Group => {
+                    let children = self.level(group.errors, depth + group.consumed);
+                    let is_ref = group.key.0.starts_with('$');
+                    if !children.is_empty() {
+                        nodes.push(Node::one_or_group(children, group.at, rank, !is_ref));
                     }
-                    _ => break,
+                }
+                Shape::Splice => {
+                    for mut child in self.level(group.errors, depth + group.consumed) {
+                        child.rank = rank;
+                        nodes.push(child);
+                    }
+                }
+                Shape::AllOf => {
+                    // One branch after the other, each a group of its own.
+                    let mut branches: Vec<(String, Vec<Flat>)> = Vec::new();
+                    for flat in group.errors {
+                        let index = flat.keywords.get(depth + 1).cloned().unwrap_or_default();
+                        match branches.iter_mut().find(|(i, _)| *i == index) {
+                            Some((_, errors)) => errors.push(flat),
+                            None => branches.push((index, vec![flat])),
+                        }
+                    }
+                    let children = branches
+                        .into_iter()
+                        .map(|(_, errors)| {
+                            Node::one_or_group(
+                                self.level(errors, depth + 2),
+                                group.at.clone(),
+                                0,
+                                true,
+                            )
+                        })
+                        .collect();
+                    nodes.push(Node {
+                        at: group.at,
+                        text: "'allOf' failed".into(),
+                        children,
+                        rank,
+                        group: false,
+                    });
                 }
             }
-            let text = match names.as_slice() {
-                [one] => format!("missing property {}", quote(one)),
-                many => format!("missing properties {}", join_quoted(many)),
-            };
-            out.push_str(&format!("{indent}- at '{path}': {text}\n"));
-            continue;
         }
-        out.push_str(&format!("{indent}- at '{path}': {}\n", message(error)));
+        nodes.sort_by_key(|node| node.rank);
+        merge_required(nodes)
+    }
+
+    /// How many instance segments belong to the value evaluated at keyword depth `depth`: the
+    /// instance segments minus those the remaining keywords descend into.
+    fn base_len(&self, flat: &Flat, depth: usize) -> usize {
+        let rest = flat.keywords.get(depth..).unwrap_or_default();
+        // The last segment is the failing keyword itself, which descends nowhere.
+        let rest = rest.split_last().map_or(rest, |(_, init)| init);
+        let mut descend = 0;
+        let mut i = 0;
+        while let Some(keyword) = rest.get(i) {
+            let next_numeric = rest.get(i + 1).is_some_and(|a| a.parse::<usize>().is_ok());
+            match keyword.as_str() {
+                "properties" | "patternProperties" | "prefixItems" => {
+                    descend += 1;
+                    i += 2;
+                }
+                "items" if next_numeric => {
+                    descend += 1;
+                    i += 2;
+                }
+                "additionalProperties"
+                | "unevaluatedProperties"
+                | "items"
+                | "additionalItems"
+                | "unevaluatedItems"
+                | "contains" => {
+                    descend += 1;
+                    i += 1;
+                }
+                "dependentSchemas" | "dependencies" | "allOf" | "anyOf" | "oneOf" | "$defs"
+                | "definitions" => i += 2,
+                _ => i += 1,
+            }
+        }
+        flat.instance.len().saturating_sub(descend)
+    }
+
+    /// A keyword's own error, with what Helm's validator nests below it.
+    fn leaf(&self, flat: Flat, keyword: &str, nodes: &mut Vec<Node>) {
+        let error = flat.error;
+        let at = error.instance_path().as_str().to_string();
+        let mut children = Vec::new();
         match error.kind() {
             ValidationErrorKind::AnyOf { context }
             | ValidationErrorKind::OneOfNotValid { context } => {
-                for branch in context {
-                    write_errors(branch, depth + 1, out);
+                let prefix = pointer_segments(error.evaluation_path().as_str());
+                for (index, branch) in context.iter().enumerate() {
+                    let mut prefix = prefix.clone();
+                    prefix.push(index.to_string());
+                    let flat = branch.iter().map(|e| Flat::new(e, &prefix)).collect();
+                    let branch_nodes = self.level(flat, 0);
+                    if !branch_nodes.is_empty() {
+                        children.push(Node::one_or_group(branch_nodes, at.clone(), 0, true));
+                    }
                 }
             }
+            ValidationErrorKind::PropertyNames { error: inner } => children.push(Node {
+                at: at.clone(),
+                text: message(inner),
+                children: Vec::new(),
+                rank: 0,
+                group: false,
+            }),
+            ValidationErrorKind::Contains => children = self.contains_causes(error, &at),
             _ => {}
         }
-        i += 1;
+        let text = match (error.kind(), keyword) {
+            // Draft 7's `dependencies` and 2019-09's `dependentRequired` name the property
+            // whose presence required the missing one.
+            (ValidationErrorKind::Required { property }, "dependentRequired" | "dependencies") => {
+                let property = property.as_str().unwrap_or_default();
+                let trigger = self
+                    .root
+                    .pointer(error.schema_path().as_str())
+                    .and_then(Json::as_object)
+                    .and_then(|rules| {
+                        rules.iter().find_map(|(trigger, required)| {
+                            let present = error.instance().get(trigger).is_some();
+                            let requires = required
+                                .as_array()
+                                .is_some_and(|r| r.iter().any(|p| p.as_str() == Some(property)));
+                            (present && requires).then_some(trigger.as_str())
+                        })
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "properties {} required, if {} exists",
+                    quote(property),
+                    quote(trigger)
+                )
+            }
+            _ => message(error),
+        };
+        nodes.push(Node {
+            at,
+            text,
+            children,
+            rank: keyword_rank(keyword),
+            group: false,
+        });
     }
+
+    /// Why each item failed `contains`: Helm's validator lists them, the crate does not, so
+    /// the items are checked against the `contains` subschema again. Nothing when that
+    /// subschema cannot be compiled on its own (a `$ref` into the root, say).
+    fn contains_causes(&self, error: &ValidationError, at: &str) -> Vec<Node> {
+        let Some(subschema) = self.root.pointer(error.schema_path().as_str()) else {
+            return Vec::new();
+        };
+        let Ok(validator) = jsonschema::options()
+            .with_draft(self.draft)
+            .with_retriever(NoFetch)
+            .build(subschema)
+        else {
+            return Vec::new();
+        };
+        let Some(items) = error.instance().as_array() else {
+            return Vec::new();
+        };
+        let sub = Context {
+            root: subschema,
+            draft: self.draft,
+        };
+        let mut nodes = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let errors: Vec<ValidationError> = validator.iter_errors(item).collect();
+            let flat = errors.iter().map(|e| Flat::new(e, &[])).collect();
+            let item_at = format!("{at}/{index}");
+            let mut item_nodes = sub.level(flat, 0);
+            for node in &mut item_nodes {
+                node.prefix(&item_at);
+            }
+            if !item_nodes.is_empty() {
+                nodes.push(Node::one_or_group(item_nodes, item_at, 0, true));
+            }
+        }
+        nodes
+    }
+}
+
+impl Node {
+    fn prefix(&mut self, at: &str) {
+        self.at = format!("{at}{}", self.at);
+        for child in &mut self.children {
+            child.prefix(at);
+        }
+    }
+}
+
+/// Helm's validator reports all missing properties of an object in one line.
+fn merge_required(nodes: Vec<Node>) -> Vec<Node> {
+    let mut out: Vec<Node> = Vec::new();
+    for node in nodes {
+        if let Some(name) = node.text.strip_prefix("missing property ") {
+            if let Some(previous) = out.iter_mut().find(|n| {
+                n.at == node.at
+                    && (n.text.starts_with("missing property ")
+                        || n.text.starts_with("missing properties "))
+            }) {
+                let names = previous
+                    .text
+                    .trim_start_matches("missing properties ")
+                    .trim_start_matches("missing property ")
+                    .to_string();
+                previous.text = format!("missing properties {names}, {name}");
+                continue;
+            }
+        }
+        out.push(node);
+    }
+    out
+}
+
+/// Where a keyword's errors come in Helm's validator's report (its evaluation order).
+fn keyword_rank(keyword: &str) -> u8 {
+    const ORDER: &[&str] = &[
+        "type",
+        "enum",
+        "const",
+        "format",
+        "minProperties",
+        "maxProperties",
+        "required",
+        "dependentRequired",
+        "dependencies",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "dependentSchemas",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "prefixItems",
+        "items",
+        "additionalItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "$ref",
+        "$dynamicRef",
+        "$recursiveRef",
+        "not",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "if",
+        "then",
+        "else",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    ];
+    let position = ORDER
+        .iter()
+        .position(|k| *k == keyword)
+        .unwrap_or(ORDER.len());
+    u8::try_from(position).unwrap_or(u8::MAX)
+}
+
+/// A JSON pointer's segments, unescaped (`~1` is `/`, `~0` is `~`).
+fn pointer_segments(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// Segments joined back into a JSON pointer.
+fn pointer(segments: &[String]) -> String {
+    segments
+        .iter()
+        .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
+        .collect()
 }
 
 /// One violation in the words of santhosh-tekuri/jsonschema v6.
@@ -216,8 +657,8 @@ fn message(error: &ValidationError) -> String {
         ValidationErrorKind::UnevaluatedItems { unexpected } => {
             format!("unevaluated items {} not allowed", unexpected.join(", "))
         }
-        ValidationErrorKind::AnyOf { .. } => "anyOf failed".into(),
-        ValidationErrorKind::OneOfNotValid { .. } => "oneOf failed, none matched".into(),
+        ValidationErrorKind::AnyOf { .. } => "'anyOf' failed".into(),
+        ValidationErrorKind::OneOfNotValid { .. } => "'oneOf' failed, none matched".into(),
         ValidationErrorKind::OneOfMultipleValid { context } => {
             let matched: Vec<usize> = context
                 .iter()
@@ -227,8 +668,8 @@ fn message(error: &ValidationError) -> String {
                 .take(2)
                 .collect();
             match matched.as_slice() {
-                [a, b] => format!("oneOf failed, subschemas {a}, {b} matched"),
-                _ => "oneOf failed".into(),
+                [a, b] => format!("'oneOf' failed, subschemas {a}, {b} matched"),
+                _ => "'oneOf' failed".into(),
             }
         }
         ValidationErrorKind::Constant { expected_value } => match expected_value.as_ref() {
@@ -297,7 +738,7 @@ fn message(error: &ValidationError) -> String {
             instance.as_object().map_or(0, serde_json::Map::len),
             *limit,
         ),
-        ValidationErrorKind::Not { .. } => "not failed".into(),
+        ValidationErrorKind::Not { .. } => "'not' failed".into(),
         ValidationErrorKind::Pattern { pattern } => format!(
             "{} does not match pattern {}",
             quote(instance.as_str().unwrap_or_default()),

@@ -54,6 +54,15 @@ fn quote(text: &str) -> String {
     sprintf("%q", &[Value::String(text.to_string())])
 }
 
+/// Go's `%q` of a `[]rune`: each rune quoted, in brackets (`['n' 'a']`).
+fn quote_runes(text: &str) -> String {
+    let runes: Vec<String> = text
+        .chars()
+        .map(|c| sprintf("%q", &[Value::Int(i64::from(u32::from(c)))]))
+        .collect();
+    format!("[{}]", runes.join(" "))
+}
+
 /// The message of Go's recovered panic when a value is not the list or map an expression needs.
 fn conversion_panic(found: &Value, want: &str) -> Stop {
     let found = match found {
@@ -211,7 +220,7 @@ impl Parser {
         if !run.text.is_empty() {
             let message = format!(
                 "unexpected data at end of array index: {}",
-                quote(&run.text)
+                quote_runes(&run.text)
             );
             return (list, error(message));
         }

@@ -109,6 +109,16 @@ fn from_yaml_parse_errors_name_the_file_and_line() {
         ),
         "{message}"
     );
+    // Helm v4.2.3 (oracle): `error converting YAML to JSON: yaml: line 2: mapping values are not
+    // allowed in this context`.
+    assert_eq!(
+        from_yaml("a: 1\n  b: 2\n", "v.yaml"),
+        Err(Error::Values(
+            "failed to parse v.yaml: error converting YAML to JSON: yaml: line 2: mapping values \
+             are not allowed in this context"
+                .into()
+        ))
+    );
 }
 
 #[test]
@@ -270,19 +280,39 @@ fn coalesce_values_matches_helms_moby_dick() {
     assert_eq!(user, yaml(MOBY_USER));
 }
 
+/// What Helm v4.2.3 gives templates for the same charts and user values (`toJson .Values`
+/// through the oracle).
+const MOBY_HELM_RESULT: &str = r#"{"back": "", "global": {"name": "Ishmael", "nested": {"boat": true}, "nested2": {"l0": "moby"}, "subject": "Queequeg"}, "name": "moby", "nested": {}, "override": "bad", "pequod": {"ahab": {"global": {"harpooner": "Tashtego", "name": "Ishmael", "nested": {"boat": true, "foo": "bar", "sail": true}, "nested2": {"l0": "moby", "l1": "pequod", "l2": "ahab"}, "subject": "Queequeg"}, "name": "ahab", "nested": {"foo": true}, "scope": "whale"}, "global": {"harpooner": "Tashtego", "name": "Ishmael", "nested": {"boat": true, "foo2": null, "sail": true}, "nested2": {"l0": "moby", "l1": "pequod"}, "subject": "Queequeg"}, "name": "pequod", "scope": "pequod"}, "scope": "moby", "spouter": {"global": {"name": "Ishmael", "nested": {"boat": true}, "nested2": {"l0": "moby", "l1": "spouter"}, "subject": "Queequeg"}, "scope": "spouter"}, "top": "yup"}"#;
+
 #[test]
-fn coalesce_keeps_the_top_charts_nulls_and_drops_subchart_default_nulls() {
-    // helm#32530: a null in the chart's own values.yaml stays; a subchart default null goes.
+fn coalesce_values_equals_helms_whole_result() {
+    let values = coalesce_values(&moby(), &yaml(MOBY_USER));
+    let helm = match serde_json::from_str(MOBY_HELM_RESULT) {
+        Ok(json) => json_to_value(json),
+        Err(e) => panic!("bad test JSON: {e}"),
+    };
+    assert_eq!(values, helm);
+}
+
+#[test]
+fn coalesce_drops_default_nulls_at_every_level() {
+    // Helm v4.2.3 through the oracle: `{sub: {b: {d: 1}, global: {}}, t: {x: 1}}` without user
+    // values, and `{other: null, sub: ..., t: {}}` with `{other: null, t: {x: null}}`.
     let sub = chart("sub", "a: null\nb: {c: null, d: 1}\n", vec![]);
-    let top = chart("top", "keep: null\n", vec![sub]);
-    let values = coalesce_values(&top, &Value::Nil);
-    assert_eq!(get(&values, "keep"), Some(&Value::Nil));
-    assert_eq!(get(&values, "sub.a"), None);
-    assert_eq!(get(&values, "sub.b.c"), None);
-    assert_eq!(get(&values, "sub.b.d"), Some(&Value::Float(1.0)));
-    // A user null for a key the chart does not have is kept as a null.
-    let values = coalesce_values(&top, &yaml("other: null"));
-    assert_eq!(get(&values, "other"), Some(&Value::Nil));
+    let top = chart(
+        "top",
+        "keep: null\nt: {n: null, x: 1}\nsub: {fromparent: null}\n",
+        vec![sub],
+    );
+    assert_eq!(
+        coalesce_values(&top, &Value::Nil),
+        yaml("sub: {b: {d: 1}, global: {}}\nt: {x: 1}\n")
+    );
+    // A user null deletes a default, and is kept for a key the chart does not have.
+    assert_eq!(
+        coalesce_values(&top, &yaml("other: null\nt: {x: null}")),
+        yaml("other: null\nsub: {b: {d: 1}, global: {}}\nt: {}\n")
+    );
 }
 
 #[test]
@@ -337,6 +367,13 @@ fn coalesce_type_mismatch_on_a_subchart_key() {
     assert_eq!(
         try_coalesce_values(&parent, &yaml("sub: true")),
         Err(Error::Values("type mismatch on sub: true".into()))
+    );
+    // Go's %t goes into lists (Helm v4.2.3, through the oracle).
+    assert_eq!(
+        try_coalesce_values(&parent, &yaml("sub: [1, a]")),
+        Err(Error::Values(
+            "type mismatch on sub: [%!t(float64=1) %!t(string=a)]".into()
+        ))
     );
     // coalesce_values returns what it coalesced instead.
     assert_eq!(
@@ -463,7 +500,11 @@ fn subpop() -> Chart {
 /// Every chart's dotted path (Helm's `ChartPath`), sorted.
 fn chart_paths(chart: &Chart) -> Vec<String> {
     fn walk(chart: &Chart, prefix: &str, out: &mut Vec<String>) {
-        let path = super::concat_prefix(prefix, chart.name());
+        let path = if prefix.is_empty() {
+            chart.name().to_string()
+        } else {
+            format!("{prefix}.{}", chart.name())
+        };
         for sub in &chart.dependencies {
             walk(sub, &path, out);
         }
@@ -475,6 +516,8 @@ fn chart_paths(chart: &Chart) -> Vec<String> {
     out
 }
 
+/// TestDependencyEnabled's cases; each list is also what Helm v4.2.3 renders for the same
+/// charts on disk (checked through the oracle).
 #[test]
 fn dependency_enabled_by_tags_and_conditions() {
     let cases: &[(&str, &str, &[&str])] = &[
@@ -583,6 +626,65 @@ fn alias_makes_renamed_copies() {
 }
 
 #[test]
+fn aliases_nested_with_conditions_as_helm_v4_2_3() {
+    // Helm's alias-condition-nested test chart. Helm v4.2.3 (oracle) enables `util` although
+    // `leaf`'s values disable it: at that level the condition is looked up under the aliased
+    // path `midchart.leafchart.`, where the parent's pass put no values. Later Helm changed
+    // this; we follow the oracle.
+    let build = || {
+        let mut leaf = chart(
+            "leaf",
+            "util:\n  enabled: false\n",
+            vec![chart("util", "", vec![])],
+        );
+        leaf.metadata.dependencies = vec![dependency("util", "util.enabled", &[])];
+        let mut mid = chart("mid", "", vec![leaf]);
+        let mut leaf_dep = dependency("leaf", "leafchart.enabled", &[]);
+        leaf_dep.alias = "leafchart".into();
+        mid.metadata.dependencies = vec![leaf_dep];
+        let mut parent = chart("parentchart", "midchart:\n  enabled: true\n", vec![mid]);
+        let mut mid_dep = dependency("mid", "midchart.enabled", &[]);
+        mid_dep.alias = "midchart".into();
+        parent.metadata.dependencies = vec![mid_dep];
+        parent
+    };
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "{}",
+            &[
+                "parentchart",
+                "parentchart.midchart",
+                "parentchart.midchart.leafchart",
+                "parentchart.midchart.leafchart.util",
+            ],
+        ),
+        (
+            "midchart: {leafchart: {enabled: false}}",
+            &["parentchart", "parentchart.midchart"],
+        ),
+        (
+            "midchart: {leafchart: {util: {enabled: true}}}",
+            &[
+                "parentchart",
+                "parentchart.midchart",
+                "parentchart.midchart.leafchart",
+                "parentchart.midchart.leafchart.util",
+            ],
+        ),
+        ("midchart: {enabled: false}", &["parentchart"]),
+    ];
+    for (user, want) in cases {
+        let mut parent = build();
+        assert_eq!(
+            process_dependencies(&mut parent, &yaml(user)),
+            Ok(()),
+            "{user}"
+        );
+        assert_eq!(chart_paths(&parent), *want, "{user}");
+    }
+}
+
+#[test]
 fn alias_needs_a_matching_version() {
     let mut parent = chart("parent", "", vec![chart("mariner", "", vec![])]);
     let mut aliased = dependency("mariner", "", &[]);
@@ -593,6 +695,19 @@ fn alias_needs_a_matching_version() {
     // No copy: the subchart stays as an undeclared one under its own name.
     let names: Vec<&str> = parent.dependencies.iter().map(Chart::name).collect();
     assert_eq!(names, ["mariner"]);
+}
+
+#[test]
+fn alias_without_a_version_is_not_applied() {
+    // Helm v4.2.3 (oracle): `dependencies: [{name: sub, alias: other}]` renders `sub` as `sub`.
+    let mut parent = chart("parent", "", vec![chart("sub", "", vec![])]);
+    let mut aliased = dependency("sub", "", &[]);
+    aliased.alias = "other".into();
+    aliased.version = String::new();
+    parent.metadata.dependencies = vec![aliased];
+    assert_eq!(process_dependencies(&mut parent, &Value::Nil), Ok(()));
+    let names: Vec<&str> = parent.dependencies.iter().map(Chart::name).collect();
+    assert_eq!(names, ["sub"]);
 }
 
 #[test]
@@ -680,6 +795,21 @@ fn import_values_both_forms_with_helms_precedence() {
         one.import_values.last(),
         Some(&yaml("{child: exports.SC1exported1, parent: .}"))
     );
+}
+
+/// What Helm v4.2.3 gives the top chart's templates for the rebuilt `subpop` without user
+/// values (`toJson .Values` through the oracle, with the same charts on disk).
+const SUBPOP_HELM_RESULT: &str = r#"{"global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}, "imported-chart1": {"SC1bool": true, "SC1extra1": 11, "SC1float": 3.14, "SC1int": 100, "SC1string": "dollywood", "SPextra1": "helm rocks"}, "imported-chartA": {"SC1extra2": 1.337, "SCAbool": false, "SCAfloat": 3.1, "SCAint": 55, "SCAstring": "jabba"}, "overridden-chart1": {"SC1bool": false, "SC1extra1": 11, "SC1float": 3.141592, "SC1int": 99, "SC1string": "pollywog", "SPextra2": 42}, "subchart1": {"SC1data": {"SC1bool": true, "SC1extra1": 11, "SC1float": 3.14, "SC1int": 100, "SC1string": "dollywood"}, "exports": {"SC1exported1": {"global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}}}, "global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}, "imported-chartA": {"SC1extra2": 1.337, "SCAbool": false, "SCAfloat": 3.1, "SCAint": 55, "SCAstring": "jabba"}, "subcharta": {"SCAdata": {"SCAbool": false, "SCAfloat": 3.1, "SCAint": 55, "SCAstring": "jabba"}, "global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}}, "subchartb": {"SCBdata": {"SCBbool": true, "SCBint": 33}, "global": {"SC1exported2": {"all": {"SC1exported3": "SC1expstr"}}}}}, "subchart2alias": {"enabled": false}, "tags": {"back-end": false, "front-end": true}}"#;
+
+#[test]
+fn dependencies_then_coalesce_equal_helms_whole_result() {
+    let mut chart = subpop();
+    assert_eq!(process_dependencies(&mut chart, &Value::Nil), Ok(()));
+    let helm = match serde_json::from_str(SUBPOP_HELM_RESULT) {
+        Ok(json) => json_to_value(json),
+        Err(e) => panic!("bad test JSON: {e}"),
+    };
+    assert_eq!(coalesce_values(&chart, &Value::Nil), helm);
 }
 
 #[test]
@@ -895,7 +1025,13 @@ fn set_invalid_expressions_fail_with_helms_messages() {
         ("name1={1021,902", "list must terminate with '}'"),
         ("list[0].foo=bar,list[-30].hello=world", "negative -30 index not allowed"),
         ("list[0]=foo,list[-20]=bar", "negative -20 index not allowed"),
-        ("illegal[0]name.foo=bar", "unexpected data at end of array index: \"name\""),
+        ("illegal[0]name.foo=bar", "unexpected data at end of array index: ['n' 'a' 'm' 'e']"),
+        ("a[0]'=1", "unexpected data at end of array index: ['\\'']"),
+        ("x={a,b}c", "key \"c\" has no value"),
+        (
+            "a[99999999999999999999]=1",
+            "error parsing index: strconv.Atoi: parsing \"99999999999999999999\": value out of range",
+        ),
         (
             "]={}].",
             "unable to parse key: interface conversion: interface {} is []interface {}, not map[string]interface {}",
@@ -1150,24 +1286,15 @@ fn schema_draft4_and_anyof_nesting() {
     assert_eq!(validate_schema(&top, &yaml("port: 80")), Ok(()));
     assert_eq!(
         schema_error(&top, "port: abcd"),
-        "top:\n- at '/port': anyOf failed\n  - at '/port': got string, want integer\n  \
+        "top:\n- at '/port': 'anyOf' failed\n  - at '/port': got string, want integer\n  \
          - at '/port': maxLength: got 4, want 2\n"
     );
 }
 
 #[test]
-fn schema_invalid_against_the_metaschema() {
-    let top = with_schema(chart("top", "", vec![]), r#"{"type": 5}"#);
-    let message = schema_error(&top, "a: 1");
-    assert!(
-        message.starts_with(
-            "top:\n\"file:///values.schema.json#\" is not valid against metaschema: jsonschema \
-             validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '/type': "
-        ),
-        "{message}"
-    );
+fn schema_that_is_not_json() {
     let top = with_schema(chart("top", "", vec![]), "{not json");
-    assert!(schema_error(&top, "a: 1").starts_with("top:\n"));
+    assert!(schema_error(&top, "a: 1").starts_with("top:\nkey must be a string"));
 }
 
 #[test]
@@ -1191,4 +1318,161 @@ fn schema_remote_refs_are_not_fetched() {
         schema_error(&top, "a: x"),
         "top:\n- at '/a': got string, want integer\n"
     );
+}
+
+/// Schemas, values and the report Helm v4.2.3 gives for them (its `ValidateAgainstSchema`,
+/// run through the oracle), for violations whose order Helm does not leave to Go's map order.
+const HELM_SCHEMA_REPORTS: &[(&str, &str, Option<&str>)] = &[
+    (
+        r##"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"age": {"type": "integer", "minimum": 0}, "replicaCount": {"type": "integer"}, "image": {"type": "object", "additionalProperties": false, "properties": {"tag": {"type": "string", "pattern": "^v"}}}, "mode": {"enum": ["a", "b"]}, "name": {"type": ["string", "null"], "minLength": 2}}, "required": ["employmentInfo"]}"##,
+        r##"{"age": -5}"##,
+        Some("top:\n- at '': missing property 'employmentInfo'\n- at '/age': minimum: got -5, want 0\n"),
+    ),
+    (
+        r##"{"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"port": {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]}}}"##,
+        r##"{"port": "abcd"}"##,
+        Some("top:\n- at '/port': 'anyOf' failed\n  - at '/port': got string, want integer\n  - at '/port': maxLength: got 4, want 2\n"),
+    ),
+    (
+        r##"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"data": {"type": "array", "contains": {"type": "string"}, "unevaluatedItems": {"type": "number"}}}, "required": ["data"]}"##,
+        r##"{"data": [12]}"##,
+        Some("top:\n- at '/data': no items match contains schema\n  - at '/data/0': got number, want string\n"),
+    ),
+    (
+        r##"{"type": 5}"##,
+        r##"{"a": 1}"##,
+        Some("top:\n\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/type': 'anyOf' failed\n    - at '/type': value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'\n    - at '/type': got number, want array"),
+    ),
+    (
+        r##"{"required": ["x", "y"]}"##,
+        r##"{}"##,
+        Some("top:\n- at '': missing properties 'x', 'y'\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}}}"##,
+        r##"{"a": 3}"##,
+        Some("top:\n- at '/a': 'oneOf' failed, subschemas 0, 1 matched\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"uniqueItems": true, "maxItems": 2}}}"##,
+        r##"{"a": [1, 2, 1]}"##,
+        Some("top:\n- at '/a': maxItems: got 3, want 2\n- at '/a': items at 0 and 2 are equal\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"allOf": [{"type": "string"}, {"minLength": 3}]}}}"##,
+        r##"{"a": 5}"##,
+        Some("top:\n- at '/a': 'allOf' failed\n  - at '/a': got number, want string\n"),
+    ),
+    (
+        r##"{"propertyNames": {"pattern": "^[a-z]+$"}, "properties": {"e": {"format": "email"}}}"##,
+        r##"{"Bad": 1, "e": "nope"}"##,
+        Some("top:\n- at '': invalid propertyName 'Bad'\n  - at '': 'Bad' does not match pattern '^[a-z]+$'\n"),
+    ),
+    (
+        r##"{"$defs": {"p": {"type": "integer", "minimum": 5}}, "properties": {"a": {"$ref": "#/$defs/p"}, "b": {"$ref": "#/$defs/p"}}}"##,
+        r##"{"a": "x", "b": 1}"##,
+        Some("top:\n- at '/a': got string, want integer\n- at '/b': minimum: got 1, want 5\n"),
+    ),
+    (
+        r##"{"$defs": {"p": {"type": "string", "minLength": 5, "pattern": "^z"}}, "properties": {"a": {"$ref": "#/$defs/p"}}}"##,
+        r##"{"a": "xy"}"##,
+        Some("top:\n- at '/a': validation failed\n  - at '/a': minLength: got 2, want 5\n  - at '/a': 'xy' does not match pattern '^z'\n"),
+    ),
+    (
+        r##"{"properties": {"l": {"items": {"type": "integer"}}}}"##,
+        r##"{"l": [1, "a", "b"]}"##,
+        Some("top:\n- at '/l/1': got string, want integer\n- at '/l/2': got string, want integer\n"),
+    ),
+    (
+        r##"{"properties": {"l": {"items": {"type": "object", "required": ["x", "y"], "properties": {"z": {"type": "string"}}}}}}"##,
+        r##"{"l": [{"z": 1}]}"##,
+        Some("top:\n- at '/l/0': missing properties 'x', 'y'\n- at '/l/0/z': got number, want string\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"allOf": [{"type": "string", "minLength": 3}, {"pattern": "^x"}]}}}"##,
+        r##"{"a": "ab"}"##,
+        Some("top:\n- at '/a': 'allOf' failed\n  - at '/a': minLength: got 2, want 3\n  - at '/a': 'ab' does not match pattern '^x'\n"),
+    ),
+    (
+        r##"{"properties": {"o": {"properties": {"p": {"properties": {"q": {"type": "string"}}}}}}}"##,
+        r##"{"o": {"p": {"q": 1}}}"##,
+        Some("top:\n- at '/o/p/q': got number, want string\n"),
+    ),
+    (
+        r##"{"additionalProperties": {"type": "string"}}"##,
+        r##"{"a": 1, "b": "x", "c": 2}"##,
+        Some("top:\n- at '/a': got number, want string\n- at '/c': got number, want string\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 5, "pattern": "^z"}]}}}"##,
+        r##"{"a": "xy"}"##,
+        Some("top:\n- at '/a': 'anyOf' failed\n  - at '/a': got string, want integer\n  - at '/a': validation failed\n    - at '/a': minLength: got 2, want 5\n    - at '/a': 'xy' does not match pattern '^z'\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"if": {"type": "string"}, "then": {"minLength": 3}, "else": {"minimum": 5}}}}"##,
+        r##"{"a": "x"}"##,
+        Some("top:\n- at '/a': minLength: got 1, want 3\n"),
+    ),
+    (
+        r##"{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"], "additionalProperties": false}"##,
+        r##"{"a": 1, "c": 1}"##,
+        Some("top:\n- at '': missing property 'b'\n- at '/a': got number, want string\n- at '': additional properties 'c' not allowed\n"),
+    ),
+    (
+        r##"{"properties": {"o": {"properties": {"p": {"type": "object", "additionalProperties": false, "properties": {"q": {"type": "string"}}}}}}}"##,
+        r##"{"o": {"p": {"q": 1, "r": 2}}}"##,
+        Some("top:\n- at '/o/p/q': got number, want string\n- at '/o/p': additional properties 'r' not allowed\n"),
+    ),
+    (
+        r##"{"properties": {"l": {"items": {"$ref": "#/$defs/x"}}}, "$defs": {"x": {"type": "string", "minLength": 3}}}"##,
+        r##"{"l": ["a", 1]}"##,
+        Some("top:\n- at '/l/0': minLength: got 1, want 3\n- at '/l/1': got number, want string\n"),
+    ),
+    (
+        r##"{"properties": {"a": {"oneOf": [{"type": "string"}, {"type": "boolean"}]}}}"##,
+        r##"{"a": 1}"##,
+        Some("top:\n- at '/a': 'oneOf' failed, none matched\n  - at '/a': got number, want string\n  - at '/a': got number, want boolean\n"),
+    ),
+];
+
+#[test]
+fn schema_reports_match_helm_v4() {
+    for (schema, values, want) in HELM_SCHEMA_REPORTS {
+        let top = with_schema(chart("top", "", vec![]), schema);
+        let values = match serde_json::from_str(values) {
+            Ok(json) => json_to_value(json),
+            Err(e) => panic!("bad test JSON: {e}"),
+        };
+        let got = match validate_schema(&top, &values) {
+            Ok(()) => None,
+            Err(Error::Schema(report)) => Some(report),
+            Err(other) => panic!("{schema}: unexpected {other:?}"),
+        };
+        assert_eq!(got.as_deref(), *want, "{schema} with {values:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// No input panics.
+
+proptest::proptest! {
+    #[test]
+    fn set_never_panics(expression in r"[a-c0-9=,.\[\]{}\\ -]{0,40}", as_string in proptest::bool::ANY) {
+        let mut values = yaml("a: {b: [1, {c: x}]}\nc: text\n");
+        let _ = apply_set(&expression, &mut values, as_string);
+    }
+
+    #[test]
+    fn from_yaml_never_panics(text in r"[a-c0-9:\-\[\]{}#&*!|>'\x22 \n]{0,60}") {
+        let _ = from_yaml(&text, "fuzz.yaml");
+    }
+
+    #[test]
+    fn coalesce_and_dependencies_never_panic(user in r"[a-c0-9:\[\]{},~ \n]{0,60}") {
+        let Ok(user) = from_yaml(&user, "fuzz.yaml") else { return Ok(()) };
+        let mut chart = subpop();
+        let _ = coalesce_values(&chart, &user);
+        let _ = process_dependencies(&mut chart, &user);
+        let _ = validate_schema(&chart, &user);
+    }
 }
