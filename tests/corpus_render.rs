@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use offlux::controllers::engine::KustomizeEngine;
+use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
 use offlux::controllers::runtime::{run, RunOptions, RunReport};
 use offlux::discovery::{discover, Options};
 use offlux::store::Status;
@@ -43,6 +43,7 @@ fn every_repository_settles_identically_at_any_concurrency() {
         let one = run(
             &repository,
             &KustomizeEngine,
+            &HelmEngine::default(),
             &RunOptions {
                 concurrency: Some(1),
                 ..Default::default()
@@ -51,6 +52,7 @@ fn every_repository_settles_identically_at_any_concurrency() {
         let eight = run(
             &repository,
             &KustomizeEngine,
+            &HelmEngine::default(),
             &RunOptions {
                 concurrency: Some(8),
                 ..Default::default()

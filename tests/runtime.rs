@@ -4,6 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use offlux::controllers::helmrelease::{
+    ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
+};
 use offlux::controllers::runtime::{run, KustomizationBuilder, RunOptions, RunReport};
 use offlux::discovery::{discover, Options};
 use offlux::store::Status;
@@ -25,6 +28,60 @@ impl KustomizationBuilder for Canned {
         }
         let documents = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
         Ok(documents.into_iter().map(|d| d.root).collect())
+    }
+}
+
+/// Renders every chart as a ConfigMap named after the release that records what it was asked
+/// (values, namespace, flags), a Deployment without a namespace, a hook and, when CRDs are
+/// included, a CRD. A chart whose path holds `broken` fails as a template error would; charts
+/// from repositories are not available.
+struct FakeHelm;
+
+impl HelmRenderer for FakeHelm {
+    fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
+        let path = match &request.chart {
+            ChartLocation::Local { path, .. } => path.clone(),
+            ChartLocation::Repository(chart) => {
+                return Err(HelmRenderError::Unavailable(format!(
+                    "chart {} version {} from {} is not available offline",
+                    chart.chart, chart.version, chart.url
+                )))
+            }
+        };
+        if path.contains("broken") {
+            return Err(HelmRenderError::Failed(
+                "template: broken/templates/cm.yaml:3:5: executing \"broken/templates/cm.yaml\" at <.Values.x.y>: nil pointer evaluating interface {}.y".into(),
+            ));
+        }
+        let text = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {ns}\ndata:\n  chart: {path:?}\n  values: {values:?}\n  hooks: {hooks:?}\n  kube: {kube:?}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx:1.0\n{hook}",
+            name = request.release_name,
+            ns = request.namespace,
+            values = format!("{:?}", request.values),
+            hooks = (!request.disable_hooks).to_string(),
+            kube = request.kube_version.clone().unwrap_or_default(),
+            hook = if request.disable_hooks {
+                String::new()
+            } else {
+                format!("---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {}-hook\n  annotations:\n    helm.sh/hook: pre-install\n", request.release_name)
+            },
+        );
+        let parse = |text: &str| -> Vec<Node> {
+            parse_stream(text, &ParseOptions::default())
+                .expect("canned chart output")
+                .into_iter()
+                .map(|d| d.root)
+                .collect()
+        };
+        let crds = if request.include_crds {
+            parse("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n")
+        } else {
+            Vec::new()
+        };
+        Ok(RenderedRelease {
+            crds,
+            objects: parse(&text),
+        })
     }
 }
 
@@ -92,11 +149,11 @@ fn children_arrive_substituted_labelled_and_gated() {
     let mut options = Options::new(dir.path().join("clusters/dev"));
     options.root = Some(dir.path().to_path_buf());
     let repository = discover(&options).expect("discovery");
-    let report = run(&repository, &builder, &RunOptions::default());
+    let report = run(&repository, &builder, &FakeHelm, &RunOptions::default());
     assert_eq!(
         status_lines(&report),
         [
-            "HelmRelease/hello/hello: skipped: HelmRelease rendering is not implemented yet []",
+            "HelmRelease/hello/hello: ready []",
             "Kustomization/flux-system/apps: ready []",
             "Kustomization/flux-system/broken: failed: kustomize build failed: ERROR: accumulating resources: missing.yaml []",
             "Kustomization/flux-system/flux-system: ready []",
@@ -140,6 +197,7 @@ fn statuses_are_identical_at_every_concurrency() {
     let baseline = status_lines(&run(
         &repository,
         &builder,
+        &FakeHelm,
         &RunOptions {
             concurrency: Some(1),
             ..Default::default()
@@ -151,6 +209,7 @@ fn statuses_are_identical_at_every_concurrency() {
             let report = run(
                 &repository,
                 &builder,
+                &FakeHelm,
                 &RunOptions {
                     concurrency: Some(concurrency),
                     ..Default::default()
@@ -177,7 +236,7 @@ fn missing_dependencies_fail_leaf_first_and_pass_their_message_up() {
     options.root = Some(root.to_path_buf());
     let repository = discover(&options).expect("discovery");
     let builder = Canned(BTreeMap::from([("x", String::new())]));
-    let report = run(&repository, &builder, &RunOptions::default());
+    let report = run(&repository, &builder, &FakeHelm, &RunOptions::default());
     assert_eq!(
         status_lines(&report),
         [
@@ -200,7 +259,7 @@ fn unavailable_sources_fail_or_skip() {
     write(root, "all.yaml", text);
     let repository = discover(&Options::new(root)).expect("discovery");
     let builder = Canned(BTreeMap::new());
-    let failed = run(&repository, &builder, &RunOptions::default());
+    let failed = run(&repository, &builder, &FakeHelm, &RunOptions::default());
     let message = "GitRepository/flux-system/remote (`https://example.com/other.git`) is not available offline";
     assert!(
         status_lines(&failed).contains(&format!(
@@ -212,6 +271,7 @@ fn unavailable_sources_fail_or_skip() {
     let skipped = run(
         &repository,
         &builder,
+        &FakeHelm,
         &RunOptions {
             allow_missing_sources: true,
             ..Default::default()
@@ -234,7 +294,7 @@ fn a_cancelled_run_starts_nothing_and_says_so() {
     let repository = discover(&options).expect("discovery");
     let run_options = RunOptions::default();
     run_options.cancel.cancel();
-    let report = run(&repository, &builder, &run_options);
+    let report = run(&repository, &builder, &FakeHelm, &run_options);
     assert!(report.cancelled);
     assert!(
         report.rendered.is_empty(),
@@ -259,6 +319,7 @@ fn dependency_cycles_are_reported_before_the_run_and_end_not_ready() {
     let report = run(
         &repository,
         &Canned(BTreeMap::from([("x", String::new())])),
+        &FakeHelm,
         &RunOptions::default(),
     );
     assert!(report.diagnostics.iter().any(|d| d.message
@@ -289,7 +350,7 @@ fn progress_reaches_every_known_object() {
         })),
         ..Default::default()
     };
-    let report = run(&repository, &builder, &run_options);
+    let report = run(&repository, &builder, &FakeHelm, &run_options);
     let (done, known) = *last.lock().expect("lock");
     assert_eq!(known, report.statuses.len());
     assert_eq!(done, known);
@@ -309,7 +370,12 @@ fn external_artifacts_of_an_artifact_generator_map_to_the_working_tree() {
         "apps/prod",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n".to_owned(),
     )]));
-    let lines = status_lines(&run(&repository, &builder, &RunOptions::default()));
+    let lines = status_lines(&run(
+        &repository,
+        &builder,
+        &FakeHelm,
+        &RunOptions::default(),
+    ));
     assert!(
         lines.contains(&"Kustomization/flux-system/apps: ready []".to_owned()),
         "{lines:?}"

@@ -1,4 +1,5 @@
-//! `offlux build ks|all [NAME]`: the objects a Kustomization (or every one) would apply, on stdout.
+//! `offlux build ks|hr|all [NAME]`: the objects a Kustomization or HelmRelease (or every
+//! Kustomization) would apply, on stdout.
 
 use super::objects::{format, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
@@ -8,12 +9,13 @@ use crate::store::Status;
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// `ks` for one Kustomization (by NAME), `all` for every one.
+    /// `ks` for one Kustomization, `hr` for one HelmRelease (by NAME), `all` for every
+    /// Kustomization.
     #[arg(value_enum)]
     pub what: BuildKind,
-    /// The Kustomization's name (required with `ks`).
+    /// The Kustomization's or HelmRelease's name (required with `ks` and `hr`).
     pub name: Option<String>,
-    /// The Kustomization's namespace.
+    /// The object's namespace.
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
     #[command(flatten)]
@@ -29,13 +31,19 @@ pub struct BuildArgs {
 pub enum BuildKind {
     #[value(alias = "kustomization")]
     Ks,
+    #[value(alias = "helmrelease")]
+    Hr,
     All,
 }
 
 pub fn run(args: &BuildArgs, context: &Context) -> u8 {
-    if args.what == BuildKind::Ks && args.name.is_none() {
+    let (kind, verb) = match args.what {
+        BuildKind::Hr => ("HelmRelease", "hr"),
+        _ => ("Kustomization", "ks"),
+    };
+    if args.what != BuildKind::All && args.name.is_none() {
         return usage_error(
-            "`offlux build ks` needs the Kustomization's name",
+            &format!("`offlux build {verb}` needs the {kind}'s name"),
             Some("use `offlux build all` for every Kustomization"),
         );
     }
@@ -44,7 +52,7 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
         Err(message) => return usage_error(&message, None),
     };
     let selected = |id: &crate::model::ResourceId| {
-        id.kind == "Kustomization"
+        id.kind == kind
             && args.name.as_deref().is_none_or(|n| id.name == n)
             && args
                 .namespace
@@ -60,10 +68,12 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
         report::print_diagnostics(&repository.diagnostics, &repository.root, context);
         return usage_error(
             &format!(
-                "no Kustomization matches `{}`",
+                "no {kind} matches `{}`",
                 args.name.as_deref().unwrap_or("*")
             ),
-            Some("`offlux get ks` lists the Kustomizations offlux found"),
+            Some(&format!(
+                "`offlux get {verb}` lists the {kind}s offlux found"
+            )),
         );
     }
     let mut failed = false;

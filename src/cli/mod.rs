@@ -70,7 +70,7 @@ pub enum Command {
     Get(get::GetArgs),
     /// Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED.
     Test(test::TestArgs),
-    /// Print the objects one Kustomization (or every one) would apply.
+    /// Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply.
     Build(build::BuildArgs),
     /// Render everything that would be applied, to stdout or one file per producer (`--out DIR`).
     Render(render::RenderArgs),

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::repo_args::RepoArgs;
-use crate::controllers::engine::KustomizeEngine;
+use crate::controllers::engine::{HelmEngine, KustomizeEngine};
 use crate::controllers::runtime::{self, RunOptions, RunReport};
 use crate::diagnostic::Diagnostic;
 use crate::discovery::Repository;
@@ -28,6 +28,21 @@ pub struct RunArgs {
     /// A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable).
     #[arg(long = "substitute-from", value_name = "FILE")]
     pub substitute_from: Vec<PathBuf>,
+    /// The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`).
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any
+    /// repository.
+    #[arg(long, value_name = "DIR", env = "OFFLUX_CHART_CACHE")]
+    pub chart_cache: Option<PathBuf>,
+    /// Never fetch charts over the network; what the cache lacks is reported missing.
+    #[arg(long)]
+    pub offline: bool,
+    /// A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease's
+    /// `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and
+    /// SealedSecret are always known).
+    #[arg(long = "secret-producer", value_name = "KIND")]
+    pub secret_producers: Vec<String>,
 }
 
 impl RunArgs {
@@ -60,6 +75,10 @@ impl RunArgs {
                 }
             }
         }
+        if let Some(version) = &self.kube_version {
+            crate::helm::KubeVersion::parse(version)
+                .map_err(|e| format!("`--kube-version {version}`: {e}"))?;
+        }
         let mut repository = self.repo.discover().map_err(|e| e.to_string())?;
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
@@ -90,8 +109,16 @@ impl RunArgs {
             strict_substitutions: self.strict_substitutions,
             user_values,
             extra_objects,
+            kube_version: self.kube_version.clone(),
+            chart_cache: self.chart_cache.clone(),
+            offline: self.offline,
+            secret_producer_kinds: self.secret_producers.clone(),
         };
-        let report = runtime::run(&repository, &KustomizeEngine, &options);
+        let helm = HelmEngine {
+            chart_cache: options.chart_cache.clone(),
+            offline: options.offline,
+        };
+        let report = runtime::run(&repository, &KustomizeEngine, &helm, &options);
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }

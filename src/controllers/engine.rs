@@ -1,9 +1,16 @@
-//! The kustomize engine behind the reconcile loop's builder interface, with Flux's settings:
-//! `LoadRestrictionsNone` inside the source root, input order kept (no legacy kind sort).
+//! The engines behind the reconcile loop's interfaces: the kustomize engine with Flux's settings
+//! (`LoadRestrictionsNone` inside the source root, input order kept, no legacy kind sort), and the
+//! native Helm engine rendering a chart as helm-controller installs it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::helmrelease::{
+    ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
+    RepositoryChart,
+};
 use super::runtime::KustomizationBuilder;
+use crate::discovery::secure_join;
+use crate::helm;
 use crate::kustomize;
 use crate::yaml::Node;
 
@@ -23,4 +30,158 @@ impl KustomizationBuilder for KustomizeEngine {
             .map(|build| build.objects)
             .map_err(|e| e.to_string())
     }
+}
+
+/// The native Helm engine: charts from the working tree now; charts from repositories through
+/// [`repository_chart`].
+#[derive(Clone, Debug, Default)]
+pub struct HelmEngine {
+    /// A local chart cache or mirror (`<chart>-<version>/` or `.tgz`).
+    pub chart_cache: Option<PathBuf>,
+    /// Never fetch over the network.
+    pub offline: bool,
+}
+
+impl HelmRenderer for HelmEngine {
+    fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
+        let load_options = helm::LoadOptions::default();
+        let mut chart = match &request.chart {
+            ChartLocation::Local { root, path } => load_local(root, path, &load_options)?,
+            ChartLocation::Repository(chart) => repository_chart(chart, self)?,
+        };
+        if !request.values_files.is_empty() {
+            chart.values = values_files(request, &chart)?;
+        }
+        let mut options = helm::RenderOptions::new(&request.release_name, &request.namespace);
+        if let Some(version) = &request.kube_version {
+            options.kube_version =
+                helm::KubeVersion::parse(version).map_err(HelmRenderError::Failed)?;
+        }
+        options.include_crds = request.include_crds;
+        options.no_hooks = request.disable_hooks;
+        options.skip_tests = true;
+        options.validate_schema = !request.disable_schema_validation;
+        let described = format!(
+            "Helm install failed for release {}/{} with chart {}@{}",
+            request.namespace, request.release_name, chart.metadata.name, chart.metadata.version
+        );
+        let rendered = helm::template(chart, &request.values, &options)
+            .map_err(|e| HelmRenderError::Failed(format!("{described}: {e}")))?;
+        let parse = |manifests: &[&helm::Manifest]| -> Result<Vec<Node>, HelmRenderError> {
+            let mut nodes = Vec::new();
+            for manifest in manifests {
+                let documents = crate::yaml::parse_stream(
+                    &manifest.content,
+                    &crate::yaml::ParseOptions::default(),
+                )
+                .map_err(|e| {
+                    HelmRenderError::Failed(format!(
+                        "{described}: YAML parse error on {}: {e}",
+                        manifest.source
+                    ))
+                })?;
+                nodes.extend(
+                    documents
+                        .into_iter()
+                        .map(|d| d.root)
+                        .filter(|n| !n.is_null()),
+                );
+            }
+            Ok(nodes)
+        };
+        let crds: Vec<&helm::Manifest> = if options.include_crds {
+            rendered.crds.iter().collect()
+        } else {
+            Vec::new()
+        };
+        let objects: Vec<&helm::Manifest> = rendered
+            .applied(&options)
+            .into_iter()
+            .filter(|m| !rendered.crds.iter().any(|c| std::ptr::eq(c, *m)))
+            .collect();
+        Ok(RenderedRelease {
+            crds: parse(&crds)?,
+            objects: parse(&objects)?,
+        })
+    }
+}
+
+/// A chart directory or `.tgz` inside the working tree.
+fn load_local(
+    root: &Path,
+    path: &str,
+    options: &helm::LoadOptions,
+) -> Result<helm::Chart, HelmRenderError> {
+    let location = secure_join(root, path);
+    let inside = location
+        .canonicalize()
+        .ok()
+        .zip(root.canonicalize().ok())
+        .is_some_and(|(real, root)| real.starts_with(root));
+    if !inside {
+        return Err(HelmRenderError::Failed(format!(
+            "chart path `{path}` not found in the source"
+        )));
+    }
+    if location.is_dir() {
+        return helm::load_dir(&location, options)
+            .map_err(|e| HelmRenderError::Failed(e.to_string()));
+    }
+    let bytes = std::fs::read(&location)
+        .map_err(|e| HelmRenderError::Failed(format!("reading chart `{path}`: {e}")))?;
+    helm::load_archive(path, &bytes, options).map_err(|e| HelmRenderError::Failed(e.to_string()))
+}
+
+/// `valuesFiles` merged in order, in place of the chart's `values.yaml`: relative to the source
+/// root for a chart from the working tree, inside the chart for a repository chart.
+fn values_files(
+    request: &HelmRenderRequest,
+    chart: &helm::Chart,
+) -> Result<crate::template::Value, HelmRenderError> {
+    let mut merged = crate::template::Value::Map(Default::default());
+    for file in &request.values_files {
+        let text = match &request.chart {
+            ChartLocation::Local { root, .. } => {
+                std::fs::read_to_string(secure_join(root, file)).ok()
+            }
+            ChartLocation::Repository(_) => {
+                let wanted = file.trim_start_matches("./");
+                if wanted == "values.yaml" {
+                    // The chart's own values are already parsed; they are not among its files.
+                    merged = super::helmrelease::merge_maps(merged, chart.values.clone());
+                    continue;
+                }
+                chart
+                    .files
+                    .iter()
+                    .find(|f| f.name == wanted)
+                    .and_then(|f| String::from_utf8(f.data.clone()).ok())
+            }
+        };
+        let Some(text) = text else {
+            if request.ignore_missing_values_files {
+                continue;
+            }
+            return Err(HelmRenderError::Failed(format!(
+                "values files merge error: no values file found at path '{file}'"
+            )));
+        };
+        let values = helm::values::from_yaml(&text, file)
+            .map_err(|e| HelmRenderError::Failed(format!("values files merge error: {e}")))?;
+        merged = super::helmrelease::merge_maps(merged, values);
+    }
+    Ok(merged)
+}
+
+/// A chart from a Helm repository or an OCI registry: from the chart cache, or fetched unless
+/// offline. Filled by the repository integration; until then nothing is available offline.
+pub fn repository_chart(
+    chart: &RepositoryChart,
+    engine: &HelmEngine,
+) -> Result<helm::Chart, HelmRenderError> {
+    let _ = (&engine.chart_cache, engine.offline);
+    Err(HelmRenderError::Unavailable(format!(
+        "chart {} version {} from {} is not available offline",
+        chart.chart, chart.version, chart.url
+    )))
 }

@@ -4,6 +4,7 @@
 pub mod depend;
 pub mod engine;
 pub mod generate;
+pub mod helmrelease;
 pub mod postbuild;
 pub mod runtime;
 pub mod source;

@@ -3,8 +3,8 @@
 //! Kustomization's build publishes (data first, so their lookups see it), and every arrival wakes
 //! what waits on it.
 //!
-//! The kustomize build itself is behind [`KustomizationBuilder`], so this module is testable with a
-//! fake and knows no engine internals.
+//! The kustomize build itself is behind [`KustomizationBuilder`] and chart rendering behind
+//! [`HelmRenderer`], so this module is testable with fakes and knows no engine internals.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -12,14 +12,23 @@ use std::sync::{Arc, Mutex};
 
 use super::depend::{self, DependencyState, Gate, GateOptions};
 use super::generate;
+use super::helmrelease::{self, ComposedValues, HelmRenderError, HelmRenderRequest};
+pub use super::helmrelease::{
+    ChartLocation, HelmRenderer, RenderedRelease, RepositoryChart, RepositoryKind,
+};
 use super::postbuild::{self, Variables};
 use super::source::{self, SourceResolution};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::{apply_variable_defaults, secure_join, Repository};
-use crate::model::{FluxKind, FluxObject, Kustomization, Object, ResourceId};
+use crate::model::{
+    ChartSource, CrdPolicy, CrossRef, FluxKind, FluxObject, HelmChartTemplate, HelmRelease,
+    Kustomization, Object, ResourceId,
+};
 use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
 use crate::store::{Event, Ready, Status, StatusRecord, Store};
-use crate::yaml::{Node, Scalar};
+use crate::template::Value;
+use crate::yaml::Node;
+use helmrelease::set_metadata;
 
 /// Builds a kustomization directory with `kustomization` standing in for its kustomization file.
 pub trait KustomizationBuilder: Sync {
@@ -40,6 +49,16 @@ pub struct RunOptions {
     /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
     /// `substituteFrom` unless the repository provides the same object.
     pub extra_objects: Vec<Object>,
+    /// The Kubernetes version charts are rendered for (`--kube-version`); Helm's default if unset.
+    pub kube_version: Option<String>,
+    /// A local chart cache or mirror (`--chart-cache`), for the Helm renderer.
+    pub chart_cache: Option<PathBuf>,
+    /// Never fetch charts over the network (`--offline`), for the Helm renderer.
+    pub offline: bool,
+    /// Kinds whose objects produce a Secret of their own name in the cluster (besides
+    /// `ExternalSecret` and `SealedSecret`): a HelmRelease's `valuesFrom` such a Secret is left out
+    /// with a note instead of failing.
+    pub secret_producer_kinds: Vec<String>,
 }
 
 /// Stops a run from another thread (Ctrl-C): bodies in flight finish, nothing new starts.
@@ -96,6 +115,7 @@ const OWNER_NAMESPACE: &str = "kustomize.toolkit.fluxcd.io/namespace";
 struct Runtime<'a> {
     repository: &'a Repository,
     builder: &'a dyn KustomizationBuilder,
+    helm: &'a dyn HelmRenderer,
     options: &'a RunOptions,
     git_remote: Option<String>,
     store: Store<ResourceId, Object>,
@@ -126,11 +146,13 @@ fn is_data(id: &ResourceId) -> bool {
 pub fn run(
     repository: &Repository,
     builder: &dyn KustomizationBuilder,
+    helm: &dyn HelmRenderer,
     options: &RunOptions,
 ) -> RunReport {
     let runtime = Runtime {
         repository,
         builder,
+        helm,
         options,
         git_remote: source::git_remote(&repository.root),
         store: Store::new(),
@@ -329,11 +351,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         };
         match flux.kind {
             FluxKind::Kustomization => self.reconcile_kustomization(&flux, drain),
-            FluxKind::HelmRelease => self.gated(&flux, drain, || {
-                Status::Ready(Ready::Skipped(
-                    "HelmRelease rendering is not implemented yet".into(),
-                ))
-            }),
+            FluxKind::HelmRelease => self.reconcile_helm_release(&flux, drain),
             FluxKind::GitRepository | FluxKind::OCIRepository => {
                 let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
                 {
@@ -359,13 +377,20 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                     )))
                 })
             }
+            // Chart sources are read by the HelmReleases that use them, through the renderer.
+            FluxKind::HelmRepository | FluxKind::HelmChart => {
+                self.store.set(id.clone(), Status::ready());
+                Outcome::Terminal
+            }
             _ => {
-                self.store.set(
-                    id.clone(),
-                    Status::Ready(Ready::Skipped(
-                        "not fetched: chart sources come with Helm support".into(),
-                    )),
-                );
+                let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
+                {
+                    SourceResolution::WorkingTree { .. } => Status::ready(),
+                    SourceResolution::Unavailable(message) => {
+                        Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
+                    }
+                };
+                self.store.set(id.clone(), status);
                 Outcome::Terminal
             }
         }
@@ -613,6 +638,304 @@ impl Runtime<'_> {
         Outcome::Terminal
     }
 
+    fn reconcile_helm_release(&self, flux: &FluxObject, drain: DrainLevel) -> Outcome<ResourceId> {
+        let id = &flux.object.id;
+        let Some(spec) = flux.as_helm_release() else {
+            return Outcome::Terminal;
+        };
+        if spec.suspend {
+            self.withdraw_output(id);
+            self.store.set(id.clone(), Status::Ready(Ready::Suspended));
+            return Outcome::Terminal;
+        }
+        if let Some(outcome) = self.gate(flux, drain) {
+            return outcome;
+        }
+        let chart = match self.chart_of(flux, spec, drain) {
+            Ok(chart) => chart,
+            Err(outcome) => return outcome,
+        };
+        let values = match self.values_of(flux, spec, drain) {
+            Ok(values) => values,
+            Err(outcome) => return outcome,
+        };
+        let request = HelmRenderRequest {
+            chart: chart.location,
+            values_files: chart.values_files,
+            ignore_missing_values_files: chart.ignore_missing_values_files,
+            release_name: helmrelease::release_name(flux.name(), spec),
+            namespace: helmrelease::release_namespace(flux.namespace(), spec).to_owned(),
+            values,
+            include_crds: spec.install_crds != CrdPolicy::Skip,
+            disable_hooks: spec.disable_hooks,
+            disable_schema_validation: spec.disable_schema_validation,
+            kube_version: self.options.kube_version.clone(),
+        };
+        let rendered = match self.helm.render(&request) {
+            Ok(rendered) => rendered,
+            Err(HelmRenderError::Unavailable(message)) => {
+                self.withdraw_output(id);
+                self.store.set_status(
+                    id.clone(),
+                    StatusRecord::new(self.unavailable(message), chart.source),
+                );
+                return Outcome::Terminal;
+            }
+            Err(HelmRenderError::Failed(message)) => return self.fail(id, message),
+        };
+        let nodes = match helmrelease::post_process(rendered, spec, flux.name(), flux.namespace()) {
+            Ok(nodes) => nodes,
+            Err(message) => return self.fail(id, format!("post-rendering failed: {message}")),
+        };
+        let mut children = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            match Object::from_node(node, flux.object.file.clone(), Default::default()) {
+                Ok(Some(object)) if !object.id.name.is_empty() => children.push(object),
+                _ => {
+                    return self.fail(
+                        id,
+                        "failed to decode Kubernetes apiVersion, kind and name from a rendered manifest",
+                    )
+                }
+            }
+        }
+        if self.publish(id, &flux.object, &children) {
+            self.store.set(id.clone(), Status::ready());
+        }
+        Outcome::Terminal
+    }
+
+    /// Where a HelmRelease's chart comes from. `Err` holds the outcome when the release waits for
+    /// its source or ends without one.
+    fn chart_of(
+        &self,
+        flux: &FluxObject,
+        spec: &HelmRelease,
+        drain: DrainLevel,
+    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
+        match &spec.chart {
+            ChartSource::Template(template) => {
+                self.chart_from_template(flux, template, flux.namespace(), drain)
+            }
+            ChartSource::Ref(reference) => {
+                let ref_id = reference_id(reference, flux.namespace());
+                let Some(object) = self.store.get(&ref_id) else {
+                    return Err(self.source_missing(flux, ref_id, drain));
+                };
+                let source = match FluxObject::from_object(&object) {
+                    Ok(Some(source)) => source,
+                    _ => {
+                        return Err(self.fail(
+                            &flux.object.id,
+                            format!("chartRef {} is not a valid source", label_of(&ref_id)),
+                        ))
+                    }
+                };
+                let Some(source_spec) = source.as_source() else {
+                    return Err(self.fail(&flux.object.id, "chartRef is not a source"));
+                };
+                match source.kind {
+                    FluxKind::HelmChart => match &source_spec.chart {
+                        Some(template) => {
+                            self.chart_from_template(flux, template, source.namespace(), drain)
+                        }
+                        None => Err(self.fail(&flux.object.id, "HelmChart has no chart")),
+                    },
+                    FluxKind::OCIRepository => {
+                        let url = source_spec.url.clone().unwrap_or_default();
+                        let chart = url
+                            .trim_end_matches('/')
+                            .rsplit('/')
+                            .next()
+                            .unwrap_or_default()
+                            .to_owned();
+                        let version = match source_spec
+                            .reference
+                            .as_deref()
+                            .and_then(|r| r.split_once(' '))
+                        {
+                            Some(("digest", digest)) => format!("@{digest}"),
+                            Some((_, version)) => version.to_owned(),
+                            None => "latest".to_owned(),
+                        };
+                        Ok(ResolvedChart {
+                            location: ChartLocation::Repository(RepositoryChart {
+                                kind: RepositoryKind::OciArtifact,
+                                url,
+                                chart,
+                                version,
+                            }),
+                            values_files: Vec::new(),
+                            ignore_missing_values_files: false,
+                            source: vec![ref_id],
+                        })
+                    }
+                    other => Err(self.fail(
+                        &flux.object.id,
+                        format!(
+                            "chartRef kind {} is not supported: use OCIRepository or HelmChart",
+                            other.as_str()
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+
+    fn chart_from_template(
+        &self,
+        flux: &FluxObject,
+        template: &HelmChartTemplate,
+        namespace: &str,
+        drain: DrainLevel,
+    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
+        let source_id = reference_id(&template.source_ref, namespace);
+        let resolved = |location| ResolvedChart {
+            location,
+            values_files: template.values_files.clone(),
+            ignore_missing_values_files: template.ignore_missing_values_files,
+            source: vec![source_id.clone()],
+        };
+        if source_id.kind == FluxKind::HelmRepository.as_str() {
+            let Some(object) = self.store.get(&source_id) else {
+                return Err(self.source_missing(flux, source_id, drain));
+            };
+            let source = FluxObject::from_object(&object).ok().flatten();
+            let source_spec = source.as_ref().and_then(FluxObject::as_source);
+            let url = source_spec.and_then(|s| s.url.clone()).unwrap_or_default();
+            let oci = source_spec.and_then(|s| s.repository_type.as_deref()) == Some("oci")
+                || url.starts_with("oci://");
+            return Ok(resolved(ChartLocation::Repository(RepositoryChart {
+                kind: if oci {
+                    RepositoryKind::Oci
+                } else {
+                    RepositoryKind::Http
+                },
+                url,
+                chart: template.chart.clone(),
+                version: template
+                    .version
+                    .clone()
+                    .filter(|v| !v.is_empty())
+                    .unwrap_or_else(|| "*".to_owned()),
+            })));
+        }
+        match self.resolve_source(&source_id, drain) {
+            None => Err(Outcome::Blocked(vec![source_id])),
+            Some(SourceResolution::Unavailable(message)) => {
+                self.withdraw_output(&flux.object.id);
+                self.store.set_status(
+                    flux.object.id.clone(),
+                    StatusRecord::new(self.unavailable(message), vec![source_id]),
+                );
+                Err(Outcome::Terminal)
+            }
+            Some(SourceResolution::WorkingTree { .. }) => Ok(resolved(ChartLocation::Local {
+                root: self.repository.root.clone(),
+                path: template.chart.clone(),
+            })),
+        }
+    }
+
+    /// A chart source that has not arrived: wait while it may, then fail (or skip) naming it.
+    fn source_missing(
+        &self,
+        flux: &FluxObject,
+        source_id: ResourceId,
+        drain: DrainLevel,
+    ) -> Outcome<ResourceId> {
+        if drain == DrainLevel::None {
+            return Outcome::Blocked(vec![source_id]);
+        }
+        let message = format!("source {} not found", label_of(&source_id));
+        self.withdraw_output(&flux.object.id);
+        self.store.set_status(
+            flux.object.id.clone(),
+            StatusRecord::new(self.unavailable(message), vec![source_id]),
+        );
+        Outcome::Terminal
+    }
+
+    /// The composed values of a HelmRelease, or the outcome when it waits or fails.
+    fn values_of(
+        &self,
+        flux: &FluxObject,
+        spec: &HelmRelease,
+        drain: DrainLevel,
+    ) -> Result<Value, Outcome<ResourceId>> {
+        let namespace = flux.namespace();
+        let data: Vec<Arc<Object>> = spec
+            .values_from
+            .iter()
+            .filter_map(|r| {
+                self.store
+                    .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
+            })
+            .collect();
+        let lookup =
+            |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
+        let declared = |secret: &ResourceId| self.secret_producer(secret);
+        match helmrelease::compose_values(
+            namespace,
+            spec,
+            lookup,
+            declared,
+            drain != DrainLevel::None,
+        ) {
+            ComposedValues::Ready { values, notes } => {
+                if let Ok(mut diagnostics) = self.diagnostics.lock() {
+                    for note in notes {
+                        diagnostics.insert(
+                            Diagnostic::note(note)
+                                .at(flux.object.location())
+                                .object(flux.object.id.to_string()),
+                        );
+                    }
+                }
+                Ok(values)
+            }
+            ComposedValues::Wait(ids) => Err(Outcome::Blocked(ids)),
+            ComposedValues::Failed(message) => Err(self.fail(&flux.object.id, message)),
+        }
+    }
+
+    /// The rendered object that produces `secret` in the cluster, if any: an `ExternalSecret`
+    /// whose target is that Secret, a `SealedSecret` of its name, or an object of a user-named
+    /// producer kind with its name, in its namespace.
+    fn secret_producer(&self, secret: &ResourceId) -> Option<String> {
+        if secret.kind != "Secret" {
+            return None;
+        }
+        let rendered = self.rendered.lock().ok()?;
+        let mut producers: Vec<String> = rendered
+            .values()
+            .flatten()
+            .filter(|o| o.id.namespace == secret.namespace)
+            .filter(|o| {
+                let kind = o.id.kind.as_str();
+                match kind {
+                    "ExternalSecret" => {
+                        let target = o
+                            .node
+                            .get_path(&["spec", "target", "name"])
+                            .and_then(Node::as_str)
+                            .filter(|n| !n.is_empty())
+                            .unwrap_or(&o.id.name);
+                        target == secret.name
+                    }
+                    "SealedSecret" => o.id.name == secret.name,
+                    _ => {
+                        o.id.name == secret.name
+                            && self.options.secret_producer_kinds.iter().any(|k| k == kind)
+                    }
+                }
+            })
+            .map(|o| format!("{}/{}/{}", o.id.kind, o.id.namespace, o.id.name))
+            .collect();
+        producers.sort();
+        producers.into_iter().next()
+    }
+
     fn kustomization_for(&self, dir: &Path, spec: &Kustomization) -> Result<Node, String> {
         match generate::existing_kustomization_file(dir) {
             Some(file) => {
@@ -775,20 +1098,25 @@ impl Runtime<'_> {
     }
 }
 
-fn set_metadata(node: &mut Node, map: &str, key: &str, value: &str) {
-    let Some(root) = node.as_mapping_mut() else {
-        return;
+/// A resolved chart: where it is, its values files, and the source objects it came through.
+struct ResolvedChart {
+    location: ChartLocation,
+    values_files: Vec<String>,
+    ignore_missing_values_files: bool,
+    source: Vec<ResourceId>,
+}
+
+/// The id of a `sourceRef`/`chartRef`, its namespace defaulting to the referrer's.
+fn reference_id(reference: &CrossRef, namespace: &str) -> ResourceId {
+    let ns = if reference.namespace.is_empty() {
+        namespace
+    } else {
+        &reference.namespace
     };
-    if !root.contains_key("metadata") {
-        root.insert("metadata", Node::Mapping(Default::default()));
-    }
-    let Some(metadata) = root.get_mut("metadata").and_then(Node::as_mapping_mut) else {
-        return;
-    };
-    if metadata.get(map).is_none_or(|n| n.as_mapping().is_none()) {
-        metadata.insert(map, Node::Mapping(Default::default()));
-    }
-    if let Some(target) = metadata.get_mut(map).and_then(Node::as_mapping_mut) {
-        target.insert(key, Node::Scalar(Scalar::string(value)));
-    }
+    let group = FluxKind::from_kind(&reference.kind).map_or("", |k| k.group());
+    ResourceId::new(&format!("{group}/v1"), &reference.kind, ns, &reference.name)
+}
+
+fn label_of(id: &ResourceId) -> String {
+    format!("{}/{}/{}", id.kind, id.namespace, id.name)
 }

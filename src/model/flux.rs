@@ -165,6 +165,8 @@ pub struct HelmChartTemplate {
     pub version: Option<String>,
     pub source_ref: CrossRef,
     pub values_files: Vec<String>,
+    /// `ignoreMissingValuesFiles`: a values file that does not exist is skipped, not an error.
+    pub ignore_missing_values_files: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -173,6 +175,15 @@ pub enum ChartSource {
     Template(HelmChartTemplate),
     /// `spec.chartRef`: an OCIRepository or HelmChart.
     Ref(CrossRef),
+}
+
+/// `spec.install.crds`: what an install does with the chart's `crds/` directory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CrdPolicy {
+    Skip,
+    #[default]
+    Create,
+    CreateReplace,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -187,6 +198,14 @@ pub struct HelmRelease {
     pub suspend: bool,
     pub post_renderers: Option<Node>,
     pub common_metadata: Option<CommonMetadata>,
+    /// `spec.install.crds` (offline every render is a first install, so `upgrade.crds` is moot).
+    pub install_crds: CrdPolicy,
+    /// `spec.install.disableHooks`: hooks are left out of the release.
+    pub disable_hooks: bool,
+    /// `spec.install.disableSchemaValidation`: `values.schema.json` is not checked.
+    pub disable_schema_validation: bool,
+    /// `spec.install.disableOpenAPIValidation`: nothing to switch off offline; kept for reports.
+    pub disable_openapi_validation: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -448,6 +467,7 @@ fn read_chart_template(template: &Fields) -> FieldResult<HelmChartTemplate> {
         version: template.str("version")?,
         source_ref,
         values_files,
+        ignore_missing_values_files: template.bool("ignoreMissingValuesFiles")?.unwrap_or(false),
     })
 }
 
@@ -479,6 +499,35 @@ fn read_helm_release(spec: &Fields) -> FieldResult<HelmRelease> {
             })
         }
     };
+    let install = spec.map("install")?;
+    let install_flag = |key: &str| -> FieldResult<bool> {
+        Ok(match &install {
+            Some(install) => install.bool(key)?.unwrap_or(false),
+            None => false,
+        })
+    };
+    let install_crds = match install
+        .as_ref()
+        .map(|i| i.str("crds"))
+        .transpose()?
+        .flatten()
+    {
+        None => CrdPolicy::Create,
+        Some(policy) => match policy.as_str() {
+            "Skip" => CrdPolicy::Skip,
+            "Create" => CrdPolicy::Create,
+            "CreateReplace" => CrdPolicy::CreateReplace,
+            other => {
+                return Err(super::fields::FieldError {
+                    path: "spec.install.crds".into(),
+                    message: format!(
+                        "must be one of `Skip`, `Create`, `CreateReplace`, not `{other}`"
+                    ),
+                    pos: install.as_ref().map_or_else(|| spec.pos(), |i| i.pos()),
+                })
+            }
+        },
+    };
     Ok(HelmRelease {
         chart,
         release_name: spec.str("releaseName")?,
@@ -490,6 +539,10 @@ fn read_helm_release(spec: &Fields) -> FieldResult<HelmRelease> {
         suspend: spec.bool("suspend")?.unwrap_or(false),
         post_renderers: spec.node("postRenderers").cloned(),
         common_metadata: read_common_metadata(spec)?,
+        install_crds,
+        disable_hooks: install_flag("disableHooks")?,
+        disable_schema_validation: install_flag("disableSchemaValidation")?,
+        disable_openapi_validation: install_flag("disableOpenAPIValidation")?,
     })
 }
 

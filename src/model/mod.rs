@@ -9,8 +9,8 @@ mod object;
 
 pub use fields::{FieldError, Fields};
 pub use flux::{
-    ArtifactCopy, ArtifactGenerator, ChartSource, CommonMetadata, CrossRef, DataRef, DependsOn,
-    FluxKind, FluxObject, FluxSpec, GeneratedArtifact, HelmChartTemplate, HelmRelease,
+    ArtifactCopy, ArtifactGenerator, ChartSource, CommonMetadata, CrdPolicy, CrossRef, DataRef,
+    DependsOn, FluxKind, FluxObject, FluxSpec, GeneratedArtifact, HelmChartTemplate, HelmRelease,
     Kustomization, PostBuild, ResourceSet, SourceSpec, CONTROLPLANE_GROUP, HELM_GROUP,
     KUSTOMIZE_GROUP, SOURCE_EXTENSIONS_GROUP, SOURCE_GROUP,
 };
