@@ -44,6 +44,9 @@ pub(crate) struct Core<Id> {
     waiters: HashMap<Id, Vec<(usize, u32)>>,
     /// The sequence number of the last event about each id.
     last_event: HashMap<Id, u64>,
+    /// The sequence number of the last arrival or status change of each id (not a node merely
+    /// finishing), which is what wakes a Decided node.
+    last_change: HashMap<Id, u64>,
     /// The number of the last event. Written under the lock, read without it by workers just before a
     /// body starts: an id the body waits on whose last event is newer may have changed after the body
     /// looked, so the node is not parked but run again. (Events are reported after the Store write
@@ -67,6 +70,7 @@ impl<Id: NodeId> Core<Id> {
             index: HashMap::new(),
             waiters: HashMap::new(),
             last_event: HashMap::new(),
+            last_change: HashMap::new(),
             sequence: Arc::new(AtomicU64::new(0)),
             ready: VecDeque::new(),
             progress: 0,
@@ -75,8 +79,10 @@ impl<Id: NodeId> Core<Id> {
         }
     }
 
-    /// Records an event about `id` and wakes whatever is parked on it.
-    fn event(&mut self, id: &Id) {
+    /// Records an event about `id` and wakes whatever is parked on it, and with `wake_watchers`
+    /// the finished nodes watching it. A node's own finish does not wake watchers: only a status
+    /// that changed (reported through the Handle) does, so Decided nodes watching each other settle.
+    fn event(&mut self, id: &Id, wake_watchers: bool) {
         let sequence = self.sequence.load(Ordering::Relaxed) + 1;
         self.sequence.store(sequence, Ordering::Release);
         match self.last_event.get_mut(id) {
@@ -85,15 +91,32 @@ impl<Id: NodeId> Core<Id> {
                 self.last_event.insert(id.clone(), sequence);
             }
         }
-        if let Some(parked) = self.waiters.remove(id) {
-            for (node, generation) in parked {
-                let Some(entry) = self.nodes.get(node) else {
-                    continue;
-                };
-                if entry.state == State::Parked && entry.park_generation == generation {
-                    self.requeue(node);
-                }
+        if wake_watchers {
+            self.last_change.insert(id.clone(), sequence);
+        }
+        let Some(listeners) = self.waiters.remove(id) else {
+            return;
+        };
+        let mut still_watching = Vec::new();
+        for (node, generation) in listeners {
+            let Some(entry) = self.nodes.get(node) else {
+                continue;
+            };
+            if entry.park_generation != generation {
+                continue;
             }
+            match entry.state {
+                State::Parked => self.requeue(node),
+                State::Done(Final::Terminal) if wake_watchers => self.requeue(node),
+                State::Done(Final::Terminal) => still_watching.push((node, generation)),
+                _ => {}
+            }
+        }
+        if !still_watching.is_empty() {
+            self.waiters
+                .entry(id.clone())
+                .or_default()
+                .extend(still_watching);
         }
     }
 
@@ -101,6 +124,8 @@ impl<Id: NodeId> Core<Id> {
         if let Some(entry) = self.nodes.get_mut(node) {
             entry.state = State::Queued;
             entry.waits.clear();
+            // What it waited on or watched before no longer wakes it.
+            entry.park_generation = entry.park_generation.wrapping_add(1);
             self.ready.push_back(node);
             self.progress += 1;
         }
@@ -128,13 +153,15 @@ impl<Id: NodeId> Core<Id> {
         }
         entry.state = State::Done(outcome);
         entry.waits.clear();
+        // Entries of what it waited on no longer wake it; only `watch` may add new ones.
+        entry.park_generation = entry.park_generation.wrapping_add(1);
         self.progress += 1;
-        self.event(&id);
+        self.event(&id, false);
     }
 
     /// The object `id` was added or changed; `schedulable` says whether it is a node to run.
     pub fn arrival(&mut self, id: Id, schedulable: bool) {
-        self.event(&id);
+        self.event(&id, true);
         if !schedulable {
             return;
         }
@@ -175,7 +202,7 @@ impl<Id: NodeId> Core<Id> {
     /// `id` turned terminal (`terminal`), or left a terminal status (nothing to wake).
     pub fn status(&mut self, id: &Id, terminal: bool) {
         if terminal {
-            self.event(id);
+            self.event(id, true);
         }
     }
 
@@ -234,6 +261,17 @@ impl<Id: NodeId> Core<Id> {
                     self.requeue(node);
                 }
             }
+            Ok(Outcome::Decided(watches)) => {
+                let changed_since_start = watches
+                    .iter()
+                    .any(|watched| self.last_change.get(watched).is_some_and(|&at| at > start));
+                self.finish(node, Final::Terminal);
+                if rerun || changed_since_start {
+                    self.requeue(node);
+                } else {
+                    self.watch(node, watches);
+                }
+            }
             Ok(Outcome::Blocked(_)) if rerun => self.requeue(node),
             Ok(Outcome::Blocked(mut waits)) => {
                 waits.sort();
@@ -247,6 +285,23 @@ impl<Id: NodeId> Core<Id> {
                     self.park(node, waits);
                 }
             }
+        }
+    }
+
+    /// Keeps a finished `node` listening to `watches`: an event about one of them runs it again.
+    fn watch(&mut self, node: usize, mut watches: Vec<Id>) {
+        watches.sort();
+        watches.dedup();
+        let Some(entry) = self.nodes.get_mut(node) else {
+            return;
+        };
+        entry.park_generation = entry.park_generation.wrapping_add(1);
+        let generation = entry.park_generation;
+        for watched in watches {
+            self.waiters
+                .entry(watched)
+                .or_default()
+                .push((node, generation));
         }
     }
 

@@ -24,6 +24,9 @@
 //!   statuses through [`Handle::on_status`]) *before* returning, and report an event only after the
 //!   write it announces;
 //! - be deterministic functions of what they read, and list in `Blocked` every id they wait on;
+//! - return [`Outcome::Decided`] with the ids whose terminal statuses decided the outcome (a
+//!   dependency's failure passed up), so a later change of one of them runs the node again; pass such
+//!   messages up verbatim, so that nodes deciding from each other settle;
 //! - at `None`, wait (return `Blocked`) rather than fail on an absent dependency: only the drain
 //!   knows that nothing else will arrive. (A failed dependency is terminal, so passing its message up
 //!   at once or at `Cascade` gives the same outcome.)
@@ -97,6 +100,10 @@ pub enum Outcome<Id> {
     Terminal,
     /// The node waits on these ids: nodes, or any other id the caller reports through the Handle.
     Blocked(Vec<Id>),
+    /// The node reached Ready or Failed from the terminal statuses of these ids (a dependency's
+    /// failure passed up): run it again if any of them changes later, so the outcome never keeps a
+    /// status that was overtaken.
+    Decided(Vec<Id>),
 }
 
 /// Runs a node's body. Called from worker threads, several nodes at a time, never the same node twice
