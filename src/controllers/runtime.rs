@@ -518,7 +518,10 @@ impl Runtime<'_> {
                     flux.object.id.clone(),
                     StatusRecord::new(Status::failed(message), blocked_by),
                 );
-                Some(Outcome::Terminal)
+                // A dependency's failure may be overtaken by a later run of it.
+                Some(Outcome::Decided(
+                    dependencies.iter().map(|d| d.id.clone()).collect(),
+                ))
             }
         }
     }
