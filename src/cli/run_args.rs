@@ -117,6 +117,7 @@ impl RunArgs {
         let helm = HelmEngine {
             chart_cache: options.chart_cache.clone(),
             offline: options.offline,
+            download_cache: download_cache(),
         };
         let report = runtime::run(&repository, &KustomizeEngine, &helm, &options);
         if let Some(bar) = bar {
@@ -124,4 +125,13 @@ impl RunArgs {
         }
         Ok((repository, report))
     }
+}
+
+/// `$XDG_CACHE_HOME/offlux/charts`, else `~/.cache/offlux/charts`.
+fn download_cache() -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+    Some(base.join("offlux").join("charts"))
 }

@@ -40,6 +40,8 @@ pub struct HelmEngine {
     pub chart_cache: Option<PathBuf>,
     /// Never fetch over the network.
     pub offline: bool,
+    /// Where downloaded charts are kept, by digest, across runs.
+    pub download_cache: Option<PathBuf>,
 }
 
 impl HelmRenderer for HelmEngine {
@@ -173,15 +175,59 @@ fn values_files(
     Ok(merged)
 }
 
-/// A chart from a Helm repository or an OCI registry: from the chart cache, or fetched unless
-/// offline. Filled by the repository integration; until then nothing is available offline.
+/// A chart from a Helm repository or an OCI registry: from the chart cache, or fetched (and kept
+/// in the download cache by digest) unless offline.
 pub fn repository_chart(
     chart: &RepositoryChart,
     engine: &HelmEngine,
 ) -> Result<helm::Chart, HelmRenderError> {
-    let _ = (&engine.chart_cache, engine.offline);
-    Err(HelmRenderError::Unavailable(format!(
-        "chart {} version {} from {} is not available offline",
-        chart.chart, chart.version, chart.url
-    )))
+    use super::helmrelease::RepositoryKind;
+    use crate::helm::repo::{self, ChartRequest, FetchOptions, FetchedChart, Repository};
+    let (repository, name) = match chart.kind {
+        RepositoryKind::Http => (
+            Repository::Http {
+                url: chart.url.clone(),
+                auth: None,
+            },
+            chart.chart.clone(),
+        ),
+        RepositoryKind::Oci => (
+            Repository::Oci {
+                url: chart.url.clone(),
+                auth: None,
+                insecure_http: false,
+            },
+            chart.chart.clone(),
+        ),
+        // The artifact URL names the chart itself.
+        RepositoryKind::OciArtifact => (
+            Repository::Oci {
+                url: chart.url.clone(),
+                auth: None,
+                insecure_http: false,
+            },
+            String::new(),
+        ),
+    };
+    let request = ChartRequest {
+        repository,
+        chart: name,
+        version: chart.version.trim_start_matches('@').to_string(),
+    };
+    let options = FetchOptions {
+        chart_cache: engine.chart_cache.clone(),
+        download_cache: engine.download_cache.clone(),
+        offline: engine.offline,
+        ..FetchOptions::default()
+    };
+    let fetched =
+        repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))?;
+    let load_options = helm::LoadOptions::default();
+    let loaded = match fetched {
+        FetchedChart::Directory { path, .. } => helm::load_dir(&path, &load_options),
+        FetchedChart::Archive { name, bytes, .. } => {
+            helm::load_archive(&name, &bytes, &load_options)
+        }
+    };
+    loaded.map_err(|e| HelmRenderError::Failed(e.to_string()))
 }
