@@ -2,8 +2,9 @@
 //! `Glob`, `Lines`, `AsConfig`, `AsSecrets` on `.Files`, and `Has` on
 //! `.Capabilities.APIVersions`.
 //!
-//! Template data has no methods of its own, so `.Files` is a map of file name to contents that
-//! carries a marker key; the method hook recognises it by that key.
+//! Template data has no methods of its own, so `.Files` is a map of file name to contents, and the
+//! method hook takes any map of strings that has no key of the method's name for one (templates
+//! range over `.Files.Glob`, so the map may hold nothing but files).
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -14,32 +15,29 @@ use super::ChartFile;
 use crate::template::funcs::{helm_functions, sprig_methods, FuncEnv, FuncError, Function};
 use crate::template::Value;
 
-/// The key that marks a map as a `.Files` object. It sorts first and cannot be a file name.
-const FILES_MARKER: &str = "\u{0}offlux:files";
-
 /// `.Files` for a chart's files.
 pub(crate) fn files_value(files: &[ChartFile]) -> Value {
-    let mut map: BTreeMap<String, Value> = files
-        .iter()
-        .map(|f| {
-            let text = String::from_utf8_lossy(&f.data).into_owned();
-            (f.name.clone(), Value::String(text))
-        })
-        .collect();
-    map.insert(FILES_MARKER.to_string(), Value::Bool(true));
-    Value::Map(map)
+    Value::Map(
+        files
+            .iter()
+            .map(|f| {
+                let text = String::from_utf8_lossy(&f.data).into_owned();
+                (f.name.clone(), Value::String(text))
+            })
+            .collect(),
+    )
 }
 
 fn as_files(value: &Value) -> Option<&BTreeMap<String, Value>> {
     match value {
-        Value::Map(map) if map.contains_key(FILES_MARKER) => Some(map),
+        Value::Map(map) if map.values().all(|v| matches!(v, Value::String(_))) => Some(map),
         _ => None,
     }
 }
 
 fn file_entries(files: &BTreeMap<String, Value>) -> impl Iterator<Item = (&String, &str)> {
     files.iter().filter_map(|(name, v)| match v {
-        Value::String(text) if name != FILES_MARKER => Some((name, text.as_str())),
+        Value::String(text) => Some((name, text.as_str())),
         _ => None,
     })
 }
@@ -111,11 +109,10 @@ fn files_method(
                 .build()
                 .map_err(|e| FuncError(e.to_string()))?
                 .compile_matcher();
-            let mut map: BTreeMap<String, Value> = file_entries(files)
+            let map: BTreeMap<String, Value> = file_entries(files)
                 .filter(|(n, _)| matcher.is_match(n.as_str()))
                 .map(|(n, t)| (n.clone(), Value::String(t.to_string())))
                 .collect();
-            map.insert(FILES_MARKER.to_string(), Value::Bool(true));
             Ok(Value::Map(map))
         }),
         "AsConfig" | "AsSecrets" => {
