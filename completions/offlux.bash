@@ -125,7 +125,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__build)
-            opts="-n -o -h -V --namespace --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks all"
+            opts="-n -o -h -V --namespace --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --secret-producer --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -156,6 +156,18 @@ _offlux() {
                     return 0
                     ;;
                 --substitute-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret-producer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -353,7 +365,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__helm__subcmd__template)
-            opts="-n -f -a -s -h -V --namespace --values --set --set-string --include-crds --no-hooks --skip-tests --skip-schema-validation --kube-version --api-versions --is-upgrade --show-only --no-color --log-level --help --version"
+            opts="-n -f -a -s -h -V --namespace --values --set --set-string --include-crds --no-hooks --skip-tests --skip-schema-validation --kube-version --api-versions --is-upgrade --show-only --repeat --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -400,6 +412,10 @@ _offlux() {
                     return 0
                     ;;
                 -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repeat)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -677,7 +693,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__render)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --skip-secrets --skip-crds --skip-kinds --out --output --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --secret-producer --skip-secrets --skip-crds --skip-kinds --out --output --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -700,6 +716,18 @@ _offlux() {
                     return 0
                     ;;
                 --substitute-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret-producer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -739,7 +767,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -h -V --namespace --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --output --no-color --log-level --help --version ks hr all"
+            opts="-n -o -h -V --namespace --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --secret-producer --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -770,6 +798,18 @@ _offlux() {
                     return 0
                     ;;
                 --substitute-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret-producer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -32,7 +32,7 @@ complete -c offlux -n "__fish_offlux_needs_command" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_needs_command" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-complete -c offlux -n "__fish_offlux_needs_command" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
@@ -59,6 +59,9 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l root -d 'The repo
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s o -l output -d 'Output format' -r -f -a "human\t''
 json\t''
 junit\t''
@@ -68,15 +71,19 @@ warn\t''
 info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand build" -s n -l namespace -d 'The Kustomization\'s namespace' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -s n -l namespace -d 'The object\'s namespace' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-secrets -d 'Leave Secrets out of the output' -r -f -a "true\t''
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''
@@ -89,6 +96,7 @@ warn\t''
 info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -s V -l version -d 'Print version'
@@ -97,6 +105,9 @@ complete -c offlux -n "__fish_offlux_using_subcommand render" -l root -d 'The re
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-secrets -d 'Leave Secrets out of the output' -r -f -a "true\t''
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''
@@ -110,6 +121,7 @@ warn\t''
 info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -s V -l version -d 'Print version'
@@ -152,6 +164,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subc
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l kube-version -d 'The Kubernetes version templates see (default: v1.36.0, as Helm v4.2 assumes)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s a -l api-versions -d 'API versions added to `.Capabilities.APIVersions` (comma-separated or repeated)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s s -l show-only -d 'Print only the documents of these templates (paths inside the chart, globs allowed)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l repeat -d 'Render this many times and print once (for benchmarks: start-up left out)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
@@ -184,7 +197,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help 
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "build" -d 'Print the objects one Kustomization (or every one) would apply'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'

@@ -37,15 +37,15 @@ fn test_reports_every_flux_object() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("PASS     Kustomization  flux-system/apps"),
+        stdout.contains("PASS    Kustomization  flux-system/apps"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("SKIPPED  HelmRelease    hello/hello"),
+        stdout.contains("PASS    HelmRelease    hello/hello"),
         "{stdout}"
     );
     assert!(
-        stdout.ends_with("5 objects: 4 passed, 0 failed, 0 blocked, 1 skipped\n"),
+        stdout.ends_with("5 objects: 5 passed, 0 failed, 0 blocked, 0 skipped\n"),
         "{stdout}"
     );
 }
@@ -56,7 +56,7 @@ fn test_junit_and_json() {
     let xml = String::from_utf8_lossy(&output.stdout);
     assert!(xml.starts_with("<?xml"), "{xml}");
     assert!(
-        xml.contains("<testsuite name=\"offlux\" tests=\"5\" failures=\"0\" skipped=\"1\">"),
+        xml.contains("<testsuite name=\"offlux\" tests=\"5\" failures=\"0\" skipped=\"0\">"),
         "{xml}"
     );
     assert!(xml.contains("<testcase classname=\"Kustomization\" name=\"flux-system/apps\" file=\"clusters/dev/apps.yaml\"/>"), "{xml}");
@@ -213,5 +213,25 @@ fn values_only_the_cluster_holds_come_from_the_command_line() {
     assert!(
         yaml.contains("a: from-file") && yaml.contains("b: from-flag"),
         "{yaml}"
+    );
+}
+
+#[test]
+fn build_hr_renders_the_chart_with_composed_values_and_flux_labels() {
+    let output = on_example(&["build", "hr", "hello"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // Values from the chart defaults, the HelmRelease and the parent's substitution all arrive.
+    assert!(stdout.contains("value: hello from dev"), "{stdout}");
+    assert!(stdout.contains("host: hello.dev.example.com"), "{stdout}");
+    assert!(stdout.contains("replicas: 2"), "{stdout}");
+    assert!(
+        stdout.contains("helm.toolkit.fluxcd.io/name: hello"),
+        "{stdout}"
     );
 }
