@@ -6,6 +6,7 @@
 //! Not for: building kustomizations or rendering anything. The objects found here are the ones
 //! written in files; what Flux would apply comes from the controllers.
 
+pub mod git_remote;
 mod kustomization_refs;
 mod load;
 mod paths;
@@ -358,9 +359,11 @@ fn parents(
     refs: &kustomization_refs::KustomizationRefs,
     root: &Path,
 ) -> BTreeMap<(PathBuf, ResourceId), ResourceId> {
-    // Every path some Kustomization covers, with the Kustomizations covering it.
+    // Every path some Kustomization covers, with the Kustomizations covering it. A Kustomization
+    // of another repository applies none of the working tree's files, whatever its path says.
+    let foreign = other_repository_kustomizations(flux_objects, root);
     let mut covering: BTreeMap<PathBuf, Vec<&ResourceId>> = BTreeMap::new();
-    for (id, dir) in followed {
+    for (id, dir) in followed.iter().filter(|(id, _)| !foreign.contains(*id)) {
         for path in reachable(dir, refs) {
             covering.entry(path).or_default().push(id);
         }
@@ -382,6 +385,46 @@ fn parents(
         }
     }
     parents
+}
+
+/// Kustomizations whose source is a GitRepository defined in the repository with a URL that is
+/// not the working tree's own remote.
+fn other_repository_kustomizations(
+    flux_objects: &[FluxObject],
+    root: &Path,
+) -> BTreeSet<ResourceId> {
+    let remote = git_remote::git_remote(root);
+    let elsewhere = |kind: &str, name: &str, namespace: &str| {
+        if kind != "GitRepository" || (name == BOOTSTRAP_NAME && namespace == BOOTSTRAP_NAMESPACE) {
+            return false;
+        }
+        flux_objects.iter().any(|f| {
+            f.object.id.kind == "GitRepository"
+                && f.name() == name
+                && f.namespace() == namespace
+                && f.as_source()
+                    .and_then(|s| s.url.as_deref())
+                    .is_some_and(|url| {
+                        !remote
+                            .as_deref()
+                            .is_some_and(|r| git_remote::same_repository(r, url))
+                    })
+        })
+    };
+    flux_objects
+        .iter()
+        .filter(|f| {
+            f.as_kustomization().is_some_and(|k| {
+                let namespace = if k.source_ref.namespace.is_empty() {
+                    f.namespace()
+                } else {
+                    &k.source_ref.namespace
+                };
+                elsewhere(&k.source_ref.kind, &k.source_ref.name, namespace)
+            })
+        })
+        .map(|f| f.object.id.clone())
+        .collect()
 }
 
 /// `dir` and every local path its kustomization files pull in, transitively.
