@@ -72,7 +72,9 @@ pub fn split_manifests(text: &str) -> Vec<&str> {
     // The separator is `(?:^|\s*\n)---\s*`: `---` at the very start or right after a newline
     // (whitespace before that newline is part of the separator), then any whitespace.
     while i < bytes.len() {
-        let at_line_start = i == 0 || bytes[i - 1] == b'\n';
+        // The newline must be one the previous separator did not consume: `---\n---\nx` is one
+        // separator and the piece `---\nx`, as with Go's non-overlapping regexp matches.
+        let at_line_start = i == 0 || (i > start && bytes[i - 1] == b'\n');
         if at_line_start && text[i..].starts_with("---") {
             let mut piece_end = i;
             if i > 0 {
@@ -217,10 +219,13 @@ mod tests {
     #[test]
     fn split_follows_helms_separator() {
         assert_eq!(split_manifests("a: 1\n---\nb: 2\n"), vec!["a: 1", "b: 2\n"]);
+        // Matches never overlap: a separator's trailing whitespace takes the newline the next
+        // `---` would need, so that `---` stays in the piece (as Helm prints it).
         assert_eq!(
             split_manifests("---\na: 1\n---   \n\n---\nb: 2"),
-            vec!["a: 1", "b: 2"]
+            vec!["a: 1", "---\nb: 2"]
         );
+        assert_eq!(split_manifests("---\n---\nkind: A"), vec!["---\nkind: A"]);
         assert_eq!(split_manifests("  \n---\n# c\na: 1"), vec!["# c\na: 1"]);
         // `---` inside a line is no separator.
         assert_eq!(split_manifests("a: x---y\n"), vec!["a: x---y\n"]);
