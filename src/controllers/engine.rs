@@ -181,8 +181,29 @@ pub fn repository_chart(
     chart: &RepositoryChart,
     engine: &HelmEngine,
 ) -> Result<helm::Chart, HelmRenderError> {
+    let load_options = helm::LoadOptions::default();
+    let loaded = match fetch_repository_chart(chart, engine)? {
+        helm::repo::FetchedChart::Directory { path, .. } => helm::load_dir(&path, &load_options),
+        helm::repo::FetchedChart::Archive { name, bytes, .. } => {
+            helm::load_archive(&name, &bytes, &load_options)
+        }
+    };
+    loaded.map_err(|e| HelmRenderError::Failed(e.to_string()))
+}
+
+/// Finds (or downloads) a repository chart without loading it: a directory of the chart cache or
+/// an archive's bytes.
+pub fn fetch_repository_chart(
+    chart: &RepositoryChart,
+    engine: &HelmEngine,
+) -> Result<helm::repo::FetchedChart, HelmRenderError> {
     use super::helmrelease::RepositoryKind;
-    use crate::helm::repo::{self, ChartRequest, FetchOptions, FetchedChart, Repository};
+    use crate::helm::repo::{self, ChartRequest, FetchOptions, Repository};
+    let oci = |url: &str| Repository::Oci {
+        url: url.to_owned(),
+        auth: None,
+        insecure_http: false,
+    };
     let (repository, name) = match chart.kind {
         RepositoryKind::Http => (
             Repository::Http {
@@ -191,23 +212,9 @@ pub fn repository_chart(
             },
             chart.chart.clone(),
         ),
-        RepositoryKind::Oci => (
-            Repository::Oci {
-                url: chart.url.clone(),
-                auth: None,
-                insecure_http: false,
-            },
-            chart.chart.clone(),
-        ),
+        RepositoryKind::Oci => (oci(&chart.url), chart.chart.clone()),
         // The artifact URL names the chart itself.
-        RepositoryKind::OciArtifact => (
-            Repository::Oci {
-                url: chart.url.clone(),
-                auth: None,
-                insecure_http: false,
-            },
-            String::new(),
-        ),
+        RepositoryKind::OciArtifact => (oci(&chart.url), String::new()),
     };
     let request = ChartRequest {
         repository,
@@ -220,14 +227,5 @@ pub fn repository_chart(
         offline: engine.offline,
         ..FetchOptions::default()
     };
-    let fetched =
-        repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))?;
-    let load_options = helm::LoadOptions::default();
-    let loaded = match fetched {
-        FetchedChart::Directory { path, .. } => helm::load_dir(&path, &load_options),
-        FetchedChart::Archive { name, bytes, .. } => {
-            helm::load_archive(&name, &bytes, &load_options)
-        }
-    };
-    loaded.map_err(|e| HelmRenderError::Failed(e.to_string()))
+    repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))
 }

@@ -1,0 +1,178 @@
+//! The reference Helm (`../shared/oracle/helm-template`: Helm v4's own library) and the comparison
+//! of its output with offlux's: documents as data (same documents, same order, same values, same
+//! `# Source:` templates); values that differ between two runs of the reference itself
+//! (`randAlphaNum` passwords, generated certificates) are masked in both outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use offlux::helm;
+use offlux::yaml::{parse_stream, to_json_kyaml, ParseOptions};
+
+pub fn shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")
+}
+
+/// `helm template RELEASE CHART -n NAMESPACE [-f VALUES] FLAGS…` by the reference.
+pub fn oracle(
+    chart: &Path,
+    release: &str,
+    namespace: &str,
+    values: Option<&Path>,
+    flags: &[&str],
+) -> Result<String, String> {
+    let script = shared().join("oracle/helm-template");
+    let mut command = Command::new(&script);
+    command.arg(chart).args([release, namespace]);
+    if let Some(values) = values {
+        command.arg(values);
+    }
+    command.args(flags);
+    let output = command.output().unwrap_or_else(|e| {
+        panic!(
+            "the reference Helm (`{}`) cannot run: {e}",
+            script.display()
+        )
+    });
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+/// Each document as (its `# Source:` template, its data), null documents dropped.
+pub fn as_data(text: &str) -> Vec<(String, serde_json::Value)> {
+    helm::split_manifests(text)
+        .into_iter()
+        .filter_map(|doc| {
+            let source = doc
+                .lines()
+                .find_map(|l| l.strip_prefix("# Source: "))
+                .unwrap_or_default()
+                .to_string();
+            let parsed = parse_stream(doc, &ParseOptions::default()).ok()?;
+            let root = parsed.into_iter().next()?.root;
+            (!root.is_null()).then(|| (source, to_json_kyaml(&root)))
+        })
+        .collect()
+}
+
+/// The template a Helm error names (`chart/templates/x.yaml`), to compare failures.
+pub fn failing_template(message: &str) -> Option<String> {
+    let at = message.find("/templates/")?;
+    let start = message[..at]
+        .rfind(|c: char| c.is_whitespace() || c == '(' || c == '"')
+        .map_or(0, |i| i + 1);
+    let end = message[at..]
+        .find(|c: char| c == ':' || c.is_whitespace() || c == '"' || c == ')')
+        .map_or(message.len(), |i| at + i);
+    Some(message[start..end].to_string())
+}
+
+pub enum Verdict {
+    Identical,
+    SameData,
+    BothFail,
+    Differ(String),
+}
+
+pub const VARIES: &str = "<varies between runs of the reference>";
+
+/// Replaces, in `ours` and `theirs`, what differs between `theirs` and `again` (a second run of
+/// the reference).
+pub fn mask_unstable(
+    ours: &mut serde_json::Value,
+    theirs: &mut serde_json::Value,
+    again: &serde_json::Value,
+) {
+    use serde_json::Value as J;
+    if theirs == again {
+        return;
+    }
+    match (theirs, again) {
+        (J::Object(t), J::Object(a)) => {
+            for (key, value) in t.iter_mut() {
+                let Some(other) = a.get(key) else { continue };
+                let mut scratch = J::Null;
+                let mine = ours.get_mut(key.as_str()).unwrap_or(&mut scratch);
+                mask_unstable(mine, value, other);
+            }
+        }
+        (J::Array(t), J::Array(a)) if t.len() == a.len() => {
+            for (i, (value, other)) in t.iter_mut().zip(a).enumerate() {
+                let mut scratch = J::Null;
+                let mine = ours.get_mut(i).unwrap_or(&mut scratch);
+                mask_unstable(mine, value, other);
+            }
+        }
+        (theirs, _) => {
+            *theirs = J::String(VARIES.into());
+            *ours = J::String(VARIES.into());
+        }
+    }
+}
+
+pub fn compare(
+    ours: Result<String, String>,
+    reference: impl Fn() -> Result<String, String>,
+) -> Verdict {
+    match (ours, reference()) {
+        (Ok(ours), Ok(theirs)) if ours == theirs => Verdict::Identical,
+        (Ok(ours), Ok(theirs)) => {
+            let (mut a, mut b) = (as_data(&ours), as_data(&theirs));
+            if a != b {
+                if let Ok(again) = reference() {
+                    let again = as_data(&again);
+                    if a.len() == b.len() && b.len() == again.len() {
+                        for ((x, y), z) in a.iter_mut().zip(b.iter_mut()).zip(&again) {
+                            mask_unstable(&mut x.1, &mut y.1, &z.1);
+                        }
+                    }
+                }
+            }
+            if a == b {
+                return Verdict::SameData;
+            }
+            let first = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            let show = |d: Option<&(String, serde_json::Value)>| {
+                d.map(|(s, v)| format!("{s}: {}", truncate(&v.to_string(), 600)))
+                    .unwrap_or_else(|| "(none)".into())
+            };
+            Verdict::Differ(format!(
+                "{} vs {} documents; first difference at #{first}:\n    offlux: {}\n    helm:   {}",
+                a.len(),
+                b.len(),
+                show(a.get(first)),
+                show(b.get(first))
+            ))
+        }
+        (Err(ours), Err(theirs)) => {
+            if failing_template(&ours) == failing_template(&theirs) {
+                Verdict::BothFail
+            } else {
+                Verdict::Differ(format!(
+                    "both fail, differently:\n    offlux: {}\n    helm:   {}",
+                    truncate(&ours, 400),
+                    truncate(theirs.lines().last().unwrap_or(""), 400)
+                ))
+            }
+        }
+        (Err(ours), Ok(_)) => Verdict::Differ(format!("offlux fails: {}", truncate(&ours, 600))),
+        (Ok(_), Err(theirs)) => Verdict::Differ(format!(
+            "helm fails, offlux renders: {}",
+            truncate(&theirs, 600)
+        )),
+    }
+}
+
+pub fn truncate(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}

@@ -1,0 +1,1 @@
+pub mod helm_oracle;
