@@ -85,6 +85,9 @@ struct Frame<'a> {
     vars: Vec<Var>,
     /// Whether dot is still the template's argument (the value `$` holds), not a with/range value.
     dot_is_root: bool,
+    /// Where a with/range dot lives inside a variable (map keys and list indexes), so that `set`
+    /// on it, or on a variable declared from it, changes the map there too.
+    dot_alias: Option<(usize, Vec<String>)>,
 }
 
 const BUILTINS: &[&str] = &[
@@ -126,6 +129,7 @@ pub(crate) fn execute(
         name,
         vars: vec![Var::new("$", data.clone())],
         dot_is_root: true,
+        dot_alias: None,
     };
     ctx.chain.push(name.to_string());
     let r = walk_list(ctx, &mut frame, &mut data, &tree.root, out);
@@ -264,13 +268,20 @@ fn walk_if_with(
 ) -> R<()> {
     let mark = fr.vars.len();
     let r = (|| {
+        let alias = if with && b.pipe.decl.is_empty() {
+            alias_of(fr, &b.pipe)
+        } else {
+            None
+        };
         let v = eval_pipeline(ctx, fr, dot, &b.pipe)?;
         if truth(&v) {
             if with {
                 let mut v = v;
                 let was_root = std::mem::replace(&mut fr.dot_is_root, false);
+                let was_alias = std::mem::replace(&mut fr.dot_alias, alias);
                 let r = walk_list(ctx, fr, &mut v, &b.list, out);
                 fr.dot_is_root = was_root;
+                fr.dot_alias = was_alias;
                 r
             } else {
                 walk_list(ctx, fr, dot, &b.list, out)
@@ -322,14 +333,18 @@ fn walk_range_inner(
     b: &Branch,
     out: &mut String,
 ) -> R<()> {
+    let undeclared_alias = if b.pipe.decl.is_empty() {
+        alias_of(fr, &b.pipe)
+    } else {
+        None
+    };
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
     let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
-    let mut over_map = false;
-    // Where the ranged map lives, so that `set $v ...` on an element changes it there too.
+    // Where the ranged collection lives, so that `set` on an element changes it there too.
     let coll_alias = match (b.pipe.is_assign, fr.vars.last_mut()) {
         (false, Some(var)) if !b.pipe.decl.is_empty() => var.alias.take(),
-        _ => None,
+        _ => undeclared_alias,
     };
     if !b.pipe.is_assign && b.pipe.decl.len() > 1 {
         if let Some(var) = fr
@@ -352,7 +367,6 @@ fn walk_range_inner(
                 .collect()
         }
         Some(Value::Map(m)) => {
-            over_map = true;
             items = m
                 .into_iter()
                 .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
@@ -380,6 +394,14 @@ fn walk_range_inner(
     }
     for (index, elem) in items {
         let decl = &b.pipe.decl;
+        let elem_alias = coll_alias.as_ref().and_then(|(i, path)| {
+            let step = match &*index {
+                Value::String(k) => k.clone(),
+                Value::Int(n) => n.to_string(),
+                _ => return None,
+            };
+            Some((*i, path.iter().cloned().chain([step]).collect::<Vec<_>>()))
+        });
         if let Some(first) = decl.first() {
             if b.pipe.is_assign {
                 if decl.len() > 1 {
@@ -394,12 +416,7 @@ fn walk_range_inner(
                 .and_then(|i| fr.vars.get_mut(i))
             {
                 slot.value = Some(elem.clone());
-                slot.alias = match (&coll_alias, over_map, &*index) {
-                    (Some((i, path)), true, Value::String(k)) => {
-                        Some((*i, path.iter().cloned().chain([k.clone()]).collect()))
-                    }
-                    _ => None,
-                };
+                slot.alias = elem_alias.clone();
             }
         }
         if let Some(second) = decl.get(1) {
@@ -415,8 +432,10 @@ fn walk_range_inner(
             }
         }
         let was_root = std::mem::replace(&mut fr.dot_is_root, false);
+        let was_alias = std::mem::replace(&mut fr.dot_alias, elem_alias);
         let r = walk_list(ctx, fr, &mut Some(elem), &b.list, out);
         fr.dot_is_root = was_root;
+        fr.dot_alias = was_alias;
         fr.vars.truncate(mark);
         match r {
             Ok(()) | Err(Flow::Continue) => {}
@@ -459,6 +478,7 @@ fn walk_template(
         name,
         vars: vec![Var::new("$", new_dot.clone())],
         dot_is_root: true,
+        dot_alias: None,
     };
     ctx.depth += 1;
     ctx.chain.push(name.to_string());
@@ -550,6 +570,14 @@ fn alias_of_arg(fr: &Frame<'_>, arg: &Arg) -> Option<(usize, Vec<String>)> {
         }
         Arg::Field { idents, .. } if fr.dot_is_root => Some((0, idents.clone())),
         Arg::Dot { .. } if fr.dot_is_root => Some((0, Vec::new())),
+        Arg::Field { idents, .. } => {
+            let (var, path) = fr.dot_alias.clone()?;
+            Some((
+                var,
+                path.into_iter().chain(idents.iter().cloned()).collect(),
+            ))
+        }
+        Arg::Dot { .. } => fr.dot_alias.clone(),
         _ => None,
     }
 }
@@ -1113,6 +1141,8 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
             *dot = ev(new.clone());
             if fr.dot_is_root {
                 fr.set_var("$", ev(new.clone()));
+            } else if let Some((var, path)) = fr.dot_alias.clone() {
+                write_back_index(fr, dot, var, path, new);
             }
         }
         Arg::Field { idents, .. } => {
@@ -1126,6 +1156,9 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
                 {
                     set_path(Rc::make_mut(root), idents, new);
                 }
+            } else if let Some((var, path)) = fr.dot_alias.clone() {
+                let path = path.into_iter().chain(idents.iter().cloned()).collect();
+                write_back_index(fr, &mut None, var, path, new);
             }
         }
         Arg::Variable { idents, .. } => {
@@ -1141,9 +1174,14 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
 /// Stores `new` at `path` inside variable `name`, following the variable's alias chain (each
 /// alias points to an earlier variable, so the walk ends).
 fn write_back_var(fr: &mut Frame<'_>, dot: &mut Ev, name: &str, path: Vec<String>, new: &Value) {
-    let Some(mut idx) = fr.var_index(name) else {
-        return;
-    };
+    if let Some(idx) = fr.var_index(name) {
+        write_back_index(fr, dot, idx, path, new);
+    }
+}
+
+/// Stores `new` at `path` inside the variable at `idx`, and along its alias chain.
+fn write_back_index(fr: &mut Frame<'_>, dot: &mut Ev, idx: usize, path: Vec<String>, new: &Value) {
+    let mut idx = idx;
     let mut path = path;
     loop {
         let Some(var) = fr.vars.get_mut(idx) else {
@@ -1170,16 +1208,18 @@ fn write_back_var(fr: &mut Frame<'_>, dot: &mut Ev, name: &str, path: Vec<String
     }
 }
 
-/// Replaces the value at `path` (map keys) inside `v`, when every step exists.
+/// Replaces the value at `path` (map keys, list indexes) inside `v`, when every step exists.
 fn set_path(v: &mut Value, path: &[String], new: &Value) {
     let mut cur = v;
     for k in path {
-        match cur {
-            Value::Map(m) => match m.get_mut(k) {
-                Some(next) => cur = next,
-                None => return,
-            },
-            _ => return,
+        let next = match cur {
+            Value::Map(m) => m.get_mut(k),
+            Value::List(l) => k.parse::<usize>().ok().and_then(|i| l.get_mut(i)),
+            _ => None,
+        };
+        match next {
+            Some(next) => cur = next,
+            None => return,
         }
     }
     *cur = new.clone();

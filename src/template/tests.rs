@@ -440,7 +440,8 @@ fn variables_aliasing_a_map_change_it_there_too() {
 }
 
 #[test]
-fn range_elements_alias_map_entries_but_not_the_collection() {
+fn range_elements_alias_map_entries_and_list_elements() {
+    // As Helm v4 prints it (checked with the reference): maps in a list are shared too.
     let set = sprig_set(&[(
         "t",
         r#"{{- range $k, $v := .m }}{{ $_ := set $v "seen" true }}{{ end }}{{ .m }}
@@ -452,7 +453,32 @@ fn range_elements_alias_map_entries_but_not_the_collection() {
     ]);
     assert_eq!(
         run(&set, "t", &data, &ExecOptions::default()).unwrap(),
-        "map[a:map[seen:true] b:map[seen:true]] [map[]]"
+        "map[a:map[seen:true] b:map[seen:true]] [map[x:1]]"
+    );
+}
+
+#[test]
+fn dot_of_nested_ranges_and_with_aliases_where_it_came_from() {
+    // app-template's route defaulting: `set` on a map reached through range dots and a variable
+    // declared from dot changes the map inside `$obj` (checked with the reference).
+    let set = sprig_set(&[(
+        "t",
+        r#"{{- $obj := .o }}{{- range $obj.rules }}{{ range .refs }}{{ $r := . }}{{ $_ := set $r "id" "svc" }}{{ end }}{{ end }}
+{{- with $obj.meta }}{{ $_ := set . "seen" true }}{{ end }}{{ $obj }}"#,
+    )]);
+    let data = values(&[(
+        "o",
+        values(&[
+            (
+                "rules",
+                Value::List(vec![values(&[("refs", Value::List(vec![values(&[])]))])]),
+            ),
+            ("meta", values(&[("a", Value::Int(1))])),
+        ]),
+    )]);
+    assert_eq!(
+        run(&set, "t", &data, &ExecOptions::default()).unwrap(),
+        "map[meta:map[a:1 seen:true] rules:[map[refs:[map[id:svc]]]]]"
     );
 }
 
