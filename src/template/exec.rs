@@ -1167,6 +1167,12 @@ fn write_back(fr: &mut Frame<'_>, dot: &mut Ev, target: &Arg, new: &Value) {
             };
             write_back_var(fr, dot, name, path.to_vec(), new);
         }
+        // `set (index $m "k") ...`: the map inside `$m`.
+        Arg::Pipe { pipe, .. } if pipe.decl.is_empty() => {
+            if let Some((var, path)) = alias_of(fr, pipe) {
+                write_back_index(fr, dot, var, path, new);
+            }
+        }
         _ => {}
     }
 }
