@@ -18,6 +18,7 @@ mod canon;
 mod emit;
 mod node;
 mod parse;
+pub(crate) use parse::drop_break_added_at_end;
 mod resolve;
 #[cfg(test)]
 mod tests;

@@ -107,14 +107,33 @@ fn indent_closing_bracket(text: &str, pos: Pos) -> Option<String> {
     None
 }
 
+/// A block scalar that runs to the end of a stream with no final line break has no final line
+/// break to keep: saphyr adds one, libyaml (Go's YAML, PyYAML) does not. `total_chars` is the
+/// length of `text` in characters, as spans count.
+pub(crate) fn drop_break_added_at_end(
+    text: &str,
+    total_chars: usize,
+    span: &Span,
+    value: &mut std::borrow::Cow<'_, str>,
+) {
+    let at_end = span.end.index() >= total_chars && !text.ends_with(['\n', '\r']);
+    if at_end && value.ends_with('\n') {
+        value.to_mut().pop();
+    }
+}
+
 fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut parser = Parser::new_from_str(text);
     let mut chars = CharCursor::new(text);
+    let total_chars = text.chars().count();
     let mut documents = Vec::new();
     let mut builder: Option<Builder<'_>> = None;
     while let Some(next) = parser.next_event() {
-        let (event, span) = next.map_err(scan_error)?;
+        let (mut event, span) = next.map_err(scan_error)?;
         let mut pos = pos_of(&span);
+        if let Event::Scalar(value, SaphyrStyle::Literal | SaphyrStyle::Folded, _, _) = &mut event {
+            drop_break_added_at_end(text, total_chars, &span, value);
+        }
         if let Event::Scalar(_, SaphyrStyle::Literal | SaphyrStyle::Folded, _, _) = &event {
             // saphyr's span of a block scalar starts at its content; point at the `|`/`>` header.
             if let Some(header) = chars.block_header_before(span.start.index(), pos) {

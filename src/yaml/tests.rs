@@ -617,3 +617,17 @@ fn crlf_line_ends_and_a_leading_bom_are_read_like_lf() {
         .map(|s| s.items[0].pos());
     assert_eq!(item, Some(Pos { line: 2, column: 5 }));
 }
+
+#[test]
+fn block_scalar_at_the_end_without_a_line_break_keeps_no_final_break() {
+    // As libyaml (Go, PyYAML) reads it; Helm's `toYaml` trims the last line break, so a string
+    // ending a document loses its final newline on the round trip.
+    assert_eq!(scalar(&parse_one("k: |\n  a\n  b"), &["k"]).value, "a\nb");
+    assert_eq!(scalar(&parse_one("k: |+\n  a\n  b"), &["k"]).value, "a\nb");
+    assert_eq!(scalar(&parse_one("k: >\n  a\n  b"), &["k"]).value, "a b");
+    assert_eq!(
+        scalar(&parse_one("k: |\n  a\n  b\n"), &["k"]).value,
+        "a\nb\n"
+    );
+    assert_eq!(scalar(&parse_one("k: |\n  a\nj: 1"), &["k"]).value, "a\n");
+}

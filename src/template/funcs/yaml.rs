@@ -676,14 +676,18 @@ pub fn from_yaml(text: &str) -> Result<Value, String> {
     let mut parser = Parser::new_from_str(text);
     let mut b = Builder::default();
     let mut started = false;
+    let total_chars = text.chars().count();
     while let Some(ev) = parser.next_event() {
-        let (ev, span) = ev.map_err(|e| {
+        let (mut ev, span) = ev.map_err(|e| {
             format!(
                 "error converting YAML to JSON: yaml: line {}: {}",
                 e.marker().line(),
                 e.info()
             )
         })?;
+        if let Event::Scalar(value, ScalarStyle::Literal | ScalarStyle::Folded, _, _) = &mut ev {
+            crate::yaml::drop_break_added_at_end(text, total_chars, &span, value);
+        }
         match ev {
             Event::DocumentStart(_) => {
                 if started {
