@@ -140,10 +140,10 @@ fn source_path(document: &str) -> Option<&str> {
     (!chart.is_empty() && !path.is_empty()).then_some(path)
 }
 
-/// One template to run: its text and the context of the chart it belongs to.
+/// One template to run: its text and (an index into the contexts) the chart it belongs to.
 struct Renderable<'a> {
     text: &'a str,
-    context: BTreeMap<String, Value>,
+    context: usize,
     base_path: String,
 }
 
@@ -155,6 +155,7 @@ fn collect_templates<'a>(
     parent: &BTreeMap<String, Value>,
     is_root: bool,
     out: &mut BTreeMap<String, Renderable<'a>>,
+    contexts: &mut Vec<BTreeMap<String, Value>>,
 ) -> Value {
     let mut chart_data = match &chart.metadata.template_data {
         Value::Map(m) => m.clone(),
@@ -185,10 +186,13 @@ fn collect_templates<'a>(
     let mut subcharts = BTreeMap::new();
     for dependency in &chart.dependencies {
         let child_path = format!("{full_path}/charts/{}", dependency.name());
-        let child = collect_templates(dependency, &child_path, &context, false, out);
+        let child = collect_templates(dependency, &child_path, &context, false, out, contexts);
         subcharts.insert(dependency.name().to_string(), child);
     }
     context.insert("Subcharts".into(), Value::Map(subcharts));
+    // One context per chart, shared by its templates (copied only by a template that changes it).
+    let index = contexts.len();
+    contexts.push(context.clone());
     for template in &chart.templates {
         let base = template.name.rsplit('/').next().unwrap_or(&template.name);
         // A library chart's templates are only its partials.
@@ -202,7 +206,7 @@ fn collect_templates<'a>(
             format!("{full_path}/{}", template.name),
             Renderable {
                 text,
-                context: context.clone(),
+                context: index,
                 base_path: format!("{full_path}/templates"),
             },
         );
@@ -257,7 +261,15 @@ pub fn render_chart(
         ),
     ]);
     let mut renderables = BTreeMap::new();
-    collect_templates(chart, chart.name(), &top, true, &mut renderables);
+    let mut contexts = Vec::new();
+    collect_templates(
+        chart,
+        chart.name(),
+        &top,
+        true,
+        &mut renderables,
+        &mut contexts,
+    );
 
     let funcs: HashMap<String, _> = helm_functions()
         .into_iter()
@@ -289,7 +301,10 @@ pub fn render_chart(
         let Some(r) = renderables.get(name) else {
             continue;
         };
-        let mut context = r.context.clone();
+        let Some(slot) = contexts.get_mut(r.context) else {
+            continue;
+        };
+        let mut context = std::mem::take(slot);
         context.insert(
             "Template".into(),
             Value::Map(BTreeMap::from([
@@ -297,9 +312,11 @@ pub fn render_chart(
                 ("BasePath".into(), Value::String(r.base_path.clone())),
             ])),
         );
-        let text = set
-            .execute(name, &Value::Map(context), &exec, &mut env)
-            .map_err(|e| Error::Template(e.to_string()))?;
+        let (result, context) = set.execute_owned(name, Value::Map(context), &exec, &mut env);
+        if let (Value::Map(context), Some(slot)) = (context, contexts.get_mut(r.context)) {
+            *slot = context;
+        }
+        let text = result.map_err(|e| Error::Template(e.to_string()))?;
         rendered.insert(name.clone(), text.replace("<no value>", ""));
     }
     Ok(rendered)

@@ -287,6 +287,49 @@ impl Set {
         };
         on_big_stack(name, move || run(self, name, data, opts, env))
     }
+
+    /// Like [`Set::execute`], taking `data` and handing it back unchanged, so that a caller that
+    /// runs many templates over the same large data never copies it.
+    pub fn execute_owned(
+        &self,
+        name: &str,
+        data: Value,
+        opts: &ExecOptions,
+        env: &mut FuncEnv,
+    ) -> (Result<String, Error>, Value) {
+        let slot = std::sync::Mutex::new(None);
+        let result = on_big_stack(name, || {
+            let (result, data) = run_owned(self, name, data, opts, env);
+            if let Ok(mut slot) = slot.lock() {
+                *slot = Some(data);
+            }
+            result
+        });
+        let data = slot.into_inner().ok().flatten().unwrap_or_default();
+        (result, data)
+    }
+}
+
+fn run_owned(
+    set: &Set,
+    name: &str,
+    data: Value,
+    opts: &ExecOptions,
+    env: &mut FuncEnv,
+) -> (Result<String, Error>, Value) {
+    let shared = std::rc::Rc::new(data);
+    let mut ctx = exec::Ctx {
+        opts,
+        env,
+        depth: 0,
+        include_counts: HashMap::new(),
+        written: 0,
+        chain: Vec::new(),
+    };
+    let mut out = String::new();
+    let result = exec::execute(&mut ctx, set, name, Some(shared.clone()), &mut out).map(|_| out);
+    // The run holds no reference any more; a template that changed `$` changed its own copy.
+    (result, std::rc::Rc::unwrap_or_clone(shared))
 }
 
 fn run(
