@@ -118,7 +118,7 @@ fn corpus_helm_releases_render_as_the_reference_does() {
         (0usize, Vec::new(), 0usize, 0usize, Vec::new());
     for name in REPOSITORIES {
         let root = shared().join("corpus/repos").join(name);
-        let mut options = Options::new(&root.join("kubernetes/flux/cluster"));
+        let mut options = Options::new(root.join("kubernetes/flux/cluster"));
         options.root = Some(root.clone());
         let repository = discover(&options).expect("discovery");
         let recorder = Recorder {
