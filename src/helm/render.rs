@@ -334,6 +334,34 @@ fn parse_error(name: &str, error: &crate::template::Error) -> Error {
     }
 }
 
+/// Helm's `CheckDependencies`: every dependency `Chart.yaml` declares must be in `charts/`, even
+/// one its condition disables; rendering without it would silently leave its objects out. Run
+/// before dependencies are processed (which drops the disabled ones).
+fn check_dependencies(chart: &Chart) -> Result<(), Error> {
+    let missing: Vec<&str> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .filter(|wanted| {
+            !chart
+                .dependencies
+                .iter()
+                .any(|had| had.name() == wanted.name)
+        })
+        .map(|wanted| wanted.name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Load {
+        chart: chart.name().to_string(),
+        message: format!(
+            "found in Chart.yaml, but missing in charts/ directory: {} (the chart must be packaged or vendored with its dependencies)",
+            missing.join(", ")
+        ),
+    })
+}
+
 /// `helm template` on a loaded chart: dependencies processed, `user_values` coalesced over the
 /// defaults, the schema and `kubeVersion` checked, the chart rendered and its output sorted.
 pub fn template(
@@ -347,6 +375,7 @@ pub fn template(
             chart_type: chart.metadata.chart_type.clone(),
         });
     }
+    let declared_missing = check_dependencies(&chart);
     values::process_dependencies(&mut chart, user_values)?;
     let values = values::try_coalesce_values(&chart, user_values)?;
     if options.validate_schema {
@@ -360,6 +389,8 @@ pub fn template(
         });
     }
     let mut files = render_chart(&chart, &values, options)?;
+    // The reference reports a template error first, missing dependencies after a render.
+    declared_missing?;
     let notes_path = format!("{}/templates/NOTES.txt", chart.name());
     let notes = files.get(&notes_path).cloned();
     files.retain(|path, _| !path.ends_with("NOTES.txt"));
@@ -420,6 +451,28 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn a_declared_dependency_missing_from_charts_fails_after_a_render() {
+        let mut parent = chart("parent", &[("a.yaml", "kind: A")], vec![]);
+        parent.metadata.dependencies = vec![crate::helm::chart::Dependency {
+            name: "db".into(),
+            condition: "db.enabled".into(),
+            ..Default::default()
+        }];
+        let options = RenderOptions::new("r", "ns");
+        let error = template(parent.clone(), &values(&[]), &options).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("found in Chart.yaml, but missing in charts/ directory: db"),
+            "{error}"
+        );
+        // A template error comes first, as the reference reports it.
+        parent.templates[0].data = b"{{ fail \"boom\" }}".to_vec();
+        let error = template(parent, &values(&[]), &options).unwrap_err();
+        assert!(error.to_string().contains("boom"), "{error}");
     }
 
     #[test]
