@@ -385,3 +385,79 @@ fn external_artifacts_of_an_artifact_generator_map_to_the_working_tree() {
         "{lines:?}"
     );
 }
+
+/// Records the chart of every request it is given, and renders nothing.
+struct RecordingHelm(std::sync::Mutex<Vec<ChartLocation>>);
+
+impl HelmRenderer for RecordingHelm {
+    fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
+        if let Ok(mut seen) = self.0.lock() {
+            seen.push(request.chart.clone());
+        }
+        Ok(RenderedRelease::default())
+    }
+}
+
+#[test]
+fn repository_credentials_come_from_the_secret_ref() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let entry = format!(
+        "{}---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: private
+  namespace: flux-system
+spec:
+  url: https://charts.example.com
+  secretRef:
+    name: creds
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+  namespace: flux-system
+stringData:
+  username: bob
+  password: s3cret
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: app
+  namespace: flux-system
+spec:
+  chart:
+    spec:
+      chart: app
+      version: 1.0.0
+      sourceRef: {{kind: HelmRepository, name: private}}
+",
+        ks("flux-system", "./clusters/dev", "")
+    );
+    write(root, "clusters/dev/flux.yaml", &entry);
+    let canned = Canned(BTreeMap::from([("clusters/dev", entry.clone())]));
+    let repository = discover(&Options::new(root)).expect("discovery");
+    let helm = RecordingHelm(std::sync::Mutex::new(Vec::new()));
+    let report = run(&repository, &canned, &helm, &RunOptions::default());
+    assert!(
+        status_lines(&report)
+            .iter()
+            .any(|l| l == "HelmRelease/flux-system/app: ready []"),
+        "{:?}",
+        status_lines(&report)
+    );
+    let seen = helm.0.lock().expect("requests");
+    let Some(ChartLocation::Repository(chart)) = seen.last() else {
+        panic!("no repository chart requested: {seen:?}");
+    };
+    let auth = chart.auth.as_ref().expect("credentials from the Secret");
+    assert_eq!(
+        (auth.username.as_str(), auth.password.as_str()),
+        ("bob", "s3cret")
+    );
+    // The password never shows in debug output (reports, logs).
+    assert!(!format!("{chart:?}").contains("s3cret"));
+}

@@ -201,14 +201,14 @@ pub fn fetch_repository_chart(
     use crate::helm::repo::{self, ChartRequest, FetchOptions, Repository};
     let oci = |url: &str| Repository::Oci {
         url: url.to_owned(),
-        auth: None,
+        auth: chart.auth.clone(),
         insecure_http: false,
     };
     let (repository, name) = match chart.kind {
         RepositoryKind::Http => (
             Repository::Http {
                 url: chart.url.clone(),
-                auth: None,
+                auth: chart.auth.clone(),
             },
             chart.chart.clone(),
         ),

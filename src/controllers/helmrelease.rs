@@ -56,6 +56,8 @@ pub struct RepositoryChart {
     pub chart: String,
     /// A semver constraint (default `*`), a tag or a digest.
     pub version: String,
+    /// Credentials from the source's `secretRef` Secret (`username`, `password`).
+    pub auth: Option<crate::helm::repo::BasicAuth>,
 }
 
 /// Everything a renderer needs for one release.

@@ -761,8 +761,10 @@ impl Runtime<'_> {
                             Some((_, version)) => version.to_owned(),
                             None => "latest".to_owned(),
                         };
+                        let auth = self.credentials(Some(source_spec), &ref_id, drain)?;
                         Ok(ResolvedChart {
                             location: ChartLocation::Repository(RepositoryChart {
+                                auth,
                                 kind: RepositoryKind::OciArtifact,
                                 url,
                                 chart,
@@ -783,6 +785,40 @@ impl Runtime<'_> {
                 }
             }
         }
+    }
+
+    /// The credentials of a chart repository from its `secretRef` Secret (`username` and
+    /// `password`), waiting for the Secret while it may still be published. A Secret that is
+    /// nowhere in the repository, or whose values are SOPS-encrypted, gives none: anonymous
+    /// access, whose failure names the repository.
+    fn credentials(
+        &self,
+        source: Option<&crate::model::SourceSpec>,
+        source_id: &ResourceId,
+        drain: DrainLevel,
+    ) -> Result<Option<crate::helm::repo::BasicAuth>, Outcome<ResourceId>> {
+        let Some(name) = source.and_then(|s| s.secret_ref.as_deref()) else {
+            return Ok(None);
+        };
+        let secret_id = ResourceId::new("v1", "Secret", &source_id.namespace, name);
+        let Some(secret) = self.store.get(&secret_id) else {
+            return match drain {
+                DrainLevel::None => Err(Outcome::Blocked(vec![secret_id])),
+                _ => Ok(None),
+            };
+        };
+        let data = postbuild::data_of(&secret);
+        let field = |key: &str| {
+            data.get(key)
+                .filter(|v| v.as_str() != postbuild::SOPS_PLACEHOLDER)
+                .cloned()
+        };
+        Ok(match (field("username"), field("password")) {
+            (Some(username), Some(password)) => {
+                Some(crate::helm::repo::BasicAuth { username, password })
+            }
+            _ => None,
+        })
     }
 
     fn chart_from_template(
@@ -808,7 +844,9 @@ impl Runtime<'_> {
             let url = source_spec.and_then(|s| s.url.clone()).unwrap_or_default();
             let oci = source_spec.and_then(|s| s.repository_type.as_deref()) == Some("oci")
                 || url.starts_with("oci://");
+            let auth = self.credentials(source_spec, &source_id, drain)?;
             return Ok(resolved(ChartLocation::Repository(RepositoryChart {
+                auth,
                 kind: if oci {
                     RepositoryKind::Oci
                 } else {

@@ -220,6 +220,8 @@ pub struct SourceSpec {
     pub chart: Option<HelmChartTemplate>,
     /// GitRepository `spec.ignore`.
     pub ignore: Option<String>,
+    /// `spec.secretRef.name`: the Secret holding the repository's credentials.
+    pub secret_ref: Option<String>,
     pub suspend: bool,
 }
 
@@ -572,6 +574,10 @@ fn read_source(kind: FluxKind, spec: &Fields) -> FieldResult<SourceSpec> {
         repository_type: spec.str("type")?,
         chart,
         ignore: spec.str("ignore")?,
+        secret_ref: match spec.map("secretRef")? {
+            Some(r) => r.str("name")?,
+            None => None,
+        },
         suspend: spec.bool("suspend")?.unwrap_or(false),
     })
 }
