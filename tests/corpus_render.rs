@@ -43,6 +43,7 @@ fn every_repository_settles_identically_at_any_concurrency() {
         chart_cache: Some(repos.join("../charts")),
         offline: true,
         download_cache: None,
+        ..HelmEngine::default()
     };
     for root in entries {
         let repository = discover(&Options::new(&root)).expect("discovery");

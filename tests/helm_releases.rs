@@ -113,6 +113,7 @@ fn corpus_helm_releases_render_as_the_reference_does() {
         chart_cache: Some(shared().join("corpus/charts")),
         offline: true,
         download_cache: None,
+        ..HelmEngine::default()
     };
     let (mut passed, mut failed, mut total, mut skipped, mut not_compared) =
         (0usize, Vec::new(), 0usize, 0usize, Vec::new());

@@ -118,6 +118,7 @@ impl RunArgs {
             chart_cache: options.chart_cache.clone(),
             offline: options.offline,
             download_cache: download_cache(),
+            ..HelmEngine::default()
         };
         let report = runtime::run(&repository, &KustomizeEngine, &helm, &options);
         if let Some(bar) = bar {

@@ -2,7 +2,9 @@
 //! (`LoadRestrictionsNone` inside the source root, input order kept, no legacy kind sort), and the
 //! native Helm engine rendering a chart as helm-controller installs it.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::helmrelease::{
     ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
@@ -42,15 +44,37 @@ pub struct HelmEngine {
     pub offline: bool,
     /// Where downloaded charts are kept, by digest, across runs.
     pub download_cache: Option<PathBuf>,
+    /// Charts loaded (or found missing) in this run, by location: a chart many releases share
+    /// is read, fetched and checked once.
+    pub loaded: LoadedCharts,
+}
+
+/// Charts by location, shared by the engine's clones.
+pub type LoadedCharts = Arc<Mutex<HashMap<String, Result<Arc<helm::Chart>, HelmRenderError>>>>;
+
+impl HelmEngine {
+    fn chart(&self, location: &ChartLocation) -> Result<helm::Chart, HelmRenderError> {
+        // Debug output redacts credentials; the rest names the chart exactly.
+        let key = format!("{location:?}");
+        if let Some(known) = self.loaded.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return known.map(|chart| chart.as_ref().clone());
+        }
+        let load_options = helm::LoadOptions::default();
+        let result = match location {
+            ChartLocation::Local { root, path } => load_local(root, path, &load_options),
+            ChartLocation::Repository(chart) => repository_chart(chart, self),
+        }
+        .map(Arc::new);
+        if let Ok(mut loaded) = self.loaded.lock() {
+            loaded.insert(key, result.clone());
+        }
+        result.map(|chart| chart.as_ref().clone())
+    }
 }
 
 impl HelmRenderer for HelmEngine {
     fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
-        let load_options = helm::LoadOptions::default();
-        let mut chart = match &request.chart {
-            ChartLocation::Local { root, path } => load_local(root, path, &load_options)?,
-            ChartLocation::Repository(chart) => repository_chart(chart, self)?,
-        };
+        let mut chart = self.chart(&request.chart)?;
         if !request.values_files.is_empty() {
             chart.values = values_files(request, &chart)?;
         }
