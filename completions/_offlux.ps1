@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check every rendered object: duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions (codes OFX101-OFX106)')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
@@ -60,6 +61,28 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         'offlux;test' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Only objects in this namespace')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Only objects in this namespace')
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once [default: the number of cores]')
+            [CompletionResult]::new('--substitute', '--substitute', [CompletionResultType]::ParameterName, 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)')
+            [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
+            [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--secret-producer', '--secret-producer', [CompletionResultType]::ParameterName, 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease''s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
+            [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Never fetch charts over the network; what the cache lacks is reported missing')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;validate' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once [default: the number of cores]')
@@ -245,6 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         'offlux;help' {
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check every rendered object: duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions (codes OFX101-OFX106)')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
@@ -258,6 +282,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;test' {
+            break
+        }
+        'offlux;help;validate' {
             break
         }
         'offlux;help;build' {

@@ -43,6 +43,9 @@ _offlux() {
             offlux,test)
                 cmd="offlux__subcmd__test"
                 ;;
+            offlux,validate)
+                cmd="offlux__subcmd__validate"
+                ;;
             offlux__subcmd__helm,help)
                 cmd="offlux__subcmd__helm__subcmd__help"
                 ;;
@@ -82,6 +85,9 @@ _offlux() {
             offlux__subcmd__help,test)
                 cmd="offlux__subcmd__help__subcmd__test"
                 ;;
+            offlux__subcmd__help,validate)
+                cmd="offlux__subcmd__help__subcmd__validate"
+                ;;
             offlux__subcmd__help__subcmd__helm,template)
                 cmd="offlux__subcmd__help__subcmd__helm__subcmd__template"
                 ;;
@@ -107,7 +113,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test build render kustomize helm graph completions help"
+            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -431,7 +437,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help)
-            opts="get test build render kustomize helm graph completions help"
+            opts="get test validate build render kustomize helm graph completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -585,6 +591,20 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help__subcmd__test)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -819,6 +839,64 @@ _offlux() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "human json junit github" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__validate)
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --secret-producer --output --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --substitute)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --substitute-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret-producer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "human json junit github sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "human json junit github sarif" -- "${cur}"))
                     return 0
                     ;;
                 --log-level)

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --version 'Print version'
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+            cand validate 'Check every rendered object: duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions (codes OFX101-OFX106)'
             cand build 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
@@ -55,6 +56,27 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;test'= {
             cand -n 'Only objects in this namespace'
             cand --namespace 'Only objects in this namespace'
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --concurrency 'Objects reconciled at once [default: the number of cores]'
+            cand --substitute 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)'
+            cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
+            cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
+            cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --secret-producer 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease''s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+            cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
+            cand --offline 'Never fetch charts over the network; what the cache lacks is reported missing'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;validate'= {
             cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
             cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
             cand --concurrency 'Objects reconciled at once [default: the number of cores]'
@@ -225,6 +247,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help'= {
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+            cand validate 'Check every rendered object: duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions (codes OFX101-OFX106)'
             cand build 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
@@ -236,6 +259,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;get'= {
         }
         &'offlux;help;test'= {
+        }
+        &'offlux;help;validate'= {
         }
         &'offlux;help;build'= {
         }

@@ -32,6 +32,7 @@ complete -c offlux -n "__fish_offlux_needs_command" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_needs_command" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "validate" -d 'Check every rendered object: duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions (codes OFX101-OFX106)'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
@@ -75,6 +76,28 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s V -l version -d 'Print version'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -s o -l output -d 'Output format' -r -f -a "human\t''
+json\t''
+junit\t''
+github\t''
+sarif\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -s n -l namespace -d 'The object\'s namespace' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
@@ -195,14 +218,15 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test build render kustomize helm graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "validate" -d 'Check every rendered object: duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions (codes OFX101-OFX106)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from kustomize" -f -a "build" -d 'Build a kustomization directory and print the result, as `kustomize build` does'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from helm" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'

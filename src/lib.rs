@@ -14,4 +14,5 @@ pub mod schedule;
 pub mod store;
 pub mod substitute;
 pub mod template;
+pub mod validate;
 pub mod yaml;

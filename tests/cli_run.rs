@@ -235,3 +235,75 @@ fn build_hr_renders_the_chart_with_composed_values_and_flux_labels() {
         "{stdout}"
     );
 }
+
+#[test]
+fn validate_the_example_warns_and_speaks_sarif_and_github() {
+    let output = on_example(&["validate"]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.ends_with("0 errors, 2 warnings\n"), "{stdout}");
+    assert!(stdout.contains("warning OFX106"), "{stdout}");
+
+    let output = on_example(&["validate", "-o", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&output.stdout).expect("sarif is json");
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["tool"]["driver"]["name"], "offlux");
+    assert_eq!(log["runs"][0]["results"].as_array().map(Vec::len), Some(2));
+
+    let output = on_example(&["validate", "-o", "github"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("::warning file=clusters/dev"), "{text}");
+}
+
+#[test]
+fn validate_catches_seeded_defects_and_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |file: &str, text: &str| {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "clusters/dev/flux.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  path: ./clusters/dev\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: a\n  namespace: flux-system\nspec:\n  path: ./a\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: b\n  namespace: flux-system\nspec:\n  path: ./b\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    write(
+        "a/app.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: apps\ndata:\n  from: a\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: apps\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  rules:\n  - host: web.${DOMAIN}\n",
+    );
+    write(
+        "b/app.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: apps\ndata:\n  from: b\n",
+    );
+    let output = offlux()
+        .args(["validate", "-o", "json", "--path"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let findings: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let mut seen: Vec<String> = findings
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|f| format!("{} {} {}", f["code"], f["severity"], f["object"]).replace('"', ""))
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "OFX101 error ConfigMap/apps/shared",
+            "OFX101 error ConfigMap/apps/shared",
+            "OFX102 error Service//web",
+            "OFX103 warning Ingress/apps/web",
+            "OFX104 error CronJob/apps/nightly",
+            "OFX106 warning Kustomization/flux-system/flux-system",
+        ]
+    );
+}

@@ -16,6 +16,7 @@ mod report;
 mod run_args;
 mod table;
 mod test;
+mod validate;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -70,6 +71,9 @@ pub enum Command {
     Get(get::GetArgs),
     /// Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED.
     Test(test::TestArgs),
+    /// Check every rendered object: duplicates, missing namespaces, unsubstituted variables,
+    /// removed and deprecated API versions (codes OFX101-OFX106).
+    Validate(validate::ValidateArgs),
     /// Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply.
     Build(build::BuildArgs),
     /// Render everything that would be applied, to stdout or one file per producer (`--out DIR`).
@@ -106,6 +110,7 @@ pub fn main() -> ExitCode {
     let code = match cli.command {
         Command::Get(args) => get::run(&args, &context),
         Command::Test(args) => test::run(&args, &context),
+        Command::Validate(args) => validate::run(&args, &context),
         Command::Build(args) => build::run(&args, &context),
         Command::Render(args) => render::run(&args, &context),
         Command::Graph(args) => graph::run(&args, &context),

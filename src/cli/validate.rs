@@ -1,0 +1,311 @@
+//! `offlux validate`: reconcile offline, then check every rendered object (see `crate::validate`
+//! for the codes) and report the findings as text, JSON, JUnit XML, GitHub annotations or SARIF.
+//! Severities can be changed, or codes turned off, in `.offlux.yaml` at the repository root:
+//!
+//! ```yaml
+//! validate:
+//!   severities:
+//!     OFX106: off
+//!     OFX103: error
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+use super::run_args::RunArgs;
+use super::{exit, report, usage_error, Context};
+use crate::helm::KubeVersion;
+use crate::validate::{self, Code, Finding, Produced, Severity};
+use crate::yaml::Node;
+
+#[derive(clap::Args, Debug)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ValidateFormat::Human)]
+    pub output: ValidateFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ValidateFormat {
+    Human,
+    Json,
+    Junit,
+    Github,
+    Sarif,
+}
+
+const CONFIG_FILE: &str = ".offlux.yaml";
+
+pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
+    let kube = match &args.run.kube_version {
+        Some(text) => match KubeVersion::parse(text) {
+            Ok(version) => version,
+            Err(message) => return usage_error(&message, None),
+        },
+        None => KubeVersion::default(),
+    };
+    let (repository, run_report) = match args.run.run() {
+        Ok(result) => result,
+        Err(message) => return usage_error(&message, None),
+    };
+    let severities = match severities(&repository.root) {
+        Ok(severities) => severities,
+        Err(message) => {
+            eprintln!(
+                "error: {}: {message}",
+                repository.root.join(CONFIG_FILE).display()
+            );
+            return exit::FAILURES;
+        }
+    };
+    let mut diagnostics = repository.diagnostics.clone();
+    diagnostics.extend(run_report.diagnostics.iter().cloned());
+    report::print_diagnostics(&diagnostics, &repository.root, context);
+
+    let labels: BTreeMap<_, String> = run_report
+        .rendered
+        .keys()
+        .map(|id| {
+            (
+                id.clone(),
+                format!("{}/{}/{}", id.kind, id.namespace, id.name),
+            )
+        })
+        .collect();
+    let produced: Vec<Produced<'_>> = run_report
+        .rendered
+        .iter()
+        .flat_map(|(producer, objects)| {
+            let from_chart = producer.kind == "HelmRelease";
+            let producer = labels.get(producer).map_or("", String::as_str);
+            objects.iter().map(move |object| Produced {
+                producer,
+                object,
+                from_chart,
+            })
+        })
+        .collect();
+    let options = validate::Options {
+        kube_minor: kube.minor.trim_end_matches('+').parse().unwrap_or(0),
+        severities,
+    };
+    let findings = validate::validate(&produced, &options);
+    let text = match args.output {
+        ValidateFormat::Human => human(&findings, produced.len()),
+        ValidateFormat::Json => serde_json::to_string_pretty(&findings).unwrap_or_default() + "\n",
+        ValidateFormat::Junit => junit(&findings),
+        ValidateFormat::Github => github(&findings, produced.len()),
+        ValidateFormat::Sarif => sarif(&findings),
+    };
+    print!("{text}");
+    if findings.iter().any(|f| f.severity == Severity::Error) {
+        exit::FAILURES
+    } else {
+        exit::SUCCESS
+    }
+}
+
+/// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.
+fn severities(root: &Path) -> Result<BTreeMap<Code, Option<Severity>>, String> {
+    let path = root.join(CONFIG_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(BTreeMap::new());
+    };
+    let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+        .map_err(|e| e.to_string())?;
+    let mut out = BTreeMap::new();
+    let Some(entries) = documents
+        .first()
+        .and_then(|d| d.root.get_path(&["validate", "severities"]))
+        .and_then(Node::as_mapping)
+    else {
+        return Ok(out);
+    };
+    for (key, value) in entries.iter() {
+        let code = Code::parse(key).ok_or_else(|| format!("unknown code `{key}`"))?;
+        let severity = match value.as_str() {
+            Some("error") => Some(Severity::Error),
+            Some("warning") => Some(Severity::Warning),
+            Some("off") => None,
+            other => {
+                return Err(format!(
+                    "`{key}`: expected error, warning or off, found {}",
+                    other.unwrap_or("a non-string value")
+                ))
+            }
+        };
+        out.insert(code, severity);
+    }
+    Ok(out)
+}
+
+fn counts(findings: &[Finding]) -> (usize, usize) {
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    (errors, findings.len() - errors)
+}
+
+fn summary(findings: &[Finding], objects: usize) -> String {
+    let (errors, warnings) = counts(findings);
+    format!("{objects} objects checked: {errors} errors, {warnings} warnings")
+}
+
+fn location(finding: &Finding) -> String {
+    match finding.line {
+        0 => finding.file.display().to_string(),
+        line => format!("{}:{line}", finding.file.display()),
+    }
+}
+
+fn human(findings: &[Finding], objects: usize) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "{} {} {} ({}) at {}{}: {}",
+            f.severity.as_str(),
+            f.code.as_str(),
+            f.object,
+            f.producer,
+            location(f),
+            f.path
+                .as_deref()
+                .map(|p| format!(" {p}"))
+                .unwrap_or_default(),
+            f.message
+        );
+    }
+    let _ = writeln!(out, "{}", summary(findings, objects));
+    out
+}
+
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn junit(findings: &[Finding]) -> String {
+    let (errors, _) = counts(findings);
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuite name=\"offlux validate\" tests=\"{}\" failures=\"{errors}\">",
+        findings.len()
+    );
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "  <testcase classname=\"{}\" name=\"{} {}\" file=\"{}\">",
+            f.code.as_str(),
+            xml_escape(&f.object),
+            f.code.name(),
+            xml_escape(&f.file.display().to_string())
+        );
+        let tag = match f.severity {
+            Severity::Error => "failure",
+            Severity::Warning => "system-out",
+        };
+        match f.severity {
+            Severity::Error => {
+                let _ = writeln!(
+                    out,
+                    "    <{tag} type=\"{}\" message=\"{}\"/>",
+                    f.code.as_str(),
+                    xml_escape(&f.message)
+                );
+            }
+            Severity::Warning => {
+                let _ = writeln!(out, "    <{tag}>{}</{tag}>", xml_escape(&f.message));
+            }
+        }
+        out.push_str("  </testcase>\n");
+    }
+    out.push_str("</testsuite>\n");
+    out
+}
+
+/// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
+fn github(findings: &[Finding], objects: usize) -> String {
+    let data = |t: &str| {
+        t.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |t: &str| data(t).replace(':', "%3A").replace(',', "%2C");
+    let mut out = String::new();
+    for f in findings {
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let line = match f.line {
+            0 => String::new(),
+            line => format!(",line={line}"),
+        };
+        let _ = writeln!(
+            out,
+            "::{command} file={}{line},title={}::{}",
+            property(&f.file.display().to_string()),
+            property(&format!("{} {}", f.code.as_str(), f.object)),
+            data(&format!("{} (from {})", f.message, f.producer))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "::notice title=offlux validate::{}",
+        data(&summary(findings, objects))
+    );
+    out
+}
+
+/// SARIF 2.1.0, for code-scanning upload.
+fn sarif(findings: &[Finding]) -> String {
+    let rules: Vec<serde_json::Value> = Code::ALL
+        .iter()
+        .map(|code| {
+            serde_json::json!({
+                "id": code.as_str(),
+                "name": code.name(),
+                "defaultConfiguration": {"level": code.default_severity().as_str()},
+            })
+        })
+        .collect();
+    let results: Vec<serde_json::Value> = findings
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "ruleId": f.code.as_str(),
+                "level": f.severity.as_str(),
+                "message": {"text": format!("{}: {} (from {})", f.object, f.message, f.producer)},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": f.file.display().to_string().replace('\\', "/")},
+                        "region": {"startLine": f.line.max(1)},
+                    },
+                    "logicalLocations": [{"fullyQualifiedName": f.object, "kind": "resource"}],
+                }],
+            })
+        })
+        .collect();
+    let log = serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "offlux",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/offlux/offlux",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,427 @@
+//! Checks over rendered objects: what the API server or Flux would reject, or what is likely a
+//! mistake, before anything is applied. Each finding has a stable code, a severity, the object,
+//! its producer and where it was written. The checks know nothing of Flux or the command line:
+//! they see objects, each with the name of what produced it.
+//!
+//! | code | severity | finding |
+//! |---|---|---|
+//! | OFX101 | error | the same object (group, kind, namespace, name) rendered by two producers |
+//! | OFX102 | error | a namespaced object with no namespace after every transform |
+//! | OFX103 | warning | a `${VAR}` left unsubstituted in a one-line value of the output |
+//! | OFX104 | error | an API version the target Kubernetes no longer serves |
+//! | OFX105 | warning | an API version the target Kubernetes has deprecated |
+//! | OFX106 | warning | a namespace used that no rendered object creates |
+//!
+//! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
+
+mod api_versions;
+mod scope;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::model::Object;
+use crate::yaml::Node;
+
+pub use api_versions::{retired, RetiredApi};
+
+/// The annotation listing the codes an object opts out of.
+pub const IGNORE_ANNOTATION: &str = "offlux.io/ignore";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub enum Code {
+    #[serde(rename = "OFX101")]
+    DuplicateObject,
+    #[serde(rename = "OFX102")]
+    MissingNamespace,
+    #[serde(rename = "OFX103")]
+    UnsubstitutedVariable,
+    #[serde(rename = "OFX104")]
+    RemovedApiVersion,
+    #[serde(rename = "OFX105")]
+    DeprecatedApiVersion,
+    #[serde(rename = "OFX106")]
+    NamespaceNotCreated,
+}
+
+impl Code {
+    pub const ALL: [Code; 6] = [
+        Code::DuplicateObject,
+        Code::MissingNamespace,
+        Code::UnsubstitutedVariable,
+        Code::RemovedApiVersion,
+        Code::DeprecatedApiVersion,
+        Code::NamespaceNotCreated,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::DuplicateObject => "OFX101",
+            Code::MissingNamespace => "OFX102",
+            Code::UnsubstitutedVariable => "OFX103",
+            Code::RemovedApiVersion => "OFX104",
+            Code::DeprecatedApiVersion => "OFX105",
+            Code::NamespaceNotCreated => "OFX106",
+        }
+    }
+
+    /// A short name for reports (SARIF rule names, titles).
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::DuplicateObject => "duplicate-object",
+            Code::MissingNamespace => "missing-namespace",
+            Code::UnsubstitutedVariable => "unsubstituted-variable",
+            Code::RemovedApiVersion => "removed-api-version",
+            Code::DeprecatedApiVersion => "deprecated-api-version",
+            Code::NamespaceNotCreated => "namespace-not-created",
+        }
+    }
+
+    pub fn default_severity(self) -> Severity {
+        match self {
+            Code::DuplicateObject | Code::MissingNamespace | Code::RemovedApiVersion => {
+                Severity::Error
+            }
+            Code::UnsubstitutedVariable
+            | Code::DeprecatedApiVersion
+            | Code::NamespaceNotCreated => Severity::Warning,
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Code> {
+        let text = text.trim();
+        Code::ALL
+            .into_iter()
+            .find(|c| c.as_str().eq_ignore_ascii_case(text) || c.name() == text)
+    }
+}
+
+/// One rendered object and what produced it (a label such as `Kustomization/flux-system/apps`).
+pub struct Produced<'a> {
+    pub producer: &'a str,
+    pub object: &'a Object,
+    /// Rendered by a chart, whose templates may pick API versions from `.Capabilities`: offline
+    /// those are a default set, not the cluster's, so a retired version is only a warning.
+    pub from_chart: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct Finding {
+    pub code: Code,
+    pub severity: Severity,
+    /// `Kind/namespace/name` of the object concerned.
+    pub object: String,
+    pub producer: String,
+    /// The file the object (or its producer) was written in, relative to the repository root.
+    pub file: PathBuf,
+    pub line: u32,
+    /// Where in the object, as a JSON path (`$.spec.template`), when it is one field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The Kubernetes minor version (of 1.x) the objects are checked against.
+    pub kube_minor: u64,
+    /// Severities that differ from the defaults; `None` turns a code off.
+    pub severities: BTreeMap<Code, Option<Severity>>,
+}
+
+/// Every finding on `objects`, sorted (by file, line, code, object) and without duplicates.
+pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
+    let scopes = scope::Scopes::from_objects(objects.iter().map(|p| p.object));
+    let mut findings = Vec::new();
+    duplicates(objects, &mut findings);
+    let created: BTreeSet<&str> = objects
+        .iter()
+        .filter(|p| p.object.id.group.is_empty() && p.object.id.kind == "Namespace")
+        .map(|p| p.object.id.name.as_str())
+        .collect();
+    let mut namespaces_reported = BTreeSet::new();
+    for produced in objects {
+        let object = produced.object;
+        let id = &object.id;
+        let namespaced = scopes.is_namespaced(&id.group, &id.kind);
+        if namespaced == Some(true) && id.namespace.is_empty() {
+            findings.push(finding(
+                produced,
+                Code::MissingNamespace,
+                Some("$.metadata.namespace".into()),
+                format!(
+                    "{} {} is namespaced but has no namespace after every transform (set it in the manifest, or the Kustomization's targetNamespace)",
+                    id.kind, id.name
+                ),
+            ));
+        }
+        if !id.namespace.is_empty()
+            && !created.contains(id.namespace.as_str())
+            && !is_builtin_namespace(&id.namespace)
+            && namespaces_reported.insert(id.namespace.clone())
+        {
+            findings.push(finding(
+                produced,
+                Code::NamespaceNotCreated,
+                Some("$.metadata.namespace".into()),
+                format!(
+                    "namespace {} is used but no rendered object creates it (the cluster may hold it)",
+                    id.namespace
+                ),
+            ));
+        }
+        let api_version = api_version_of(object);
+        if let Some(retired) = retired(&api_version, &id.kind) {
+            if options.kube_minor >= retired.removed_in {
+                let mut found = finding(
+                    produced,
+                    Code::RemovedApiVersion,
+                    Some("$.apiVersion".into()),
+                    format!(
+                        "{api_version} {} is not served since Kubernetes 1.{} (target 1.{}); use {}",
+                        id.kind, retired.removed_in, options.kube_minor, retired.replacement
+                    ),
+                );
+                if produced.from_chart {
+                    found.severity = Severity::Warning;
+                    found.message.push_str(
+                        " (the chart may have chosen it from the offline .Capabilities, not the cluster's)",
+                    );
+                }
+                findings.push(found);
+            } else if options.kube_minor >= retired.deprecated_in {
+                findings.push(finding(
+                    produced,
+                    Code::DeprecatedApiVersion,
+                    Some("$.apiVersion".into()),
+                    format!(
+                        "{api_version} {} is deprecated since Kubernetes 1.{} and removed in 1.{}; use {}",
+                        id.kind, retired.deprecated_in, retired.removed_in, retired.replacement
+                    ),
+                ));
+            }
+        }
+        if let Some((path, variable)) = first_variable(&object.node, &mut vec!["$".to_string()]) {
+            findings.push(finding(
+                produced,
+                Code::UnsubstitutedVariable,
+                Some(path),
+                format!("`{variable}` is left unsubstituted in the output"),
+            ));
+        }
+    }
+    let mut findings: Vec<Finding> = findings
+        .into_iter()
+        .filter(|f| !ignored_by_annotation(objects, f))
+        .filter_map(|mut f| match options.severities.get(&f.code) {
+            Some(None) => None,
+            Some(Some(severity)) => {
+                f.severity = *severity;
+                Some(f)
+            }
+            None => Some(f),
+        })
+        .collect();
+    findings.sort_by(|a, b| {
+        (&a.file, a.line, a.code, &a.object, &a.producer).cmp(&(
+            &b.file,
+            b.line,
+            b.code,
+            &b.object,
+            &b.producer,
+        ))
+    });
+    findings.dedup();
+    findings
+}
+
+fn finding(produced: &Produced<'_>, code: Code, path: Option<String>, message: String) -> Finding {
+    let object = produced.object;
+    Finding {
+        code,
+        severity: code.default_severity(),
+        object: label(object),
+        producer: produced.producer.to_string(),
+        file: object.file.clone(),
+        line: object.pos.line,
+        path,
+        message,
+    }
+}
+
+fn label(object: &Object) -> String {
+    format!(
+        "{}/{}/{}",
+        object.id.kind, object.id.namespace, object.id.name
+    )
+}
+
+fn api_version_of(object: &Object) -> String {
+    object
+        .node
+        .get_path(&["apiVersion"])
+        .and_then(Node::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Namespaces every cluster has.
+fn is_builtin_namespace(namespace: &str) -> bool {
+    matches!(
+        namespace,
+        "default" | "kube-system" | "kube-public" | "kube-node-lease"
+    )
+}
+
+/// OFX101: the same object from more than one producer (Flux would have them fight over it).
+fn duplicates(objects: &[Produced<'_>], findings: &mut Vec<Finding>) {
+    let mut by_id: BTreeMap<(&str, &str, &str, &str), Vec<&Produced<'_>>> = BTreeMap::new();
+    for produced in objects {
+        let id = &produced.object.id;
+        by_id
+            .entry((&id.group, &id.kind, &id.namespace, &id.name))
+            .or_default()
+            .push(produced);
+    }
+    for producers in by_id.values() {
+        let names: BTreeSet<&str> = producers.iter().map(|p| p.producer).collect();
+        if names.len() < 2 {
+            continue;
+        }
+        let all = names.iter().copied().collect::<Vec<_>>().join(", ");
+        // Identical copies (apart from who owns them) are applied alike; only differing ones make
+        // the producers undo each other.
+        let contents: BTreeSet<String> = producers
+            .iter()
+            .map(|p| without_owner_labels(&p.object.node))
+            .collect();
+        let differ = contents.len() > 1;
+        for produced in producers {
+            let mut found = finding(
+                produced,
+                Code::DuplicateObject,
+                None,
+                if differ {
+                    format!(
+                        "rendered differently by {} producers ({all}): each apply undoes the other",
+                        names.len()
+                    )
+                } else {
+                    format!(
+                        "rendered identically by {} producers ({all}): whichever is pruned first deletes it for both",
+                        names.len()
+                    )
+                },
+            );
+            if !differ {
+                found.severity = Severity::Warning;
+            }
+            findings.push(found);
+        }
+    }
+}
+
+/// An object's content as JSON text, without the labels that name its owner.
+fn without_owner_labels(node: &Node) -> String {
+    let mut json = crate::yaml::to_json_kyaml(node);
+    if let Some(metadata) = json
+        .pointer_mut("/metadata")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        let Some(labels) = metadata
+            .get_mut("labels")
+            .and_then(serde_json::Value::as_object_mut)
+        else {
+            return json.to_string();
+        };
+        labels.retain(|key, _| {
+            !key.ends_with(".toolkit.fluxcd.io/name")
+                && !key.ends_with(".toolkit.fluxcd.io/namespace")
+        });
+        if labels.is_empty() {
+            metadata.remove("labels");
+        }
+    }
+    json.to_string()
+}
+
+/// The first `${NAME}` (Flux's post-build syntax) in a string value, with its JSON path.
+fn first_variable(node: &Node, path: &mut Vec<String>) -> Option<(String, String)> {
+    match node {
+        // A multi-line value is a script or a config file, whose `${...}` are its own syntax.
+        Node::Scalar(scalar) if scalar.value.trim_end().contains('\n') => None,
+        Node::Scalar(scalar) => find_variable(&scalar.value).map(|v| (path.concat(), v)),
+        Node::Sequence(sequence) => sequence.items.iter().enumerate().find_map(|(i, item)| {
+            path.push(format!("[{i}]"));
+            let found = first_variable(item, path);
+            path.pop();
+            found
+        }),
+        Node::Mapping(mapping) => mapping.iter().find_map(|(key, value)| {
+            path.push(format!(".{key}"));
+            let found = first_variable(value, path);
+            path.pop();
+            found
+        }),
+    }
+}
+
+/// `${NAME}` or `${NAME:=default}` with a name Flux would substitute (letters, digits, `_`,
+/// not starting with a digit). `$${X}` is an escape and no variable.
+fn find_variable(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("${").map(|p| p + i) {
+        let escaped = at > 0 && bytes[at - 1] == b'$';
+        let rest = &text[at + 2..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..name_len];
+        let closes = rest[name_len..].starts_with('}') || rest[name_len..].starts_with(':');
+        if !escaped && closes && !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            let end = rest.find('}').map_or(rest.len(), |e| e + 1);
+            return Some(format!("${{{}", &rest[..end]));
+        }
+        i = at + 2;
+    }
+    None
+}
+
+fn ignored_by_annotation(objects: &[Produced<'_>], finding: &Finding) -> bool {
+    objects
+        .iter()
+        .filter(|p| label(p.object) == finding.object && p.producer == finding.producer)
+        .any(|p| {
+            p.object
+                .node
+                .get_path(&["metadata", "annotations", IGNORE_ANNOTATION])
+                .and_then(Node::as_str)
+                .is_some_and(|codes| {
+                    codes
+                        .split(',')
+                        .filter_map(Code::parse)
+                        .any(|c| c == finding.code)
+                })
+        })
+}
+
+#[cfg(test)]
+mod tests;
