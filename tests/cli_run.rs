@@ -306,4 +306,26 @@ fn validate_catches_seeded_defects_and_fails() {
             "OFX106 warning Kustomization/flux-system/flux-system",
         ]
     );
+
+    // The repository's configuration changes severities and turns codes off.
+    write(
+        ".offlux.yaml",
+        "validate:\n  severities:\n    OFX101: warning\n    OFX102: off\n    removed-api-version: off\n    OFX106: off\n",
+    );
+    let output = offlux()
+        .args(["validate", "--path"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.ends_with("0 errors, 3 warnings\n"), "{text}");
+    write(".offlux.yaml", "validate:\n  severities:\n    OFX999: off\n");
+    let output = offlux()
+        .args(["validate", "--path"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown code `OFX999`"));
 }
