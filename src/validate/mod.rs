@@ -226,9 +226,14 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
             ));
         }
     }
+    let opted_out = opted_out(objects);
     let mut findings: Vec<Finding> = findings
         .into_iter()
-        .filter(|f| !ignored_by_annotation(objects, f))
+        .filter(|f| {
+            opted_out
+                .get(&(f.object.clone(), f.producer.clone()))
+                .is_none_or(|codes| !codes.contains(&f.code))
+        })
         .filter_map(|mut f| match options.severities.get(&f.code) {
             Some(None) => None,
             Some(Some(severity)) => {
@@ -405,22 +410,23 @@ fn find_variable(text: &str) -> Option<String> {
     None
 }
 
-fn ignored_by_annotation(objects: &[Produced<'_>], finding: &Finding) -> bool {
-    objects
-        .iter()
-        .filter(|p| label(p.object) == finding.object && p.producer == finding.producer)
-        .any(|p| {
-            p.object
-                .node
-                .get_path(&["metadata", "annotations", IGNORE_ANNOTATION])
-                .and_then(Node::as_str)
-                .is_some_and(|codes| {
-                    codes
-                        .split(',')
-                        .filter_map(Code::parse)
-                        .any(|c| c == finding.code)
-                })
-        })
+/// The codes each object (by label and producer) opts out of with the ignore annotation.
+fn opted_out(objects: &[Produced<'_>]) -> BTreeMap<(String, String), BTreeSet<Code>> {
+    let mut out: BTreeMap<(String, String), BTreeSet<Code>> = BTreeMap::new();
+    for produced in objects {
+        let Some(codes) = produced
+            .object
+            .node
+            .get_path(&["metadata", "annotations", IGNORE_ANNOTATION])
+            .and_then(Node::as_str)
+        else {
+            continue;
+        };
+        out.entry((label(produced.object), produced.producer.to_string()))
+            .or_default()
+            .extend(codes.split(',').filter_map(Code::parse));
+    }
+    out
 }
 
 #[cfg(test)]
