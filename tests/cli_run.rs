@@ -320,7 +320,10 @@ fn validate_catches_seeded_defects_and_fails() {
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.ends_with("0 errors, 3 warnings\n"), "{text}");
-    write(".offlux.yaml", "validate:\n  severities:\n    OFX999: off\n");
+    write(
+        ".offlux.yaml",
+        "validate:\n  severities:\n    OFX999: off\n",
+    );
     let output = offlux()
         .args(["validate", "--path"])
         .arg(root)

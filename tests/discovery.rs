@@ -238,3 +238,39 @@ fn missing_path_is_an_input_error() {
     let error = discover(&Options::new("/definitely/not/here")).expect_err("fails");
     assert!(error.to_string().contains("/definitely/not/here"));
 }
+
+#[test]
+fn a_kustomization_namespaced_by_its_kustomization_file_is_the_parent_of_what_it_applies() {
+    // `ks.yaml` names no namespace; the kustomization.yaml listing it gives one. The HelmRelease
+    // under its `spec.path` is applied by it, not a loose object of its own.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "cluster/flux.yaml", &kustomization("apps", "./apps"));
+    write(
+        root,
+        "apps/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: web\nresources:\n  - ./ks.yaml\n",
+    );
+    write(
+        root,
+        "apps/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: site\nspec:\n  path: ./apps/site\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n    namespace: flux-system\n",
+    );
+    write(
+        root,
+        "apps/site/helmrelease.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: site\nspec:\n  chart:\n    spec:\n      chart: site\n      sourceRef:\n        kind: HelmRepository\n        name: charts\n",
+    );
+    let repo = discover_at(&root.join("cluster"), root);
+    let parent = repo
+        .parents
+        .iter()
+        .find(|((file, _), _)| file.ends_with("helmrelease.yaml"))
+        .map(|(_, parent)| parent.to_string());
+    assert_eq!(
+        parent.as_deref(),
+        Some("Kustomization/web/site"),
+        "{:?}",
+        repo.parents
+    );
+}

@@ -187,10 +187,16 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             };
             for object in &file_load.objects {
                 if let Some(next) = followed_path(object, &root, &mut diagnostics) {
-                    followed.insert(object.id.clone(), next.clone());
-                    pending
-                        .entry(next)
-                        .or_insert_with(|| Some(object.id.clone()));
+                    // The id the object will have: with the namespace its kustomization gives it,
+                    // as the objects themselves get it below.
+                    let mut id = object.id.clone();
+                    if id.namespace.is_empty() {
+                        if let Some(namespace) = refs.namespace_of_file.get(file) {
+                            id.namespace = namespace.clone();
+                        }
+                    }
+                    followed.insert(id.clone(), next.clone());
+                    pending.entry(next).or_insert_with(|| Some(id));
                 }
             }
             if file_load.kustomization.is_some() {
