@@ -80,11 +80,13 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         .iter()
         .flat_map(|(producer, objects)| {
             let from_chart = producer.kind == "HelmRelease";
+            let namespace_known = !producer.namespace.is_empty();
             let producer = labels.get(producer).map_or("", String::as_str);
             objects.iter().map(move |object| Produced {
                 producer,
                 object,
                 from_chart,
+                namespace_known,
             })
         })
         .collect();

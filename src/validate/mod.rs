@@ -119,6 +119,9 @@ pub struct Produced<'a> {
     /// Rendered by a chart, whose templates may pick API versions from `.Capabilities`: offline
     /// those are a default set, not the cluster's, so a retired version is only a warning.
     pub from_chart: bool,
+    /// Whether the producer's own namespace is known. A producer read from a loose file without
+    /// one gets it from wherever it is applied, so its objects' namespaces are not judged.
+    pub namespace_known: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -160,7 +163,7 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
         let object = produced.object;
         let id = &object.id;
         let namespaced = scopes.is_namespaced(&id.group, &id.kind);
-        if namespaced == Some(true) && id.namespace.is_empty() {
+        if namespaced == Some(true) && id.namespace.is_empty() && produced.namespace_known {
             findings.push(finding(
                 produced,
                 Code::MissingNamespace,

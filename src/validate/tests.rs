@@ -25,6 +25,7 @@ fn run(sets: &[(&str, &[Object])], kube_minor: u64) -> Vec<Finding> {
                 producer,
                 object,
                 from_chart: producer.starts_with("HelmRelease/"),
+                namespace_known: !producer.contains("//"),
             })
         })
         .collect();
@@ -114,6 +115,8 @@ fn a_namespaced_object_without_namespace_is_an_error_unless_its_scope_is_unknown
     assert_eq!(findings[0].path.as_deref(), Some("$.metadata.namespace"));
     assert_eq!(findings[0].line, 1);
     assert_eq!(findings[1].line, 11);
+    // A producer without a namespace of its own (a loose file) is applied somewhere that decides.
+    assert!(run(&[("HelmRelease//web", &set)], 33).is_empty());
 }
 
 #[test]
@@ -176,6 +179,7 @@ fn severities_can_be_changed_or_turned_off() {
         producer: "HelmRelease/apps/web",
         object,
         from_chart: true,
+        namespace_known: true,
     }];
     let mut options = Options {
         kube_minor: 33,

@@ -1,0 +1,116 @@
+//! `offlux validate`'s checks on every corpus repository, reconciled from its cluster entry point
+//! (charts from the corpus, offline): no finding is an error. Every finding is printed; each was
+//! checked by hand (see the README).
+
+use std::path::PathBuf;
+
+use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
+use offlux::controllers::runtime::{run, RunOptions};
+use offlux::discovery::{discover, Options};
+use offlux::validate::{self, Produced, Severity};
+
+/// Each repository and where its cluster starts.
+const ENTRIES: &[(&str, &str)] = &[
+    ("bjw-s-labs__home-ops", "kubernetes/flux/cluster"),
+    (
+        "bjw-s-labs__home-ops__2025-06-23",
+        "kubernetes/flux/cluster",
+    ),
+    ("buroa__k8s-gitops", "kubernetes/flux/cluster"),
+    ("controlplaneio-fluxcd__d2-apps", "."),
+    (
+        "fluxcd__flux2-kustomize-helm-example",
+        "clusters/production",
+    ),
+    (
+        "fluxcd__flux2-kustomize-helm-example__2025-10-07",
+        "clusters/production",
+    ),
+    ("fluxcd__flux2-multi-tenancy", "clusters/production"),
+    ("joryirving__home-ops", "kubernetes/clusters/main"),
+    ("onedr0p__home-ops", "kubernetes/flux/cluster"),
+    ("onedr0p__home-ops__2025-06-23", "kubernetes/flux/cluster"),
+    ("toboshii__home-ops", "cluster/flux"),
+];
+
+#[test]
+fn the_corpus_has_no_validation_errors() {
+    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let helm = HelmEngine {
+        chart_cache: Some(shared.join("corpus/charts")),
+        offline: true,
+        ..HelmEngine::default()
+    };
+    let mut errors = Vec::new();
+    let mut checked = 0;
+    for (name, entry) in ENTRIES {
+        let root = shared.join("corpus/repos").join(name);
+        let mut options = Options::new(root.join(entry));
+        options.root = Some(root.clone());
+        let repository = discover(&options).expect("discovery");
+        let report = run(
+            &repository,
+            &KustomizeEngine,
+            &helm,
+            &RunOptions {
+                allow_missing_sources: true,
+                ..Default::default()
+            },
+        );
+        let labels: Vec<(String, bool, bool)> = report
+            .rendered
+            .keys()
+            .map(|id| {
+                (
+                    format!("{}/{}/{}", id.kind, id.namespace, id.name),
+                    id.kind == "HelmRelease",
+                    !id.namespace.is_empty(),
+                )
+            })
+            .collect();
+        let produced: Vec<Produced<'_>> = report
+            .rendered
+            .values()
+            .zip(&labels)
+            .flat_map(|(objects, (label, from_chart, namespace_known))| {
+                objects.iter().map(move |object| Produced {
+                    producer: label,
+                    object,
+                    from_chart: *from_chart,
+                    namespace_known: *namespace_known,
+                })
+            })
+            .collect();
+        checked += produced.len();
+        let findings = validate::validate(
+            &produced,
+            &validate::Options {
+                kube_minor: 36,
+                ..Default::default()
+            },
+        );
+        for finding in &findings {
+            println!(
+                "{name}: {} {} {} ({}): {}",
+                finding.severity.as_str(),
+                finding.code.as_str(),
+                finding.object,
+                finding.producer,
+                finding.message
+            );
+            if finding.severity == Severity::Error {
+                errors.push(format!(
+                    "{name}: {} {}",
+                    finding.code.as_str(),
+                    finding.object
+                ));
+            }
+        }
+    }
+    println!(
+        "corpus validate: {checked} objects, {} errors",
+        errors.len()
+    );
+    assert!(checked > 5000, "only {checked} objects rendered");
+    assert!(errors.is_empty(), "{errors:#?}");
+}
