@@ -94,6 +94,26 @@ fn byte_offset(text: &str, line: u32, column: u32) -> Option<usize> {
     Some(line_start + within)
 }
 
+/// Text for an XML attribute or element.
+pub fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A GitHub workflow command's message: `%`, CR and LF escaped.
+pub fn github_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A GitHub workflow command's property value: also `:` and `,` escaped.
+pub fn github_property(text: &str) -> String {
+    github_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
 #[cfg(test)]
 mod tests {
     use super::byte_offset;

@@ -147,13 +147,6 @@ fn summary(rows: &[Row]) -> String {
     )
 }
 
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn junit(rows: &[Row]) -> String {
     let failures = rows
         .iter()
@@ -175,14 +168,14 @@ fn junit(rows: &[Row]) -> String {
         let file = row
             .file
             .as_deref()
-            .map(|f| format!(" file=\"{}\"", xml_escape(f)))
+            .map(|f| format!(" file=\"{}\"", report::xml_escape(f)))
             .unwrap_or_default();
         let _ = write!(
             out,
             "    <testcase classname=\"{}\" name=\"{}/{}\"{file}",
             row.kind,
-            xml_escape(&row.namespace),
-            xml_escape(&row.name)
+            report::xml_escape(&row.namespace),
+            report::xml_escape(&row.name)
         );
         match row.result {
             Verdict::Pass => out.push_str("/>\n"),
@@ -190,7 +183,7 @@ fn junit(rows: &[Row]) -> String {
                 let _ = write!(
                     out,
                     ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                    xml_escape(&row.message)
+                    report::xml_escape(&row.message)
                 );
             }
             Verdict::Fail | Verdict::Blocked => {
@@ -198,7 +191,7 @@ fn junit(rows: &[Row]) -> String {
                     out,
                     ">\n      <failure type=\"{}\" message=\"{}\"/>\n    </testcase>\n",
                     row.result.as_str(),
-                    xml_escape(&row.message)
+                    report::xml_escape(&row.message)
                 );
             }
         }
@@ -209,12 +202,8 @@ fn junit(rows: &[Row]) -> String {
 
 /// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
 fn github(rows: &[Row]) -> String {
-    let data = |t: &str| {
-        t.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    };
-    let property = |t: &str| data(t).replace(':', "%3A").replace(',', "%2C");
+    let data = report::github_data;
+    let property = report::github_property;
     let mut out = String::new();
     for row in rows
         .iter()

@@ -186,13 +186,6 @@ fn human(findings: &[Finding], objects: usize) -> String {
     out
 }
 
-fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn junit(findings: &[Finding]) -> String {
     let (errors, _) = counts(findings);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -206,9 +199,9 @@ fn junit(findings: &[Finding]) -> String {
             out,
             "  <testcase classname=\"{}\" name=\"{} {}\" file=\"{}\">",
             f.code.as_str(),
-            xml_escape(&f.object),
+            report::xml_escape(&f.object),
             f.code.name(),
-            xml_escape(&f.file.display().to_string())
+            report::xml_escape(&f.file.display().to_string())
         );
         let tag = match f.severity {
             Severity::Error => "failure",
@@ -220,11 +213,11 @@ fn junit(findings: &[Finding]) -> String {
                     out,
                     "    <{tag} type=\"{}\" message=\"{}\"/>",
                     f.code.as_str(),
-                    xml_escape(&f.message)
+                    report::xml_escape(&f.message)
                 );
             }
             Severity::Warning => {
-                let _ = writeln!(out, "    <{tag}>{}</{tag}>", xml_escape(&f.message));
+                let _ = writeln!(out, "    <{tag}>{}</{tag}>", report::xml_escape(&f.message));
             }
         }
         out.push_str("  </testcase>\n");
@@ -235,12 +228,8 @@ fn junit(findings: &[Finding]) -> String {
 
 /// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
 fn github(findings: &[Finding], objects: usize) -> String {
-    let data = |t: &str| {
-        t.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    };
-    let property = |t: &str| data(t).replace(':', "%3A").replace(',', "%2C");
+    let data = report::github_data;
+    let property = report::github_property;
     let mut out = String::new();
     for f in findings {
         let command = match f.severity {

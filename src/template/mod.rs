@@ -318,16 +318,7 @@ fn run_owned(
     env: &mut FuncEnv,
 ) -> (Result<String, Error>, Value) {
     let shared = std::rc::Rc::new(data);
-    let mut ctx = exec::Ctx {
-        opts,
-        env,
-        depth: 0,
-        include_counts: HashMap::new(),
-        written: 0,
-        chain: Vec::new(),
-    };
-    let mut out = String::new();
-    let result = exec::execute(&mut ctx, set, name, Some(shared.clone()), &mut out).map(|_| out);
+    let result = run_shared(set, name, Some(shared.clone()), opts, env);
     // The run holds no reference any more; a template that changed `$` changed its own copy.
     (result, std::rc::Rc::unwrap_or_clone(shared))
 }
@@ -336,6 +327,16 @@ fn run(
     set: &Set,
     name: &str,
     data: Option<Value>,
+    opts: &ExecOptions,
+    env: &mut FuncEnv,
+) -> Result<String, Error> {
+    run_shared(set, name, data.map(std::rc::Rc::new), opts, env)
+}
+
+fn run_shared(
+    set: &Set,
+    name: &str,
+    data: Option<std::rc::Rc<Value>>,
     opts: &ExecOptions,
     env: &mut FuncEnv,
 ) -> Result<String, Error> {
@@ -348,7 +349,7 @@ fn run(
         chain: Vec::new(),
     };
     let mut out = String::new();
-    exec::execute(&mut ctx, set, name, data.map(std::rc::Rc::new), &mut out).map(|_| out)
+    exec::execute(&mut ctx, set, name, data, &mut out).map(|_| out)
 }
 
 /// Runs `f` on a helper thread with a large stack, so that deep but legal nesting cannot overflow
