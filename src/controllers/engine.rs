@@ -174,7 +174,7 @@ fn values_files(
                 let wanted = file.trim_start_matches("./");
                 if wanted == "values.yaml" {
                     // The chart's own values are already parsed; they are not among its files.
-                    merged = super::helmrelease::merge_maps(merged, chart.values.clone());
+                    merged = crate::helm::values::merge_maps(merged, chart.values.clone());
                     continue;
                 }
                 chart
@@ -194,7 +194,7 @@ fn values_files(
         };
         let values = helm::values::from_yaml(&text, file)
             .map_err(|e| HelmRenderError::Failed(format!("values files merge error: {e}")))?;
-        merged = super::helmrelease::merge_maps(merged, values);
+        merged = crate::helm::values::merge_maps(merged, values);
     }
     Ok(merged)
 }

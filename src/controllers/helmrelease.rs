@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use super::postbuild::{self, SOPS_PLACEHOLDER};
+use crate::helm::values::merge_maps;
 use crate::model::{HelmRelease, Object, ResourceId};
 use crate::template::Value;
 use crate::yaml::{Mapping, Node, Scalar, Sequence};
@@ -252,24 +253,6 @@ fn replace_path_value(values: &mut Value, path: &str, value: &str) -> Result<(),
     };
     crate::helm::values::apply_set(&format!("{path}={value}"), values, as_string)
         .map_err(|e| e.to_string())
-}
-
-/// Flux's `transform.MergeMaps`: maps merge recursively, anything else in `over` replaces.
-pub fn merge_maps(base: Value, over: Value) -> Value {
-    match (base, over) {
-        (Value::Map(mut base), Value::Map(over)) => {
-            for (key, value) in over {
-                let merged = match (base.remove(&key), value) {
-                    (Some(old @ Value::Map(_)), new @ Value::Map(_)) => merge_maps(old, new),
-                    (_, new) => new,
-                };
-                base.insert(key, merged);
-            }
-            Value::Map(base)
-        }
-        (base, Value::Nil) => base,
-        (_, over) => over,
-    }
 }
 
 /// Inline `values` as helm-controller sees them: the object went to the API server as JSON
