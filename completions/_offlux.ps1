@@ -75,6 +75,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
             [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
             [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Never fetch charts over the network; what the cache lacks is reported missing')
+            [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr')
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

@@ -70,6 +70,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
             cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
             cand --offline 'Never fetch charts over the network; what the cache lacks is reported missing'
+            cand --validate 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
             cand -h 'Print help'
             cand --help 'Print help'

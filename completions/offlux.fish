@@ -73,6 +73,7 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l validate -d 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s V -l version -d 'Print version'

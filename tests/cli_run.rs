@@ -332,3 +332,33 @@ fn validate_catches_seeded_defects_and_fails() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown code `OFX999`"));
 }
+
+#[test]
+fn test_with_validate_fails_on_an_error_finding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("cluster")).expect("mkdir");
+    std::fs::write(
+        root.join("cluster/flux.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  path: ./cluster\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n",
+    )
+    .expect("write");
+    let plain = offlux()
+        .args(["test", "--path"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    assert_eq!(plain.status.code(), Some(0));
+    let output = offlux()
+        .args(["test", "--validate", "--path"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("FAIL    Service        /web") && stdout.contains("OFX102"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("validate: 1 warnings"));
+}

@@ -24,6 +24,10 @@ pub struct TestArgs {
     pub namespace: Option<String>,
     #[command(flatten)]
     pub run: RunArgs,
+    /// Also check every rendered object as `offlux validate` does: each error is a FAIL row for
+    /// its object; warnings are counted on stderr.
+    #[arg(long)]
+    pub validate: bool,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = TestFormat::Human)]
     pub output: TestFormat,
@@ -130,6 +134,32 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
                     .and_then(|l| l.pos)
                     .map(|p| p.line)
                     .filter(|l| *l > 0),
+            }
+        })
+        .collect()
+}
+
+/// A FAIL row for each error finding, on the object it concerns.
+fn finding_rows(findings: &[crate::validate::Finding]) -> Vec<Row> {
+    findings
+        .iter()
+        .filter(|f| f.severity == crate::validate::Severity::Error)
+        .map(|f| {
+            let mut parts = f.object.splitn(3, '/');
+            let (kind, namespace, name) = (
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+                parts.next().unwrap_or_default(),
+            );
+            Row {
+                kind: kind.to_owned(),
+                namespace: namespace.to_owned(),
+                name: name.to_owned(),
+                result: Verdict::Fail,
+                message: format!("{} {} (from {})", f.code.as_str(), f.message, f.producer),
+                blocked_by: None,
+                file: Some(f.file.display().to_string()),
+                line: Some(f.line).filter(|l| *l > 0),
             }
         })
         .collect()
@@ -245,7 +275,25 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
-    let rows: Vec<Row> = rows(&report)
+    let mut all_rows = rows(&report);
+    if args.validate {
+        let checked = super::validate::kube_version(&args.run)
+            .and_then(|kube| super::validate::check(&repository.root, &report, &kube));
+        match checked {
+            Ok((findings, _)) => {
+                let warnings = findings
+                    .iter()
+                    .filter(|f| f.severity == crate::validate::Severity::Warning)
+                    .count();
+                if warnings > 0 {
+                    eprintln!("validate: {warnings} warnings (`offlux validate` lists them)");
+                }
+                all_rows.extend(finding_rows(&findings));
+            }
+            Err(message) => return usage_error(&message, None),
+        }
+    }
+    let rows: Vec<Row> = all_rows
         .into_iter()
         .filter(|r| match args.what {
             TestKind::Ks => r.kind == "Kustomization",

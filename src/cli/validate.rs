@@ -15,6 +15,7 @@ use std::path::Path;
 
 use super::run_args::RunArgs;
 use super::{exit, report, usage_error, Context};
+use crate::controllers::runtime::RunReport;
 use crate::helm::KubeVersion;
 use crate::validate::{self, Code, Finding, Produced, Severity};
 use crate::yaml::Node;
@@ -40,31 +41,56 @@ pub enum ValidateFormat {
 const CONFIG_FILE: &str = ".offlux.yaml";
 
 pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
-    let kube = match &args.run.kube_version {
-        Some(text) => match KubeVersion::parse(text) {
-            Ok(version) => version,
-            Err(message) => return usage_error(&message, None),
-        },
-        None => KubeVersion::default(),
+    let kube = match kube_version(&args.run) {
+        Ok(kube) => kube,
+        Err(message) => return usage_error(&message, None),
     };
     let (repository, run_report) = match args.run.run() {
         Ok(result) => result,
         Err(message) => return usage_error(&message, None),
     };
-    let severities = match severities(&repository.root) {
-        Ok(severities) => severities,
-        Err(message) => {
-            eprintln!(
-                "error: {}: {message}",
-                repository.root.join(CONFIG_FILE).display()
-            );
-            return exit::FAILURES;
-        }
-    };
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(run_report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
+    let (findings, objects) = match check(&repository.root, &run_report, &kube) {
+        Ok(result) => result,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::FAILURES;
+        }
+    };
+    let text = match args.output {
+        ValidateFormat::Human => human(&findings, objects),
+        ValidateFormat::Json => serde_json::to_string_pretty(&findings).unwrap_or_default() + "\n",
+        ValidateFormat::Junit => junit(&findings),
+        ValidateFormat::Github => github(&findings, objects),
+        ValidateFormat::Sarif => sarif(&findings),
+    };
+    print!("{text}");
+    if findings.iter().any(|f| f.severity == Severity::Error) {
+        exit::FAILURES
+    } else {
+        exit::SUCCESS
+    }
+}
 
+/// `--kube-version`, or Helm's default.
+pub fn kube_version(run: &RunArgs) -> Result<KubeVersion, String> {
+    match &run.kube_version {
+        Some(text) => KubeVersion::parse(text),
+        None => Ok(KubeVersion::default()),
+    }
+}
+
+/// The findings on everything the run rendered, with the repository's configured severities,
+/// and the number of objects checked. `Err` names a bad configuration file.
+pub fn check(
+    root: &Path,
+    run_report: &RunReport,
+    kube: &KubeVersion,
+) -> Result<(Vec<Finding>, usize), String> {
+    let severities = severities(root)
+        .map_err(|message| format!("{}: {message}", root.join(CONFIG_FILE).display()))?;
     let labels: BTreeMap<_, String> = run_report
         .rendered
         .keys()
@@ -94,20 +120,7 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         kube_minor: kube.minor.trim_end_matches('+').parse().unwrap_or(0),
         severities,
     };
-    let findings = validate::validate(&produced, &options);
-    let text = match args.output {
-        ValidateFormat::Human => human(&findings, produced.len()),
-        ValidateFormat::Json => serde_json::to_string_pretty(&findings).unwrap_or_default() + "\n",
-        ValidateFormat::Junit => junit(&findings),
-        ValidateFormat::Github => github(&findings, produced.len()),
-        ValidateFormat::Sarif => sarif(&findings),
-    };
-    print!("{text}");
-    if findings.iter().any(|f| f.severity == Severity::Error) {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok((validate::validate(&produced, &options), produced.len()))
 }
 
 /// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.
