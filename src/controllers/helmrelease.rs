@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use super::postbuild::{self, SOPS_PLACEHOLDER};
-use crate::helm::values::merge_maps;
+use crate::helm::values::{json_to_value, merge_maps};
 use crate::model::{HelmRelease, Object, ResourceId};
 use crate::template::Value;
 use crate::yaml::{Mapping, Node, Scalar, Sequence};
@@ -259,23 +259,6 @@ fn replace_path_value(values: &mut Value, path: &str, value: &str) -> Result<(),
 /// (kustomize's typing), and comes back through `json.Unmarshal` (numbers as float64).
 pub fn node_to_value(node: &Node) -> Value {
     json_to_value(crate::yaml::to_json_kyaml(node))
-}
-
-fn json_to_value(json: serde_json::Value) -> Value {
-    match json {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or_default()),
-        serde_json::Value::String(s) => Value::String(s),
-        serde_json::Value::Array(items) => {
-            Value::List(items.into_iter().map(json_to_value).collect())
-        }
-        serde_json::Value::Object(map) => Value::Map(
-            map.into_iter()
-                .map(|(k, v)| (k, json_to_value(v)))
-                .collect(),
-        ),
-    }
 }
 
 /// Kinds that are not namespaced: a namespace is never defaulted onto them.

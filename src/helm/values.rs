@@ -137,7 +137,7 @@ pub fn validate_schema(chart: &Chart, values: &Value) -> Result<(), Error> {
 }
 
 /// JSON data as Go's `json.Unmarshal` into `interface{}` gives it: every number a float64.
-fn json_to_value(json: serde_json::Value) -> Value {
+pub fn json_to_value(json: serde_json::Value) -> Value {
     match json {
         serde_json::Value::Null => Value::Nil,
         serde_json::Value::Bool(b) => Value::Bool(b),
