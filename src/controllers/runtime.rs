@@ -472,6 +472,23 @@ impl Runtime<'_> {
         }
     }
 
+    /// A suspended object is Ready (suspended) and renders nothing; otherwise the dependency gate.
+    /// `None` when the body goes on.
+    fn suspend_or_gate(
+        &self,
+        flux: &FluxObject,
+        suspend: bool,
+        drain: DrainLevel,
+    ) -> Option<Outcome<ResourceId>> {
+        if suspend {
+            self.withdraw_output(&flux.object.id);
+            self.store
+                .set(flux.object.id.clone(), Status::Ready(Ready::Suspended));
+            return Some(Outcome::Terminal);
+        }
+        self.gate(flux, drain)
+    }
+
     /// `None` when the dependencies allow the body to go on.
     fn gate(&self, flux: &FluxObject, drain: DrainLevel) -> Option<Outcome<ResourceId>> {
         let dependencies = depend::dependencies(flux);
@@ -537,12 +554,7 @@ impl Runtime<'_> {
         let Some(spec) = flux.as_kustomization() else {
             return Outcome::Terminal;
         };
-        if spec.suspend {
-            self.withdraw_output(id);
-            self.store.set(id.clone(), Status::Ready(Ready::Suspended));
-            return Outcome::Terminal;
-        }
-        if let Some(outcome) = self.gate(flux, drain) {
+        if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
             return outcome;
         }
         let namespace = flux.namespace();
@@ -646,12 +658,7 @@ impl Runtime<'_> {
         let Some(spec) = flux.as_helm_release() else {
             return Outcome::Terminal;
         };
-        if spec.suspend {
-            self.withdraw_output(id);
-            self.store.set(id.clone(), Status::Ready(Ready::Suspended));
-            return Outcome::Terminal;
-        }
-        if let Some(outcome) = self.gate(flux, drain) {
+        if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
             return outcome;
         }
         let chart = match self.chart_of(flux, spec, drain) {
