@@ -21,8 +21,8 @@ use super::source::{self, SourceResolution};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::{apply_variable_defaults, secure_join, Repository};
 use crate::model::{
-    ChartSource, CrdPolicy, CrossRef, FluxKind, FluxObject, HelmChartTemplate, HelmRelease,
-    Kustomization, Object, ResourceId,
+    ChartSource, CrdPolicy, CrossRef, DataRef, FluxKind, FluxObject, HelmChartTemplate,
+    HelmRelease, Kustomization, Object, ResourceId,
 };
 use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
 use crate::store::{Event, Ready, Status, StatusRecord, Store};
@@ -602,14 +602,7 @@ impl Runtime<'_> {
         let variables = match &spec.post_build {
             None => None,
             Some(post_build) => {
-                let data: Vec<Arc<Object>> = post_build
-                    .substitute_from
-                    .iter()
-                    .filter_map(|r| {
-                        self.store
-                            .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
-                    })
-                    .collect();
+                let data = self.data_objects(namespace, &post_build.substitute_from);
                 let lookup =
                     |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
                 match postbuild::collect(
@@ -904,6 +897,17 @@ impl Runtime<'_> {
         Outcome::Terminal
     }
 
+    /// The ConfigMaps and Secrets of `references` (in `namespace`) the Store holds now.
+    fn data_objects(&self, namespace: &str, references: &[DataRef]) -> Vec<Arc<Object>> {
+        references
+            .iter()
+            .filter_map(|r| {
+                self.store
+                    .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
+            })
+            .collect()
+    }
+
     /// The composed values of a HelmRelease, or the outcome when it waits or fails.
     fn values_of(
         &self,
@@ -912,14 +916,7 @@ impl Runtime<'_> {
         drain: DrainLevel,
     ) -> Result<Value, Outcome<ResourceId>> {
         let namespace = flux.namespace();
-        let data: Vec<Arc<Object>> = spec
-            .values_from
-            .iter()
-            .filter_map(|r| {
-                self.store
-                    .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
-            })
-            .collect();
+        let data = self.data_objects(namespace, &spec.values_from);
         let lookup =
             |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
         let declared = |secret: &ResourceId| self.secret_producer(secret);
