@@ -28,6 +28,9 @@ pub struct TestArgs {
     /// its object; warnings are counted on stderr.
     #[arg(long)]
     pub validate: bool,
+    /// With `--validate`: an object whose schema is nowhere is an error, not a warning.
+    #[arg(long, requires = "validate")]
+    pub strict_schemas: bool,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = TestFormat::Human)]
     pub output: TestFormat,
@@ -277,8 +280,9 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
     report::print_diagnostics(&diagnostics, &repository.root, context);
     let mut all_rows = rows(&report);
     if args.validate {
-        let checked = super::validate::kube_version(&args.run)
-            .and_then(|kube| super::validate::check(&repository.root, &report, &kube));
+        let checked = super::validate::kube_version(&args.run).and_then(|kube| {
+            super::validate::check(&repository.root, &report, &kube, args.strict_schemas)
+        });
         match checked {
             Ok((findings, _)) => {
                 let warnings = findings

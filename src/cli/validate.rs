@@ -27,6 +27,10 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ValidateFormat::Human)]
     pub output: ValidateFormat,
+    /// An object of a kind whose schema is nowhere (no built-in kind, no rendered CRD) is an
+    /// error (OFX108), not a warning.
+    #[arg(long)]
+    pub strict_schemas: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -52,7 +56,8 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(run_report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
-    let (findings, objects) = match check(&repository.root, &run_report, &kube) {
+    let (findings, objects) = match check(&repository.root, &run_report, &kube, args.strict_schemas)
+    {
         Ok(result) => result,
         Err(message) => {
             eprintln!("error: {message}");
@@ -88,6 +93,7 @@ pub fn check(
     root: &Path,
     run_report: &RunReport,
     kube: &KubeVersion,
+    strict_schemas: bool,
 ) -> Result<(Vec<Finding>, usize), String> {
     let severities = severities(root)
         .map_err(|message| format!("{}: {message}", root.join(CONFIG_FILE).display()))?;
@@ -119,6 +125,7 @@ pub fn check(
     let options = validate::Options {
         kube_minor: kube.minor.trim_end_matches('+').parse().unwrap_or(0),
         severities,
+        strict_schemas,
     };
     Ok((validate::validate(&produced, &options), produced.len()))
 }

@@ -11,10 +11,13 @@
 //! | OFX104 | error | an API version the target Kubernetes no longer serves |
 //! | OFX105 | warning | an API version the target Kubernetes has deprecated |
 //! | OFX106 | warning | a namespace used that no rendered object creates |
+//! | OFX107 | error | an object that breaks the schema of its kind (built-in, or its CRD's) |
+//! | OFX108 | warning | an object of a kind whose schema is nowhere (error with strict schemas) |
 //!
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
+mod schema;
 mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +27,7 @@ use crate::model::Object;
 use crate::yaml::Node;
 
 pub use api_versions::{retired, RetiredApi};
+pub use schema::{supported_minors, GroupVersionKind, Schemas, Verdict, Violation};
 
 /// The annotation listing the codes an object opts out of.
 pub const IGNORE_ANNOTATION: &str = "offlux.io/ignore";
@@ -58,16 +62,22 @@ pub enum Code {
     DeprecatedApiVersion,
     #[serde(rename = "OFX106")]
     NamespaceNotCreated,
+    #[serde(rename = "OFX107")]
+    SchemaViolation,
+    #[serde(rename = "OFX108")]
+    SchemaUnknown,
 }
 
 impl Code {
-    pub const ALL: [Code; 6] = [
+    pub const ALL: [Code; 8] = [
         Code::DuplicateObject,
         Code::MissingNamespace,
         Code::UnsubstitutedVariable,
         Code::RemovedApiVersion,
         Code::DeprecatedApiVersion,
         Code::NamespaceNotCreated,
+        Code::SchemaViolation,
+        Code::SchemaUnknown,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -78,6 +88,8 @@ impl Code {
             Code::RemovedApiVersion => "OFX104",
             Code::DeprecatedApiVersion => "OFX105",
             Code::NamespaceNotCreated => "OFX106",
+            Code::SchemaViolation => "OFX107",
+            Code::SchemaUnknown => "OFX108",
         }
     }
 
@@ -90,17 +102,21 @@ impl Code {
             Code::RemovedApiVersion => "removed-api-version",
             Code::DeprecatedApiVersion => "deprecated-api-version",
             Code::NamespaceNotCreated => "namespace-not-created",
+            Code::SchemaViolation => "schema-violation",
+            Code::SchemaUnknown => "schema-unknown",
         }
     }
 
     pub fn default_severity(self) -> Severity {
         match self {
-            Code::DuplicateObject | Code::MissingNamespace | Code::RemovedApiVersion => {
-                Severity::Error
-            }
+            Code::DuplicateObject
+            | Code::MissingNamespace
+            | Code::RemovedApiVersion
+            | Code::SchemaViolation => Severity::Error,
             Code::UnsubstitutedVariable
             | Code::DeprecatedApiVersion
-            | Code::NamespaceNotCreated => Severity::Warning,
+            | Code::NamespaceNotCreated
+            | Code::SchemaUnknown => Severity::Warning,
         }
     }
 
@@ -146,6 +162,8 @@ pub struct Options {
     pub kube_minor: u64,
     /// Severities that differ from the defaults; `None` turns a code off.
     pub severities: BTreeMap<Code, Option<Severity>>,
+    /// An object whose schema is nowhere is an error, not a warning.
+    pub strict_schemas: bool,
 }
 
 /// Every finding on `objects`, sorted (by file, line, code, object) and without duplicates.
@@ -159,6 +177,7 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
         .map(|p| p.object.id.name.as_str())
         .collect();
     let mut namespaces_reported = BTreeSet::new();
+    check_schemas(objects, options, &mut findings);
     for produced in objects {
         let object = produced.object;
         let id = &object.id;
@@ -257,6 +276,77 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
     });
     findings.dedup();
     findings
+}
+
+/// OFX107 and OFX108: each object against the schema of its kind. A kind without a schema is
+/// reported once, on its first object, with the number of objects concerned.
+fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec<Finding>) {
+    let as_json: Vec<serde_json::Value> = objects
+        .iter()
+        .map(|p| crate::yaml::to_json_kyaml(&p.object.node))
+        .collect();
+    let crds = objects
+        .iter()
+        .zip(&as_json)
+        .filter(|(p, _)| {
+            p.object.id.kind == "CustomResourceDefinition"
+                && p.object.id.group == "apiextensions.k8s.io"
+        })
+        .map(|(_, json)| json);
+    let mut schemas = Schemas::new(options.kube_minor, crds);
+    let mut unknown: BTreeMap<GroupVersionKind, (usize, String, usize)> = BTreeMap::new();
+    for (index, (produced, json)) in objects.iter().zip(&as_json).enumerate() {
+        let gvk = GroupVersionKind::from_api_version(
+            &api_version_of(produced.object),
+            &produced.object.id.kind,
+        );
+        match schemas.check(&gvk, json) {
+            Verdict::Valid => {}
+            Verdict::Invalid(violations) => {
+                for violation in violations {
+                    findings.push(schema_violation(produced, &gvk, violation));
+                }
+            }
+            // Retired API versions have their own finding.
+            Verdict::Unknown(_) if retired(&gvk.api_version(), &gvk.kind).is_some() => {}
+            Verdict::Unknown(reason) => {
+                unknown.entry(gvk).or_insert((index, reason, 0)).2 += 1;
+            }
+        }
+    }
+    for (index, reason, count) in unknown.into_values() {
+        let mut message = format!("schema unknown: {reason}");
+        if count > 1 {
+            message.push_str(&format!("; {count} objects of this kind are not checked"));
+        }
+        let mut found = finding(&objects[index], Code::SchemaUnknown, None, message);
+        if options.strict_schemas {
+            found.severity = Severity::Error;
+        }
+        findings.push(found);
+    }
+}
+
+fn schema_violation(
+    produced: &Produced<'_>,
+    gvk: &GroupVersionKind,
+    violation: Violation,
+) -> Finding {
+    let mut found = finding(
+        produced,
+        Code::SchemaViolation,
+        Some(violation.path),
+        format!("{} {}: {}", gvk.api_version(), gvk.kind, violation.message),
+    );
+    // Helm applies client-side: the API server drops an undeclared field with a warning where
+    // server-side apply (Kustomizations) refuses the object.
+    if produced.from_chart && violation.undeclared_field {
+        found.severity = Severity::Warning;
+        found
+            .message
+            .push_str(" (Helm's apply drops it with a warning)");
+    }
+    found
 }
 
 fn finding(produced: &Produced<'_>, code: Code, path: Option<String>, message: String) -> Finding {

@@ -17,7 +17,20 @@ fn objects(text: &str, file: &str) -> Vec<Object> {
         .collect()
 }
 
+/// The findings of every check but the schemas' (their fixtures are kept short).
 fn run(sets: &[(&str, &[Object])], kube_minor: u64) -> Vec<Finding> {
+    let severities = [(Code::SchemaViolation, None), (Code::SchemaUnknown, None)];
+    run_with(
+        sets,
+        &Options {
+            kube_minor,
+            severities: severities.into_iter().collect(),
+            ..Options::default()
+        },
+    )
+}
+
+fn run_with(sets: &[(&str, &[Object])], options: &Options) -> Vec<Finding> {
     let produced: Vec<Produced<'_>> = sets
         .iter()
         .flat_map(|(producer, objects)| {
@@ -29,13 +42,7 @@ fn run(sets: &[(&str, &[Object])], kube_minor: u64) -> Vec<Finding> {
             })
         })
         .collect();
-    validate(
-        &produced,
-        &Options {
-            kube_minor,
-            ..Options::default()
-        },
-    )
+    validate(&produced, options)
 }
 
 fn codes(findings: &[Finding]) -> Vec<(&'static str, String)> {
@@ -47,13 +54,42 @@ fn codes(findings: &[Finding]) -> Vec<(&'static str, String)> {
 
 const NAMESPACE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n";
 
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: apps
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          ports:
+            - containerPort: 80
+";
+
 #[test]
 fn a_clean_set_has_no_findings() {
     let ok = objects(
-        &format!("{NAMESPACE}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  replicas: 1\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n"),
+        &format!("{NAMESPACE}---\n{DEPLOYMENT}---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: reader\n"),
         "apps/web.yaml",
     );
-    assert_eq!(run(&[("Kustomization/flux-system/apps", &ok)], 33), vec![]);
+    let options = Options {
+        kube_minor: 33,
+        ..Options::default()
+    };
+    assert_eq!(
+        run_with(&[("Kustomization/flux-system/apps", &ok)], &options),
+        vec![]
+    );
 }
 
 #[test]
@@ -191,4 +227,84 @@ fn severities_can_be_changed_or_turned_off() {
     assert_eq!(validate(&produced, &options)[0].severity, Severity::Warning);
     options.severities.insert(Code::MissingNamespace, None);
     assert!(validate(&produced, &options).is_empty());
+}
+
+#[test]
+fn schema_violations_name_the_field_and_unknown_kinds_are_warned_once_per_producer() {
+    let broken = DEPLOYMENT
+        .replace("  replicas: 1", "  replicas: one")
+        .replace(
+            "image: nginx:1.27",
+            "imagePullPolicey: Always\n          image: nginx:1.27",
+        );
+    let set = objects(
+        &format!("{NAMESPACE}---\n{broken}---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\n  namespace: apps\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: b\n  namespace: apps\n"),
+        "apps/web.yaml",
+    );
+    let mut options = Options {
+        kube_minor: 33,
+        ..Options::default()
+    };
+    let findings = run_with(&[("Kustomization/flux-system/apps", &set)], &options);
+    let summary: Vec<(&str, Severity, Option<&str>)> = findings
+        .iter()
+        .map(|f| (f.code.as_str(), f.severity, f.path.as_deref()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("OFX107", Severity::Error, Some("$.spec.replicas")),
+            (
+                "OFX107",
+                Severity::Error,
+                Some("$.spec.template.spec.containers[0].imagePullPolicey")
+            ),
+            ("OFX108", Severity::Warning, None),
+        ]
+    );
+    assert_eq!(findings[0].object, "Deployment/apps/web");
+    assert!(findings[1]
+        .message
+        .contains("`imagePullPolicey` is not declared"));
+    assert!(
+        findings[2]
+            .message
+            .contains("no CustomResourceDefinition for example.com/v1 Widget")
+            && findings[2]
+                .message
+                .contains("2 objects of this kind are not checked"),
+        "{}",
+        findings[2].message
+    );
+    options.strict_schemas = true;
+    let findings = run_with(&[("Kustomization/flux-system/apps", &set)], &options);
+    assert_eq!(findings[2].severity, Severity::Error);
+}
+
+#[test]
+fn undeclared_fields_from_a_chart_are_warnings_and_wrong_values_stay_errors() {
+    let broken = DEPLOYMENT
+        .replace("  replicas: 1", "  replicas: one")
+        .replace("image: nginx:1.27", "imagePullPolicey: Always\n          image: nginx:1.27");
+    let set = objects(&format!("{NAMESPACE}---\n{broken}"), "apps/web.yaml");
+    let options = Options {
+        kube_minor: 33,
+        ..Options::default()
+    };
+    let findings = run_with(&[("HelmRelease/apps/web", &set)], &options);
+    let severities: Vec<(Option<&str>, Severity)> = findings
+        .iter()
+        .map(|f| (f.path.as_deref(), f.severity))
+        .collect();
+    assert_eq!(
+        severities,
+        [
+            (Some("$.spec.replicas"), Severity::Error),
+            (
+                Some("$.spec.template.spec.containers[0].imagePullPolicey"),
+                Severity::Warning
+            ),
+        ]
+    );
+    assert!(findings[1].message.ends_with("(Helm's apply drops it with a warning)"));
 }

@@ -1,0 +1,314 @@
+//! Which schema an object answers to, and whether it does: Kubernetes' own kinds from the
+//! embedded tables (one Kubernetes minor version), custom resources from the CRDs that are
+//! rendered alongside them, and Flux's own kinds from their embedded CRDs when the repository
+//! does not carry them.
+
+mod cel_rules;
+mod kubernetes;
+mod openapi;
+
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{Draft, Validator};
+use serde_json::Value;
+
+pub use kubernetes::supported_minors;
+use kubernetes::KubernetesSchemas;
+
+/// At most this many violations are reported per object: past that, the object is most likely
+/// of another version of its kind than the one it claims.
+const MAX_VIOLATIONS: usize = 8;
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupVersionKind {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl GroupVersionKind {
+    pub fn new(group: &str, version: &str, kind: &str) -> Self {
+        GroupVersionKind {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+        }
+    }
+
+    /// From an object's `apiVersion` (`group/version`, or `version` for the core group) and kind.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Self {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        GroupVersionKind::new(group, version, kind)
+    }
+
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+/// One way an object breaks its schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// A JSON path into the object (`$.spec.template.spec.containers[0].image`).
+    pub path: String,
+    pub message: String,
+    /// A field the schema does not declare (rather than a wrong value).
+    pub undeclared_field: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Valid,
+    Invalid(Vec<Violation>),
+    /// No schema is known for the kind; the text says why.
+    Unknown(String),
+}
+
+/// Where a custom resource's schema came from.
+struct CustomSchema {
+    schema: Value,
+    /// `CustomResourceDefinition <name>` or a note that it is Flux's embedded copy.
+    origin: String,
+}
+
+pub struct Schemas {
+    kubernetes: KubernetesSchemas,
+    custom: BTreeMap<GroupVersionKind, CustomSchema>,
+    /// Groups some CRD defines, with the versions it serves (to tell "unknown version" apart).
+    custom_groups: BTreeMap<(String, String), Vec<String>>,
+    compiled: HashMap<GroupVersionKind, Result<Arc<Validator>, String>>,
+}
+
+impl Schemas {
+    /// The schemas of Kubernetes 1.`minor` and of the CRDs given (objects of kind
+    /// `CustomResourceDefinition`, as JSON; earlier ones win over later ones of the same kind).
+    pub fn new<'a>(minor: u64, crds: impl IntoIterator<Item = &'a Value>) -> Self {
+        let mut schemas = Schemas {
+            kubernetes: KubernetesSchemas::for_minor(minor),
+            custom: BTreeMap::new(),
+            custom_groups: BTreeMap::new(),
+            compiled: HashMap::new(),
+        };
+        for crd in crds {
+            schemas.add_crd(crd);
+        }
+        schemas
+    }
+
+    /// The Kubernetes minor version whose schemas are used (the nearest one the tables hold).
+    pub fn kube_minor(&self) -> u64 {
+        self.kubernetes.minor
+    }
+
+    fn add_crd(&mut self, crd: &Value) {
+        let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str);
+        let (Some(group), Some(kind)) = (text("/spec/group"), text("/spec/names/kind")) else {
+            return;
+        };
+        let name = text("/metadata/name").unwrap_or(kind);
+        // apiextensions.k8s.io/v1beta1 had one schema for every version.
+        let shared_schema = crd.pointer("/spec/validation/openAPIV3Schema");
+        let versions = crd
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_else(|| {
+                text("/spec/version")
+                    .map(|v| vec![serde_json::json!({"name": v, "served": true})])
+                    .unwrap_or_default()
+            });
+        for version in &versions {
+            let Some(version_name) = version.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if version.get("served").and_then(Value::as_bool) == Some(false) {
+                continue;
+            }
+            let served = self
+                .custom_groups
+                .entry((group.to_string(), kind.to_string()))
+                .or_default();
+            if !served.iter().any(|v| v == version_name) {
+                served.push(version_name.to_string());
+            }
+            let schema = version
+                .pointer("/schema/openAPIV3Schema")
+                .or(shared_schema)
+                .map(openapi::custom_resource_schema)
+                // A CRD without a schema accepts anything.
+                .unwrap_or_else(|| serde_json::json!({}));
+            self.custom
+                .entry(GroupVersionKind::new(group, version_name, kind))
+                .or_insert(CustomSchema {
+                    schema,
+                    origin: format!("CustomResourceDefinition {name}"),
+                });
+        }
+    }
+
+    /// Checks `object` (as JSON) against the schema of its kind.
+    pub fn check(&mut self, gvk: &GroupVersionKind, object: &Value) -> Verdict {
+        let validator = match self.validator(gvk) {
+            Ok(validator) => validator,
+            Err(reason) => return Verdict::Unknown(reason),
+        };
+        let found = catch_unwind(AssertUnwindSafe(|| {
+            validator
+                .iter_errors(object)
+                .take(MAX_VIOLATIONS)
+                .map(|error| violation(&error))
+                .collect::<Vec<_>>()
+        }));
+        match found {
+            Ok(violations) if violations.is_empty() => Verdict::Valid,
+            Ok(mut violations) => {
+                violations.sort_by(|a, b| a.path.cmp(&b.path));
+                violations.dedup();
+                Verdict::Invalid(violations)
+            }
+            Err(_) => Verdict::Unknown(format!(
+                "the schema of {} {} could not be applied",
+                gvk.api_version(),
+                gvk.kind
+            )),
+        }
+    }
+
+    fn validator(&mut self, gvk: &GroupVersionKind) -> Result<Arc<Validator>, String> {
+        if let Some(done) = self.compiled.get(gvk) {
+            return done.clone();
+        }
+        let compiled = self.compile(gvk);
+        self.compiled.insert(gvk.clone(), compiled.clone());
+        compiled
+    }
+
+    fn compile(&self, gvk: &GroupVersionKind) -> Result<Arc<Validator>, String> {
+        if let Some(schema) = self.kubernetes.schema_of(gvk) {
+            return build(&schema).map_err(|e| {
+                format!(
+                    "the schema of {} {} does not compile: {e}",
+                    gvk.api_version(),
+                    gvk.kind
+                )
+            });
+        }
+        if let Some(custom) = self.custom.get(gvk) {
+            // Go's regular expressions and this validator's differ at the edges: a CRD whose
+            // patterns do not compile here is still checked for everything else.
+            return build(&custom.schema)
+                .or_else(|_| build(&without_patterns(&custom.schema)))
+                .map_err(|e| format!("the schema from {} does not compile: {e}", custom.origin));
+        }
+        Err(self.why_unknown(gvk))
+    }
+
+    fn why_unknown(&self, gvk: &GroupVersionKind) -> String {
+        let api_version = gvk.api_version();
+        if let Some(served) = self
+            .custom_groups
+            .get(&(gvk.group.clone(), gvk.kind.clone()))
+        {
+            return format!(
+                "{api_version} {} is not served by its CustomResourceDefinition (versions: {})",
+                gvk.kind,
+                served.join(", ")
+            );
+        }
+        if self.kubernetes.serves_group(&gvk.group) {
+            return format!(
+                "Kubernetes 1.{} has no {api_version} {}",
+                self.kubernetes.minor, gvk.kind
+            );
+        }
+        format!(
+            "no CustomResourceDefinition for {api_version} {} is rendered (the cluster may have it)",
+            gvk.kind
+        )
+    }
+}
+
+fn build(schema: &Value) -> Result<Arc<Validator>, String> {
+    catch_unwind(AssertUnwindSafe(|| {
+        jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .with_keyword(cel_rules::KEYWORD, cel_rules::factory)
+            .build(schema)
+            .map(Arc::new)
+            .map_err(|e| e.to_string())
+    }))
+    .unwrap_or_else(|_| Err("the validator panicked".into()))
+}
+
+fn without_patterns(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, value)| !(key.as_str() == "pattern" && value.is_string()))
+                .map(|(key, value)| (key.clone(), without_patterns(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_patterns).collect()),
+        other => other.clone(),
+    }
+}
+
+fn violation(error: &jsonschema::ValidationError<'_>) -> Violation {
+    let mut pointer = error.instance_path().as_str().to_string();
+    let undeclared_field = matches!(
+        error.kind(),
+        ValidationErrorKind::AdditionalProperties { .. }
+    );
+    let message = match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } if unexpected.len() == 1 => {
+            pointer.push('/');
+            pointer.push_str(&unexpected[0].replace('~', "~0").replace('/', "~1"));
+            format!("field `{}` is not declared in the schema", unexpected[0])
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let fields: Vec<String> = unexpected.iter().map(|f| format!("`{f}`")).collect();
+            format!(
+                "fields {} are not declared in the schema",
+                fields.join(", ")
+            )
+        }
+        ValidationErrorKind::Custom { message, .. } => message.clone(),
+        _ => error.to_string(),
+    };
+    Violation {
+        path: json_path(&pointer),
+        message,
+        undeclared_field,
+    }
+}
+
+/// A JSON pointer (`/spec/containers/0/name`) as a JSON path (`$.spec.containers[0].name`).
+/// Every all-digit segment is an index: Kubernetes field names never are.
+fn json_path(pointer: &str) -> String {
+    let mut path = String::from("$");
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            path.push_str(&format!("[{segment}]"));
+        } else if segment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            path.push('.');
+            path.push_str(&segment);
+        } else {
+            path.push_str(&format!("[{segment:?}]"));
+        }
+    }
+    path
+}
+
+#[cfg(test)]
+mod tests;
