@@ -86,6 +86,7 @@ fn the_corpus_has_no_validation_errors() {
             &produced,
             &validate::Options {
                 kube_minor: 36,
+                fallback_crds: offlux::model::flux_crds().to_vec(),
                 ..Default::default()
             },
         );

@@ -126,6 +126,7 @@ pub fn check(
         kube_minor: kube.minor.trim_end_matches('+').parse().unwrap_or(0),
         severities,
         strict_schemas,
+        fallback_crds: crate::model::flux_crds().to_vec(),
     };
     Ok((validate::validate(&produced, &options), produced.len()))
 }

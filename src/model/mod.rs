@@ -4,6 +4,7 @@
 
 mod fields;
 mod flux;
+mod flux_crds;
 mod id;
 mod object;
 
@@ -14,5 +15,6 @@ pub use flux::{
     Kustomization, PostBuild, ResourceSet, SourceSpec, CONTROLPLANE_GROUP, HELM_GROUP,
     KUSTOMIZE_GROUP, SOURCE_EXTENSIONS_GROUP, SOURCE_GROUP,
 };
+pub use flux_crds::flux_crds;
 pub use id::{split_api_version, ResourceId};
 pub use object::{is_sops_document, parse_objects, ModelError, Object};

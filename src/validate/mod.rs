@@ -164,6 +164,8 @@ pub struct Options {
     pub severities: BTreeMap<Code, Option<Severity>>,
     /// An object whose schema is nowhere is an error, not a warning.
     pub strict_schemas: bool,
+    /// CRDs used for kinds no rendered CRD defines (the controllers' own, say).
+    pub fallback_crds: Vec<serde_json::Value>,
 }
 
 /// Every finding on `objects`, sorted (by file, line, code, object) and without duplicates.
@@ -292,7 +294,8 @@ fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec
             p.object.id.kind == "CustomResourceDefinition"
                 && p.object.id.group == "apiextensions.k8s.io"
         })
-        .map(|(_, json)| json);
+        .map(|(_, json)| json)
+        .chain(&options.fallback_crds);
     let mut schemas = Schemas::new(options.kube_minor, crds);
     let mut unknown: BTreeMap<GroupVersionKind, (usize, String, usize)> = BTreeMap::new();
     for (index, (produced, json)) in objects.iter().zip(&as_json).enumerate() {

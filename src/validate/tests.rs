@@ -285,7 +285,10 @@ fn schema_violations_name_the_field_and_unknown_kinds_are_warned_once_per_produc
 fn undeclared_fields_from_a_chart_are_warnings_and_wrong_values_stay_errors() {
     let broken = DEPLOYMENT
         .replace("  replicas: 1", "  replicas: one")
-        .replace("image: nginx:1.27", "imagePullPolicey: Always\n          image: nginx:1.27");
+        .replace(
+            "image: nginx:1.27",
+            "imagePullPolicey: Always\n          image: nginx:1.27",
+        );
     let set = objects(&format!("{NAMESPACE}---\n{broken}"), "apps/web.yaml");
     let options = Options {
         kube_minor: 33,
@@ -306,5 +309,7 @@ fn undeclared_fields_from_a_chart_are_warnings_and_wrong_values_stay_errors() {
             ),
         ]
     );
-    assert!(findings[1].message.ends_with("(Helm's apply drops it with a warning)"));
+    assert!(findings[1]
+        .message
+        .ends_with("(Helm's apply drops it with a warning)"));
 }
