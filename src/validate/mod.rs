@@ -17,6 +17,7 @@
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
+mod parallel;
 mod schema;
 mod scope;
 
@@ -283,10 +284,8 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
 /// OFX107 and OFX108: each object against the schema of its kind. A kind without a schema is
 /// reported once, on its first object, with the number of objects concerned.
 fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec<Finding>) {
-    let as_json: Vec<serde_json::Value> = objects
-        .iter()
-        .map(|p| crate::yaml::to_json_kyaml(&p.object.node))
-        .collect();
+    let as_json: Vec<serde_json::Value> =
+        parallel::map(objects, |p| crate::yaml::to_json_kyaml(&p.object.node));
     let crds = objects
         .iter()
         .zip(&as_json)
@@ -297,13 +296,17 @@ fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec
         .map(|(_, json)| json)
         .chain(&options.fallback_crds);
     let mut schemas = Schemas::new(options.kube_minor, crds);
+    let kinds: Vec<GroupVersionKind> = objects
+        .iter()
+        .map(|p| GroupVersionKind::from_api_version(&api_version_of(p.object), &p.object.id.kind))
+        .collect();
+    schemas.prepare(&kinds.iter().cloned().collect());
+    let checks: Vec<(usize, &serde_json::Value)> = as_json.iter().enumerate().collect();
+    let verdicts = parallel::map(&checks, |(index, json)| schemas.check(&kinds[*index], json));
     let mut unknown: BTreeMap<GroupVersionKind, (usize, String, usize)> = BTreeMap::new();
-    for (index, (produced, json)) in objects.iter().zip(&as_json).enumerate() {
-        let gvk = GroupVersionKind::from_api_version(
-            &api_version_of(produced.object),
-            &produced.object.id.kind,
-        );
-        match schemas.check(&gvk, json) {
+    for (index, (produced, verdict)) in objects.iter().zip(verdicts).enumerate() {
+        let gvk = kinds[index].clone();
+        match verdict {
             Verdict::Valid => {}
             Verdict::Invalid(violations) => {
                 for violation in violations {

@@ -7,7 +7,7 @@ mod cel_rules;
 mod kubernetes;
 mod openapi;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -71,25 +71,26 @@ pub enum Verdict {
     Unknown(String),
 }
 
-/// Where a custom resource's schema came from.
-struct CustomSchema {
-    schema: Value,
-    /// `CustomResourceDefinition <name>` or a note that it is Flux's embedded copy.
+/// A custom resource's schema, translated when first needed (CRDs can be megabytes).
+struct CustomSchema<'a> {
+    /// The version's `openAPIV3Schema`; none accepts anything.
+    openapi: Option<&'a Value>,
+    /// `CustomResourceDefinition <name>`.
     origin: String,
 }
 
-pub struct Schemas {
+pub struct Schemas<'a> {
     kubernetes: KubernetesSchemas,
-    custom: BTreeMap<GroupVersionKind, CustomSchema>,
+    custom: BTreeMap<GroupVersionKind, CustomSchema<'a>>,
     /// Groups some CRD defines, with the versions it serves (to tell "unknown version" apart).
     custom_groups: BTreeMap<(String, String), Vec<String>>,
     compiled: HashMap<GroupVersionKind, Result<Arc<Validator>, String>>,
 }
 
-impl Schemas {
+impl<'a> Schemas<'a> {
     /// The schemas of Kubernetes 1.`minor` and of the CRDs given (objects of kind
     /// `CustomResourceDefinition`, as JSON; earlier ones win over later ones of the same kind).
-    pub fn new<'a>(minor: u64, crds: impl IntoIterator<Item = &'a Value>) -> Self {
+    pub fn new(minor: u64, crds: impl IntoIterator<Item = &'a Value>) -> Self {
         let mut schemas = Schemas {
             kubernetes: KubernetesSchemas::for_minor(minor),
             custom: BTreeMap::new(),
@@ -107,7 +108,7 @@ impl Schemas {
         self.kubernetes.minor
     }
 
-    fn add_crd(&mut self, crd: &Value) {
+    fn add_crd(&mut self, crd: &'a Value) {
         let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str);
         let (Some(group), Some(kind)) = (text("/spec/group"), text("/spec/names/kind")) else {
             return;
@@ -115,22 +116,21 @@ impl Schemas {
         let name = text("/metadata/name").unwrap_or(kind);
         // apiextensions.k8s.io/v1beta1 had one schema for every version.
         let shared_schema = crd.pointer("/spec/validation/openAPIV3Schema");
-        let versions = crd
+        let versions: Vec<(&str, Option<&'a Value>)> = match crd
             .pointer("/spec/versions")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_else(|| {
-                text("/spec/version")
-                    .map(|v| vec![serde_json::json!({"name": v, "served": true})])
-                    .unwrap_or_default()
-            });
-        for version in &versions {
-            let Some(version_name) = version.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            if version.get("served").and_then(Value::as_bool) == Some(false) {
-                continue;
-            }
+        {
+            Some(versions) => versions
+                .iter()
+                .filter(|v| v.get("served").and_then(Value::as_bool) != Some(false))
+                .filter_map(|v| {
+                    let name = v.get("name")?.as_str()?;
+                    Some((name, v.pointer("/schema/openAPIV3Schema")))
+                })
+                .collect(),
+            None => text("/spec/version").map(|v| (v, None)).into_iter().collect(),
+        };
+        for (version_name, own_schema) in versions {
             let served = self
                 .custom_groups
                 .entry((group.to_string(), kind.to_string()))
@@ -138,24 +138,33 @@ impl Schemas {
             if !served.iter().any(|v| v == version_name) {
                 served.push(version_name.to_string());
             }
-            let schema = version
-                .pointer("/schema/openAPIV3Schema")
-                .or(shared_schema)
-                .map(openapi::custom_resource_schema)
-                // A CRD without a schema accepts anything.
-                .unwrap_or_else(|| serde_json::json!({}));
+            let openapi = own_schema.or(shared_schema);
             self.custom
                 .entry(GroupVersionKind::new(group, version_name, kind))
-                .or_insert(CustomSchema {
-                    schema,
+                .or_insert_with(|| CustomSchema {
+                    openapi,
                     origin: format!("CustomResourceDefinition {name}"),
                 });
         }
     }
 
-    /// Checks `object` (as JSON) against the schema of its kind.
-    pub fn check(&mut self, gvk: &GroupVersionKind, object: &Value) -> Verdict {
-        let validator = match self.validator(gvk) {
+    /// Compiles the schemas of `kinds` ahead of `check`, in parallel.
+    pub fn prepare(&mut self, kinds: &BTreeSet<GroupVersionKind>) {
+        let pending: Vec<&GroupVersionKind> = kinds
+            .iter()
+            .filter(|gvk| !self.compiled.contains_key(*gvk))
+            .collect();
+        let compiled = super::parallel::map(&pending, |gvk| self.compile(gvk));
+        self.compiled.extend(pending.into_iter().cloned().zip(compiled));
+    }
+
+    /// Checks `object` (as JSON) against the schema of its kind (compiled now unless prepared).
+    pub fn check(&self, gvk: &GroupVersionKind, object: &Value) -> Verdict {
+        let validator = match self.compiled.get(gvk) {
+            Some(compiled) => compiled.clone(),
+            None => self.compile(gvk),
+        };
+        let validator = match validator {
             Ok(validator) => validator,
             Err(reason) => return Verdict::Unknown(reason),
         };
@@ -181,15 +190,6 @@ impl Schemas {
         }
     }
 
-    fn validator(&mut self, gvk: &GroupVersionKind) -> Result<Arc<Validator>, String> {
-        if let Some(done) = self.compiled.get(gvk) {
-            return done.clone();
-        }
-        let compiled = self.compile(gvk);
-        self.compiled.insert(gvk.clone(), compiled.clone());
-        compiled
-    }
-
     fn compile(&self, gvk: &GroupVersionKind) -> Result<Arc<Validator>, String> {
         if let Some(schema) = self.kubernetes.schema_of(gvk) {
             return build(&schema).map_err(|e| {
@@ -201,10 +201,15 @@ impl Schemas {
             });
         }
         if let Some(custom) = self.custom.get(gvk) {
+            let schema = custom
+                .openapi
+                .map(openapi::custom_resource_schema)
+                // A CRD without a schema accepts anything.
+                .unwrap_or_else(|| serde_json::json!({}));
             // Go's regular expressions and this validator's differ at the edges: a CRD whose
             // patterns do not compile here is still checked for everything else.
-            return build(&custom.schema)
-                .or_else(|_| build(&without_patterns(&custom.schema)))
+            return build(&schema)
+                .or_else(|_| build(&without_patterns(&schema)))
                 .map_err(|e| format!("the schema from {} does not compile: {e}", custom.origin));
         }
         Err(self.why_unknown(gvk))

@@ -32,7 +32,7 @@ fn a_well_formed_deployment_is_valid_in_every_supported_version() {
         "template": template(),
     }));
     for minor in supported_minors() {
-        let mut schemas = Schemas::new(*minor, []);
+        let schemas = Schemas::new(*minor, []);
         assert_eq!(
             schemas.check(&apps_v1("Deployment"), &object),
             Verdict::Valid,
@@ -50,7 +50,7 @@ fn a_misspelled_field_and_a_wrong_type_are_violations_with_their_paths() {
         "selector": {"matchLabels": {"app": "web"}},
         "template": template,
     }));
-    let mut schemas = Schemas::new(33, []);
+    let schemas = Schemas::new(33, []);
     let Verdict::Invalid(violations) = schemas.check(&apps_v1("Deployment"), &object) else {
         panic!("expected violations");
     };
@@ -71,7 +71,7 @@ fn a_misspelled_field_and_a_wrong_type_are_violations_with_their_paths() {
 
 #[test]
 fn kinds_without_a_schema_are_unknown_with_the_reason() {
-    let mut schemas = Schemas::new(33, []);
+    let schemas = Schemas::new(33, []);
     let object =
         json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
     let Verdict::Unknown(reason) = schemas.check(
@@ -137,7 +137,7 @@ fn widget(spec: Value) -> Value {
 #[test]
 fn custom_resources_are_checked_against_their_crd() {
     let crd = widget_crd();
-    let mut schemas = Schemas::new(33, [&crd]);
+    let schemas = Schemas::new(33, [&crd]);
     let gvk = GroupVersionKind::new("example.com", "v1", "Widget");
     let good = widget(
         json!({"size": 3, "port": "http", "mode": "fast", "min": 1, "max": 2,
@@ -175,7 +175,7 @@ fn custom_resources_are_checked_against_their_crd() {
 #[test]
 fn cel_rules_that_evaluate_to_false_are_violations_and_others_are_passed_over() {
     let crd = widget_crd();
-    let mut schemas = Schemas::new(33, [&crd]);
+    let schemas = Schemas::new(33, [&crd]);
     let gvk = GroupVersionKind::new("example.com", "v1", "Widget");
     let Verdict::Invalid(violations) =
         schemas.check(&gvk, &widget(json!({"size": 1, "min": 5, "max": 2})))
