@@ -11,10 +11,12 @@
 //! | OFX104 | error | an API version the target Kubernetes no longer serves |
 //! | OFX105 | warning | an API version the target Kubernetes has deprecated |
 //! | OFX106 | warning | a namespace used that no rendered object creates |
+//! | OFX109 | warning | a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim a pod spec needs that nothing provides |
 //!
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
+mod references;
 mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -58,16 +60,19 @@ pub enum Code {
     DeprecatedApiVersion,
     #[serde(rename = "OFX106")]
     NamespaceNotCreated,
+    #[serde(rename = "OFX109")]
+    MissingReference,
 }
 
 impl Code {
-    pub const ALL: [Code; 6] = [
+    pub const ALL: [Code; 7] = [
         Code::DuplicateObject,
         Code::MissingNamespace,
         Code::UnsubstitutedVariable,
         Code::RemovedApiVersion,
         Code::DeprecatedApiVersion,
         Code::NamespaceNotCreated,
+        Code::MissingReference,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -78,6 +83,7 @@ impl Code {
             Code::RemovedApiVersion => "OFX104",
             Code::DeprecatedApiVersion => "OFX105",
             Code::NamespaceNotCreated => "OFX106",
+            Code::MissingReference => "OFX109",
         }
     }
 
@@ -90,6 +96,7 @@ impl Code {
             Code::RemovedApiVersion => "removed-api-version",
             Code::DeprecatedApiVersion => "deprecated-api-version",
             Code::NamespaceNotCreated => "namespace-not-created",
+            Code::MissingReference => "missing-reference",
         }
     }
 
@@ -100,7 +107,8 @@ impl Code {
             }
             Code::UnsubstitutedVariable
             | Code::DeprecatedApiVersion
-            | Code::NamespaceNotCreated => Severity::Warning,
+            | Code::NamespaceNotCreated
+            | Code::MissingReference => Severity::Warning,
         }
     }
 
@@ -153,6 +161,7 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
     let scopes = scope::Scopes::from_objects(objects.iter().map(|p| p.object));
     let mut findings = Vec::new();
     duplicates(objects, &mut findings);
+    references::missing_references(objects, &mut findings);
     let created: BTreeSet<&str> = objects
         .iter()
         .filter(|p| p.object.id.group.is_empty() && p.object.id.kind == "Namespace")
