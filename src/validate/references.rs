@@ -75,18 +75,25 @@ const EVERY_NAMESPACE: &[(Target, &str)] = &[
     (Target::ConfigMap, "kube-root-ca.crt"),
 ];
 
-/// A custom resource that makes a Secret or ConfigMap of a name found in its own fields.
+/// A custom resource that makes a Secret or ConfigMap in its namespace.
 struct Generator {
     group: &'static str,
     kind: &'static str,
     target: Target,
-    /// Fields tried in order; the first that holds a string is the name.
-    name: &'static [&'static [&'static str]],
-    /// Appended to the name, for operators that derive several objects from one name.
-    suffix: &'static str,
+    name: Name,
     /// A cluster-scoped generator that makes its object in the namespaces it selects, taken
     /// here as every namespace.
     everywhere: bool,
+}
+
+/// How a generator names what it makes.
+enum Name {
+    /// The first of these fields that holds a string.
+    First(&'static [&'static [&'static str]]),
+    /// `metadata.name` and a suffix, for operators that derive several objects from one name.
+    Suffixed(&'static str),
+    /// Always this name.
+    Fixed(&'static str),
 }
 
 const METADATA_NAME: &[&str] = &["metadata", "name"];
@@ -95,14 +102,13 @@ const fn generator(
     group: &'static str,
     kind: &'static str,
     target: Target,
-    name: &'static [&'static [&'static str]],
+    name: Name,
 ) -> Generator {
     Generator {
         group,
         kind,
         target,
         name,
-        suffix: "",
         everywhere: false,
     }
 }
@@ -114,7 +120,7 @@ const GENERATORS: &[Generator] = &[
         "external-secrets.io",
         "ExternalSecret",
         Target::Secret,
-        &[&["spec", "target", "name"], METADATA_NAME],
+        Name::First(&[&["spec", "target", "name"], METADATA_NAME]),
     ),
     // A ClusterExternalSecret makes an ExternalSecret (named `externalSecretName`, else after
     // itself) in each namespace it selects.
@@ -124,11 +130,11 @@ const GENERATORS: &[Generator] = &[
             "external-secrets.io",
             "ClusterExternalSecret",
             Target::Secret,
-            &[
+            Name::First(&[
                 &["spec", "externalSecretSpec", "target", "name"],
                 &["spec", "externalSecretName"],
                 METADATA_NAME,
-            ],
+            ]),
         )
     },
     // Sealed Secrets: the Secret takes the SealedSecret's name; the template may name it too.
@@ -136,27 +142,27 @@ const GENERATORS: &[Generator] = &[
         "bitnami.com",
         "SealedSecret",
         Target::Secret,
-        &[METADATA_NAME],
+        Name::First(&[METADATA_NAME]),
     ),
     generator(
         "bitnami.com",
         "SealedSecret",
         Target::Secret,
-        &[&["spec", "template", "metadata", "name"]],
+        Name::First(&[&["spec", "template", "metadata", "name"]]),
     ),
     // cert-manager: the key pair and certificate go to `spec.secretName`.
     generator(
         "cert-manager.io",
         "Certificate",
         Target::Secret,
-        &[&["spec", "secretName"]],
+        Name::First(&[&["spec", "secretName"]]),
     ),
     // 1Password's operator: a Secret named after the item.
     generator(
         "onepassword.com",
         "OnePasswordItem",
         Target::Secret,
-        &[METADATA_NAME],
+        Name::First(&[METADATA_NAME]),
     ),
     // Object bucket claims (Rook, NooBaa): a Secret with the credentials and a ConfigMap with the
     // endpoint, both named after the claim.
@@ -164,69 +170,151 @@ const GENERATORS: &[Generator] = &[
         "objectbucket.io",
         "ObjectBucketClaim",
         Target::Secret,
-        &[METADATA_NAME],
+        Name::First(&[METADATA_NAME]),
     ),
     generator(
         "objectbucket.io",
         "ObjectBucketClaim",
         Target::ConfigMap,
-        &[METADATA_NAME],
+        Name::First(&[METADATA_NAME]),
     ),
     // Flux's Terraform controller writes the outputs to `spec.writeOutputsToSecret.name`.
     generator(
         "infra.contrib.fluxcd.io",
         "Terraform",
         Target::Secret,
-        &[&["spec", "writeOutputsToSecret", "name"]],
+        Name::First(&[&["spec", "writeOutputsToSecret", "name"]]),
     ),
     // CloudNativePG: `<cluster>-app` (the application user, unless the bootstrap names its own),
     // `<cluster>-superuser` (with superuser access enabled), and the certificates.
-    Generator {
-        suffix: "-app",
-        ..generator(
-            "postgresql.cnpg.io",
-            "Cluster",
-            Target::Secret,
-            &[METADATA_NAME],
-        )
+    generator(
+        "postgresql.cnpg.io",
+        "Cluster",
+        Target::Secret,
+        Name::Suffixed("-app"),
+    ),
+    generator(
+        "postgresql.cnpg.io",
+        "Cluster",
+        Target::Secret,
+        Name::Suffixed("-superuser"),
+    ),
+    generator(
+        "postgresql.cnpg.io",
+        "Cluster",
+        Target::Secret,
+        Name::Suffixed("-ca"),
+    ),
+    generator(
+        "postgresql.cnpg.io",
+        "Cluster",
+        Target::Secret,
+        Name::Suffixed("-server"),
+    ),
+    generator(
+        "postgresql.cnpg.io",
+        "Cluster",
+        Target::Secret,
+        Name::Suffixed("-replication"),
+    ),
+    // Rook: the operator keeps the monitors' addresses and the admin keyring of a CephCluster in
+    // fixed names in its namespace (the toolbox mounts them).
+    generator(
+        "ceph.rook.io",
+        "CephCluster",
+        Target::Secret,
+        Name::Fixed("rook-ceph-mon"),
+    ),
+    generator(
+        "ceph.rook.io",
+        "CephCluster",
+        Target::Secret,
+        Name::Fixed("rook-ceph-admin-keyring"),
+    ),
+    generator(
+        "ceph.rook.io",
+        "CephCluster",
+        Target::ConfigMap,
+        Name::Fixed("rook-ceph-mon-endpoints"),
+    ),
+];
+
+impl Name {
+    fn of(&self, object: &Object) -> Option<String> {
+        match self {
+            Name::First(paths) => paths
+                .iter()
+                .find_map(|path| object.node.get_path(path).and_then(Node::as_str))
+                .map(str::to_string),
+            Name::Suffixed(suffix) => Some(format!("{}{suffix}", object.id.name)),
+            Name::Fixed(name) => Some(name.to_string()),
+        }
+    }
+}
+
+/// A container (in a chart's hook Job, mostly) that makes Secrets in its own namespace, known by
+/// its image and a word of its command line.
+struct SecretJob {
+    /// Part of the container's image.
+    image: &'static str,
+    /// A word its command or arguments hold.
+    word: &'static str,
+    /// The flag whose value names a Secret it makes (`--secret-name=NAME` or `--secret-name NAME`).
+    flag: Option<&'static str>,
+    /// Secrets it always makes.
+    fixed: &'static [&'static str],
+}
+
+const SECRET_JOBS: &[SecretJob] = &[
+    // kube-webhook-certgen (ingress-nginx, kube-prometheus-stack and many other charts):
+    // `create --secret-name=NAME` makes the webhook's certificate.
+    SecretJob {
+        image: "kube-webhook-certgen",
+        word: "create",
+        flag: Some("--secret-name"),
+        fixed: &[],
     },
-    Generator {
-        suffix: "-superuser",
-        ..generator(
-            "postgresql.cnpg.io",
-            "Cluster",
-            Target::Secret,
-            &[METADATA_NAME],
-        )
-    },
-    Generator {
-        suffix: "-ca",
-        ..generator(
-            "postgresql.cnpg.io",
-            "Cluster",
-            Target::Secret,
-            &[METADATA_NAME],
-        )
-    },
-    Generator {
-        suffix: "-server",
-        ..generator(
-            "postgresql.cnpg.io",
-            "Cluster",
-            Target::Secret,
-            &[METADATA_NAME],
-        )
-    },
-    Generator {
-        suffix: "-replication",
-        ..generator(
-            "postgresql.cnpg.io",
-            "Cluster",
-            Target::Secret,
-            &[METADATA_NAME],
-        )
+    // Envoy Gateway's `envoy-gateway certgen`: the certificates of the control plane, the proxies
+    // and the rate limiter, and the OIDC HMAC secret.
+    SecretJob {
+        image: "envoyproxy/gateway",
+        word: "certgen",
+        flag: None,
+        fixed: &[
+            "envoy-gateway",
+            "envoy",
+            "envoy-rate-limit",
+            "envoy-oidc-hmac",
+        ],
     },
 ];
+
+impl SecretJob {
+    /// The Secrets this container makes, if it is one of these.
+    fn secrets(&self, container: &Node) -> Vec<String> {
+        let image = container.get("image").and_then(Node::as_str).unwrap_or("");
+        let words: Vec<&str> = ["command", "args"]
+            .iter()
+            .flat_map(|key| items(container, &[key]))
+            .filter_map(|(_, word)| word.as_str())
+            .collect();
+        if !image.contains(self.image) || !words.contains(&self.word) {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = self.fixed.iter().map(|n| n.to_string()).collect();
+        if let Some(flag) = self.flag {
+            for (i, word) in words.iter().enumerate() {
+                let value = match word.strip_prefix(flag) {
+                    Some(rest) if rest.starts_with('=') => Some(&rest[1..]),
+                    Some("") => words.get(i + 1).copied(),
+                    _ => None,
+                };
+                out.extend(value.map(str::to_string));
+            }
+        }
+        out
+    }
+}
 
 /// What the rendered objects provide, by target, namespace and name.
 struct Provided {
@@ -251,18 +339,18 @@ impl Provided {
                 .iter()
                 .filter(|g| g.group == id.group && g.kind == id.kind)
             {
-                let Some(name) = generator
-                    .name
-                    .iter()
-                    .find_map(|path| object.node.get_path(path).and_then(Node::as_str))
-                else {
+                let Some(name) = generator.name.of(object) else {
                     continue;
                 };
-                let name = format!("{name}{}", generator.suffix);
                 if generator.everywhere {
                     everywhere.insert((generator.target, name));
                 } else {
                     here.insert((generator.target, id.namespace.clone(), name));
+                }
+            }
+            for container in containers(object) {
+                for name in SECRET_JOBS.iter().flat_map(|job| job.secrets(container)) {
+                    here.insert((Target::Secret, id.namespace.clone(), name));
                 }
             }
         }
@@ -298,13 +386,7 @@ pub(super) fn missing_references(objects: &[Produced<'_>], findings: &mut Vec<Fi
         if id.namespace.is_empty() {
             continue;
         }
-        let Some((_, _, spec_path)) = POD_SPECS
-            .iter()
-            .find(|(group, kind, _)| *group == id.group && *kind == id.kind)
-        else {
-            continue;
-        };
-        let Some(spec) = object.node.get_path(spec_path) else {
+        let Some((spec_path, spec)) = pod_spec(object) else {
             continue;
         };
         let own_claims = volume_claim_templates(object);
@@ -338,6 +420,26 @@ pub(super) fn missing_references(objects: &[Produced<'_>], findings: &mut Vec<Fi
         }
     }
 }
+
+/// The pod spec of a workload, and where it is.
+fn pod_spec(object: &Object) -> Option<(&'static [&'static str], &Node)> {
+    let id = &object.id;
+    let (_, _, path) = POD_SPECS
+        .iter()
+        .find(|(group, kind, _)| *group == id.group && *kind == id.kind)?;
+    Some((*path, object.node.get_path(path)?))
+}
+
+/// Every container of a workload: init, regular and ephemeral.
+fn containers(object: &Object) -> impl Iterator<Item = &Node> {
+    let spec = pod_spec(object).map(|(_, spec)| spec);
+    CONTAINER_LISTS
+        .iter()
+        .flat_map(move |list| spec.into_iter().flat_map(move |spec| items(spec, &[list])))
+        .map(|(_, container)| container)
+}
+
+const CONTAINER_LISTS: [&str; 3] = ["initContainers", "containers", "ephemeralContainers"];
 
 /// The names of a StatefulSet's `volumeClaimTemplates`, whose claims it makes itself.
 fn volume_claim_templates(object: &Object) -> BTreeSet<&str> {
@@ -418,7 +520,7 @@ fn references(spec: &Node, base: &str) -> Vec<Reference> {
             );
         }
     }
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
+    for list in CONTAINER_LISTS {
         for (i, container) in items(spec, &[list]) {
             let at = format!("{base}.{list}[{i}]");
             let verb = "takes environment variables from";

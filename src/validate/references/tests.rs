@@ -452,3 +452,64 @@ spec:
 ";
     assert_eq!(paths(&missing(text)), Vec::<String>::new());
 }
+
+#[test]
+fn secrets_made_by_certificate_jobs_and_the_rook_operator_are_provided() {
+    let text = "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: admission-create
+  namespace: apps
+spec:
+  template:
+    spec:
+      containers:
+      - name: create
+        image: registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.0
+        args:
+        - create
+        - --namespace=$(POD_NAMESPACE)
+        - --secret-name=web-admission
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: certgen
+  namespace: apps
+spec:
+  template:
+    spec:
+      containers:
+      - name: certgen
+        image: mirror.gcr.io/envoyproxy/gateway:v1.9.0
+        command: [envoy-gateway, certgen]
+---
+apiVersion: ceph.rook.io/v1
+kind: CephCluster
+metadata:
+  name: ceph
+  namespace: apps
+---
+";
+    let pod = "volumes:
+- name: a
+  secret:
+    secretName: web-admission
+- name: b
+  secret:
+    secretName: envoy-gateway
+- name: c
+  secret:
+    secretName: rook-ceph-mon
+- name: d
+  configMap:
+    name: rook-ceph-mon-endpoints
+- name: e
+  secret:
+    secretName: other-admission
+";
+    assert_eq!(
+        paths(&missing(&format!("{text}{}", deployment(pod)))),
+        ["$.spec.template.spec.volumes[4].secret.secretName"]
+    );
+}
