@@ -270,7 +270,7 @@ fn validate_catches_seeded_defects_and_fails() {
     );
     write(
         "a/app.yaml",
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: apps\ndata:\n  from: a\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: apps\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  rules:\n  - host: web.${DOMAIN}\n",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: apps\ndata:\n  from: a\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: apps\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  rules:\n  - host: web.${DOMAIN}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  template:\n    spec:\n      volumes:\n      - name: config\n        configMap:\n          name: shared\n      - name: secret\n        secret:\n          secretName: web-secret\n",
     );
     write(
         "b/app.yaml",
@@ -304,6 +304,7 @@ fn validate_catches_seeded_defects_and_fails() {
             "OFX103 warning Ingress/apps/web",
             "OFX104 error CronJob/apps/nightly",
             "OFX106 warning Kustomization/flux-system/flux-system",
+            "OFX109 warning Deployment/apps/web",
         ]
     );
 
@@ -319,7 +320,11 @@ fn validate_catches_seeded_defects_and_fails() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.ends_with("0 errors, 3 warnings\n"), "{text}");
+    assert!(text.ends_with("0 errors, 4 warnings\n"), "{text}");
+    assert!(
+        text.contains("$.spec.template.spec.volumes[1].secret.secretName: Deployment apps/web mounts Secret apps/web-secret"),
+        "{text}"
+    );
     write(
         ".offlux.yaml",
         "validate:\n  severities:\n    OFX999: off\n",

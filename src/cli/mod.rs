@@ -72,7 +72,7 @@ pub enum Command {
     /// Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED.
     Test(test::TestArgs),
     /// Check every rendered object: duplicates, missing namespaces, unsubstituted variables,
-    /// removed and deprecated API versions (codes OFX101-OFX106).
+    /// removed and deprecated API versions, references nothing provides (codes OFX101-OFX109).
     Validate(validate::ValidateArgs),
     /// Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply.
     Build(build::BuildArgs),

@@ -13,12 +13,14 @@
 //! | OFX106 | warning | a namespace used that no rendered object creates |
 //! | OFX107 | error | an object that breaks the schema of its kind (built-in, or its CRD's) |
 //! | OFX108 | warning | an object of a kind whose schema is nowhere (error with strict schemas) |
+//! | OFX109 | warning | a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim a pod spec needs that nothing provides |
 //!
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
 mod parallel;
 mod schema;
+mod references;
 mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,10 +69,12 @@ pub enum Code {
     SchemaViolation,
     #[serde(rename = "OFX108")]
     SchemaUnknown,
+    #[serde(rename = "OFX109")]
+    MissingReference,
 }
 
 impl Code {
-    pub const ALL: [Code; 8] = [
+    pub const ALL: [Code; 9] = [
         Code::DuplicateObject,
         Code::MissingNamespace,
         Code::UnsubstitutedVariable,
@@ -79,6 +83,7 @@ impl Code {
         Code::NamespaceNotCreated,
         Code::SchemaViolation,
         Code::SchemaUnknown,
+        Code::MissingReference,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -91,6 +96,7 @@ impl Code {
             Code::NamespaceNotCreated => "OFX106",
             Code::SchemaViolation => "OFX107",
             Code::SchemaUnknown => "OFX108",
+            Code::MissingReference => "OFX109",
         }
     }
 
@@ -105,6 +111,7 @@ impl Code {
             Code::NamespaceNotCreated => "namespace-not-created",
             Code::SchemaViolation => "schema-violation",
             Code::SchemaUnknown => "schema-unknown",
+            Code::MissingReference => "missing-reference",
         }
     }
 
@@ -117,7 +124,8 @@ impl Code {
             Code::UnsubstitutedVariable
             | Code::DeprecatedApiVersion
             | Code::NamespaceNotCreated
-            | Code::SchemaUnknown => Severity::Warning,
+            | Code::SchemaUnknown
+            | Code::MissingReference => Severity::Warning,
         }
     }
 
@@ -174,6 +182,7 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
     let scopes = scope::Scopes::from_objects(objects.iter().map(|p| p.object));
     let mut findings = Vec::new();
     duplicates(objects, &mut findings);
+    references::missing_references(objects, &mut findings);
     let created: BTreeSet<&str> = objects
         .iter()
         .filter(|p| p.object.id.group.is_empty() && p.object.id.kind == "Namespace")
