@@ -11,6 +11,7 @@
 //! | OFX104 | error | an API version the target Kubernetes no longer serves |
 //! | OFX105 | warning | an API version the target Kubernetes has deprecated |
 //! | OFX106 | warning | a namespace used that no rendered object creates |
+//! | OFX110 | warning | a HelmRelease values key that no template of the chart reads |
 //!
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
@@ -58,16 +59,19 @@ pub enum Code {
     DeprecatedApiVersion,
     #[serde(rename = "OFX106")]
     NamespaceNotCreated,
+    #[serde(rename = "OFX110")]
+    UnusedValuesKey,
 }
 
 impl Code {
-    pub const ALL: [Code; 6] = [
+    pub const ALL: [Code; 7] = [
         Code::DuplicateObject,
         Code::MissingNamespace,
         Code::UnsubstitutedVariable,
         Code::RemovedApiVersion,
         Code::DeprecatedApiVersion,
         Code::NamespaceNotCreated,
+        Code::UnusedValuesKey,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -78,6 +82,7 @@ impl Code {
             Code::RemovedApiVersion => "OFX104",
             Code::DeprecatedApiVersion => "OFX105",
             Code::NamespaceNotCreated => "OFX106",
+            Code::UnusedValuesKey => "OFX110",
         }
     }
 
@@ -90,6 +95,7 @@ impl Code {
             Code::RemovedApiVersion => "removed-api-version",
             Code::DeprecatedApiVersion => "deprecated-api-version",
             Code::NamespaceNotCreated => "namespace-not-created",
+            Code::UnusedValuesKey => "unused-values-key",
         }
     }
 
@@ -100,7 +106,8 @@ impl Code {
             }
             Code::UnsubstitutedVariable
             | Code::DeprecatedApiVersion
-            | Code::NamespaceNotCreated => Severity::Warning,
+            | Code::NamespaceNotCreated
+            | Code::UnusedValuesKey => Severity::Warning,
         }
     }
 
@@ -150,8 +157,18 @@ pub struct Options {
 
 /// Every finding on `objects`, sorted (by file, line, code, object) and without duplicates.
 pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
+    validate_with(objects, Vec::new(), options)
+}
+
+/// [`validate`], with `made` (findings made elsewhere, such as OFX110 from a run's HelmReleases)
+/// opted out, re-graded and sorted with the rest.
+pub fn validate_with(
+    objects: &[Produced<'_>],
+    made: Vec<Finding>,
+    options: &Options,
+) -> Vec<Finding> {
     let scopes = scope::Scopes::from_objects(objects.iter().map(|p| p.object));
-    let mut findings = Vec::new();
+    let mut findings = made;
     duplicates(objects, &mut findings);
     let created: BTreeSet<&str> = objects
         .iter()
