@@ -367,3 +367,43 @@ fn test_with_validate_fails_on_an_error_finding() {
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("validate: 1 warnings"));
 }
+
+#[test]
+fn validate_reports_values_keys_no_template_reads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/unused-values");
+    let output = offlux()
+        .args(["validate", "-o", "json", "--path"])
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let findings: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let unused: Vec<String> = findings
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|f| f["code"] == "OFX110")
+        .map(|f| {
+            format!(
+                "{} {} {} {}:{} {} | {}",
+                f["severity"],
+                f["object"],
+                f["producer"],
+                f["file"],
+                f["line"],
+                f["path"],
+                f["message"]
+            )
+            .replace('"', "")
+        })
+        .collect();
+    assert_eq!(
+        unused,
+        [
+            "warning HelmRelease/web/web Kustomization/flux-system/apps apps/release.yaml:21 $.spec.values.replicaCount | values key `replicaCount` is read by no template of chart web 1.2.3 (Helm ignores it)",
+            "warning HelmRelease/web/web Kustomization/flux-system/apps apps/release.yaml:26 $.spec.values.ingress.hostss | values key `ingress.hostss` is read by no template of chart web 1.2.3 (Helm ignores it)",
+        ]
+    );
+}

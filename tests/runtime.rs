@@ -81,6 +81,7 @@ impl HelmRenderer for FakeHelm {
         Ok(RenderedRelease {
             crds,
             objects: parse(&text),
+            ..RenderedRelease::default()
         })
     }
 }

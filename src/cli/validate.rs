@@ -128,7 +128,53 @@ pub fn check(
         strict_schemas,
         fallback_crds: crate::model::flux_crds().to_vec(),
     };
-    Ok((validate::validate(&produced, &options), produced.len()))
+    let made = unused_values_keys(run_report, &labels);
+    Ok((
+        validate::validate_with(&produced, made, &options),
+        produced.len(),
+    ))
+}
+
+/// OFX110: each HelmRelease values key its chart never reads. The producer is what rendered the
+/// HelmRelease (its Kustomization), or the HelmRelease itself when it is written in the
+/// repository and nothing applies it.
+fn unused_values_keys(
+    run_report: &RunReport,
+    labels: &BTreeMap<crate::model::ResourceId, String>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (id, unread) in &run_report.unread_values {
+        let object = format!("{}/{}/{}", id.kind, id.namespace, id.name);
+        let producer = run_report
+            .rendered
+            .iter()
+            .find(|(_, objects)| objects.iter().any(|o| &o.id == id))
+            .and_then(|(producer, _)| labels.get(producer))
+            .cloned()
+            .unwrap_or_else(|| object.clone());
+        for key in &unread.keys {
+            let dotted = key.path.join(".");
+            let (path, source) = if key.inline {
+                (Some(format!("$.spec.values.{dotted}")), "")
+            } else {
+                (None, " (from valuesFrom)")
+            };
+            findings.push(Finding {
+                code: Code::UnusedValuesKey,
+                severity: Code::UnusedValuesKey.default_severity(),
+                object: object.clone(),
+                producer: producer.clone(),
+                file: key.location.file.clone(),
+                line: key.location.pos.map_or(0, |p| p.line),
+                path,
+                message: format!(
+                    "values key `{dotted}`{source} is read by no template of chart {} (Helm ignores it)",
+                    unread.chart
+                ),
+            });
+        }
+    }
+    findings
 }
 
 /// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.

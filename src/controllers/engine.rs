@@ -47,7 +47,12 @@ pub struct HelmEngine {
     /// Charts loaded (or found missing) in this run, by location: a chart many releases share
     /// is read, fetched and checked once.
     pub loaded: LoadedCharts,
+    /// What each loaded chart's templates read of `.Values`, by location, worked out once.
+    pub values_usage: ValuesUsages,
 }
+
+/// [`helm::ValuesUsage`] by chart location, shared by the engine's clones.
+pub type ValuesUsages = Arc<Mutex<HashMap<String, Arc<helm::ValuesUsage>>>>;
 
 /// Charts by location, shared by the engine's clones.
 pub type LoadedCharts = Arc<Mutex<HashMap<String, Result<Arc<helm::Chart>, HelmRenderError>>>>;
@@ -72,12 +77,40 @@ impl HelmEngine {
     }
 }
 
+impl HelmEngine {
+    /// The values paths the chart at `location` reads, analysed on first use.
+    fn values_usage(
+        &self,
+        location: &ChartLocation,
+        chart: &helm::Chart,
+    ) -> Arc<helm::ValuesUsage> {
+        let key = format!("{location:?}");
+        if let Some(known) = self
+            .values_usage
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+        {
+            return known;
+        }
+        let usage = Arc::new(helm::ValuesUsage::of(chart));
+        if let Ok(mut usages) = self.values_usage.lock() {
+            usages.insert(key, usage.clone());
+        }
+        usage
+    }
+}
+
 impl HelmRenderer for HelmEngine {
     fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
         let mut chart = self.chart(&request.chart)?;
         if !request.values_files.is_empty() {
             chart.values = values_files(request, &chart)?;
         }
+        let unread_values = self
+            .values_usage(&request.chart, &chart)
+            .unread_keys(&chart, &request.values);
+        let chart_label = format!("{} {}", chart.metadata.name, chart.metadata.version);
         let mut options = helm::RenderOptions::new(&request.release_name, &request.namespace);
         if let Some(version) = &request.kube_version {
             options.kube_version =
@@ -128,6 +161,8 @@ impl HelmRenderer for HelmEngine {
         Ok(RenderedRelease {
             crds: parse(&crds)?,
             objects: parse(&objects)?,
+            chart: chart_label,
+            unread_values,
         })
     }
 }

@@ -85,6 +85,72 @@ pub struct HelmRenderRequest {
 pub struct RenderedRelease {
     pub crds: Vec<Node>,
     pub objects: Vec<Node>,
+    /// The chart as reports name it (`name version`).
+    pub chart: String,
+    /// Keys of the request's values that no template of the chart reads (see
+    /// `helm::ValuesUsage`), each the topmost unread key of its branch.
+    pub unread_values: Vec<Vec<String>>,
+}
+
+/// The values keys of a release that its chart never reads, with where each was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnreadValues {
+    /// The chart (`name version`).
+    pub chart: String,
+    pub keys: Vec<UnreadKey>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnreadKey {
+    pub path: Vec<String>,
+    /// The key in the HelmRelease's `spec.values` when it is written there; otherwise (it came
+    /// from `valuesFrom`, or a patch) the HelmRelease itself.
+    pub location: crate::diagnostic::Location,
+    /// Whether the key is in the HelmRelease's inline `spec.values`.
+    pub inline: bool,
+}
+
+/// Where each unread key is written: in `written`, the HelmRelease as read from its file, when
+/// its `spec.values` holds the key, else at the HelmRelease itself.
+pub fn locate_unread(
+    chart: &str,
+    paths: &[Vec<String>],
+    written: &Object,
+    inline: Option<&Node>,
+) -> UnreadValues {
+    let keys = paths
+        .iter()
+        .map(|path| {
+            let in_spec = inline.is_some_and(|values| value_at(values, path).is_some());
+            let pos = written
+                .node
+                .get_path(&["spec", "values"])
+                .and_then(|values| value_at(values, path));
+            let location = match pos {
+                Some(pos) => crate::diagnostic::Location::at(written.file.clone(), pos),
+                None => written.location(),
+            };
+            UnreadKey {
+                path: path.clone(),
+                location,
+                inline: in_spec,
+            }
+        })
+        .collect();
+    UnreadValues {
+        chart: chart.to_owned(),
+        keys,
+    }
+}
+
+/// The position of the last key of `path` in a values mapping.
+fn value_at(values: &Node, path: &[String]) -> Option<crate::yaml::Pos> {
+    let (last, parents) = path.split_last()?;
+    let mut node = values;
+    for key in parents {
+        node = node.as_mapping()?.get(key)?;
+    }
+    node.as_mapping()?.entry(last).map(|e| e.key.pos)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -496,6 +562,7 @@ mod tests {
         let rendered = RenderedRelease {
             crds: Vec::new(),
             objects: docs.into_iter().map(|d| d.root).collect(),
+            ..RenderedRelease::default()
         };
         let out = post_process(rendered, &spec("  targetNamespace: prod\n"), "app", "apps")
             .unwrap_or_else(|e| panic!("{e}"));

@@ -14,7 +14,8 @@ use super::depend::{self, DependencyState, Gate, GateOptions};
 use super::generate;
 use super::helmrelease::{self, ComposedValues, HelmRenderError, HelmRenderRequest};
 pub use super::helmrelease::{
-    ChartLocation, HelmRenderer, RenderedRelease, RepositoryChart, RepositoryKind,
+    ChartLocation, HelmRenderer, RenderedRelease, RepositoryChart, RepositoryKind, UnreadKey,
+    UnreadValues,
 };
 use super::postbuild::{self, Variables};
 use super::source::{self, SourceResolution};
@@ -100,6 +101,8 @@ pub struct RunReport {
     pub origins: BTreeMap<ResourceId, Location>,
     pub diagnostics: Vec<Diagnostic>,
     pub cancelled: bool,
+    /// Per rendered HelmRelease, the keys of its values that no template of its chart reads.
+    pub unread_values: BTreeMap<ResourceId, UnreadValues>,
 }
 
 /// A dependency as the Store holds it at the moment its dependant decides.
@@ -123,6 +126,7 @@ struct Runtime<'a> {
     claims: Mutex<BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>>,
     rendered: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
     diagnostics: Mutex<BTreeSet<Diagnostic>>,
+    unread_values: Mutex<BTreeMap<ResourceId, UnreadValues>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -159,6 +163,7 @@ pub fn run(
         claims: Mutex::new(BTreeMap::new()),
         rendered: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
+        unread_values: Mutex::new(BTreeMap::new()),
     };
     let mut scheduler_options = schedule::Options::default();
     if let Some(concurrency) = options.concurrency {
@@ -266,6 +271,8 @@ pub fn run(
         .into_iter()
         .filter(|(id, _)| is_reconcilable(id) && runtime.store.contains(id))
         .collect();
+    let mut unread_values = runtime.unread_values.into_inner().unwrap_or_default();
+    unread_values.retain(|id, _| runtime.store.contains(id));
     RunReport {
         statuses,
         rendered: runtime.rendered.into_inner().unwrap_or_default(),
@@ -277,6 +284,7 @@ pub fn run(
             .into_iter()
             .collect(),
         cancelled: report.cancelled,
+        unread_values,
     }
 }
 
@@ -686,6 +694,15 @@ impl Runtime<'_> {
             }
             Err(HelmRenderError::Failed(message)) => return self.fail(id, message),
         };
+        let unread = (!rendered.unread_values.is_empty()).then(|| {
+            let written = self.written(&flux.object).unwrap_or(&flux.object);
+            helmrelease::locate_unread(
+                &rendered.chart,
+                &rendered.unread_values,
+                written,
+                spec.values.as_ref(),
+            )
+        });
         let nodes = match helmrelease::post_process(rendered, spec, flux.name(), flux.namespace()) {
             Ok(nodes) => nodes,
             Err(message) => return self.fail(id, format!("post-rendering failed: {message}")),
@@ -703,9 +720,36 @@ impl Runtime<'_> {
             }
         }
         if self.publish(id, &flux.object, &children) {
+            if let Ok(mut all) = self.unread_values.lock() {
+                match unread {
+                    Some(unread) => all.insert(id.clone(), unread),
+                    None => all.remove(id),
+                };
+            }
             self.store.set(id.clone(), Status::ready());
         }
         Outcome::Terminal
+    }
+
+    /// `object` as written in the repository's files, with the positions of its nodes: the one of
+    /// that id, or, for an object a Kustomization build put a namespace on, the one of that kind
+    /// and name without a namespace under the directory it was built from.
+    fn written(&self, object: &Object) -> Option<&Object> {
+        let id = &object.id;
+        let candidates = self.repository.flux_objects.iter().map(|f| &f.object);
+        if let Some(exact) = candidates.clone().find(|o| &o.id == id) {
+            return Some(exact);
+        }
+        let mut loose = candidates.filter(|o| {
+            o.id.namespace.is_empty()
+                && o.id.group == id.group
+                && o.id.kind == id.kind
+                && o.id.name == id.name
+                && o.file.starts_with(&object.file)
+        });
+        let first = loose.next()?;
+        // Two candidates: which one was built cannot be told.
+        loose.next().is_none().then_some(first)
     }
 
     /// Where a HelmRelease's chart comes from. `Err` holds the outcome when the release waits for
@@ -1050,6 +1094,9 @@ impl Runtime<'_> {
     /// Withdraws everything `producer` published: a Kustomization that ends failed, blocked or
     /// suspended applies nothing, whatever an earlier run of it (on other inputs) rendered.
     fn withdraw_output(&self, producer: &ResourceId) {
+        if let Ok(mut unread) = self.unread_values.lock() {
+            unread.remove(producer);
+        }
         let Ok(mut claims) = self.claims.lock() else {
             return;
         };

@@ -10,6 +10,8 @@
 //! - `render`: the template engine run over a chart tree, with Helm's render context
 //!   (`.Values`, `.Release`, `.Chart`, `.Capabilities`, `.Template`, `.Files`, `.Subcharts`).
 //! - `sort`: Helm's manifest splitting, hook detection and install order.
+//! - `values_usage`: which `.Values` paths a chart's templates read (a static reading), and the
+//!   keys of a user's values that none reads.
 //!
 //! Not for: fetching charts (see `repo`), Flux's HelmRelease semantics (see `controllers`).
 
@@ -23,6 +25,7 @@ mod render;
 pub mod repo;
 mod sort;
 pub mod values;
+mod values_usage;
 
 pub use chart::{load_archive, load_dir, Chart, ChartFile, Dependency, LoadOptions, Metadata};
 pub use kube_version::KubeVersion;
@@ -30,6 +33,7 @@ pub use render::{
     render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
 };
 pub use sort::{split_manifests, INSTALL_ORDER};
+pub use values_usage::{unread_keys, ValuesPath, ValuesUsage};
 
 use std::fmt;
 

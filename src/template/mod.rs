@@ -352,6 +352,34 @@ fn run_shared(
     exec::execute(&mut ctx, set, name, data, &mut out).map(|_| out)
 }
 
+/// The syntax trees of parsed templates, for analyses that read templates without running them
+/// (which `.Values` paths a chart reads).
+pub(crate) mod syntax {
+    pub(crate) use super::parse::{Arg, Node, Pipe, Tree};
+}
+
+/// Parses `text` as template `name` with the default delimiters, every identifier taken for a
+/// function, into its trees (the top-level one and one per `define`/`block`). For analyses only:
+/// nothing is checked that execution would need.
+pub(crate) fn parse_trees(name: &str, text: &str) -> Result<Vec<parse::Tree>, Error> {
+    on_big_stack(name, || {
+        let cfg = parse::ParseConfig {
+            left: "",
+            right: "",
+            is_func: &|_: &str| true,
+            max_paren_depth: 2000,
+        };
+        parse::parse(name, text, &cfg).map_err(|e| {
+            let location = Location {
+                template: name.to_string(),
+                line: e.line,
+                column: None,
+            };
+            Error::parse(e.message, location)
+        })
+    })
+}
+
 /// Runs `f` on a helper thread with a large stack, so that deep but legal nesting cannot overflow
 /// the caller's stack; runs it on the caller's thread when no thread can be started.
 fn on_big_stack<T: Send>(

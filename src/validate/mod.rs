@@ -14,6 +14,7 @@
 //! | OFX107 | error | an object that breaks the schema of its kind (built-in, or its CRD's) |
 //! | OFX108 | warning | an object of a kind whose schema is nowhere (error with strict schemas) |
 //! | OFX109 | warning | a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim a pod spec needs that nothing provides |
+//! | OFX110 | warning | a HelmRelease values key that no template of the chart reads |
 //!
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
@@ -71,10 +72,12 @@ pub enum Code {
     SchemaUnknown,
     #[serde(rename = "OFX109")]
     MissingReference,
+    #[serde(rename = "OFX110")]
+    UnusedValuesKey,
 }
 
 impl Code {
-    pub const ALL: [Code; 9] = [
+    pub const ALL: [Code; 10] = [
         Code::DuplicateObject,
         Code::MissingNamespace,
         Code::UnsubstitutedVariable,
@@ -84,6 +87,7 @@ impl Code {
         Code::SchemaViolation,
         Code::SchemaUnknown,
         Code::MissingReference,
+        Code::UnusedValuesKey,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -97,6 +101,7 @@ impl Code {
             Code::SchemaViolation => "OFX107",
             Code::SchemaUnknown => "OFX108",
             Code::MissingReference => "OFX109",
+            Code::UnusedValuesKey => "OFX110",
         }
     }
 
@@ -112,6 +117,7 @@ impl Code {
             Code::SchemaViolation => "schema-violation",
             Code::SchemaUnknown => "schema-unknown",
             Code::MissingReference => "missing-reference",
+            Code::UnusedValuesKey => "unused-values-key",
         }
     }
 
@@ -125,7 +131,8 @@ impl Code {
             | Code::DeprecatedApiVersion
             | Code::NamespaceNotCreated
             | Code::SchemaUnknown
-            | Code::MissingReference => Severity::Warning,
+            | Code::MissingReference
+            | Code::UnusedValuesKey => Severity::Warning,
         }
     }
 
@@ -179,8 +186,18 @@ pub struct Options {
 
 /// Every finding on `objects`, sorted (by file, line, code, object) and without duplicates.
 pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
+    validate_with(objects, Vec::new(), options)
+}
+
+/// [`validate`], with `made` (findings made elsewhere, such as OFX110 from a run's HelmReleases)
+/// opted out, re-graded and sorted with the rest.
+pub fn validate_with(
+    objects: &[Produced<'_>],
+    made: Vec<Finding>,
+    options: &Options,
+) -> Vec<Finding> {
     let scopes = scope::Scopes::from_objects(objects.iter().map(|p| p.object));
-    let mut findings = Vec::new();
+    let mut findings = made;
     duplicates(objects, &mut findings);
     references::missing_references(objects, &mut findings);
     let created: BTreeSet<&str> = objects
