@@ -20,8 +20,8 @@
 
 mod api_versions;
 mod parallel;
-mod schema;
 mod references;
+mod schema;
 mod scope;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -207,7 +207,10 @@ pub fn validate_with(
         .collect();
     let mut namespaces_reported = BTreeSet::new();
     check_schemas(objects, options, &mut findings);
-    for produced in objects {
+    let variables = parallel::map(objects, |p| {
+        first_variable(&p.object.node, &mut vec!["$".to_string()])
+    });
+    for (produced, variable) in objects.iter().zip(variables) {
         let object = produced.object;
         let id = &object.id;
         let namespaced = scopes.is_namespaced(&id.group, &id.kind);
@@ -268,7 +271,7 @@ pub fn validate_with(
                 ));
             }
         }
-        if let Some((path, variable)) = first_variable(&object.node, &mut vec!["$".to_string()]) {
+        if let Some((path, variable)) = variable {
             findings.push(finding(
                 produced,
                 Code::UnsubstitutedVariable,
@@ -310,25 +313,45 @@ pub fn validate_with(
 /// OFX107 and OFX108: each object against the schema of its kind. A kind without a schema is
 /// reported once, on its first object, with the number of objects concerned.
 fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec<Finding>) {
-    let as_json: Vec<serde_json::Value> =
-        parallel::map(objects, |p| crate::yaml::to_json_kyaml(&p.object.node));
-    let crds = objects
-        .iter()
-        .zip(&as_json)
-        .filter(|(p, _)| {
-            p.object.id.kind == "CustomResourceDefinition"
-                && p.object.id.group == "apiextensions.k8s.io"
-        })
-        .map(|(_, json)| json)
-        .chain(&options.fallback_crds);
-    let mut schemas = Schemas::new(options.kube_minor, crds);
+    let is_crd = |p: &Produced<'_>| {
+        p.object.id.kind == "CustomResourceDefinition"
+            && p.object.id.group == "apiextensions.k8s.io"
+    };
+    let crd_indices: Vec<usize> = (0..objects.len())
+        .filter(|i| is_crd(&objects[*i]))
+        .collect();
+    // The built-in schemas' table is unpacked while the CRDs are turned into JSON.
+    let crds: BTreeMap<usize, serde_json::Value> = std::thread::scope(|scope| {
+        scope.spawn(supported_minors);
+        crd_indices
+            .iter()
+            .copied()
+            .zip(parallel::map(&crd_indices, |i| {
+                crate::yaml::to_json_kyaml(&objects[*i].object.node)
+            }))
+            .collect()
+    });
+    let mut schemas = Schemas::new(
+        options.kube_minor,
+        crds.values().chain(&options.fallback_crds),
+    );
     let kinds: Vec<GroupVersionKind> = objects
         .iter()
         .map(|p| GroupVersionKind::from_api_version(&api_version_of(p.object), &p.object.id.kind))
         .collect();
     schemas.prepare(&kinds.iter().cloned().collect());
-    let checks: Vec<(usize, &serde_json::Value)> = as_json.iter().enumerate().collect();
-    let verdicts = parallel::map(&checks, |(index, json)| schemas.check(&kinds[*index], json));
+    let indices: Vec<usize> = (0..objects.len()).collect();
+    // Objects are turned into JSON only when their kind has a schema to check them against.
+    let verdicts = parallel::map(&indices, |i| {
+        let gvk = &kinds[*i];
+        if !schemas.has_schema(gvk) {
+            return schemas.check(gvk, &serde_json::Value::Null);
+        }
+        match crds.get(i) {
+            Some(json) => schemas.check(gvk, json),
+            None => schemas.check(gvk, &crate::yaml::to_json_kyaml(&objects[*i].object.node)),
+        }
+    });
     let mut unknown: BTreeMap<GroupVersionKind, (usize, String, usize)> = BTreeMap::new();
     for (index, (produced, verdict)) in objects.iter().zip(verdicts).enumerate() {
         let gvk = kinds[index].clone();

@@ -3,17 +3,26 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `items.iter().map(f).collect()`, on up to `available_parallelism` threads, results in the
-/// order of `items` whatever the threads' timing.
+/// order of `items` whatever the threads' timing. Items are handed out eight at a time.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    map_chunked(items, 8, f)
+}
+
+/// `map` handing out `chunk` items at a time: 1 where single items can take long.
+pub fn map_chunked<T: Sync, R: Send>(
+    items: &[T],
+    chunk: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let chunk = chunk.max(1);
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(items.len() / 16 + 1);
+        .min(items.len().div_ceil(chunk));
     if threads <= 1 {
         return items.iter().map(f).collect();
     }
     // Work is handed out in small chunks from a shared counter: object sizes vary by orders of
     // magnitude (a CRD against a ConfigMap), so fixed shares would leave one thread idle.
-    const CHUNK: usize = 8;
     let next = AtomicUsize::new(0);
     let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -21,11 +30,11 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
                 scope.spawn(|| {
                     let mut out = Vec::new();
                     loop {
-                        let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                        let start = next.fetch_add(chunk, Ordering::Relaxed);
                         if start >= items.len() {
                             break out;
                         }
-                        let end = (start + CHUNK).min(items.len());
+                        let end = (start + chunk).min(items.len());
                         out.push((start, items[start..end].iter().map(&f).collect()));
                     }
                 })
@@ -33,7 +42,11 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             .collect();
         workers
             .into_iter()
-            .flat_map(|worker| worker.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
             .collect()
     });
     done.sort_by_key(|(start, _)| *start);

@@ -27,7 +27,8 @@ fn environment() -> Option<Arc<cel::Env>> {
 }
 
 struct Rule {
-    program: cel::Program,
+    /// Compiled when first evaluated: a CRD has many rules on branches an object never takes.
+    program: OnceLock<Option<cel::Program>>,
     text: String,
     message: Option<String>,
 }
@@ -48,7 +49,6 @@ pub fn factory<'a>(
 
 impl CelRules {
     fn new(rules: &Value) -> Self {
-        let env = environment();
         let rules = rules
             .as_array()
             .into_iter()
@@ -58,9 +58,8 @@ impl CelRules {
                 if text.contains("oldSelf") {
                     return None;
                 }
-                let program = env.as_ref()?.compile(text).ok()?;
                 Some(Rule {
-                    program,
+                    program: OnceLock::new(),
                     text: text.to_string(),
                     message: rule
                         .get("message")
@@ -69,7 +68,10 @@ impl CelRules {
                 })
             })
             .collect();
-        CelRules { env, rules }
+        CelRules {
+            env: environment(),
+            rules,
+        }
     }
 
     fn failing<'s>(&'s self, instance: &Value) -> impl Iterator<Item = &'s Rule> + 's {
@@ -80,8 +82,14 @@ impl CelRules {
             Some(context)
         });
         self.rules.iter().filter(move |rule| {
-            context.as_ref().is_some_and(|context| {
-                matches!(rule.program.execute(context), Ok(cel::Value::Bool(false)))
+            let Some(context) = context.as_ref() else {
+                return false;
+            };
+            let program = rule
+                .program
+                .get_or_init(|| self.env.as_ref()?.compile(&rule.text).ok());
+            program.as_ref().is_some_and(|program| {
+                matches!(program.execute(context), Ok(cel::Value::Bool(false)))
             })
         })
     }

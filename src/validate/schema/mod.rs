@@ -116,20 +116,21 @@ impl<'a> Schemas<'a> {
         let name = text("/metadata/name").unwrap_or(kind);
         // apiextensions.k8s.io/v1beta1 had one schema for every version.
         let shared_schema = crd.pointer("/spec/validation/openAPIV3Schema");
-        let versions: Vec<(&str, Option<&'a Value>)> = match crd
-            .pointer("/spec/versions")
-            .and_then(Value::as_array)
-        {
-            Some(versions) => versions
-                .iter()
-                .filter(|v| v.get("served").and_then(Value::as_bool) != Some(false))
-                .filter_map(|v| {
-                    let name = v.get("name")?.as_str()?;
-                    Some((name, v.pointer("/schema/openAPIV3Schema")))
-                })
-                .collect(),
-            None => text("/spec/version").map(|v| (v, None)).into_iter().collect(),
-        };
+        let versions: Vec<(&str, Option<&'a Value>)> =
+            match crd.pointer("/spec/versions").and_then(Value::as_array) {
+                Some(versions) => versions
+                    .iter()
+                    .filter(|v| v.get("served").and_then(Value::as_bool) != Some(false))
+                    .filter_map(|v| {
+                        let name = v.get("name")?.as_str()?;
+                        Some((name, v.pointer("/schema/openAPIV3Schema")))
+                    })
+                    .collect(),
+                None => text("/spec/version")
+                    .map(|v| (v, None))
+                    .into_iter()
+                    .collect(),
+            };
         for (version_name, own_schema) in versions {
             let served = self
                 .custom_groups
@@ -154,8 +155,15 @@ impl<'a> Schemas<'a> {
             .iter()
             .filter(|gvk| !self.compiled.contains_key(*gvk))
             .collect();
-        let compiled = super::parallel::map(&pending, |gvk| self.compile(gvk));
-        self.compiled.extend(pending.into_iter().cloned().zip(compiled));
+        // One kind at a time: compiling a large CRD takes as long as dozens of small kinds.
+        let compiled = super::parallel::map_chunked(&pending, 1, |gvk| self.compile(gvk));
+        self.compiled
+            .extend(pending.into_iter().cloned().zip(compiled));
+    }
+
+    /// Whether `gvk` was prepared and has a schema (without one, `check` does not read the object).
+    pub fn has_schema(&self, gvk: &GroupVersionKind) -> bool {
+        self.compiled.get(gvk).is_some_and(Result::is_ok)
     }
 
     /// Checks `object` (as JSON) against the schema of its kind (compiled now unless prepared).
