@@ -71,8 +71,9 @@ pub enum Command {
     Get(get::GetArgs),
     /// Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED.
     Test(test::TestArgs),
-    /// Check every rendered object: duplicates, missing namespaces, unsubstituted variables,
-    /// removed and deprecated API versions, references nothing provides (codes OFX101-OFX109).
+    /// Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces,
+    /// unsubstituted variables, removed and deprecated API versions, references nothing
+    /// provides, values keys no template reads (codes OFX101-OFX110).
     Validate(validate::ValidateArgs),
     /// Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply.
     Build(build::BuildArgs),
