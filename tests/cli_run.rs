@@ -266,11 +266,11 @@ fn validate_catches_seeded_defects_and_fails() {
     };
     write(
         "clusters/dev/flux.yaml",
-        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  path: ./clusters/dev\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: a\n  namespace: flux-system\nspec:\n  path: ./a\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: b\n  namespace: flux-system\nspec:\n  path: ./b\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  prune: true\n  path: ./clusters/dev\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: a\n  namespace: flux-system\nspec:\n  interval: 10m\n  prune: true\n  path: ./a\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: b\n  namespace: flux-system\nspec:\n  interval: 10m\n  prune: true\n  path: ./b\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
     );
     write(
         "a/app.yaml",
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: apps\ndata:\n  from: a\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: apps\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  rules:\n  - host: web.${DOMAIN}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  template:\n    spec:\n      volumes:\n      - name: config\n        configMap:\n          name: shared\n      - name: secret\n        secret:\n          secretName: web-secret\n",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: apps\ndata:\n  from: a\n---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n  namespace: apps\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  rules:\n  - host: web.${DOMAIN}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  replicas: two\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        imagePullPolicey: Always\n      volumes:\n      - name: config\n        configMap:\n          name: shared\n      - name: secret\n        secret:\n          secretName: web-secret\n",
     );
     write(
         "b/app.yaml",
@@ -304,6 +304,8 @@ fn validate_catches_seeded_defects_and_fails() {
             "OFX103 warning Ingress/apps/web",
             "OFX104 error CronJob/apps/nightly",
             "OFX106 warning Kustomization/flux-system/flux-system",
+            "OFX107 error Deployment/apps/web",
+            "OFX107 error Deployment/apps/web",
             "OFX109 warning Deployment/apps/web",
         ]
     );
@@ -311,7 +313,7 @@ fn validate_catches_seeded_defects_and_fails() {
     // The repository's configuration changes severities and turns codes off.
     write(
         ".offlux.yaml",
-        "validate:\n  severities:\n    OFX101: warning\n    OFX102: off\n    removed-api-version: off\n    OFX106: off\n",
+        "validate:\n  severities:\n    OFX101: warning\n    OFX102: off\n    removed-api-version: off\n    OFX106: off\n    OFX107: warning\n",
     );
     let output = offlux()
         .args(["validate", "--path"])
@@ -320,7 +322,13 @@ fn validate_catches_seeded_defects_and_fails() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(0));
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.ends_with("0 errors, 4 warnings\n"), "{text}");
+    assert!(text.ends_with("0 errors, 6 warnings\n"), "{text}");
+    // A misspelled field and a wrong type, each with its JSON path.
+    assert!(
+        text.contains("$.spec.template.spec.containers[0].imagePullPolicey: apps/v1 Deployment: field `imagePullPolicey` is not declared in the schema"),
+        "{text}"
+    );
+    assert!(text.contains("$.spec.replicas: apps/v1 Deployment: \"two\" is not of type"), "{text}");
     assert!(
         text.contains("$.spec.template.spec.volumes[1].secret.secretName: Deployment apps/web mounts Secret apps/web-secret"),
         "{text}"
