@@ -328,7 +328,10 @@ fn validate_catches_seeded_defects_and_fails() {
         text.contains("$.spec.template.spec.containers[0].imagePullPolicey: apps/v1 Deployment: field `imagePullPolicey` is not declared in the schema"),
         "{text}"
     );
-    assert!(text.contains("$.spec.replicas: apps/v1 Deployment: \"two\" is not of type"), "{text}");
+    assert!(
+        text.contains("$.spec.replicas: apps/v1 Deployment: \"two\" is not of type"),
+        "{text}"
+    );
     assert!(
         text.contains("$.spec.template.spec.volumes[1].secret.secretName: Deployment apps/web mounts Secret apps/web-secret"),
         "{text}"

@@ -228,14 +228,7 @@ impl Set {
             is_func: &is_func,
             max_paren_depth: self.max_paren_depth,
         };
-        parse::parse(name, text, &cfg).map_err(|e| {
-            let location = Location {
-                template: name.to_string(),
-                line: e.line,
-                column: None,
-            };
-            Error::parse(e.message, location)
-        })
+        parse::parse(name, text, &cfg).map_err(|e| parse_error(name, e))
     }
 
     fn insert(&mut self, trees: Vec<parse::Tree>) {
@@ -358,6 +351,15 @@ pub(crate) mod syntax {
     pub(crate) use super::parse::{Arg, Node, Pipe, Tree};
 }
 
+fn parse_error(name: &str, error: parse::ParseError) -> Error {
+    let location = Location {
+        template: name.to_string(),
+        line: error.line,
+        column: None,
+    };
+    Error::parse(error.message, location)
+}
+
 /// Parses `text` as template `name` with the default delimiters, every identifier taken for a
 /// function, into its trees (the top-level one and one per `define`/`block`). For analyses only:
 /// nothing is checked that execution would need.
@@ -369,14 +371,7 @@ pub(crate) fn parse_trees(name: &str, text: &str) -> Result<Vec<parse::Tree>, Er
             is_func: &|_: &str| true,
             max_paren_depth: 2000,
         };
-        parse::parse(name, text, &cfg).map_err(|e| {
-            let location = Location {
-                template: name.to_string(),
-                line: e.line,
-                column: None,
-            };
-            Error::parse(e.message, location)
-        })
+        parse::parse(name, text, &cfg).map_err(|e| parse_error(name, e))
     })
 }
 

@@ -1,7 +1,8 @@
 use super::*;
 use crate::yaml::{parse_stream, ParseOptions, Pos};
 
-fn objects(text: &str, file: &str) -> Vec<Object> {
+/// The objects of a YAML stream, as read from `file`.
+pub(super) fn objects(text: &str, file: &str) -> Vec<Object> {
     parse_stream(text, &ParseOptions::default())
         .expect("yaml")
         .into_iter()

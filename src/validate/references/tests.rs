@@ -1,25 +1,10 @@
-use std::path::PathBuf;
-
 use crate::model::Object;
 use crate::validate::{validate, Code, Finding, Options, Produced, Severity};
-use crate::yaml::{parse_stream, ParseOptions, Pos};
 
 const NAMESPACE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n---\n";
 
 fn objects(text: &str) -> Vec<Object> {
-    parse_stream(&format!("{NAMESPACE}{text}"), &ParseOptions::default())
-        .expect("yaml")
-        .into_iter()
-        .filter_map(|d| {
-            let pos = Pos {
-                line: d.pos.line,
-                ..Pos::default()
-            };
-            Object::from_node(d.root, PathBuf::from("apps.yaml"), pos)
-                .ok()
-                .flatten()
-        })
-        .collect()
+    crate::validate::tests::objects(&format!("{NAMESPACE}{text}"), "apps.yaml")
 }
 
 /// The OFX109 findings on `text`, rendered by one Kustomization.
