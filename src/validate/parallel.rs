@@ -2,6 +2,10 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// As deep as the main thread's: objects may nest as deep as the YAML reader allows, and schema
+/// compilation and validation recurse through them.
+const STACK_SIZE: usize = 8 << 20;
+
 /// `items.iter().map(f).collect()`, on up to `available_parallelism` threads, results in the
 /// order of `items` whatever the threads' timing. Items are handed out eight at a time.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -17,29 +21,37 @@ pub fn map_chunked<T: Sync, R: Send>(
     let chunk = chunk.max(1);
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
-        .min(items.len().div_ceil(chunk));
-    if threads <= 1 {
-        return items.iter().map(f).collect();
+        .min(items.len().div_ceil(chunk))
+        .max(1);
+    // Even one thread is a worker of ours: its stack size does not depend on the caller's.
+    if items.is_empty() {
+        return Vec::new();
     }
     // Work is handed out in small chunks from a shared counter: object sizes vary by orders of
     // magnitude (a CRD against a ConfigMap), so fixed shares would leave one thread idle.
     let next = AtomicUsize::new(0);
     let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
+        let workers = (0..threads)
             .map(|_| {
-                scope.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let start = next.fetch_add(chunk, Ordering::Relaxed);
-                        if start >= items.len() {
-                            break out;
+                std::thread::Builder::new()
+                    .stack_size(STACK_SIZE)
+                    .spawn_scoped(scope, || {
+                        let mut out = Vec::new();
+                        loop {
+                            let start = next.fetch_add(chunk, Ordering::Relaxed);
+                            if start >= items.len() {
+                                break out;
+                            }
+                            let end = (start + chunk).min(items.len());
+                            out.push((start, items[start..end].iter().map(&f).collect()));
                         }
-                        let end = (start + chunk).min(items.len());
-                        out.push((start, items[start..end].iter().map(&f).collect()));
-                    }
-                })
+                    })
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>();
+        // Without threads, the work is done here.
+        let Ok(workers) = workers else {
+            return vec![(0, items.iter().map(&f).collect())];
+        };
         workers
             .into_iter()
             .flat_map(|worker| {

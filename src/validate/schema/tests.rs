@@ -199,3 +199,35 @@ fn json_paths_quote_what_is_not_an_identifier() {
         "$.metadata.annotations[\"example.com/key\"]"
     );
 }
+
+#[test]
+fn schemas_and_objects_as_deep_as_yaml_allows_are_checked_on_worker_threads() {
+    // The YAML reader bounds nesting at 512: a CRD schema nests two levels per field.
+    let levels = 256;
+    let mut schema = json!({"type": "string"});
+    let mut instance = json!("leaf");
+    for _ in 0..levels {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+        instance = json!({"a": instance});
+    }
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "deeps.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Deep"},
+                 "versions": [{"name": "v1", "served": true,
+                               "schema": {"openAPIV3Schema": {"type": "object",
+                                   "properties": {"spec": schema}}}}]},
+    });
+    let mut schemas = Schemas::new(33, [&crd]);
+    let gvk = GroupVersionKind::new("example.com", "v1", "Deep");
+    schemas.prepare(&[gvk.clone()].into_iter().collect());
+    let object = json!({"apiVersion": "example.com/v1", "kind": "Deep",
+                        "metadata": {"name": "d"}, "spec": instance});
+    let verdicts = crate::validate::parallel::map(&[0; 64], |_| schemas.check(&gvk, &object));
+    assert!(
+        verdicts.iter().all(|v| *v == Verdict::Valid),
+        "{:?}",
+        verdicts[0]
+    );
+}
