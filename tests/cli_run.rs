@@ -295,6 +295,24 @@ fn validate_catches_seeded_defects_and_fails() {
         .map(|f| format!("{} {} {}", f["code"], f["severity"], f["object"]).replace('"', ""))
         .collect();
     seen.sort();
+    // Findings point at the file and line each object was written at, not the Kustomization's path.
+    let located: Vec<String> = findings
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|f| f["object"] == "Deployment/apps/web" || f["object"] == "ConfigMap/apps/shared")
+        .map(|f| format!("{} {}:{}", f["code"], f["file"], f["line"]).replace('"', ""))
+        .collect();
+    assert_eq!(
+        located,
+        [
+            "OFX101 a/app.yaml:6",
+            "OFX107 a/app.yaml:34",
+            "OFX107 a/app.yaml:34",
+            "OFX109 a/app.yaml:34",
+            "OFX101 b/app.yaml:1",
+        ]
+    );
     assert_eq!(
         seen,
         [

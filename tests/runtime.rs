@@ -7,7 +7,7 @@ use std::path::Path;
 use offlux::controllers::helmrelease::{
     ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
 };
-use offlux::controllers::runtime::{run, KustomizationBuilder, RunOptions, RunReport};
+use offlux::controllers::runtime::{run, BuiltObject, KustomizationBuilder, RunOptions, RunReport};
 use offlux::discovery::{discover, Options};
 use offlux::store::Status;
 use offlux::yaml::{emit, parse_stream, Node, ParseOptions};
@@ -16,7 +16,12 @@ use offlux::yaml::{emit, parse_stream, Node, ParseOptions};
 struct Canned(BTreeMap<&'static str, String>);
 
 impl KustomizationBuilder for Canned {
-    fn build(&self, root: &Path, dir: &Path, _kustomization: &Node) -> Result<Vec<Node>, String> {
+    fn build(
+        &self,
+        root: &Path,
+        dir: &Path,
+        _kustomization: &Node,
+    ) -> Result<Vec<BuiltObject>, String> {
         let relative = dir.strip_prefix(root).map_err(|e| e.to_string())?;
         let key = relative.to_string_lossy().into_owned();
         let text = self
@@ -27,7 +32,13 @@ impl KustomizationBuilder for Canned {
             return Err(text.clone());
         }
         let documents = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
-        Ok(documents.into_iter().map(|d| d.root).collect())
+        Ok(documents
+            .into_iter()
+            .map(|d| BuiltObject {
+                node: d.root,
+                file: None,
+            })
+            .collect())
     }
 }
 

@@ -10,7 +10,7 @@ use super::helmrelease::{
     ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
     RepositoryChart,
 };
-use super::runtime::KustomizationBuilder;
+use super::runtime::{BuiltObject, KustomizationBuilder};
 use crate::discovery::secure_join;
 use crate::helm;
 use crate::kustomize;
@@ -19,7 +19,12 @@ use crate::yaml::Node;
 pub struct KustomizeEngine;
 
 impl KustomizationBuilder for KustomizeEngine {
-    fn build(&self, root: &Path, dir: &Path, kustomization: &Node) -> Result<Vec<Node>, String> {
+    fn build(
+        &self,
+        root: &Path,
+        dir: &Path,
+        kustomization: &Node,
+    ) -> Result<Vec<BuiltObject>, String> {
         let options = kustomize::Options {
             load_restrictor: kustomize::LoadRestrictor::None,
             reorder: kustomize::Reorder::None,
@@ -28,9 +33,14 @@ impl KustomizationBuilder for KustomizeEngine {
             kustomization_override: Some((dir.to_path_buf(), kustomization.clone())),
             ..kustomize::Options::default()
         };
-        kustomize::build(dir, &options)
-            .map(|build| build.objects)
-            .map_err(|e| e.to_string())
+        let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;
+        let origins = build.origins.into_iter().chain(std::iter::repeat(None));
+        Ok(build
+            .objects
+            .into_iter()
+            .zip(origins)
+            .map(|(node, file)| BuiltObject { node, file })
+            .collect())
     }
 }
 

@@ -33,7 +33,20 @@ use helmrelease::set_metadata;
 
 /// Builds a kustomization directory with `kustomization` standing in for its kustomization file.
 pub trait KustomizationBuilder: Sync {
-    fn build(&self, root: &Path, dir: &Path, kustomization: &Node) -> Result<Vec<Node>, String>;
+    fn build(
+        &self,
+        root: &Path,
+        dir: &Path,
+        kustomization: &Node,
+    ) -> Result<Vec<BuiltObject>, String>;
+}
+
+/// One object of a kustomize build.
+pub struct BuiltObject {
+    pub node: Node,
+    /// The file it was read from (or whose generator made it), where known: findings on the
+    /// object point there rather than at the Kustomization's path.
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Clone, Default)]
@@ -642,8 +655,8 @@ impl Runtime<'_> {
             Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
         };
         let mut children = Vec::with_capacity(built.len());
-        for node in built {
-            match self.post_process(flux, spec, node, variables.as_ref(), &path) {
+        for object in built {
+            match self.post_process(flux, spec, object, variables.as_ref(), &path) {
                 Ok(object) => children.push(object),
                 Err(message) => return self.fail(id, message),
             }
@@ -1050,11 +1063,26 @@ impl Runtime<'_> {
         &self,
         flux: &FluxObject,
         spec: &Kustomization,
-        node: Node,
+        built: BuiltObject,
         variables: Option<&BTreeMap<String, String>>,
         path: &str,
     ) -> Result<Object, String> {
-        let file = PathBuf::from(path.trim_start_matches("./"));
+        let root = &self.repository.root;
+        let origin = built
+            .file
+            .as_deref()
+            .and_then(|file| file.strip_prefix(root).ok())
+            .map(Path::to_path_buf);
+        // The document's line in its file, read before substitution rebuilds the node.
+        let pos = match &origin {
+            Some(_) => crate::yaml::Pos {
+                line: built.node.pos().line,
+                ..Default::default()
+            },
+            None => Default::default(),
+        };
+        let file = origin.unwrap_or_else(|| PathBuf::from(path.trim_start_matches("./")));
+        let node = built.node;
         let mut node = match variables {
             Some(variables) => {
                 let options = crate::substitute::Options {
@@ -1082,7 +1110,7 @@ impl Runtime<'_> {
                 set_metadata(&mut node, "annotations", key, value);
             }
         }
-        match Object::from_node(node, file, Default::default()) {
+        match Object::from_node(node, file, pos) {
             Ok(Some(object)) if !object.id.name.is_empty() => Ok(object),
             _ => Err(
                 "failed to decode Kubernetes apiVersion, kind and name from a built resource"

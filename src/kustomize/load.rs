@@ -238,8 +238,17 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     if legacy {
         legacy_sort(&mut resources);
     }
+    let origins = resources
+        .iter()
+        .map(|r| match &r.origin {
+            Some(Origin::File(file)) => Some(file.clone()),
+            Some(Origin::Generator { configured_in, .. }) => Some(configured_in.clone()),
+            Some(Origin::Transformer { .. }) | None => None,
+        })
+        .collect();
     Ok(Build {
         objects: resources.into_iter().map(|r| r.node).collect(),
+        origins,
         diagnostics: ctx.diagnostics,
     })
 }

@@ -68,6 +68,9 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct Build {
     pub objects: Vec<Node>,
+    /// For each object, the file it was read from, or the file whose generator made it (absolute,
+    /// as the build resolved it), where known.
+    pub origins: Vec<Option<PathBuf>>,
     /// Warnings that do not stop the build (deprecated fields), in the order met.
     pub diagnostics: Vec<String>,
 }
