@@ -364,6 +364,8 @@ fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec
             }
             // Retired API versions have their own finding.
             Verdict::Unknown(_) if retired(&gvk.api_version(), &gvk.kind).is_some() => {}
+            // The finding stands for every object of the kind: those that opt out are not counted.
+            Verdict::Unknown(_) if ignored_codes(produced).contains(&Code::SchemaUnknown) => {}
             Verdict::Unknown(reason) => {
                 unknown.entry(gvk).or_insert((index, reason, 0)).2 += 1;
             }
@@ -562,19 +564,25 @@ fn find_variable(text: &str) -> Option<String> {
 fn opted_out(objects: &[Produced<'_>]) -> BTreeMap<(String, String), BTreeSet<Code>> {
     let mut out: BTreeMap<(String, String), BTreeSet<Code>> = BTreeMap::new();
     for produced in objects {
-        let Some(codes) = produced
-            .object
-            .node
-            .get_path(&["metadata", "annotations", IGNORE_ANNOTATION])
-            .and_then(Node::as_str)
-        else {
-            continue;
-        };
-        out.entry((label(produced.object), produced.producer.to_string()))
-            .or_default()
-            .extend(codes.split(',').filter_map(Code::parse));
+        let codes = ignored_codes(produced);
+        if !codes.is_empty() {
+            out.entry((label(produced.object), produced.producer.to_string()))
+                .or_default()
+                .extend(codes);
+        }
     }
     out
+}
+
+/// The codes one object's ignore annotation lists.
+fn ignored_codes(produced: &Produced<'_>) -> Vec<Code> {
+    produced
+        .object
+        .node
+        .get_path(&["metadata", "annotations", IGNORE_ANNOTATION])
+        .and_then(Node::as_str)
+        .map(|codes| codes.split(',').filter_map(Code::parse).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -230,8 +230,12 @@ fn severities_can_be_changed_or_turned_off() {
     assert!(validate(&produced, &options).is_empty());
 }
 
+fn set_text_with_ignore(deployment: &str) -> String {
+    format!("{NAMESPACE}---\n{deployment}---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: a\n  namespace: apps\n  annotations:\n    offlux.io/ignore: OFX108\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: b\n  namespace: apps\n")
+}
+
 #[test]
-fn schema_violations_name_the_field_and_unknown_kinds_are_warned_once_per_producer() {
+fn schema_violations_name_the_field_and_unknown_kinds_are_warned_once_per_kind() {
     let broken = DEPLOYMENT
         .replace("  replicas: 1", "  replicas: one")
         .replace(
@@ -280,6 +284,20 @@ fn schema_violations_name_the_field_and_unknown_kinds_are_warned_once_per_produc
     options.strict_schemas = true;
     let findings = run_with(&[("Kustomization/flux-system/apps", &set)], &options);
     assert_eq!(findings[2].severity, Severity::Error);
+    // An object that opts out is not counted; the finding moves to the next one.
+    let opted = set_text_with_ignore(&broken);
+    let set = objects(&opted, "apps/web.yaml");
+    let findings = run_with(&[("Kustomization/flux-system/apps", &set)], &options);
+    let unknown = findings
+        .iter()
+        .find(|f| f.code == Code::SchemaUnknown)
+        .expect("OFX108");
+    assert_eq!(unknown.object, "Widget/apps/b");
+    assert!(
+        !unknown.message.contains("objects of this kind"),
+        "{}",
+        unknown.message
+    );
 }
 
 #[test]
