@@ -322,7 +322,8 @@ fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec
         .collect();
     // The built-in schemas' table is unpacked while the CRDs are turned into JSON.
     let crds: BTreeMap<usize, serde_json::Value> = std::thread::scope(|scope| {
-        scope.spawn(supported_minors);
+        // Should no thread be had, the table is unpacked when first needed instead.
+        let _ = std::thread::Builder::new().spawn_scoped(scope, supported_minors);
         crd_indices
             .iter()
             .copied()

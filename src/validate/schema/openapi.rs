@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 /// The JSON Schema of a custom resource whose CRD version has `schema` as its
 /// `openAPIV3Schema`. The root accepts `apiVersion`, `kind` and `metadata` whether declared or not.
 pub fn custom_resource_schema(schema: &Value) -> Value {
-    let mut root = match translate(schema) {
+    let mut root = match translate(schema, Fields::Declared) {
         Value::Object(map) => map,
         _ => Map::new(),
     };
@@ -34,7 +34,16 @@ pub fn custom_resource_schema(schema: &Value) -> Value {
     Value::Object(root)
 }
 
-fn translate(schema: &Value) -> Value {
+/// Whether undeclared fields are refused where a schema lists `properties`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fields {
+    Declared,
+    /// Under `allOf`/`anyOf`/`oneOf`/`not`: value validations that may repeat some of the fields
+    /// their parent declares, never all of them, so an undeclared field proves nothing there.
+    Open,
+}
+
+fn translate(schema: &Value, fields_mode: Fields) -> Value {
     let Value::Object(openapi) = schema else {
         return json!({});
     };
@@ -47,18 +56,21 @@ fn translate(schema: &Value) -> Value {
                 if let Value::Object(fields) = value {
                     let fields = fields
                         .iter()
-                        .map(|(name, field)| (name.clone(), translate(field)));
+                        .map(|(name, field)| (name.clone(), translate(field, fields_mode)));
                     out.insert(key.clone(), Value::Object(fields.collect()));
                 }
             }
             // OpenAPI allows a list of schemas for `items`; structural schemas never use it.
-            "items" | "not" if value.is_object() => {
-                out.insert(key.clone(), translate(value));
+            "items" if value.is_object() => {
+                out.insert(key.clone(), translate(value, fields_mode));
+            }
+            "not" if value.is_object() => {
+                out.insert(key.clone(), translate(value, Fields::Open));
             }
             "additionalProperties" => {
                 let translated = match value {
                     Value::Bool(allowed) => Value::Bool(*allowed),
-                    other => translate(other),
+                    other => translate(other, fields_mode),
                 };
                 out.insert(key.clone(), translated);
             }
@@ -66,7 +78,7 @@ fn translate(schema: &Value) -> Value {
                 if let Value::Array(schemas) = value {
                     out.insert(
                         key.clone(),
-                        Value::Array(schemas.iter().map(translate).collect()),
+                        Value::Array(schemas.iter().map(|s| translate(s, Fields::Open)).collect()),
                     );
                 }
             }
@@ -135,7 +147,11 @@ fn translate(schema: &Value) -> Value {
         }
     }
     let declares_fields = out.contains_key("properties");
-    if declares_fields && !preserve_unknown && !out.contains_key("additionalProperties") {
+    if fields_mode == Fields::Declared
+        && declares_fields
+        && !preserve_unknown
+        && !out.contains_key("additionalProperties")
+    {
         out.insert("additionalProperties".into(), Value::Bool(false));
     }
     Value::Object(out)
@@ -167,8 +183,26 @@ mod tests {
     }
 
     #[test]
+    fn value_validations_under_combinators_do_not_close_the_object() {
+        let schema = custom_resource_schema(&json!({
+            "type": "object",
+            "properties": {"spec": {
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                "oneOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]},
+                          {"properties": {"b": {"type": "string"}}, "required": ["b"]}],
+            }},
+        }));
+        let spec = &schema["properties"]["spec"];
+        assert_eq!(spec["additionalProperties"], json!(false));
+        assert!(spec["oneOf"][0].get("additionalProperties").is_none());
+        assert!(spec["oneOf"][1].get("additionalProperties").is_none());
+    }
+
+    #[test]
     fn extensions_become_json_schema() {
-        let schema = translate(&json!({
+        let schema = translate(
+            &json!({
             "type": "object",
             "properties": {
                 "port": {"x-kubernetes-int-or-string": true},
@@ -176,7 +210,9 @@ mod tests {
                 "template": {"type": "object", "x-kubernetes-embedded-resource": true,
                              "x-kubernetes-preserve-unknown-fields": true},
             },
-        }));
+            }),
+            Fields::Declared,
+        );
         let port = &schema["properties"]["port"];
         assert!(port.get("type").is_none());
         assert_eq!(port["anyOf"][0]["type"], json!(["integer", "null"]));
