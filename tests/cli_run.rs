@@ -295,7 +295,8 @@ fn validate_catches_seeded_defects_and_fails() {
         .map(|f| format!("{} {} {}", f["code"], f["severity"], f["object"]).replace('"', ""))
         .collect();
     seen.sort();
-    // Findings point at the file and line each object was written at, not the Kustomization's path.
+    // Findings point at the file and line each object (and, where the file shows it, each field)
+    // was written at, not the Kustomization's path.
     let located: Vec<String> = findings
         .as_array()
         .expect("a list")
@@ -307,9 +308,9 @@ fn validate_catches_seeded_defects_and_fails() {
         located,
         [
             "OFX101 a/app.yaml:6",
-            "OFX107 a/app.yaml:34",
-            "OFX107 a/app.yaml:34",
-            "OFX109 a/app.yaml:34",
+            "OFX107 a/app.yaml:40",
+            "OFX107 a/app.yaml:52",
+            "OFX109 a/app.yaml:59",
             "OFX101 b/app.yaml:1",
         ]
     );

@@ -129,10 +129,23 @@ pub fn check(
         fallback_crds: crate::model::flux_crds().to_vec(),
     };
     let made = unused_values_keys(run_report, &labels);
-    Ok((
-        validate::validate_with(&produced, made, &options),
-        produced.len(),
-    ))
+    let mut findings = validate::validate_with(&produced, made, &options);
+    validate::refine_lines(&mut findings, |file| read_in_repository(root, file));
+    Ok((findings, produced.len()))
+}
+
+/// A file of the repository, by its path relative to `root`; nothing for a path that leaves the
+/// root (through `..` or a symbolic link) or a file over the discovery size limit.
+fn read_in_repository(root: &Path, file: &Path) -> Option<String> {
+    const MAX_SIZE: u64 = 16 * 1024 * 1024;
+    let root = root.canonicalize().ok()?;
+    let path = crate::discovery::secure_join(&root, &file.to_string_lossy())
+        .canonicalize()
+        .ok()?;
+    if !path.starts_with(&root) || std::fs::metadata(&path).ok()?.len() > MAX_SIZE {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
 }
 
 /// OFX110: each HelmRelease values key its chart never reads. The producer is what rendered the

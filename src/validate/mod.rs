@@ -19,6 +19,7 @@
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
+mod locate;
 mod parallel;
 mod references;
 mod schema;
@@ -31,6 +32,7 @@ use crate::model::Object;
 use crate::yaml::Node;
 
 pub use api_versions::{retired, RetiredApi};
+pub use locate::refine_lines;
 pub use schema::{supported_minors, GroupVersionKind, Schemas, Verdict, Violation};
 
 /// The annotation listing the codes an object opts out of.
