@@ -63,6 +63,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute-from -
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l crds -d 'CustomResourceDefinitions for kinds the repository uses but does not install (a file, or a directory of YAML or JSON files, read recursively). CRDs the repository renders win' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s o -l output -d 'Output format' -r -f -a "human\t''
 json\t''
 junit\t''
@@ -74,7 +75,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-missing-sou
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l validate -d 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr'
-complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-schemas -d 'With `--validate`: an object whose schema is nowhere is an error, not a warning'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s V -l version -d 'Print version'
@@ -91,13 +92,14 @@ json\t''
 junit\t''
 github\t''
 sarif\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l crds -d 'CustomResourceDefinitions for kinds the repository uses but does not install (a file, or a directory of YAML or JSON files, read recursively). CRDs the repository renders win' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
-complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no rendered CRD) is an error (OFX108), not a warning'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -s V -l version -d 'Print version'

@@ -437,3 +437,64 @@ fn validate_reports_values_keys_no_template_reads() {
         ]
     );
 }
+
+#[test]
+fn validate_takes_crds_the_repository_does_not_install() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("repo");
+    let crds = dir.path().join("crds");
+    let write = |path: &Path, text: &str| {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        &root.join("clusters/dev/flux.yaml"),
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m\n  prune: true\n  path: ./clusters/dev\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    write(
+        &root.join("clusters/dev/widget.yaml"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: flux-system\nspec:\n  size: 3\n  colour: red\n",
+    );
+    write(
+        &crds.join("example/widgets.yaml"),
+        "# not a CRD: passed over\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n  names:\n    kind: Widget\n    plural: widgets\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size:\n                type: integer\n",
+    );
+    let validate = |extra: &[&str]| {
+        offlux()
+            .args(["validate", "--path"])
+            .arg(&root)
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let output = validate(&[]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("warning OFX108 Widget/flux-system/w"),
+        "{text}"
+    );
+
+    let output = validate(&["--strict-schemas"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("error OFX108"));
+
+    let output = validate(&["--crds", &crds.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("error OFX107 Widget/flux-system/w (Kustomization/flux-system/flux-system) at clusters/dev/widget.yaml:8 $.spec.colour: example.com/v1 Widget: field `colour` is not declared in the schema"),
+        "{text}"
+    );
+
+    let output = validate(&["--crds", "/nonexistent/crds"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("`--crds /nonexistent/crds`"));
+    let output = offlux()
+        .args(["test", "--crds", "x", "--path"])
+        .arg(&root)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("need `--validate`"));
+}

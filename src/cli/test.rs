@@ -28,9 +28,9 @@ pub struct TestArgs {
     /// its object; warnings are counted on stderr.
     #[arg(long)]
     pub validate: bool,
-    /// With `--validate`: an object whose schema is nowhere is an error, not a warning.
-    #[arg(long, requires = "validate")]
-    pub strict_schemas: bool,
+    /// With `--validate`: where schemas come from and how strict to be without one.
+    #[command(flatten)]
+    pub schemas: super::validate::SchemaArgs,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = TestFormat::Human)]
     pub output: TestFormat,
@@ -271,6 +271,16 @@ fn github(rows: &[Row]) -> String {
 }
 
 pub fn run(args: &TestArgs, context: &Context) -> u8 {
+    use super::validate::SchemaSources;
+    let schemas = if args.validate {
+        SchemaSources::load(&args.schemas).map(Some)
+    } else {
+        SchemaSources::refuse_without_validation(&args.schemas).map(|()| None)
+    };
+    let schemas = match schemas {
+        Ok(schemas) => schemas,
+        Err(message) => return usage_error(&message, None),
+    };
     let (repository, report) = match args.run.run() {
         Ok(result) => result,
         Err(message) => return usage_error(&message, None),
@@ -279,10 +289,9 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
     diagnostics.extend(report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
     let mut all_rows = rows(&report);
-    if args.validate {
-        let checked = super::validate::kube_version(&args.run).and_then(|kube| {
-            super::validate::check(&repository.root, &report, &kube, args.strict_schemas)
-        });
+    if let Some(schemas) = &schemas {
+        let checked = super::validate::kube_version(&args.run)
+            .and_then(|kube| super::validate::check(&repository.root, &report, &kube, schemas));
         match checked {
             Ok((findings, _)) => {
                 let warnings = findings

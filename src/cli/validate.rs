@@ -27,10 +27,106 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ValidateFormat::Human)]
     pub output: ValidateFormat,
-    /// An object of a kind whose schema is nowhere (no built-in kind, no rendered CRD) is an
-    /// error (OFX108), not a warning.
+    #[command(flatten)]
+    pub schemas: SchemaArgs,
+}
+
+/// Where schemas come from besides the repository, and how strict to be without one.
+#[derive(clap::Args, Debug, Default)]
+pub struct SchemaArgs {
+    /// An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error
+    /// (OFX108), not a warning.
     #[arg(long)]
     pub strict_schemas: bool,
+    /// CustomResourceDefinitions for kinds the repository uses but does not install (a file, or
+    /// a directory of YAML or JSON files, read recursively). CRDs the repository renders win.
+    #[arg(long = "crds", value_name = "PATH")]
+    pub crds: Vec<std::path::PathBuf>,
+}
+
+impl SchemaArgs {
+    fn is_set(&self) -> bool {
+        self.strict_schemas || !self.crds.is_empty()
+    }
+}
+
+/// Schemas gathered before reconciling: a bad `--crds` is a usage error, found at once.
+pub struct SchemaSources {
+    strict: bool,
+    crds: Vec<serde_json::Value>,
+}
+
+impl SchemaSources {
+    pub fn load(args: &SchemaArgs) -> Result<SchemaSources, String> {
+        let mut crds = Vec::new();
+        for path in &args.crds {
+            let mut files = Vec::new();
+            collect_files(path, &mut files)
+                .map_err(|e| format!("`--crds {}`: {e}", path.display()))?;
+            for file in files {
+                crds.extend(read_crds(&file)?);
+            }
+        }
+        Ok(SchemaSources {
+            strict: args.strict_schemas,
+            crds,
+        })
+    }
+
+    /// `--strict-schemas` and `--crds` belong to validation: refused where nothing validates.
+    pub fn refuse_without_validation(args: &SchemaArgs) -> Result<(), String> {
+        if args.is_set() {
+            return Err("`--strict-schemas` and `--crds` need `--validate`".into());
+        }
+        Ok(())
+    }
+}
+
+/// `path` itself, or every `.yaml`, `.yml` and `.json` file below it, in name order.
+fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    if !path.is_dir() {
+        std::fs::metadata(path)?;
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(path)?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            collect_files(&entry, files)?;
+        } else if entry
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+        {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// The CustomResourceDefinitions of one file, as JSON; other documents are passed over.
+fn read_crds(file: &Path) -> Result<Vec<serde_json::Value>, String> {
+    const MAX_SIZE: u64 = 64 * 1024 * 1024;
+    let shown = file.display();
+    let size = std::fs::metadata(file)
+        .map_err(|e| format!("{shown}: {e}"))?
+        .len();
+    if size > MAX_SIZE {
+        return Err(format!(
+            "{shown}: {size} bytes, over the {MAX_SIZE}-byte limit"
+        ));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{shown}: {e}"))?;
+    let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+        .map_err(|e| format!("{shown}:{e}"))?;
+    Ok(documents
+        .iter()
+        .filter(|d| d.root.get("kind").and_then(Node::as_str) == Some("CustomResourceDefinition"))
+        .map(|d| crate::yaml::to_json_kyaml(&d.root))
+        .collect())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,6 +145,10 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         Ok(kube) => kube,
         Err(message) => return usage_error(&message, None),
     };
+    let schemas = match SchemaSources::load(&args.schemas) {
+        Ok(schemas) => schemas,
+        Err(message) => return usage_error(&message, None),
+    };
     let (repository, run_report) = match args.run.run() {
         Ok(result) => result,
         Err(message) => return usage_error(&message, None),
@@ -56,8 +156,7 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(run_report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
-    let (findings, objects) = match check(&repository.root, &run_report, &kube, args.strict_schemas)
-    {
+    let (findings, objects) = match check(&repository.root, &run_report, &kube, &schemas) {
         Ok(result) => result,
         Err(message) => {
             eprintln!("error: {message}");
@@ -93,7 +192,7 @@ pub fn check(
     root: &Path,
     run_report: &RunReport,
     kube: &KubeVersion,
-    strict_schemas: bool,
+    schemas: &SchemaSources,
 ) -> Result<(Vec<Finding>, usize), String> {
     let severities = severities(root)
         .map_err(|message| format!("{}: {message}", root.join(CONFIG_FILE).display()))?;
@@ -125,8 +224,14 @@ pub fn check(
     let options = validate::Options {
         kube_minor: kube.minor.trim_end_matches('+').parse().unwrap_or(0),
         severities,
-        strict_schemas,
-        fallback_crds: crate::model::flux_crds().to_vec(),
+        strict_schemas: schemas.strict,
+        // The user's CRDs before Flux's embedded ones: a newer Flux's CRDs replace them.
+        fallback_crds: schemas
+            .crds
+            .iter()
+            .chain(crate::model::flux_crds())
+            .cloned()
+            .collect(),
     };
     let made = unused_values_keys(run_report, &labels);
     let mut findings = validate::validate_with(&produced, made, &options);
