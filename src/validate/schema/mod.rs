@@ -103,11 +103,6 @@ impl<'a> Schemas<'a> {
         schemas
     }
 
-    /// The Kubernetes minor version whose schemas are used (the nearest one the tables hold).
-    pub fn kube_minor(&self) -> u64 {
-        self.kubernetes.minor
-    }
-
     fn add_crd(&mut self, crd: &'a Value) {
         let text = |pointer: &str| crd.pointer(pointer).and_then(Value::as_str);
         let (Some(group), Some(kind)) = (text("/spec/group"), text("/spec/names/kind")) else {
