@@ -36,15 +36,7 @@ pub fn refine_lines(findings: &mut [Finding], read: impl Fn(&Path) -> Option<Str
             finding.line = line;
         }
     }
-    findings.sort_by(|a, b| {
-        (&a.file, a.line, a.code, &a.object, &a.producer).cmp(&(
-            &b.file,
-            b.line,
-            b.code,
-            &b.object,
-            &b.producer,
-        ))
-    });
+    super::sort_findings(findings);
 }
 
 /// Whether `root` is the object labelled `Kind/namespace/name` (kind and name; the namespace may

@@ -299,6 +299,13 @@ pub fn validate_with(
             None => Some(f),
         })
         .collect();
+    sort_findings(&mut findings);
+    findings.dedup();
+    findings
+}
+
+/// The order of every report: by file, line, code, object and producer.
+fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
         (&a.file, a.line, a.code, &a.object, &a.producer).cmp(&(
             &b.file,
@@ -308,8 +315,6 @@ pub fn validate_with(
             &b.producer,
         ))
     });
-    findings.dedup();
-    findings
 }
 
 /// OFX107 and OFX108: each object against the schema of its kind. A kind without a schema is
