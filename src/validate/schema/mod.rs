@@ -237,7 +237,7 @@ impl<'a> Schemas<'a> {
             );
         }
         format!(
-            "no CustomResourceDefinition for {api_version} {} is rendered (the cluster may have it)",
+            "no CustomResourceDefinition for {api_version} {} is rendered (the cluster may have it; `--crds` can supply it)",
             gvk.kind
         )
     }
