@@ -487,6 +487,13 @@ fn validate_takes_crds_the_repository_does_not_install() {
         "{text}"
     );
 
+    let broken = dir.path().join("broken.yaml");
+    write(&broken, "kind: CustomResourceDefinition\nspec: [unclosed\n");
+    let output = validate(&["--crds", &broken.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("broken.yaml:"), "{stderr}");
+
     let output = validate(&["--crds", "/nonexistent/crds"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("`--crds /nonexistent/crds`"));
