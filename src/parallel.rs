@@ -1,4 +1,5 @@
-//! An order-keeping parallel map for the checks that are independent per object.
+//! An order-keeping parallel map for work that is independent per item (objects to check, files
+//! to parse).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
