@@ -49,7 +49,7 @@ fn every_repository_settles_identically_at_any_concurrency() {
         let repository = discover(&Options::new(&root)).expect("discovery");
         let one = run(
             &repository,
-            &KustomizeEngine,
+            &KustomizeEngine::for_repository(&repository),
             &helm,
             &RunOptions {
                 concurrency: Some(1),
@@ -58,7 +58,7 @@ fn every_repository_settles_identically_at_any_concurrency() {
         );
         let eight = run(
             &repository,
-            &KustomizeEngine,
+            &KustomizeEngine::for_repository(&repository),
             &helm,
             &RunOptions {
                 concurrency: Some(8),

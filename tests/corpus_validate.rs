@@ -51,7 +51,7 @@ fn the_corpus_has_no_validation_errors() {
         let repository = discover(&options).expect("discovery");
         let report = run(
             &repository,
-            &KustomizeEngine,
+            &KustomizeEngine::for_repository(&repository),
             &helm,
             &RunOptions {
                 allow_missing_sources: true,

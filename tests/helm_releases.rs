@@ -128,7 +128,7 @@ fn corpus_helm_releases_render_as_the_reference_does() {
         };
         let report = run(
             &repository,
-            &KustomizeEngine,
+            &KustomizeEngine::for_repository(&repository),
             &recorder,
             &RunOptions {
                 concurrency: Some(1),

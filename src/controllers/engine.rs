@@ -16,7 +16,20 @@ use crate::helm;
 use crate::kustomize;
 use crate::yaml::Node;
 
-pub struct KustomizeEngine;
+/// The kustomize engine; files discovery already parsed are taken from `parsed_files`.
+#[derive(Clone, Debug, Default)]
+pub struct KustomizeEngine {
+    pub parsed_files: Option<Arc<crate::yaml::ParsedFiles>>,
+}
+
+impl KustomizeEngine {
+    /// An engine that reads the files discovery parsed from memory.
+    pub fn for_repository(repository: &crate::discovery::Repository) -> Self {
+        KustomizeEngine {
+            parsed_files: Some(repository.parsed_files.clone()),
+        }
+    }
+}
 
 impl KustomizationBuilder for KustomizeEngine {
     fn build(
@@ -31,6 +44,7 @@ impl KustomizationBuilder for KustomizeEngine {
             display_root: Some(root.to_path_buf()),
             fs_root: Some(root.to_path_buf()),
             kustomization_override: Some((dir.to_path_buf(), kustomization.clone())),
+            parsed_files: self.parsed_files.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;

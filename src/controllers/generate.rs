@@ -6,7 +6,6 @@
 //! Not for: building. The result is a file the kustomize engine reads in place of the one on disk,
 //! so the repository is never written to.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::model::Kustomization;
@@ -33,14 +32,14 @@ pub fn existing_kustomization_file(dir: &Path) -> Option<PathBuf> {
 
 /// Generates the resource list Flux would write for `dir`: YAML files (lexical order per
 /// directory), and subdirectories that hold their own kustomization as single entries, not entered.
-/// `visible` is the set of files the source exposes (ignore rules already applied).
-pub fn generated_resources(dir: &Path, visible: &BTreeSet<PathBuf>) -> Vec<String> {
+/// `visible` lists the files the source exposes (ignore rules already applied), sorted.
+pub fn generated_resources(dir: &Path, visible: &[PathBuf]) -> Vec<String> {
     let mut resources = Vec::new();
     collect(dir, dir, visible, &mut resources);
     resources
 }
 
-fn collect(base: &Path, dir: &Path, visible: &BTreeSet<PathBuf>, out: &mut Vec<String>) {
+fn collect(base: &Path, dir: &Path, visible: &[PathBuf], out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -50,7 +49,12 @@ fn collect(base: &Path, dir: &Path, visible: &BTreeSet<PathBuf>, out: &mut Vec<S
         let relative = path.strip_prefix(base).unwrap_or(&path);
         let entry = format!("./{}", relative.display());
         if path.is_dir() {
-            if !visible.iter().any(|f| f.starts_with(&path)) {
+            // Sorted by components, a directory's files follow it directly.
+            let first_below = visible.partition_point(|f| *f <= path);
+            if !visible
+                .get(first_below)
+                .is_some_and(|f| f.starts_with(&path))
+            {
                 continue;
             }
             if existing_kustomization_file(&path).is_some() {
@@ -58,7 +62,7 @@ fn collect(base: &Path, dir: &Path, visible: &BTreeSet<PathBuf>, out: &mut Vec<S
             } else {
                 collect(base, &path, visible, out);
             }
-        } else if visible.contains(&path)
+        } else if visible.binary_search(&path).is_ok()
             && matches!(
                 path.extension().and_then(|e| e.to_str()),
                 Some("yaml" | "yml")
@@ -211,7 +215,8 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{e}"));
             std::fs::write(&path, "a: 1\n").unwrap_or_else(|e| panic!("{e}"));
         }
-        let visible: BTreeSet<PathBuf> = [
+        // Sorted, as the repository lists its files.
+        let visible: std::collections::BTreeSet<PathBuf> = [
             "b.yaml",
             "a.yml",
             "notes.txt",
@@ -224,7 +229,7 @@ mod tests {
         .map(|f| root.join(f))
         .collect();
         assert_eq!(
-            generated_resources(root, &visible),
+            generated_resources(root, &visible.into_iter().collect::<Vec<_>>()),
             [
                 "./a.yml",
                 "./b.yaml",

@@ -1041,19 +1041,24 @@ impl Runtime<'_> {
     fn kustomization_for(&self, dir: &Path, spec: &Kustomization) -> Result<Node, String> {
         match generate::existing_kustomization_file(dir) {
             Some(file) => {
-                let text = std::fs::read_to_string(&file)
-                    .map_err(|e| format!("reading {}: {e}", file.display()))?;
-                let documents =
-                    crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-                        .map_err(|e| format!("{}:{e}", file.display()))?;
-                let existing = documents.into_iter().next().map(|d| d.root);
+                let existing = match self.repository.parsed_files.get(&file) {
+                    Some(documents) => documents.first().map(|d| d.root.clone()),
+                    None => {
+                        let text = std::fs::read_to_string(&file)
+                            .map_err(|e| format!("reading {}: {e}", file.display()))?;
+                        let documents =
+                            crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+                                .map_err(|e| format!("{}:{e}", file.display()))?;
+                        documents.into_iter().next().map(|d| d.root)
+                    }
+                };
                 generate::merge(existing, Vec::new(), spec)
             }
-            None => {
-                let visible: BTreeSet<PathBuf> =
-                    self.repository.yaml_files.iter().cloned().collect();
-                generate::merge(None, generate::generated_resources(dir, &visible), spec)
-            }
+            None => generate::merge(
+                None,
+                generate::generated_resources(dir, &self.repository.yaml_files),
+                spec,
+            ),
         }
     }
 

@@ -1,10 +1,12 @@
 //! Reading one YAML file into objects, with every problem reported against the file and line.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Location};
 use crate::model::{is_sops_document, Object};
-use crate::yaml::{self, Node, ParseOptions, Pos};
+use crate::yaml::{self, Document, Node, ParseOptions, Pos};
 
 /// What one file held.
 pub struct LoadedFile {
@@ -17,6 +19,8 @@ pub struct LoadedFile {
     pub diagnostics: Vec<Diagnostic>,
     /// False when the file could not be read or parsed.
     pub parsed: bool,
+    /// The parsed documents, for readers after discovery.
+    pub documents: Option<Arc<[Document]>>,
 }
 
 pub use crate::kustomize::KUSTOMIZATION_FILE_NAMES;
@@ -34,9 +38,20 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFil
         sops_documents: 0,
         diagnostics: Vec::new(),
         parsed: false,
+        documents: None,
     };
     let at_file = || Location::file(relative.clone());
-    match std::fs::metadata(absolute) {
+    let cannot_read = |error: std::io::Error| {
+        Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
+    };
+    let file = match std::fs::File::open(absolute) {
+        Ok(file) => file,
+        Err(error) => {
+            loaded.diagnostics.push(cannot_read(error));
+            return loaded;
+        }
+    };
+    match file.metadata() {
         Ok(meta) if meta.len() > max_size => {
             loaded.diagnostics.push(
                 Diagnostic::warning(format!(
@@ -49,21 +64,25 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFil
         }
         Ok(_) => {}
         Err(error) => {
-            loaded
-                .diagnostics
-                .push(Diagnostic::warning(format!("cannot read file: {error}")).at(at_file()));
+            loaded.diagnostics.push(cannot_read(error));
             return loaded;
         }
     }
-    let bytes = match std::fs::read(absolute) {
-        Ok(bytes) => bytes,
-        Err(error) => {
-            loaded
-                .diagnostics
-                .push(Diagnostic::warning(format!("cannot read file: {error}")).at(at_file()));
-            return loaded;
-        }
-    };
+    let mut bytes = Vec::new();
+    // The limit also holds when the file grows after the size check.
+    if let Err(error) = file.take(max_size.saturating_add(1)).read_to_end(&mut bytes) {
+        loaded.diagnostics.push(cannot_read(error));
+        return loaded;
+    }
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max_size {
+        loaded.diagnostics.push(
+            Diagnostic::warning(format!(
+                "file grew over the {max_size}-byte limit while being read; not read"
+            ))
+            .at(at_file()),
+        );
+        return loaded;
+    }
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
@@ -88,8 +107,9 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFil
         }
     };
     loaded.parsed = true;
+    let documents: Arc<[Document]> = documents.into();
     let is_kustomization = is_kustomization_file(absolute);
-    for document in documents {
+    for document in documents.iter() {
         if document.root.is_null() {
             continue;
         }
@@ -97,11 +117,12 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFil
             loaded.sops_documents += 1;
         }
         if is_kustomization && loaded.kustomization.is_none() {
-            loaded.kustomization = Some(document.root);
+            loaded.kustomization = Some(document.root.clone());
             continue;
         }
-        load_document(document.root, document.pos, &relative, &mut loaded);
+        load_document(document.root.clone(), document.pos, &relative, &mut loaded);
     }
+    loaded.documents = Some(documents);
     loaded
 }
 

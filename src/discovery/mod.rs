@@ -12,11 +12,13 @@ mod load;
 mod paths;
 mod walk;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
+use crate::yaml::ParsedFiles;
 
 pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
 pub use paths::{apply_variable_defaults, secure_join};
@@ -71,6 +73,8 @@ pub struct Repository {
     /// reading can tell. Objects absent here are applied by nothing in the repository: they are the
     /// entry points. Rendering gives the exact answer.
     pub parents: BTreeMap<(PathBuf, ResourceId), ResourceId>,
+    /// Every file discovery parsed, for the builds that read them again.
+    pub parsed_files: Arc<ParsedFiles>,
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -118,25 +122,36 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 
     let listing = walk::list_yaml_files(&root);
     let mut diagnostics = listing.diagnostics;
-    let mut loaded: BTreeMap<PathBuf, load::LoadedFile> = BTreeMap::new();
-    let load = |path: &Path, loaded: &mut BTreeMap<PathBuf, load::LoadedFile>| {
-        if !loaded.contains_key(path) {
-            let relative = paths::relative_to(path, &root);
-            loaded.insert(
-                path.to_path_buf(),
-                load::load_file(path, relative, options.max_file_size),
-            );
+    let mut loaded: HashMap<PathBuf, load::LoadedFile> = HashMap::new();
+    // Files are read and parsed in parallel, a batch at a time; the results go into `loaded` in
+    // the batch's order, so nothing downstream depends on the threads' timing.
+    let load_all = |files: &[&PathBuf], loaded: &mut HashMap<PathBuf, load::LoadedFile>| {
+        let missing: Vec<&PathBuf> = files
+            .iter()
+            .copied()
+            .filter(|f| !loaded.contains_key(*f))
+            .collect();
+        let results = crate::parallel::map(&missing, |path| {
+            load::load_file(
+                path,
+                paths::relative_to(path, &root),
+                options.max_file_size,
+            )
+        });
+        for (path, file) in missing.into_iter().zip(results) {
+            loaded.insert(path.clone(), file);
         }
     };
 
     // Kustomization files anywhere decide which files are patches, wherever those are used.
     let mut refs = kustomization_refs::KustomizationRefs::default();
-    for file in listing
+    let kustomization_files: Vec<&PathBuf> = listing
         .yaml_files
         .iter()
         .filter(|f| is_kustomization_file(f))
-    {
-        load(file, &mut loaded);
+        .collect();
+    load_all(&kustomization_files, &mut loaded);
+    for file in kustomization_files {
         if let (Some(dir), Some(node)) = (
             file.parent(),
             loaded.get(file).and_then(|l| l.kustomization.as_ref()),
@@ -148,8 +163,8 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // Directories are walked whole; kustomizations also pull in the files and directories they
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     let mut walked: Vec<PathBuf> = Vec::new();
-    let mut single_files: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut included: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut single_files: HashSet<PathBuf> = HashSet::new();
+    let mut included: HashSet<PathBuf> = HashSet::new();
     // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
     // the parent of the objects found there.
     let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
@@ -175,13 +190,13 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             single_files.insert(target.clone());
             listing
                 .yaml_files
-                .iter()
-                .filter(|f| **f == target)
-                .collect()
+                .binary_search(&target)
+                .map(|at| vec![&listing.yaml_files[at]])
+                .unwrap_or_default()
         };
         included.extend(files.iter().map(|f| (*f).clone()));
+        load_all(&files, &mut loaded);
         for file in files {
-            load(file, &mut loaded);
             let Some(file_load) = loaded.get(file) else {
                 continue;
             };
@@ -218,8 +233,16 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         yaml_files: 0,
         ..Stats::default()
     };
-    for (path, file) in loaded {
-        if !included.contains(&path) {
+    let mut parsed_files = ParsedFiles::default();
+    // In the listing's order, so that nothing below depends on the hash map's.
+    for path in &listing.yaml_files {
+        let Some(file) = loaded.remove(path) else {
+            continue;
+        };
+        if let Some(documents) = file.documents {
+            parsed_files.insert(path.clone(), documents);
+        }
+        if !included.contains(path) {
             continue;
         }
         stats.yaml_files += 1;
@@ -229,12 +252,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             continue;
         }
         stats.sops_documents += file.sops_documents;
-        if refs.non_resource_files.contains(&path) {
+        if refs.non_resource_files.contains(path) {
             stats.patch_files += 1;
             patch_fragments.extend(file.objects);
             continue;
         }
-        let namespace_hint = refs.namespace_of_file.get(&path);
+        let namespace_hint = refs.namespace_of_file.get(path);
         for mut object in file.objects {
             if object.id.namespace.is_empty() {
                 if let Some(namespace) = namespace_hint {
@@ -281,6 +304,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         yaml_files: listing.yaml_files,
         bootstrap,
         parents,
+        parsed_files: Arc::new(parsed_files),
         stats,
         diagnostics,
     })
@@ -368,7 +392,7 @@ fn parents(
     // Every path some Kustomization covers, with the Kustomizations covering it. A Kustomization
     // of another repository applies none of the working tree's files, whatever its path says.
     let foreign = other_repository_kustomizations(flux_objects, root);
-    let mut covering: BTreeMap<PathBuf, Vec<&ResourceId>> = BTreeMap::new();
+    let mut covering: HashMap<PathBuf, Vec<&ResourceId>> = HashMap::new();
     for (id, dir) in followed.iter().filter(|(id, _)| !foreign.contains(*id)) {
         for path in reachable(dir, refs) {
             covering.entry(path).or_default().push(id);

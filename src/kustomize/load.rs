@@ -5,7 +5,9 @@
 //!
 //! Not for: the transformers' field work (see `transform`, `nameref`, `generate`).
 
-use std::path::{Path, PathBuf};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
 
 use super::fieldspec::{FieldSpec, NameRef};
 use super::patch::PatchSchema;
@@ -73,13 +75,42 @@ pub struct Ctx<'a> {
     schema_decided: bool,
     stack: Vec<PathBuf>,
     pub diagnostics: Vec<String>,
+    /// Paths with symlinks resolved, by path: a build asks for the same roots and directories
+    /// again and again.
+    real_paths: RefCell<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl Ctx<'_> {
+    /// `path.canonicalize()`, remembered. A path whose last component is no symlink resolves
+    /// through its parent, so a directory's files cost one `lstat` each.
+    fn real_path(&self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.real_paths.borrow().get(path) {
+            return known.clone();
+        }
+        let plain = path.is_absolute()
+            && path
+                .components()
+                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+        let real = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) if plain => match std::fs::symlink_metadata(path) {
+                Ok(meta) if !meta.file_type().is_symlink() => {
+                    self.real_path(parent).map(|p| p.join(name))
+                }
+                Ok(_) => path.canonicalize().ok(),
+                Err(_) => None,
+            },
+            _ => path.canonicalize().ok(),
+        };
+        self.real_paths
+            .borrow_mut()
+            .insert(path.to_path_buf(), real.clone());
+        real
+    }
+
     /// A path as kustomize shows it: relative to the display root, written as absolute.
     pub fn show(&self, path: &Path) -> String {
         if let Some(root) = &self.options.display_root {
-            let root = root.canonicalize().unwrap_or_else(|_| root.clone());
+            let root = self.real_path(root).unwrap_or_else(|| root.clone());
             let abs = absolutize(path);
             if let Ok(rel) = abs.strip_prefix(&root) {
                 return format!("/{}", rel.display());
@@ -142,10 +173,10 @@ impl Ctx<'_> {
         let Some(fs_root) = &self.options.fs_root else {
             return Ok(());
         };
-        let root = fs_root
-            .canonicalize()
-            .unwrap_or_else(|_| absolutize(fs_root));
-        let real = path.canonicalize().unwrap_or_else(|_| absolutize(path));
+        let root = self
+            .real_path(fs_root)
+            .unwrap_or_else(|| absolutize(fs_root));
+        let real = self.real_path(path).unwrap_or_else(|| absolutize(path));
         if real.starts_with(&root) {
             Ok(())
         } else {
@@ -161,10 +192,9 @@ impl Ctx<'_> {
         if self.options.load_restrictor == LoadRestrictor::None {
             return Ok(());
         }
-        let root = dir.canonicalize().unwrap_or_else(|_| absolutize(dir));
-        let real = match path.canonicalize() {
-            Ok(p) => p,
-            Err(_) => return Ok(()),
+        let root = self.real_path(dir).unwrap_or_else(|| absolutize(dir));
+        let Some(real) = self.real_path(path) else {
+            return Ok(());
         };
         if real.starts_with(&root) {
             Ok(())
@@ -206,6 +236,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         schema_decided: false,
         stack: Vec::new(),
         diagnostics: Vec::new(),
+        real_paths: RefCell::default(),
     };
     if !dir.exists() {
         let shown = ctx.show(dir);
@@ -547,9 +578,13 @@ pub fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
         };
         format!("MalformedYAMLError: {message} at {}", e.pos)
     })?;
+    resources_of(docs.into_iter().map(|d| d.root))
+}
+
+/// The resources of a file's documents: empty documents skipped, `List` kinds flattened.
+fn resources_of(docs: impl Iterator<Item = Node>) -> Result<Vec<Node>, String> {
     let mut out = Vec::new();
-    for doc in docs {
-        let root = doc.root;
+    for root in docs {
         if root.is_null() {
             continue;
         }
@@ -608,8 +643,8 @@ impl Ctx<'_> {
             .kustomization_override
             .as_ref()
             .filter(|(over, _)| {
-                over.canonicalize().unwrap_or_else(|_| absolutize(over))
-                    == dir.canonicalize().unwrap_or_else(|_| dir.clone())
+                self.real_path(over).unwrap_or_else(|| absolutize(over))
+                    == self.real_path(&dir).unwrap_or_else(|| dir.clone())
             });
         let kfile = match overridden {
             Some(_) => self
@@ -1089,6 +1124,16 @@ impl Ctx<'_> {
                 return Err(format!(
                     "accumulation err='accumulating resources from '{entry}': {security}': {tail}"
                 ));
+            }
+            if let Some(documents) = self
+                .options
+                .parsed_files
+                .as_ref()
+                .and_then(|files| files.get(&path))
+            {
+                return resources_of(documents.iter().map(|d| d.root.clone()))
+                    .map(Loaded::Files)
+                    .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
             }
             let text =
                 std::fs::read_to_string(&path).map_err(|e| format!("reading '{shown}': {e}"))?;

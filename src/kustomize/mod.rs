@@ -15,8 +15,9 @@ mod transform;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::yaml::{canonical_kyaml, emit_stream, Node};
+use crate::yaml::{canonical_kyaml, emit_stream, Node, ParsedFiles};
 
 /// The names a kustomization file may have, in kustomize's order of precedence.
 pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] =
@@ -62,6 +63,9 @@ pub struct Options {
     /// A kustomization to use for one directory in place of the file on disk (or where there is
     /// none): how a caller builds a generated or rewritten kustomization without writing it.
     pub kustomization_override: Option<(PathBuf, Node)>,
+    /// Files already parsed (by absolute path), read from here instead of from disk. The load
+    /// restrictor and the file system root are checked all the same.
+    pub parsed_files: Option<Arc<ParsedFiles>>,
 }
 
 /// The result of a build.
@@ -93,6 +97,7 @@ impl Default for Options {
             display_root: None,
             fs_root: None,
             kustomization_override: None,
+            parsed_files: None,
         }
     }
 }

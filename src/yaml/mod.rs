@@ -16,6 +16,7 @@
 
 mod canon;
 mod emit;
+mod files;
 mod node;
 mod parse;
 pub(crate) use parse::drop_break_added_at_end;
@@ -25,6 +26,7 @@ mod tests;
 
 pub use canon::{canonical_kyaml, from_json};
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
+pub use files::ParsedFiles;
 
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,

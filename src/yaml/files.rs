@@ -1,0 +1,36 @@
+//! Parsed YAML files by path, filled once and then shared read-only across threads, so a file that
+//! discovery read is not parsed again by every kustomize build that includes it.
+//!
+//! Only files that parsed cleanly with the default limits are kept: a reader that finds nothing
+//! here reads and parses the file itself, and reports its own errors in its own words.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::node::Document;
+
+#[derive(Debug, Default)]
+pub struct ParsedFiles {
+    by_path: HashMap<PathBuf, Arc<[Document]>>,
+}
+
+impl ParsedFiles {
+    /// Records the documents of `path` (an absolute path, as it will be looked up).
+    pub fn insert(&mut self, path: PathBuf, documents: Arc<[Document]>) {
+        self.by_path.insert(path, documents);
+    }
+
+    /// The documents of `path`, as parsed with the default [`super::ParseOptions`].
+    pub fn get(&self, path: &Path) -> Option<&Arc<[Document]>> {
+        self.by_path.get(path)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_path.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_path.is_empty()
+    }
+}
