@@ -23,7 +23,7 @@ fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 fn substituted(text: &str, vars: &BTreeMap<String, String>, options: &Options) -> String {
     let doc = parse_one(text);
-    let out = substitute_document(&doc, vars, options).expect("substitution succeeds");
+    let out = substitute_document(doc.clone(), vars, options).expect("substitution succeeds");
     yaml::emit(&out)
 }
 
@@ -128,7 +128,8 @@ metadata:
   namespace: apps
 "#;
     let doc = parse_one(config);
-    let out = substitute_document(&doc, &varsub_vars(), &Options::default()).expect("no error");
+    let out =
+        substitute_document(doc.clone(), &varsub_vars(), &Options::default()).expect("no error");
     assert_eq!(out, doc);
 }
 
@@ -220,7 +221,7 @@ fn strict_mode_fails_on_a_missing_variable_and_lax_mode_does_not() {
     let doc = parse_one(STRICT_MISSING);
     let vars = varsub_vars();
     let err = substitute_document(
-        &doc,
+        doc.clone(),
         &vars,
         &Options {
             strict: true,
@@ -236,7 +237,8 @@ fn strict_mode_fails_on_a_missing_variable_and_lax_mode_does_not() {
     );
     assert!(err.to_string().contains("variable not set"), "{err}");
 
-    let out = substitute_document(&doc, &vars, &Options::default()).expect("lax mode succeeds");
+    let out =
+        substitute_document(doc.clone(), &vars, &Options::default()).expect("lax mode succeeds");
     let text = yaml::emit(&out);
     assert!(text.contains("missing: null"), "{text}");
     assert!(text.contains("region: eu-central-1"), "{text}");
@@ -265,7 +267,7 @@ spec:
         ("big", "1000000"),
         ("string", "\"3\""),
     ]);
-    let out = substitute_document(&parse_one(text), &vars, &Options::default()).expect("ok");
+    let out = substitute_document(parse_one(text), &vars, &Options::default()).expect("ok");
     let spec = out.get("spec").expect("spec");
     assert_eq!(spec.get("renamed").and_then(Node::as_str), Some("kept"));
     assert_eq!(spec.get("enabled").and_then(Node::as_str), Some("true"));
@@ -293,7 +295,7 @@ spec:
 fn substitution_that_breaks_the_yaml_is_an_error() {
     let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n";
     let err = substitute_document(
-        &parse_one(text),
+        parse_one(text),
         &vars(&[("name", "a: b: c")]),
         &Options::default(),
     )

@@ -120,7 +120,12 @@ impl RunArgs {
             download_cache: download_cache(),
             ..HelmEngine::default()
         };
-        let report = runtime::run(&repository, &KustomizeEngine::for_repository(&repository), &helm, &options);
+        let report = runtime::run(
+            &repository,
+            &KustomizeEngine::for_repository(&repository),
+            &helm,
+            &options,
+        );
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }

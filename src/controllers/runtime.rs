@@ -1099,7 +1099,7 @@ impl Runtime<'_> {
                     .and_then(Node::as_str)
                     .unwrap_or("")
                     .to_owned();
-                crate::substitute::substitute_document(&node, variables, &options)
+                crate::substitute::substitute_document(node, variables, &options)
                     .map_err(|e| format!("post build failed for '{name}': {e}"))?
             }
             None => node,

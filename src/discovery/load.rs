@@ -70,7 +70,10 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFil
     }
     let mut bytes = Vec::new();
     // The limit also holds when the file grows after the size check.
-    if let Err(error) = file.take(max_size.saturating_add(1)).read_to_end(&mut bytes) {
+    if let Err(error) = file
+        .take(max_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+    {
         loaded.diagnostics.push(cannot_read(error));
         return loaded;
     }

@@ -132,11 +132,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             .filter(|f| !loaded.contains_key(*f))
             .collect();
         let results = crate::parallel::map(&missing, |path| {
-            load::load_file(
-                path,
-                paths::relative_to(path, &root),
-                options.max_file_size,
-            )
+            load::load_file(path, paths::relative_to(path, &root), options.max_file_size)
         });
         for (path, file) in missing.into_iter().zip(results) {
             loaded.insert(path.clone(), file);

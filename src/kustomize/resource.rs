@@ -216,9 +216,10 @@ impl Res {
 
     /// Same current id (gvk, name, namespace with `default` equal to unset).
     pub fn same_id(&self, other: &Res) -> bool {
-        self.gvk() == other.gvk()
-            && self.name() == other.name()
+        // Names differ most often and cost least to compare, so they go first.
+        self.name() == other.name()
             && self.effective_namespace() == other.effective_namespace()
+            && self.gvk() == other.gvk()
     }
 
     fn remember(&mut self) {

@@ -71,12 +71,12 @@ pub fn is_substitution_disabled(doc: &Node) -> bool {
 /// Substitutes `vars` into one object. Returns the object unchanged when it opts out, or when
 /// `vars` is empty and `options.always` is off.
 pub fn substitute_document(
-    doc: &Node,
+    mut doc: Node,
     vars: &BTreeMap<String, String>,
     options: &Options,
 ) -> Result<Node, Error> {
-    if is_substitution_disabled(doc) || (vars.is_empty() && !options.always) {
-        return Ok(doc.clone());
+    if is_substitution_disabled(&doc) || (vars.is_empty() && !options.always) {
+        return Ok(doc);
     }
     // Upstream checks the names in map order, which is random; sorted order makes the report stable.
     if let Some(name) = vars.keys().find(|name| !is_valid_var_name(name)) {
@@ -84,8 +84,21 @@ pub fn substitute_document(
             name: name.clone(),
         }));
     }
+    if !mentions_dollar(&doc) {
+        // envsubst leaves text without a `$` as it is, so only the YAML round trip remains.
+        yaml::reread(&mut doc);
+        return normalise(doc);
+    }
+    substitute_text(&doc, |name| vars.get(name).cloned(), options.strict)
+}
+
+/// Upstream's way: print, substitute the text, read back.
+fn substitute_text<F>(doc: &Node, lookup: F, strict: bool) -> Result<Node, Error>
+where
+    F: Fn(&str) -> Option<String>,
+{
     let text = yaml::emit(doc);
-    let out = envsubst(&text, |name| vars.get(name).cloned(), options.strict)?;
+    let out = envsubst(&text, lookup, strict)?;
     let docs = yaml::parse_stream(&out, &yaml::ParseOptions::default())
         .map_err(|e| Error::new(ErrorKind::Yaml(e)))?;
     // Upstream's YAML-to-JSON step reads the first document and ignores the rest.
@@ -96,6 +109,18 @@ pub fn substitute_document(
         .filter(|root| matches!(root, Node::Mapping(_)))
         .ok_or_else(|| Error::new(ErrorKind::NotAnObject))?;
     normalise(root)
+}
+
+/// Whether any key or scalar holds a `$`: only then can the printed object hold an expression.
+fn mentions_dollar(node: &Node) -> bool {
+    match node {
+        Node::Scalar(s) => s.value.contains('$'),
+        Node::Sequence(seq) => seq.items.iter().any(mentions_dollar),
+        Node::Mapping(map) => map
+            .entries
+            .iter()
+            .any(|e| e.key.value.contains('$') || mentions_dollar(&e.value)),
+    }
 }
 
 /// Gives every scalar the type and spelling the upstream round trip leaves it with. Plain scalars
@@ -342,6 +367,145 @@ pub(crate) fn go_format_g(f: f64) -> String {
 mod tests {
     use super::*;
 
+    fn without_positions(node: &Node) -> Node {
+        let mut node = node.clone();
+        clear_positions(&mut node);
+        node
+    }
+
+    fn clear_positions(node: &mut Node) {
+        match node {
+            Node::Scalar(s) => s.pos = Default::default(),
+            Node::Sequence(seq) => {
+                seq.pos = Default::default();
+                seq.items.iter_mut().for_each(clear_positions);
+            }
+            Node::Mapping(map) => {
+                map.pos = Default::default();
+                for entry in &mut map.entries {
+                    entry.key.pos = Default::default();
+                    clear_positions(&mut entry.value);
+                }
+            }
+        }
+    }
+
+    /// The shortcut for objects without a `$` gives what printing and reading back gives.
+    fn assert_shortcut_matches(doc: &Node, context: &str) {
+        let by_text = substitute_text(doc, |_| None, false).map(|n| without_positions(&n));
+        let mut reread = doc.clone();
+        yaml::reread(&mut reread);
+        let shortcut = normalise(reread).map(|n| without_positions(&n));
+        if shortcut != by_text {
+            let (a, b) = (format!("{shortcut:#?}"), format!("{by_text:#?}"));
+            let at = a
+                .lines()
+                .zip(b.lines())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            let window = |t: &str| {
+                t.lines()
+                    .skip(at.saturating_sub(8))
+                    .take(12)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            panic!(
+                "{context}: the shortcut gives\n{}\nthe round trip gives\n{}",
+                window(&a),
+                window(&b)
+            );
+        }
+    }
+
+    #[test]
+    fn objects_without_dollars_skip_the_text_round_trip_with_the_same_result() {
+        let text = r#"
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: x, labels: {"on": "n", 'y': yes, "0644": '0644'}}
+data:
+  plain: n
+  quoted: "n"
+  single: 'off'
+  octal: 0644
+  quoted_octal: "0644"
+  float: 1.50
+  exp: 1e3
+  hex: 0x1F
+  sexagesimal: 1:20
+  stamp: 2001-12-14t21:59:43.10-05:00
+  quoted_stamp: "2001-12-14"
+  empty: ""
+  tilde: ~
+  nothing:
+  text: |
+    line one
+      indented
+  folded: >-
+    folded
+    text
+  trailing: "spaces  "
+  leading: "  spaces"
+  colon: "a: b"
+  hash: "a #b"
+  dash: "- x"
+  tagged: !!str 123
+  tagged_bool: !!bool true
+  unicode: "caf\u00e9 \u2028 sep"
+  control: "bell\a"
+  long: "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua"
+  merge_like: "<<"
+  list: [1, "2", three, {a: b}, [], {}]
+  multi: "one\ntwo\n\n"
+  inf: .inf_not
+  ? "a key that is much longer than one hundred and twenty eight characters, so that go-yaml writes it as a complex key with a question mark"
+  : v
+"#;
+        let docs = yaml::parse_stream(text, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+        for doc in &docs {
+            assert_shortcut_matches(&doc.root, "fixture");
+        }
+    }
+
+    #[test]
+    fn the_shortcut_matches_the_round_trip_on_every_corpus_object() {
+        let repos = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos");
+        assert!(
+            repos.is_dir(),
+            "the corpus is missing: expected `{}` (see ../shared/README.md)",
+            repos.display()
+        );
+        let mut checked = 0usize;
+        for entry in ignore::WalkBuilder::new(&repos)
+            .standard_filters(false)
+            .build()
+        {
+            let Ok(entry) = entry else { continue };
+            let path = entry.path();
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let Ok(docs) = yaml::parse_stream(&text, &Default::default()) else {
+                continue;
+            };
+            for doc in docs.iter().filter(|d| matches!(d.root, Node::Mapping(_))) {
+                if mentions_dollar(&doc.root) {
+                    continue;
+                }
+                assert_shortcut_matches(&doc.root, &path.display().to_string());
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "only {checked} corpus objects were checked");
+    }
+
     fn expand(text: &str, vars: &[(&str, &str)], strict: bool) -> Result<String, Error> {
         let vars: BTreeMap<String, String> = vars
             .iter()
@@ -535,7 +699,7 @@ mod tests {
         // A disabled object comes back as it was, without touching the YAML layer.
         let vars = BTreeMap::from([("x".to_owned(), "1".to_owned())]);
         assert_eq!(
-            substitute_document(&doc, &vars, &Options::default()).unwrap(),
+            substitute_document(doc.clone(), &vars, &Options::default()).unwrap(),
             doc
         );
     }
@@ -547,7 +711,7 @@ mod tests {
             ("not-ok".to_owned(), "2".to_owned()),
         ]);
         let doc = Node::Mapping(yaml::Mapping::new());
-        let err = substitute_document(&doc, &vars, &Options::default()).unwrap_err();
+        let err = substitute_document(doc.clone(), &vars, &Options::default()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "'not-ok' var name is invalid, must match '^[_[:alpha:]][_[:alpha:][:digit:]]*$'"
@@ -558,7 +722,7 @@ mod tests {
     fn no_vars_and_not_always_is_a_no_op() {
         let doc = Node::Mapping(yaml::Mapping::new());
         assert_eq!(
-            substitute_document(&doc, &BTreeMap::new(), &Options::default()).unwrap(),
+            substitute_document(doc.clone(), &BTreeMap::new(), &Options::default()).unwrap(),
             doc
         );
     }

@@ -62,6 +62,8 @@ struct Scanner<'a> {
     mode: u8,
     escapes: u8,
     accept: Accept,
+    /// Scanning text outside any `${...}`, where only `$` and NUL are special.
+    outside_expression: bool,
 }
 
 impl Scanner<'_> {
@@ -121,6 +123,17 @@ impl Scanner<'_> {
     fn scan_text(&mut self) -> Option<String> {
         let mut text = String::new();
         while let Some(c) = self.peek() {
+            if self.outside_expression {
+                // A run without `$` or NUL is taken whole: nothing in it can start an expression,
+                // an escape or the end of input.
+                let rest = self.src.get(self.pos..).unwrap_or_default();
+                let run = rest.find(['$', '\0']).unwrap_or(rest.len());
+                if run > 0 {
+                    text.push_str(rest.get(..run).unwrap_or_default());
+                    self.pos += run;
+                    continue;
+                }
+            }
             // The first character was already checked against `${` by `scan`.
             if !text.is_empty() && self.at_lbrack() {
                 break;
@@ -209,6 +222,7 @@ pub(crate) fn parse(src: &str) -> Result<Vec<Expr>, Error> {
             mode: 0,
             escapes: 0,
             accept: accept_any,
+            outside_expression: true,
         },
         start: 0,
         depth: 0,
@@ -218,6 +232,7 @@ pub(crate) fn parse(src: &str) -> Result<Vec<Expr>, Error> {
         p.s.accept = accept_any;
         p.s.mode = SCAN_IDENT | SCAN_LBRACK | SCAN_ESCAPE;
         p.s.escapes = ESCAPE_DOLLAR;
+        p.s.outside_expression = true;
         let here = p.s.pos;
         match p.s.scan() {
             Token::Ident(text) => out.push(Expr::Text(text)),
@@ -256,6 +271,7 @@ impl Parser<'_> {
 
     fn func_body(&mut self, offset: usize) -> Result<Func, Error> {
         self.s.escapes = ESCAPE_ALL;
+        self.s.outside_expression = false;
         if self.s.peek() == Some('#') {
             return self.length(offset);
         }

@@ -344,27 +344,10 @@ impl Emitter {
 
     fn scalar(&mut self, s: &Scalar, context: Context) {
         let is_key = matches!(context, Context::SimpleKey | Context::ComplexKey);
-        // Keys are always strings after kustomize's JSON step.
         let (text, requested) = if self.preserve_style {
             (s.value.as_str(), source_style(s))
-        } else if is_key && s.value == "<<" {
-            // go-yaml prints this key plain, which every reader then takes for a merge key.
-            (s.value.as_str(), Style::Double)
-        } else if is_key {
-            (s.value.as_str(), string_style(&s.value))
         } else {
-            match resolve_kyaml(s) {
-                Resolved::Null => ("null", Style::Plain),
-                Resolved::Bool(true) => ("true", Style::Plain),
-                Resolved::Bool(false) => ("false", Style::Plain),
-                Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
-                    (s.value.as_str(), Style::Plain)
-                }
-                // A timestamp is a time value to go-yaml v3, not a string: like a number it keeps
-                // its spelling (`canonical_kyaml` respells it as kustomize does).
-                Resolved::Str if kyaml_timestamp(s).is_some() => (s.value.as_str(), Style::Plain),
-                Resolved::Str => (s.value.as_str(), string_style(&s.value)),
-            }
+            requested_style(s, is_key)
         };
         let analysis = analyze(text);
         let mut style = self.select_style(requested, &analysis, text);
@@ -667,6 +650,47 @@ impl Emitter {
             self.write_indicator(chomp, false, false, false);
         }
     }
+}
+
+/// The text of a scalar and the style go-yaml asks for before the emitter's own checks, in the
+/// canonical (not style-preserving) form.
+fn requested_style(s: &Scalar, is_key: bool) -> (&str, Style) {
+    if is_key && s.value == "<<" {
+        // go-yaml prints this key plain, which every reader then takes for a merge key.
+        return (s.value.as_str(), Style::Double);
+    }
+    if is_key {
+        // Keys are always strings after kustomize's JSON step.
+        return (s.value.as_str(), string_style(&s.value));
+    }
+    match resolve_kyaml(s) {
+        Resolved::Null => ("null", Style::Plain),
+        Resolved::Bool(true) => ("true", Style::Plain),
+        Resolved::Bool(false) => ("false", Style::Plain),
+        Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
+            (s.value.as_str(), Style::Plain)
+        }
+        // A timestamp is a time value to go-yaml v3, not a string: like a number it keeps
+        // its spelling (`canonical_kyaml` respells it as kustomize does).
+        Resolved::Str if kyaml_timestamp(s).is_some() => (s.value.as_str(), Style::Plain),
+        Resolved::Str => (s.value.as_str(), string_style(&s.value)),
+    }
+}
+
+/// The text and style a scalar is printed in by [`emit`] in a block mapping, as a key or as a
+/// value: what a reader of the output reads back.
+pub(super) fn printed_scalar(s: &Scalar, is_key: bool) -> (&str, ScalarStyle) {
+    let (text, requested) = requested_style(s, is_key);
+    let mut emitter = Emitter::new(false);
+    emitter.simple_key_context = is_key && is_simple_key(s);
+    let style = match emitter.select_style(requested, &analyze(text), text) {
+        Style::Plain => ScalarStyle::Plain,
+        Style::Single => ScalarStyle::SingleQuoted,
+        Style::Double => ScalarStyle::DoubleQuoted,
+        Style::Literal => ScalarStyle::Literal,
+        Style::Folded => ScalarStyle::Folded,
+    };
+    (text, style)
 }
 
 fn is_simple_key(key: &Scalar) -> bool {

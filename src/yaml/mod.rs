@@ -20,6 +20,7 @@ mod files;
 mod node;
 mod parse;
 pub(crate) use parse::drop_break_added_at_end;
+mod reread;
 mod resolve;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ mod tests;
 pub use canon::{canonical_kyaml, from_json};
 pub use emit::{go_yaml_v2_key_order, sort_keys, EmitOptions};
 pub use files::ParsedFiles;
+pub use reread::reread;
 
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,

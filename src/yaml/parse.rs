@@ -128,6 +128,8 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
     let total_chars = text.chars().count();
     let mut documents = Vec::new();
     let mut builder: Option<Builder<'_>> = None;
+    // Where the last collection judged to be in flow style started.
+    let mut last_flow_start: Option<usize> = None;
     while let Some(next) = parser.next_event() {
         let (mut event, span) = next.map_err(scan_error)?;
         let mut pos = pos_of(&span);
@@ -155,8 +157,19 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
                 let Some(b) = builder.as_mut() else {
                     return Err(error(pos, "content outside of a document"));
                 };
-                let flow = matches!(other, Event::SequenceStart(..) | Event::MappingStart(..))
-                    && matches!(chars.char_at(span.start.index()), Some('[' | '{'));
+                let start = span.start.index();
+                let is_start = matches!(other, Event::SequenceStart(..) | Event::MappingStart(..));
+                if is_start && last_flow_start == Some(start) {
+                    // An indentless block sequence (`key:` then `- [a]` at the key's column)
+                    // starts where its first item does; that item's start gives it away.
+                    b.innermost_to_block();
+                }
+                let flow = match other {
+                    Event::SequenceStart(..) => chars.char_at(start) == Some('['),
+                    Event::MappingStart(..) => chars.char_at(start) == Some('{'),
+                    _ => false,
+                };
+                last_flow_start = flow.then_some(start);
                 b.event(other, pos, flow)?;
             }
         }
@@ -308,6 +321,15 @@ impl<'o> Builder<'o> {
             open_anchors: Vec::new(),
             produced: 0,
             root: None,
+        }
+    }
+
+    /// Marks the collection being built as block style.
+    fn innermost_to_block(&mut self) {
+        match self.stack.last_mut() {
+            Some(Frame::Seq { seq, .. }) => seq.style = CollectionStyle::Block,
+            Some(Frame::Map { map, .. }) => map.style = CollectionStyle::Block,
+            None => {}
         }
     }
 

@@ -68,6 +68,26 @@ fn flow_collections_are_marked() {
 }
 
 #[test]
+fn an_indentless_sequence_starting_with_a_flow_item_is_block() {
+    let root = parse_one("a:\n- {}\n- x\nb:\n- [1]\n- [2, 3]\nc:\n  - [4]\n");
+    for key in ["a", "b", "c"] {
+        let Some(Node::Sequence(seq)) = root.get(key) else {
+            panic!("no sequence at {key}");
+        };
+        assert_eq!(seq.style, CollectionStyle::Block, "{key}");
+        let Some(first) = seq.items.first() else {
+            panic!("{key} is empty");
+        };
+        let first_style = match first {
+            Node::Sequence(s) => s.style,
+            Node::Mapping(m) => m.style,
+            Node::Scalar(_) => panic!("{key}[0] is a scalar"),
+        };
+        assert_eq!(first_style, CollectionStyle::Flow, "{key}[0]");
+    }
+}
+
+#[test]
 fn empty_documents_are_kept_as_null_and_empty_text_has_none() {
     assert_eq!(parse("").map(|d| d.len()), Ok(0));
     assert_eq!(parse("# only a comment\n").map(|d| d.len()), Ok(0));

@@ -175,7 +175,8 @@ mod flux_postbuild {
         let mut out = Vec::new();
         for node in &build.objects {
             out.push(canonical_kyaml(
-                &substitute_document(node, &variables, &substitute).map_err(|e| e.to_string())?,
+                &substitute_document(node.clone(), &variables, &substitute)
+                    .map_err(|e| e.to_string())?,
             ));
         }
         Ok(emit_stream(&out))
