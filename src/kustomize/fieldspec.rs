@@ -47,6 +47,12 @@ impl FieldSpec {
 
 /// Splits `a/b\/c/d` into segments, honouring the `\/` escape.
 pub fn split_path(path: &str) -> Vec<String> {
+    if !path.contains('\\') {
+        if path.is_empty() {
+            return Vec::new();
+        }
+        return path.split('/').map(str::to_string).collect();
+    }
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = path.chars().peekable();
@@ -68,11 +74,17 @@ pub fn split_path(path: &str) -> Vec<String> {
 
 /// Visits every node at `path`, descending through sequences along the way. With `create`, missing
 /// mappings on the way (and the final field, as `null`) are created; `visit` then sees the null.
-pub fn walk(node: &mut Node, path: &[String], create: bool, visit: &mut dyn FnMut(&mut Node)) {
+pub fn walk<S: AsRef<str>>(
+    node: &mut Node,
+    path: &[S],
+    create: bool,
+    visit: &mut dyn FnMut(&mut Node),
+) {
     let Some((first, rest)) = path.split_first() else {
         visit(node);
         return;
     };
+    let first = first.as_ref();
     let key = first.strip_suffix("[]").unwrap_or(first);
     match node {
         Node::Sequence(seq) => {
@@ -109,7 +121,11 @@ pub fn walk(node: &mut Node, path: &[String], create: bool, visit: &mut dyn FnMu
 }
 
 /// Applies `visit` to the fields named by every spec that applies to the node's kind.
-pub fn apply_specs(node: &mut Node, specs: &[FieldSpec], visit: &mut dyn FnMut(&mut Node)) {
+pub fn apply_specs<'s>(
+    node: &mut Node,
+    specs: impl IntoIterator<Item = &'s FieldSpec>,
+    visit: &mut dyn FnMut(&mut Node),
+) {
     let gvk = Gvk::of(node);
     let mut seen: Vec<&Vec<String>> = Vec::new();
     for spec in specs {

@@ -4,7 +4,9 @@
 //!
 //! Not for: deciding names (the transformers and generators do that).
 
-use super::fieldspec::{name_references, walk, FieldSpec};
+use std::sync::LazyLock;
+
+use super::fieldspec::{name_references, walk, FieldSpec, NameRef};
 use super::load::Config;
 use super::resource::{is_cluster_scoped, Gvk, Res};
 use super::Error;
@@ -31,11 +33,15 @@ struct Referrer<'a> {
     suffixes: &'a [String],
 }
 
+/// The builtin name reference table, built once.
+static BUILTIN_NAME_REFERENCES: LazyLock<Vec<NameRef>> = LazyLock::new(name_references);
+
 pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
     let candidates: Vec<Candidate> = resources
         .iter()
         .map(|r| {
-            let cluster_scoped = is_cluster_scoped(&r.gvk());
+            let gvk = r.gvk();
+            let cluster_scoped = is_cluster_scoped(&gvk);
             // an unset namespace of a namespaced object is `default`
             let spell = |ns: &str| {
                 if ns.is_empty() && !cluster_scoped {
@@ -47,42 +53,49 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
             let mut namespaces: Vec<String> = r.prev.iter().map(|p| spell(&p.1)).collect();
             namespaces.push(spell(r.namespace()));
             Candidate {
-                gvk: r.gvk(),
                 names: r.all_names().map(str::to_string).collect(),
                 name: r.name().to_string(),
                 namespace: r.effective_namespace().to_string(),
                 namespaces,
-                cluster_scoped: is_cluster_scoped(&r.gvk()),
+                cluster_scoped,
                 prefixes: r.prefixes.clone(),
                 suffixes: r.suffixes.clone(),
                 id: r.id_string(),
+                gvk,
             }
         })
         .collect();
-    let mut table = name_references();
-    table.extend(config.name_reference.iter().cloned());
-    for res in resources.iter_mut() {
-        let gvk = res.gvk();
-        let ns = res.effective_namespace().to_string();
-        let prefixes = res.prefixes.clone();
-        let suffixes = res.suffixes.clone();
-        let mut referrer = Referrer {
-            namespace: &ns,
-            needs_namespace: false,
-            cluster_scoped: is_cluster_scoped(&gvk),
-            prefixes: &prefixes,
-            suffixes: &suffixes,
-        };
-        for row in &table {
+    // The objects each row can refer to do not depend on the referrer: find them once.
+    let rows: Vec<(&NameRef, Vec<&Candidate>)> = BUILTIN_NAME_REFERENCES
+        .iter()
+        .chain(&config.name_reference)
+        .filter_map(|row| {
             let targets: Vec<&Candidate> = candidates
                 .iter()
                 .filter(|c| {
                     c.gvk.kind == row.kind && (row.group.is_empty() || c.gvk.group == row.group)
                 })
                 .collect();
-            if targets.is_empty() {
-                continue;
-            }
+            (!targets.is_empty()).then_some((row, targets))
+        })
+        .collect();
+    for res in resources.iter_mut() {
+        let gvk = res.gvk();
+        let ns = res.effective_namespace().to_string();
+        let Res {
+            node,
+            prefixes,
+            suffixes,
+            ..
+        } = res;
+        let mut referrer = Referrer {
+            namespace: &ns,
+            needs_namespace: false,
+            cluster_scoped: is_cluster_scoped(&gvk),
+            prefixes,
+            suffixes,
+        };
+        for (row, targets) in &rows {
             let mut seen: Vec<&FieldSpec> = Vec::new();
             for spec in &row.specs {
                 if !spec.applies_to(&gvk) || seen.iter().any(|s| s.path == spec.path) {
@@ -95,14 +108,14 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
                     && spec.path[spec.path.len() - 2] == "roleRef";
                 if is_role_ref {
                     let parent = &spec.path[..spec.path.len() - 1];
-                    walk(&mut res.node, parent, false, &mut |n| {
+                    walk(node, parent, false, &mut |n| {
                         if n.get("kind").and_then(Node::as_str) != Some(row.kind.as_str()) {
                             return;
                         }
                         if let Some(Node::Scalar(s)) =
                             n.as_mapping_mut().and_then(|m| m.get_mut("name"))
                         {
-                            if let Err(e) = rename_scalar(s, &targets, &referrer, None) {
+                            if let Err(e) = rename_scalar(s, targets, &referrer, None) {
                                 error = Some(e);
                             }
                         }
@@ -110,8 +123,8 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
                 } else {
                     referrer.needs_namespace = row.kind == "ServiceAccount"
                         && spec.path.last().is_some_and(|p| p == "subjects");
-                    walk(&mut res.node, &spec.path, false, &mut |n| {
-                        if let Err(e) = rename_node(n, &row.kind, &targets, &referrer) {
+                    walk(node, &spec.path, false, &mut |n| {
+                        if let Err(e) = rename_node(n, &row.kind, targets, &referrer) {
                             error = Some(e);
                         }
                     });
@@ -191,15 +204,15 @@ fn rename_scalar<'a>(
     referrer: &Referrer,
     explicit_ns: Option<&str>,
 ) -> Result<Option<&'a Candidate>, String> {
-    let old = s.value.clone();
     let mut found: Vec<&Candidate> = targets
         .iter()
         .copied()
-        .filter(|c| c.names.contains(&old))
+        .filter(|c| c.names.contains(&s.value))
         .collect();
     if found.is_empty() {
         return Ok(None);
     }
+    let old = s.value.clone();
     if let Some(ns) = explicit_ns {
         found.retain(|c| c.namespaces.iter().any(|x| x == ns) || c.namespace == ns);
     } else if !referrer.cluster_scoped {

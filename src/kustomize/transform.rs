@@ -8,6 +8,7 @@
 //! Not for: name references (see `nameref`), generators, or the merge logic of patches (the
 //! `patch` module).
 
+use std::collections::{hash_map, HashMap};
 use std::path::Path;
 
 use super::fieldspec::{self, apply_specs, merge_string_map, walk, FieldSpec, NameRef};
@@ -39,8 +40,7 @@ fn pairs(node: Option<&Node>) -> Vec<(String, String)> {
 
 /// Sets `key: value` in the string map at `path`, creating the maps.
 pub fn set_map_field(node: &mut Node, path: &[&str], key: &str, value: &str) {
-    let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
-    walk(node, &path, true, &mut |n| {
+    walk(node, path, true, &mut |n| {
         merge_string_map(n, &[(key.to_string(), value.to_string())])
     });
 }
@@ -236,6 +236,10 @@ pub fn namespace(
     extra: &[FieldSpec],
     unset_only: bool,
 ) -> Result<(), String> {
+    let specs: Vec<&FieldSpec> = extra
+        .iter()
+        .filter(|s| s.path != ["metadata", "namespace"])
+        .collect();
     for r in resources.iter_mut() {
         let gvk = r.gvk();
         if !is_cluster_scoped(&gvk) && (!unset_only || r.namespace().is_empty()) {
@@ -259,35 +263,60 @@ pub fn namespace(
             }
         }
         if gvk.kind == "CustomResourceDefinition" {
-            let path: Vec<String> = "spec/conversion/webhook/clientConfig/service/namespace"
-                .split('/')
-                .map(str::to_string)
-                .collect();
+            let path = [
+                "spec",
+                "conversion",
+                "webhook",
+                "clientConfig",
+                "service",
+                "namespace",
+            ];
             walk(&mut r.node, &path, false, &mut |n| {
                 *n = Node::Scalar(Scalar::plain(ns));
             });
         }
-        let specs: Vec<FieldSpec> = extra
-            .iter()
-            .filter(|s| s.path != ["metadata", "namespace"])
-            .cloned()
-            .collect();
-        apply_specs(&mut r.node, &specs, &mut |n| {
+        apply_specs(&mut r.node, specs.iter().copied(), &mut |n| {
             if matches!(n, Node::Scalar(_)) {
                 *n = Node::Scalar(Scalar::plain(ns));
             }
         });
     }
-    for (i, a) in resources.iter().enumerate() {
-        if let Some(b) = resources.iter().skip(i + 1).find(|b| b.same_id(a)) {
-            return Err(format!(
-                "namespace transformation produces ID conflict: {} and {}",
-                a.id_string(),
-                b.id_string()
-            ));
-        }
+    if let Some((a, b)) = first_id_conflict(resources) {
+        return Err(format!(
+            "namespace transformation produces ID conflict: {} and {}",
+            a.id_string(),
+            b.id_string()
+        ));
     }
     Ok(())
+}
+
+/// The first resource that shares its id ([`Res::same_id`]) with a later one, and the first such
+/// later one.
+fn first_id_conflict(resources: &[Res]) -> Option<(&Res, &Res)> {
+    let mut first_with_id = HashMap::new();
+    let mut conflict: Option<(usize, usize)> = None;
+    for (j, r) in resources.iter().enumerate() {
+        let Gvk {
+            group,
+            version,
+            kind,
+        } = r.gvk();
+        let id = (group, version, kind, r.name(), r.effective_namespace());
+        match first_with_id.entry(id) {
+            hash_map::Entry::Vacant(slot) => {
+                slot.insert(j);
+            }
+            hash_map::Entry::Occupied(first) => {
+                let i = *first.get();
+                if conflict.is_none_or(|(earliest, _)| i < earliest) {
+                    conflict = Some((i, j));
+                }
+            }
+        }
+    }
+    let (i, j) = conflict?;
+    Some((resources.get(i)?, resources.get(j)?))
 }
 
 /// With `all_names`, every resource's `metadata/name` changes (the kustomization fields);
@@ -302,6 +331,10 @@ fn prefix_suffix(
     if prefix.is_empty() && suffix.is_empty() {
         return;
     }
+    let specs: Vec<&FieldSpec> = extra
+        .iter()
+        .filter(|s| s.path != ["metadata", "name"])
+        .collect();
     for r in resources.iter_mut() {
         let gvk = r.gvk();
         if gvk.kind == "CustomResourceDefinition"
@@ -324,12 +357,7 @@ fn prefix_suffix(
         if !suffix.is_empty() {
             r.suffixes.push(suffix.to_string());
         }
-        let specs: Vec<FieldSpec> = extra
-            .iter()
-            .filter(|s| s.path != ["metadata", "name"])
-            .cloned()
-            .collect();
-        apply_specs(&mut r.node, &specs, &mut |n| {
+        apply_specs(&mut r.node, specs.iter().copied(), &mut |n| {
             if let Node::Scalar(s) = n {
                 s.value = format!("{prefix}{}{suffix}", s.value);
             }
@@ -395,8 +423,7 @@ fn images(resources: &mut [Res], entry: &Node, extra: &[FieldSpec]) {
     };
     for r in resources.iter_mut() {
         visit_containers(&mut r.node, &update);
-        let specs: Vec<FieldSpec> = extra.to_vec();
-        apply_specs(&mut r.node, &specs, &mut |n| match n {
+        apply_specs(&mut r.node, extra, &mut |n| match n {
             Node::Scalar(s) => {
                 if let Some(v) = update(&s.value) {
                     s.value = v;

@@ -36,11 +36,46 @@ enum Frame {
         depth: usize,
         /// The key read but not yet paired with a value.
         pending_key: Option<Scalar>,
-        /// Positions of the explicit keys seen so far, for the duplicate-key error.
-        seen: HashMap<String, Pos>,
+        /// Finds earlier explicit keys, for the duplicate-key error.
+        keys: KeyIndex,
         /// `<<` values, applied when the mapping ends so that explicit keys win wherever they are.
         merges: Vec<(usize, Node)>,
     },
+}
+
+/// Mappings with at least this many entries get a hash index for the duplicate-key check; below
+/// it, scanning the entries is faster than hashing every key.
+const INDEXED_MAPPING_LEN: usize = 16;
+
+/// Looks up a key among the explicit entries of a mapping under construction.
+#[derive(Default)]
+struct KeyIndex {
+    /// Entry index by key text, built once the mapping reaches [`INDEXED_MAPPING_LEN`] entries.
+    by_key: Option<HashMap<String, usize>>,
+}
+
+impl KeyIndex {
+    /// The entry of `entries` whose key is `key`.
+    fn find<'e>(&mut self, entries: &'e [Entry], key: &str) -> Option<&'e Entry> {
+        if entries.len() < INDEXED_MAPPING_LEN {
+            return entries.iter().find(|e| e.key.value == key);
+        }
+        let by_key = self.by_key.get_or_insert_with(|| {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.key.value.clone(), i))
+                .collect()
+        });
+        by_key.get(key).and_then(|&i| entries.get(i))
+    }
+
+    /// Notes that the entry at `index` has key `key`, after [`KeyIndex::find`] found none.
+    fn record(&mut self, key: &str, index: usize) {
+        if let Some(by_key) = &mut self.by_key {
+            by_key.insert(key.to_owned(), index);
+        }
+    }
 }
 
 struct Builder<'o> {
@@ -125,7 +160,8 @@ pub(crate) fn drop_break_added_at_end(
 fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut parser = Parser::new_from_str(text);
     let mut chars = CharCursor::new(text);
-    let total_chars = text.chars().count();
+    // Only block scalars need it, and counting is a pass over the whole text.
+    let mut total_chars = None;
     let mut documents = Vec::new();
     let mut builder: Option<Builder<'_>> = None;
     // Where the last collection judged to be in flow style started.
@@ -134,9 +170,8 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
         let (mut event, span) = next.map_err(scan_error)?;
         let mut pos = pos_of(&span);
         if let Event::Scalar(value, SaphyrStyle::Literal | SaphyrStyle::Folded, _, _) = &mut event {
+            let total_chars = *total_chars.get_or_insert_with(|| text.chars().count());
             drop_break_added_at_end(text, total_chars, &span, value);
-        }
-        if let Event::Scalar(_, SaphyrStyle::Literal | SaphyrStyle::Folded, _, _) = &event {
             // saphyr's span of a block scalar starts at its content; point at the `|`/`>` header.
             if let Some(header) = chars.block_header_before(span.start.index(), pos) {
                 pos = header;
@@ -177,49 +212,60 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
     Ok(documents)
 }
 
-/// Maps saphyr's character indexes to characters. Events arrive in source order, so the cursor
-/// normally only moves forward.
+/// Maps saphyr's character indexes to byte offsets. Up to the first non-ASCII byte the two are
+/// equal; beyond it a cursor walks forward, as events normally arrive in source order.
 struct CharCursor<'t> {
     text: &'t str,
+    /// Length of the ASCII-only start of `text`.
+    ascii_len: usize,
     char_index: usize,
     byte_index: usize,
 }
 
 impl<'t> CharCursor<'t> {
     fn new(text: &'t str) -> Self {
+        // `str::is_ascii` is much faster than a byte-wise search, and most texts pass it.
+        let ascii_len = if text.is_ascii() {
+            text.len()
+        } else {
+            text.bytes()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(text.len())
+        };
         CharCursor {
             text,
-            char_index: 0,
-            byte_index: 0,
+            ascii_len,
+            char_index: ascii_len,
+            byte_index: ascii_len,
         }
+    }
+
+    /// The byte offset of the character at character index `index`, if there is one.
+    fn byte_offset(&mut self, index: usize) -> Option<usize> {
+        if index < self.ascii_len {
+            return Some(index);
+        }
+        if index < self.char_index {
+            self.char_index = self.ascii_len;
+            self.byte_index = self.ascii_len;
+        }
+        let rest = self.text.get(self.byte_index..)?;
+        let (offset, _) = rest.char_indices().nth(index - self.char_index)?;
+        self.char_index = index;
+        self.byte_index += offset;
+        Some(self.byte_index)
     }
 
     fn char_at(&mut self, index: usize) -> Option<char> {
-        if index < self.char_index {
-            self.char_index = 0;
-            self.byte_index = 0;
-        }
-        let rest = self.text.get(self.byte_index..)?;
-        let mut iter = rest.char_indices();
-        let mut skip = index - self.char_index;
-        loop {
-            let (offset, c) = iter.next()?;
-            if skip == 0 {
-                self.char_index = index;
-                self.byte_index += offset;
-                return Some(c);
-            }
-            skip -= 1;
-        }
+        let at = self.byte_offset(index)?;
+        self.text.get(at..)?.chars().next()
     }
-}
 
-impl CharCursor<'_> {
     /// The position of the block scalar header (`|`, `>-`, `|2` ...) that precedes the content
     /// starting at character `index` (at `pos`).
     fn block_header_before(&mut self, index: usize, pos: Pos) -> Option<Pos> {
-        self.char_at(index)?;
-        let before = self.text.get(..self.byte_index)?;
+        let at = self.byte_offset(index)?;
+        let before = self.text.get(..at)?;
         // The header is on the last line before the content's line that is not blank.
         let mut line = pos.line;
         let mut lines = before.rsplit('\n');
@@ -240,19 +286,23 @@ impl CharCursor<'_> {
 
 /// The 1-based column of the block scalar indicator in a header line such as `key: |-  # note`.
 fn header_column(line: &str) -> Option<u32> {
-    let chars: Vec<char> = line.chars().collect();
-    let found = chars.iter().enumerate().rev().find(|&(i, &c)| {
+    let (at, _) = line.char_indices().rev().find(|&(i, c)| {
+        let (before, after) = line.split_at(i);
         (c == '|' || c == '>')
-            && (i == 0 || chars.get(i - 1).is_some_and(|p| *p == ' ' || *p == '\t'))
+            && before
+                .chars()
+                .next_back()
+                .is_none_or(|p| p == ' ' || p == '\t')
             && {
-                let rest: String = chars.get(i + 1..).unwrap_or_default().iter().collect();
+                let rest = after.get(1..).unwrap_or_default();
                 let rest =
                     rest.trim_start_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
                 let rest = rest.trim_start();
                 rest.is_empty() || rest.starts_with('#')
             }
-    });
-    found.and_then(|(i, _)| u32::try_from(i + 1).ok())
+    })?;
+    let column = line.get(..at)?.chars().count() + 1;
+    u32::try_from(column).ok()
 }
 
 fn pos_of(span: &Span) -> Pos {
@@ -431,7 +481,7 @@ impl<'o> Builder<'o> {
                     size: 1,
                     depth: 1,
                     pending_key: None,
-                    seen: HashMap::new(),
+                    keys: KeyIndex::default(),
                     merges: Vec::new(),
                 });
                 Ok(())
@@ -517,7 +567,7 @@ impl<'o> Builder<'o> {
                 size: psize,
                 depth: pdepth,
                 pending_key,
-                seen,
+                keys,
                 merges,
                 ..
             } => {
@@ -542,17 +592,17 @@ impl<'o> Builder<'o> {
                             merges.push((map.entries.len(), node));
                             return Ok(());
                         }
-                        if let Some(first) = seen.get(&key.value) {
+                        if let Some(first) = keys.find(&map.entries, &key.value) {
                             return Err(Error {
                                 message: format!(
-                                    "duplicate mapping key `{}` (first defined at {first})",
-                                    key.value
+                                    "duplicate mapping key `{}` (first defined at {})",
+                                    key.value, first.key.pos
                                 ),
                                 pos: key.pos,
-                                related: Some(*first),
+                                related: Some(first.key.pos),
                             });
                         }
-                        seen.insert(key.value.clone(), key.pos);
+                        keys.record(&key.value, map.entries.len());
                         map.entries.push(Entry { key, value: node });
                         Ok(())
                     }
