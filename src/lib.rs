@@ -10,6 +10,7 @@ pub mod graph;
 pub mod helm;
 pub mod kustomize;
 pub mod model;
+pub mod parallel;
 pub mod schedule;
 pub mod store;
 pub mod substitute;

@@ -20,7 +20,6 @@
 
 mod api_versions;
 mod locate;
-mod parallel;
 mod references;
 mod schema;
 mod scope;
@@ -29,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::model::Object;
+use crate::parallel;
 use crate::yaml::Node;
 
 pub use api_versions::{retired, RetiredApi};

@@ -151,7 +151,7 @@ impl<'a> Schemas<'a> {
             .filter(|gvk| !self.compiled.contains_key(*gvk))
             .collect();
         // One kind at a time: compiling a large CRD takes as long as dozens of small kinds.
-        let compiled = super::parallel::map_chunked(&pending, 1, |gvk| self.compile(gvk));
+        let compiled = crate::parallel::map_chunked(&pending, 1, |gvk| self.compile(gvk));
         self.compiled
             .extend(pending.into_iter().cloned().zip(compiled));
     }

@@ -224,7 +224,7 @@ fn schemas_and_objects_as_deep_as_yaml_allows_are_checked_on_worker_threads() {
     schemas.prepare(&[gvk.clone()].into_iter().collect());
     let object = json!({"apiVersion": "example.com/v1", "kind": "Deep",
                         "metadata": {"name": "d"}, "spec": instance});
-    let verdicts = crate::validate::parallel::map(&[0; 64], |_| schemas.check(&gvk, &object));
+    let verdicts = crate::parallel::map(&[0; 64], |_| schemas.check(&gvk, &object));
     assert!(
         verdicts.iter().all(|v| *v == Verdict::Valid),
         "{:?}",

@@ -1,4 +1,4 @@
-//! An order-keeping parallel map for the checks that are independent per object.
+//! An order-keeping parallel map for work that is independent per item (objects to check or print).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
