@@ -1,5 +1,5 @@
-//! An order-keeping parallel map for work that is independent per item (objects to check, files
-//! to parse).
+//! An order-keeping parallel map for work that is independent per item (objects to check or
+//! print, files to parse).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

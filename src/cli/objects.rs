@@ -2,7 +2,8 @@
 //! canonical YAML or JSON form.
 
 use crate::model::Object;
-use crate::yaml::{canonical_kyaml, emit_stream, to_json_kyaml};
+use crate::parallel;
+use crate::yaml::{emit_canonical_kyaml, to_json_kyaml};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct SkipArgs {
@@ -32,16 +33,40 @@ pub enum ObjectFormat {
     Json,
 }
 
+/// The objects as one YAML stream or JSON array.
 pub fn format(objects: &[&Object], format: ObjectFormat) -> String {
+    join(&documents(objects, format), format)
+}
+
+/// Each object printed on its own, formatted on all cores; `join` makes the output of a run of them.
+pub fn documents(objects: &[&Object], format: ObjectFormat) -> Vec<String> {
+    parallel::map(objects, |object| match format {
+        ObjectFormat::Yaml => emit_canonical_kyaml(&object.node),
+        // Pretty JSON at the top level; `join` indents it as an array item.
+        ObjectFormat::Json => format!("{:#}", to_json_kyaml(&object.node)),
+    })
+}
+
+/// Documents from `documents` as one YAML stream or JSON array, as printing all their objects at
+/// once would.
+pub fn join(documents: &[String], format: ObjectFormat) -> String {
     match format {
-        ObjectFormat::Yaml => {
-            let nodes: Vec<_> = objects.iter().map(|o| canonical_kyaml(&o.node)).collect();
-            emit_stream(&nodes)
-        }
+        ObjectFormat::Yaml => documents.join("---\n"),
+        ObjectFormat::Json if documents.is_empty() => "[]\n".to_owned(),
         ObjectFormat::Json => {
-            let values: Vec<_> = objects.iter().map(|o| to_json_kyaml(&o.node)).collect();
-            let mut text = serde_json::to_string_pretty(&values).unwrap_or_default();
-            text.push('\n');
+            let mut text = String::with_capacity(documents.iter().map(String::len).sum());
+            text.push('[');
+            for (i, document) in documents.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                // JSON strings hold no raw line breaks, so every line is indented one level.
+                for line in document.split('\n') {
+                    text.push_str("\n  ");
+                    text.push_str(line);
+                }
+            }
+            text.push_str("\n]\n");
             text
         }
     }

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::objects::{format, ObjectFormat, SkipArgs};
+use super::objects::{documents, format, join, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
 use super::{exit, report, test, usage_error, Context};
 use crate::model::{Object, ResourceId};
@@ -54,12 +54,12 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
         .iter()
         .map(|(id, objects)| (id, objects.iter().filter(|o| args.skip.keeps(o)).collect()))
         .collect();
+    let all: Vec<&Object> = producers
+        .iter()
+        .flat_map(|(_, objects)| objects.iter().copied())
+        .collect();
     match &args.out {
         None => {
-            let all: Vec<&Object> = producers
-                .iter()
-                .flat_map(|(_, objects)| objects.iter().copied())
-                .collect();
             print!("{}", format(&all, args.output));
         }
         Some(dir) => {
@@ -67,9 +67,14 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
                 ObjectFormat::Yaml => "yaml",
                 ObjectFormat::Json => "json",
             };
+            // Formatted as one run over all objects, so the cores share the work evenly.
+            let mut documents = documents(&all, args.output).into_iter();
             let files: Vec<(PathBuf, String)> = producers
                 .iter()
-                .map(|(id, objects)| (producer_file(id, extension), format(objects, args.output)))
+                .map(|(id, objects)| {
+                    let own: Vec<String> = documents.by_ref().take(objects.len()).collect();
+                    (producer_file(id, extension), join(&own, args.output))
+                })
                 .collect();
             match write_tree(dir, &files, extension) {
                 Ok(written) => eprintln!("Wrote {written} files under `{}`.", dir.display()),

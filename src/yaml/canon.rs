@@ -4,12 +4,17 @@
 //! `1.2345675e+06`), booleans and nulls take their canonical spelling, timestamps become RFC 3339
 //! strings, tags and flow style are dropped and keys are sorted in go-yaml v2's order.
 //!
+//! `respell` and `kyaml_entries` are the per-scalar and per-mapping steps, which the emitter also
+//! applies on the fly (`emit_canonical_kyaml`) instead of building the tree.
+//!
 //! Not for: printing (that is `emit`); callers print the result with the canonical emitter.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::emit::sort_keys;
-use super::node::{Mapping, Node, Scalar, ScalarStyle, Sequence};
+use super::emit::{go_yaml_v2_key_order, sort_keys};
+use super::node::{Entry, Mapping, Node, Scalar, ScalarStyle, Sequence};
 use super::resolve::{kyaml_timestamp, resolve_kyaml, Resolved};
 
 /// The node as `kustomize build` would print it, ready for `emit`. Non-finite floats (which make
@@ -52,7 +57,7 @@ fn from_json_unsorted(value: &Value) -> Node {
         Value::Object(map) => {
             let mut out = Mapping::new();
             for (k, v) in map {
-                out.entries.push(super::node::Entry {
+                out.entries.push(Entry {
                     key: Scalar::string(k.clone()),
                     value: from_json_unsorted(v),
                 });
@@ -81,7 +86,7 @@ fn canonical(node: &Node) -> Node {
                 // Later duplicates (only possible after merges or edits) win, as in a Go map.
                 match out.entries.iter_mut().find(|e| e.key.value == key.value) {
                     Some(existing) => existing.value = canonical(&entry.value),
-                    None => out.entries.push(super::node::Entry {
+                    None => out.entries.push(Entry {
                         key,
                         value: canonical(&entry.value),
                     }),
@@ -93,31 +98,85 @@ fn canonical(node: &Node) -> Node {
 }
 
 fn canonical_scalar(s: &Scalar) -> Scalar {
-    let plain = |text: String| Scalar {
-        value: text,
-        style: ScalarStyle::Plain,
+    let respelled = respell(s);
+    Scalar {
+        value: respelled.text.into_owned(),
+        style: if respelled.is_string {
+            ScalarStyle::DoubleQuoted
+        } else {
+            ScalarStyle::Plain
+        },
         tag: None,
         pos: s.pos,
-    };
-    let string = |text: String| Scalar {
-        value: text,
-        style: ScalarStyle::DoubleQuoted,
-        tag: None,
-        pos: s.pos,
-    };
+    }
+}
+
+/// A scalar as `canonical_kyaml` spells it: a string (double-quoted in the canonical tree), or
+/// the plain text of a null, boolean or number.
+pub(super) struct Respelled<'a> {
+    pub text: Cow<'a, str>,
+    pub is_string: bool,
+}
+
+pub(super) fn respell(s: &Scalar) -> Respelled<'_> {
+    fn plain(text: Cow<'_, str>) -> Respelled<'_> {
+        Respelled {
+            text,
+            is_string: false,
+        }
+    }
+    fn string(text: Cow<'_, str>) -> Respelled<'_> {
+        Respelled {
+            text,
+            is_string: true,
+        }
+    }
+    // Most numbers are small decimals that keep their spelling; this skips the resolver's
+    // allocations for them.
+    if s.tag.is_none() && s.style == ScalarStyle::Plain && is_short_canonical_decimal(&s.value) {
+        return plain(Cow::Borrowed(&s.value));
+    }
     match resolve_kyaml(s) {
-        Resolved::Null => plain("null".into()),
-        Resolved::Bool(b) => plain(b.to_string()),
-        Resolved::Int(i) => plain(i.to_string()),
-        Resolved::Uint(u) => plain(u.to_string()),
-        Resolved::Float(f) if !f.is_finite() => plain(s.value.clone()),
-        Resolved::Float(f) => plain(go_json_then_yaml_float(f)),
+        Resolved::Null => plain(Cow::Borrowed("null")),
+        Resolved::Bool(b) => plain(Cow::Borrowed(if b { "true" } else { "false" })),
+        Resolved::Int(i) => plain(Cow::Owned(i.to_string())),
+        Resolved::Uint(u) => plain(Cow::Owned(u.to_string())),
+        Resolved::Float(f) if !f.is_finite() => plain(Cow::Borrowed(&s.value)),
+        Resolved::Float(f) => plain(Cow::Owned(go_json_then_yaml_float(f))),
         Resolved::Str => match kyaml_timestamp(s) {
-            Some(t) => string(t.rfc3339()),
-            None if s.style == ScalarStyle::Folded => string(go_v3_folded_reread(&s.value)),
-            None => string(s.value.clone()),
+            Some(t) => string(Cow::Owned(t.rfc3339())),
+            None if s.style == ScalarStyle::Folded => {
+                string(Cow::Owned(go_v3_folded_reread(&s.value)))
+            }
+            None => string(Cow::Borrowed(&s.value)),
         },
     }
+}
+
+/// An int64 in the form Go prints it: optional `-`, no leading zeros, and few enough digits that
+/// it cannot overflow.
+fn is_short_canonical_decimal(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.starts_with('0') {
+        return text == "0";
+    }
+    !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A mapping's entries as the JSON round trip leaves them: a later duplicate key wins, as in a Go
+/// map, and keys are in go-yaml v2's order.
+pub(super) fn kyaml_entries(m: &Mapping) -> Vec<&Entry> {
+    let mut entries: Vec<&Entry> = m.entries.iter().collect();
+    // Stable, so duplicates stay in source order and the last of each run is the one kept.
+    entries.sort_by(|a, b| go_yaml_v2_key_order(&a.key.value, &b.key.value));
+    entries.dedup_by(|later, earlier| {
+        let duplicate = later.key.value == earlier.key.value;
+        if duplicate {
+            *earlier = *later;
+        }
+        duplicate
+    });
+    entries
 }
 
 /// What a folded (`>`) scalar's text becomes after kustomize writes it with go-yaml v3 and reads it
@@ -254,6 +313,27 @@ fn go_format_g(negative: bool, digits: &str, exp: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printing_on_the_fly_matches_printing_the_canonical_tree() {
+        let text = "z: 0644\nb: [1.0, 1e6, yes, ~, 2001-12-14t21:59:43.10-05:00, '12']\na10: x\n\
+                    a9:\n  \"k\": >\n    folded\n    text\n  \u{e9}: 2\n  e: 1\n\
+                    c: {q: -.inf, p: \"\"}\nd: !!str 10\n";
+        let mut root = super::super::parse_stream(text, &Default::default()).unwrap()[0]
+            .root
+            .clone();
+        // A duplicate key, as a merge or an edit can leave: the later one wins.
+        if let Node::Mapping(m) = &mut root {
+            m.entries.push(Entry {
+                key: Scalar::plain("z"),
+                value: Node::Scalar(Scalar::plain("-0")),
+            });
+        }
+        assert_eq!(
+            super::super::emit_canonical_kyaml(&root),
+            super::super::emit(&canonical_kyaml(&root))
+        );
+    }
 
     #[test]
     fn json_values_print_as_helm_to_yaml_prints_them() {

@@ -13,7 +13,8 @@
 
 use std::cmp::Ordering;
 
-use super::node::{CollectionStyle, Mapping, Node, Scalar, ScalarStyle, Sequence};
+use super::canon::{kyaml_entries, respell};
+use super::node::{CollectionStyle, Entry, Mapping, Node, Scalar, ScalarStyle, Sequence};
 use super::resolve::{kyaml_timestamp, resolve_kyaml, scalar_needs_quoting, Resolved};
 
 /// Output choices.
@@ -44,16 +45,24 @@ enum Style {
 }
 
 pub fn emit(node: &Node, options: &EmitOptions) -> String {
-    let mut e = Emitter::new(options.preserve_style);
+    let mode = if options.preserve_style {
+        Mode::PreserveStyle
+    } else {
+        Mode::Json
+    };
     if options.sort_keys {
         let mut sorted = node.clone();
         sort_keys(&mut sorted);
-        e.node(&sorted, Context::Root);
+        Emitter::new(mode).document(&sorted)
     } else {
-        e.node(node, Context::Root);
+        Emitter::new(mode).document(node)
     }
-    e.write_indent();
-    e.out
+}
+
+/// What `emit(&canonical_kyaml(node), &EmitOptions::default())` prints, without building the
+/// canonical copy: keys are ordered and scalars respelled as the emitter reaches them.
+pub fn emit_canonical_kyaml(node: &Node) -> String {
+    Emitter::new(Mode::CanonicalKyaml).document(node)
 }
 
 pub fn emit_stream(nodes: &[Node], options: &EmitOptions) -> String {
@@ -83,67 +92,61 @@ pub fn sort_keys(node: &mut Node) {
 
 /// go-yaml v2's `keyList.Less` for string keys, as a total order.
 pub fn go_yaml_v2_key_order(a: &str, b: &str) -> Ordering {
-    if v2_less(a, b) {
-        Ordering::Less
-    } else if v2_less(b, a) {
-        Ordering::Greater
-    } else {
-        a.cmp(b)
-    }
+    // The first character where the keys differ; a prefix sorts first.
+    let Some(byte) = a.bytes().zip(b.bytes()).position(|(x, y)| x != y) else {
+        return a.len().cmp(&b.len());
+    };
+    // After equal bytes both keys have a character boundary at the same places.
+    let at = (0..=byte)
+        .rev()
+        .find(|&i| a.is_char_boundary(i))
+        .unwrap_or(0);
+    let first = |key: &str| {
+        key.get(at..)
+            .and_then(|k| k.chars().next())
+            .unwrap_or_default()
+    };
+    v2_order_at(a, b, at, first(a), first(b))
 }
 
-fn v2_less(a: &str, b: &str) -> bool {
-    let ar: Vec<char> = a.chars().collect();
-    let br: Vec<char> = b.chars().collect();
-    // The first position where the keys differ; a prefix sorts first.
-    let Some((i, ca, cb)) = ar
-        .iter()
-        .zip(&br)
-        .enumerate()
-        .find(|(_, (x, y))| x != y)
-        .map(|(i, (x, y))| (i, *x, *y))
-    else {
-        return ar.len() < br.len();
-    };
+/// The order of two keys that first differ at byte `at` (the same in both, after an equal
+/// prefix), with `ca` and `cb` the differing characters.
+fn v2_order_at(a: &str, b: &str, at: usize, ca: char, cb: char) -> Ordering {
     let al = ca.is_alphabetic();
     let bl = cb.is_alphabetic();
     if al && bl {
-        return ca < cb;
+        return ca.cmp(&cb);
     }
     if al || bl {
-        return bl;
+        // A non-letter sorts before a letter.
+        return if bl {
+            Ordering::Less
+        } else {
+            Ordering::Greater
+        };
     }
     // Digit runs compare as numbers. A zero after other digits is part of a number, not a leading
     // zero, so go-yaml starts both numbers at 1 there (which keeps `a10` after `a1`).
     let mut start = 0i64;
     if ca == '0' || cb == '0' {
-        let before = ar.get(..i).unwrap_or_default();
-        let digits_before = before.iter().rev().take_while(|c| c.is_ascii_digit());
-        if digits_before.into_iter().any(|&c| c != '0') {
+        let before = a.get(..at).unwrap_or_default().bytes().rev();
+        if before.take_while(u8::is_ascii_digit).any(|c| c != b'0') {
             start = 1;
         }
     }
-    let number = |chars: &[char]| -> (i64, usize) {
-        let run: Vec<u32> = chars
-            .get(i..)
-            .unwrap_or_default()
-            .iter()
-            .map_while(|c| c.to_digit(10))
-            .collect();
-        let value = run
-            .iter()
-            .fold(start, |n, &d| n.wrapping_mul(10).wrapping_add(i64::from(d)));
-        (value, i + run.len())
+    let number = |key: &str| -> (i64, usize) {
+        let run = key.get(at..).unwrap_or_default().bytes();
+        run.take_while(u8::is_ascii_digit)
+            .fold((start, 0), |(n, len), d| {
+                (
+                    n.wrapping_mul(10).wrapping_add(i64::from(d - b'0')),
+                    len + 1,
+                )
+            })
     };
-    let (an, ai) = number(&ar);
-    let (bn, bi) = number(&br);
-    if an != bn {
-        return an < bn;
-    }
-    if ai != bi {
-        return ai < bi;
-    }
-    ca < cb
+    let (an, alen) = number(a);
+    let (bn, blen) = number(b);
+    an.cmp(&bn).then(alen.cmp(&blen)).then(ca.cmp(&cb))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -153,6 +156,18 @@ enum Context {
     SimpleKey,
     ComplexKey,
     MappingValue,
+}
+
+/// What the emitter prints scalars and mappings as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Typed and spelled by value, as after kustomize's JSON round trip; keys in the tree's order.
+    Json,
+    /// `Json` for the tree `canonical_kyaml` makes of the node: keys sorted and deduplicated,
+    /// scalars respelled.
+    CanonicalKyaml,
+    /// Source quoting, flow style and tags kept (`EmitOptions::preserve_style`).
+    PreserveStyle,
 }
 
 /// The emitter state of libyaml/go-yaml that decides spacing and line breaks.
@@ -168,11 +183,11 @@ struct Emitter {
     mapping_context: bool,
     simple_key_context: bool,
     flow_level: usize,
-    preserve_style: bool,
+    mode: Mode,
 }
 
 impl Emitter {
-    fn new(preserve_style: bool) -> Self {
+    fn new(mode: Mode) -> Self {
         Emitter {
             out: String::new(),
             column: 0,
@@ -183,13 +198,29 @@ impl Emitter {
             mapping_context: false,
             simple_key_context: false,
             flow_level: 0,
-            preserve_style,
+            mode,
         }
+    }
+
+    fn document(mut self, node: &Node) -> String {
+        self.node(node, Context::Root);
+        self.write_indent();
+        self.out
     }
 
     fn put(&mut self, c: char) {
         self.out.push(c);
         self.column += 1;
+    }
+
+    /// Writes text holding no line break.
+    fn put_str(&mut self, text: &str) {
+        self.out.push_str(text);
+        self.column += if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
     }
 
     fn put_break(&mut self) {
@@ -202,8 +233,11 @@ impl Emitter {
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
+        const SPACES: &str = "                                ";
         while self.column < indent {
-            self.put(' ');
+            let n = (indent - self.column).min(SPACES.len());
+            self.out.push_str(&SPACES[..n]);
+            self.column += n;
         }
         self.whitespace = true;
         self.indention = true;
@@ -219,9 +253,7 @@ impl Emitter {
         if need_whitespace && !self.whitespace {
             self.put(' ');
         }
-        for c in indicator.chars() {
-            self.put(c);
-        }
+        self.put_str(indicator);
         self.whitespace = is_whitespace;
         self.indention = self.indention && is_indention;
     }
@@ -239,13 +271,18 @@ impl Emitter {
         self.indent = self.indents.pop().unwrap_or(-1);
     }
 
-    fn node(&mut self, node: &Node, context: Context) {
+    fn set_context(&mut self, context: Context) {
         self.mapping_context = matches!(
             context,
             Context::SimpleKey | Context::ComplexKey | Context::MappingValue
         );
         self.simple_key_context = context == Context::SimpleKey;
-        if self.preserve_style {
+    }
+
+    fn node(&mut self, node: &Node, context: Context) {
+        self.set_context(context);
+        let preserve_style = self.mode == Mode::PreserveStyle;
+        if preserve_style {
             let tag = match node {
                 Node::Scalar(_) => None,
                 Node::Sequence(seq) => seq.tag.as_deref(),
@@ -256,7 +293,7 @@ impl Emitter {
             }
         }
         let flow = |style: CollectionStyle| {
-            self.flow_level > 0 || (self.preserve_style && style == CollectionStyle::Flow)
+            self.flow_level > 0 || (preserve_style && style == CollectionStyle::Flow)
         };
         match node {
             Node::Scalar(s) => self.scalar(s, context),
@@ -276,6 +313,20 @@ impl Emitter {
             }
             Node::Mapping(m) => self.mapping(m),
         }
+    }
+
+    /// The entries in the order they are printed.
+    fn entries<'n>(&self, m: &'n Mapping) -> Vec<&'n Entry> {
+        if self.mode == Mode::CanonicalKyaml {
+            kyaml_entries(m)
+        } else {
+            m.entries.iter().collect()
+        }
+    }
+
+    fn key(&mut self, key: &Scalar, context: Context) {
+        self.set_context(context);
+        self.scalar(key, context);
     }
 
     fn flow_sequence(&mut self, seq: &Sequence) {
@@ -300,20 +351,19 @@ impl Emitter {
         self.write_indicator("{", true, true, false);
         self.increase_indent(true, false);
         self.flow_level += 1;
-        for (i, entry) in m.entries.iter().enumerate() {
+        for (i, entry) in self.entries(m).into_iter().enumerate() {
             if i > 0 {
                 self.write_indicator(",", false, false, false);
             }
             if self.column > BEST_WIDTH {
                 self.write_indent();
             }
-            let key_node = Node::Scalar(entry.key.clone());
             if is_simple_key(&entry.key) {
-                self.node(&key_node, Context::SimpleKey);
+                self.key(&entry.key, Context::SimpleKey);
                 self.write_indicator(":", false, false, false);
             } else {
                 self.write_indicator("?", true, false, false);
-                self.node(&key_node, Context::ComplexKey);
+                self.key(&entry.key, Context::ComplexKey);
                 self.write_indicator(":", true, false, false);
             }
             self.node(&entry.value, Context::MappingValue);
@@ -325,15 +375,14 @@ impl Emitter {
 
     fn mapping(&mut self, m: &Mapping) {
         self.increase_indent(false, false);
-        for entry in &m.entries {
+        for entry in self.entries(m) {
             self.write_indent();
-            let key_node = Node::Scalar(entry.key.clone());
             if is_simple_key(&entry.key) {
-                self.node(&key_node, Context::SimpleKey);
+                self.key(&entry.key, Context::SimpleKey);
                 self.write_indicator(":", false, false, false);
             } else {
                 self.write_indicator("?", true, false, true);
-                self.node(&key_node, Context::ComplexKey);
+                self.key(&entry.key, Context::ComplexKey);
                 self.write_indent();
                 self.write_indicator(":", true, false, true);
             }
@@ -344,14 +393,23 @@ impl Emitter {
 
     fn scalar(&mut self, s: &Scalar, context: Context) {
         let is_key = matches!(context, Context::SimpleKey | Context::ComplexKey);
-        let (text, requested) = if self.preserve_style {
-            (s.value.as_str(), source_style(s))
-        } else {
-            requested_style(s, is_key)
+        let respelled;
+        let (text, requested) = match self.mode {
+            Mode::PreserveStyle => (s.value.as_str(), source_style(s)),
+            Mode::CanonicalKyaml if !is_key => {
+                respelled = respell(s);
+                let text: &str = &respelled.text;
+                if respelled.is_string {
+                    (text, string_style(text))
+                } else {
+                    (text, Style::Plain)
+                }
+            }
+            Mode::CanonicalKyaml | Mode::Json => requested_style(s, is_key),
         };
         let analysis = analyze(text);
         let mut style = self.select_style(requested, &analysis, text);
-        if self.preserve_style {
+        if self.mode == Mode::PreserveStyle {
             if let Some(tag) = &s.tag {
                 self.write_indicator(tag, true, false, false);
             }
@@ -411,36 +469,36 @@ impl Emitter {
         if !self.whitespace && !text.is_empty() {
             self.put(' ');
         }
-        let chars: Vec<char> = text.chars().collect();
         let mut spaces = false;
         let mut breaks = false;
-        for (i, &c) in chars.iter().enumerate() {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (run, c, after) = next_special(rest, |c| c == ' ' || is_break_char(c));
+            if !run.is_empty() {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put_str(run);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+            rest = after;
+            let Some(c) = c else { break };
             if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > BEST_WIDTH
-                    && chars.get(i + 1) != Some(&' ')
-                {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !rest.starts_with(' ') {
                     self.write_indent();
                 } else {
                     self.put(c);
                 }
                 spaces = true;
-            } else if is_break_char(c) {
+            } else {
                 if !breaks && c == '\n' {
                     self.put_break();
                 }
                 self.write_break(c);
                 self.indention = true;
                 breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put(c);
-                self.indention = false;
-                spaces = false;
-                breaks = false;
             }
         }
         self.whitespace = false;
@@ -458,41 +516,51 @@ impl Emitter {
 
     fn write_single_quoted(&mut self, text: &str, allow_breaks: bool) {
         self.write_indicator("'", true, false, false);
-        let chars: Vec<char> = text.chars().collect();
         let mut spaces = false;
         let mut breaks = false;
-        for (i, &c) in chars.iter().enumerate() {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (run, c, after) = next_special(rest, |c| c == ' ' || c == '\'' || is_break_char(c));
+            if !run.is_empty() {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put_str(run);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+            let at_start = after.len() + c.map_or(0, char::len_utf8) == text.len();
+            rest = after;
+            let Some(c) = c else { break };
             if c == ' ' {
                 if allow_breaks
                     && !spaces
                     && self.column > BEST_WIDTH
-                    && i > 0
-                    && i + 1 < chars.len()
-                    && chars.get(i + 1) != Some(&' ')
+                    && !at_start
+                    && !rest.is_empty()
+                    && !rest.starts_with(' ')
                 {
                     self.write_indent();
                 } else {
                     self.put(c);
                 }
                 spaces = true;
-            } else if is_break_char(c) {
+            } else if c == '\'' {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put_str("''");
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            } else {
                 if !breaks && c == '\n' {
                     self.put_break();
                 }
                 self.write_break(c);
                 self.indention = true;
                 breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                if c == '\'' {
-                    self.put('\'');
-                }
-                self.put(c);
-                self.indention = false;
-                spaces = false;
-                breaks = false;
             }
         }
         // go-yaml would put the closing quote at column 0 after a trailing break, which a strict
@@ -505,51 +573,26 @@ impl Emitter {
 
     fn write_double_quoted(&mut self, text: &str, allow_breaks: bool) {
         self.write_indicator("\"", true, false, false);
-        let chars: Vec<char> = text.chars().collect();
         let mut spaces = false;
-        for (i, &c) in chars.iter().enumerate() {
-            if !is_printable(c) || c == '\u{feff}' || is_break_char(c) || c == '"' || c == '\\' {
-                self.put('\\');
-                match c {
-                    '\0' => self.put('0'),
-                    '\u{7}' => self.put('a'),
-                    '\u{8}' => self.put('b'),
-                    '\t' => self.put('t'),
-                    '\n' => self.put('n'),
-                    '\u{b}' => self.put('v'),
-                    '\u{c}' => self.put('f'),
-                    '\r' => self.put('r'),
-                    '\u{1b}' => self.put('e'),
-                    '"' => self.put('"'),
-                    '\\' => self.put('\\'),
-                    '\u{85}' => self.put('N'),
-                    '\u{a0}' => self.put('_'),
-                    '\u{2028}' => self.put('L'),
-                    '\u{2029}' => self.put('P'),
-                    _ => {
-                        let v = u32::from(c);
-                        let escaped = if v <= 0xff {
-                            format!("x{v:02X}")
-                        } else if v <= 0xffff {
-                            format!("u{v:04X}")
-                        } else {
-                            format!("U{v:08X}")
-                        };
-                        for e in escaped.chars() {
-                            self.put(e);
-                        }
-                    }
-                }
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (run, c, after) = next_special(rest, |c| c == ' ' || needs_escape(c));
+            if !run.is_empty() {
+                self.put_str(run);
                 spaces = false;
-            } else if c == ' ' {
+            }
+            let at_start = after.len() + c.map_or(0, char::len_utf8) == text.len();
+            rest = after;
+            let Some(c) = c else { break };
+            if c == ' ' {
                 if allow_breaks
                     && !spaces
                     && self.column > BEST_WIDTH
-                    && i > 0
-                    && i + 1 < chars.len()
+                    && !at_start
+                    && !rest.is_empty()
                 {
                     self.write_indent();
-                    if chars.get(i + 1) == Some(&' ') {
+                    if rest.starts_with(' ') {
                         self.put('\\');
                     }
                 } else {
@@ -557,11 +600,44 @@ impl Emitter {
                 }
                 spaces = true;
             } else {
-                self.put(c);
+                self.write_escape(c);
                 spaces = false;
             }
         }
         self.write_indicator("\"", false, false, false);
+    }
+
+    fn write_escape(&mut self, c: char) {
+        self.put('\\');
+        let short = match c {
+            '\0' => '0',
+            '\u{7}' => 'a',
+            '\u{8}' => 'b',
+            '\t' => 't',
+            '\n' => 'n',
+            '\u{b}' => 'v',
+            '\u{c}' => 'f',
+            '\r' => 'r',
+            '\u{1b}' => 'e',
+            '"' => '"',
+            '\\' => '\\',
+            '\u{85}' => 'N',
+            '\u{a0}' => '_',
+            '\u{2028}' => 'L',
+            '\u{2029}' => 'P',
+            _ => {
+                let v = u32::from(c);
+                let escaped = if v <= 0xff {
+                    format!("x{v:02X}")
+                } else if v <= 0xffff {
+                    format!("u{v:04X}")
+                } else {
+                    format!("U{v:08X}")
+                };
+                return self.put_str(&escaped);
+            }
+        };
+        self.put(short);
     }
 
     fn write_literal(&mut self, text: &str) {
@@ -570,19 +646,18 @@ impl Emitter {
         self.put_break();
         self.indention = true;
         self.whitespace = true;
-        let mut breaks = true;
-        for c in text.chars() {
-            if is_break_char(c) {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, c, after) = next_special(rest, is_break_char);
+            if !line.is_empty() {
+                self.write_indent();
+                self.put_str(line);
+                self.indention = false;
+            }
+            rest = after;
+            if let Some(c) = c {
                 self.write_break(c);
                 self.indention = true;
-                breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put(c);
-                self.indention = false;
-                breaks = false;
             }
         }
     }
@@ -681,7 +756,7 @@ fn requested_style(s: &Scalar, is_key: bool) -> (&str, Style) {
 /// value: what a reader of the output reads back.
 pub(super) fn printed_scalar(s: &Scalar, is_key: bool) -> (&str, ScalarStyle) {
     let (text, requested) = requested_style(s, is_key);
-    let mut emitter = Emitter::new(false);
+    let mut emitter = Emitter::new(Mode::Json);
     emitter.simple_key_context = is_key && is_simple_key(s);
     let style = match emitter.select_style(requested, &analyze(text), text) {
         Style::Plain => ScalarStyle::Plain,
@@ -726,6 +801,33 @@ fn is_break_char(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+/// What double quotes must escape.
+fn needs_escape(c: char) -> bool {
+    !is_printable(c) || is_break_char(c) || c == '"' || c == '\\'
+}
+
+/// `text` split at the first character that `special` picks: the run before it, the character
+/// (none if there is none), and the rest after it.
+fn next_special(text: &str, special: impl Fn(char) -> bool) -> (&str, Option<char>, &str) {
+    // By bytes, decoding only non-ASCII characters: most text is ASCII.
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        let c = if b.is_ascii() {
+            char::from(b)
+        } else {
+            text.get(at..)
+                .and_then(|t| t.chars().next())
+                .unwrap_or_default()
+        };
+        if special(c) {
+            return (&text[..at], Some(c), &text[at + c.len_utf8()..]);
+        }
+        at += c.len_utf8();
+    }
+    (text, None, "")
+}
+
 /// libyaml's printable set: go-yaml escapes or quotes anything else.
 fn is_printable(c: char) -> bool {
     matches!(u32::from(c), 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFFFD) && c != '\u{feff}'
@@ -750,7 +852,30 @@ fn analyze(value: &str) -> Analysis {
             block_allowed: false,
         };
     }
-    let chars: Vec<char> = value.chars().collect();
+    let bytes = value.as_bytes();
+    if bytes[0].is_ascii_alphanumeric() && bytes.iter().all(u8::is_ascii_graphic) {
+        // Most values: no spaces, breaks or special characters and no indicator at the start, so
+        // only `,?[]{}:` inside matter (`#` does only after whitespace), and `:` at the end.
+        let flow_indicators = bytes
+            .iter()
+            .any(|b| matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':'));
+        return Analysis {
+            multiline: false,
+            flow_plain_allowed: !flow_indicators,
+            block_plain_allowed: !value.ends_with(':'),
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+    }
+    // The same scan either way; by bytes it skips decoding.
+    if value.is_ascii() {
+        analyze_chars(value, value.bytes().map(char::from))
+    } else {
+        analyze_chars(value, value.chars())
+    }
+}
+
+fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
     let mut block_indicators = value.starts_with("---") || value.starts_with("...");
     // A trailing ` -` is read as the start of a new scalar before `,`/`]`/`}` by saphyr, so such
     // text is quoted inside flow collections.
@@ -762,10 +887,13 @@ fn analyze(value: &str) -> Analysis {
     let (mut break_space, mut space_break) = (false, false);
     let mut preceded_by_whitespace = true;
     let (mut previous_space, mut previous_break) = (false, false);
-    let last = chars.len() - 1;
-    for (i, &c) in chars.iter().enumerate() {
-        let followed_by_whitespace = chars.get(i + 1).is_none_or(|&n| n == ' ' || n == '\t');
-        if i == 0 {
+    let mut chars = chars.peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let last = next.is_none();
+        let followed_by_whitespace = next.is_none_or(|n| n == ' ' || n == '\t');
+        if first {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
                 | '%' | '@' | '`' => {
@@ -802,10 +930,10 @@ fn analyze(value: &str) -> Analysis {
             special_characters = true;
         }
         if c == ' ' {
-            if i == 0 {
+            if first {
                 leading_space = true;
             }
-            if i == last {
+            if last {
                 trailing_space = true;
             }
             if previous_break {
@@ -815,10 +943,10 @@ fn analyze(value: &str) -> Analysis {
             previous_break = false;
         } else if is_break_char(c) {
             line_breaks = true;
-            if i == 0 {
+            if first {
                 leading_break = true;
             }
-            if i == last {
+            if last {
                 trailing_break = true;
             }
             if previous_space {
@@ -831,6 +959,7 @@ fn analyze(value: &str) -> Analysis {
             previous_break = false;
         }
         preceded_by_whitespace = matches!(c, ' ' | '\t' | '\0') || is_break_char(c);
+        first = false;
     }
     let mut a = Analysis {
         multiline: line_breaks,
@@ -864,4 +993,17 @@ fn analyze(value: &str) -> Analysis {
         a.block_plain_allowed = false;
     }
     a
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_sort_in_go_yaml_v2_order() {
+        let mut keys = ["a10", "A_", "_A", "a9", "é", "a1", "x01", "x1", "z", "a1"];
+        keys.sort_by(|a, b| super::go_yaml_v2_key_order(a, b));
+        assert_eq!(
+            keys,
+            ["_A", "A_", "a1", "a1", "a9", "a10", "x1", "x01", "z", "é"]
+        );
+    }
 }
