@@ -88,6 +88,7 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
         }
     }
     print!("{}", format(&objects, args.output));
+    exit::leave_to_exit((repository, report));
     if failed {
         exit::FAILURES
     } else {

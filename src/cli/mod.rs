@@ -32,6 +32,13 @@ pub mod exit {
     pub const FAILURES: u8 = 1;
     /// Bad usage or unusable input (a path that does not exist).
     pub const USAGE: u8 = 2;
+
+    /// Leaves `value` to the operating system, for a command that is about to return its exit
+    /// code: freeing a run's trees node by node takes a tenth of a whole render (15 ms of 150
+    /// on the largest corpus repository), and the process's memory goes back whole anyway.
+    pub fn leave_to_exit<T>(value: T) {
+        std::mem::forget(value);
+    }
 }
 
 #[derive(Parser, Debug)]

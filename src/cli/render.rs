@@ -85,6 +85,7 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
             }
         }
     }
+    exit::leave_to_exit((repository, report));
     if failed {
         exit::FAILURES
     } else {

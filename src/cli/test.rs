@@ -351,6 +351,7 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
         .iter()
         .any(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
         || report.cancelled;
+    exit::leave_to_exit((repository, report));
     if failed {
         exit::FAILURES
     } else {

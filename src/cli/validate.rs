@@ -171,7 +171,9 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         ValidateFormat::Sarif => sarif(&findings),
     };
     print!("{text}");
-    if findings.iter().any(|f| f.severity == Severity::Error) {
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    exit::leave_to_exit((repository, run_report, findings));
+    if failed {
         exit::FAILURES
     } else {
         exit::SUCCESS

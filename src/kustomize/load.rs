@@ -8,12 +8,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use super::fieldspec::{FieldSpec, NameRef};
 use super::patch::PatchSchema;
 use super::resource::{Behavior, Origin, Res};
 use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
-use crate::yaml::{parse_stream, Node, ParseOptions};
+use crate::yaml::{parse_stream, Document, Node, ParseOptions};
 
 use super::KUSTOMIZATION_FILE_NAMES as KUSTOMIZATION_FILES;
 
@@ -81,6 +82,11 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The documents of `path` if they were parsed before the build.
+    fn parsed(&self, path: &Path) -> Option<&Arc<[Document]>> {
+        self.options.parsed_files.as_ref()?.get(path)
+    }
+
     /// `path.canonicalize()`, remembered. A path whose last component is no symlink resolves
     /// through its parent, so a directory's files cost one `lstat` each.
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
@@ -660,6 +666,11 @@ impl Ctx<'_> {
         };
         let k = match overridden {
             Some((_, node)) => node.clone(),
+            None if self.parsed(&kfile).is_some() => self
+                .parsed(&kfile)
+                .and_then(|docs| docs.first())
+                .map(|d| d.root.clone())
+                .unwrap_or_else(Node::null),
             None => {
                 let text = std::fs::read_to_string(&kfile)
                     .map_err(|e| fail(None, format!("reading: {e}")))?;
@@ -1125,12 +1136,7 @@ impl Ctx<'_> {
                     "accumulation err='accumulating resources from '{entry}': {security}': {tail}"
                 ));
             }
-            if let Some(documents) = self
-                .options
-                .parsed_files
-                .as_ref()
-                .and_then(|files| files.get(&path))
-            {
+            if let Some(documents) = self.parsed(&path) {
                 return resources_of(documents.iter().map(|d| d.root.clone()))
                     .map(Loaded::Files)
                     .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
