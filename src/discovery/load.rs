@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Location};
-use crate::model::{is_sops_document, Object};
+use crate::model::{is_sops_document, FluxKind, Object, ResourceId};
 use crate::yaml::{self, Document, Node, ParseOptions, Pos};
 
 /// What one file held.
@@ -31,7 +31,7 @@ pub fn is_kustomization_file(path: &Path) -> bool {
         .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
 }
 
-pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFile {
+pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) -> LoadedFile {
     let mut loaded = LoadedFile {
         objects: Vec::new(),
         kustomization: None,
@@ -123,31 +123,49 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64) -> LoadedFil
             loaded.kustomization = Some(document.root.clone());
             continue;
         }
-        load_document(document.root.clone(), document.pos, &relative, &mut loaded);
+        load_document(&document.root, document.pos, &relative, keep, &mut loaded);
     }
     loaded.documents = Some(documents);
     loaded
 }
 
-fn load_document(root: Node, pos: Pos, relative: &Path, loaded: &mut LoadedFile) {
-    match Object::from_node(root, relative.to_path_buf(), pos) {
-        Ok(Some(object)) => {
-            if object.id.kind == "List" && object.id.group.is_empty() {
-                flatten_list(&object, relative, loaded);
-            } else {
-                loaded.objects.push(object);
+/// Which objects a file's reader keeps; every document is still checked for a valid identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    All,
+    /// Flux objects, ConfigMaps and Secrets: what discovery collects from a resource file.
+    FluxAndData,
+}
+
+impl Keep {
+    fn keeps(self, id: &ResourceId) -> bool {
+        match self {
+            Keep::All => true,
+            Keep::FluxAndData => {
+                FluxKind::from_group_kind(&id.group, &id.kind).is_some()
+                    || (id.group.is_empty() && matches!(id.kind.as_str(), "ConfigMap" | "Secret"))
             }
         }
-        Ok(None) => {}
-        Err(error) => loaded.diagnostics.push(error.to_diagnostic()),
     }
 }
 
-fn flatten_list(list: &Object, relative: &Path, loaded: &mut LoadedFile) {
-    let Some(items) = list.node.get("items").and_then(Node::as_sequence) else {
-        return;
-    };
-    for item in &items.items {
-        load_document(item.clone(), item.pos(), relative, loaded);
+fn load_document(root: &Node, pos: Pos, relative: &Path, keep: Keep, loaded: &mut LoadedFile) {
+    match Object::identify(root, relative, pos) {
+        Ok(Some(id)) if id.kind == "List" && id.group.is_empty() => {
+            let Some(items) = root.get("items").and_then(Node::as_sequence) else {
+                return;
+            };
+            for item in &items.items {
+                load_document(item, item.pos(), relative, keep, loaded);
+            }
+        }
+        Ok(Some(id)) if keep.keeps(&id) => loaded.objects.push(Object {
+            id,
+            node: Arc::new(root.clone()),
+            file: relative.to_path_buf(),
+            pos,
+        }),
+        Ok(_) => {}
+        Err(error) => loaded.diagnostics.push(error.to_diagnostic()),
     }
 }

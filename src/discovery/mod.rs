@@ -20,6 +20,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::ParsedFiles;
 
+use load::Keep;
 pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
 pub use paths::{apply_variable_defaults, secure_join};
 
@@ -125,16 +126,24 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     let mut loaded: HashMap<PathBuf, load::LoadedFile> = HashMap::new();
     // Files are read and parsed in parallel, a batch at a time; the results go into `loaded` in
     // the batch's order, so nothing downstream depends on the threads' timing.
-    let load_all = |files: &[&PathBuf], loaded: &mut HashMap<PathBuf, load::LoadedFile>| {
-        let missing: Vec<&PathBuf> = files
+    let load_all = |files: &[&PathBuf],
+                    keep: &dyn Fn(&Path) -> Keep,
+                    loaded: &mut HashMap<PathBuf, load::LoadedFile>| {
+        let missing: Vec<(&PathBuf, Keep)> = files
             .iter()
             .copied()
             .filter(|f| !loaded.contains_key(*f))
+            .map(|f| (f, keep(f)))
             .collect();
-        let results = crate::parallel::map(&missing, |path| {
-            load::load_file(path, paths::relative_to(path, &root), options.max_file_size)
+        let results = crate::parallel::map(&missing, |(path, keep)| {
+            load::load_file(
+                path,
+                paths::relative_to(path, &root),
+                options.max_file_size,
+                *keep,
+            )
         });
-        for (path, file) in missing.into_iter().zip(results) {
+        for ((path, _), file) in missing.into_iter().zip(results) {
             loaded.insert(path.clone(), file);
         }
     };
@@ -146,7 +155,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         .iter()
         .filter(|f| is_kustomization_file(f))
         .collect();
-    load_all(&kustomization_files, &mut loaded);
+    load_all(&kustomization_files, &|_| Keep::All, &mut loaded);
     for file in kustomization_files {
         if let (Some(dir), Some(node)) = (
             file.parent(),
@@ -191,7 +200,15 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 .unwrap_or_default()
         };
         included.extend(files.iter().map(|f| (*f).clone()));
-        load_all(&files, &mut loaded);
+        // Patch files are kept whole: their partial objects are reported as fragments.
+        let keep = |file: &Path| {
+            if refs.non_resource_files.contains(file) {
+                Keep::All
+            } else {
+                Keep::FluxAndData
+            }
+        };
+        load_all(&files, &keep, &mut loaded);
         for file in files {
             let Some(file_load) = loaded.get(file) else {
                 continue;

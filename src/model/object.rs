@@ -1,7 +1,7 @@
 //! `Object`: one Kubernetes object as read from a file, with its id and where it came from.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::fields::{FieldError, Fields};
@@ -66,11 +66,25 @@ impl Object {
     /// Reads the identifying fields of a document. Returns `Ok(None)` for documents that are not
     /// Kubernetes objects at all (no `kind`), such as a values file or a `Chart.yaml`.
     pub fn from_node(node: Node, file: PathBuf, pos: Pos) -> Result<Option<Object>, ModelError> {
-        let Node::Mapping(map) = &node else {
+        let Some(id) = Object::identify(&node, &file, pos)? else {
+            return Ok(None);
+        };
+        Ok(Some(Object {
+            id,
+            node: Arc::new(node),
+            file,
+            pos,
+        }))
+    }
+
+    /// The id [`Object::from_node`] would give the document, with the same errors, without taking
+    /// the document: for readers that keep only some objects.
+    pub fn identify(node: &Node, file: &Path, pos: Pos) -> Result<Option<ResourceId>, ModelError> {
+        let Node::Mapping(map) = node else {
             return Ok(None);
         };
         let top = Fields::new(map, "");
-        let field_error = |e: FieldError| ModelError::from_field(file.clone(), None, e);
+        let field_error = |e: FieldError| ModelError::from_field(file.to_path_buf(), None, e);
         let api_version = top.str("apiVersion").map_err(field_error)?;
         let kind = top.str("kind").map_err(field_error)?;
         let (api_version, kind) = match (api_version, kind) {
@@ -79,7 +93,7 @@ impl Object {
             (Some(a), Some(k)) if !a.is_empty() && !k.is_empty() => (a, k),
             (_, _) => {
                 return Err(ModelError {
-                    file,
+                    file: file.to_path_buf(),
                     pos,
                     object: None,
                     message: "a Kubernetes object needs a non-empty `apiVersion` and `kind`".into(),
@@ -89,30 +103,24 @@ impl Object {
         let label = |name: &str| Some(format!("{kind}/{name}"));
         let metadata = top
             .map("metadata")
-            .map_err(|e| ModelError::from_field(file.clone(), label("?"), e))?;
+            .map_err(|e| ModelError::from_field(file.to_path_buf(), label("?"), e))?;
         let (name, namespace) = match &metadata {
             Some(meta) => (
                 meta.str("name")
-                    .map_err(|e| ModelError::from_field(file.clone(), label("?"), e))?,
+                    .map_err(|e| ModelError::from_field(file.to_path_buf(), label("?"), e))?,
                 meta.str("namespace")
-                    .map_err(|e| ModelError::from_field(file.clone(), label("?"), e))?,
+                    .map_err(|e| ModelError::from_field(file.to_path_buf(), label("?"), e))?,
             ),
             None => (None, None),
         };
         // List kinds and kustomize's own config kinds have no name; they are still objects.
         let name = name.unwrap_or_default();
-        let id = ResourceId::new(
+        Ok(Some(ResourceId::new(
             &api_version,
             &kind,
             namespace.as_deref().unwrap_or(""),
             &name,
-        );
-        Ok(Some(Object {
-            id,
-            node: Arc::new(node),
-            file,
-            pos,
-        }))
+        )))
     }
 
     pub fn location(&self) -> Location {
