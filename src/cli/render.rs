@@ -37,15 +37,17 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
     diagnostics.extend(report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
     let rows = test::rows(&report);
-    for row in rows
+    let errors: String = rows
         .iter()
         .filter(|r| matches!(r.result, test::Verdict::Fail | test::Verdict::Blocked))
-    {
-        eprintln!(
-            "error: {}/{}/{}: {}",
-            row.kind, row.namespace, row.name, row.message
-        );
-    }
+        .map(|row| {
+            format!(
+                "error: {}/{}/{}: {}\n",
+                row.kind, row.namespace, row.name, row.message
+            )
+        })
+        .collect();
+    eprint!("{errors}");
     let failed = rows
         .iter()
         .any(|r| matches!(r.result, test::Verdict::Fail | test::Verdict::Blocked));

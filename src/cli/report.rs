@@ -21,9 +21,13 @@ pub fn shown(diagnostic: &Diagnostic, level: LogLevel) -> bool {
 
 /// Prints the diagnostics the log level asks for to stderr.
 pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Context) {
-    for diagnostic in diagnostics.iter().filter(|d| shown(d, context.log_level)) {
-        eprint!("{}", render(diagnostic, root, context.color));
-    }
+    // One write for all of them: a run can report hundreds.
+    let text: String = diagnostics
+        .iter()
+        .filter(|d| shown(d, context.log_level))
+        .map(|d| render(d, root, context.color))
+        .collect();
+    eprint!("{text}");
 }
 
 pub fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {

@@ -20,6 +20,8 @@ use crate::yaml::Node;
 #[derive(Clone, Debug, Default)]
 pub struct KustomizeEngine {
     pub parsed_files: Option<Arc<crate::yaml::ParsedFiles>>,
+    /// Shared by every build of the run.
+    pub real_paths: Arc<kustomize::RealPaths>,
 }
 
 impl KustomizeEngine {
@@ -27,6 +29,7 @@ impl KustomizeEngine {
     pub fn for_repository(repository: &crate::discovery::Repository) -> Self {
         KustomizeEngine {
             parsed_files: Some(repository.parsed_files.clone()),
+            real_paths: Arc::default(),
         }
     }
 }
@@ -45,6 +48,7 @@ impl KustomizationBuilder for KustomizeEngine {
             fs_root: Some(root.to_path_buf()),
             kustomization_override: Some((dir.to_path_buf(), kustomization.clone())),
             parsed_files: self.parsed_files.clone(),
+            real_paths: self.real_paths.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;

@@ -51,7 +51,7 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
             return loaded;
         }
     };
-    match file.metadata() {
+    let size = match file.metadata() {
         Ok(meta) if meta.len() > max_size => {
             loaded.diagnostics.push(
                 Diagnostic::warning(format!(
@@ -62,13 +62,14 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
             );
             return loaded;
         }
-        Ok(_) => {}
+        Ok(meta) => meta.len(),
         Err(error) => {
             loaded.diagnostics.push(cannot_read(error));
             return loaded;
         }
-    }
-    let mut bytes = Vec::new();
+    };
+    // Room for the whole file and the read that finds its end, so it takes two reads.
+    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
     // The limit also holds when the file grows after the size check.
     if let Err(error) = file
         .take(max_size.saturating_add(1))

@@ -5,9 +5,7 @@
 //!
 //! Not for: the transformers' field work (see `transform`, `nameref`, `generate`).
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::fieldspec::{FieldSpec, NameRef};
@@ -76,9 +74,6 @@ pub struct Ctx<'a> {
     schema_decided: bool,
     stack: Vec<PathBuf>,
     pub diagnostics: Vec<String>,
-    /// Paths with symlinks resolved, by path: a build asks for the same roots and directories
-    /// again and again.
-    real_paths: RefCell<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl Ctx<'_> {
@@ -87,30 +82,9 @@ impl Ctx<'_> {
         self.options.parsed_files.as_ref()?.get(path)
     }
 
-    /// `path.canonicalize()`, remembered. A path whose last component is no symlink resolves
-    /// through its parent, so a directory's files cost one `lstat` each.
+    /// `path.canonicalize()`, remembered across the builds that share the options.
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
-        if let Some(known) = self.real_paths.borrow().get(path) {
-            return known.clone();
-        }
-        let plain = path.is_absolute()
-            && path
-                .components()
-                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
-        let real = match (path.parent(), path.file_name()) {
-            (Some(parent), Some(name)) if plain => match std::fs::symlink_metadata(path) {
-                Ok(meta) if !meta.file_type().is_symlink() => {
-                    self.real_path(parent).map(|p| p.join(name))
-                }
-                Ok(_) => path.canonicalize().ok(),
-                Err(_) => None,
-            },
-            _ => path.canonicalize().ok(),
-        };
-        self.real_paths
-            .borrow_mut()
-            .insert(path.to_path_buf(), real.clone());
-        real
+        self.options.real_paths.resolve(path)
     }
 
     /// A path as kustomize shows it: relative to the display root, written as absolute.
@@ -242,7 +216,6 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         schema_decided: false,
         stack: Vec::new(),
         diagnostics: Vec::new(),
-        real_paths: RefCell::default(),
     };
     if !dir.exists() {
         let shown = ctx.show(dir);
@@ -1116,7 +1089,8 @@ impl Ctx<'_> {
         }
         let path = self.resolve(dir, entry);
         let shown = self.show(&absolutize(&path));
-        if path.is_dir() {
+        let file_type = std::fs::metadata(&path).map(|m| m.file_type()).ok();
+        if file_type.is_some_and(|t| t.is_dir()) {
             return self
                 .accumulate(&path, None, false)
                 .map(|t| Loaded::Target(Box::new(t)))
@@ -1125,7 +1099,7 @@ impl Ctx<'_> {
                     format!("accumulation err='accumulating resources from '{entry}': {e}'")
                 });
         }
-        if path.is_file() {
+        if file_type.is_some_and(|t| t.is_file()) {
             if let Err(security) = self.check_restrictor(dir, &path) {
                 let tail = if Path::new(entry).is_absolute() {
                     format!("new root '{shown}' cannot be absolute")

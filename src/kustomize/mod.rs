@@ -9,6 +9,7 @@ mod load;
 mod nameref;
 mod patch;
 mod patch_wiring;
+mod real_paths;
 mod replacement;
 mod resource;
 mod transform;
@@ -16,6 +17,8 @@ mod transform;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+pub use real_paths::RealPaths;
 
 use crate::yaml::{canonical_kyaml, emit_stream, Node, ParsedFiles};
 
@@ -66,6 +69,8 @@ pub struct Options {
     /// Files already parsed (by absolute path), read from here instead of from disk. The load
     /// restrictor and the file system root are checked all the same.
     pub parsed_files: Option<Arc<ParsedFiles>>,
+    /// Symlink resolutions; builds that share one table resolve each directory once.
+    pub real_paths: Arc<RealPaths>,
 }
 
 /// The result of a build.
@@ -98,6 +103,7 @@ impl Default for Options {
             fs_root: None,
             kustomization_override: None,
             parsed_files: None,
+            real_paths: Arc::default(),
         }
     }
 }
