@@ -84,12 +84,54 @@ pub fn substitute_document(
             name: name.clone(),
         }));
     }
+    let lookup = |name: &str| vars.get(name).cloned();
     if !mentions_dollar(&doc) {
         // envsubst leaves text without a `$` as it is, so only the YAML round trip remains.
         yaml::reread(&mut doc);
         return normalise(doc);
     }
-    substitute_text(&doc, |name| vars.get(name).cloned(), options.strict)
+    let mut reread = doc.clone();
+    yaml::reread(&mut reread);
+    if substitute_plain_values(&mut reread, &lookup, options.strict) {
+        return normalise(reread);
+    }
+    substitute_text(&doc, lookup, options.strict)
+}
+
+/// Substitutes each scalar of an already reread object on its own, where that is what
+/// substituting its printed text does: every `$` sits in a value printed plain on one line (no
+/// space in it, so the emitter cannot fold it), its expressions expand without error, and the
+/// result reads back as one plain scalar. False, with `node` partly done, when any `$` does not
+/// qualify: then only the whole text round trip gives upstream's answer.
+fn substitute_plain_values<F>(node: &mut Node, lookup: &F, strict: bool) -> bool
+where
+    F: Fn(&str) -> Option<String>,
+{
+    match node {
+        Node::Scalar(s) => {
+            if !s.value.contains('$') {
+                return true;
+            }
+            if s.style != ScalarStyle::Plain || s.value.contains(' ') {
+                return false;
+            }
+            match envsubst(&s.value, lookup, strict) {
+                Ok(out) if yaml::reads_back_as_plain(&out) => {
+                    s.value = out;
+                    true
+                }
+                _ => false,
+            }
+        }
+        Node::Sequence(seq) => seq
+            .items
+            .iter_mut()
+            .all(|item| substitute_plain_values(item, lookup, strict)),
+        Node::Mapping(map) => map.entries.iter_mut().all(|entry| {
+            !entry.key.value.contains('$')
+                && substitute_plain_values(&mut entry.value, lookup, strict)
+        }),
+    }
 }
 
 /// Upstream's way: print, substitute the text, read back.
@@ -466,6 +508,94 @@ data:
         for doc in &docs {
             assert_shortcut_matches(&doc.root, "fixture");
         }
+    }
+
+    /// Values of every shape that matters to the YAML round trip, `None` for an unset variable.
+    const VALUE_SHAPES: [Option<&str>; 16] = [
+        Some("value"),
+        Some(""),
+        Some("3"),
+        Some("yes"),
+        Some("a b"),
+        Some("x: y"),
+        Some("#c"),
+        Some("- d"),
+        Some("multi\nline"),
+        Some("1.0"),
+        Some("null"),
+        Some("{a}"),
+        Some("'q'"),
+        Some("trailing "),
+        Some("http://x:80/y"),
+        None,
+    ];
+
+    #[test]
+    fn scalar_by_scalar_substitution_matches_the_text_round_trip_on_every_corpus_object() {
+        let repos = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos");
+        assert!(
+            repos.is_dir(),
+            "the corpus is missing: expected `{}` (see ../shared/README.md)",
+            repos.display()
+        );
+        let (mut checked, mut by_scalar) = (0usize, 0usize);
+        for entry in ignore::WalkBuilder::new(&repos)
+            .standard_filters(false)
+            .build()
+        {
+            let Ok(entry) = entry else { continue };
+            let path = entry.path();
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            if !text.contains('$') {
+                continue;
+            }
+            let Ok(docs) = yaml::parse_stream(&text, &Default::default()) else {
+                continue;
+            };
+            for doc in docs.iter().filter(|d| matches!(d.root, Node::Mapping(_))) {
+                if !mentions_dollar(&doc.root) {
+                    continue;
+                }
+                for (rotation, strict) in
+                    (0..VALUE_SHAPES.len()).zip([false, true].into_iter().cycle())
+                {
+                    let lookup = |name: &str| {
+                        let hash = name.bytes().fold(rotation, |h, b| {
+                            h.wrapping_mul(31).wrapping_add(usize::from(b))
+                        });
+                        VALUE_SHAPES[hash % VALUE_SHAPES.len()].map(str::to_owned)
+                    };
+                    let by_text =
+                        substitute_text(&doc.root, lookup, strict).map(|n| without_positions(&n));
+                    let mut reread = doc.root.clone();
+                    yaml::reread(&mut reread);
+                    if substitute_plain_values(&mut reread, &lookup, strict) {
+                        let shortcut = normalise(reread).map(|n| without_positions(&n));
+                        assert_eq!(
+                            shortcut.as_ref().ok(),
+                            by_text.as_ref().ok(),
+                            "{} (rotation {rotation}, strict {strict})",
+                            path.display()
+                        );
+                        by_scalar += 1;
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} substitutions were checked");
+        assert!(
+            by_scalar > checked / 4,
+            "only {by_scalar} of {checked} took the scalar path"
+        );
     }
 
     #[test]

@@ -768,6 +768,14 @@ pub(super) fn printed_scalar(s: &Scalar, is_key: bool) -> (&str, ScalarStyle) {
     (text, style)
 }
 
+/// Whether `text`, standing in a block mapping value or sequence item on one line, reads back
+/// as one plain scalar holding exactly `text`: the test the emitter applies before printing a
+/// value plain.
+pub fn reads_back_as_plain(text: &str) -> bool {
+    let a = analyze(text);
+    !a.multiline && a.block_plain_allowed
+}
+
 fn is_simple_key(key: &Scalar) -> bool {
     key.value.len() <= MAX_SIMPLE_KEY_LEN && !key.value.contains(is_break_char)
 }

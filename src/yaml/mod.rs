@@ -26,7 +26,9 @@ mod resolve;
 mod tests;
 
 pub use canon::{canonical_kyaml, from_json};
-pub use emit::{emit_canonical_kyaml, go_yaml_v2_key_order, sort_keys, EmitOptions};
+pub use emit::{
+    emit_canonical_kyaml, go_yaml_v2_key_order, reads_back_as_plain, sort_keys, EmitOptions,
+};
 pub use files::ParsedFiles;
 pub use reread::reread;
 
