@@ -123,43 +123,45 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 
     let listing = walk::list_yaml_files(&root);
     let mut diagnostics = listing.diagnostics;
-    let mut loaded: HashMap<PathBuf, load::LoadedFile> = HashMap::new();
-    // Files are read and parsed in parallel, a batch at a time; the results go into `loaded` in
-    // the batch's order, so nothing downstream depends on the threads' timing.
-    let load_all = |files: &[&PathBuf],
+    // What each file of the listing held, by its index there: indexes, not paths, because hashing
+    // and comparing long paths cost more than reading the files' trees.
+    let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
+    loaded.resize_with(listing.yaml_files.len(), || None);
+    // Files are read and parsed in parallel, a batch at a time; each result goes to its file's
+    // slot, so nothing downstream depends on the threads' timing.
+    let load_all = |files: &[usize],
                     keep: &dyn Fn(&Path) -> Keep,
-                    loaded: &mut HashMap<PathBuf, load::LoadedFile>| {
-        let missing: Vec<(&PathBuf, Keep)> = files
+                    loaded: &mut Vec<Option<load::LoadedFile>>| {
+        let missing: Vec<(usize, Keep)> = files
             .iter()
             .copied()
-            .filter(|f| !loaded.contains_key(*f))
-            .map(|f| (f, keep(f)))
+            .filter(|&i| loaded[i].is_none())
+            .map(|i| (i, keep(&listing.yaml_files[i])))
             .collect();
-        let results = crate::parallel::map(&missing, |(path, keep)| {
+        let results = crate::parallel::map(&missing, |&(i, keep)| {
+            let path = &listing.yaml_files[i];
             load::load_file(
                 path,
                 paths::relative_to(path, &root),
                 options.max_file_size,
-                *keep,
+                keep,
             )
         });
-        for ((path, _), file) in missing.into_iter().zip(results) {
-            loaded.insert(path.clone(), file);
+        for ((i, _), file) in missing.into_iter().zip(results) {
+            loaded[i] = Some(file);
         }
     };
 
     // Kustomization files anywhere decide which files are patches, wherever those are used.
     let mut refs = kustomization_refs::KustomizationRefs::default();
-    let kustomization_files: Vec<&PathBuf> = listing
-        .yaml_files
-        .iter()
-        .filter(|f| is_kustomization_file(f))
+    let kustomization_files: Vec<usize> = (0..listing.yaml_files.len())
+        .filter(|&i| is_kustomization_file(&listing.yaml_files[i]))
         .collect();
     load_all(&kustomization_files, &|_| Keep::All, &mut loaded);
-    for file in kustomization_files {
+    for i in kustomization_files {
         if let (Some(dir), Some(node)) = (
-            file.parent(),
-            loaded.get(file).and_then(|l| l.kustomization.as_ref()),
+            listing.yaml_files[i].parent(),
+            loaded[i].as_ref().and_then(|l| l.kustomization.as_ref()),
         ) {
             refs.read(dir, node);
         }
@@ -169,7 +171,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     let mut walked: Vec<PathBuf> = Vec::new();
     let mut single_files: HashSet<PathBuf> = HashSet::new();
-    let mut included: HashSet<PathBuf> = HashSet::new();
+    let mut included = vec![false; listing.yaml_files.len()];
     // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
     // the parent of the objects found there.
     let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
@@ -182,24 +184,25 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         if !target.starts_with(&root) {
             continue;
         }
-        let files: Vec<&PathBuf> = if target.is_dir() {
+        let files: Vec<usize> = if target.is_dir() {
             walked.push(target.clone());
             // The listing is sorted by path components, so a directory's files are contiguous.
             let start = listing.yaml_files.partition_point(|f| *f < target);
-            listing.yaml_files[start..]
-                .iter()
-                .take_while(|f| f.starts_with(&target))
-                .filter(|f| !in_chart_templates(f, &root))
+            (start..listing.yaml_files.len())
+                .take_while(|&i| listing.yaml_files[i].starts_with(&target))
+                .filter(|&i| !in_chart_templates(&listing.yaml_files[i], &root))
                 .collect()
         } else {
             single_files.insert(target.clone());
             listing
                 .yaml_files
                 .binary_search(&target)
-                .map(|at| vec![&listing.yaml_files[at]])
-                .unwrap_or_default()
+                .into_iter()
+                .collect()
         };
-        included.extend(files.iter().map(|f| (*f).clone()));
+        for &i in &files {
+            included[i] = true;
+        }
         // Patch files are kept whole: their partial objects are reported as fragments.
         let keep = |file: &Path| {
             if refs.non_resource_files.contains(file) {
@@ -209,8 +212,9 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             }
         };
         load_all(&files, &keep, &mut loaded);
-        for file in files {
-            let Some(file_load) = loaded.get(file) else {
+        for i in files {
+            let file = &listing.yaml_files[i];
+            let Some(file_load) = loaded[i].as_ref() else {
                 continue;
             };
             for object in &file_load.objects {
@@ -247,15 +251,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         ..Stats::default()
     };
     let mut parsed_files = ParsedFiles::default();
-    // In the listing's order, so that nothing below depends on the hash map's.
-    for path in &listing.yaml_files {
-        let Some(file) = loaded.remove(path) else {
+    for ((path, file), included) in listing.yaml_files.iter().zip(loaded).zip(included) {
+        let Some(file) = file else {
             continue;
         };
         if let Some(documents) = file.documents {
             parsed_files.insert(path.clone(), documents);
         }
-        if !included.contains(path) {
+        if !included {
             continue;
         }
         stats.yaml_files += 1;
