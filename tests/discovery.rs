@@ -274,3 +274,36 @@ fn a_kustomization_namespaced_by_its_kustomization_file_is_the_parent_of_what_it
         repo.parents
     );
 }
+
+#[test]
+fn files_under_a_charts_templates_are_not_read_as_objects() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "charts/site/Chart.yaml",
+        "apiVersion: v2\nname: site\nversion: 1.0.0\n",
+    );
+    // Go template syntax that is not YAML: read as a file it would be an invalid-YAML warning.
+    write(
+        dir.path(),
+        "charts/site/templates/cm.yaml",
+        "{{- if .Values.on }}\napiVersion: v1\nkind: ConfigMap\n{{- end }}\n",
+    );
+    // A `templates` directory outside a chart holds ordinary manifests.
+    write(
+        dir.path(),
+        "apps/templates/ks.yaml",
+        &kustomization("apps", "./apps"),
+    );
+    let repo = discover_at(dir.path(), dir.path());
+    assert_eq!(names(&repo, FluxKind::Kustomization), ["flux-system/apps"]);
+    assert!(
+        repo.diagnostics
+            .iter()
+            .all(|d| !d.to_string().contains("cm.yaml")),
+        "{:?}",
+        repo.diagnostics
+    );
+    // Chart.yaml and ks.yaml; not the template.
+    assert_eq!(repo.stats.yaml_files, 2);
+}

@@ -379,9 +379,12 @@ fn followed_path(
 /// Files under a Helm chart's `templates/` are Go templates, not YAML; they are read when the
 /// chart is rendered.
 fn in_chart_templates(file: &Path, root: &Path) -> bool {
+    // `file` lies under `root`, so its ancestors down to `root` are those at least as long; a
+    // length test spares comparing every ancestor with `root` component by component.
+    let root_length = root.as_os_str().len();
     file.ancestors()
         .skip(1)
-        .take_while(|dir| dir.starts_with(root))
+        .take_while(|dir| dir.as_os_str().len() >= root_length)
         .any(|dir| {
             dir.file_name().is_some_and(|n| n == "templates")
                 && dir.parent().is_some_and(|p| p.join("Chart.yaml").is_file())
