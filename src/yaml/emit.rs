@@ -475,13 +475,7 @@ impl Emitter {
         while !rest.is_empty() {
             let (run, c, after) = next_special(rest, |c| c == ' ' || is_break_char(c));
             if !run.is_empty() {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put_str(run);
-                self.indention = false;
-                spaces = false;
-                breaks = false;
+                self.write_text_after_breaks(run, &mut spaces, &mut breaks);
             }
             rest = after;
             let Some(c) = c else { break };
@@ -505,6 +499,17 @@ impl Emitter {
         self.indention = false;
     }
 
+    /// Writes text of a plain or single-quoted scalar, on a new indented line after line breaks.
+    fn write_text_after_breaks(&mut self, text: &str, spaces: &mut bool, breaks: &mut bool) {
+        if *breaks {
+            self.write_indent();
+        }
+        self.put_str(text);
+        self.indention = false;
+        *spaces = false;
+        *breaks = false;
+    }
+
     fn write_break(&mut self, c: char) {
         if c == '\n' {
             self.put_break();
@@ -522,13 +527,7 @@ impl Emitter {
         while !rest.is_empty() {
             let (run, c, after) = next_special(rest, |c| c == ' ' || c == '\'' || is_break_char(c));
             if !run.is_empty() {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put_str(run);
-                self.indention = false;
-                spaces = false;
-                breaks = false;
+                self.write_text_after_breaks(run, &mut spaces, &mut breaks);
             }
             let at_start = after.len() + c.map_or(0, char::len_utf8) == text.len();
             rest = after;
@@ -547,13 +546,7 @@ impl Emitter {
                 }
                 spaces = true;
             } else if c == '\'' {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put_str("''");
-                self.indention = false;
-                spaces = false;
-                breaks = false;
+                self.write_text_after_breaks("''", &mut spaces, &mut breaks);
             } else {
                 if !breaks && c == '\n' {
                     self.put_break();
