@@ -1,5 +1,6 @@
 //! Our YAML layer: a parser on `saphyr-parser` events into an ordered tree that keeps raw scalar
-//! text, quoting style and positions; the two type resolvers (kustomize/kyaml and Helm/YAML 1.1);
+//! text, quoting style and positions (with a quicker line-based reader, `fast`, for the block YAML
+//! most files are, which hands anything else to saphyr); the two type resolvers (kustomize/kyaml and Helm/YAML 1.1);
 //! and the canonical emitter that prints what `kustomize build` prints.
 //!
 //! - `parse_stream`: documents with anchors, aliases and `<<` merges expanded, duplicate keys and
@@ -16,6 +17,7 @@
 
 mod canon;
 mod emit;
+mod fast;
 mod files;
 mod node;
 mod parse;

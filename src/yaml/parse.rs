@@ -93,6 +93,14 @@ struct Builder<'o> {
 const MAX_BRACKET_FIXES: usize = 64;
 
 pub(super) fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
+    if let Some(documents) = super::fast::parse(text, options) {
+        return Ok(documents);
+    }
+    parse_saphyr(text, options)
+}
+
+/// [`parse_stream`] by saphyr alone.
+pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut first_error = match parse_events(text, options) {
         Ok(docs) => return Ok(docs),
         Err(e) => e,
@@ -162,8 +170,7 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
     let mut chars = CharCursor::new(text);
     // Only block scalars need it, and counting is a pass over the whole text.
     let mut total_chars = None;
-    let mut documents = Vec::new();
-    let mut builder: Option<Builder<'_>> = None;
+    let mut sink = DocumentSink::new(options);
     // Where the last collection judged to be in flow style started.
     let mut last_flow_start: Option<usize> = None;
     while let Some(next) = parser.next_event() {
@@ -179,25 +186,15 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
         }
         match event {
             Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
-            Event::DocumentStart(_) => {
-                builder = Some(Builder::new(options));
-            }
-            Event::DocumentEnd => {
-                if let Some(done) = builder.take() {
-                    let (root, pos) = done.root.unwrap_or((Node::null(), pos));
-                    documents.push(Document { root, pos });
-                }
-            }
+            Event::DocumentStart(_) => sink.start_document(),
+            Event::DocumentEnd => sink.end_document(pos),
             other => {
-                let Some(b) = builder.as_mut() else {
-                    return Err(error(pos, "content outside of a document"));
-                };
                 let start = span.start.index();
                 let is_start = matches!(other, Event::SequenceStart(..) | Event::MappingStart(..));
                 if is_start && last_flow_start == Some(start) {
                     // An indentless block sequence (`key:` then `- [a]` at the key's column)
                     // starts where its first item does; that item's start gives it away.
-                    b.innermost_to_block();
+                    sink.innermost_to_block();
                 }
                 let flow = match other {
                     Event::SequenceStart(..) => chars.char_at(start) == Some('['),
@@ -205,11 +202,54 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
                     _ => false,
                 };
                 last_flow_start = flow.then_some(start);
-                b.event(other, pos, flow)?;
+                sink.event(other, pos, flow)?;
             }
         }
     }
-    Ok(documents)
+    Ok(sink.documents)
+}
+
+/// Turns node events, whichever reader produced them, into documents.
+pub(super) struct DocumentSink<'o> {
+    options: &'o ParseOptions,
+    builder: Option<Builder<'o>>,
+    pub(super) documents: Vec<Document>,
+}
+
+impl<'o> DocumentSink<'o> {
+    pub(super) fn new(options: &'o ParseOptions) -> Self {
+        DocumentSink {
+            options,
+            builder: None,
+            documents: Vec::new(),
+        }
+    }
+
+    pub(super) fn start_document(&mut self) {
+        self.builder = Some(Builder::new(self.options));
+    }
+
+    /// Ends the open document; one without content is a null document at `pos`.
+    pub(super) fn end_document(&mut self, pos: Pos) {
+        if let Some(done) = self.builder.take() {
+            let (root, pos) = done.root.unwrap_or((Node::null(), pos));
+            self.documents.push(Document { root, pos });
+        }
+    }
+
+    /// A node event (scalar, alias, collection start or end) of the open document.
+    pub(super) fn event(&mut self, event: Event<'_>, pos: Pos, flow: bool) -> Result<(), Error> {
+        let Some(builder) = self.builder.as_mut() else {
+            return Err(error(pos, "content outside of a document"));
+        };
+        builder.event(event, pos, flow)
+    }
+
+    fn innermost_to_block(&mut self) {
+        if let Some(builder) = self.builder.as_mut() {
+            builder.innermost_to_block();
+        }
+    }
 }
 
 /// Maps saphyr's character indexes to byte offsets. Up to the first non-ASCII byte the two are

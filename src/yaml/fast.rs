@@ -1,0 +1,941 @@
+//! A quick reader for the block-style YAML that nearly every manifest is written in: block
+//! mappings and sequences, one-line plain and quoted scalars, literal and folded block scalars,
+//! `[]` and `{}`, comments and `---`. It works line by line on the text's bytes, where saphyr
+//! reads character by character through a look-ahead buffer, and is several times faster.
+//!
+//! It gives up (returns `None`) at the first construct it does not handle, or at anything that
+//! might be an error, and the caller then parses the text with saphyr: it never reports an error
+//! of its own and never decides a question saphyr would answer differently. Its events go into
+//! the same [`DocumentSink`] as saphyr's, so anchors, merges, duplicate keys and limits are
+//! handled in one place. A test compares its documents with saphyr's on every YAML file of the
+//! corpus.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, ScalarStyle as SaphyrStyle};
+
+use super::node::{Document, Pos};
+use super::parse::DocumentSink;
+use super::ParseOptions;
+
+/// The documents of `text`, or `None` when saphyr must read it.
+pub(super) fn parse(text: &str, options: &ParseOptions) -> Option<Vec<Document>> {
+    // Tabs, carriage returns and the Unicode line and byte-order marks change how lines and
+    // indentation read; such texts are left to saphyr.
+    if text.bytes().any(|b| b == b'\t' || b == b'\r') {
+        return None;
+    }
+    if !text.is_ascii() && text.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}']) {
+        return None;
+    }
+    let mut reader = Reader {
+        text,
+        lines: lines(text),
+        sink: DocumentSink::new(options),
+        anchors: HashMap::new(),
+        next_anchor_id: 1,
+        pending_anchor: None,
+    };
+    reader.stream()?;
+    Some(reader.sink.documents)
+}
+
+struct Line<'t> {
+    text: &'t str,
+    /// Leading spaces.
+    indent: usize,
+    /// Nothing but spaces, or a comment.
+    is_empty: bool,
+    is_ascii: bool,
+}
+
+fn lines(text: &str) -> Vec<Line<'_>> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if text.is_empty() {
+        return Vec::new();
+    }
+    body.split('\n')
+        .map(|line| {
+            let indent = line.bytes().take_while(|&b| b == b' ').count();
+            let rest = &line[indent..];
+            Line {
+                text: line,
+                indent,
+                is_empty: rest.is_empty() || rest.starts_with('#'),
+                is_ascii: line.is_ascii(),
+            }
+        })
+        .collect()
+}
+
+/// What may start a plain scalar's second character when its first is `-`, `?` or `:`; anything
+/// but a space or the end of the line.
+fn plain_may_start(rest: &str) -> bool {
+    let mut bytes = rest.bytes();
+    match bytes.next() {
+        None => false,
+        Some(b'-' | b'?' | b':') => bytes.next().is_some_and(|b| b != b' '),
+        Some(
+            b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'%' | b'@' | b'`',
+        ) => false,
+        Some(_) => true,
+    }
+}
+
+/// Where a comment starts in `rest` (a `#` after a space), if anywhere.
+fn comment_start(rest: &str) -> Option<usize> {
+    rest.match_indices(" #").next().map(|(i, _)| i)
+}
+
+/// True when only spaces, or a comment after at least one space, follow.
+fn only_comment_after(rest: &str) -> bool {
+    let trimmed = rest.trim_start_matches(' ');
+    trimmed.is_empty() || (trimmed.starts_with('#') && trimmed.len() < rest.len())
+}
+
+fn is_document_marker(line: &str, marker: &str) -> bool {
+    line.strip_prefix(marker)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// A quoted scalar found on one line: its value, style and the byte just past it.
+struct InlineScalar<'t> {
+    value: Cow<'t, str>,
+    style: SaphyrStyle,
+    end: usize,
+}
+
+struct Reader<'t, 'o> {
+    text: &'t str,
+    lines: Vec<Line<'t>>,
+    sink: DocumentSink<'o>,
+    /// Anchor ids by name, for the current document; ids are never reused, as in saphyr.
+    anchors: HashMap<&'t str, usize>,
+    next_anchor_id: usize,
+    /// An anchor read but not yet given to its node: the id, and where it stands (the node's
+    /// position, as saphyr reports it).
+    pending_anchor: Option<(usize, Pos)>,
+}
+
+impl<'t> Reader<'t, '_> {
+    fn pos(&self, line: usize, byte: usize) -> Pos {
+        let text = self.lines[line].text;
+        let column = if self.lines[line].is_ascii {
+            byte
+        } else {
+            text[..byte].chars().count()
+        };
+        Pos {
+            line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+            column: u32::try_from(column + 1).unwrap_or(u32::MAX),
+        }
+    }
+
+    fn emit(&mut self, event: Event<'t>, pos: Pos, flow: bool) -> Option<()> {
+        self.sink.event(event, pos, flow).ok()
+    }
+
+    /// The anchor id and position of the node about to be emitted at `pos`.
+    fn take_anchor(&mut self, pos: Pos) -> (usize, Pos) {
+        self.pending_anchor.take().unwrap_or((0, pos))
+    }
+
+    fn scalar(&mut self, value: Cow<'t, str>, style: SaphyrStyle, pos: Pos) -> Option<()> {
+        let (anchor, pos) = self.take_anchor(pos);
+        self.emit(Event::Scalar(value, style, anchor, None), pos, false)
+    }
+
+    fn start_sequence(&mut self, pos: Pos, flow: bool) -> Option<()> {
+        let (anchor, pos) = self.take_anchor(pos);
+        self.emit(Event::SequenceStart(anchor, None), pos, flow)
+    }
+
+    fn start_mapping(&mut self, pos: Pos, flow: bool) -> Option<()> {
+        let (anchor, pos) = self.take_anchor(pos);
+        self.emit(Event::MappingStart(anchor, None), pos, flow)
+    }
+
+    /// Reads the anchor (`&name`) at byte `at` of `line` and holds it for the next node; returns
+    /// the byte where that node starts (or the line's end).
+    fn anchor(&mut self, line: usize, at: usize) -> Option<usize> {
+        let text = self.lines[line].text;
+        let name_end = text[at + 1..].find(' ').map_or(text.len(), |i| at + 1 + i);
+        let name = &text[at + 1..name_end];
+        if name.is_empty() || name.contains([',', '[', ']', '{', '}']) {
+            return None;
+        }
+        let id = self.next_anchor_id;
+        self.next_anchor_id += 1;
+        self.anchors.insert(name, id);
+        self.pending_anchor = Some((id, self.pos(line, at)));
+        Some(name_end + text[name_end..].bytes().take_while(|&b| b == b' ').count())
+    }
+
+    /// An alias (`*name`) at byte `at` of `line`, alone on the rest of its line.
+    fn alias(&mut self, line: usize, at: usize) -> Option<()> {
+        let text = self.lines[line].text;
+        let name_end = text[at + 1..].find(' ').map_or(text.len(), |i| at + 1 + i);
+        if !only_comment_after(&text[name_end..]) {
+            return None;
+        }
+        let id = *self.anchors.get(&text[at + 1..name_end])?;
+        let pos = self.pos(line, at);
+        self.emit(Event::Alias(id), pos, false)
+    }
+
+    /// The first line at or after `from` with content.
+    fn next_content(&self, from: usize) -> Option<usize> {
+        (from..self.lines.len()).find(|&i| !self.lines[i].is_empty)
+    }
+
+    fn stream(&mut self) -> Option<()> {
+        let mut at = 0;
+        // A `---` seen whose document has not been read yet.
+        let mut open_marker: Option<usize> = None;
+        loop {
+            let Some(line) = self.next_content(at) else {
+                if let Some(marker) = open_marker {
+                    self.empty_document(marker)?;
+                }
+                return Some(());
+            };
+            let text = self.lines[line].text;
+            if text.starts_with('%') || is_document_marker(text, "...") {
+                return None;
+            }
+            if is_document_marker(text, "---") {
+                if !only_comment_after(&text[3..]) && !text[3..].trim().is_empty() {
+                    return None;
+                }
+                if let Some(marker) = open_marker {
+                    self.empty_document(marker)?;
+                }
+                open_marker = Some(line);
+                at = line + 1;
+                continue;
+            }
+            open_marker = None;
+            self.anchors.clear();
+            self.sink.start_document();
+            let next = self.block_collection(line)?;
+            // Documents end at the next `---` or the end of the text.
+            if let Some(after) = self.next_content(next) {
+                if !is_document_marker(self.lines[after].text, "---") {
+                    return None;
+                }
+            }
+            let end = self.pos(line, 0);
+            self.sink.end_document(end);
+            at = next;
+        }
+    }
+
+    /// A `---` with no content before the next one or the end: a null document, placed (as
+    /// saphyr places it) where the next content line starts, or at the end of the text.
+    fn empty_document(&mut self, marker: usize) -> Option<()> {
+        let pos = match self.next_content(marker + 1) {
+            Some(next) => self.pos(next, 0),
+            None if self.text.ends_with('\n') => Pos {
+                line: u32::try_from(self.lines.len() + 1).unwrap_or(u32::MAX),
+                column: 1,
+            },
+            None => {
+                let last = self.lines.len() - 1;
+                self.pos(last, self.lines[last].text.len())
+            }
+        };
+        self.sink.start_document();
+        self.emit(
+            Event::Scalar(Cow::Borrowed(""), SaphyrStyle::Plain, 0, None),
+            pos,
+            false,
+        )?;
+        self.sink.end_document(pos);
+        Some(())
+    }
+
+    /// A block mapping or sequence whose first line is `line`; returns the line after it.
+    fn block_collection(&mut self, line: usize) -> Option<usize> {
+        let indent = self.lines[line].indent;
+        let rest = &self.lines[line].text[indent..];
+        if rest == "-" || rest.starts_with("- ") {
+            self.sequence(line, indent, false)
+        } else if self.key_end(line, indent).is_some() {
+            self.mapping(line, indent)
+        } else {
+            None
+        }
+    }
+
+    /// A block sequence whose `-` indicators stand at column `indent`, starting on `line`.
+    /// `indentless` when it is a mapping value at its key's column.
+    fn sequence(&mut self, line: usize, indent: usize, indentless: bool) -> Option<usize> {
+        let pos = if indentless {
+            // saphyr places an indentless sequence at its first item's content.
+            let text = self.lines[line].text;
+            let at = indent
+                + 1
+                + text[indent + 1..]
+                    .bytes()
+                    .take_while(|&b| b == b' ')
+                    .count();
+            if at == text.len() || text[at..].starts_with('#') {
+                return None;
+            }
+            self.pos(line, at)
+        } else {
+            self.pos(line, indent)
+        };
+        self.start_sequence(pos, false)?;
+        let mut line = line;
+        loop {
+            let text = self.lines[line].text;
+            let after_dash = indent + 1;
+            let at = after_dash
+                + text[after_dash..]
+                    .bytes()
+                    .take_while(|&b| b == b' ')
+                    .count();
+            let rest = &text[at..];
+            let next = if rest.is_empty() || (rest.starts_with('#') && at > after_dash) {
+                let empty_at = self.pos(line, after_dash);
+                self.value_below(line, indent, false, empty_at)?
+            } else if rest == "-" || rest.starts_with("- ") {
+                return None;
+            } else if self.key_end(line, at).is_some() {
+                self.mapping(line, at)?
+            } else {
+                self.node_value(line, at, indent, false)?
+            };
+            let Some(following) = self.next_content(next) else {
+                line = self.lines.len();
+                break;
+            };
+            let following_line = &self.lines[following];
+            if following_line.indent < indent
+                || (indent == 0 && is_document_marker(following_line.text, "---"))
+            {
+                line = following;
+                break;
+            }
+            if following_line.indent > indent {
+                return None;
+            }
+            let rest = &following_line.text[indent..];
+            if rest != "-" && !rest.starts_with("- ") {
+                if indentless {
+                    line = following;
+                    break;
+                }
+                return None;
+            }
+            line = following;
+        }
+        let end = self.pos(line.min(self.lines.len().saturating_sub(1)), 0);
+        self.emit(Event::SequenceEnd, end, false)?;
+        Some(line)
+    }
+
+    /// A block mapping whose keys stand at column `indent`, the first on `line`.
+    fn mapping(&mut self, line: usize, indent: usize) -> Option<usize> {
+        let pos = self.pos(line, indent);
+        self.start_mapping(pos, false)?;
+        let mut line = line;
+        loop {
+            let after_colon = self.key(line, indent)?;
+            let text = self.lines[line].text;
+            let at = after_colon
+                + text[after_colon..]
+                    .bytes()
+                    .take_while(|&b| b == b' ')
+                    .count();
+            let rest = &text[at..];
+            let next = if rest.is_empty() || rest.starts_with('#') {
+                let empty_at = self.pos(line, after_colon - 1);
+                self.value_below(line, indent, true, empty_at)?
+            } else {
+                self.node_value(line, at, indent, true)?
+            };
+            let Some(following) = self.next_content(next) else {
+                line = self.lines.len();
+                break;
+            };
+            let following_line = &self.lines[following];
+            if following_line.indent < indent
+                || (indent == 0 && is_document_marker(following_line.text, "---"))
+            {
+                line = following;
+                break;
+            }
+            if following_line.indent > indent {
+                return None;
+            }
+            line = following;
+        }
+        let end = self.pos(line.min(self.lines.len().saturating_sub(1)), 0);
+        self.emit(Event::MappingEnd, end, false)?;
+        Some(line)
+    }
+
+    /// Where the key at byte `at` of `line` ends: the byte of its `:`.
+    fn key_end(&self, line: usize, at: usize) -> Option<usize> {
+        let text = self.lines[line].text;
+        let rest = &text[at..];
+        let colon = match rest.as_bytes().first()? {
+            b'"' | b'\'' => {
+                let scalar = quoted(rest, 0)?;
+                (rest.as_bytes().get(scalar.end) == Some(&b':')).then_some(scalar.end)?
+            }
+            _ => {
+                if !plain_may_start(rest) {
+                    return None;
+                }
+                let colon = rest
+                    .match_indices(':')
+                    .map(|(i, _)| i)
+                    .find(|&i| matches!(rest.as_bytes().get(i + 1), None | Some(b' ')))?;
+                if comment_start(&rest[..colon]).is_some() {
+                    return None;
+                }
+                colon
+            }
+        };
+        // Implicit keys are limited to 1024 characters.
+        (colon <= 1024).then_some(at + colon)
+    }
+
+    /// Emits the key at column `at` of `line`; returns the byte after its `:`.
+    fn key(&mut self, line: usize, at: usize) -> Option<usize> {
+        let colon = self.key_end(line, at)?;
+        let text = self.lines[line].text;
+        let rest = &text[at..];
+        let pos = self.pos(line, at);
+        match rest.as_bytes()[0] {
+            b'"' | b'\'' => {
+                let scalar = quoted(rest, 0)?;
+                self.scalar(scalar.value, scalar.style, pos)?;
+            }
+            _ => {
+                let value = text[at..colon].trim_end_matches(' ');
+                self.scalar(Cow::Borrowed(value), SaphyrStyle::Plain, pos)?;
+            }
+        }
+        Some(colon + 1)
+    }
+
+    /// The value of a key or sequence item whose line holds nothing after its indicator (and
+    /// anchor): a collection on the lines below, or nothing, a null placed at `empty_at`.
+    fn value_below(
+        &mut self,
+        line: usize,
+        indent: usize,
+        in_mapping: bool,
+        empty_at: Pos,
+    ) -> Option<usize> {
+        if let Some(next) = self.next_content(line + 1) {
+            let next_line = &self.lines[next];
+            let rest = &next_line.text[next_line.indent..];
+            let is_item = rest == "-" || rest.starts_with("- ");
+            if next_line.indent > indent {
+                return self.block_collection(next);
+            }
+            if in_mapping && next_line.indent == indent && is_item {
+                return self.sequence(next, indent, true);
+            }
+        }
+        if self.pending_anchor.is_some() {
+            return None;
+        }
+        self.scalar(Cow::Borrowed(""), SaphyrStyle::Plain, empty_at)?;
+        Some(line + 1)
+    }
+
+    /// The value of a key or sequence item that starts at byte `at` of `line`: an alias, or a
+    /// node with an optional anchor.
+    fn node_value(
+        &mut self,
+        line: usize,
+        at: usize,
+        indent: usize,
+        in_mapping: bool,
+    ) -> Option<usize> {
+        let text = self.lines[line].text;
+        match text.as_bytes()[at] {
+            b'*' => {
+                self.alias(line, at)?;
+                Some(line + 1)
+            }
+            b'&' => {
+                let node_at = self.anchor(line, at)?;
+                let rest = &text[node_at..];
+                if rest.is_empty() || rest.starts_with('#') {
+                    let unused = self.pos(line, at);
+                    self.value_below(line, indent, in_mapping, unused)
+                } else if rest.starts_with(['&', '*', '-', '?', ':']) {
+                    None
+                } else {
+                    self.inline_value(line, node_at, indent)
+                }
+            }
+            _ => self.inline_value(line, at, indent),
+        }
+    }
+
+    /// A value that starts at byte `at` of `line`, inside a collection at column `indent`.
+    fn inline_value(&mut self, line: usize, at: usize, indent: usize) -> Option<usize> {
+        let text = self.lines[line].text;
+        let rest = &text[at..];
+        let pos = self.pos(line, at);
+        match rest.as_bytes()[0] {
+            b'|' | b'>' => return self.block_scalar(line, at, indent),
+            b'"' | b'\'' => {
+                let scalar = quoted(rest, 0)?;
+                if !only_comment_after(&rest[scalar.end..]) {
+                    return None;
+                }
+                self.scalar(scalar.value, scalar.style, pos)?;
+            }
+            b'[' | b'{' => {
+                let end = self.flow_node(line, at)?;
+                if !only_comment_after(&text[end..]) {
+                    return None;
+                }
+            }
+            _ => {
+                if !plain_may_start(rest) {
+                    return None;
+                }
+                let end = comment_start(rest).unwrap_or(rest.len());
+                let value = rest[..end].trim_end_matches(' ');
+                // `: ` inside a one-line value is an error in block context; saphyr says so.
+                if value.contains(": ") || value.ends_with(':') {
+                    return None;
+                }
+                self.scalar(Cow::Borrowed(value), SaphyrStyle::Plain, pos)?;
+            }
+        }
+        Some(line + 1)
+    }
+
+    /// A block scalar stands where its header does, anchored or not (the position saphyr's
+    /// reader is corrected to).
+    fn block_scalar_event(
+        &mut self,
+        value: Cow<'t, str>,
+        style: SaphyrStyle,
+        line: usize,
+        at: usize,
+    ) -> Option<()> {
+        let (anchor, _) = self.take_anchor(Pos::default());
+        let pos = self.pos(line, at);
+        self.emit(Event::Scalar(value, style, anchor, None), pos, false)
+    }
+
+    /// A flow node starting at byte `at` of `line` and ending on that line: a `[...]` sequence,
+    /// a `{...}` mapping, a quoted or a plain scalar. Returns the byte after it.
+    fn flow_node(&mut self, line: usize, at: usize) -> Option<usize> {
+        let text = self.lines[line].text;
+        let bytes = text.as_bytes();
+        let skip_spaces = |mut i: usize| {
+            while bytes.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            i
+        };
+        let pos = self.pos(line, at);
+        match *bytes.get(at)? {
+            b'[' => {
+                self.start_sequence(pos, true)?;
+                let mut i = skip_spaces(at + 1);
+                if bytes.get(i) != Some(&b']') {
+                    loop {
+                        i = skip_spaces(self.flow_node(line, i)?);
+                        match bytes.get(i)? {
+                            b',' => {
+                                i = skip_spaces(i + 1);
+                                if bytes.get(i)? == &b']' {
+                                    return None;
+                                }
+                            }
+                            b']' => break,
+                            _ => return None,
+                        }
+                    }
+                }
+                let end = self.pos(line, i);
+                self.emit(Event::SequenceEnd, end, true)?;
+                Some(i + 1)
+            }
+            b'{' => {
+                self.start_mapping(pos, true)?;
+                let mut i = skip_spaces(at + 1);
+                if bytes.get(i) != Some(&b'}') {
+                    loop {
+                        if !matches!(bytes.get(i)?, b'"' | b'\'') && !plain_may_start(&text[i..]) {
+                            return None;
+                        }
+                        i = self.flow_node(line, i)?;
+                        if bytes.get(i) != Some(&b':') || bytes.get(i + 1) != Some(&b' ') {
+                            return None;
+                        }
+                        i = skip_spaces(self.flow_node(line, skip_spaces(i + 1))?);
+                        match bytes.get(i)? {
+                            b',' => {
+                                i = skip_spaces(i + 1);
+                                if bytes.get(i)? == &b'}' {
+                                    return None;
+                                }
+                            }
+                            b'}' => break,
+                            _ => return None,
+                        }
+                    }
+                }
+                let end = self.pos(line, i);
+                self.emit(Event::MappingEnd, end, true)?;
+                Some(i + 1)
+            }
+            b'"' | b'\'' => {
+                let scalar = quoted(text, at)?;
+                self.scalar(scalar.value, scalar.style, pos)?;
+                Some(scalar.end)
+            }
+            _ => {
+                let rest = &text[at..];
+                if !plain_may_start(rest) {
+                    return None;
+                }
+                let bytes_rest = rest.as_bytes();
+                let mut end = 0;
+                while end < bytes_rest.len() {
+                    match bytes_rest[end] {
+                        b',' | b'[' | b']' | b'{' | b'}' => break,
+                        b':' if matches!(
+                            bytes_rest.get(end + 1),
+                            None | Some(b' ' | b',' | b'[' | b']' | b'{' | b'}')
+                        ) =>
+                        {
+                            break
+                        }
+                        b'#' if end > 0 && bytes_rest[end - 1] == b' ' => return None,
+                        _ => end += 1,
+                    }
+                }
+                let value = rest[..end].trim_end_matches(' ');
+                if value.is_empty() {
+                    return None;
+                }
+                self.scalar(Cow::Borrowed(value), SaphyrStyle::Plain, pos)?;
+                Some(at + value.len())
+            }
+        }
+    }
+
+    /// A literal (`|`) or folded (`>`) scalar whose header is at byte `at` of `line`, the value of
+    /// a node in a collection at column `indent`.
+    fn block_scalar(&mut self, line: usize, at: usize, indent: usize) -> Option<usize> {
+        let text = self.lines[line].text;
+        let literal = text.as_bytes()[at] == b'|';
+        let mut header_end = at + 1;
+        let chomp = match text.as_bytes().get(header_end) {
+            Some(b'-') => Chomp::Strip,
+            Some(b'+') => Chomp::Keep,
+            _ => Chomp::Clip,
+        };
+        if chomp != Chomp::Clip {
+            header_end += 1;
+        }
+        let after = &text[header_end..];
+        if !(after.is_empty() || (after.starts_with(' ') && only_comment_after(after))) {
+            return None;
+        }
+        // Content lines: blank ones, and those indented more than the parent collection.
+        let mut content_indent = None;
+        let mut end = line + 1;
+        let mut last_text = None;
+        while end < self.lines.len() {
+            let l = &self.lines[end];
+            let blank = l.indent == l.text.len();
+            if blank {
+                if content_indent.is_some_and(|c| l.indent > c) {
+                    return None;
+                }
+                end += 1;
+                continue;
+            }
+            let Some(c) = content_indent else {
+                if l.indent <= indent {
+                    break;
+                }
+                // Leading blank lines may not be indented more than the first text line.
+                if (line + 1..end).any(|i| self.lines[i].indent > l.indent) {
+                    return None;
+                }
+                content_indent = Some(l.indent);
+                last_text = Some(end);
+                end += 1;
+                continue;
+            };
+            if l.indent < c {
+                break;
+            }
+            last_text = Some(end);
+            end += 1;
+        }
+        let Some(last_text) = last_text else {
+            if chomp == Chomp::Keep {
+                return None;
+            }
+            let style = if literal {
+                SaphyrStyle::Literal
+            } else {
+                SaphyrStyle::Folded
+            };
+            self.block_scalar_event(Cow::Borrowed(""), style, line, at)?;
+            return Some(line + 1);
+        };
+        let content_indent = content_indent.unwrap_or(0);
+        // The last line's break must be in the text: a stream that ends without one is saphyr's.
+        if end == self.lines.len() && !self.text.ends_with('\n') {
+            return None;
+        }
+        let mut value = String::new();
+        let mut pending_breaks = 0usize;
+        let mut previous_more_indented = false;
+        let mut first = true;
+        for l in &self.lines[line + 1..=last_text] {
+            if l.indent == l.text.len() {
+                pending_breaks += 1;
+                continue;
+            }
+            let content = &l.text[content_indent..];
+            if literal {
+                if !first {
+                    value.push('\n');
+                }
+                for _ in 0..pending_breaks {
+                    value.push('\n');
+                }
+            } else {
+                let more_indented = content.starts_with(' ');
+                if first {
+                    for _ in 0..pending_breaks {
+                        value.push('\n');
+                    }
+                } else if previous_more_indented || more_indented {
+                    for _ in 0..=pending_breaks {
+                        value.push('\n');
+                    }
+                } else if pending_breaks == 0 {
+                    value.push(' ');
+                } else {
+                    for _ in 0..pending_breaks {
+                        value.push('\n');
+                    }
+                }
+                previous_more_indented = more_indented;
+            }
+            value.push_str(content);
+            pending_breaks = 0;
+            first = false;
+        }
+        let trailing_blank = end - last_text - 1;
+        match chomp {
+            Chomp::Strip => {}
+            Chomp::Clip => value.push('\n'),
+            Chomp::Keep => {
+                for _ in 0..=trailing_blank {
+                    value.push('\n');
+                }
+            }
+        }
+        let style = if literal {
+            SaphyrStyle::Literal
+        } else {
+            SaphyrStyle::Folded
+        };
+        self.block_scalar_event(Cow::Owned(value), style, line, at)?;
+        Some(if chomp == Chomp::Keep {
+            end
+        } else {
+            last_text + 1
+        })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chomp {
+    Strip,
+    Clip,
+    Keep,
+}
+
+/// A quoted scalar that starts at byte `start` of `text` and ends on the same line.
+fn quoted(text: &str, start: usize) -> Option<InlineScalar<'_>> {
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(start)?;
+    let body_start = start + 1;
+    if quote == b'\'' {
+        let mut value: Option<String> = None;
+        let mut i = body_start;
+        let mut run_start = body_start;
+        loop {
+            match bytes.get(i)? {
+                b'\'' if bytes.get(i + 1) == Some(&b'\'') => {
+                    let v = value.get_or_insert_with(String::new);
+                    v.push_str(&text[run_start..=i]);
+                    i += 2;
+                    run_start = i;
+                }
+                b'\'' => {
+                    let value = match value {
+                        None => Cow::Borrowed(&text[body_start..i]),
+                        Some(mut v) => {
+                            v.push_str(&text[run_start..i]);
+                            Cow::Owned(v)
+                        }
+                    };
+                    return Some(InlineScalar {
+                        value,
+                        style: SaphyrStyle::SingleQuoted,
+                        end: i + 1,
+                    });
+                }
+                _ => i += 1,
+            }
+        }
+    }
+    let mut value: Option<String> = None;
+    let mut i = body_start;
+    let mut run_start = body_start;
+    loop {
+        match bytes.get(i)? {
+            b'"' => {
+                let value = match value {
+                    None => Cow::Borrowed(&text[body_start..i]),
+                    Some(mut v) => {
+                        v.push_str(&text[run_start..i]);
+                        Cow::Owned(v)
+                    }
+                };
+                return Some(InlineScalar {
+                    value,
+                    style: SaphyrStyle::DoubleQuoted,
+                    end: i + 1,
+                });
+            }
+            b'\\' => {
+                let escaped = match bytes.get(i + 1)? {
+                    b'\\' => '\\',
+                    b'"' => '"',
+                    b'/' => '/',
+                    b'n' => '\n',
+                    b't' => '\t',
+                    b'r' => '\r',
+                    b'0' => '\0',
+                    b' ' => ' ',
+                    _ => return None,
+                };
+                let v = value.get_or_insert_with(String::new);
+                v.push_str(&text[run_start..i]);
+                v.push(escaped);
+                i += 2;
+                run_start = i;
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_saphyr;
+
+    fn same_as_saphyr(text: &str) -> Option<bool> {
+        let options = ParseOptions::default();
+        let fast = parse(text, &options)?;
+        Some(parse_saphyr(text, &options).is_ok_and(|slow| slow == fast))
+    }
+
+    #[test]
+    fn reads_what_saphyr_reads() {
+        let cases = [
+            "a: b\nc:\n  d: e\n  f:\n  - 1\n  - two\ng: []\nh: {}\n",
+            "- a\n- b: c\n  d: 'e''f'\n-\n  x: y\n",
+            "---\na: \"q\\\"x\" # c\n---\nb: c\n",
+            "k: |\n  line\n\n   more\n  end\nl: >-\n  folded\n  text\n\n  para\n",
+            "k: |+\n  kept\n\nnext: x\n",
+            "# only\na: b\n\n# tail\n",
+            "key: ünïcode\nother: x\n",
+            "a: &x b\nc: *x\nd: &m\n  e: f\ng:\n  <<: *m\n  h: i\n",
+            "a: [x, \"y\", {k: v}]\nb: { drop: [\"ALL\"] }\nc: []\n",
+            "---\n---\na:\n  -\n  - b\n---\n",
+        ];
+        for case in cases {
+            assert_eq!(same_as_saphyr(case), Some(true), "{case}");
+        }
+    }
+
+    #[test]
+    fn leaves_to_saphyr_what_it_does_not_read() {
+        for case in [
+            "a: b\n  c\n",
+            "a: [b,\n  c]\n",
+            "a: *unknown\n",
+            "a: \"multi\n  line\"\n",
+            "a: b: c\n",
+            "a:\tb\n",
+            "? a\n: b\n",
+            "k: |2\n   x\n",
+        ] {
+            let options = ParseOptions::default();
+            assert!(parse(case, &options).is_none(), "{case}");
+        }
+    }
+
+    /// Every YAML file under `../shared` (the corpus's repositories and charts, the conformance
+    /// suites) that this reader accepts must give exactly saphyr's documents: same values, styles,
+    /// tags and positions.
+    #[test]
+    fn matches_saphyr_on_every_yaml_file_of_the_shared_tree() {
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+        assert!(shared.is_dir(), "`{}` is missing", shared.display());
+        let (mut read, mut left, mut different) = (0, 0, Vec::new());
+        for entry in ignore::WalkBuilder::new(&shared)
+            .standard_filters(false)
+            .build()
+            .flatten()
+        {
+            let path = entry.path();
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            // Chart templates are Go templates, not YAML.
+            if path.components().any(|c| c.as_os_str() == "templates") {
+                continue;
+            }
+            match same_as_saphyr(&text) {
+                Some(true) => read += 1,
+                Some(false) => different.push(path.display().to_string()),
+                None => left += 1,
+            }
+        }
+        assert!(
+            different.is_empty(),
+            "{} files read differently, first: {:?}",
+            different.len(),
+            &different[..different.len().min(10)]
+        );
+        // Most files are in the subset this reader handles; if that changes, it stops paying.
+        assert!(read > 4 * left, "read {read}, left to saphyr {left}");
+    }
+}
