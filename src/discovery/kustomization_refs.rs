@@ -2,7 +2,7 @@
 //! patches (so a HelmRelease patch fragment is not taken for a HelmRelease) and which namespace a
 //! kustomization gives the files it lists directly.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::yaml::Node;
@@ -10,9 +10,9 @@ use crate::yaml::Node;
 #[derive(Default)]
 pub struct KustomizationRefs {
     /// Files used as patches or generator inputs, never as resources.
-    pub non_resource_files: HashSet<PathBuf>,
+    pub non_resource_files: foldhash::HashSet<PathBuf>,
     /// Files a kustomization lists directly under `resources`, with the kustomization's namespace.
-    pub namespace_of_file: HashMap<PathBuf, String>,
+    pub namespace_of_file: foldhash::HashMap<PathBuf, String>,
     /// For each kustomization's directory, the local paths (files or directories) it builds from:
     /// `resources`, `components` and legacy `bases`. Remote URLs are left out.
     pub inputs_of_dir: BTreeMap<PathBuf, Vec<PathBuf>>,

@@ -12,7 +12,7 @@ mod load;
 mod paths;
 mod walk;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -170,7 +170,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // Directories are walked whole; kustomizations also pull in the files and directories they
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     let mut walked: Vec<PathBuf> = Vec::new();
-    let mut single_files: HashSet<PathBuf> = HashSet::new();
+    let mut single_files: foldhash::HashSet<PathBuf> = foldhash::HashSet::default();
     let mut included = vec![false; listing.yaml_files.len()];
     // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
     // the parent of the objects found there.
@@ -250,7 +250,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         yaml_files: 0,
         ..Stats::default()
     };
-    let mut parsed_files = ParsedFiles::default();
+    let mut parsed_files = ParsedFiles::with_capacity(listing.yaml_files.len());
     for ((path, file), included) in listing.yaml_files.iter().zip(loaded).zip(included) {
         let Some(file) = file else {
             continue;
@@ -411,7 +411,7 @@ fn parents(
     // Every path some Kustomization covers, with the Kustomizations covering it. A Kustomization
     // of another repository applies none of the working tree's files, whatever its path says.
     let foreign = other_repository_kustomizations(flux_objects, root);
-    let mut covering: HashMap<PathBuf, Vec<&ResourceId>> = HashMap::new();
+    let mut covering: foldhash::HashMap<PathBuf, Vec<&ResourceId>> = foldhash::HashMap::default();
     for (id, dir) in followed.iter().filter(|(id, _)| !foreign.contains(*id)) {
         for path in reachable(dir, refs) {
             covering.entry(path).or_default().push(id);

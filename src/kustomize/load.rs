@@ -189,6 +189,9 @@ impl Ctx<'_> {
 }
 
 fn absolutize(path: &Path) -> PathBuf {
+    if path.is_absolute() && is_plain_absolute(path) {
+        return path.to_path_buf();
+    }
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -207,6 +210,13 @@ fn absolutize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// True when `path` has no `.` or `..` component, no doubled or trailing `/`: component-wise
+/// normalisation would give it back unchanged.
+fn is_plain_absolute(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    !bytes.ends_with(b"/") && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
 }
 
 pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {

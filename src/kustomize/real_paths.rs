@@ -1,13 +1,12 @@
 //! Paths with symlinks resolved, remembered for as long as the caller keeps the table: builds
 //! that share one resolve the repository's directories once between them.
 
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 #[derive(Debug, Default)]
 pub struct RealPaths {
-    known: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    known: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 impl RealPaths {

@@ -4,7 +4,6 @@
 //! Only files that parsed cleanly with the default limits are kept: a reader that finds nothing
 //! here reads and parses the file itself, and reports its own errors in its own words.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,10 +11,17 @@ use super::node::Document;
 
 #[derive(Debug, Default)]
 pub struct ParsedFiles {
-    by_path: HashMap<PathBuf, Arc<[Document]>>,
+    by_path: foldhash::HashMap<PathBuf, Arc<[Document]>>,
 }
 
 impl ParsedFiles {
+    /// A table with room for `files` files.
+    pub fn with_capacity(files: usize) -> Self {
+        ParsedFiles {
+            by_path: foldhash::HashMap::with_capacity_and_hasher(files, Default::default()),
+        }
+    }
+
     /// Records the documents of `path` (an absolute path, as it will be looked up).
     pub fn insert(&mut self, path: PathBuf, documents: Arc<[Document]>) {
         self.by_path.insert(path, documents);
