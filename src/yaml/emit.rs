@@ -835,6 +835,7 @@ fn is_printable(c: char) -> bool {
 }
 
 /// The facts libyaml's `analyze_scalar` collects to decide which styles can hold a value.
+#[derive(Debug, PartialEq)]
 struct Analysis {
     multiline: bool,
     flow_plain_allowed: bool,
@@ -868,12 +869,128 @@ fn analyze(value: &str) -> Analysis {
             block_allowed: true,
         };
     }
-    // The same scan either way; by bytes it skips decoding.
     if value.is_ascii() {
-        analyze_chars(value, value.bytes().map(char::from))
+        analyze_ascii(bytes)
     } else {
         analyze_chars(value, value.chars())
     }
+}
+
+/// [`analyze_chars`] for ASCII text, by bytes: ordinary bytes (letters, digits, most punctuation)
+/// cost one table lookup, which matters for long values such as embedded scripts and dashboards.
+fn analyze_ascii(bytes: &[u8]) -> Analysis {
+    const ORDINARY: u8 = 0;
+    const SPACE: u8 = 1;
+    const BREAK: u8 = 2;
+    const FLOW: u8 = 3;
+    const COLON: u8 = 4;
+    const HASH: u8 = 5;
+    const SPECIAL: u8 = 6;
+    const CLASSES: [u8; 128] = {
+        let mut table = [SPECIAL; 128];
+        let mut b = 0x20;
+        while b < 0x7F {
+            table[b] = ORDINARY;
+            b += 1;
+        }
+        table[b' ' as usize] = SPACE;
+        table[b'\n' as usize] = BREAK;
+        table[b'\r' as usize] = BREAK;
+        table[b',' as usize] = FLOW;
+        table[b'?' as usize] = FLOW;
+        table[b'[' as usize] = FLOW;
+        table[b']' as usize] = FLOW;
+        table[b'{' as usize] = FLOW;
+        table[b'}' as usize] = FLOW;
+        table[b':' as usize] = COLON;
+        table[b'#' as usize] = HASH;
+        table
+    };
+    let n = bytes.len();
+    let class = |i: usize| CLASSES[usize::from(bytes[i] & 0x7F)];
+    let followed_by_whitespace = |i: usize| i + 1 >= n || matches!(bytes[i + 1], b' ' | b'\t');
+    let is_whitespace = |b: u8| matches!(b, b' ' | b'\t' | b'\0' | b'\n' | b'\r');
+    let mut block_indicators = bytes.starts_with(b"---") || bytes.starts_with(b"...");
+    let mut flow_indicators = block_indicators || bytes.ends_with(b" -") || bytes.ends_with(b"\t-");
+    match bytes[0] {
+        b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' => {
+            flow_indicators = true;
+            block_indicators = true;
+        }
+        b'?' | b':' => {
+            flow_indicators = true;
+            block_indicators |= followed_by_whitespace(0);
+        }
+        b'-' if followed_by_whitespace(0) => {
+            flow_indicators = true;
+            block_indicators = true;
+        }
+        _ => {}
+    }
+    // A carriage return is a line break and, not being printable, also needs escaping.
+    let mut special_characters = class(0) == SPECIAL || bytes[0] == b'\r';
+    let mut line_breaks = class(0) == BREAK;
+    let (mut break_space, mut space_break) = (false, false);
+    for i in 1..n {
+        match class(i) {
+            ORDINARY => {}
+            SPACE => break_space |= class(i - 1) == BREAK,
+            BREAK => {
+                line_breaks = true;
+                space_break |= bytes[i - 1] == b' ';
+                special_characters |= bytes[i] == b'\r';
+            }
+            FLOW => flow_indicators = true,
+            COLON => {
+                flow_indicators = true;
+                block_indicators |= followed_by_whitespace(i);
+            }
+            HASH => {
+                if is_whitespace(bytes[i - 1]) {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+            }
+            _ => special_characters = true,
+        }
+    }
+    let leading_space = bytes[0] == b' ';
+    let leading_break = class(0) == BREAK;
+    let trailing_space = bytes[n - 1] == b' ';
+    let trailing_break = class(n - 1) == BREAK;
+    let mut a = Analysis {
+        multiline: line_breaks,
+        flow_plain_allowed: true,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks || flow_indicators {
+        a.flow_plain_allowed = false;
+    }
+    if line_breaks || block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
 }
 
 fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
@@ -998,6 +1115,47 @@ fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_byte_analysis_agrees_with_the_character_analysis() {
+        // Every string of up to four characters over the characters the analysis tells apart.
+        let alphabet: Vec<char> = " \t\n\r\0a-:#,?[]{}&*!|>'\"%@`.\u{7f}".chars().collect();
+        let mut strings = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..4 {
+            let mut longer = Vec::new();
+            for s in &strings {
+                for &c in &alphabet {
+                    let t = format!("{s}{c}");
+                    assert_eq!(
+                        super::analyze_ascii(t.as_bytes()),
+                        super::analyze_chars(&t, t.chars()),
+                        "{t:?}"
+                    );
+                    checked += 1;
+                    longer.push(t);
+                }
+            }
+            strings = longer;
+        }
+        for t in [
+            "---x",
+            "...",
+            "a -",
+            "a\t-",
+            "x: y",
+            "a #b",
+            "a#b",
+            "long text\nwith  lines \n end",
+        ] {
+            assert_eq!(
+                super::analyze_ascii(t.as_bytes()),
+                super::analyze_chars(&t, t.chars()),
+                "{t:?}"
+            );
+        }
+        assert!(checked > 500_000);
+    }
+
     #[test]
     fn keys_sort_in_go_yaml_v2_order() {
         let mut keys = ["a10", "A_", "_A", "a9", "é", "a1", "x01", "x1", "z", "a1"];
