@@ -1149,7 +1149,7 @@ mod tests {
         ] {
             assert_eq!(
                 super::analyze_ascii(t.as_bytes()),
-                super::analyze_chars(&t, t.chars()),
+                super::analyze_chars(t, t.chars()),
                 "{t:?}"
             );
         }
