@@ -26,7 +26,7 @@ pub(super) fn parse(text: &str, options: &ParseOptions) -> Option<Vec<Document>>
     if text.bytes().any(|b| b == b'\t' || b == b'\r') {
         return None;
     }
-    if !text.is_ascii() && text.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}']) {
+    if !text.is_ascii() && has_unicode_break_or_bom(text.as_bytes()) {
         return None;
     }
     let mut reader = Reader {
@@ -39,6 +39,19 @@ pub(super) fn parse(text: &str, options: &ParseOptions) -> Option<Vec<Document>>
     };
     reader.stream()?;
     Some(reader.sink.documents)
+}
+
+/// True when `text` holds NEL, LS, PS or a byte-order mark, found by their UTF-8 bytes.
+fn has_unicode_break_or_bom(text: &[u8]) -> bool {
+    text.iter().enumerate().any(|(i, &b)| {
+        let next = |k: usize| text.get(i + k).copied();
+        match b {
+            0xC2 => next(1) == Some(0x85),
+            0xE2 => next(1) == Some(0x80) && matches!(next(2), Some(0xA8 | 0xA9)),
+            0xEF => next(1) == Some(0xBB) && next(2) == Some(0xBF),
+            _ => false,
+        }
+    })
 }
 
 struct Line<'t> {
@@ -84,9 +97,18 @@ fn plain_may_start(rest: &str) -> bool {
     }
 }
 
-/// Where a comment starts in `rest` (a `#` after a space), if anywhere.
+/// Where a comment starts in `rest` (a `#` after a space), if anywhere: the byte of that space.
 fn comment_start(rest: &str) -> Option<usize> {
-    rest.match_indices(" #").next().map(|(i, _)| i)
+    let bytes = rest.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..].iter().position(|&b| b == b'#') {
+        let at = from + i;
+        if at > 0 && bytes[at - 1] == b' ' {
+            return Some(at - 1);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 /// True when only spaces, or a comment after at least one space, follow.
@@ -877,6 +899,16 @@ mod tests {
         for case in cases {
             assert_eq!(same_as_saphyr(case), Some(true), "{case}");
         }
+    }
+
+    #[test]
+    fn finds_unicode_line_breaks_and_byte_order_marks_by_their_bytes() {
+        for c in ['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}'] {
+            assert!(has_unicode_break_or_bom(format!("a: é{c}x").as_bytes()));
+        }
+        assert!(!has_unicode_break_or_bom("a: é ✓ \u{2027} \u{fefe}".as_bytes()));
+        assert_eq!(comment_start("a#b c #d"), Some(5));
+        assert_eq!(comment_start("a#b"), None);
     }
 
     #[test]
