@@ -906,7 +906,9 @@ mod tests {
         for c in ['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}'] {
             assert!(has_unicode_break_or_bom(format!("a: é{c}x").as_bytes()));
         }
-        assert!(!has_unicode_break_or_bom("a: é ✓ \u{2027} \u{fefe}".as_bytes()));
+        assert!(!has_unicode_break_or_bom(
+            "a: é ✓ \u{2027} \u{fefe}".as_bytes()
+        ));
         assert_eq!(comment_start("a#b c #d"), Some(5));
         assert_eq!(comment_start("a#b"), None);
     }
