@@ -176,7 +176,9 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // the parent of the objects found there.
     let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
         BTreeMap::from([(entry.clone(), None)]);
-    let mut followed: BTreeMap<ResourceId, PathBuf> = BTreeMap::new();
+    // By id, the `spec.path` of the first definition (by file) of each Kustomization, the one the
+    // run uses when an id is defined more than once; and that definition's file.
+    let mut followed: BTreeMap<ResourceId, (PathBuf, PathBuf)> = BTreeMap::new();
     while let Some((target, origin)) = pending.pop_first() {
         if walked.iter().any(|w| target.starts_with(w)) || single_files.contains(&target) {
             continue;
@@ -227,7 +229,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                             id.namespace = namespace.clone();
                         }
                     }
-                    followed.insert(id.clone(), next.clone());
+                    let first = followed
+                        .get(&id)
+                        .is_none_or(|(defined_in, _)| object.file < *defined_in);
+                    if first {
+                        followed.insert(id.clone(), (object.file.clone(), next.clone()));
+                    }
                     pending.entry(next).or_insert_with(|| Some(id));
                 }
             }
@@ -299,6 +306,10 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     diagnostics.sort();
     diagnostics.dedup();
 
+    let followed: BTreeMap<ResourceId, PathBuf> = followed
+        .into_iter()
+        .map(|(id, (_, dir))| (id, dir))
+        .collect();
     let parents = parents(&flux_objects, &data_objects, &followed, &refs, &root);
 
     let bootstrap = flux_objects
