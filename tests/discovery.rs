@@ -307,3 +307,44 @@ fn files_under_a_charts_templates_are_not_read_as_objects() {
     // Chart.yaml and ks.yaml; not the template.
     assert_eq!(repo.stats.yaml_files, 2);
 }
+
+#[test]
+fn a_kustomization_defined_twice_covers_what_its_first_definition_names() {
+    // Two clusters define flux-system/apps with different paths; the run uses the first
+    // definition by file (clusters/a), so what its path holds has it as parent, not a loose seed.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/a/apps.yaml",
+        &kustomization("apps", "./apps/a"),
+    );
+    write(
+        root,
+        "clusters/b/apps.yaml",
+        &kustomization("apps", "./apps/b"),
+    );
+    for cluster in ["a", "b"] {
+        write(
+            root,
+            &format!("apps/{cluster}/ks.yaml"),
+            &format!(
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: site-{cluster}\n  namespace: flux-system\nspec:\n  path: ./site\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+            ),
+        );
+    }
+    let repo = discover_at(root, root);
+    let parent_of = |file: &str| {
+        repo.parents
+            .iter()
+            .find(|((f, _), _)| f.ends_with(file))
+            .map(|(_, parent)| parent.to_string())
+    };
+    assert_eq!(
+        parent_of("apps/a/ks.yaml").as_deref(),
+        Some("Kustomization/flux-system/apps"),
+        "{:?}",
+        repo.parents
+    );
+    assert_eq!(parent_of("apps/b/ks.yaml"), None, "{:?}", repo.parents);
+}
