@@ -270,7 +270,15 @@ pub fn run(
     let mut origins = BTreeMap::new();
     for (id, object) in runtime.store.objects() {
         if is_reconcilable(&id) {
-            let written = repository.flux_objects.iter().find(|f| f.object.id == id);
+            // Discovery sorts its objects by id (then file), so the first with this id is found
+            // by bisection.
+            let first = repository
+                .flux_objects
+                .partition_point(|f| f.object.id < id);
+            let written = repository
+                .flux_objects
+                .get(first)
+                .filter(|f| f.object.id == id);
             origins.insert(
                 id,
                 written.map_or_else(|| object.location(), |f| f.object.location()),
