@@ -876,6 +876,58 @@ fn analyze(value: &str) -> Analysis {
     }
 }
 
+/// What a scan of a scalar's characters found; [`ScanFacts::analysis`] turns it into the styles
+/// that can hold the scalar, as libyaml does.
+struct ScanFacts {
+    line_breaks: bool,
+    special_characters: bool,
+    flow_indicators: bool,
+    block_indicators: bool,
+    leading_space: bool,
+    leading_break: bool,
+    trailing_space: bool,
+    trailing_break: bool,
+    break_space: bool,
+    space_break: bool,
+}
+
+impl ScanFacts {
+    fn analysis(&self) -> Analysis {
+        let mut a = Analysis {
+            multiline: self.line_breaks,
+            flow_plain_allowed: true,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+        if self.leading_space || self.leading_break || self.trailing_space || self.trailing_break {
+            a.flow_plain_allowed = false;
+            a.block_plain_allowed = false;
+        }
+        if self.trailing_space {
+            a.block_allowed = false;
+        }
+        if self.break_space {
+            a.flow_plain_allowed = false;
+            a.block_plain_allowed = false;
+            a.single_quoted_allowed = false;
+        }
+        if self.space_break || self.special_characters {
+            a.flow_plain_allowed = false;
+            a.block_plain_allowed = false;
+            a.single_quoted_allowed = false;
+            a.block_allowed = false;
+        }
+        if self.line_breaks || self.flow_indicators {
+            a.flow_plain_allowed = false;
+        }
+        if self.line_breaks || self.block_indicators {
+            a.block_plain_allowed = false;
+        }
+        a
+    }
+}
+
 /// [`analyze_chars`] for ASCII text, by bytes: ordinary bytes (letters, digits, most punctuation)
 /// cost one table lookup, which matters for long values such as embedded scripts and dashboards.
 fn analyze_ascii(bytes: &[u8]) -> Analysis {
@@ -955,42 +1007,19 @@ fn analyze_ascii(bytes: &[u8]) -> Analysis {
             _ => special_characters = true,
         }
     }
-    let leading_space = bytes[0] == b' ';
-    let leading_break = class(0) == BREAK;
-    let trailing_space = bytes[n - 1] == b' ';
-    let trailing_break = class(n - 1) == BREAK;
-    let mut a = Analysis {
-        multiline: line_breaks,
-        flow_plain_allowed: true,
-        block_plain_allowed: true,
-        single_quoted_allowed: true,
-        block_allowed: true,
-    };
-    if leading_space || leading_break || trailing_space || trailing_break {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
+    ScanFacts {
+        line_breaks,
+        special_characters,
+        flow_indicators,
+        block_indicators,
+        leading_space: bytes[0] == b' ',
+        leading_break: class(0) == BREAK,
+        trailing_space: bytes[n - 1] == b' ',
+        trailing_break: class(n - 1) == BREAK,
+        break_space,
+        space_break,
     }
-    if trailing_space {
-        a.block_allowed = false;
-    }
-    if break_space {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-    }
-    if space_break || special_characters {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-        a.block_allowed = false;
-    }
-    if line_breaks || flow_indicators {
-        a.flow_plain_allowed = false;
-    }
-    if line_breaks || block_indicators {
-        a.block_plain_allowed = false;
-    }
-    a
+    .analysis()
 }
 
 fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
@@ -1079,38 +1108,19 @@ fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
         preceded_by_whitespace = matches!(c, ' ' | '\t' | '\0') || is_break_char(c);
         first = false;
     }
-    let mut a = Analysis {
-        multiline: line_breaks,
-        flow_plain_allowed: true,
-        block_plain_allowed: true,
-        single_quoted_allowed: true,
-        block_allowed: true,
-    };
-    if leading_space || leading_break || trailing_space || trailing_break {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
+    ScanFacts {
+        line_breaks,
+        special_characters,
+        flow_indicators,
+        block_indicators,
+        leading_space,
+        leading_break,
+        trailing_space,
+        trailing_break,
+        break_space,
+        space_break,
     }
-    if trailing_space {
-        a.block_allowed = false;
-    }
-    if break_space {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-    }
-    if space_break || special_characters {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-        a.block_allowed = false;
-    }
-    if line_breaks || flow_indicators {
-        a.flow_plain_allowed = false;
-    }
-    if line_breaks || block_indicators {
-        a.block_plain_allowed = false;
-    }
-    a
+    .analysis()
 }
 
 #[cfg(test)]

@@ -331,33 +331,44 @@ impl<'t> Reader<'t, '_> {
             } else {
                 self.node_value(line, at, indent, false)?
             };
-            let Some(following) = self.next_content(next) else {
-                line = self.lines.len();
-                break;
-            };
-            let following_line = &self.lines[following];
-            if following_line.indent < indent
-                || (indent == 0 && is_document_marker(following_line.text, "---"))
-            {
-                line = following;
-                break;
-            }
-            if following_line.indent > indent {
-                return None;
-            }
-            let rest = &following_line.text[indent..];
-            if rest != "-" && !rest.starts_with("- ") {
-                if indentless {
-                    line = following;
+            match self.following_entry(next, indent)? {
+                Following::End(at) => {
+                    line = at;
                     break;
                 }
-                return None;
+                Following::Entry(at) => {
+                    let rest = &self.lines[at].text[indent..];
+                    if rest != "-" && !rest.starts_with("- ") {
+                        if indentless {
+                            line = at;
+                            break;
+                        }
+                        return None;
+                    }
+                    line = at;
+                }
             }
-            line = following;
         }
         let end = self.pos(line.min(self.lines.len().saturating_sub(1)), 0);
         self.emit(Event::SequenceEnd, end, false)?;
         Some(line)
+    }
+
+    /// What follows a collection entry that ended before line `next`, in a collection at column
+    /// `indent`: another entry at that column, or the collection's end (a line less indented, a
+    /// `---`, or the end of the text). `None` for a line indented more, which saphyr reads.
+    fn following_entry(&self, next: usize, indent: usize) -> Option<Following> {
+        let Some(following) = self.next_content(next) else {
+            return Some(Following::End(self.lines.len()));
+        };
+        let line = &self.lines[following];
+        if line.indent < indent || (indent == 0 && is_document_marker(line.text, "---")) {
+            Some(Following::End(following))
+        } else if line.indent > indent {
+            None
+        } else {
+            Some(Following::Entry(following))
+        }
     }
 
     /// A block mapping whose keys stand at column `indent`, the first on `line`.
@@ -380,21 +391,13 @@ impl<'t> Reader<'t, '_> {
             } else {
                 self.node_value(line, at, indent, true)?
             };
-            let Some(following) = self.next_content(next) else {
-                line = self.lines.len();
-                break;
-            };
-            let following_line = &self.lines[following];
-            if following_line.indent < indent
-                || (indent == 0 && is_document_marker(following_line.text, "---"))
-            {
-                line = following;
-                break;
+            match self.following_entry(next, indent)? {
+                Following::End(at) => {
+                    line = at;
+                    break;
+                }
+                Following::Entry(at) => line = at,
             }
-            if following_line.indent > indent {
-                return None;
-            }
-            line = following;
         }
         let end = self.pos(line.min(self.lines.len().saturating_sub(1)), 0);
         self.emit(Event::MappingEnd, end, false)?;
@@ -785,6 +788,12 @@ impl<'t> Reader<'t, '_> {
             last_text + 1
         })
     }
+}
+
+/// The line after a collection entry: the next entry's, or where the collection ended.
+enum Following {
+    Entry(usize),
+    End(usize),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
