@@ -1,14 +1,16 @@
 //! A quick reader for the block-style YAML that nearly every manifest is written in: block
 //! mappings and sequences, one-line plain and quoted scalars, literal and folded block scalars,
-//! `[]` and `{}`, comments and `---`. It works line by line on the text's bytes, where saphyr
-//! reads character by character through a look-ahead buffer, and is several times faster.
+//! one-line flow collections, anchors and aliases, comments and `---`. It works line by line on the
+//! text's bytes, where saphyr reads character by character through a look-ahead buffer; taking
+//! most files off saphyr cut a render of the largest corpus repository by a fifth of its
+//! instructions.
 //!
 //! It gives up (returns `None`) at the first construct it does not handle, or at anything that
 //! might be an error, and the caller then parses the text with saphyr: it never reports an error
 //! of its own and never decides a question saphyr would answer differently. Its events go into
 //! the same [`DocumentSink`] as saphyr's, so anchors, merges, duplicate keys and limits are
-//! handled in one place. A test compares its documents with saphyr's on every YAML file of the
-//! corpus.
+//! handled in one place. A test compares its documents with saphyr's on every YAML file under
+//! `../shared`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
