@@ -99,6 +99,14 @@ fn plain_may_start(rest: &str) -> bool {
     }
 }
 
+/// The first byte at or after `i` that is not a space.
+fn skip_spaces(bytes: &[u8], mut i: usize) -> usize {
+    while bytes.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    i
+}
+
 /// Where a comment starts in `rest` (a `#` after a space), if anywhere: the byte of that space.
 fn comment_start(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
@@ -560,69 +568,70 @@ impl<'t> Reader<'t, '_> {
         self.emit(Event::Scalar(value, style, anchor, None), pos, false)
     }
 
+    /// The entries of the flow collection opened at byte `at` of `line`, up to its `close`
+    /// bracket on the same line: nodes, or `key: value` pairs. Returns the bracket's byte.
+    fn flow_entries(&mut self, line: usize, at: usize, close: u8, pairs: bool) -> Option<usize> {
+        let bytes = self.lines[line].text.as_bytes();
+        let mut i = skip_spaces(bytes, at + 1);
+        if bytes.get(i) == Some(&close) {
+            return Some(i);
+        }
+        loop {
+            i = if pairs {
+                self.flow_pair(line, i)?
+            } else {
+                self.flow_node(line, i)?
+            };
+            i = skip_spaces(bytes, i);
+            match *bytes.get(i)? {
+                b',' => {
+                    i = skip_spaces(bytes, i + 1);
+                    // A trailing comma is left to saphyr.
+                    if *bytes.get(i)? == close {
+                        return None;
+                    }
+                }
+                b if b == close => return Some(i),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A `key: value` pair of a flow mapping, starting at byte `at` of `line`; returns the byte
+    /// after the value.
+    fn flow_pair(&mut self, line: usize, at: usize) -> Option<usize> {
+        let text = self.lines[line].text;
+        let bytes = text.as_bytes();
+        if !matches!(bytes.get(at)?, b'"' | b'\'') && !plain_may_start(&text[at..]) {
+            return None;
+        }
+        let i = self.flow_node(line, at)?;
+        if bytes.get(i) != Some(&b':') || bytes.get(i + 1) != Some(&b' ') {
+            return None;
+        }
+        self.flow_node(line, skip_spaces(bytes, i + 1))
+    }
+
     /// A flow node starting at byte `at` of `line` and ending on that line: a `[...]` sequence,
     /// a `{...}` mapping, a quoted or a plain scalar. Returns the byte after it.
     fn flow_node(&mut self, line: usize, at: usize) -> Option<usize> {
         let text = self.lines[line].text;
         let bytes = text.as_bytes();
-        let skip_spaces = |mut i: usize| {
-            while bytes.get(i) == Some(&b' ') {
-                i += 1;
-            }
-            i
-        };
         let pos = self.pos(line, at);
         match *bytes.get(at)? {
             b'[' => {
                 self.start_sequence(pos, true)?;
-                let mut i = skip_spaces(at + 1);
-                if bytes.get(i) != Some(&b']') {
-                    loop {
-                        i = skip_spaces(self.flow_node(line, i)?);
-                        match bytes.get(i)? {
-                            b',' => {
-                                i = skip_spaces(i + 1);
-                                if bytes.get(i)? == &b']' {
-                                    return None;
-                                }
-                            }
-                            b']' => break,
-                            _ => return None,
-                        }
-                    }
-                }
-                let end = self.pos(line, i);
+                let close = self.flow_entries(line, at, b']', false)?;
+                let end = self.pos(line, close);
                 self.emit(Event::SequenceEnd, end, true)?;
-                Some(i + 1)
+                Some(close + 1)
             }
             b'{' => {
                 self.start_mapping(pos, true)?;
-                let mut i = skip_spaces(at + 1);
-                if bytes.get(i) != Some(&b'}') {
-                    loop {
-                        if !matches!(bytes.get(i)?, b'"' | b'\'') && !plain_may_start(&text[i..]) {
-                            return None;
-                        }
-                        i = self.flow_node(line, i)?;
-                        if bytes.get(i) != Some(&b':') || bytes.get(i + 1) != Some(&b' ') {
-                            return None;
-                        }
-                        i = skip_spaces(self.flow_node(line, skip_spaces(i + 1))?);
-                        match bytes.get(i)? {
-                            b',' => {
-                                i = skip_spaces(i + 1);
-                                if bytes.get(i)? == &b'}' {
-                                    return None;
-                                }
-                            }
-                            b'}' => break,
-                            _ => return None,
-                        }
-                    }
-                }
-                let end = self.pos(line, i);
+                let close = self.flow_entries(line, at, b'}', true)?;
+                let end = self.pos(line, close);
                 self.emit(Event::MappingEnd, end, true)?;
-                Some(i + 1)
+                Some(close + 1)
             }
             b'"' | b'\'' => {
                 let scalar = quoted(text, at)?;
