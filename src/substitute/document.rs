@@ -532,28 +532,8 @@ data:
 
     /// Every mapping document of the corpus's YAML files, with its file.
     fn corpus_objects() -> Vec<(std::path::PathBuf, Node)> {
-        let repos = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos");
-        assert!(
-            repos.is_dir(),
-            "the corpus is missing: expected `{}` (see ../shared/README.md)",
-            repos.display()
-        );
         let mut objects = Vec::new();
-        for entry in ignore::WalkBuilder::new(&repos)
-            .standard_filters(false)
-            .build()
-            .flatten()
-        {
-            let path = entry.path();
-            if !matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml")
-            ) {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(path) else {
-                continue;
-            };
+        for (path, text) in yaml::yaml_texts_under("../shared/corpus/repos") {
             let Ok(docs) = yaml::parse_stream(&text, &Default::default()) else {
                 continue;
             };

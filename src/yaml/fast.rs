@@ -955,24 +955,8 @@ mod tests {
     /// tags and positions.
     #[test]
     fn matches_saphyr_on_every_yaml_file_of_the_shared_tree() {
-        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-        assert!(shared.is_dir(), "`{}` is missing", shared.display());
         let (mut read, mut left, mut different) = (0, 0, Vec::new());
-        for entry in ignore::WalkBuilder::new(&shared)
-            .standard_filters(false)
-            .build()
-            .flatten()
-        {
-            let path = entry.path();
-            if !matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml")
-            ) {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(path) else {
-                continue;
-            };
+        for (path, text) in crate::yaml::yaml_texts_under("../shared") {
             // Chart templates are Go templates, not YAML.
             if path.components().any(|c| c.as_os_str() == "templates") {
                 continue;

@@ -40,3 +40,28 @@ impl ParsedFiles {
         self.by_path.is_empty()
     }
 }
+
+/// Every YAML file under `dir` (under `CARGO_MANIFEST_DIR`) with its text, for tests that run over
+/// the shared corpus. Fails when the directory is missing rather than passing on nothing.
+#[cfg(test)]
+pub(crate) fn yaml_texts_under(dir: &str) -> Vec<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    assert!(
+        root.is_dir(),
+        "`{}` is missing (see ../shared/README.md)",
+        root.display()
+    );
+    ignore::WalkBuilder::new(&root)
+        .standard_filters(false)
+        .build()
+        .flatten()
+        .map(|entry| entry.into_path())
+        .filter(|path| {
+            matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            )
+        })
+        .filter_map(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
+        .collect()
+}
