@@ -1202,3 +1202,30 @@ pub fn absorb(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    #[test]
+    fn absolutize_normalises_whatever_the_plain_path_shortcut_lets_through() {
+        for (path, expected) in [
+            ("/a/b", "/a/b"),
+            ("/a/.hidden/b", "/a/.hidden/b"),
+            ("/a/./b", "/a/b"),
+            ("/a/x/../b", "/a/b"),
+            ("/a//b", "/a/b"),
+            ("/a/b/", "/a/b"),
+            ("/", "/"),
+        ] {
+            assert_eq!(
+                super::absolutize(Path::new(path)),
+                Path::new(expected),
+                "{path}"
+            );
+        }
+        assert!(super::is_plain_absolute(Path::new("/a/b")));
+        assert!(!super::is_plain_absolute(Path::new("/a/./b")));
+        assert!(!super::is_plain_absolute(Path::new("/a/b/")));
+    }
+}
