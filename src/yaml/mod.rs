@@ -37,7 +37,7 @@ pub use files::ParsedFiles;
 pub use reread::reread;
 
 pub use node::{
-    CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
+    CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence, Tag,
 };
 pub use resolve::{
     resolve_helm, resolve_kyaml, scalar_needs_quoting, to_json_helm, to_json_kyaml, Resolved,

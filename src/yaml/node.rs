@@ -44,13 +44,38 @@ pub enum CollectionStyle {
     Flow,
 }
 
+/// An explicit tag such as `!!str` or `!!int`, in its short form when it is a core-schema tag.
+/// Boxed once more than a string needs: tags are rare, and an untagged node then pays one word for
+/// it, not three (nodes are most of a run's memory).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[allow(clippy::box_collection)] // the extra box is the point: one word in every node
+pub struct Tag(Box<String>);
+
+impl Tag {
+    pub fn new(text: impl Into<String>) -> Self {
+        Tag(Box::new(text.into()))
+    }
+}
+
+impl std::ops::Deref for Tag {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scalar {
     /// The scalar's value after YAML unescaping/folding: `'a''b'` holds `a'b`.
     pub value: String,
     pub style: ScalarStyle,
-    /// An explicit tag such as `!!str` or `!!int`, in its short form when it is a core-schema tag.
-    pub tag: Option<String>,
+    pub tag: Option<Tag>,
     pub pos: Pos,
 }
 
@@ -58,7 +83,7 @@ pub struct Scalar {
 pub struct Sequence {
     pub items: Vec<Node>,
     pub style: CollectionStyle,
-    pub tag: Option<String>,
+    pub tag: Option<Tag>,
     pub pos: Pos,
 }
 
@@ -74,7 +99,7 @@ pub struct Entry {
 pub struct Mapping {
     pub entries: Vec<Entry>,
     pub style: CollectionStyle,
-    pub tag: Option<String>,
+    pub tag: Option<Tag>,
     pub pos: Pos,
 }
 

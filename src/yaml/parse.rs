@@ -373,16 +373,16 @@ fn error(pos: Pos, message: impl Into<String>) -> Error {
 }
 
 /// Core-schema tags are shortened to `!!name`; others keep the form they were written in.
-fn tag_text(tag: Option<std::borrow::Cow<'_, Tag>>) -> Option<String> {
+fn tag_text(tag: Option<std::borrow::Cow<'_, Tag>>) -> Option<super::node::Tag> {
     let tag = tag?;
-    if tag.is_yaml_core_schema() {
-        Some(format!("!!{}", tag.suffix))
+    Some(super::node::Tag::new(if tag.is_yaml_core_schema() {
+        format!("!!{}", tag.suffix)
     } else if tag.handle == "!" && tag.suffix.is_empty() {
         // The non-specific tag `!` only says "not plain-resolved": treat it as a string marker.
-        Some("!".to_string())
+        "!".to_string()
     } else {
-        Some(tag.to_string())
-    }
+        tag.to_string()
+    }))
 }
 
 fn style_of(style: SaphyrStyle) -> ScalarStyle {
