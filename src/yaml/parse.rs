@@ -21,16 +21,20 @@ struct Anchored {
     depth: usize,
 }
 
-/// A collection under construction.
+/// A collection under construction. Its children wait on the builder's scratch stacks from
+/// `start` on, and move into a vector of exactly their number when it ends: growing each
+/// collection's own vector by doubling left a third of the tree's memory unused.
 enum Frame {
     Seq {
         seq: Sequence,
+        start: usize,
         anchor: usize,
         size: usize,
         depth: usize,
     },
     Map {
         map: Mapping,
+        start: usize,
         anchor: usize,
         size: usize,
         depth: usize,
@@ -38,7 +42,8 @@ enum Frame {
         pending_key: Option<Scalar>,
         /// Finds earlier explicit keys, for the duplicate-key error.
         keys: KeyIndex,
-        /// `<<` values, applied when the mapping ends so that explicit keys win wherever they are.
+        /// `<<` values, applied when the mapping ends so that explicit keys win wherever they are;
+        /// each with the number of explicit entries before it.
         merges: Vec<(usize, Node)>,
     },
 }
@@ -81,6 +86,9 @@ impl KeyIndex {
 struct Builder<'o> {
     options: &'o ParseOptions,
     stack: Vec<Frame>,
+    /// The finished children of the open sequences and mappings, innermost last.
+    items: Vec<Node>,
+    entries: Vec<Entry>,
     anchors: HashMap<usize, Anchored>,
     /// Anchor ids whose node is still being built: an alias to one of them is recursive.
     open_anchors: Vec<usize>,
@@ -407,6 +415,8 @@ impl<'o> Builder<'o> {
         Builder {
             options,
             stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
             anchors: HashMap::new(),
             open_anchors: Vec::new(),
             produced: 0,
@@ -498,6 +508,7 @@ impl<'o> Builder<'o> {
                         tag: tag_text(tag),
                         pos,
                     },
+                    start: self.items.len(),
                     anchor,
                     size: 1,
                     depth: 1,
@@ -517,6 +528,7 @@ impl<'o> Builder<'o> {
                         tag: tag_text(tag),
                         pos,
                     },
+                    start: self.entries.len(),
                     anchor,
                     size: 1,
                     depth: 1,
@@ -532,19 +544,25 @@ impl<'o> Builder<'o> {
                 };
                 match frame {
                     Frame::Seq {
-                        seq,
+                        mut seq,
+                        start,
                         anchor,
                         size,
                         depth,
-                    } => self.finish(Node::Sequence(seq), anchor, size, depth),
+                    } => {
+                        seq.items = self.items.drain(start..).collect();
+                        self.finish(Node::Sequence(seq), anchor, size, depth)
+                    }
                     Frame::Map {
                         mut map,
+                        start,
                         anchor,
                         size,
                         depth,
                         merges,
                         ..
                     } => {
+                        map.entries = self.entries.drain(start..).collect();
                         let extra = apply_merges(&mut map, merges)?;
                         self.charge(extra, pos)?;
                         self.finish(
@@ -592,18 +610,17 @@ impl<'o> Builder<'o> {
         };
         match parent {
             Frame::Seq {
-                seq,
                 size: psize,
                 depth: pdepth,
                 ..
             } => {
                 *psize = psize.saturating_add(size);
                 *pdepth = (*pdepth).max(depth.saturating_add(1));
-                seq.items.push(node);
+                self.items.push(node);
                 Ok(())
             }
             Frame::Map {
-                map,
+                start,
                 size: psize,
                 depth: pdepth,
                 pending_key,
@@ -628,11 +645,12 @@ impl<'o> Builder<'o> {
                         Ok(())
                     }
                     Some(key) => {
+                        let entries = &self.entries[*start..];
                         if is_merge_key(&key) {
-                            merges.push((map.entries.len(), node));
+                            merges.push((entries.len(), node));
                             return Ok(());
                         }
-                        if let Some(first) = keys.find(&map.entries, &key.value) {
+                        if let Some(first) = keys.find(entries, &key.value) {
                             return Err(Error {
                                 message: format!(
                                     "duplicate mapping key `{}` (first defined at {})",
@@ -642,8 +660,8 @@ impl<'o> Builder<'o> {
                                 related: Some(first.key.pos),
                             });
                         }
-                        keys.record(&key.value, map.entries.len());
-                        map.entries.push(Entry { key, value: node });
+                        keys.record(&key.value, entries.len());
+                        self.entries.push(Entry { key, value: node });
                         Ok(())
                     }
                 }
