@@ -208,6 +208,7 @@ fn symlinks_cannot_escape_the_root_or_loop() {
     write(root, "inside.yaml", &kustomization("inside", "./x"));
     std::os::unix::fs::symlink(outside.path().join("secret.yaml"), root.join("link.yaml"))
         .expect("symlink");
+    std::os::unix::fs::symlink(outside.path(), root.join("linked-dir")).expect("symlink");
     std::fs::create_dir(root.join("loop")).expect("mkdir");
     std::os::unix::fs::symlink(root, root.join("loop/back")).expect("symlink");
     let repo = discover_at(root, root);
@@ -216,8 +217,15 @@ fn symlinks_cannot_escape_the_root_or_loop() {
         ["flux-system/inside"]
     );
     let joined: String = repo.diagnostics.iter().map(|d| format!("{d}\n")).collect();
-    assert!(joined.contains("outside the repository root"), "{joined}");
-    assert!(joined.contains("symlink loop"), "{joined}");
+    assert!(
+        joined.contains("link.yaml: symlink points outside the repository root"),
+        "{joined}"
+    );
+    assert!(
+        joined.contains("linked-dir: symlink points outside the repository root"),
+        "{joined}"
+    );
+    assert!(joined.contains("loop/back: symlink loop"), "{joined}");
 }
 
 #[test]

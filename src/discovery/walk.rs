@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ignore::overrides::OverrideBuilder;
-use ignore::WalkBuilder;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::diagnostic::{Diagnostic, Location};
 
@@ -53,69 +52,192 @@ pub fn is_yaml(path: &Path) -> bool {
 
 /// Walks `root` (already canonical) and lists its YAML files.
 pub fn list_yaml_files(root: &Path) -> Listing {
-    let mut diagnostics = Vec::new();
-    let mut overrides = OverrideBuilder::new(root);
-    for pattern in DEFAULT_EXCLUSIONS {
-        // A `!` glob in an override set excludes what it matches.
-        let _ = overrides.add(&format!("!{pattern}"));
-    }
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .standard_filters(false)
-        .git_ignore(true)
-        .require_git(false)
-        .parents(false)
-        .follow_links(true)
-        .add_custom_ignore_filename(".sourceignore")
-        .add_custom_ignore_filename(".krmignore")
-        .sort_by_file_name(|a, b| a.cmp(b));
-    if let Ok(overrides) = overrides.build() {
-        builder.overrides(overrides);
-    }
-    let mut yaml_files = Vec::new();
-    for entry in builder.build() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            Err(error) => {
-                diagnostics.push(walk_error_diagnostic(root, &error));
-                continue;
-            }
-        };
-        if entry.depth() > 0 && entry.file_name() == ".git" {
-            continue;
-        }
-        let path = entry.path();
-        if !entry.file_type().is_some_and(|t| t.is_file()) || !is_yaml(path) {
-            continue;
-        }
-        if entry.path_is_symlink() {
-            match path.canonicalize() {
-                Ok(target) if target.starts_with(root) => {}
-                Ok(target) => {
-                    diagnostics.push(
-                        Diagnostic::warning(format!(
-                            "symlink points outside the repository root (to `{}`); not read",
-                            target.display()
-                        ))
-                        .at(Location::file(super::paths::relative_to(path, root))),
-                    );
-                    continue;
-                }
-                Err(error) => {
-                    diagnostics.push(
-                        Diagnostic::warning(format!("cannot resolve symlink: {error}"))
-                            .at(Location::file(super::paths::relative_to(path, root))),
-                    );
-                    continue;
-                }
-            }
-        }
-        yaml_files.push(path.to_path_buf());
-    }
+    let mut walker = Walker {
+        root,
+        exclusions: default_exclusions(root),
+        yaml_files: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let mut ignores = Vec::new();
+    let mut real_ancestors = vec![root.to_path_buf()];
+    walker.directory(root, &mut ignores, &mut real_ancestors);
+    let mut yaml_files = walker.yaml_files;
     yaml_files.sort();
     Listing {
         yaml_files,
-        diagnostics,
+        diagnostics: walker.diagnostics,
+    }
+}
+
+/// Flux's default exclusions as one matcher at the root. They are gitignore patterns, so each
+/// matches at any depth unless it says otherwise.
+fn default_exclusions(root: &Path) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(root);
+    for pattern in DEFAULT_EXCLUSIONS {
+        let _ = builder.add_line(None, pattern);
+    }
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+/// The ignore files of one directory on the way down.
+struct DirectoryIgnores {
+    /// `.sourceignore` then `.krmignore`, one matcher: where both match, the later file wins.
+    custom: Option<Gitignore>,
+    gitignore: Option<Gitignore>,
+}
+
+struct Walker<'r> {
+    root: &'r Path,
+    exclusions: Gitignore,
+    yaml_files: Vec<PathBuf>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Walker<'_> {
+    /// Lists `dir` and everything below it that is not excluded. `ignores` holds the ignore files
+    /// of `dir`'s ancestors, `real_ancestors` their symlink-free paths (for loop detection).
+    fn directory(
+        &mut self,
+        dir: &Path,
+        ignores: &mut Vec<DirectoryIgnores>,
+        real_ancestors: &mut Vec<PathBuf>,
+    ) {
+        let mut entries: Vec<(std::ffi::OsString, std::fs::FileType)> = Vec::new();
+        match std::fs::read_dir(dir) {
+            Ok(listing) => {
+                for entry in listing {
+                    match entry.and_then(|e| Ok((e.file_name(), e.file_type()?))) {
+                        Ok(entry) => entries.push(entry),
+                        Err(error) => self.warn(dir, format!("cannot read directory: {error}")),
+                    }
+                }
+            }
+            Err(error) => {
+                self.warn(dir, format!("cannot read directory: {error}"));
+                return;
+            }
+        }
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let has = |name: &str| entries.iter().any(|(n, _)| n == name);
+        let custom = [".sourceignore", ".krmignore"]
+            .into_iter()
+            .filter(|name| has(name))
+            .collect::<Vec<_>>();
+        let gitignore = has(".gitignore").then_some([".gitignore"]);
+        let ignores_here = DirectoryIgnores {
+            custom: (!custom.is_empty()).then(|| self.ignore_file(dir, &custom)),
+            gitignore: gitignore.map(|names| self.ignore_file(dir, &names)),
+        };
+        ignores.push(ignores_here);
+        for (name, file_type) in entries {
+            if name == ".git" {
+                continue;
+            }
+            let path = dir.join(&name);
+            let (is_dir, real) = if file_type.is_symlink() {
+                match self.resolve_symlink(&path) {
+                    Some((real, is_dir)) => (is_dir, Some(real)),
+                    None => continue,
+                }
+            } else if file_type.is_dir() {
+                (true, None)
+            } else if file_type.is_file() {
+                (false, None)
+            } else {
+                continue;
+            };
+            if !is_dir && !is_yaml(&path) {
+                continue;
+            }
+            if self.is_ignored(&path, is_dir, ignores) {
+                continue;
+            }
+            if !is_dir {
+                self.yaml_files.push(path);
+                continue;
+            }
+            let real = real.unwrap_or_else(|| {
+                let parent = real_ancestors.last().map_or(self.root, PathBuf::as_path);
+                parent.join(&name)
+            });
+            if real_ancestors.contains(&real) {
+                self.warn(&path, "symlink loop; not followed".to_owned());
+                continue;
+            }
+            real_ancestors.push(real);
+            self.directory(&path, ignores, real_ancestors);
+            real_ancestors.pop();
+        }
+        ignores.pop();
+    }
+
+    /// Where a symlink leads and whether that is a directory; `None` (with a warning) when it
+    /// leads outside the root or nowhere.
+    fn resolve_symlink(&mut self, path: &Path) -> Option<(PathBuf, bool)> {
+        match path.canonicalize() {
+            Ok(target) if target.starts_with(self.root) => {
+                let is_dir = target.is_dir();
+                Some((target, is_dir))
+            }
+            Ok(target) => {
+                self.warn(
+                    path,
+                    format!(
+                        "symlink points outside the repository root (to `{}`); not read",
+                        target.display()
+                    ),
+                );
+                None
+            }
+            Err(error) => {
+                self.warn(path, format!("cannot resolve symlink: {error}"));
+                None
+            }
+        }
+    }
+
+    /// One matcher from the named ignore files of `dir`, in order; a bad line is reported and
+    /// the rest of the file still applies.
+    fn ignore_file(&mut self, dir: &Path, names: &[&str]) -> Gitignore {
+        let mut builder = GitignoreBuilder::new(dir);
+        for name in names {
+            if let Some(error) = builder.add(dir.join(name)) {
+                self.diagnostics
+                    .push(walk_error_diagnostic(self.root, &error));
+            }
+        }
+        builder.build().unwrap_or_else(|error| {
+            self.diagnostics
+                .push(walk_error_diagnostic(self.root, &error));
+            Gitignore::empty()
+        })
+    }
+
+    /// Flux's default exclusions first; then, as git and the `ignore` tools decide, the nearest
+    /// directory whose ignore files say anything about the path, `.sourceignore`/`.krmignore`
+    /// before `.gitignore`.
+    fn is_ignored(&self, path: &Path, is_dir: bool, ignores: &[DirectoryIgnores]) -> bool {
+        if self.exclusions.matched(path, is_dir).is_ignore() {
+            return true;
+        }
+        let nearest = |pick: fn(&DirectoryIgnores) -> Option<&Gitignore>| {
+            ignores
+                .iter()
+                .rev()
+                .filter_map(pick)
+                .map(|matcher| matcher.matched(path, is_dir))
+                .find(|m| !m.is_none())
+        };
+        nearest(|d| d.custom.as_ref())
+            .or_else(|| nearest(|d| d.gitignore.as_ref()))
+            .is_some_and(|m| m.is_ignore())
+    }
+
+    fn warn(&mut self, path: &Path, message: String) {
+        self.diagnostics.push(
+            Diagnostic::warning(message)
+                .at(Location::file(super::paths::relative_to(path, self.root))),
+        );
     }
 }
 
