@@ -6,6 +6,7 @@ pub mod cli;
 pub mod controllers;
 pub mod diagnostic;
 pub mod discovery;
+pub mod fs_facts;
 pub mod graph;
 pub mod helm;
 pub mod kustomize;

@@ -21,7 +21,7 @@ use crate::yaml::Node;
 pub struct KustomizeEngine {
     pub parsed_files: Option<Arc<crate::yaml::ParsedFiles>>,
     /// Shared by every build of the run.
-    pub real_paths: Arc<kustomize::RealPaths>,
+    pub fs_facts: Arc<kustomize::FsFacts>,
 }
 
 impl KustomizeEngine {
@@ -29,7 +29,7 @@ impl KustomizeEngine {
     pub fn for_repository(repository: &crate::discovery::Repository) -> Self {
         KustomizeEngine {
             parsed_files: Some(repository.parsed_files.clone()),
-            real_paths: Arc::default(),
+            fs_facts: repository.fs_facts.clone(),
         }
     }
 }
@@ -48,7 +48,7 @@ impl KustomizationBuilder for KustomizeEngine {
             fs_root: Some(root.to_path_buf()),
             kustomization_override: Some((dir.to_path_buf(), kustomization.clone())),
             parsed_files: self.parsed_files.clone(),
-            real_paths: self.real_paths.clone(),
+            fs_facts: self.fs_facts.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::fs_facts::FsFacts;
 use crate::model::Kustomization;
 use crate::yaml::{Mapping, Node, Scalar, Sequence};
 
@@ -23,23 +24,23 @@ pub struct Generated {
 }
 
 /// The existing kustomization file in `dir`, if any, by kustomize's precedence of names.
-pub fn existing_kustomization_file(dir: &Path) -> Option<PathBuf> {
+pub fn existing_kustomization_file(dir: &Path, facts: &FsFacts) -> Option<PathBuf> {
     KUSTOMIZATION_FILE_NAMES
         .iter()
         .map(|name| dir.join(name))
-        .find(|path| path.is_file())
+        .find(|path| facts.is_file(path))
 }
 
 /// Generates the resource list Flux would write for `dir`: YAML files (lexical order per
 /// directory), and subdirectories that hold their own kustomization as single entries, not entered.
 /// `visible` lists the files the source exposes (ignore rules already applied), sorted.
-pub fn generated_resources(dir: &Path, visible: &[PathBuf]) -> Vec<String> {
+pub fn generated_resources(dir: &Path, visible: &[PathBuf], facts: &FsFacts) -> Vec<String> {
     let mut resources = Vec::new();
-    collect(dir, dir, visible, &mut resources);
+    collect(dir, dir, visible, facts, &mut resources);
     resources
 }
 
-fn collect(base: &Path, dir: &Path, visible: &[PathBuf], out: &mut Vec<String>) {
+fn collect(base: &Path, dir: &Path, visible: &[PathBuf], facts: &FsFacts, out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -48,7 +49,7 @@ fn collect(base: &Path, dir: &Path, visible: &[PathBuf], out: &mut Vec<String>) 
     for path in paths {
         let relative = path.strip_prefix(base).unwrap_or(&path);
         let entry = format!("./{}", relative.display());
-        if path.is_dir() {
+        if facts.is_dir(&path) {
             // Sorted by components, a directory's files follow it directly.
             let first_below = visible.partition_point(|f| *f <= path);
             if !visible
@@ -57,10 +58,10 @@ fn collect(base: &Path, dir: &Path, visible: &[PathBuf], out: &mut Vec<String>) 
             {
                 continue;
             }
-            if existing_kustomization_file(&path).is_some() {
+            if existing_kustomization_file(&path, facts).is_some() {
                 out.push(entry);
             } else {
-                collect(base, &path, visible, out);
+                collect(base, &path, visible, facts, out);
             }
         } else if visible.binary_search(&path).is_ok()
             && matches!(
@@ -229,7 +230,11 @@ mod tests {
         .map(|f| root.join(f))
         .collect();
         assert_eq!(
-            generated_resources(root, &visible.into_iter().collect::<Vec<_>>()),
+            generated_resources(
+                root,
+                &visible.into_iter().collect::<Vec<_>>(),
+                &FsFacts::default()
+            ),
             [
                 "./a.yml",
                 "./b.yaml",

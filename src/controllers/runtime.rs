@@ -648,7 +648,7 @@ impl Runtime<'_> {
             }
         };
         let dir = secure_join(&self.repository.root, &path);
-        if !dir.is_dir() {
+        if !self.repository.fs_facts.is_dir(&dir) {
             return self.fail(id, format!("kustomization path not found: {path}"));
         }
         let kustomization = match self.kustomization_for(&dir, spec) {
@@ -1047,7 +1047,7 @@ impl Runtime<'_> {
     }
 
     fn kustomization_for(&self, dir: &Path, spec: &Kustomization) -> Result<Node, String> {
-        match generate::existing_kustomization_file(dir) {
+        match generate::existing_kustomization_file(dir, &self.repository.fs_facts) {
             Some(file) => {
                 let existing = match self.repository.parsed_files.get(&file) {
                     Some(documents) => documents.first().map(|d| d.root.clone()),
@@ -1064,7 +1064,11 @@ impl Runtime<'_> {
             }
             None => generate::merge(
                 None,
-                generate::generated_resources(dir, &self.repository.yaml_files),
+                generate::generated_resources(
+                    dir,
+                    &self.repository.yaml_files,
+                    &self.repository.fs_facts,
+                ),
                 spec,
             ),
         }

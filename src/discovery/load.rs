@@ -31,6 +31,9 @@ pub fn is_kustomization_file(path: &Path) -> bool {
         .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
 }
 
+/// The first read's buffer: more than nine in ten repository YAML files fit.
+const READ_BUFFER: usize = 16 << 10;
+
 pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) -> LoadedFile {
     let mut loaded = LoadedFile {
         objects: Vec::new(),
@@ -44,34 +47,17 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
     };
-    let file = match std::fs::File::open(absolute) {
+    let mut file = match std::fs::File::open(absolute) {
         Ok(file) => file,
         Err(error) => {
             loaded.diagnostics.push(cannot_read(error));
             return loaded;
         }
     };
-    let size = match file.metadata() {
-        Ok(meta) if meta.len() > max_size => {
-            loaded.diagnostics.push(
-                Diagnostic::warning(format!(
-                    "file is {} bytes, over the {max_size}-byte limit; not read",
-                    meta.len()
-                ))
-                .at(at_file()),
-            );
-            return loaded;
-        }
-        Ok(meta) => meta.len(),
-        Err(error) => {
-            loaded.diagnostics.push(cannot_read(error));
-            return loaded;
-        }
-    };
-    // Room for the whole file and the read that finds its end, so it takes two reads.
-    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
-    // The limit also holds when the file grows after the size check.
-    if let Err(error) = file
+    // No size is asked for first: almost every file fits the first buffer, and a system call per
+    // file was a measurable part of discovery. The limit holds whatever the file does meanwhile.
+    let mut bytes = Vec::with_capacity(READ_BUFFER);
+    if let Err(error) = (&mut file)
         .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)
     {
@@ -79,9 +65,12 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
         return loaded;
     }
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max_size {
+        let size = file
+            .metadata()
+            .map_or(bytes.len() as u64, |meta| meta.len());
         loaded.diagnostics.push(
             Diagnostic::warning(format!(
-                "file grew over the {max_size}-byte limit while being read; not read"
+                "file is {size} bytes, over the {max_size}-byte limit; not read"
             ))
             .at(at_file()),
         );

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
+use crate::fs_facts::FsFacts;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::ParsedFiles;
 
@@ -76,6 +77,8 @@ pub struct Repository {
     pub parents: BTreeMap<(PathBuf, ResourceId), ResourceId>,
     /// Every file discovery parsed, for the builds that read them again.
     pub parsed_files: Arc<ParsedFiles>,
+    /// What the walk found each path to be, for the builds that ask again.
+    pub fs_facts: Arc<FsFacts>,
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -121,7 +124,8 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         return Err(DiscoveryError::OutsideRoot { path: entry, root });
     }
 
-    let listing = walk::list_yaml_files(&root);
+    let fs_facts = FsFacts::default();
+    let listing = walk::list_yaml_files(&root, &fs_facts);
     let mut diagnostics = listing.diagnostics;
     // What each file of the listing held, by its index there: indexes, not paths, because hashing
     // and comparing long paths cost more than reading the files' trees.
@@ -332,6 +336,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         bootstrap,
         parents,
         parsed_files: Arc::new(parsed_files),
+        fs_facts: Arc::new(fs_facts),
         stats,
         diagnostics,
     })

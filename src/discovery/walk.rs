@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::diagnostic::{Diagnostic, Location};
+use crate::fs_facts::{FileKind, FsFacts};
 
 /// Flux source-controller's default exclusions (fluxcd/pkg `sourceignore`): VCS files, CI
 /// configuration, binary media and archives, and a few tool files.
@@ -50,10 +51,13 @@ pub fn is_yaml(path: &Path) -> bool {
     )
 }
 
-/// Walks `root` (already canonical) and lists its YAML files.
-pub fn list_yaml_files(root: &Path) -> Listing {
+/// Walks `root` (already canonical) and lists its YAML files. What each path it met is goes to
+/// `facts`.
+pub fn list_yaml_files(root: &Path, facts: &FsFacts) -> Listing {
+    facts.record(root.to_path_buf(), FileKind::Directory, root.to_path_buf());
     let mut walker = Walker {
         root,
+        facts,
         exclusions: default_exclusions(root),
         yaml_files: Vec::new(),
         diagnostics: Vec::new(),
@@ -88,6 +92,7 @@ struct DirectoryIgnores {
 
 struct Walker<'r> {
     root: &'r Path,
+    facts: &'r FsFacts,
     exclusions: Gitignore,
     yaml_files: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
@@ -134,19 +139,25 @@ impl Walker<'_> {
                 continue;
             }
             let path = dir.join(&name);
-            let (is_dir, real) = if file_type.is_symlink() {
+            let (kind, real) = if file_type.is_symlink() {
                 match self.resolve_symlink(&path) {
-                    Some((real, is_dir)) => (is_dir, Some(real)),
+                    Some((real, kind)) => (kind, Some(real)),
                     None => continue,
                 }
             } else if file_type.is_dir() {
-                (true, None)
+                (FileKind::Directory, None)
             } else if file_type.is_file() {
-                (false, None)
+                (FileKind::File, None)
             } else {
-                continue;
+                (FileKind::Other, None)
             };
-            if !is_dir && !is_yaml(&path) {
+            let real = real.unwrap_or_else(|| {
+                let parent = real_ancestors.last().map_or(self.root, PathBuf::as_path);
+                parent.join(&name)
+            });
+            self.facts.record(path.clone(), kind, real.clone());
+            let is_dir = kind == FileKind::Directory;
+            if kind == FileKind::Other || (!is_dir && !is_yaml(&path)) {
                 continue;
             }
             if self.is_ignored(&path, is_dir, ignores) {
@@ -156,10 +167,6 @@ impl Walker<'_> {
                 self.yaml_files.push(path);
                 continue;
             }
-            let real = real.unwrap_or_else(|| {
-                let parent = real_ancestors.last().map_or(self.root, PathBuf::as_path);
-                parent.join(&name)
-            });
             if real_ancestors.contains(&real) {
                 self.warn(&path, "symlink loop; not followed".to_owned());
                 continue;
@@ -171,13 +178,17 @@ impl Walker<'_> {
         ignores.pop();
     }
 
-    /// Where a symlink leads and whether that is a directory; `None` (with a warning) when it
-    /// leads outside the root or nowhere.
-    fn resolve_symlink(&mut self, path: &Path) -> Option<(PathBuf, bool)> {
+    /// Where a symlink leads and what is there; `None` (with a warning) when it leads outside
+    /// the root or nowhere.
+    fn resolve_symlink(&mut self, path: &Path) -> Option<(PathBuf, FileKind)> {
         match path.canonicalize() {
             Ok(target) if target.starts_with(self.root) => {
-                let is_dir = target.is_dir();
-                Some((target, is_dir))
+                let kind = match std::fs::metadata(&target) {
+                    Ok(meta) if meta.is_dir() => FileKind::Directory,
+                    Ok(meta) if meta.is_file() => FileKind::File,
+                    _ => FileKind::Other,
+                };
+                Some((target, kind))
             }
             Ok(target) => {
                 self.warn(

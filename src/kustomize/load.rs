@@ -11,7 +11,9 @@ use std::sync::Arc;
 use super::fieldspec::{FieldSpec, NameRef};
 use super::patch::PatchSchema;
 use super::resource::{Behavior, Origin, Res};
-use super::{generate, nameref, transform, Build, Error, LoadRestrictor, Options, Reorder};
+use super::{
+    generate, nameref, transform, Build, Error, FileKind, LoadRestrictor, Options, Reorder,
+};
 use crate::yaml::{parse_stream, Document, Node, ParseOptions};
 
 use super::KUSTOMIZATION_FILE_NAMES as KUSTOMIZATION_FILES;
@@ -84,7 +86,7 @@ impl Ctx<'_> {
 
     /// `path.canonicalize()`, remembered across the builds that share the options.
     fn real_path(&self, path: &Path) -> Option<PathBuf> {
-        self.options.real_paths.resolve(path)
+        self.options.fs_facts.resolve(path)
     }
 
     /// A path as kustomize shows it: relative to the display root, written as absolute.
@@ -227,7 +229,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         stack: Vec::new(),
         diagnostics: Vec::new(),
     };
-    if !dir.exists() {
+    if !options.fs_facts.exists(dir) {
         let shown = ctx.show(dir);
         // kustomize names the missing root as it was given, relative to where it runs
         let shown = shown.strip_prefix('/').unwrap_or(&shown).to_string();
@@ -601,7 +603,7 @@ impl Ctx<'_> {
     fn find_kustomization(&self, dir: &Path) -> Result<PathBuf, String> {
         for name in KUSTOMIZATION_FILES {
             let p = dir.join(name);
-            if p.is_file() {
+            if self.options.fs_facts.is_file(&p) {
                 return Ok(p);
             }
         }
@@ -813,7 +815,10 @@ impl Ctx<'_> {
                     .plugin_configs(dir, g)
                     .map_err(|m| fail(label.clone(), m))?;
                 let configured_in = match g.as_str() {
-                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                    Some(name)
+                        if !name.contains('\n')
+                            && self.options.fs_facts.is_file(&dir.join(name)) =>
+                    {
                         absolutize(&dir.join(name))
                     }
                     _ => self
@@ -839,7 +844,7 @@ impl Ctx<'_> {
                 return Err(fail(label, "remote components are not supported".into()));
             }
             let path = self.resolve(dir, entry);
-            if !path.is_dir() {
+            if !self.options.fs_facts.is_dir(&path) {
                 return Err(fail(
                     label,
                     format!(
@@ -900,7 +905,10 @@ impl Ctx<'_> {
                     .plugin_configs(dir, t)
                     .map_err(|m| fail(label.clone(), m))?;
                 let configured_in = match t.as_str() {
-                    Some(name) if !name.contains('\n') && dir.join(name).is_file() => {
+                    Some(name)
+                        if !name.contains('\n')
+                            && self.options.fs_facts.is_file(&dir.join(name)) =>
+                    {
                         absolutize(&dir.join(name))
                     }
                     _ => kfile.clone(),
@@ -1079,7 +1087,7 @@ impl Ctx<'_> {
                 return parse_resources(name);
             }
             let path = dir.join(name);
-            if path.is_dir() {
+            if self.options.fs_facts.is_dir(&path) {
                 let t = self
                     .accumulate(&path, None, false)
                     .map_err(|e| e.to_string())?;
@@ -1099,8 +1107,8 @@ impl Ctx<'_> {
         }
         let path = self.resolve(dir, entry);
         let shown = self.show(&absolutize(&path));
-        let file_type = std::fs::metadata(&path).map(|m| m.file_type()).ok();
-        if file_type.is_some_and(|t| t.is_dir()) {
+        let kind = self.options.fs_facts.kind(&path);
+        if kind == Some(FileKind::Directory) {
             return self
                 .accumulate(&path, None, false)
                 .map(|t| Loaded::Target(Box::new(t)))
@@ -1109,7 +1117,7 @@ impl Ctx<'_> {
                     format!("accumulation err='accumulating resources from '{entry}': {e}'")
                 });
         }
-        if file_type.is_some_and(|t| t.is_file()) {
+        if kind == Some(FileKind::File) {
             if let Err(security) = self.check_restrictor(dir, &path) {
                 let tail = if Path::new(entry).is_absolute() {
                     format!("new root '{shown}' cannot be absolute")

@@ -9,7 +9,6 @@ mod load;
 mod nameref;
 mod patch;
 mod patch_wiring;
-mod real_paths;
 mod replacement;
 mod resource;
 mod transform;
@@ -18,7 +17,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use real_paths::RealPaths;
+pub use crate::fs_facts::{FileKind, FsFacts};
 
 use crate::yaml::{canonical_kyaml, emit_stream, Node, ParsedFiles};
 
@@ -69,8 +68,8 @@ pub struct Options {
     /// Files already parsed (by absolute path), read from here instead of from disk. The load
     /// restrictor and the file system root are checked all the same.
     pub parsed_files: Option<Arc<ParsedFiles>>,
-    /// Symlink resolutions; builds that share one table resolve each directory once.
-    pub real_paths: Arc<RealPaths>,
+    /// Symlink resolutions and file kinds; builds that share one table ask about each path once.
+    pub fs_facts: Arc<FsFacts>,
 }
 
 /// The result of a build.
@@ -103,7 +102,7 @@ impl Default for Options {
             fs_root: None,
             kustomization_override: None,
             parsed_files: None,
-            real_paths: Arc::default(),
+            fs_facts: Arc::default(),
         }
     }
 }

@@ -1,0 +1,155 @@
+//! What builds ask the file system about paths (where a symlink leads, whether a path is a file or
+//! a directory), remembered for as long as the caller keeps the table: builds that share one ask
+//! about each path once between them. Dozens of builds of one repository include the same
+//! components and bases, and each question is a system call.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+/// What a path is, symlinks followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    File,
+    Directory,
+    /// A socket, device or the like: it exists, but is neither.
+    Other,
+}
+
+#[derive(Debug, Default)]
+pub struct FsFacts {
+    real_paths: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
+    kinds: Mutex<foldhash::HashMap<PathBuf, Option<FileKind>>>,
+}
+
+impl FsFacts {
+    /// `std::fs::metadata(path)`'s answer, remembered: `None` where nothing (readable) is.
+    pub fn kind(&self, path: &Path) -> Option<FileKind> {
+        if let Some(known) = self.kinds.lock().ok().and_then(|k| k.get(path).copied()) {
+            return known;
+        }
+        let kind = std::fs::metadata(path).ok().map(|meta| {
+            if meta.is_file() {
+                FileKind::File
+            } else if meta.is_dir() {
+                FileKind::Directory
+            } else {
+                FileKind::Other
+            }
+        });
+        if let Ok(mut kinds) = self.kinds.lock() {
+            kinds.insert(path.to_path_buf(), kind);
+        }
+        kind
+    }
+
+    /// Notes what `path` is and where it really is, as a walk of its directory found them, so
+    /// nobody asks again.
+    pub fn record(&self, path: PathBuf, kind: FileKind, real: PathBuf) {
+        if let Ok(mut real_paths) = self.real_paths.lock() {
+            real_paths.insert(path.clone(), Some(real));
+        }
+        if let Ok(mut kinds) = self.kinds.lock() {
+            kinds.insert(path, Some(kind));
+        }
+    }
+
+    pub fn is_file(&self, path: &Path) -> bool {
+        self.kind(path) == Some(FileKind::File)
+    }
+
+    pub fn is_dir(&self, path: &Path) -> bool {
+        self.kind(path) == Some(FileKind::Directory)
+    }
+
+    pub fn exists(&self, path: &Path) -> bool {
+        self.kind(path).is_some()
+    }
+
+    /// `path.canonicalize()`, remembered. A path whose last component is no symlink resolves
+    /// through its parent, so a directory's files cost one `lstat` each.
+    pub fn resolve(&self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self
+            .real_paths
+            .lock()
+            .ok()
+            .and_then(|k| k.get(path).cloned())
+        {
+            return known;
+        }
+        let plain = path.is_absolute()
+            && path
+                .components()
+                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+        let real = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) if plain => match std::fs::symlink_metadata(path) {
+                Ok(meta) if !meta.file_type().is_symlink() => {
+                    self.resolve(parent).map(|p| p.join(name))
+                }
+                Ok(_) => path.canonicalize().ok(),
+                Err(_) => None,
+            },
+            _ => path.canonicalize().ok(),
+        };
+        if let Ok(mut known) = self.real_paths.lock() {
+            known.insert(path.to_path_buf(), real.clone());
+        }
+        real
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FileKind, FsFacts};
+
+    #[test]
+    fn resolves_as_canonicalize_does_through_symlinks() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(real.join("sub/a.yaml"), "a: 1\n").unwrap_or_else(|e| panic!("{e}"));
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&real, dir.path().join("link"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let paths = FsFacts::default();
+        for path in [
+            real.join("sub/a.yaml"),
+            dir.path().join("link/sub/a.yaml"),
+            dir.path().join("link/sub"),
+        ] {
+            assert_eq!(
+                paths.resolve(&path),
+                path.canonicalize().ok(),
+                "{}",
+                path.display()
+            );
+            // Remembered answers are the same.
+            assert_eq!(
+                paths.resolve(&path),
+                path.canonicalize().ok(),
+                "{}",
+                path.display()
+            );
+        }
+        assert_eq!(paths.resolve(&real.join("missing.yaml")), None);
+    }
+
+    #[test]
+    fn kinds_follow_symlinks_and_are_remembered() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(&real).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(real.join("a.yaml"), "a: 1\n").unwrap_or_else(|e| panic!("{e}"));
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&real, dir.path().join("link"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let facts = FsFacts::default();
+        assert_eq!(facts.kind(&real), Some(FileKind::Directory));
+        assert!(facts.is_file(&dir.path().join("link/a.yaml")));
+        assert!(facts.is_file(&real.join("a.yaml")));
+        assert!(facts.is_dir(&dir.path().join("link")));
+        assert!(!facts.exists(&real.join("missing.yaml")));
+        // The answer is the one given first, as for the rest of a run.
+        std::fs::remove_file(real.join("a.yaml")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(facts.is_file(&real.join("a.yaml")));
+    }
+}
