@@ -250,20 +250,20 @@ pub fn label(id: &ResourceId) -> String {
 /// Finds the `dependsOn` cycles among `objects`, across kinds, each reported once, starting at
 /// its smallest id so the report is the same whatever the input order.
 pub fn find_cycles(objects: &[FluxObject]) -> Vec<Cycle> {
-    let mut edges: BTreeMap<ResourceId, BTreeSet<ResourceId>> = BTreeMap::new();
+    // A node per id, numbered in id order.
+    let mut ids: Vec<&ResourceId> = objects.iter().map(|f| &f.object.id).collect();
+    ids.sort();
+    ids.dedup();
+    let index = |id: &ResourceId| ids.binary_search(&id).ok();
+    let mut graph = petgraph::graphmap::DiGraphMap::<usize, ()>::with_capacity(ids.len(), 0);
     for flux in objects {
-        let targets = edges.entry(flux.object.id.clone()).or_default();
-        targets.extend(dependencies(flux).into_iter().map(|d| d.id));
-    }
-    let mut graph = petgraph::graphmap::DiGraphMap::<usize, ()>::new();
-    let ids: Vec<&ResourceId> = edges.keys().collect();
-    let index: BTreeMap<&ResourceId, usize> =
-        ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-    for (from, targets) in &edges {
-        graph.add_node(index[from]);
-        for to in targets {
-            if let Some(&to) = index.get(to) {
-                graph.add_edge(index[from], to, ());
+        let Some(from) = index(&flux.object.id) else {
+            continue;
+        };
+        graph.add_node(from);
+        for dependency in dependencies(flux) {
+            if let Some(to) = index(&dependency.id) {
+                graph.add_edge(from, to, ());
             }
         }
     }

@@ -220,7 +220,7 @@ pub fn run(
         .iter()
         .map(|f| &f.object)
         .chain(&repository.data_objects)
-        .filter(|o| entry_points.contains(&(o.file.clone(), o.id.clone())));
+        .filter(|o| entry_points.contains(&(o.file.as_path(), &o.id)));
     for object in seeded {
         if runtime.store.contains(&object.id) {
             runtime.note_duplicate(object);
@@ -311,54 +311,74 @@ pub fn run(
 
 /// The objects a run starts from: those nothing in the repository applies, and, where
 /// Kustomizations apply each other in a ring (flux-system applies `cluster`, whose path holds
-/// flux-system's own file), the ring's bootstrap Kustomization or else its smallest member.
-fn entry_points(repository: &Repository) -> BTreeSet<(PathBuf, ResourceId)> {
-    let key = |o: &Object| (o.file.clone(), o.id.clone());
-    let by_id: BTreeMap<&ResourceId, &Object> = repository
-        .flux_objects
-        .iter()
-        .map(|f| (&f.object.id, &f.object))
-        .collect();
-    let objects = repository
+/// flux-system's own file), the ring's bootstrap Kustomization or else its smallest member. Each
+/// is named by its file and id.
+fn entry_points(repository: &Repository) -> foldhash::HashSet<(&Path, &ResourceId)> {
+    let objects: Vec<&Object> = repository
         .flux_objects
         .iter()
         .map(|f| &f.object)
-        .chain(&repository.data_objects);
-    let mut entries = BTreeSet::new();
-    for object in objects {
+        .chain(&repository.data_objects)
+        .collect();
+    // A parent is a Flux object; where an id is defined more than once, its last definition (by
+    // file) stands for it. Discovery sorts Flux objects by id, then file.
+    let flux_position = |id: &ResourceId| {
+        let after = repository
+            .flux_objects
+            .partition_point(|f| f.object.id <= *id);
+        after
+            .checked_sub(1)
+            .filter(|&i| repository.flux_objects[i].object.id == *id)
+    };
+    let parent_ids: foldhash::HashMap<(&Path, &ResourceId), &ResourceId> = repository
+        .parents
+        .iter()
+        .map(|((file, id), parent)| ((file.as_path(), id), parent))
+        .collect();
+    let parent: Vec<Option<usize>> = objects
+        .iter()
+        .map(|o| {
+            parent_ids
+                .get(&(o.file.as_path(), &o.id))
+                .and_then(|id| flux_position(id))
+        })
+        .collect();
+    let key = |i: usize| (objects[i].file.as_path(), &objects[i].id);
+    let mut entries = foldhash::HashSet::default();
+    let mut seen: Vec<usize> = Vec::new();
+    for object in 0..objects.len() {
         // Walk up the parents: a walk that ends at once marks an entry point; a walk that comes
         // back to an object it has passed has found a ring.
-        let mut seen: Vec<&Object> = vec![object];
+        seen.clear();
+        seen.push(object);
         let mut current = object;
         loop {
-            let parent = repository
-                .parents
-                .get(&key(current))
-                .and_then(|id| by_id.get(id));
-            let Some(&parent) = parent else {
-                if std::ptr::eq(current, object) {
+            let Some(up) = parent[current] else {
+                if current == object {
                     entries.insert(key(object));
                 }
                 break;
             };
-            if let Some(start) = seen.iter().position(|o| std::ptr::eq(*o, parent)) {
+            if let Some(start) = seen.iter().position(|&o| o == up) {
                 let ring = &seen[start..];
-                let bootstrap = ring.iter().find(|o| {
-                    o.id.kind == "Kustomization"
-                        && o.id.name == crate::discovery::BOOTSTRAP_NAME
-                        && o.id.namespace == crate::discovery::BOOTSTRAP_NAMESPACE
+                let bootstrap = ring.iter().copied().find(|&o| {
+                    let id = &objects[o].id;
+                    id.kind == "Kustomization"
+                        && id.name == crate::discovery::BOOTSTRAP_NAME
+                        && id.namespace == crate::discovery::BOOTSTRAP_NAMESPACE
                 });
                 let chosen = bootstrap.or_else(|| {
-                    ring.iter()
-                        .min_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)))
+                    ring.iter().copied().min_by(|&a, &b| {
+                        (&objects[a].id, &objects[a].file).cmp(&(&objects[b].id, &objects[b].file))
+                    })
                 });
                 if let Some(chosen) = chosen {
                     entries.insert(key(chosen));
                 }
                 break;
             }
-            seen.push(parent);
-            current = parent;
+            seen.push(up);
+            current = up;
         }
     }
     entries
