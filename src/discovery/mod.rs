@@ -257,6 +257,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     let mut flux_objects = Vec::new();
     let mut data_objects = Vec::new();
     let mut patch_fragments = Vec::new();
+    let mut others = Vec::new();
     let mut stats = Stats {
         yaml_files: 0,
         ..Stats::default()
@@ -295,13 +296,17 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 && matches!(object.id.kind.as_str(), "ConfigMap" | "Secret")
             {
                 data_objects.push(object);
-                continue;
+            } else {
+                others.push(object);
             }
-            match FluxObject::from_object(&object) {
-                Ok(Some(flux)) => flux_objects.push(flux),
-                Ok(None) => {}
-                Err(error) => diagnostics.push(error.to_diagnostic()),
-            }
+        }
+    }
+    // Reading a Flux object's spec copies its parts (a HelmRelease's values); on all cores.
+    for read in crate::parallel::map(&others, FluxObject::from_object) {
+        match read {
+            Ok(Some(flux)) => flux_objects.push(flux),
+            Ok(None) => {}
+            Err(error) => diagnostics.push(error.to_diagnostic()),
         }
     }
     flux_objects
