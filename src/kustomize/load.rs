@@ -201,8 +201,39 @@ fn absolutize(path: &Path) -> PathBuf {
             .map(|d| d.join(path))
             .unwrap_or_else(|_| path.to_path_buf())
     };
+    normalise_absolute(&abs)
+}
+
+/// `path` (absolute) with `.` and `..` applied and doubled or trailing separators dropped: on the
+/// bytes, as a path component by component costs several times more (relative resource entries
+/// such as `../../components/x` make this a common case).
+#[cfg(unix)]
+fn normalise_absolute(path: &Path) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let mut out: Vec<u8> = Vec::with_capacity(path.as_os_str().len());
+    for part in path.as_os_str().as_bytes().split(|&b| b == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                let parent = out.iter().rposition(|&b| b == b'/').unwrap_or(0);
+                out.truncate(parent);
+            }
+            _ => {
+                out.push(b'/');
+                out.extend_from_slice(part);
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+#[cfg(not(unix))]
+fn normalise_absolute(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
-    for c in abs.components() {
+    for c in path.components() {
         match c {
             std::path::Component::ParentDir => {
                 out.pop();
@@ -1106,7 +1137,8 @@ impl Ctx<'_> {
             ));
         }
         let path = self.resolve(dir, entry);
-        let shown = self.show(&absolutize(&path));
+        // Only messages show the path, and most resources load.
+        let shown = || self.show(&absolutize(&path));
         let kind = self.options.fs_facts.kind(&path);
         if kind == Some(FileKind::Directory) {
             return self
@@ -1119,6 +1151,7 @@ impl Ctx<'_> {
         }
         if kind == Some(FileKind::File) {
             if let Err(security) = self.check_restrictor(dir, &path) {
+                let shown = shown();
                 let tail = if Path::new(entry).is_absolute() {
                     format!("new root '{shown}' cannot be absolute")
                 } else {
@@ -1133,12 +1166,13 @@ impl Ctx<'_> {
                     .map(Loaded::Files)
                     .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
             }
-            let text =
-                std::fs::read_to_string(&path).map_err(|e| format!("reading '{shown}': {e}"))?;
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("reading '{}': {e}", shown()))?;
             return parse_resources(&text)
                 .map(Loaded::Files)
                 .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
         }
+        let shown = shown();
         Err(format!(
             "accumulation err='accumulating resources from '{entry}': evalsymlink failure on '{shown}' : lstat {shown}: no such file or directory': must build at directory: not a valid directory: evalsymlink failure on '{shown}' : lstat {shown}: no such file or directory"
         ))
@@ -1225,6 +1259,10 @@ mod tests {
             ("/a//b", "/a/b"),
             ("/a/b/", "/a/b"),
             ("/", "/"),
+            ("/..", "/"),
+            ("/a/../../b", "/b"),
+            ("/a/b/..", "/a"),
+            ("/a/..hidden/.../b", "/a/..hidden/.../b"),
         ] {
             assert_eq!(
                 super::absolutize(Path::new(path)),
