@@ -15,16 +15,27 @@ pub enum FileKind {
     Other,
 }
 
+/// Both tables are keyed by the path's bytes: `Path`'s own hash walks its components, which
+/// costs more than the lookup. Another spelling of a path (`a/./b`) is only another entry.
 #[derive(Debug, Default)]
 pub struct FsFacts {
-    real_paths: Mutex<foldhash::HashMap<PathBuf, Option<PathBuf>>>,
-    kinds: Mutex<foldhash::HashMap<PathBuf, Option<FileKind>>>,
+    real_paths: Mutex<foldhash::HashMap<Box<[u8]>, Option<PathBuf>>>,
+    kinds: Mutex<foldhash::HashMap<Box<[u8]>, Option<FileKind>>>,
+}
+
+fn key(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 impl FsFacts {
     /// `std::fs::metadata(path)`'s answer, remembered: `None` where nothing (readable) is.
     pub fn kind(&self, path: &Path) -> Option<FileKind> {
-        if let Some(known) = self.kinds.lock().ok().and_then(|k| k.get(path).copied()) {
+        if let Some(known) = self
+            .kinds
+            .lock()
+            .ok()
+            .and_then(|k| k.get(key(path)).copied())
+        {
             return known;
         }
         let kind = std::fs::metadata(path).ok().map(|meta| {
@@ -37,7 +48,7 @@ impl FsFacts {
             }
         });
         if let Ok(mut kinds) = self.kinds.lock() {
-            kinds.insert(path.to_path_buf(), kind);
+            kinds.insert(key(path).into(), kind);
         }
         kind
     }
@@ -46,10 +57,13 @@ impl FsFacts {
     /// nobody asks again.
     pub fn record(&self, path: PathBuf, kind: FileKind, real: PathBuf) {
         if let Ok(mut real_paths) = self.real_paths.lock() {
-            real_paths.insert(path.clone(), Some(real));
+            real_paths.insert(key(&path).into(), Some(real));
         }
         if let Ok(mut kinds) = self.kinds.lock() {
-            kinds.insert(path, Some(kind));
+            kinds.insert(
+                path.into_os_string().into_encoded_bytes().into(),
+                Some(kind),
+            );
         }
     }
 
@@ -72,7 +86,7 @@ impl FsFacts {
             .real_paths
             .lock()
             .ok()
-            .and_then(|k| k.get(path).cloned())
+            .and_then(|k| k.get(key(path)).cloned())
         {
             return known;
         }
@@ -91,7 +105,7 @@ impl FsFacts {
             _ => path.canonicalize().ok(),
         };
         if let Ok(mut known) = self.real_paths.lock() {
-            known.insert(path.to_path_buf(), real.clone());
+            known.insert(key(path).into(), real.clone());
         }
         real
     }

@@ -9,9 +9,12 @@ use std::sync::Arc;
 
 use super::node::Document;
 
+/// Keyed by the path's bytes: `Path`'s own hash walks its components, which cost more than the
+/// lookup itself. Paths are looked up as they were recorded (absolute, normalised); another
+/// spelling of the same path only misses, and the reader then parses the file itself.
 #[derive(Debug, Default)]
 pub struct ParsedFiles {
-    by_path: foldhash::HashMap<PathBuf, Arc<[Document]>>,
+    by_path: foldhash::HashMap<Box<[u8]>, Arc<[Document]>>,
 }
 
 impl ParsedFiles {
@@ -24,12 +27,13 @@ impl ParsedFiles {
 
     /// Records the documents of `path` (an absolute path, as it will be looked up).
     pub fn insert(&mut self, path: PathBuf, documents: Arc<[Document]>) {
-        self.by_path.insert(path, documents);
+        self.by_path
+            .insert(path.into_os_string().into_encoded_bytes().into(), documents);
     }
 
     /// The documents of `path`, as parsed with the default [`super::ParseOptions`].
     pub fn get(&self, path: &Path) -> Option<&Arc<[Document]>> {
-        self.by_path.get(path)
+        self.by_path.get(path.as_os_str().as_encoded_bytes())
     }
 
     pub fn len(&self) -> usize {
