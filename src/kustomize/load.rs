@@ -1186,7 +1186,11 @@ enum Loaded {
 
 /// Adds a resource, refusing a second one with the same id.
 pub fn append(resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
-    if let Some(existing) = resources.iter().find(|r| r.same_id(&res)) {
+    let name = res.name();
+    if let Some(existing) = resources
+        .iter()
+        .find(|r| r.name() == name && r.same_id(&res))
+    {
         if existing.behavior.is_none() || res.behavior.is_none() {
             return Err(format!(
                 "may not add resource with an already registered id: {}",

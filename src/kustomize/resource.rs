@@ -16,20 +16,20 @@ pub struct Gvk {
 
 impl Gvk {
     pub fn of(node: &Node) -> Gvk {
-        let api = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
-        let (group, version) = match api.rsplit_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api.to_string()),
-        };
+        let (group, version, kind) = Gvk::parts_of(node);
         Gvk {
-            group,
-            version,
-            kind: node
-                .get("kind")
-                .and_then(Node::as_str)
-                .unwrap_or("")
-                .to_string(),
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
         }
+    }
+
+    /// Group, version and kind as borrowed text, for comparisons that need no `Gvk`.
+    pub fn parts_of(node: &Node) -> (&str, &str, &str) {
+        let api = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
+        let (group, version) = api.rsplit_once('/').unwrap_or(("", api));
+        let kind = node.get("kind").and_then(Node::as_str).unwrap_or("");
+        (group, version, kind)
     }
 
     /// kustomize's spelling: `Deployment.v1.apps`, with `[noVer]`/`[noGrp]` for empty parts.
@@ -216,10 +216,11 @@ impl Res {
 
     /// Same current id (gvk, name, namespace with `default` equal to unset).
     pub fn same_id(&self, other: &Res) -> bool {
-        // Names differ most often and cost least to compare, so they go first.
+        // Names differ most often and cost least to compare, so they go first; the namespace
+        // last, as telling an unset one from `default` needs the kind's scope.
         self.name() == other.name()
+            && Gvk::parts_of(&self.node) == Gvk::parts_of(&other.node)
             && self.effective_namespace() == other.effective_namespace()
-            && self.gvk() == other.gvk()
     }
 
     fn remember(&mut self) {
