@@ -19,38 +19,43 @@ pub enum FileKind {
 /// costs more than the lookup. Another spelling of a path (`a/./b`) is only another entry.
 #[derive(Debug, Default)]
 pub struct FsFacts {
-    real_paths: Mutex<foldhash::HashMap<Box<[u8]>, Option<PathBuf>>>,
-    kinds: Mutex<foldhash::HashMap<Box<[u8]>, Option<FileKind>>>,
+    real_paths: Table<Option<PathBuf>>,
+    kinds: Table<Option<FileKind>>,
 }
+
+type Table<T> = Mutex<foldhash::HashMap<Box<[u8]>, T>>;
 
 fn key(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 
+/// The answer `table` holds for `path`, or `find`'s, then remembered. The lock is not held while
+/// `find` runs: it may ask the table about other paths.
+fn remembered<T: Clone>(table: &Table<T>, path: &Path, find: impl FnOnce() -> T) -> T {
+    if let Some(known) = table.lock().ok().and_then(|t| t.get(key(path)).cloned()) {
+        return known;
+    }
+    let answer = find();
+    if let Ok(mut table) = table.lock() {
+        table.insert(key(path).into(), answer.clone());
+    }
+    answer
+}
+
 impl FsFacts {
     /// `std::fs::metadata(path)`'s answer, remembered: `None` where nothing (readable) is.
     pub fn kind(&self, path: &Path) -> Option<FileKind> {
-        if let Some(known) = self
-            .kinds
-            .lock()
-            .ok()
-            .and_then(|k| k.get(key(path)).copied())
-        {
-            return known;
-        }
-        let kind = std::fs::metadata(path).ok().map(|meta| {
-            if meta.is_file() {
-                FileKind::File
-            } else if meta.is_dir() {
-                FileKind::Directory
-            } else {
-                FileKind::Other
-            }
-        });
-        if let Ok(mut kinds) = self.kinds.lock() {
-            kinds.insert(key(path).into(), kind);
-        }
-        kind
+        remembered(&self.kinds, path, || {
+            std::fs::metadata(path).ok().map(|meta| {
+                if meta.is_file() {
+                    FileKind::File
+                } else if meta.is_dir() {
+                    FileKind::Directory
+                } else {
+                    FileKind::Other
+                }
+            })
+        })
     }
 
     /// Notes what `path` is and where it really is, as a walk of its directory found them, so
@@ -82,32 +87,22 @@ impl FsFacts {
     /// `path.canonicalize()`, remembered. A path whose last component is no symlink resolves
     /// through its parent, so a directory's files cost one `lstat` each.
     pub fn resolve(&self, path: &Path) -> Option<PathBuf> {
-        if let Some(known) = self
-            .real_paths
-            .lock()
-            .ok()
-            .and_then(|k| k.get(key(path)).cloned())
-        {
-            return known;
-        }
-        let plain = path.is_absolute()
-            && path
-                .components()
-                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
-        let real = match (path.parent(), path.file_name()) {
-            (Some(parent), Some(name)) if plain => match std::fs::symlink_metadata(path) {
-                Ok(meta) if !meta.file_type().is_symlink() => {
-                    self.resolve(parent).map(|p| p.join(name))
-                }
-                Ok(_) => path.canonicalize().ok(),
-                Err(_) => None,
-            },
-            _ => path.canonicalize().ok(),
-        };
-        if let Ok(mut known) = self.real_paths.lock() {
-            known.insert(key(path).into(), real.clone());
-        }
-        real
+        remembered(&self.real_paths, path, || {
+            let plain = path.is_absolute()
+                && path
+                    .components()
+                    .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+            match (path.parent(), path.file_name()) {
+                (Some(parent), Some(name)) if plain => match std::fs::symlink_metadata(path) {
+                    Ok(meta) if !meta.file_type().is_symlink() => {
+                        self.resolve(parent).map(|p| p.join(name))
+                    }
+                    Ok(_) => path.canonicalize().ok(),
+                    Err(_) => None,
+                },
+                _ => path.canonicalize().ok(),
+            }
+        })
     }
 }
 

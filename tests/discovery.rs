@@ -209,6 +209,8 @@ fn symlinks_cannot_escape_the_root_or_loop() {
     std::os::unix::fs::symlink(outside.path().join("secret.yaml"), root.join("link.yaml"))
         .expect("symlink");
     std::os::unix::fs::symlink(outside.path(), root.join("linked-dir")).expect("symlink");
+    std::os::unix::fs::symlink(outside.path().join("secret.yaml"), root.join("notes.txt"))
+        .expect("symlink");
     std::fs::create_dir(root.join("loop")).expect("mkdir");
     std::os::unix::fs::symlink(root, root.join("loop/back")).expect("symlink");
     let repo = discover_at(root, root);
@@ -226,6 +228,8 @@ fn symlinks_cannot_escape_the_root_or_loop() {
         "{joined}"
     );
     assert!(joined.contains("loop/back: symlink loop"), "{joined}");
+    // A link to a file the walk would not read anyway is passed over in silence.
+    assert!(!joined.contains("notes.txt"), "{joined}");
 }
 
 #[test]

@@ -191,13 +191,16 @@ impl Walker<'_> {
                 Some((target, kind))
             }
             Ok(target) => {
-                self.warn(
-                    path,
-                    format!(
-                        "symlink points outside the repository root (to `{}`); not read",
-                        target.display()
-                    ),
-                );
+                // Only what the walk would have read is worth a word: a directory or YAML.
+                if target.is_dir() || is_yaml(path) {
+                    self.warn(
+                        path,
+                        format!(
+                            "symlink points outside the repository root (to `{}`); not read",
+                            target.display()
+                        ),
+                    );
+                }
                 None
             }
             Err(error) => {
