@@ -15,6 +15,18 @@ pub enum FileKind {
     Other,
 }
 
+impl FileKind {
+    pub fn of(meta: &std::fs::Metadata) -> FileKind {
+        if meta.is_file() {
+            FileKind::File
+        } else if meta.is_dir() {
+            FileKind::Directory
+        } else {
+            FileKind::Other
+        }
+    }
+}
+
 /// Both tables are keyed by the path's bytes: `Path`'s own hash walks its components, which
 /// costs more than the lookup. Another spelling of a path (`a/./b`) is only another entry.
 #[derive(Debug, Default)]
@@ -46,15 +58,7 @@ impl FsFacts {
     /// `std::fs::metadata(path)`'s answer, remembered: `None` where nothing (readable) is.
     pub fn kind(&self, path: &Path) -> Option<FileKind> {
         remembered(&self.kinds, path, || {
-            std::fs::metadata(path).ok().map(|meta| {
-                if meta.is_file() {
-                    FileKind::File
-                } else if meta.is_dir() {
-                    FileKind::Directory
-                } else {
-                    FileKind::Other
-                }
-            })
+            std::fs::metadata(path).ok().map(|meta| FileKind::of(&meta))
         })
     }
 
