@@ -142,6 +142,26 @@ fn ignore_files_exclude_and_reinclude() {
 }
 
 #[test]
+fn a_bad_ignore_line_is_reported_with_its_file_and_line_and_the_rest_still_applies() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "apps/.gitignore", "drafts/\n{a,b\n# fine\nx{c\n");
+    write(root, "apps/a.yaml", &kustomization("a", "./x"));
+    write(root, "apps/drafts/b.yaml", &kustomization("b", "./x"));
+    let repo = discover_at(root, root);
+    assert_eq!(names(&repo, FluxKind::Kustomization), ["flux-system/a"]);
+    let joined: String = repo.diagnostics.iter().map(|d| format!("{d}\n")).collect();
+    assert!(
+        joined.contains("apps/.gitignore:2:1: ignore rule not used: error parsing glob '{a,b'"),
+        "{joined}"
+    );
+    assert!(
+        joined.contains("apps/.gitignore:4:1: ignore rule not used: error parsing glob 'x{c'"),
+        "{joined}"
+    );
+}
+
+#[test]
 fn spec_path_is_followed_with_defaults_and_clamped_at_the_root() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();

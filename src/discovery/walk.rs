@@ -182,14 +182,13 @@ impl Walker<'_> {
     /// the root or nowhere.
     fn resolve_symlink(&mut self, path: &Path) -> Option<(PathBuf, FileKind)> {
         match path.canonicalize() {
-            Ok(target) if target.starts_with(self.root) => {
-                let kind = match std::fs::metadata(&target) {
-                    Ok(meta) if meta.is_dir() => FileKind::Directory,
-                    Ok(meta) if meta.is_file() => FileKind::File,
-                    _ => FileKind::Other,
-                };
-                Some((target, kind))
-            }
+            Ok(target) if target.starts_with(self.root) => match std::fs::metadata(&target) {
+                Ok(meta) => Some((target, FileKind::of(&meta))),
+                Err(error) => {
+                    self.warn(path, format!("cannot resolve symlink: {error}"));
+                    None
+                }
+            },
             Ok(target) => {
                 // Only what the walk would have read is worth a word: a directory or YAML.
                 if target.is_dir() || is_yaml(path) {
@@ -216,13 +215,11 @@ impl Walker<'_> {
         let mut builder = GitignoreBuilder::new(dir);
         for name in names {
             if let Some(error) = builder.add(dir.join(name)) {
-                self.diagnostics
-                    .push(walk_error_diagnostic(self.root, &error));
+                ignore_file_diagnostics(self.root, &error, &mut self.diagnostics);
             }
         }
         builder.build().unwrap_or_else(|error| {
-            self.diagnostics
-                .push(walk_error_diagnostic(self.root, &error));
+            ignore_file_diagnostics(self.root, &error, &mut self.diagnostics);
             Gitignore::empty()
         })
     }
@@ -255,28 +252,38 @@ impl Walker<'_> {
     }
 }
 
-fn walk_error_diagnostic(root: &Path, error: &ignore::Error) -> Diagnostic {
+/// The problems of an ignore file, one diagnostic per bad line, at its file and line.
+fn ignore_file_diagnostics(root: &Path, error: &ignore::Error, out: &mut Vec<Diagnostic>) {
     let mut path = None;
+    let mut line = None;
     let mut current = error;
     let message = loop {
         match current {
+            ignore::Error::Partial(errors) => {
+                for error in errors {
+                    ignore_file_diagnostics(root, error, out);
+                }
+                return;
+            }
             ignore::Error::WithPath { path: p, err } => {
                 path = Some(p.clone());
                 current = err;
             }
-            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            ignore::Error::WithLineNumber { line: l, err } => {
+                line = u32::try_from(*l).ok();
                 current = err;
             }
-            ignore::Error::Loop { child, .. } => {
-                path = Some(child.clone());
-                break "symlink loop; not followed".to_owned();
-            }
+            ignore::Error::WithDepth { err, .. } => current = err,
             other => break other.to_string(),
         }
     };
-    let diagnostic = Diagnostic::warning(message);
-    match path {
-        Some(p) => diagnostic.at(Location::file(super::paths::relative_to(&p, root))),
-        None => diagnostic,
-    }
+    let diagnostic = Diagnostic::warning(format!("ignore rule not used: {message}"));
+    out.push(match (path, line) {
+        (Some(p), Some(line)) => diagnostic.at(Location::at(
+            super::paths::relative_to(&p, root),
+            crate::yaml::Pos { line, column: 1 },
+        )),
+        (Some(p), None) => diagnostic.at(Location::file(super::paths::relative_to(&p, root))),
+        _ => diagnostic,
+    });
 }
