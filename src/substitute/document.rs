@@ -90,34 +90,41 @@ pub fn substitute_document(
         yaml::reread(&mut doc);
         return normalise(doc);
     }
-    let mut reread = doc.clone();
-    yaml::reread(&mut reread);
-    if substitute_plain_values(&mut reread, &lookup, options.strict) {
-        return normalise(reread);
+    let mut values = Vec::new();
+    if plain_value_substitutions(&doc, &lookup, options.strict, &mut values) {
+        yaml::reread(&mut doc);
+        put_substituted_values(&mut doc, &mut values.into_iter());
+        return normalise(doc);
     }
     substitute_text(&doc, lookup, options.strict)
 }
 
-/// Substitutes each scalar of an already reread object on its own, where that is what
-/// substituting its printed text does: every `$` sits in a value printed plain on one line (no
-/// space in it, so the emitter cannot fold it), its expressions expand without error, and the
-/// result reads back as one plain scalar. False, with `node` partly done, when any `$` does not
-/// qualify: then only the whole text round trip gives upstream's answer.
-fn substitute_plain_values<F>(node: &mut Node, lookup: &F, strict: bool) -> bool
+/// Substitutes each scalar on its own, where that is what substituting the object's printed text
+/// does: every `$` sits in a value that `reread` leaves plain on one line (no space in it, so the
+/// emitter cannot fold it), its expressions expand without error, and the result reads back as one
+/// plain scalar. Pushes the new values in tree order and returns true when every `$` qualifies;
+/// false when any does not, and then only the whole text round trip gives upstream's answer.
+fn plain_value_substitutions<F>(
+    node: &Node,
+    lookup: &F,
+    strict: bool,
+    out: &mut Vec<String>,
+) -> bool
 where
     F: Fn(&str) -> Option<String>,
 {
     match node {
         Node::Scalar(s) => {
-            if !s.value.contains('$') {
+            let (text, style) = yaml::reread_value(s);
+            if !text.contains('$') {
                 return true;
             }
-            if s.style != ScalarStyle::Plain || s.value.contains(' ') {
+            if style != ScalarStyle::Plain || text.contains(' ') {
                 return false;
             }
-            match envsubst(&s.value, lookup, strict) {
-                Ok(out) if yaml::reads_back_as_plain(&out) => {
-                    s.value = out;
+            match envsubst(text, lookup, strict) {
+                Ok(value) if yaml::reads_back_as_plain(&value) => {
+                    out.push(value);
                     true
                 }
                 _ => false,
@@ -125,12 +132,34 @@ where
         }
         Node::Sequence(seq) => seq
             .items
-            .iter_mut()
-            .all(|item| substitute_plain_values(item, lookup, strict)),
-        Node::Mapping(map) => map.entries.iter_mut().all(|entry| {
+            .iter()
+            .all(|item| plain_value_substitutions(item, lookup, strict, out)),
+        Node::Mapping(map) => map.entries.iter().all(|entry| {
             !entry.key.value.contains('$')
-                && substitute_plain_values(&mut entry.value, lookup, strict)
+                && plain_value_substitutions(&entry.value, lookup, strict, out)
         }),
+    }
+}
+
+/// Gives the scalars of a reread object that hold a `$` the values `plain_value_substitutions`
+/// worked out, in the same tree order.
+fn put_substituted_values(node: &mut Node, values: &mut impl Iterator<Item = String>) {
+    match node {
+        Node::Scalar(s) => {
+            if s.value.contains('$') {
+                if let Some(value) = values.next() {
+                    s.value = value;
+                }
+            }
+        }
+        Node::Sequence(seq) => seq
+            .items
+            .iter_mut()
+            .for_each(|item| put_substituted_values(item, values)),
+        Node::Mapping(map) => map
+            .entries
+            .iter_mut()
+            .for_each(|entry| put_substituted_values(&mut entry.value, values)),
     }
 }
 
@@ -170,47 +199,42 @@ fn mentions_dollar(node: &Node) -> bool {
 /// `null`, numbers the spelling of their float64 value as `flux build` prints it (`0644` → `420`,
 /// `1.0` → `1`, `1e3` → `1000`); every other scalar is a string and is marked quoted so that no
 /// later reader retypes it (a timestamp stays text, as it does upstream). Keys all become strings.
-pub(crate) fn normalise(node: Node) -> Result<Node, Error> {
-    Ok(match node {
-        Node::Scalar(s) => Node::Scalar(normalise_scalar(s)?),
-        Node::Sequence(mut seq) => {
-            seq.items = seq
-                .items
-                .into_iter()
-                .map(normalise)
-                .collect::<Result<_, _>>()?;
-            Node::Sequence(seq)
-        }
-        Node::Mapping(mut map) => {
-            for entry in &mut map.entries {
-                let key = std::mem::take(&mut entry.key);
-                entry.key = normalise_key(key);
-                let value = std::mem::take(&mut entry.value);
-                entry.value = normalise(value)?;
-            }
-            Node::Mapping(map)
-        }
-    })
+pub(crate) fn normalise(mut node: Node) -> Result<Node, Error> {
+    normalise_in_place(&mut node)?;
+    Ok(node)
 }
 
-fn normalise_scalar(mut s: Scalar) -> Result<Scalar, Error> {
-    if s.tag.is_some() {
-        return Ok(s);
+fn normalise_in_place(node: &mut Node) -> Result<(), Error> {
+    match node {
+        Node::Scalar(s) => normalise_scalar(s),
+        Node::Sequence(seq) => seq.items.iter_mut().try_for_each(normalise_in_place),
+        Node::Mapping(map) => map.entries.iter_mut().try_for_each(|entry| {
+            normalise_key(&mut entry.key);
+            normalise_in_place(&mut entry.value)
+        }),
     }
-    if s.style == ScalarStyle::Plain {
-        if let Some(value) = yaml11_non_finite(&s.value) {
-            // JSON has no infinities or NaN, so upstream's JSON step fails on them.
-            return Err(Error {
-                kind: ErrorKind::UnsupportedValue(value),
-                pos: Some(s.pos),
-            });
-        }
-        match resolve_yaml11(&s.value) {
-            Some(text) => s.value = text,
-            None => s.style = ScalarStyle::DoubleQuoted,
-        }
+}
+
+fn normalise_scalar(s: &mut Scalar) -> Result<(), Error> {
+    if s.tag.is_some() || s.style != ScalarStyle::Plain {
+        return Ok(());
     }
-    Ok(s)
+    if yaml::is_plain_word(&s.value) {
+        s.style = ScalarStyle::DoubleQuoted;
+        return Ok(());
+    }
+    if let Some(value) = yaml11_non_finite(&s.value) {
+        // JSON has no infinities or NaN, so upstream's JSON step fails on them.
+        return Err(Error {
+            kind: ErrorKind::UnsupportedValue(value),
+            pos: Some(s.pos),
+        });
+    }
+    match resolve_yaml11(&s.value) {
+        Some(text) => s.value = text,
+        None => s.style = ScalarStyle::DoubleQuoted,
+    }
+    Ok(())
 }
 
 /// The Go spelling of a YAML 1.1 infinity or NaN, which JSON cannot hold.
@@ -223,14 +247,15 @@ fn yaml11_non_finite(text: &str) -> Option<&'static str> {
     }
 }
 
-fn normalise_key(mut key: Scalar) -> Scalar {
+fn normalise_key(key: &mut Scalar) {
     if key.tag.is_none() && key.style == ScalarStyle::Plain {
-        if let Some(text) = resolve_yaml11_key(&key.value) {
-            key.value = text;
+        if !yaml::is_plain_word(&key.value) {
+            if let Some(text) = resolve_yaml11_key(&key.value) {
+                key.value = text;
+            }
         }
         key.style = ScalarStyle::DoubleQuoted;
     }
-    key
 }
 
 /// The canonical text of a plain scalar that YAML 1.1 reads as null, a boolean or a number;
@@ -559,9 +584,11 @@ data:
                     VALUE_SHAPES[hash % VALUE_SHAPES.len()].map(str::to_owned)
                 };
                 let by_text = substitute_text(doc, lookup, strict).map(|n| without_positions(&n));
-                let mut reread = doc.clone();
-                yaml::reread(&mut reread);
-                if substitute_plain_values(&mut reread, &lookup, strict) {
+                let mut values = Vec::new();
+                if plain_value_substitutions(doc, &lookup, strict, &mut values) {
+                    let mut reread = doc.clone();
+                    yaml::reread(&mut reread);
+                    put_substituted_values(&mut reread, &mut values.into_iter());
                     let shortcut = normalise(reread).map(|n| without_positions(&n));
                     assert_eq!(
                         shortcut.as_ref().ok(),

@@ -34,13 +34,14 @@ pub use emit::{
 #[cfg(test)]
 pub(crate) use files::yaml_texts_under;
 pub use files::ParsedFiles;
-pub use reread::reread;
+pub use reread::{reread, reread_value};
 
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence, Tag,
 };
 pub use resolve::{
-    resolve_helm, resolve_kyaml, scalar_needs_quoting, to_json_helm, to_json_kyaml, Resolved,
+    is_plain_word, resolve_helm, resolve_kyaml, scalar_needs_quoting, to_json_helm, to_json_kyaml,
+    Resolved,
 };
 
 use std::fmt;

@@ -6,7 +6,8 @@
 //! text, which point nowhere useful.
 
 use super::emit::printed_scalar;
-use super::node::{CollectionStyle, Node, Scalar};
+use super::node::{CollectionStyle, Node, Scalar, ScalarStyle};
+use super::resolve::is_plain_word;
 
 /// Turns `node` into `parse_stream(&emit(node))`'s single document, positions aside.
 pub fn reread(node: &mut Node) {
@@ -28,8 +29,21 @@ pub fn reread(node: &mut Node) {
     }
 }
 
+/// The text and style `reread` gives a scalar that is a mapping value or a sequence item.
+pub fn reread_value(scalar: &Scalar) -> (&str, ScalarStyle) {
+    reread_text(scalar, false)
+}
+
+fn reread_text(scalar: &Scalar, is_key: bool) -> (&str, ScalarStyle) {
+    // What `printed_scalar` works out at length, for the commonest scalars.
+    if scalar.tag.is_none() && is_plain_word(&scalar.value) {
+        return (&scalar.value, ScalarStyle::Plain);
+    }
+    printed_scalar(scalar, is_key)
+}
+
 fn reread_scalar(scalar: &mut Scalar, is_key: bool) {
-    let (text, style) = printed_scalar(scalar, is_key);
+    let (text, style) = reread_text(scalar, is_key);
     // Only nulls and booleans are printed in another spelling (`null`, `true`, `false`).
     if text != scalar.value {
         scalar.value = text.to_owned();

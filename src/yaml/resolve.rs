@@ -33,6 +33,46 @@ enum Schema {
     V2,
 }
 
+/// Text that every reader imitated here takes for a string and that every emitter prints plain:
+/// an ASCII letter, then letters, digits and `-_./`, and not one of YAML 1.1's or 1.2's words for
+/// null or a boolean (no number, timestamp or indicator starts with a letter). Most keys and values
+/// are such words; callers skip the resolvers and the emitter's analysis for them.
+pub fn is_plain_word(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_alphabetic)
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
+        && !matches!(
+            text,
+            "null"
+                | "Null"
+                | "NULL"
+                | "true"
+                | "True"
+                | "TRUE"
+                | "false"
+                | "False"
+                | "FALSE"
+                | "y"
+                | "Y"
+                | "yes"
+                | "Yes"
+                | "YES"
+                | "on"
+                | "On"
+                | "ON"
+                | "n"
+                | "N"
+                | "no"
+                | "No"
+                | "NO"
+                | "off"
+                | "Off"
+                | "OFF"
+        )
+}
+
 /// How kustomize (go-yaml v3) types a scalar.
 pub fn resolve_kyaml(scalar: &Scalar) -> Resolved {
     resolve_scalar(scalar, Schema::V3)
