@@ -7,6 +7,32 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// compilation and validation recurse through them.
 const STACK_SIZE: usize = 8 << 20;
 
+/// How many threads parallel work uses: the cores this process may run on. Asked once; the
+/// answer costs several system calls (affinity, cgroup quota files).
+pub fn threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
+}
+
+/// Starts a worker thread in `scope` with the stack every worker of ours gets; `None` when the
+/// system refuses a thread, and then the caller does the work itself.
+pub fn spawn_scoped<'scope, 'env, R: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    work: impl FnOnce() -> R + Send + 'scope,
+) -> Option<std::thread::ScopedJoinHandle<'scope, R>> {
+    std::thread::Builder::new()
+        .stack_size(STACK_SIZE)
+        .spawn_scoped(scope, work)
+        .ok()
+}
+
+/// The result of a worker from `spawn_scoped`; a panic in it goes on in the caller.
+pub fn join<R>(worker: std::thread::ScopedJoinHandle<'_, R>) -> R {
+    worker
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
 /// `items.iter().map(f).collect()`, on up to `available_parallelism` threads, results in the
 /// order of `items` whatever the threads' timing. Items are handed out eight at a time.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -20,10 +46,7 @@ pub fn map_chunked<T: Sync, R: Send>(
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     let chunk = chunk.max(1);
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len().div_ceil(chunk))
-        .max(1);
+    let threads = threads().min(items.len().div_ceil(chunk)).max(1);
     // Even one thread is a worker of ours: its stack size does not depend on the caller's.
     if items.is_empty() {
         return Vec::new();

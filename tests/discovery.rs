@@ -380,3 +380,46 @@ fn a_kustomization_defined_twice_covers_what_its_first_definition_names() {
     );
     assert_eq!(parent_of("apps/b/ks.yaml"), None, "{:?}", repo.parents);
 }
+
+#[test]
+fn the_listing_is_in_path_order_and_chart_templates_are_not_read_as_yaml() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let config_map = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: x\n")
+    };
+    // Byte order and path order differ where a name continues past a directory's name.
+    for file in [
+        "apps/a/x.yaml",
+        "apps/a-b.yaml",
+        "apps/a.yaml",
+        "apps/ab/y.yaml",
+        "apps/a/b/z.yml",
+        "apps/a0.yaml",
+    ] {
+        write(root, file, &config_map(&file.replace(['/', '.'], "-")));
+    }
+    write(
+        root,
+        "apps/chart/Chart.yaml",
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
+    );
+    write(
+        root,
+        "apps/chart/templates/cm.yaml",
+        "{{- if .Values.x }}: [\n",
+    );
+    let repo = discover_at(root, root);
+    let mut sorted = repo.yaml_files.clone();
+    sorted.sort();
+    assert_eq!(repo.yaml_files, sorted);
+    assert_eq!(repo.yaml_files.len(), 8, "{:?}", repo.yaml_files);
+    assert_eq!(repo.data_objects.len(), 6);
+    assert!(
+        repo.diagnostics
+            .iter()
+            .all(|d| !d.message.contains("invalid YAML")),
+        "{:?}",
+        repo.diagnostics
+    );
+}

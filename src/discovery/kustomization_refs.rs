@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::paths::PathKey;
 use crate::yaml::Node;
 
 #[derive(Default)]
@@ -15,33 +16,39 @@ pub struct KustomizationRefs {
     pub namespace_of_file: foldhash::HashMap<PathBuf, String>,
     /// For each kustomization's directory, the local paths (files or directories) it builds from:
     /// `resources`, `components` and legacy `bases`. Remote URLs are left out.
-    pub inputs_of_dir: BTreeMap<PathBuf, Vec<PathBuf>>,
+    pub inputs_of_dir: BTreeMap<PathKey, Vec<PathBuf>>,
 }
 
-impl KustomizationRefs {
-    /// Records what the kustomization in `dir` (absolute) says about the files it names.
-    pub fn read(&mut self, dir: &Path, kustomization: &Node) {
-        let files = |key: &str| -> Vec<String> {
+/// What one kustomization file says about the files it names, read on its own so that files can
+/// be read on any thread; [`KustomizationRefs::add`] gathers them.
+pub struct FileRefs {
+    non_resource_files: Vec<PathBuf>,
+    dir: PathKey,
+    inputs: Vec<PathBuf>,
+    namespaced_files: Option<(String, Vec<PathBuf>)>,
+}
+
+impl FileRefs {
+    /// Reads the kustomization in `dir` (absolute).
+    pub fn read(dir: &Path, kustomization: &Node) -> Self {
+        let files = |key: &str| {
             kustomization
                 .get(key)
                 .and_then(Node::as_sequence)
-                .map(|seq| {
-                    seq.items
-                        .iter()
-                        .filter_map(|item| match item {
-                            Node::Scalar(s) => Some(s.value.clone()),
-                            Node::Mapping(_) => item.get("path")?.as_str().map(str::to_owned),
-                            Node::Sequence(_) => None,
-                        })
-                        .collect()
+                .into_iter()
+                .flat_map(|seq| &seq.items)
+                .filter_map(|item| match item {
+                    Node::Scalar(s) => Some(s.value.as_str()),
+                    Node::Mapping(_) => item.get("path")?.as_str(),
+                    Node::Sequence(_) => None,
                 })
-                .unwrap_or_default()
         };
+        let mut non_resource_files = Vec::new();
         for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
             for file in files(key) {
                 // Inline strategic-merge patches are YAML text, not file names.
                 if !file.contains('\n') {
-                    self.non_resource_files.insert(normalize(&dir.join(file)));
+                    non_resource_files.push(normalize(&dir.join(file)));
                 }
             }
         }
@@ -53,24 +60,48 @@ impl KustomizationRefs {
                     for entry in entries.into_iter().flat_map(|e| &e.items) {
                         if let Some(text) = entry.as_str() {
                             let file = text.split_once('=').map_or(text, |(_, f)| f);
-                            self.non_resource_files.insert(normalize(&dir.join(file)));
+                            non_resource_files.push(normalize(&dir.join(file)));
                         }
                     }
                 }
             }
         }
-        let inputs = self.inputs_of_dir.entry(normalize(dir)).or_default();
-        for key in ["resources", "components", "bases"] {
-            for entry in files(key) {
-                if !is_remote(&entry) {
-                    inputs.push(normalize(&dir.join(entry)));
-                }
-            }
+        let inputs = ["resources", "components", "bases"]
+            .into_iter()
+            .flat_map(files)
+            .filter(|entry| !is_remote(entry))
+            .map(|entry| normalize(&dir.join(entry)))
+            .collect();
+        let namespaced_files =
+            kustomization
+                .get("namespace")
+                .and_then(Node::as_str)
+                .map(|namespace| {
+                    let listed = files("resources")
+                        .map(|file| normalize(&dir.join(file)))
+                        .collect();
+                    (namespace.to_owned(), listed)
+                });
+        FileRefs {
+            non_resource_files,
+            dir: PathKey::of(&normalize(dir)),
+            inputs,
+            namespaced_files,
         }
-        if let Some(namespace) = kustomization.get("namespace").and_then(Node::as_str) {
-            for file in files("resources") {
-                self.namespace_of_file
-                    .insert(normalize(&dir.join(file)), namespace.to_owned());
+    }
+}
+
+impl KustomizationRefs {
+    /// Records what one kustomization file says; a later file's namespace for a file wins.
+    pub fn add(&mut self, refs: FileRefs) {
+        self.non_resource_files.extend(refs.non_resource_files);
+        self.inputs_of_dir
+            .entry(refs.dir)
+            .or_default()
+            .extend(refs.inputs);
+        if let Some((namespace, files)) = refs.namespaced_files {
+            for file in files {
+                self.namespace_of_file.insert(file, namespace.clone());
             }
         }
     }

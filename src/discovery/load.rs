@@ -43,15 +43,44 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
         parsed: false,
         documents: None,
     };
-    let at_file = || Location::file(relative.clone());
+    if let Some(documents) = read_documents(absolute, &relative, max_size, &mut loaded.diagnostics)
+    {
+        loaded.parsed = true;
+        loaded.documents = Some(documents);
+        collect(&mut loaded, absolute, &relative, keep);
+    }
+    loaded
+}
+
+/// What `load_file` with `keep` gives, for a file it already read with another.
+pub fn keep_again(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep) {
+    if loaded.documents.is_some() {
+        // A file that parsed has no diagnostics but those `collect` makes.
+        loaded.objects.clear();
+        loaded.kustomization = None;
+        loaded.sops_documents = 0;
+        loaded.diagnostics.clear();
+        collect(loaded, absolute, relative, keep);
+    }
+}
+
+/// The file's documents; `None`, with the reason in `diagnostics`, when it cannot be read, is too
+/// large, is not UTF-8 or is not YAML.
+fn read_documents(
+    absolute: &Path,
+    relative: &Path,
+    max_size: u64,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Arc<[Document]>> {
+    let at_file = || Location::file(relative.to_path_buf());
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
     };
     let mut file = match std::fs::File::open(absolute) {
         Ok(file) => file,
         Err(error) => {
-            loaded.diagnostics.push(cannot_read(error));
-            return loaded;
+            diagnostics.push(cannot_read(error));
+            return None;
         }
     };
     // No size is asked for first: almost every file fits the first buffer, and a system call per
@@ -61,46 +90,51 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
         .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)
     {
-        loaded.diagnostics.push(cannot_read(error));
-        return loaded;
+        diagnostics.push(cannot_read(error));
+        return None;
     }
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max_size {
         let size = file
             .metadata()
             .map_or(bytes.len() as u64, |meta| meta.len());
-        loaded.diagnostics.push(
+        diagnostics.push(
             Diagnostic::warning(format!(
                 "file is {size} bytes, over the {max_size}-byte limit; not read"
             ))
             .at(at_file()),
         );
-        return loaded;
+        return None;
     }
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {
-            loaded.diagnostics.push(
+            diagnostics.push(
                 Diagnostic::warning(format!(
                     "file is not valid UTF-8 (at byte {}); not read",
                     error.utf8_error().valid_up_to()
                 ))
                 .at(at_file()),
             );
-            return loaded;
+            return None;
         }
     };
-    let documents = match yaml::parse_stream(&text, &ParseOptions::default()) {
-        Ok(documents) => documents,
+    match yaml::parse_stream(&text, &ParseOptions::default()) {
+        Ok(documents) => Some(documents.into()),
         Err(error) => {
-            loaded.diagnostics.push(
+            diagnostics.push(
                 Diagnostic::warning(format!("invalid YAML: {}", error.message))
-                    .at(Location::at(relative.clone(), error.pos)),
+                    .at(Location::at(relative.to_path_buf(), error.pos)),
             );
-            return loaded;
+            None
         }
+    }
+}
+
+/// Sorts the parsed documents of `loaded` into its objects, kustomization and counts.
+fn collect(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep) {
+    let Some(documents) = loaded.documents.clone() else {
+        return;
     };
-    loaded.parsed = true;
-    let documents: Arc<[Document]> = documents.into();
     let is_kustomization = is_kustomization_file(absolute);
     for document in documents.iter() {
         if document.root.is_null() {
@@ -113,10 +147,8 @@ pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) 
             loaded.kustomization = Some(document.root.clone());
             continue;
         }
-        load_document(&document.root, document.pos, &relative, keep, &mut loaded);
+        load_document(&document.root, document.pos, relative, keep, loaded);
     }
-    loaded.documents = Some(documents);
-    loaded
 }
 
 /// Which objects a file's reader keeps; every document is still checked for a valid identity.

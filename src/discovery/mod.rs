@@ -23,6 +23,7 @@ use crate::yaml::ParsedFiles;
 
 use load::Keep;
 pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
+use paths::PathKey;
 pub use paths::{apply_variable_defaults, secure_join};
 
 /// The GitRepository Flux bootstraps from; it stands for the working tree.
@@ -74,7 +75,7 @@ pub struct Repository {
     /// The Kustomization that applies each object (keyed by file and id), as far as a static
     /// reading can tell. Objects absent here are applied by nothing in the repository: they are the
     /// entry points. Rendering gives the exact answer.
-    pub parents: BTreeMap<(PathBuf, ResourceId), ResourceId>,
+    pub parents: foldhash::HashMap<(PathBuf, ResourceId), ResourceId>,
     /// Every file discovery parsed, for the builds that read them again.
     pub parsed_files: Arc<ParsedFiles>,
     /// What the walk found each path to be, for the builds that ask again.
@@ -125,14 +126,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     }
 
     let fs_facts = FsFacts::default();
-    let listing = walk::list_yaml_files(&root, &fs_facts);
+    let (listing, mut loaded, mut file_refs) =
+        walk_and_load(&root, &fs_facts, options.max_file_size);
     let mut diagnostics = listing.diagnostics;
-    // What each file of the listing held, by its index there: indexes, not paths, because hashing
-    // and comparing long paths cost more than reading the files' trees.
-    let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
-    loaded.resize_with(listing.yaml_files.len(), || None);
-    // Files are read and parsed in parallel, a batch at a time; each result goes to its file's
-    // slot, so nothing downstream depends on the threads' timing.
+    // Files the walk did not hand over (those in chart templates) are read here if they are
+    // needed after all. Each result goes to its file's slot, so nothing downstream depends on
+    // the threads' timing.
     let load_all = |files: &[usize],
                     keep: &dyn Fn(&Path) -> Keep,
                     loaded: &mut Vec<Option<load::LoadedFile>>| {
@@ -163,43 +162,63 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         .collect();
     load_all(&kustomization_files, &|_| Keep::All, &mut loaded);
     for i in kustomization_files {
-        if let (Some(dir), Some(node)) = (
-            listing.yaml_files[i].parent(),
-            loaded[i].as_ref().and_then(|l| l.kustomization.as_ref()),
-        ) {
-            refs.read(dir, node);
+        let read_now = || {
+            let dir = listing.yaml_files[i].parent()?;
+            let node = loaded[i].as_ref()?.kustomization.as_ref()?;
+            Some(kustomization_refs::FileRefs::read(dir, node))
+        };
+        if let Some(file) = file_refs[i].take().or_else(read_now) {
+            refs.add(file);
         }
     }
 
+    // Patch files are kept whole: their partial objects are reported as fragments.
+    for file in &refs.non_resource_files {
+        if let Ok(i) = listing.yaml_files.binary_search(file) {
+            if let (Some(loaded), false) = (loaded[i].as_mut(), is_kustomization_file(file)) {
+                load::keep_again(loaded, file, &paths::relative_to(file, &root), Keep::All);
+            }
+        }
+    }
+    let keep = |file: &Path| {
+        if refs.non_resource_files.contains(file) {
+            Keep::All
+        } else {
+            Keep::FluxAndData
+        }
+    };
+
     // Directories are walked whole; kustomizations also pull in the files and directories they
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
-    let mut walked: Vec<PathBuf> = Vec::new();
-    let mut single_files: foldhash::HashSet<PathBuf> = foldhash::HashSet::default();
+    // Paths are handled as `PathKey`s: comparing `Path`s component by component was most of this
+    // loop's time.
+    let mut walked: foldhash::HashSet<PathKey> = foldhash::HashSet::default();
+    let mut single_files: foldhash::HashSet<PathKey> = foldhash::HashSet::default();
     let mut included = vec![false; listing.yaml_files.len()];
-    // Each target remembers the Kustomization whose `spec.path` led to it: that Kustomization is
-    // the parent of the objects found there.
-    let mut pending: BTreeMap<PathBuf, Option<ResourceId>> =
-        BTreeMap::from([(entry.clone(), None)]);
+    // In path order, so a directory comes before what lies under it.
+    let mut pending: BTreeMap<PathKey, PathBuf> =
+        BTreeMap::from([(PathKey::of(&entry), entry.clone())]);
     // By id, the `spec.path` of the first definition (by file) of each Kustomization, the one the
     // run uses when an id is defined more than once; and that definition's file.
     let mut followed: BTreeMap<ResourceId, (PathBuf, PathBuf)> = BTreeMap::new();
-    while let Some((target, origin)) = pending.pop_first() {
-        if walked.iter().any(|w| target.starts_with(w)) || single_files.contains(&target) {
+    while let Some((key, target)) = pending.pop_first() {
+        if key.self_and_ancestors().any(|k| walked.contains(k)) || single_files.contains(&key) {
             continue;
         }
         if !target.starts_with(&root) {
             continue;
         }
-        let files: Vec<usize> = if target.is_dir() {
-            walked.push(target.clone());
+        let files: Vec<usize> = if fs_facts.is_dir(&target) {
             // The listing is sorted by path components, so a directory's files are contiguous.
             let start = listing.yaml_files.partition_point(|f| *f < target);
-            (start..listing.yaml_files.len())
-                .take_while(|&i| listing.yaml_files[i].starts_with(&target))
+            let files = (start..listing.yaml_files.len())
+                .take_while(|&i| is_within(&listing.yaml_files[i], &target))
                 .filter(|&i| !in_chart_templates(&listing.yaml_files[i], &root))
-                .collect()
+                .collect();
+            walked.insert(key);
+            files
         } else {
-            single_files.insert(target.clone());
+            single_files.insert(key);
             listing
                 .yaml_files
                 .binary_search(&target)
@@ -209,14 +228,6 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         for &i in &files {
             included[i] = true;
         }
-        // Patch files are kept whole: their partial objects are reported as fragments.
-        let keep = |file: &Path| {
-            if refs.non_resource_files.contains(file) {
-                Keep::All
-            } else {
-                Keep::FluxAndData
-            }
-        };
         load_all(&files, &keep, &mut loaded);
         for i in files {
             let file = &listing.yaml_files[i];
@@ -224,7 +235,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 continue;
             };
             for object in &file_load.objects {
-                if let Some(next) = followed_path(object, &root, &mut diagnostics) {
+                if let Some(next) = followed_path(object, &root, &fs_facts, &mut diagnostics) {
                     // The id the object will have: with the namespace its kustomization gives it,
                     // as the objects themselves get it below.
                     let mut id = object.id.clone();
@@ -237,18 +248,19 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                         .get(&id)
                         .is_none_or(|(defined_in, _)| object.file < *defined_in);
                     if first {
-                        followed.insert(id.clone(), (object.file.clone(), next.clone()));
+                        followed.insert(id, (object.file.clone(), next.clone()));
                     }
-                    pending.entry(next).or_insert_with(|| Some(id));
+                    pending.entry(PathKey::of(&next)).or_insert(next);
                 }
             }
             if file_load.kustomization.is_some() {
-                if let Some(inputs) = file.parent().and_then(|d| refs.inputs_of_dir.get(d)) {
-                    for input in inputs {
-                        pending
-                            .entry(input.clone())
-                            .or_insert_with(|| origin.clone());
-                    }
+                let inputs = file
+                    .parent()
+                    .and_then(|dir| refs.inputs_of_dir.get(&PathKey::of(dir)));
+                for input in inputs.into_iter().flatten() {
+                    pending
+                        .entry(PathKey::of(input))
+                        .or_insert_with(|| input.clone());
                 }
             }
         }
@@ -347,12 +359,74 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     })
 }
 
+/// Walks the repository and, while the walk goes on, reads and parses each YAML file it finds on
+/// the other cores; the walking thread joins in once the walk is done. Kustomization files keep
+/// every object, other files their Flux objects, ConfigMaps and Secrets (a patch file is read
+/// again for the rest once it is known to be one). The loaded files are by listing index.
+fn walk_and_load(
+    root: &Path,
+    facts: &FsFacts,
+    max_file_size: u64,
+) -> (
+    walk::Listing,
+    Vec<Option<load::LoadedFile>>,
+    Vec<Option<kustomization_refs::FileRefs>>,
+) {
+    let load = |(index, path): (usize, PathBuf)| {
+        let is_kustomization = is_kustomization_file(&path);
+        let keep = if is_kustomization {
+            Keep::All
+        } else {
+            Keep::FluxAndData
+        };
+        let relative = paths::relative_to(&path, root);
+        let file = load::load_file(&path, relative, max_file_size, keep);
+        let refs = file
+            .kustomization
+            .as_ref()
+            .zip(path.parent())
+            .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
+        (index, file, refs)
+    };
+    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, PathBuf)>();
+    let (listing, results) = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..crate::parallel::threads())
+            .filter_map(|_| {
+                let receiver = receiver.clone();
+                crate::parallel::spawn_scoped(scope, move || {
+                    receiver.iter().map(load).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let listing = walk::list_yaml_files(root, facts, &mut |index, path| {
+            // The receiver lives until the scope ends, so the send cannot fail.
+            let _ = sender.send((index, path.to_path_buf()));
+        });
+        drop(sender);
+        let mut results: Vec<_> = receiver.iter().map(load).collect();
+        for helper in helpers {
+            results.extend(crate::parallel::join(helper));
+        }
+        (listing, results)
+    });
+    let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
+    loaded.resize_with(listing.yaml_files.len(), || None);
+    let mut file_refs = Vec::new();
+    file_refs.resize_with(listing.yaml_files.len(), || None);
+    for (index, file, refs) in results {
+        loaded[index] = Some(file);
+        file_refs[index] = refs;
+    }
+    (listing, loaded, file_refs)
+}
+
 /// The directory a Kustomization's `spec.path` names in the working tree, when discovery should
 /// walk it: the source is a GitRepository (the working tree, or a repository aliased to it) and
 /// the path resolves without cluster-only variables.
 fn followed_path(
     object: &Object,
     root: &Path,
+    fs_facts: &FsFacts,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<PathBuf> {
     if object.id.group != crate::model::KUSTOMIZE_GROUP || object.id.kind != "Kustomization" {
@@ -383,7 +457,7 @@ fn followed_path(
         }
     };
     let dir = secure_join(root, &path);
-    if dir.is_dir() {
+    if fs_facts.is_dir(&dir) {
         Some(dir)
     } else {
         diagnostics.push(
@@ -400,6 +474,14 @@ fn followed_path(
 /// Files under a Helm chart's `templates/` are Go templates, not YAML; they are read when the
 /// chart is rendered.
 fn in_chart_templates(file: &Path, root: &Path) -> bool {
+    if !file
+        .as_os_str()
+        .as_encoded_bytes()
+        .windows(b"/templates/".len())
+        .any(|w| w == b"/templates/")
+    {
+        return false;
+    }
     // `file` lies under `root`, so its ancestors down to `root` are those at least as long; a
     // length test spares comparing every ancestor with `root` component by component.
     let root_length = root.as_os_str().len();
@@ -410,6 +492,15 @@ fn in_chart_templates(file: &Path, root: &Path) -> bool {
             dir.file_name().is_some_and(|n| n == "templates")
                 && dir.parent().is_some_and(|p| p.join("Chart.yaml").is_file())
         })
+}
+
+/// `path.starts_with(dir)` on the paths' bytes, for normalised paths.
+fn is_within(path: &Path, dir: &Path) -> bool {
+    let (path, dir) = (
+        path.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    path.starts_with(dir) && path.get(dir.len()).is_none_or(|&b| b == b'/')
 }
 
 fn find_git_root(start: &Path) -> Option<PathBuf> {
@@ -428,21 +519,21 @@ fn parents(
     followed: &BTreeMap<ResourceId, PathBuf>,
     refs: &kustomization_refs::KustomizationRefs,
     root: &Path,
-) -> BTreeMap<(PathBuf, ResourceId), ResourceId> {
+) -> foldhash::HashMap<(PathBuf, ResourceId), ResourceId> {
     // Every path some Kustomization covers, with the Kustomizations covering it. A Kustomization
     // of another repository applies none of the working tree's files, whatever its path says.
     let foreign = other_repository_kustomizations(flux_objects, root);
-    let mut covering: foldhash::HashMap<PathBuf, Vec<&ResourceId>> = foldhash::HashMap::default();
+    let mut covering: foldhash::HashMap<PathKey, Vec<&ResourceId>> = foldhash::HashMap::default();
     for (id, dir) in followed.iter().filter(|(id, _)| !foreign.contains(*id)) {
         for path in reachable(dir, refs) {
             covering.entry(path).or_default().push(id);
         }
     }
-    let mut parents = BTreeMap::new();
+    let mut parents = foldhash::HashMap::default();
     for object in flux_objects.iter().map(|f| &f.object).chain(data_objects) {
-        let file = root.join(&object.file);
+        let file = PathKey::of(&root.join(&object.file));
         // The nearest covered ancestor (or the file itself) decides; ties go to the smallest id.
-        let parent = file.ancestors().find_map(|path| {
+        let parent = file.self_and_ancestors().find_map(|path| {
             covering
                 .get(path)?
                 .iter()
@@ -498,19 +589,20 @@ fn other_repository_kustomizations(
 }
 
 /// `dir` and every local path its kustomization files pull in, transitively.
-fn reachable(dir: &Path, refs: &kustomization_refs::KustomizationRefs) -> BTreeSet<PathBuf> {
-    let mut seen = BTreeSet::new();
-    let mut queue = vec![dir.to_path_buf()];
+fn reachable(dir: &Path, refs: &kustomization_refs::KustomizationRefs) -> Vec<PathKey> {
+    let mut seen: foldhash::HashSet<PathKey> = foldhash::HashSet::default();
+    let mut queue = vec![PathKey::of(dir)];
     while let Some(path) = queue.pop() {
-        if !seen.insert(path.clone()) {
+        if seen.contains(&path) {
             continue;
         }
         for (kustomization_dir, inputs) in refs.inputs_of_dir.range(path.clone()..) {
-            if !kustomization_dir.starts_with(&path) {
+            if !kustomization_dir.is_within(&path) {
                 break;
             }
-            queue.extend(inputs.iter().cloned());
+            queue.extend(inputs.iter().map(|input| PathKey::of(input)));
         }
+        seen.insert(path);
     }
-    seen
+    seen.into_iter().collect()
 }

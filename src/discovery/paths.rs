@@ -60,6 +60,44 @@ pub fn relative_to(path: &Path, root: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// A normalised absolute path as bytes with every `/` made the lowest byte. Byte order is then
+/// `Path`'s component order (a directory sorts just before what lies under it), and comparing or
+/// hashing one costs a `memcmp`, not a walk over components.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PathKey(Box<[u8]>);
+
+impl PathKey {
+    pub fn of(path: &Path) -> Self {
+        PathKey(
+            path.as_os_str()
+                .as_encoded_bytes()
+                .iter()
+                .map(|&b| if b == b'/' { 0 } else { b })
+                .collect(),
+        )
+    }
+
+    /// The path, then each ancestor up to the root, nearest first (as keys' bytes).
+    pub fn self_and_ancestors(&self) -> impl Iterator<Item = &[u8]> {
+        let bytes = &self.0[..];
+        let ends = (1..bytes.len()).rev().filter(move |&i| bytes[i] == 0);
+        std::iter::once(bytes)
+            .chain(ends.map(move |i| &bytes[..i]))
+            .chain((bytes.len() > 1 && bytes[0] == 0).then(|| &bytes[..1]))
+    }
+
+    /// Whether this is `dir` or lies under it.
+    pub fn is_within(&self, dir: &PathKey) -> bool {
+        self.0.starts_with(&dir.0) && self.0.get(dir.0.len()).is_none_or(|&b| b == 0)
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for PathKey {
+    fn borrow(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +133,34 @@ mod tests {
             Err(vec!["CLUSTER".to_owned()])
         );
         assert_eq!(apply_variable_defaults("./plain").as_deref(), Ok("./plain"));
+    }
+
+    #[test]
+    fn path_keys_sort_as_paths_do_and_know_their_ancestors() {
+        let paths = [
+            "/r/a",
+            "/r/a-b",
+            "/r/a.yaml",
+            "/r/a/b",
+            "/r/a/b/c.yaml",
+            "/r/ab",
+            "/r",
+        ];
+        let mut by_path: Vec<&Path> = paths.iter().map(Path::new).collect();
+        by_path.sort();
+        let mut by_key: Vec<&Path> = paths.iter().map(Path::new).collect();
+        by_key.sort_by_key(|p| PathKey::of(p));
+        assert_eq!(by_path, by_key);
+        let key = PathKey::of(Path::new("/r/a/b"));
+        let ancestors: Vec<Vec<u8>> = key.self_and_ancestors().map(<[u8]>::to_vec).collect();
+        let expected: Vec<Vec<u8>> = ["/r/a/b", "/r/a", "/r", "/"]
+            .iter()
+            .map(|p| PathKey::of(Path::new(p)).0.to_vec())
+            .collect();
+        assert_eq!(ancestors, expected);
+        assert!(key.is_within(&PathKey::of(Path::new("/r/a"))));
+        assert!(key.is_within(&key));
+        assert!(!key.is_within(&PathKey::of(Path::new("/r/a/b/c"))));
+        assert!(!PathKey::of(Path::new("/r/ab")).is_within(&PathKey::of(Path::new("/r/a"))));
     }
 }

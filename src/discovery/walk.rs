@@ -39,7 +39,8 @@ const DEFAULT_EXCLUSIONS: &[&str] = &[
 ];
 
 pub struct Listing {
-    /// YAML files (absolute paths under the root), sorted.
+    /// YAML files (absolute paths under the root), sorted by path components: the walk visits
+    /// each directory's entries in byte order, depth first, which is that order.
     pub yaml_files: Vec<PathBuf>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -52,23 +53,29 @@ pub fn is_yaml(path: &Path) -> bool {
 }
 
 /// Walks `root` (already canonical) and lists its YAML files. What each path it met is goes to
-/// `facts`.
-pub fn list_yaml_files(root: &Path, facts: &FsFacts) -> Listing {
+/// `facts`. As each YAML file is found, `on_yaml_file` gets its index in the listing and its path,
+/// unless it lies in a Helm chart's `templates/` (Go templates, not YAML), so that reading can
+/// start while the walk goes on.
+pub fn list_yaml_files(
+    root: &Path,
+    facts: &FsFacts,
+    on_yaml_file: &mut dyn FnMut(usize, &Path),
+) -> Listing {
     facts.record(root.to_path_buf(), FileKind::Directory, root.to_path_buf());
     let mut walker = Walker {
         root,
         facts,
         exclusions: default_exclusions(root),
         yaml_files: Vec::new(),
+        on_yaml_file,
         diagnostics: Vec::new(),
     };
     let mut ignores = Vec::new();
     let mut real_ancestors = vec![root.to_path_buf()];
-    walker.directory(root, &mut ignores, &mut real_ancestors);
-    let mut yaml_files = walker.yaml_files;
-    yaml_files.sort();
+    walker.directory(root, &mut ignores, &mut real_ancestors, false);
+    debug_assert!(walker.yaml_files.is_sorted());
     Listing {
-        yaml_files,
+        yaml_files: walker.yaml_files,
         diagnostics: walker.diagnostics,
     }
 }
@@ -95,6 +102,7 @@ struct Walker<'r> {
     facts: &'r FsFacts,
     exclusions: Gitignore,
     yaml_files: Vec<PathBuf>,
+    on_yaml_file: &'r mut dyn FnMut(usize, &Path),
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -106,6 +114,7 @@ impl Walker<'_> {
         dir: &Path,
         ignores: &mut Vec<DirectoryIgnores>,
         real_ancestors: &mut Vec<PathBuf>,
+        in_chart_templates: bool,
     ) {
         let mut entries: Vec<(std::ffi::OsString, std::fs::FileType)> = Vec::new();
         match std::fs::read_dir(dir) {
@@ -134,6 +143,7 @@ impl Walker<'_> {
             gitignore: gitignore.map(|names| self.ignore_file(dir, &names)),
         };
         ignores.push(ignores_here);
+        let is_chart = has("Chart.yaml");
         for (name, file_type) in entries {
             if name == ".git" {
                 continue;
@@ -164,6 +174,9 @@ impl Walker<'_> {
                 continue;
             }
             if !is_dir {
+                if !in_chart_templates {
+                    (self.on_yaml_file)(self.yaml_files.len(), &path);
+                }
                 self.yaml_files.push(path);
                 continue;
             }
@@ -172,7 +185,8 @@ impl Walker<'_> {
                 continue;
             }
             real_ancestors.push(real);
-            self.directory(&path, ignores, real_ancestors);
+            let templates = in_chart_templates || (is_chart && name == "templates");
+            self.directory(&path, ignores, real_ancestors, templates);
             real_ancestors.pop();
         }
         ignores.pop();

@@ -276,8 +276,9 @@ impl FluxObject {
         let Some(kind) = FluxKind::from_group_kind(&object.id.group, &object.id.kind) else {
             return Ok(None);
         };
-        let label = Some(object.id.to_string());
-        let err = |e| ModelError::from_field(object.file.clone(), label.clone(), e);
+        // The label is only spelled out for an error: most objects read cleanly.
+        let label = || Some(object.id.to_string());
+        let err = |e| ModelError::from_field(object.file.clone(), label(), e);
         if object.id.name.is_empty() {
             return Err(ModelError {
                 file: object.file.clone(),
@@ -296,7 +297,7 @@ impl FluxObject {
                 return Err(ModelError {
                     file: object.file.clone(),
                     pos: object.pos,
-                    object: label.clone(),
+                    object: label(),
                     message: "`spec` is required".into(),
                 })
             }
