@@ -71,7 +71,7 @@ pub fn is_substitution_disabled(doc: &Node) -> bool {
 /// Substitutes `vars` into one object. Returns the object unchanged when it opts out, or when
 /// `vars` is empty and `options.always` is off.
 pub fn substitute_document(
-    mut doc: Node,
+    doc: Node,
     vars: &BTreeMap<String, String>,
     options: &Options,
 ) -> Result<Node, Error> {
@@ -85,18 +85,33 @@ pub fn substitute_document(
         }));
     }
     let lookup = |name: &str| vars.get(name).cloned();
-    if !mentions_dollar(&doc) {
-        // envsubst leaves text without a `$` as it is, so only the YAML round trip remains.
-        yaml::reread(&mut doc);
-        return normalise(doc);
-    }
+    // envsubst leaves text without a `$` as it is; where every `$` can be substituted scalar by
+    // scalar, the YAML round trip is worked out on the tree.
     let mut values = Vec::new();
     if plain_value_substitutions(&doc, &lookup, options.strict, &mut values) {
-        yaml::reread(&mut doc);
-        put_substituted_values(&mut doc, &mut values.into_iter());
-        return normalise(doc);
+        return substitute_on_tree(doc, values);
     }
     substitute_text(&doc, lookup, options.strict)
+}
+
+/// What printing, substituting and reading back gives, worked out on the tree in one walk: each
+/// scalar reread, the ones holding a `$` given their substituted `values` (from
+/// `plain_value_substitutions`, in tree order), then normalised.
+fn substitute_on_tree(mut doc: Node, values: Vec<String>) -> Result<Node, Error> {
+    let mut values = values.into_iter();
+    yaml::reread_then(&mut doc, &mut |scalar, is_key| {
+        if is_key {
+            normalise_key(scalar);
+            return Ok(());
+        }
+        if scalar.value.contains('$') {
+            if let Some(value) = values.next() {
+                scalar.value = value;
+            }
+        }
+        normalise_scalar(scalar)
+    })?;
+    Ok(doc)
 }
 
 /// Substitutes each scalar on its own, where that is what substituting the object's printed text
@@ -115,6 +130,10 @@ where
 {
     match node {
         Node::Scalar(s) => {
+            // Reading back respells only nulls and booleans, which hold no `$`.
+            if !s.value.contains('$') {
+                return true;
+            }
             let (text, style) = yaml::reread_value(s);
             if !text.contains('$') {
                 return true;
@@ -141,28 +160,6 @@ where
     }
 }
 
-/// Gives the scalars of a reread object that hold a `$` the values `plain_value_substitutions`
-/// worked out, in the same tree order.
-fn put_substituted_values(node: &mut Node, values: &mut impl Iterator<Item = String>) {
-    match node {
-        Node::Scalar(s) => {
-            if s.value.contains('$') {
-                if let Some(value) = values.next() {
-                    s.value = value;
-                }
-            }
-        }
-        Node::Sequence(seq) => seq
-            .items
-            .iter_mut()
-            .for_each(|item| put_substituted_values(item, values)),
-        Node::Mapping(map) => map
-            .entries
-            .iter_mut()
-            .for_each(|entry| put_substituted_values(&mut entry.value, values)),
-    }
-}
-
 /// Upstream's way: print, substitute the text, read back.
 fn substitute_text<F>(doc: &Node, lookup: F, strict: bool) -> Result<Node, Error>
 where
@@ -183,6 +180,7 @@ where
 }
 
 /// Whether any key or scalar holds a `$`: only then can the printed object hold an expression.
+#[cfg(test)]
 fn mentions_dollar(node: &Node) -> bool {
     match node {
         Node::Scalar(s) => s.value.contains('$'),
@@ -460,9 +458,7 @@ mod tests {
     /// The shortcut for objects without a `$` gives what printing and reading back gives.
     fn assert_shortcut_matches(doc: &Node, context: &str) {
         let by_text = substitute_text(doc, |_| None, false).map(|n| without_positions(&n));
-        let mut reread = doc.clone();
-        yaml::reread(&mut reread);
-        let shortcut = normalise(reread).map(|n| without_positions(&n));
+        let shortcut = substitute_on_tree(doc.clone(), Vec::new()).map(|n| without_positions(&n));
         if shortcut != by_text {
             let (a, b) = (format!("{shortcut:#?}"), format!("{by_text:#?}"));
             let at = a
@@ -586,10 +582,8 @@ data:
                 let by_text = substitute_text(doc, lookup, strict).map(|n| without_positions(&n));
                 let mut values = Vec::new();
                 if plain_value_substitutions(doc, &lookup, strict, &mut values) {
-                    let mut reread = doc.clone();
-                    yaml::reread(&mut reread);
-                    put_substituted_values(&mut reread, &mut values.into_iter());
-                    let shortcut = normalise(reread).map(|n| without_positions(&n));
+                    let shortcut =
+                        substitute_on_tree(doc.clone(), values).map(|n| without_positions(&n));
                     assert_eq!(
                         shortcut.as_ref().ok(),
                         by_text.as_ref().ok(),

@@ -15,7 +15,9 @@ use std::cmp::Ordering;
 
 use super::canon::{kyaml_entries, respell};
 use super::node::{CollectionStyle, Entry, Mapping, Node, Scalar, ScalarStyle, Sequence};
-use super::resolve::{kyaml_timestamp, resolve_kyaml, scalar_needs_quoting, Resolved};
+use super::resolve::{
+    is_plain_word, kyaml_timestamp, resolve_kyaml, scalar_needs_quoting, Resolved,
+};
 
 /// Output choices.
 #[derive(Clone, Debug, Default)]
@@ -392,6 +394,15 @@ impl Emitter {
     }
 
     fn scalar(&mut self, s: &Scalar, context: Context) {
+        if self.mode == Mode::CanonicalKyaml
+            && s.tag.is_none()
+            && s.style != ScalarStyle::Folded
+            && is_plain_word(&s.value)
+        {
+            // A string whichever way it was written, that every style check below would leave
+            // plain: most keys and values.
+            return self.write_plain_scalar(&s.value, !self.simple_key_context);
+        }
         let is_key = matches!(context, Context::SimpleKey | Context::ComplexKey);
         let respelled;
         let (text, requested) = match self.mode {

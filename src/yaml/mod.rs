@@ -34,7 +34,7 @@ pub use emit::{
 #[cfg(test)]
 pub(crate) use files::yaml_texts_under;
 pub use files::ParsedFiles;
-pub use reread::{reread, reread_value};
+pub use reread::{reread, reread_then, reread_value};
 
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence, Tag,

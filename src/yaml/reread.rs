@@ -11,22 +11,38 @@ use super::resolve::is_plain_word;
 
 /// Turns `node` into `parse_stream(&emit(node))`'s single document, positions aside.
 pub fn reread(node: &mut Node) {
+    let _ = reread_then(node, &mut |_, _| Ok::<(), ()>(()));
+}
+
+/// `reread`, handing each scalar to `then` (with whether it is a key) as soon as it is reread: one
+/// walk over the tree for callers that go on to change every scalar. Stops at `then`'s first error.
+pub fn reread_then<E>(
+    node: &mut Node,
+    then: &mut impl FnMut(&mut Scalar, bool) -> Result<(), E>,
+) -> Result<(), E> {
     match node {
-        Node::Scalar(s) => reread_scalar(s, false),
+        Node::Scalar(s) => {
+            reread_scalar(s, false);
+            then(s, false)?;
+        }
         Node::Sequence(seq) => {
-            seq.items.iter_mut().for_each(reread);
+            for item in &mut seq.items {
+                reread_then(item, then)?;
+            }
             seq.style = printed_collection_style(seq.items.is_empty());
             seq.tag = None;
         }
         Node::Mapping(map) => {
             for entry in &mut map.entries {
                 reread_scalar(&mut entry.key, true);
-                reread(&mut entry.value);
+                then(&mut entry.key, true)?;
+                reread_then(&mut entry.value, then)?;
             }
             map.style = printed_collection_style(map.entries.is_empty());
             map.tag = None;
         }
     }
+    Ok(())
 }
 
 /// The text and style `reread` gives a scalar that is a mapping value or a sequence item.
@@ -43,7 +59,11 @@ fn reread_text(scalar: &Scalar, is_key: bool) -> (&str, ScalarStyle) {
 }
 
 fn reread_scalar(scalar: &mut Scalar, is_key: bool) {
-    let (text, style) = reread_text(scalar, is_key);
+    if scalar.tag.is_none() && is_plain_word(&scalar.value) {
+        scalar.style = ScalarStyle::Plain;
+        return;
+    }
+    let (text, style) = printed_scalar(scalar, is_key);
     // Only nulls and booleans are printed in another spelling (`null`, `true`, `false`).
     if text != scalar.value {
         scalar.value = text.to_owned();

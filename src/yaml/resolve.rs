@@ -38,39 +38,52 @@ enum Schema {
 /// null or a boolean (no number, timestamp or indicator starts with a letter). Most keys and values
 /// are such words; callers skip the resolvers and the emitter's analysis for them.
 pub fn is_plain_word(text: &str) -> bool {
+    const WORD_BYTE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            table[b] = c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'/');
+            b += 1;
+        }
+        table
+    };
     let bytes = text.as_bytes();
     bytes.first().is_some_and(u8::is_ascii_alphabetic)
-        && bytes
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
-        && !matches!(
-            text,
-            "null"
-                | "Null"
-                | "NULL"
-                | "true"
-                | "True"
-                | "TRUE"
-                | "false"
-                | "False"
-                | "FALSE"
-                | "y"
-                | "Y"
-                | "yes"
-                | "Yes"
-                | "YES"
-                | "on"
-                | "On"
-                | "ON"
-                | "n"
-                | "N"
-                | "no"
-                | "No"
-                | "NO"
-                | "off"
-                | "Off"
-                | "OFF"
-        )
+        && bytes.iter().all(|&b| WORD_BYTE[usize::from(b)])
+        // The null and boolean words are all five letters or fewer.
+        && (bytes.len() > 5 || !is_null_or_bool_word(text))
+}
+
+fn is_null_or_bool_word(text: &str) -> bool {
+    matches!(
+        text,
+        "null"
+            | "Null"
+            | "NULL"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "y"
+            | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "on"
+            | "On"
+            | "ON"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "off"
+            | "Off"
+            | "OFF"
+    )
 }
 
 /// How kustomize (go-yaml v3) types a scalar.
