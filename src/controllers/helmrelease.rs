@@ -221,6 +221,7 @@ pub enum ComposedValues {
 pub fn compose_values<'a>(
     namespace: &str,
     spec: &HelmRelease,
+    inline_values: Option<&Node>,
     lookup: impl Fn(&ResourceId) -> Option<&'a Object>,
     declared: impl Fn(&ResourceId) -> Option<String>,
     absent_is_final: bool,
@@ -299,7 +300,7 @@ pub fn compose_values<'a>(
     if !waiting.is_empty() {
         return ComposedValues::Wait(waiting);
     }
-    if let Some(values) = &spec.values {
+    if let Some(values) = inline_values {
         result = merge_maps(result, node_to_value(values));
     }
     ComposedValues::Ready {

@@ -741,7 +741,7 @@ impl Runtime<'_> {
                 &rendered.chart,
                 &rendered.unread_values,
                 written,
-                spec.values.as_ref(),
+                flux.helm_values(),
             )
         });
         let nodes = match helmrelease::post_process(rendered, spec, flux.name(), flux.namespace()) {
@@ -1008,6 +1008,7 @@ impl Runtime<'_> {
         match helmrelease::compose_values(
             namespace,
             spec,
+            flux.helm_values(),
             lookup,
             declared,
             drain != DrainLevel::None,

@@ -193,7 +193,6 @@ pub struct HelmRelease {
     pub target_namespace: Option<String>,
     pub storage_namespace: Option<String>,
     pub depends_on: Vec<DependsOn>,
-    pub values: Option<Node>,
     pub values_from: Vec<DataRef>,
     pub suspend: bool,
     pub post_renderers: Option<Node>,
@@ -338,6 +337,19 @@ impl FluxObject {
             FluxSpec::Kustomization(k) => Some(k),
             _ => None,
         }
+    }
+
+    /// A HelmRelease's inline `spec.values`, read in place: they can be large, and most readings
+    /// of a spec never look at them.
+    pub fn helm_values(&self) -> Option<&Node> {
+        self.as_helm_release()?;
+        self.object
+            .node
+            .as_mapping()?
+            .get("spec")?
+            .as_mapping()?
+            .get("values")
+            .filter(|values| !values.is_null())
     }
 
     pub fn as_helm_release(&self) -> Option<&HelmRelease> {
@@ -537,7 +549,6 @@ fn read_helm_release(spec: &Fields) -> FieldResult<HelmRelease> {
         target_namespace: spec.str("targetNamespace")?,
         storage_namespace: spec.str("storageNamespace")?,
         depends_on: read_depends_on(spec)?,
-        values: spec.node("values").cloned(),
         values_from: read_data_refs(spec, "valuesFrom")?,
         suspend: spec.bool("suspend")?.unwrap_or(false),
         post_renderers: spec.node("postRenderers").cloned(),

@@ -1,7 +1,10 @@
 //! The scheduler's state, kept under one lock: nodes, who is parked on what, and the event sequence
 //! that prevents lost wake-ups.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+// Ids are hashed on every event; SipHash's resistance is not needed for them and costs more.
+use foldhash::{HashMap, HashMapExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

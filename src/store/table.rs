@@ -1,6 +1,7 @@
 //! The object and status tables, and event delivery.
 
-use std::collections::HashMap;
+// Ids are hashed on every read and write; SipHash's resistance is not needed for them.
+use foldhash::{HashMap, HashMapExt};
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
