@@ -942,6 +942,9 @@ impl ScanFacts {
 /// [`analyze_chars`] for ASCII text, by bytes: ordinary bytes (letters, digits, most punctuation)
 /// cost one table lookup, which matters for long values such as embedded scripts and dashboards.
 fn analyze_ascii(bytes: &[u8]) -> Analysis {
+    if bytes.contains(&b'\n') {
+        return analyze_ascii_lines(bytes);
+    }
     const ORDINARY: u8 = 0;
     const SPACE: u8 = 1;
     const BREAK: u8 = 2;
@@ -1031,6 +1034,32 @@ fn analyze_ascii(bytes: &[u8]) -> Analysis {
         space_break,
     }
     .analysis()
+}
+
+/// [`analyze_ascii`] for text holding a line feed, in whole-slice scans the compiler can
+/// vectorise: no plain style can hold a line break, so only special characters, a space next to a
+/// break and a trailing space still decide anything. Long multi-line values (scripts, dashboards)
+/// are most of the bytes printed.
+fn analyze_ascii_lines(bytes: &[u8]) -> Analysis {
+    // A carriage return is a break but also special, which rules out every style it could matter to.
+    let special = bytes.iter().fold(false, |found, &b| {
+        found | ((b < 0x20) & (b != b'\n')) | (b == 0x7F)
+    });
+    let pairs = || bytes.iter().zip(&bytes[1..]);
+    let break_space = pairs().fold(false, |found, (&a, &b)| {
+        found | ((a == b'\n') & (b == b' '))
+    });
+    let space_break = pairs().fold(false, |found, (&a, &b)| {
+        found | ((a == b' ') & (b == b'\n'))
+    });
+    let trailing_space = bytes.last() == Some(&b' ');
+    Analysis {
+        multiline: true,
+        flow_plain_allowed: false,
+        block_plain_allowed: false,
+        single_quoted_allowed: !(break_space || space_break || special),
+        block_allowed: !(trailing_space || space_break || special),
+    }
 }
 
 fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
