@@ -733,8 +733,9 @@ impl<'t> Reader<'t, '_> {
             return Some(line + 1);
         };
         let content_indent = content_indent.unwrap_or(0);
-        // The last line's break must be in the text: a stream that ends without one is saphyr's.
-        if end == self.lines.len() && !self.text.ends_with('\n') {
+        // Clipping and keeping look at the last line's break, so a stream that ends without one is
+        // saphyr's; stripping drops it either way.
+        if end == self.lines.len() && !self.text.ends_with('\n') && chomp != Chomp::Strip {
             return None;
         }
         let mut value = String::new();
@@ -915,6 +916,9 @@ mod tests {
             "a: &x b\nc: *x\nd: &m\n  e: f\ng:\n  <<: *m\n  h: i\n",
             "a: [x, \"y\", {k: v}]\nb: { drop: [\"ALL\"] }\nc: []\n",
             "---\n---\na:\n  -\n  - b\n---\n",
+            "k: >-\n  folded at the end\n  of the text",
+            "k: |-\n  literal\n\n  at the end  ",
+            "- |-\n  x\n",
         ];
         for case in cases {
             assert_eq!(same_as_saphyr(case), Some(true), "{case}");
@@ -944,6 +948,8 @@ mod tests {
             "a:\tb\n",
             "? a\n: b\n",
             "k: |2\n   x\n",
+            "k: |\n  clipped at the end",
+            "k: >+\n  kept at the end",
         ] {
             let options = ParseOptions::default();
             assert!(parse(case, &options).is_none(), "{case}");
