@@ -5,13 +5,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Location};
-use crate::model::{is_sops_document, FluxKind, Object, ResourceId};
+use crate::model::{is_sops_document, FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::{self, Document, Node, ParseOptions, Pos};
 
 /// What one file held.
 pub struct LoadedFile {
     /// Every document that is a Kubernetes object (has `apiVersion` and `kind`).
     pub objects: Vec<Object>,
+    /// For each of `objects`, its reading as a Flux object when it is one and reads cleanly;
+    /// read here so that it happens on the thread that parsed the file.
+    pub flux: Vec<Option<FluxObject>>,
     /// The documents that are kustomize configuration (`kustomization.yaml`), kept for the
     /// patch-fragment and namespace readings.
     pub kustomization: Option<Node>,
@@ -37,6 +40,7 @@ const READ_BUFFER: usize = 16 << 10;
 pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) -> LoadedFile {
     let mut loaded = LoadedFile {
         objects: Vec::new(),
+        flux: Vec::new(),
         kustomization: None,
         sops_documents: 0,
         diagnostics: Vec::new(),
@@ -57,6 +61,7 @@ pub fn keep_again(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, kee
     if loaded.documents.is_some() {
         // A file that parsed has no diagnostics but those `collect` makes.
         loaded.objects.clear();
+        loaded.flux.clear();
         loaded.kustomization = None;
         loaded.sops_documents = 0;
         loaded.diagnostics.clear();
@@ -149,6 +154,11 @@ fn collect(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep
         }
         load_document(&document.root, document.pos, relative, keep, loaded);
     }
+    loaded.flux = loaded
+        .objects
+        .iter()
+        .map(|object| FluxObject::from_object(object).ok().flatten())
+        .collect();
 }
 
 /// Which objects a file's reader keeps; every document is still checked for a valid identity.

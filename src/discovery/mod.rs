@@ -234,8 +234,11 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             let Some(file_load) = loaded[i].as_ref() else {
                 continue;
             };
-            for object in &file_load.objects {
-                if let Some(next) = followed_path(object, &root, &fs_facts, &mut diagnostics) {
+            for (object, flux) in file_load.objects.iter().zip(&file_load.flux) {
+                let next = flux
+                    .as_ref()
+                    .and_then(|flux| followed_path(flux, &root, &fs_facts, &mut diagnostics));
+                if let Some(next) = next {
                     // The id the object will have: with the namespace its kustomization gives it,
                     // as the objects themselves get it below.
                     let mut id = object.id.clone();
@@ -298,27 +301,34 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             continue;
         }
         let namespace_hint = refs.namespace_of_file.get(path);
-        for mut object in file.objects {
-            if object.id.namespace.is_empty() {
+        let with_namespace = |id: &mut ResourceId| {
+            if id.namespace.is_empty() {
                 if let Some(namespace) = namespace_hint {
-                    object.id.namespace = namespace.clone();
+                    id.namespace = namespace.clone();
                 }
             }
+        };
+        for (mut object, flux) in file.objects.into_iter().zip(file.flux) {
+            if let Some(mut flux) = flux {
+                // Read where the file was parsed; the spec does not depend on the namespace.
+                with_namespace(&mut flux.object.id);
+                flux_objects.push(flux);
+                continue;
+            }
+            with_namespace(&mut object.id);
             if object.id.group.is_empty()
                 && matches!(object.id.kind.as_str(), "ConfigMap" | "Secret")
             {
                 data_objects.push(object);
-            } else {
+            } else if FluxKind::from_group_kind(&object.id.group, &object.id.kind).is_some() {
+                // Read again for its error, which names the object with its namespace.
                 others.push(object);
             }
         }
     }
-    // Reading a Flux object's spec copies its parts (a HelmRelease's values); on all cores.
-    for read in crate::parallel::map(&others, FluxObject::from_object) {
-        match read {
-            Ok(Some(flux)) => flux_objects.push(flux),
-            Ok(None) => {}
-            Err(error) => diagnostics.push(error.to_diagnostic()),
+    for object in &others {
+        if let Err(error) = FluxObject::from_object(object) {
+            diagnostics.push(error.to_diagnostic());
         }
     }
     flux_objects
@@ -424,15 +434,12 @@ fn walk_and_load(
 /// walk it: the source is a GitRepository (the working tree, or a repository aliased to it) and
 /// the path resolves without cluster-only variables.
 fn followed_path(
-    object: &Object,
+    flux: &FluxObject,
     root: &Path,
     fs_facts: &FsFacts,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<PathBuf> {
-    if object.id.group != crate::model::KUSTOMIZE_GROUP || object.id.kind != "Kustomization" {
-        return None;
-    }
-    let flux = FluxObject::from_object(object).ok()??;
+    let object = &flux.object;
     let kustomization = flux.as_kustomization()?;
     if kustomization.source_ref.kind != "GitRepository" {
         return None;
