@@ -99,7 +99,12 @@ pub fn substitute_document(
 /// `plain_value_substitutions`, in tree order), then normalised.
 fn substitute_on_tree(mut doc: Node, values: Vec<String>) -> Result<Node, Error> {
     let mut values = values.into_iter();
-    yaml::reread_then(&mut doc, &mut |scalar, is_key| {
+    yaml::reread_then(&mut doc, &mut |scalar, is_key, plain_word| {
+        if plain_word {
+            // A string to every reader, with no `$`: what `normalise_*` make of it.
+            scalar.style = ScalarStyle::DoubleQuoted;
+            return Ok(());
+        }
         if is_key {
             normalise_key(scalar);
             return Ok(());
@@ -131,7 +136,7 @@ where
     match node {
         Node::Scalar(s) => {
             // Reading back respells only nulls and booleans, which hold no `$`.
-            if !s.value.contains('$') {
+            if !has_dollar(&s.value) {
                 return true;
             }
             let (text, style) = yaml::reread_value(s);
@@ -154,10 +159,15 @@ where
             .iter()
             .all(|item| plain_value_substitutions(item, lookup, strict, out)),
         Node::Mapping(map) => map.entries.iter().all(|entry| {
-            !entry.key.value.contains('$')
+            !has_dollar(&entry.key.value)
                 && plain_value_substitutions(&entry.value, lookup, strict, out)
         }),
     }
+}
+
+/// `text.contains('$')` without a call into `memchr` for the short keys and values most are.
+fn has_dollar(text: &str) -> bool {
+    text.bytes().any(|b| b == b'$')
 }
 
 /// Upstream's way: print, substitute the text, read back.

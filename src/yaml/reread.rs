@@ -11,19 +11,20 @@ use super::resolve::is_plain_word;
 
 /// Turns `node` into `parse_stream(&emit(node))`'s single document, positions aside.
 pub fn reread(node: &mut Node) {
-    let _ = reread_then(node, &mut |_, _| Ok::<(), ()>(()));
+    let _ = reread_then(node, &mut |_, _, _| Ok::<(), ()>(()));
 }
 
-/// `reread`, handing each scalar to `then` (with whether it is a key) as soon as it is reread: one
+/// `reread`, handing each scalar to `then` as soon as it is reread, with whether it is a key and
+/// whether it is a plain word (see [`is_plain_word`]; reread leaves those plain, as they were): one
 /// walk over the tree for callers that go on to change every scalar. Stops at `then`'s first error.
 pub fn reread_then<E>(
     node: &mut Node,
-    then: &mut impl FnMut(&mut Scalar, bool) -> Result<(), E>,
+    then: &mut impl FnMut(&mut Scalar, bool, bool) -> Result<(), E>,
 ) -> Result<(), E> {
     match node {
         Node::Scalar(s) => {
-            reread_scalar(s, false);
-            then(s, false)?;
+            let word = reread_scalar(s, false);
+            then(s, false, word)?;
         }
         Node::Sequence(seq) => {
             for item in &mut seq.items {
@@ -34,8 +35,8 @@ pub fn reread_then<E>(
         }
         Node::Mapping(map) => {
             for entry in &mut map.entries {
-                reread_scalar(&mut entry.key, true);
-                then(&mut entry.key, true)?;
+                let word = reread_scalar(&mut entry.key, true);
+                then(&mut entry.key, true, word)?;
                 reread_then(&mut entry.value, then)?;
             }
             map.style = printed_collection_style(map.entries.is_empty());
@@ -58,10 +59,11 @@ fn reread_text(scalar: &Scalar, is_key: bool) -> (&str, ScalarStyle) {
     printed_scalar(scalar, is_key)
 }
 
-fn reread_scalar(scalar: &mut Scalar, is_key: bool) {
+/// Rereads one scalar; true when it is a plain word.
+fn reread_scalar(scalar: &mut Scalar, is_key: bool) -> bool {
     if scalar.tag.is_none() && is_plain_word(&scalar.value) {
         scalar.style = ScalarStyle::Plain;
-        return;
+        return true;
     }
     let (text, style) = printed_scalar(scalar, is_key);
     // Only nulls and booleans are printed in another spelling (`null`, `true`, `false`).
@@ -70,6 +72,7 @@ fn reread_scalar(scalar: &mut Scalar, is_key: bool) {
     }
     scalar.style = style;
     scalar.tag = None;
+    false
 }
 
 fn printed_collection_style(empty: bool) -> CollectionStyle {
