@@ -400,8 +400,16 @@ impl Emitter {
             && is_plain_word(&s.value)
         {
             // A string whichever way it was written, that every style check below would leave
-            // plain: most keys and values.
-            return self.write_plain_scalar(&s.value, !self.simple_key_context);
+            // plain: most keys and values. It holds no space or break, so `write_plain` would
+            // write it whole, at any indentation.
+            if !self.whitespace {
+                self.put(' ');
+            }
+            self.out.push_str(&s.value);
+            self.column += s.value.len();
+            self.whitespace = false;
+            self.indention = false;
+            return;
         }
         let is_key = matches!(context, Context::SimpleKey | Context::ComplexKey);
         let respelled;
