@@ -21,12 +21,13 @@ pub fn shown(diagnostic: &Diagnostic, level: LogLevel) -> bool {
 
 /// Prints the diagnostics the log level asks for to stderr.
 pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Context) {
-    // One write for all of them: a run can report hundreds.
-    let text: String = diagnostics
+    // One write for all of them: a run can report hundreds, each quoting its file, so they are
+    // rendered on every core.
+    let shown: Vec<&Diagnostic> = diagnostics
         .iter()
         .filter(|d| shown(d, context.log_level))
-        .map(|d| render(d, root, context.color))
         .collect();
+    let text: String = crate::parallel::map(&shown, |d| render(d, root, context.color)).concat();
     eprint!("{text}");
 }
 
