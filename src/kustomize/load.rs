@@ -114,7 +114,7 @@ impl Ctx<'_> {
             None => dir.join(entry),
         };
         let abs = absolutize(&joined);
-        if abs.starts_with(&root) {
+        if is_within(&abs, &root) {
             return abs;
         }
         // climbed above the root: continue from the root with what is left
@@ -159,7 +159,7 @@ impl Ctx<'_> {
             .real_path(fs_root)
             .unwrap_or_else(|| absolutize(fs_root));
         let real = self.real_path(path).unwrap_or_else(|| absolutize(path));
-        if real.starts_with(&root) {
+        if is_within(&real, &root) {
             Ok(())
         } else {
             Err(format!(
@@ -188,6 +188,17 @@ impl Ctx<'_> {
             ))
         }
     }
+}
+
+/// `path.starts_with(dir)` for normalised absolute paths (as `absolutize` and `canonicalize` give
+/// them), on their bytes rather than component by component.
+fn is_within(path: &Path, dir: &Path) -> bool {
+    let (path, dir) = (
+        path.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    path.starts_with(dir)
+        && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
 }
 
 fn absolutize(path: &Path) -> PathBuf {
@@ -1273,6 +1284,20 @@ mod tests {
                 Path::new(expected),
                 "{path}"
             );
+        }
+        for (path, dir, within) in [
+            ("/a/b", "/a", true),
+            ("/a/b", "/a/b", true),
+            ("/a/bc", "/a/b", false),
+            ("/a", "/a/b", false),
+            ("/a/b", "/", true),
+        ] {
+            assert_eq!(
+                super::is_within(Path::new(path), Path::new(dir)),
+                within,
+                "{path} in {dir}"
+            );
+            assert_eq!(Path::new(path).starts_with(dir), within);
         }
         assert!(super::is_plain_absolute(Path::new("/a/b")));
         assert!(!super::is_plain_absolute(Path::new("/a/./b")));

@@ -331,11 +331,11 @@ fn yaml11_int(text: &str) -> Option<Int> {
     if !text.starts_with(|c: char| c.is_ascii_digit() || c == '+' || c == '-') {
         return None;
     }
-    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let plain = crate::yaml::without_underscores(text);
     let (negative, unsigned) = match plain.as_bytes().first() {
         Some(b'-') => (true, plain.get(1..)?),
         Some(b'+') => (false, plain.get(1..)?),
-        _ => (false, plain.as_str()),
+        _ => (false, &*plain),
     };
     let lower = unsigned.to_ascii_lowercase();
     let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
@@ -374,7 +374,7 @@ fn yaml11_number(text: &str) -> Option<f64> {
         Some(Int::Unsigned(u)) => return Some(u as f64),
         None => {}
     }
-    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let plain = crate::yaml::without_underscores(text);
     if !(text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
         && is_yaml_style_float(&plain))
     {

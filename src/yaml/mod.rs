@@ -39,6 +39,7 @@ pub use reread::{reread, reread_then, reread_value};
 pub use node::{
     CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence, Tag,
 };
+pub(crate) use resolve::without_underscores;
 pub use resolve::{
     is_plain_word, resolve_helm, resolve_kyaml, scalar_needs_quoting, to_json_helm, to_json_kyaml,
     Resolved,

@@ -174,7 +174,7 @@ fn resolve_plain(text: &str, schema: Schema) -> Resolved {
                 // Decoded into `interface{}`, go-yaml keeps timestamps as strings.
                 return Resolved::Str;
             }
-            let plain: String = text.chars().filter(|&c| c != '_').collect();
+            let plain = without_underscores(text);
             if let Some(n) = go_parse_int(&plain) {
                 if let Ok(i) = i64::try_from(n) {
                     return Resolved::Int(i);
@@ -194,6 +194,16 @@ fn resolve_plain(text: &str, schema: Schema) -> Resolved {
             Resolved::Str
         }
         _ => Resolved::Str,
+    }
+}
+
+/// `text` with its `_` digit separators removed, as Go's number parsing reads it; most numbers
+/// have none, and then nothing is copied.
+pub(crate) fn without_underscores(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('_') {
+        std::borrow::Cow::Owned(text.replace('_', ""))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
