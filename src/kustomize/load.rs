@@ -197,8 +197,7 @@ fn is_within(path: &Path, dir: &Path) -> bool {
         path.as_os_str().as_encoded_bytes(),
         dir.as_os_str().as_encoded_bytes(),
     );
-    path.starts_with(dir)
-        && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
+    path.starts_with(dir) && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
 }
 
 fn absolutize(path: &Path) -> PathBuf {
