@@ -37,6 +37,13 @@ pub struct FsFacts {
 
 type Table<T> = Mutex<foldhash::HashMap<Box<[u8]>, T>>;
 
+/// `path.starts_with(dir)` for normalised absolute paths (no `.`, `..`, doubled or trailing
+/// separators, as `canonicalize` gives them), on their bytes rather than component by component.
+pub fn is_within(path: &Path, dir: &Path) -> bool {
+    let (path, dir) = (key(path), key(dir));
+    path.starts_with(dir) && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
+}
+
 fn key(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }

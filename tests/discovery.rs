@@ -423,3 +423,34 @@ fn the_listing_is_in_path_order_and_chart_templates_are_not_read_as_yaml() {
         repo.diagnostics
     );
 }
+
+#[test]
+fn a_patch_file_keeps_every_partial_object_as_a_fragment_though_it_was_read_before_it_was_known() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    // The patch file sorts (and is read) before the kustomization that names it as a patch.
+    write(
+        root,
+        "app/a-patch.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n",
+    );
+    write(
+        root,
+        "app/deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n",
+    );
+    write(
+        root,
+        "app/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deployment.yaml]\npatches:\n  - path: a-patch.yaml\n",
+    );
+    let repo = discover_at(root, root);
+    assert_eq!(repo.stats.patch_files, 1);
+    let fragments: Vec<String> = repo
+        .patch_fragments
+        .iter()
+        .map(|o| format!("{} {}", o.id, o.file.display()))
+        .collect();
+    assert_eq!(fragments.len(), 1, "{fragments:?}");
+    assert!(fragments[0].contains("Deployment") && fragments[0].ends_with("app/a-patch.yaml"));
+}

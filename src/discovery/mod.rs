@@ -212,7 +212,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             // The listing is sorted by path components, so a directory's files are contiguous.
             let start = listing.yaml_files.partition_point(|f| *f < target);
             let files = (start..listing.yaml_files.len())
-                .take_while(|&i| is_within(&listing.yaml_files[i], &target))
+                .take_while(|&i| crate::fs_facts::is_within(&listing.yaml_files[i], &target))
                 .filter(|&i| !in_chart_templates(&listing.yaml_files[i], &root))
                 .collect();
             walked.insert(key);
@@ -499,15 +499,6 @@ fn in_chart_templates(file: &Path, root: &Path) -> bool {
             dir.file_name().is_some_and(|n| n == "templates")
                 && dir.parent().is_some_and(|p| p.join("Chart.yaml").is_file())
         })
-}
-
-/// `path.starts_with(dir)` on the paths' bytes, for normalised paths.
-fn is_within(path: &Path, dir: &Path) -> bool {
-    let (path, dir) = (
-        path.as_os_str().as_encoded_bytes(),
-        dir.as_os_str().as_encoded_bytes(),
-    );
-    path.starts_with(dir) && path.get(dir.len()).is_none_or(|&b| b == b'/')
 }
 
 fn find_git_root(start: &Path) -> Option<PathBuf> {

@@ -114,7 +114,7 @@ impl Ctx<'_> {
             None => dir.join(entry),
         };
         let abs = absolutize(&joined);
-        if is_within(&abs, &root) {
+        if crate::fs_facts::is_within(&abs, &root) {
             return abs;
         }
         // climbed above the root: continue from the root with what is left
@@ -159,7 +159,7 @@ impl Ctx<'_> {
             .real_path(fs_root)
             .unwrap_or_else(|| absolutize(fs_root));
         let real = self.real_path(path).unwrap_or_else(|| absolutize(path));
-        if is_within(&real, &root) {
+        if crate::fs_facts::is_within(&real, &root) {
             Ok(())
         } else {
             Err(format!(
@@ -188,16 +188,6 @@ impl Ctx<'_> {
             ))
         }
     }
-}
-
-/// `path.starts_with(dir)` for normalised absolute paths (as `absolutize` and `canonicalize` give
-/// them), on their bytes rather than component by component.
-fn is_within(path: &Path, dir: &Path) -> bool {
-    let (path, dir) = (
-        path.as_os_str().as_encoded_bytes(),
-        dir.as_os_str().as_encoded_bytes(),
-    );
-    path.starts_with(dir) && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
 }
 
 fn absolutize(path: &Path) -> PathBuf {
@@ -1292,7 +1282,7 @@ mod tests {
             ("/a/b", "/", true),
         ] {
             assert_eq!(
-                super::is_within(Path::new(path), Path::new(dir)),
+                crate::fs_facts::is_within(Path::new(path), Path::new(dir)),
                 within,
                 "{path} in {dir}"
             );
