@@ -119,6 +119,25 @@ impl FsFacts {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn containment_of_normalised_paths_is_decided_as_path_starts_with_decides_it() {
+        use std::path::Path;
+        for (path, dir, within) in [
+            ("/a/b", "/a", true),
+            ("/a/b", "/a/b", true),
+            ("/a/bc", "/a/b", false),
+            ("/a", "/a/b", false),
+            ("/a/b", "/", true),
+        ] {
+            assert_eq!(
+                super::is_within(Path::new(path), Path::new(dir)),
+                within,
+                "{path} in {dir}"
+            );
+            assert_eq!(Path::new(path).starts_with(dir), within);
+        }
+    }
+
     use super::{FileKind, FsFacts};
 
     #[test]

@@ -55,35 +55,24 @@ pub fn map_chunked<T: Sync, R: Send>(
     // magnitude (a CRD against a ConfigMap), so fixed shares would leave one thread idle.
     let next = AtomicUsize::new(0);
     let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
-        let workers = (0..threads)
-            .map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(STACK_SIZE)
-                    .spawn_scoped(scope, || {
-                        let mut out = Vec::new();
-                        loop {
-                            let start = next.fetch_add(chunk, Ordering::Relaxed);
-                            if start >= items.len() {
-                                break out;
-                            }
-                            let end = (start + chunk).min(items.len());
-                            out.push((start, items[start..end].iter().map(&f).collect()));
-                        }
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>();
-        // Without threads, the work is done here.
-        let Ok(workers) = workers else {
+        let work = || {
+            let mut out = Vec::new();
+            loop {
+                let start = next.fetch_add(chunk, Ordering::Relaxed);
+                if start >= items.len() {
+                    break out;
+                }
+                let end = (start + chunk).min(items.len());
+                out.push((start, items[start..end].iter().map(&f).collect()));
+            }
+        };
+        let workers: Option<Vec<_>> = (0..threads).map(|_| spawn_scoped(scope, work)).collect();
+        // Without threads, the work is done here, all of it: a worker that did start has taken
+        // items from the counter, and its results are dropped with it.
+        let Some(workers) = workers else {
             return vec![(0, items.iter().map(&f).collect())];
         };
-        workers
-            .into_iter()
-            .flat_map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
-            })
-            .collect()
+        workers.into_iter().flat_map(join).collect()
     });
     done.sort_by_key(|(start, _)| *start);
     done.into_iter().flat_map(|(_, results)| results).collect()

@@ -552,3 +552,26 @@ fn json_key(key: &Scalar, scalar: &dyn Fn(&Scalar) -> Value) -> String {
         _ => key.value.clone(),
     }
 }
+
+#[cfg(test)]
+mod plain_word_tests {
+    #[test]
+    fn plain_words_are_strings_to_every_reader_and_nothing_else_is() {
+        for word in [
+            "nginx",
+            "app.kubernetes.io/name",
+            "a-b_c",
+            "Yesterday",
+            "nulls",
+            "x1",
+        ] {
+            assert!(super::is_plain_word(word), "{word}");
+        }
+        for not_word in [
+            "", "yes", "No", "ON", "off", "y", "N", "null", "NULL", "true", "False", "1a", "-a",
+            ".a", "a b", "a:b", "a#b", "é", "a,b", "${X}",
+        ] {
+            assert!(!super::is_plain_word(not_word), "{not_word}");
+        }
+    }
+}
