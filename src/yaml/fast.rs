@@ -1,6 +1,7 @@
 //! A quick reader for the block-style YAML that nearly every manifest is written in: block
-//! mappings and sequences, one-line plain and quoted scalars, literal and folded block scalars,
-//! one-line flow collections, anchors and aliases, comments and `---`. It works line by line on the
+//! mappings and sequences, plain scalars (over several lines too), one-line quoted scalars, literal
+//! and folded block scalars, flow collections (over several lines too, with aliases and keys
+//! without values), anchors and aliases, comments and `---`. It works line by line on the
 //! text's bytes, where saphyr reads character by character through a look-ahead buffer; taking
 //! most files off saphyr cut a render of the largest corpus repository by a fifth of its
 //! instructions.
@@ -474,6 +475,9 @@ impl<'t> Reader<'t, '_> {
             let rest = &next_line.text[next_line.indent..];
             let is_item = rest == "-" || rest.starts_with("- ");
             if next_line.indent > indent {
+                if rest.starts_with(['[', '{']) {
+                    return self.flow_value(next, next_line.indent, indent);
+                }
                 return self.block_collection(next);
             }
             if in_mapping && next_line.indent == indent && is_item {
@@ -532,26 +536,81 @@ impl<'t> Reader<'t, '_> {
                 }
                 self.scalar(scalar.value, scalar.style, pos)?;
             }
-            b'[' | b'{' => {
-                let end = self.flow_node(line, at)?;
-                if !only_comment_after(&text[end..]) {
-                    return None;
-                }
-            }
+            b'[' | b'{' => return self.flow_value(line, at, indent),
             _ => {
                 if !plain_may_start(rest) {
                     return None;
                 }
-                let end = comment_start(rest).unwrap_or(rest.len());
-                let value = rest[..end].trim_end_matches(' ');
+                let comment = comment_start(rest);
+                let value = rest[..comment.unwrap_or(rest.len())].trim_end_matches(' ');
                 // `: ` inside a one-line value is an error in block context; saphyr says so.
                 if value.contains(": ") || value.ends_with(':') {
                     return None;
                 }
-                self.scalar(Cow::Borrowed(value), SaphyrStyle::Plain, pos)?;
+                // A comment ends the scalar; lines indented below it are then an error.
+                let (value, next) = match comment {
+                    Some(_) => (Cow::Borrowed(value), line + 1),
+                    None => self.plain_continued(value, line, indent)?,
+                };
+                self.scalar(value, SaphyrStyle::Plain, pos)?;
+                return Some(next);
             }
         }
         Some(line + 1)
+    }
+
+    /// A flow collection that opens at byte `at` of `line` as the value of a node in a block
+    /// collection at column `indent`; returns the line after the one it closes on.
+    fn flow_value(&mut self, line: usize, at: usize, indent: usize) -> Option<usize> {
+        let (end_line, end) = self.flow_node(line, at, indent)?;
+        only_comment_after(&self.lines[end_line].text[end..]).then_some(end_line + 1)
+    }
+
+    /// A plain scalar whose first line `first` is on `line`, continued on the lines below that are
+    /// indented more than its collection's column `indent`: each line trimmed, one line break
+    /// folded to a space, and each blank line between two text lines kept as a break. Returns the
+    /// value and the line after its last text line.
+    fn plain_continued(
+        &self,
+        first: &'t str,
+        line: usize,
+        indent: usize,
+    ) -> Option<(Cow<'t, str>, usize)> {
+        let mut value: Option<String> = None;
+        let mut blank_lines = 0;
+        let mut next = line + 1;
+        for (i, l) in self.lines.iter().enumerate().skip(line + 1) {
+            if l.indent == l.text.len() {
+                blank_lines += 1;
+                continue;
+            }
+            // A comment line ends the scalar, as a less indented line does.
+            if l.indent <= indent || l.is_empty {
+                break;
+            }
+            let content = l.text[l.indent..].trim_end_matches(' ');
+            // What could read as a key, a comment or a block indicator is left to saphyr.
+            if content.contains(": ")
+                || content.ends_with(':')
+                || comment_start(content).is_some()
+                || matches!(
+                    content.as_bytes(),
+                    [b'-' | b'?' | b':', b' ', ..] | [b'-' | b'?' | b':']
+                )
+            {
+                return None;
+            }
+            let value = value.get_or_insert_with(|| first.to_owned());
+            if blank_lines == 0 {
+                value.push(' ');
+            } else {
+                value.extend(std::iter::repeat_n('\n', blank_lines));
+            }
+            value.push_str(content);
+            blank_lines = 0;
+            next = i + 1;
+        }
+        Some((value.map_or(Cow::Borrowed(first), Cow::Owned), next))
     }
 
     /// A block scalar stands where its header does, anchored or not (the position saphyr's
@@ -568,75 +627,130 @@ impl<'t> Reader<'t, '_> {
         self.emit(Event::Scalar(value, style, anchor, None), pos, false)
     }
 
-    /// The entries of the flow collection opened at byte `at` of `line`, up to its `close`
-    /// bracket on the same line: nodes, or `key: value` pairs. Returns the bracket's byte.
-    fn flow_entries(&mut self, line: usize, at: usize, close: u8, pairs: bool) -> Option<usize> {
-        let bytes = self.lines[line].text.as_bytes();
-        let mut i = skip_spaces(bytes, at + 1);
-        if bytes.get(i) == Some(&close) {
-            return Some(i);
-        }
+    /// The next token of a flow collection at or after byte `i` of `line`, past spaces, line
+    /// breaks and blank lines. `None` at a comment, or at a line not indented more than `indent`,
+    /// the column of the block collection the flow node sits in (saphyr's rules for those).
+    fn flow_next(&self, mut line: usize, mut i: usize, indent: usize) -> Option<(usize, usize)> {
         loop {
-            i = if pairs {
-                self.flow_pair(line, i)?
-            } else {
-                self.flow_node(line, i)?
-            };
+            let bytes = self.lines[line].text.as_bytes();
             i = skip_spaces(bytes, i);
-            match *bytes.get(i)? {
-                b',' => {
-                    i = skip_spaces(bytes, i + 1);
-                    // A trailing comma is left to saphyr.
-                    if *bytes.get(i)? == close {
+            match bytes.get(i) {
+                Some(b'#') => return None,
+                Some(_) => return Some((line, i)),
+                None => {
+                    line += 1;
+                    let next = self.lines.get(line)?;
+                    let blank = next.indent == next.text.len();
+                    if !blank && (next.is_empty || next.indent <= indent) {
                         return None;
                     }
+                    i = next.indent;
                 }
-                b if b == close => return Some(i),
+            }
+        }
+    }
+
+    /// The byte at `i` of `line`.
+    fn byte_at(&self, line: usize, i: usize) -> Option<u8> {
+        self.lines[line].text.as_bytes().get(i).copied()
+    }
+
+    /// The entries of the flow collection opened at byte `at` of `line`, up to its `close`
+    /// bracket: nodes, or `key: value` pairs. Returns the bracket's line and byte.
+    fn flow_entries(
+        &mut self,
+        line: usize,
+        at: usize,
+        close: u8,
+        indent: usize,
+    ) -> Option<(usize, usize)> {
+        let (mut line, mut i) = self.flow_next(line, at + 1, indent)?;
+        if self.byte_at(line, i)? == close {
+            return Some((line, i));
+        }
+        loop {
+            (line, i) = if close == b'}' {
+                self.flow_pair(line, i, indent)?
+            } else {
+                self.flow_node(line, i, indent)?
+            };
+            (line, i) = self.flow_next(line, i, indent)?;
+            match self.byte_at(line, i)? {
+                b',' => {
+                    (line, i) = self.flow_next(line, i + 1, indent)?;
+                    // A trailing comma ends the collection as its bracket does.
+                    if self.byte_at(line, i)? == close {
+                        return Some((line, i));
+                    }
+                }
+                b if b == close => return Some((line, i)),
                 _ => return None,
             }
         }
     }
 
-    /// A `key: value` pair of a flow mapping, starting at byte `at` of `line`; returns the byte
-    /// after the value.
-    fn flow_pair(&mut self, line: usize, at: usize) -> Option<usize> {
+    /// A `key: value` pair of a flow mapping, or a key alone (its value a null placed at the `,`
+    /// or `}` after it), starting at byte `at` of `line`; key and value on that line. Returns
+    /// the line and byte after the pair.
+    fn flow_pair(&mut self, line: usize, at: usize, indent: usize) -> Option<(usize, usize)> {
         let text = self.lines[line].text;
         let bytes = text.as_bytes();
         if !matches!(bytes.get(at)?, b'"' | b'\'') && !plain_may_start(&text[at..]) {
             return None;
         }
-        let i = self.flow_node(line, at)?;
-        if bytes.get(i) != Some(&b':') || bytes.get(i + 1) != Some(&b' ') {
+        let (_, i) = self.flow_node(line, at, indent)?;
+        if bytes.get(i) == Some(&b':') && bytes.get(i + 1) == Some(&b' ') {
+            let value_at = skip_spaces(bytes, i + 1);
+            if value_at == bytes.len() {
+                return None;
+            }
+            return self.flow_node(line, value_at, indent);
+        }
+        let next = skip_spaces(bytes, i);
+        if !matches!(bytes.get(next), Some(b',' | b'}')) {
             return None;
         }
-        self.flow_node(line, skip_spaces(bytes, i + 1))
+        let pos = self.pos(line, next);
+        self.scalar(Cow::Borrowed(""), SaphyrStyle::Plain, pos)?;
+        Some((line, i))
     }
 
-    /// A flow node starting at byte `at` of `line` and ending on that line: a `[...]` sequence,
-    /// a `{...}` mapping, a quoted or a plain scalar. Returns the byte after it.
-    fn flow_node(&mut self, line: usize, at: usize) -> Option<usize> {
+    /// A flow node starting at byte `at` of `line`: a `[...]` sequence or a `{...}` mapping
+    /// (which may go on over the lines below), an alias, or a quoted or plain scalar on that
+    /// line. Returns the line and byte after it.
+    fn flow_node(&mut self, line: usize, at: usize, indent: usize) -> Option<(usize, usize)> {
         let text = self.lines[line].text;
         let bytes = text.as_bytes();
         let pos = self.pos(line, at);
         match *bytes.get(at)? {
             b'[' => {
                 self.start_sequence(pos, true)?;
-                let close = self.flow_entries(line, at, b']', false)?;
-                let end = self.pos(line, close);
+                let (close_line, close) = self.flow_entries(line, at, b']', indent)?;
+                let end = self.pos(close_line, close);
                 self.emit(Event::SequenceEnd, end, true)?;
-                Some(close + 1)
+                Some((close_line, close + 1))
             }
             b'{' => {
                 self.start_mapping(pos, true)?;
-                let close = self.flow_entries(line, at, b'}', true)?;
-                let end = self.pos(line, close);
+                let (close_line, close) = self.flow_entries(line, at, b'}', indent)?;
+                let end = self.pos(close_line, close);
                 self.emit(Event::MappingEnd, end, true)?;
-                Some(close + 1)
+                Some((close_line, close + 1))
             }
             b'"' | b'\'' => {
                 let scalar = quoted(text, at)?;
                 self.scalar(scalar.value, scalar.style, pos)?;
-                Some(scalar.end)
+                Some((line, scalar.end))
+            }
+            b'*' => {
+                // Anchor names stop at flow indicators.
+                let name_end = bytes[at + 1..]
+                    .iter()
+                    .position(|b| matches!(b, b' ' | b',' | b'[' | b']' | b'{' | b'}'))
+                    .map_or(bytes.len(), |i| at + 1 + i);
+                let id = *self.anchors.get(&text[at + 1..name_end])?;
+                self.emit(Event::Alias(id), pos, false)?;
+                Some((line, name_end))
             }
             _ => {
                 let rest = &text[at..];
@@ -664,7 +778,7 @@ impl<'t> Reader<'t, '_> {
                     return None;
                 }
                 self.scalar(Cow::Borrowed(value), SaphyrStyle::Plain, pos)?;
-                Some(at + value.len())
+                Some((line, at + value.len()))
             }
         }
     }
@@ -919,6 +1033,12 @@ mod tests {
             "k: >-\n  folded at the end\n  of the text",
             "k: |-\n  literal\n\n  at the end  ",
             "- |-\n  x\n",
+            "a: b\n  c\n",
+            "a: [b,\n  c]\n",
+            "args:\n  [\n    \"--auth\",\n\n    'x', y,\n  ]\nt: { name: N, id: 46, poster }\nu: {a, b: [c,], }\n",
+            "h: &h x\nl: [*h, {k: *h}]\nm: [a, [b, {c: d}]]\n",
+            "a: plain\n  over   \n\n\n  four {{ x\n    }} lines\nb:\n- item\n  continued\n  # note\nc: d\n",
+            "- x\n\n  y\n- one # comment\n",
         ];
         for case in cases {
             assert_eq!(same_as_saphyr(case), Some(true), "{case}");
@@ -940,9 +1060,12 @@ mod tests {
     #[test]
     fn leaves_to_saphyr_what_it_does_not_read() {
         for case in [
-            "a: b\n  c\n",
-            "a: [b,\n  c]\n",
+            "a: [b\n  c]\n",
+            "a: [b, # comment\n  c]\n",
+            "a:\n  b: [c,\n  d]\n",
+            "a: {b:\n  c}\n",
             "a: *unknown\n",
+            "a: [*unknown]\n",
             "a: \"multi\n  line\"\n",
             "a: b: c\n",
             "a:\tb\n",
