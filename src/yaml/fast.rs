@@ -478,7 +478,10 @@ impl<'t> Reader<'t, '_> {
                 if rest.starts_with(['[', '{']) {
                     return self.flow_value(next, next_line.indent, indent);
                 }
-                return self.block_collection(next);
+                if is_item || self.key_end(next, next_line.indent).is_some() {
+                    return self.block_collection(next);
+                }
+                return self.node_value(next, next_line.indent, indent, in_mapping);
             }
             if in_mapping && next_line.indent == indent && is_item {
                 return self.sequence(next, indent, true);
@@ -530,11 +533,22 @@ impl<'t> Reader<'t, '_> {
         match rest.as_bytes()[0] {
             b'|' | b'>' => return self.block_scalar(line, at, indent),
             b'"' | b'\'' => {
-                let scalar = quoted(rest, 0)?;
-                if !only_comment_after(&rest[scalar.end..]) {
+                let (scalar, end_line, after) = match quoted(rest, 0) {
+                    Some(scalar) => {
+                        let after = &rest[scalar.end..];
+                        (scalar, line, after)
+                    }
+                    None => {
+                        let (scalar, end_line) = self.quoted_over_lines(line, at, indent)?;
+                        let after = &self.lines[end_line].text[scalar.end..];
+                        (scalar, end_line, after)
+                    }
+                };
+                if !only_comment_after(after) {
                     return None;
                 }
                 self.scalar(scalar.value, scalar.style, pos)?;
+                return Some(end_line + 1);
             }
             b'[' | b'{' => return self.flow_value(line, at, indent),
             _ => {
@@ -557,6 +571,61 @@ impl<'t> Reader<'t, '_> {
             }
         }
         Some(line + 1)
+    }
+
+    /// A quoted scalar that opens at byte `at` of `line` and closes on a line below, its lines
+    /// indented more than its collection's column `indent`. Its lines are folded as in a plain
+    /// scalar and read as one line would be; `end` is the byte after the closing quote on the
+    /// returned line. An escaped line break (a line ending in `\`) is left to saphyr.
+    fn quoted_over_lines(
+        &self,
+        line: usize,
+        at: usize,
+        indent: usize,
+    ) -> Option<(InlineScalar<'t>, usize)> {
+        let first = self.lines[line].text[at..].trim_end_matches(' ');
+        if first.ends_with('\\') {
+            return None;
+        }
+        let mut joined = first.to_owned();
+        let mut blank_lines = 0;
+        for (i, l) in self.lines.iter().enumerate().skip(line + 1) {
+            // Not `is_empty`: inside quotes a `#` is text.
+            if l.indent == l.text.len() {
+                blank_lines += 1;
+                continue;
+            }
+            if l.indent <= indent {
+                return None;
+            }
+            if blank_lines == 0 {
+                joined.push(' ');
+            } else {
+                joined.extend(std::iter::repeat_n('\n', blank_lines));
+            }
+            blank_lines = 0;
+            let start = joined.len();
+            let content = &l.text[l.indent..];
+            joined.push_str(content);
+            if let Some(scalar) = quoted(&joined, 0) {
+                let value = Cow::Owned(scalar.value.into_owned());
+                let end = l.indent + scalar.end.checked_sub(start)?;
+                return Some((
+                    InlineScalar {
+                        value,
+                        style: scalar.style,
+                        end,
+                    },
+                    i,
+                ));
+            }
+            let content = content.trim_end_matches(' ');
+            if content.ends_with('\\') {
+                return None;
+            }
+            joined.truncate(start + content.len());
+        }
+        None
     }
 
     /// A flow collection that opens at byte `at` of `line` as the value of a node in a block
@@ -1034,7 +1103,10 @@ mod tests {
             "k: |-\n  literal\n\n  at the end  ",
             "- |-\n  x\n",
             "a: b\n  c\n",
+            "a: \"multi\n  line\"\n",
+            "- \"  {{ x\n    }}  \" # c\n- \"\n\n\n  # text\\t\n\n  end\"\n- 'it''s\n   over '' lines'\n",
             "a: [b,\n  c]\n",
+            "a:\n  b\n  # c\nd:\n  &x 1\ne:\n  *x\nf:\n  \"q\"\ng:\n  |\n    text\nh: &y\n  z\n",
             "args:\n  [\n    \"--auth\",\n\n    'x', y,\n  ]\nt: { name: N, id: 46, poster }\nu: {a, b: [c,], }\n",
             "h: &h x\nl: [*h, {k: *h}]\nm: [a, [b, {c: d}]]\n",
             "a: plain\n  over   \n\n\n  four {{ x\n    }} lines\nb:\n- item\n  continued\n  # note\nc: d\n",
@@ -1066,7 +1138,9 @@ mod tests {
             "a: {b:\n  c}\n",
             "a: *unknown\n",
             "a: [*unknown]\n",
-            "a: \"multi\n  line\"\n",
+            "a: \"escaped \\\n  break\"\n",
+            "a: \"not\nindented\"\n",
+            "a: 'never\n  closed\n",
             "a: b: c\n",
             "a:\tb\n",
             "? a\n: b\n",
