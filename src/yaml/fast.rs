@@ -531,7 +531,7 @@ impl<'t> Reader<'t, '_> {
         let rest = &text[at..];
         let pos = self.pos(line, at);
         match rest.as_bytes()[0] {
-            b'|' | b'>' => return self.block_scalar(line, at, indent),
+            b'|' | b'>' => self.block_scalar(line, at, indent),
             b'"' | b'\'' => {
                 let (scalar, end_line, after) = match quoted(rest, 0) {
                     Some(scalar) => {
@@ -548,9 +548,9 @@ impl<'t> Reader<'t, '_> {
                     return None;
                 }
                 self.scalar(scalar.value, scalar.style, pos)?;
-                return Some(end_line + 1);
+                Some(end_line + 1)
             }
-            b'[' | b'{' => return self.flow_value(line, at, indent),
+            b'[' | b'{' => self.flow_value(line, at, indent),
             _ => {
                 if !plain_may_start(rest) {
                     return None;
@@ -567,10 +567,9 @@ impl<'t> Reader<'t, '_> {
                     None => self.plain_continued(value, line, indent)?,
                 };
                 self.scalar(value, SaphyrStyle::Plain, pos)?;
-                return Some(next);
+                Some(next)
             }
         }
-        Some(line + 1)
     }
 
     /// A quoted scalar that opens at byte `at` of `line` and closes on a line below, its lines
