@@ -39,7 +39,8 @@ fn apply_smp(res: &mut Res, patch: &Node, schema: Option<&PatchSchema>) -> Resul
     let meta = patch_meta(schema, &gvk.group, &gvk.version, &gvk.kind);
     let old_name = res.name().to_string();
     let old_ns = res.namespace().to_string();
-    match strategic_merge(&res.node, patch, meta).map_err(|e| e.to_string())? {
+    let node = std::mem::take(&mut res.node);
+    match strategic_merge(node, patch, meta).map_err(|e| e.to_string())? {
         MergeOutcome::Deleted => Ok(false),
         MergeOutcome::Merged(node) => {
             res.node = node;

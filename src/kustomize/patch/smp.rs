@@ -32,9 +32,10 @@ pub(crate) enum MergeOutcome {
     Deleted,
 }
 
-/// Applies `patch` to `target` with the metadata of the target's kind (see `patch_meta`).
+/// Applies `patch` to `target` with the metadata of the target's kind (see `patch_meta`). The
+/// target is merged into, not copied: on an error it is gone, as the build that patched it is.
 pub(crate) fn strategic_merge(
-    target: &Node,
+    target: Node,
     patch: &Node,
     meta: PatchMetaFor<'_>,
 ) -> Result<MergeOutcome, PatchError> {
@@ -46,7 +47,7 @@ pub(crate) fn strategic_merge(
         ),
     })?;
     let target_map = match target {
-        Node::Mapping(m) => m.clone(),
+        Node::Mapping(m) => m,
         t if t.is_null() => Mapping::new(),
         t => {
             return Err(PatchError::Merge {
@@ -58,7 +59,7 @@ pub(crate) fn strategic_merge(
             })
         }
     };
-    match merge_map(&target_map, patch_map, meta, "")? {
+    match merge_map(target_map, patch_map, meta, "")? {
         Some(node) => Ok(MergeOutcome::Merged(node)),
         None => Ok(MergeOutcome::Deleted),
     }
@@ -99,7 +100,7 @@ fn join(path: &str, key: &str) -> String {
 
 /// Merges a patch map into a target map; `None` means the map is to be removed.
 fn merge_map(
-    target: &Mapping,
+    target: Mapping,
     patch: &Mapping,
     meta: PatchMetaFor<'_>,
     path: &str,
@@ -111,7 +112,7 @@ fn merge_map(
             pos: patch.pos,
             ..Mapping::new()
         },
-        Directive::Merge => target.clone(),
+        Directive::Merge => target,
     };
     let mut result = base;
     for (key, value) in patch.iter() {
@@ -137,8 +138,14 @@ fn merge_map(
             (v, _) if v.is_null() => None,
             // An empty mapping adds nothing where the target has no value (kustomize drops it).
             (Node::Mapping(p), None) if p.is_empty() => continue,
-            (Node::Mapping(p), Some(Node::Mapping(t))) => merge_map(t, p, meta.field(key), &here)?,
-            (Node::Mapping(p), _) => merge_map(&Mapping::new(), p, meta.field(key), &here)?,
+            (Node::Mapping(p), Some(Node::Mapping(_))) => {
+                let target = match result.get_mut(key) {
+                    Some(Node::Mapping(t)) => std::mem::take(t),
+                    _ => Mapping::new(),
+                };
+                merge_map(target, p, meta.field(key), &here)?
+            }
+            (Node::Mapping(p), _) => merge_map(Mapping::new(), p, meta.field(key), &here)?,
             (Node::Sequence(p), current) => {
                 let empty = Sequence::default();
                 let t = match current {
@@ -221,7 +228,7 @@ fn clean_element(
     path: &str,
 ) -> Result<Option<Node>, PatchError> {
     match item {
-        Node::Mapping(m) => merge_map(&Mapping::new(), m, elem_meta, path),
+        Node::Mapping(m) => merge_map(Mapping::new(), m, elem_meta, path),
         n if n.is_null() => Ok(None),
         other => Ok(Some(other.clone())),
     }
@@ -311,8 +318,8 @@ fn merge_by_keys(
         let merged = match target.items.get(j) {
             // kustomize leaves a matched element alone when the patch element says `replace`.
             Some(t) if directive(p, &here)? == Directive::Replace => Some(t.clone()),
-            Some(Node::Mapping(t)) => merge_map(t, p, elem_meta, &here)?,
-            _ => merge_map(&Mapping::new(), p, elem_meta, &here)?,
+            Some(Node::Mapping(t)) => merge_map(t.clone(), p, elem_meta, &here)?,
+            _ => merge_map(Mapping::new(), p, elem_meta, &here)?,
         };
         if let Some(slot) = outcome.get_mut(j) {
             *slot = Some(merged);

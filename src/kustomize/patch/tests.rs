@@ -31,7 +31,7 @@ fn smp_with(custom: Option<&PatchSchema>, target: &str, patch: &str) -> Result<S
         .unwrap_or(("", group_version));
     let kind = target.get("kind").and_then(Node::as_str).unwrap_or("");
     let meta = patch_meta(custom, group, version, kind);
-    Ok(match strategic_merge(&target, &yaml(patch), meta)? {
+    Ok(match strategic_merge(target, &yaml(patch), meta)? {
         MergeOutcome::Merged(node) => show(&node),
         MergeOutcome::Deleted => "DELETED\n".to_owned(),
     })
@@ -490,8 +490,8 @@ mod no_panics {
         #[test]
         fn strategic_merge_never_panics(target in node(), patch in node()) {
             let meta = patch_meta(None, "apps", "v1", "Deployment");
-            let _ = strategic_merge(&target, &patch, meta);
-            let _ = strategic_merge(&target, &patch, PatchMetaFor::none());
+            let _ = strategic_merge(target.clone(), &patch, meta);
+            let _ = strategic_merge(target, &patch, PatchMetaFor::none());
         }
 
         #[test]
