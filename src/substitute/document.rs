@@ -120,9 +120,9 @@ fn substitute_on_tree(mut doc: Node, values: Vec<String>) -> Result<Node, Error>
 }
 
 /// Substitutes each scalar on its own, where that is what substituting the object's printed text
-/// does: every `$` sits in a value that `reread` leaves plain on one line (no space in it, so the
-/// emitter cannot fold it), its expressions expand without error, and the result reads back as one
-/// plain scalar. Pushes the new values in tree order and returns true when every `$` qualifies;
+/// does: every `$` sits either in a value with no expression or escape in it (left as it is), or in
+/// a value that `reread` leaves plain on one line (no space in it, so the emitter cannot fold it),
+/// whose expressions expand without error and whose result reads back as one plain scalar. Pushes the new values in tree order and returns true when every `$` qualifies;
 /// false when any does not, and then only the whole text round trip gives upstream's answer.
 fn plain_value_substitutions<F>(
     node: &Node,
@@ -141,6 +141,12 @@ where
             }
             let (text, style) = yaml::reread_value(s);
             if !text.contains('$') {
+                return true;
+            }
+            // Without `${` or `$$` envsubst leaves the printed scalar as it is, whatever its
+            // style (a `$` cannot meet a `{` or `$` of the text printed around it).
+            if !text.contains("${") && !text.contains("$$") {
+                out.push(text.to_owned());
                 return true;
             }
             if style != ScalarStyle::Plain || text.contains(' ') {
