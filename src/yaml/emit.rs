@@ -888,11 +888,28 @@ fn analyze(value: &str) -> Analysis {
             block_allowed: true,
         };
     }
-    if value.is_ascii() {
-        analyze_ascii(bytes)
+    if value.is_ascii() || !has_special_non_ascii(bytes) {
+        analyze_bytes(bytes)
     } else {
         analyze_chars(value, value.chars())
     }
+}
+
+/// Whether UTF-8 `bytes` hold a character beyond ASCII that the analysis must tell apart: a C1
+/// control (NEL among them), LS or PS, the byte-order mark, U+FFFE or U+FFFF, or anything past
+/// U+FFFF. Every other such character is printable and neither a space, a break nor an indicator.
+fn has_special_non_ascii(bytes: &[u8]) -> bool {
+    let at = |i: usize| bytes.get(i).copied();
+    bytes.iter().enumerate().any(|(i, &b)| match b {
+        0xC2 => at(i + 1).is_some_and(|next| next < 0xA0),
+        0xE2 => at(i + 1) == Some(0x80) && matches!(at(i + 2), Some(0xA8 | 0xA9)),
+        0xEF => matches!(
+            (at(i + 1), at(i + 2)),
+            (Some(0xBB), Some(0xBF)) | (Some(0xBF), Some(0xBE | 0xBF))
+        ),
+        0xF0..=0xFF => true,
+        _ => false,
+    })
 }
 
 /// What a scan of a scalar's characters found; [`ScanFacts::analysis`] turns it into the styles
@@ -947,11 +964,12 @@ impl ScanFacts {
     }
 }
 
-/// [`analyze_chars`] for ASCII text, by bytes: ordinary bytes (letters, digits, most punctuation)
+/// [`analyze_chars`] by bytes, for text without the characters [`has_special_non_ascii`] looks
+/// for: ordinary bytes (letters, digits, most punctuation, every byte of a character beyond ASCII)
 /// cost one table lookup, which matters for long values such as embedded scripts and dashboards.
-fn analyze_ascii(bytes: &[u8]) -> Analysis {
+fn analyze_bytes(bytes: &[u8]) -> Analysis {
     if bytes.contains(&b'\n') {
-        return analyze_ascii_lines(bytes);
+        return analyze_lines(bytes);
     }
     const ORDINARY: u8 = 0;
     const SPACE: u8 = 1;
@@ -960,13 +978,14 @@ fn analyze_ascii(bytes: &[u8]) -> Analysis {
     const COLON: u8 = 4;
     const HASH: u8 = 5;
     const SPECIAL: u8 = 6;
-    const CLASSES: [u8; 128] = {
-        let mut table = [SPECIAL; 128];
-        let mut b = 0x20;
-        while b < 0x7F {
-            table[b] = ORDINARY;
+    const CLASSES: [u8; 256] = {
+        let mut table = [ORDINARY; 256];
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = SPECIAL;
             b += 1;
         }
+        table[0x7F] = SPECIAL;
         table[b' ' as usize] = SPACE;
         table[b'\n' as usize] = BREAK;
         table[b'\r' as usize] = BREAK;
@@ -981,7 +1000,7 @@ fn analyze_ascii(bytes: &[u8]) -> Analysis {
         table
     };
     let n = bytes.len();
-    let class = |i: usize| CLASSES[usize::from(bytes[i] & 0x7F)];
+    let class = |i: usize| CLASSES[usize::from(bytes[i])];
     let followed_by_whitespace = |i: usize| i + 1 >= n || matches!(bytes[i + 1], b' ' | b'\t');
     let is_whitespace = |b: u8| matches!(b, b' ' | b'\t' | b'\0' | b'\n' | b'\r');
     let mut block_indicators = bytes.starts_with(b"---") || bytes.starts_with(b"...");
@@ -1044,11 +1063,11 @@ fn analyze_ascii(bytes: &[u8]) -> Analysis {
     .analysis()
 }
 
-/// [`analyze_ascii`] for text holding a line feed, in whole-slice scans the compiler can
+/// [`analyze_bytes`] for text holding a line feed, in whole-slice scans the compiler can
 /// vectorise: no plain style can hold a line break, so only special characters, a space next to a
 /// break and a trailing space still decide anything. Long multi-line values (scripts, dashboards)
 /// are most of the bytes printed.
-fn analyze_ascii_lines(bytes: &[u8]) -> Analysis {
+fn analyze_lines(bytes: &[u8]) -> Analysis {
     // A carriage return is a break but also special, which rules out every style it could matter to.
     let special = bytes.iter().fold(false, |found, &b| {
         found | ((b < 0x20) & (b != b'\n')) | (b == 0x7F)
@@ -1175,8 +1194,12 @@ fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
 mod tests {
     #[test]
     fn the_byte_analysis_agrees_with_the_character_analysis() {
-        // Every string of up to four characters over the characters the analysis tells apart.
-        let alphabet: Vec<char> = " \t\n\r\0a-:#,?[]{}&*!|>'\"%@`.\u{7f}".chars().collect();
+        // Every string of up to four characters over the characters the analysis tells apart,
+        // ordinary and special ones beyond ASCII among them.
+        let alphabet: Vec<char> =
+            " \t\n\r\0a-:#,?[]{}&*!|>'\"%@`.\u{7f}é’\u{a0}\u{85}\u{2028}\u{feff}\u{fffe}😀"
+                .chars()
+                .collect();
         let mut strings = vec![String::new()];
         let mut checked = 0;
         for _ in 0..4 {
@@ -1185,7 +1208,7 @@ mod tests {
                 for &c in &alphabet {
                     let t = format!("{s}{c}");
                     assert_eq!(
-                        super::analyze_ascii(t.as_bytes()),
+                        super::analyze(&t),
                         super::analyze_chars(&t, t.chars()),
                         "{t:?}"
                     );
@@ -1204,9 +1227,10 @@ mod tests {
             "a #b",
             "a#b",
             "long text\nwith  lines \n end",
+            "café ’quoted’\n  más\u{a0}texto ",
         ] {
             assert_eq!(
-                super::analyze_ascii(t.as_bytes()),
+                super::analyze(t),
                 super::analyze_chars(t, t.chars()),
                 "{t:?}"
             );
