@@ -22,6 +22,8 @@ pub struct KustomizeEngine {
     pub parsed_files: Option<Arc<crate::yaml::ParsedFiles>>,
     /// Shared by every build of the run.
     pub fs_facts: Arc<kustomize::FsFacts>,
+    /// Shared by every build of the run.
+    pub patch_texts: Arc<kustomize::PatchTexts>,
 }
 
 impl KustomizeEngine {
@@ -30,6 +32,7 @@ impl KustomizeEngine {
         KustomizeEngine {
             parsed_files: Some(repository.parsed_files.clone()),
             fs_facts: repository.fs_facts.clone(),
+            patch_texts: Arc::default(),
         }
     }
 }
@@ -49,6 +52,7 @@ impl KustomizationBuilder for KustomizeEngine {
             kustomization_override: Some((dir.to_path_buf(), kustomization.clone())),
             parsed_files: self.parsed_files.clone(),
             fs_facts: self.fs_facts.clone(),
+            patch_texts: self.patch_texts.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;

@@ -8,6 +8,7 @@ mod generate;
 mod load;
 mod nameref;
 mod patch;
+mod patch_texts;
 mod patch_wiring;
 mod replacement;
 mod resource;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use crate::fs_facts::{FileKind, FsFacts};
+pub use patch_texts::PatchTexts;
 
 use crate::yaml::{canonical_kyaml, emit_stream, Node, ParsedFiles};
 
@@ -70,6 +72,8 @@ pub struct Options {
     pub parsed_files: Option<Arc<ParsedFiles>>,
     /// Symlink resolutions and file kinds; builds that share one table ask about each path once.
     pub fs_facts: Arc<FsFacts>,
+    /// Patch texts already parsed; builds that share one table parse each text once.
+    pub patch_texts: Arc<PatchTexts>,
 }
 
 /// The result of a build.
@@ -103,6 +107,7 @@ impl Default for Options {
             kustomization_override: None,
             parsed_files: None,
             fs_facts: Arc::default(),
+            patch_texts: Arc::default(),
         }
     }
 }

@@ -5,13 +5,14 @@
 //! Not for: the merge and JSON patch algorithms themselves (those live in `patch`).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::load::Ctx;
 use super::patch::{self, patch_meta, strategic_merge, MergeOutcome, PatchSchema};
 use super::replacement;
 use super::resource::{Gvk, Res, Selector};
 use super::Error;
-use crate::yaml::{parse_stream, Node, ParseOptions};
+use crate::yaml::Node;
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
@@ -23,14 +24,8 @@ fn patch_text(ctx: &Ctx, dir: &Path, entry: &str) -> Result<String, String> {
     ctx.read_file(dir, entry).map(|(_, text)| text)
 }
 
-fn parse_patches(text: &str) -> Result<Vec<Node>, String> {
-    let docs = parse_stream(text, &ParseOptions::default())
-        .map_err(|e| format!("{}: {}", e.pos, e.message))?;
-    Ok(docs
-        .into_iter()
-        .map(|d| d.root)
-        .filter(|n| !n.is_null())
-        .collect())
+fn parse_patches(ctx: &Ctx, text: &str) -> Result<Arc<[Node]>, String> {
+    ctx.options.patch_texts.parse(text)
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
@@ -190,12 +185,12 @@ pub fn strategic_merge_field(
             }
             other => crate::yaml::emit(other),
         };
-        let patches = parse_patches(&text).map_err(|m| fail(label.clone(), m))?;
+        let patches = parse_patches(ctx, &text).map_err(|m| fail(label.clone(), m))?;
         if patches.is_empty() {
             return Err(fail(label, "patch appears to be empty".into()));
         }
-        for patch in patches {
-            smp_without_target(resources, &patch, ctx.schema.as_deref())
+        for patch in patches.iter() {
+            smp_without_target(resources, patch, ctx.schema.as_deref())
                 .map_err(|m| fail(label.clone(), m))?;
         }
     }
@@ -222,7 +217,7 @@ fn run_patch_entry(
     } else {
         return Err("must specify one of patch and path".into());
     };
-    let patches = parse_patches(&text)?;
+    let patches = parse_patches(ctx, &text)?;
     let options = entry.get("options");
     let flag = |k: &str| options.and_then(|o| o.get(k)).and_then(Node::as_str) == Some("true");
     let (allow_name, allow_kind) = (flag("allowNameChange"), flag("allowKindChange"));
@@ -233,11 +228,11 @@ fn run_patch_entry(
         let Some(sel) = target else {
             return Err("must specify a target for JSON patch".into());
         };
-        let ops = patches.into_iter().next().unwrap_or_else(Node::null);
+        let ops = patches.first().cloned().unwrap_or_else(Node::null);
         let targets = select(resources, &sel);
         return apply_to(resources, &targets, &|r| apply_json6902(r, &ops));
     }
-    for patch in &patches {
+    for patch in patches.iter() {
         match &target {
             None => smp_without_target(resources, patch, schema)?,
             Some(sel) => {
@@ -337,9 +332,9 @@ pub fn json6902_field(
             } else {
                 return Err("must specify one of patch and path".into());
             };
-            let ops = parse_patches(&text)?
-                .into_iter()
-                .next()
+            let ops = parse_patches(ctx, &text)?
+                .first()
+                .cloned()
                 .unwrap_or_else(Node::null);
             let sel = entry
                 .get("target")
@@ -367,14 +362,14 @@ fn run_replacements(
     for entry in list {
         if let Some(path) = entry.get("path").and_then(Node::as_str) {
             let text = ctx.read_file(dir, path).map(|(_, t)| t)?;
-            for doc in parse_patches(&text)? {
+            for doc in parse_patches(ctx, &text)?.iter() {
                 match doc {
                     Node::Sequence(s) => {
                         for r in &s.items {
                             replacement::apply(resources, r)?;
                         }
                     }
-                    other => replacement::apply(resources, &other)?,
+                    other => replacement::apply(resources, other)?,
                 }
             }
         } else {
