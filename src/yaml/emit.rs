@@ -205,6 +205,8 @@ impl Emitter {
     }
 
     fn document(mut self, node: &Node) -> String {
+        // Most objects print to a kilobyte or two; growing from empty took several copies each.
+        self.out.reserve(2048);
         self.node(node, Context::Root);
         self.write_indent();
         self.out
