@@ -37,10 +37,23 @@ struct Referrer<'a> {
 static BUILTIN_NAME_REFERENCES: LazyLock<Vec<NameRef>> = LazyLock::new(name_references);
 
 pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
+    let rows: Vec<&NameRef> = BUILTIN_NAME_REFERENCES
+        .iter()
+        .chain(&config.name_reference)
+        .collect();
+    let is_referred_to = |gvk: &Gvk| {
+        rows.iter()
+            .any(|row| gvk.kind == row.kind && (row.group.is_empty() || gvk.group == row.group))
+    };
+    // Only objects of a kind some row refers to can be renamed in a reference; most objects (a
+    // release, a source) are of no such kind, and a candidate costs a dozen strings.
     let candidates: Vec<Candidate> = resources
         .iter()
-        .map(|r| {
+        .filter_map(|r| {
             let gvk = r.gvk();
+            if !is_referred_to(&gvk) {
+                return None;
+            }
             let cluster_scoped = is_cluster_scoped(&gvk);
             // an unset namespace of a namespaced object is `default`
             let spell = |ns: &str| {
@@ -52,7 +65,7 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
             };
             let mut namespaces: Vec<String> = r.prev.iter().map(|p| spell(&p.1)).collect();
             namespaces.push(spell(r.namespace()));
-            Candidate {
+            Some(Candidate {
                 names: r.all_names().map(str::to_string).collect(),
                 name: r.name().to_string(),
                 namespace: r.effective_namespace().to_string(),
@@ -62,13 +75,12 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
                 suffixes: r.suffixes.clone(),
                 id: r.id_string(),
                 gvk,
-            }
+            })
         })
         .collect();
     // The objects each row can refer to do not depend on the referrer: find them once.
-    let rows: Vec<(&NameRef, Vec<&Candidate>)> = BUILTIN_NAME_REFERENCES
-        .iter()
-        .chain(&config.name_reference)
+    let rows: Vec<(&NameRef, Vec<&Candidate>)> = rows
+        .into_iter()
         .filter_map(|row| {
             let targets: Vec<&Candidate> = candidates
                 .iter()
