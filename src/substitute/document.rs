@@ -624,6 +624,33 @@ data:
     }
 
     #[test]
+    fn a_dollar_without_an_expression_stays_on_the_tree_in_any_style() {
+        let text = "kind: PrometheusRule\nmetadata:\n  name: ${CLUSTER}-rules\nspec:\n  summary: 'UPS {{ $labels.ups }} is on battery'\n  script: |\n    echo $HOME\n    cost: 5$\n  plain: a $b c\n";
+        let doc = yaml::parse_stream(text, &Default::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0)
+            .root;
+        let lookup = |name: &str| (name == "CLUSTER").then(|| "main".to_owned());
+        let mut values = Vec::new();
+        assert!(plain_value_substitutions(&doc, &lookup, false, &mut values));
+        let by_tree = substitute_on_tree(doc.clone(), values).map(|n| without_positions(&n));
+        let by_text = substitute_text(&doc, lookup, false).map(|n| without_positions(&n));
+        assert!(by_text.is_ok(), "{by_text:?}");
+        assert_eq!(by_tree.ok(), by_text.ok());
+        // `$$` is an escape, which only the text round trip applies.
+        let escaped = yaml::parse_stream("a: 'x $$y z'\n", &Default::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0)
+            .root;
+        assert!(!plain_value_substitutions(
+            &escaped,
+            &lookup,
+            false,
+            &mut Vec::new()
+        ));
+    }
+
+    #[test]
     fn the_shortcut_matches_the_round_trip_on_every_corpus_object() {
         let mut checked = 0usize;
         for (path, doc) in corpus_objects().iter().filter(|(_, d)| !mentions_dollar(d)) {
