@@ -454,3 +454,57 @@ fn a_patch_file_keeps_every_partial_object_as_a_fragment_though_it_was_read_befo
     assert_eq!(fragments.len(), 1, "{fragments:?}");
     assert!(fragments[0].contains("Deployment") && fragments[0].ends_with("app/a-patch.yaml"));
 }
+
+#[test]
+fn a_source_reference_finds_its_definition_by_kind_namespace_and_name() {
+    use offlux::controllers::source::{resolve, SourceResolution};
+    use offlux::model::ResourceId;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let git = |namespace: &str, name: &str| {
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: {name}\n  namespace: {namespace}\nspec:\n  url: https://example.com/{namespace}/{name}\n")
+    };
+    let mut text = String::new();
+    for (namespace, name) in [("zeta", "a"), ("apps", "b"), ("apps", "a"), ("alpha", "c")] {
+        text.push_str(&git(namespace, name));
+        text.push_str("---\n");
+    }
+    text.push_str("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: a\n  namespace: apps\nspec:\n  url: oci://example.com/charts/a\n");
+    write(dir.path(), "sources.yaml", &text);
+    let repo = discover_at(dir.path(), dir.path());
+    let resolved = |kind: &str, namespace: &str, name: &str| {
+        let reference = ResourceId::new("source.toolkit.fluxcd.io/v1", kind, namespace, name);
+        resolve(&reference, &repo, None)
+    };
+    let unavailable_naming = |resolution: SourceResolution, url: &str| match resolution {
+        SourceResolution::Unavailable(message) => assert!(message.contains(url), "{message}"),
+        other => panic!("expected unavailable for {url}, got {other:?}"),
+    };
+    unavailable_naming(
+        resolved("GitRepository", "apps", "a"),
+        "https://example.com/apps/a",
+    );
+    unavailable_naming(
+        resolved("GitRepository", "zeta", "a"),
+        "https://example.com/zeta/a",
+    );
+    unavailable_naming(
+        resolved("GitRepository", "alpha", "c"),
+        "https://example.com/alpha/c",
+    );
+    unavailable_naming(
+        resolved("OCIRepository", "apps", "a"),
+        "oci://example.com/charts/a",
+    );
+    for (kind, namespace, name) in [
+        ("GitRepository", "apps", "c"),
+        ("GitRepository", "other", "a"),
+        ("OCIRepository", "zeta", "a"),
+    ] {
+        match resolved(kind, namespace, name) {
+            SourceResolution::WorkingTree { note: Some(note) } => {
+                assert!(note.contains("not defined"), "{note}")
+            }
+            other => panic!("{kind}/{namespace}/{name}: {other:?}"),
+        }
+    }
+}

@@ -21,7 +21,15 @@ pub fn resolve(
     repository: &Repository,
     git_remote: Option<&str>,
 ) -> SourceResolution {
-    let defined = repository.flux_objects.iter().find(|f| {
+    // Discovery sorts its objects by id, whose order starts with kind, namespace and name: the
+    // first object of the reference's kind, namespace and name (any group) is found by bisection.
+    let key = (&reference.kind, &reference.namespace, &reference.name);
+    let objects = &repository.flux_objects;
+    let first = objects.partition_point(|f| {
+        let id = &f.object.id;
+        (&id.kind, &id.namespace, &id.name) < key
+    });
+    let defined = objects.get(first).filter(|f| {
         f.object.id.kind == reference.kind
             && f.name() == reference.name
             && f.namespace() == reference.namespace
