@@ -342,7 +342,8 @@ impl<'t> Reader<'t, '_> {
                     .count();
             let rest = &text[at..];
             let next = if rest.is_empty() || (rest.starts_with('#') && at > after_dash) {
-                let empty_at = self.pos(line, after_dash);
+                // saphyr places an empty item at the end of its line, after any comment.
+                let empty_at = self.pos(line, text.len());
                 self.value_below(line, indent, false, empty_at)?
             } else if rest == "-" || rest.starts_with("- ") {
                 return None;
@@ -1158,6 +1159,26 @@ mod tests {
         ] {
             let options = ParseOptions::default();
             assert!(parse(case, &options).is_none(), "{case}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// Texts made of the lines block YAML is built from (keys, items, quotes, flow brackets,
+        /// anchors, aliases, comments, blank lines, at several indentations): whatever this
+        /// reader accepts, it reads as saphyr does, and it never panics.
+        #[test]
+        fn yaml_shaped_text_reads_as_saphyr_reads_it(
+            lines in proptest::collection::vec(
+                (0usize..3, "(- |k: |&a |\\? )?(\\[|\\{|\\]|\\}|\"|'|,|#|\\*a|x|y z|: | )*"),
+                0..8,
+            )
+        ) {
+            let text: String = lines
+                .iter()
+                .map(|(indent, body)| format!("{}{body}\n", "  ".repeat(*indent)))
+                .collect();
+            proptest::prop_assert_ne!(same_as_saphyr(&text), Some(false), "{:?}", text);
         }
     }
 
