@@ -77,7 +77,7 @@ pub fn data_of(object: &Object) -> BTreeMap<String, String> {
             .and_then(Node::as_mapping)
             .map(|m| {
                 m.iter()
-                    .filter_map(|(k, v)| Some((k.to_owned(), v.as_scalar()?.value.clone())))
+                    .filter_map(|(k, v)| Some((k.to_owned(), v.as_scalar()?.value.to_string())))
                     .collect::<Vec<_>>()
             })
             .unwrap_or_default()
@@ -131,9 +131,11 @@ fn mask_values(node: &mut Node, whole_document_encrypted: bool, base64: bool) {
             if is_sops_value(&scalar.value) || (whole_document_encrypted && base64) =>
         {
             scalar.value = if base64 {
-                base64::engine::general_purpose::STANDARD.encode(SOPS_PLACEHOLDER)
+                base64::engine::general_purpose::STANDARD
+                    .encode(SOPS_PLACEHOLDER)
+                    .into()
             } else {
-                SOPS_PLACEHOLDER.to_owned()
+                SOPS_PLACEHOLDER.into()
             };
         }
         Node::Scalar(_) => {}

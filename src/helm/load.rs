@@ -545,7 +545,7 @@ fn string_field(node: Option<&Node>, file: &str, field: &str) -> Result<String, 
     match node {
         None => Ok(String::new()),
         Some(Node::Scalar(s)) if s.is_null() => Ok(String::new()),
-        Some(Node::Scalar(s)) => Ok(s.value.clone()),
+        Some(Node::Scalar(s)) => Ok(s.value.to_string()),
         Some(_) => Err(type_error(file, field, "a string")),
     }
 }
@@ -812,7 +812,7 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
         if let Some(am) = mapping(node, file, "annotations").map_err(wrap)? {
             for entry in &am.entries {
                 annotations.insert(
-                    entry.key.value.clone(),
+                    entry.key.value.to_string(),
                     Value::String(
                         string_field(Some(&entry.value), file, "annotations").map_err(wrap)?,
                     ),

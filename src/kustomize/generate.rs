@@ -351,7 +351,7 @@ fn wrapped_base64(encoded: &str) -> Scalar {
         value.push('\n');
     }
     Scalar {
-        value,
+        value: value.into(),
         style: crate::yaml::ScalarStyle::Literal,
         ..Scalar::default()
     }
@@ -439,7 +439,7 @@ pub fn content_hash(node: &Node) -> String {
     let field = |k: &str| -> Option<Value> {
         match node.get(k) {
             None => None,
-            Some(Node::Scalar(s)) => Some(Value::String(s.value.clone())),
+            Some(Node::Scalar(s)) => Some(Value::String(s.value.to_string())),
             Some(n) => Some(to_json_kyaml(n)),
         }
     };

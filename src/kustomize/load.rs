@@ -416,7 +416,7 @@ fn normalize_field_names(k: &mut Node) {
                 continue;
             }
             if let Some(f) = FIELDS.iter().find(|f| f.eq_ignore_ascii_case(&e.key.value)) {
-                e.key.value = f.to_string();
+                e.key.value = (*f).into();
             }
         }
     }

@@ -219,7 +219,7 @@ fn rename_scalar<'a>(
     let mut found: Vec<&Candidate> = targets
         .iter()
         .copied()
-        .filter(|c| c.names.contains(&s.value))
+        .filter(|c| c.names.iter().any(|n| *n == s.value))
         .collect();
     if found.is_empty() {
         return Ok(None);
@@ -257,7 +257,7 @@ fn rename_scalar<'a>(
     match found.as_slice() {
         [] => Ok(None),
         [c] => {
-            s.value = c.name.clone();
+            s.value = c.name.as_str().into();
             Ok(Some(c))
         }
         many => {

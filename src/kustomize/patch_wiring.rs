@@ -211,7 +211,7 @@ fn run_patch_entry(
         ctx.read_file(dir, path).map(|(_, t)| t)?
     } else if let Some(p) = entry.get("patch") {
         match p {
-            Node::Scalar(s) => s.value.clone(),
+            Node::Scalar(s) => s.value.to_string(),
             other => crate::yaml::emit(other),
         }
     } else {
@@ -326,7 +326,7 @@ pub fn json6902_field(
                 ctx.read_file(dir, path).map(|(_, t)| t)?
             } else if let Some(p) = entry.get("patch") {
                 match p {
-                    Node::Scalar(s) => s.value.clone(),
+                    Node::Scalar(s) => s.value.to_string(),
                     other => crate::yaml::emit(other),
                 }
             } else {

@@ -114,7 +114,7 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
                     ));
                 };
                 Node::Scalar(Scalar {
-                    value: part.to_string(),
+                    value: (*part).into(),
                     ..s.clone()
                 })
             } else {
@@ -197,13 +197,13 @@ fn set_value(
         }
         let mut parts: Vec<String> = t.value.split(d).map(str::to_string).collect();
         if index < 0 {
-            parts.insert(0, v.value.clone());
+            parts.insert(0, v.value.to_string());
         } else if let Some(slot) = usize::try_from(index).ok().and_then(|i| parts.get_mut(i)) {
-            *slot = v.value.clone();
+            *slot = v.value.to_string();
         } else {
-            parts.push(v.value.clone());
+            parts.push(v.value.to_string());
         }
-        t.value = parts.join(d);
+        t.value = parts.join(d).into();
         return Ok(());
     }
     match (&mut *target, value) {

@@ -28,7 +28,7 @@ fn pairs(node: Option<&Node>) -> Vec<(String, String)> {
                 .map(|(k, v)| {
                     let value = match v {
                         Node::Scalar(s) if s.is_null() => String::new(),
-                        Node::Scalar(s) => s.value.clone(),
+                        Node::Scalar(s) => s.value.to_string(),
                         _ => String::new(),
                     };
                     (k.to_string(), value)
@@ -359,7 +359,7 @@ fn prefix_suffix(
         }
         apply_specs(&mut r.node, specs.iter().copied(), &mut |n| {
             if let Node::Scalar(s) = n {
-                s.value = format!("{prefix}{}{suffix}", s.value);
+                s.value = compact_str::format_compact!("{prefix}{}{suffix}", s.value);
             }
         });
     }
@@ -426,7 +426,7 @@ fn images(resources: &mut [Res], entry: &Node, extra: &[FieldSpec]) {
         apply_specs(&mut r.node, extra, &mut |n| match n {
             Node::Scalar(s) => {
                 if let Some(v) = update(&s.value) {
-                    s.value = v;
+                    s.value = v.into();
                 }
             }
             Node::Sequence(seq) => {
@@ -442,7 +442,7 @@ fn images(resources: &mut [Res], entry: &Node, extra: &[FieldSpec]) {
 fn set_image(container: &mut Node, update: &dyn Fn(&str) -> Option<String>) {
     if let Some(Node::Scalar(s)) = container.as_mapping_mut().and_then(|m| m.get_mut("image")) {
         if let Some(v) = update(&s.value) {
-            s.value = v;
+            s.value = v.into();
         }
     }
 }
@@ -670,12 +670,12 @@ fn replace_vars(node: &mut Node, values: &[(String, Scalar)]) {
                 };
                 return;
             }
-            let mut out = s.value.clone();
+            let mut out = s.value.to_string();
             for (name, value) in values {
                 out = out.replace(&format!("$({name})"), &value.value);
             }
             if out != s.value {
-                s.value = out;
+                s.value = out.into();
                 s.style = ScalarStyle::DoubleQuoted;
                 s.tag = None;
             }

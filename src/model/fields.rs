@@ -73,7 +73,7 @@ impl<'a> Fields<'a> {
     pub fn str(&self, key: &str) -> FieldResult<Option<String>> {
         match self.node(key) {
             None => Ok(None),
-            Some(Node::Scalar(s)) => Ok(Some(s.value.clone())),
+            Some(Node::Scalar(s)) => Ok(Some(s.value.to_string())),
             Some(other) => Err(self.error(
                 key,
                 format!("must be a string, found a {}", other.kind_name()),
@@ -165,7 +165,7 @@ impl<'a> Fields<'a> {
             .iter()
             .enumerate()
             .map(|(i, item)| match item {
-                Node::Scalar(s) => Ok(s.value.clone()),
+                Node::Scalar(s) => Ok(s.value.to_string()),
                 other => Err(self.error(
                     &format!("{key}[{i}]"),
                     format!("must be a string, found a {}", other.kind_name()),
@@ -185,7 +185,7 @@ impl<'a> Fields<'a> {
             .entries
             .iter()
             .map(|entry| match &entry.value {
-                Node::Scalar(s) => Ok((entry.key.value.clone(), s.value.clone())),
+                Node::Scalar(s) => Ok((entry.key.value.to_string(), s.value.to_string())),
                 other => Err(fields.error(
                     &entry.key.value,
                     format!("must be a string, found a {}", other.kind_name()),

@@ -141,7 +141,7 @@ impl Object {
             .and_then(Node::as_mapping)
             .map(|m| {
                 m.iter()
-                    .filter_map(|(k, v)| Some((k.to_owned(), v.as_scalar()?.value.clone())))
+                    .filter_map(|(k, v)| Some((k.to_owned(), v.as_scalar()?.value.to_string())))
                     .collect()
             })
             .unwrap_or_default()

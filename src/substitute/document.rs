@@ -111,7 +111,7 @@ fn substitute_on_tree(mut doc: Node, values: Vec<String>) -> Result<Node, Error>
         }
         if scalar.value.contains('$') {
             if let Some(value) = values.next() {
-                scalar.value = value;
+                scalar.value = value.into();
             }
         }
         normalise_scalar(scalar)
@@ -250,7 +250,7 @@ fn normalise_scalar(s: &mut Scalar) -> Result<(), Error> {
         });
     }
     match resolve_yaml11(&s.value) {
-        Some(text) => s.value = text,
+        Some(text) => s.value = text.into(),
         None => s.style = ScalarStyle::DoubleQuoted,
     }
     Ok(())
@@ -270,7 +270,7 @@ fn normalise_key(key: &mut Scalar) {
     if key.tag.is_none() && key.style == ScalarStyle::Plain {
         if !yaml::is_plain_word(&key.value) {
             if let Some(text) = resolve_yaml11_key(&key.value) {
-                key.value = text;
+                key.value = text.into();
             }
         }
         key.style = ScalarStyle::DoubleQuoted;

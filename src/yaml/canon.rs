@@ -100,7 +100,7 @@ fn canonical(node: &Node) -> Node {
 fn canonical_scalar(s: &Scalar) -> Scalar {
     let respelled = respell(s);
     Scalar {
-        value: respelled.text.into_owned(),
+        value: respelled.text.into(),
         style: if respelled.is_string {
             ScalarStyle::DoubleQuoted
         } else {
@@ -231,7 +231,7 @@ fn go_v3_folded_reread(value: &str) -> String {
         .and_then(|d| d.first())
         .and_then(|d| d.root.get("k"))
     {
-        Some(Node::Scalar(k)) => k.value.clone(),
+        Some(Node::Scalar(k)) => k.value.to_string(),
         _ => value.to_string(),
     }
 }

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use compact_str::CompactString;
+
 /// A position in a source text. Lines and columns are 1-based, as editors show them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pos {
@@ -73,7 +75,7 @@ impl fmt::Display for Tag {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scalar {
     /// The scalar's value after YAML unescaping/folding: `'a''b'` holds `a'b`.
-    pub value: String,
+    pub value: CompactString,
     pub style: ScalarStyle,
     pub tag: Option<Tag>,
     pub pos: Pos,
@@ -117,7 +119,7 @@ impl Default for Node {
 }
 
 impl Scalar {
-    pub fn plain(value: impl Into<String>) -> Self {
+    pub fn plain(value: impl Into<CompactString>) -> Self {
         Scalar {
             value: value.into(),
             ..Scalar::default()
@@ -125,7 +127,7 @@ impl Scalar {
     }
 
     /// A scalar that must stay a string whatever its text looks like.
-    pub fn string(value: impl Into<String>) -> Self {
+    pub fn string(value: impl Into<CompactString>) -> Self {
         Scalar {
             value: value.into(),
             style: ScalarStyle::DoubleQuoted,
@@ -209,7 +211,7 @@ impl Node {
         Node::Scalar(Scalar::plain("null"))
     }
 
-    pub fn string(value: impl Into<String>) -> Self {
+    pub fn string(value: impl Into<CompactString>) -> Self {
         Node::Scalar(Scalar::string(value))
     }
 

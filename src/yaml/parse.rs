@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use compact_str::CompactString;
+
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, ScanError, Span, Tag};
 
 use super::node::{
@@ -56,7 +58,7 @@ const INDEXED_MAPPING_LEN: usize = 16;
 #[derive(Default)]
 struct KeyIndex {
     /// Entry index by key text, built once the mapping reaches [`INDEXED_MAPPING_LEN`] entries.
-    by_key: Option<HashMap<String, usize>>,
+    by_key: Option<HashMap<CompactString, usize>>,
 }
 
 impl KeyIndex {
@@ -78,7 +80,7 @@ impl KeyIndex {
     /// Notes that the entry at `index` has key `key`, after [`KeyIndex::find`] found none.
     fn record(&mut self, key: &str, index: usize) {
         if let Some(by_key) = &mut self.by_key {
-            by_key.insert(key.to_owned(), index);
+            by_key.insert(key.into(), index);
         }
     }
 }
@@ -468,7 +470,7 @@ impl<'o> Builder<'o> {
                 self.check_depth(1, pos)?;
                 self.charge(1, pos)?;
                 let scalar = Scalar {
-                    value: value.into_owned(),
+                    value: CompactString::from(value),
                     style: style_of(style),
                     tag: tag_text(tag),
                     pos,
@@ -677,7 +679,7 @@ fn apply_merges(map: &mut Mapping, merges: Vec<(usize, Node)>) -> Result<usize, 
     if merges.is_empty() {
         return Ok(0);
     }
-    let mut present: HashMap<String, ()> = map
+    let mut present: HashMap<CompactString, ()> = map
         .entries
         .iter()
         .map(|e| (e.key.value.clone(), ()))

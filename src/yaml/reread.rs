@@ -68,7 +68,7 @@ fn reread_scalar(scalar: &mut Scalar, is_key: bool) -> bool {
     let (text, style) = printed_scalar(scalar, is_key);
     // Only nulls and booleans are printed in another spelling (`null`, `true`, `false`).
     if text != scalar.value {
-        scalar.value = text.to_owned();
+        scalar.value = text.into();
     }
     scalar.style = style;
     scalar.tag = None;

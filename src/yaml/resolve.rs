@@ -502,7 +502,7 @@ pub fn to_json_kyaml(node: &Node) -> Value {
         Resolved::Int(i) => Value::Number(Number::from(i)),
         Resolved::Uint(u) => Value::Number(Number::from(u)),
         Resolved::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
-        Resolved::Str => Value::String(s.value.clone()),
+        Resolved::Str => Value::String(s.value.to_string()),
     })
 }
 
@@ -515,7 +515,7 @@ pub fn to_json_helm(node: &Node) -> Value {
         Resolved::Int(i) => float(i as f64),
         Resolved::Uint(u) => float(u as f64),
         Resolved::Float(f) => float(f),
-        Resolved::Str => Value::String(s.value.clone()),
+        Resolved::Str => Value::String(s.value.to_string()),
     })
 }
 
@@ -547,9 +547,9 @@ fn json_key(key: &Scalar, scalar: &dyn Fn(&Scalar) -> Value) -> String {
         Value::Number(n) => match (n.as_i64(), n.as_f64()) {
             (Some(i), _) => i.to_string(),
             (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
-            _ => key.value.clone(),
+            _ => key.value.to_string(),
         },
-        _ => key.value.clone(),
+        _ => key.value.to_string(),
     }
 }
 

@@ -350,7 +350,7 @@ mod proptests {
                 ScalarStyle::Literal,
                 ScalarStyle::Folded,
             ][style];
-            let scalar = Scalar { value: value.clone(), style, ..Scalar::default() };
+            let scalar = Scalar { value: value.as_str().into(), style, ..Scalar::default() };
             let mut m = Mapping::new();
             m.insert("k", Node::Scalar(scalar.clone()));
             m.insert("s", Node::Sequence(Sequence {
