@@ -44,6 +44,36 @@ pub fn is_within(path: &Path, dir: &Path) -> bool {
     path.starts_with(dir) && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
 }
 
+/// `path.strip_prefix(root)`, compared on the bytes where both are plainly spelled (the common
+/// case: a file found under the root it is shown relative to) and component by component
+/// otherwise.
+pub fn strip_root<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let whole_root = key(root);
+        let root = whole_root.strip_suffix(b"/").unwrap_or(whole_root);
+        let rest = key(path)
+            .strip_prefix(root)
+            .and_then(|rest| rest.strip_prefix(b"/"));
+        let root_plain =
+            root.is_empty() || plainly_spelled(root.strip_prefix(b"/").unwrap_or(root));
+        let plain = |rest: &&[u8]| !whole_root.is_empty() && root_plain && plainly_spelled(rest);
+        if let Some(rest) = rest.filter(plain) {
+            return Some(Path::new(std::ffi::OsStr::from_bytes(rest)));
+        }
+    }
+    path.strip_prefix(root).ok()
+}
+
+/// A relative path with no empty or `.` components: its components give back its bytes.
+#[cfg(unix)]
+fn plainly_spelled(relative: &[u8]) -> bool {
+    relative
+        .split(|&b| b == b'/')
+        .all(|part| !part.is_empty() && part != b".")
+}
+
 fn key(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
@@ -135,6 +165,39 @@ mod tests {
                 "{path} in {dir}"
             );
             assert_eq!(Path::new(path).starts_with(dir), within);
+        }
+    }
+
+    #[test]
+    fn a_root_is_stripped_as_path_strip_prefix_strips_it() {
+        use std::path::Path;
+        let paths = [
+            "/",
+            "/a",
+            "/a/",
+            "/a/b",
+            "/a/b/",
+            "/a//b",
+            "/a/./b",
+            "/a/b/.",
+            "/a/../b",
+            "/ab/c",
+            "/a/.b",
+            "/a/b/c.yaml",
+            "a",
+            "a/b",
+            "./a/b",
+            "a/./b",
+            "",
+        ];
+        for path in paths {
+            for root in paths {
+                assert_eq!(
+                    super::strip_root(Path::new(path), Path::new(root)),
+                    Path::new(path).strip_prefix(root).ok(),
+                    "{path} from {root}"
+                );
+            }
         }
     }
 

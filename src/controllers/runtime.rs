@@ -1109,7 +1109,7 @@ impl Runtime<'_> {
         let origin = built
             .file
             .as_deref()
-            .and_then(|file| file.strip_prefix(root).ok())
+            .and_then(|file| crate::fs_facts::strip_root(file, root))
             .map(Path::to_path_buf);
         // The document's line in its file, read before substitution rebuilds the node.
         let pos = match &origin {

@@ -5,15 +5,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::paths::PathKey;
+use super::paths::{BytePath, PathKey};
 use crate::yaml::Node;
 
 #[derive(Default)]
 pub struct KustomizationRefs {
     /// Files used as patches or generator inputs, never as resources.
-    pub non_resource_files: foldhash::HashSet<PathBuf>,
+    pub non_resource_files: foldhash::HashSet<BytePath>,
     /// Files a kustomization lists directly under `resources`, with the kustomization's namespace.
-    pub namespace_of_file: foldhash::HashMap<PathBuf, String>,
+    pub namespace_of_file: foldhash::HashMap<BytePath, String>,
     /// For each kustomization's directory, the local paths (files or directories) it builds from:
     /// `resources`, `components` and legacy `bases`. Remote URLs are left out.
     pub inputs_of_dir: BTreeMap<PathKey, Vec<PathBuf>>,
@@ -94,14 +94,16 @@ impl FileRefs {
 impl KustomizationRefs {
     /// Records what one kustomization file says; a later file's namespace for a file wins.
     pub fn add(&mut self, refs: FileRefs) {
-        self.non_resource_files.extend(refs.non_resource_files);
+        self.non_resource_files
+            .extend(refs.non_resource_files.into_iter().map(BytePath));
         self.inputs_of_dir
             .entry(refs.dir)
             .or_default()
             .extend(refs.inputs);
         if let Some((namespace, files)) = refs.namespaced_files {
             for file in files {
-                self.namespace_of_file.insert(file, namespace.clone());
+                self.namespace_of_file
+                    .insert(BytePath(file), namespace.clone());
             }
         }
     }

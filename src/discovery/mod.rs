@@ -23,8 +23,8 @@ use crate::yaml::ParsedFiles;
 
 use load::Keep;
 pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
-use paths::PathKey;
 pub use paths::{apply_variable_defaults, secure_join};
+use paths::{path_bytes, BytePath, PathKey};
 
 /// The GitRepository Flux bootstraps from; it stands for the working tree.
 pub const BOOTSTRAP_NAME: &str = "flux-system";
@@ -173,7 +173,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     }
 
     // Patch files are kept whole: their partial objects are reported as fragments.
-    for file in &refs.non_resource_files {
+    for BytePath(file) in &refs.non_resource_files {
         if let Ok(i) = listing.yaml_files.binary_search(file) {
             if let (Some(loaded), false) = (loaded[i].as_mut(), is_kustomization_file(file)) {
                 load::keep_again(loaded, file, &paths::relative_to(file, &root), Keep::All);
@@ -181,7 +181,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         }
     }
     let keep = |file: &Path| {
-        if refs.non_resource_files.contains(file) {
+        if refs.non_resource_files.contains(path_bytes(file)) {
             Keep::All
         } else {
             Keep::FluxAndData
@@ -243,7 +243,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     // as the objects themselves get it below.
                     let mut id = object.id.clone();
                     if id.namespace.is_empty() {
-                        if let Some(namespace) = refs.namespace_of_file.get(file) {
+                        if let Some(namespace) = refs.namespace_of_file.get(path_bytes(file)) {
                             id.namespace = namespace.clone();
                         }
                     }
@@ -295,12 +295,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             continue;
         }
         stats.sops_documents += file.sops_documents;
-        if refs.non_resource_files.contains(path) {
+        if refs.non_resource_files.contains(path_bytes(path)) {
             stats.patch_files += 1;
             patch_fragments.extend(file.objects);
             continue;
         }
-        let namespace_hint = refs.namespace_of_file.get(path);
+        let namespace_hint = refs.namespace_of_file.get(path_bytes(path));
         let with_namespace = |id: &mut ResourceId| {
             if id.namespace.is_empty() {
                 if let Some(namespace) = namespace_hint {

@@ -55,9 +55,40 @@ pub fn apply_variable_defaults(text: &str) -> Result<String, Vec<String>> {
 
 /// `path` relative to `root`, for display; falls back to the path itself.
 pub fn relative_to(path: &Path, root: &Path) -> PathBuf {
-    path.strip_prefix(root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
+    crate::fs_facts::strip_root(path, root)
+        .unwrap_or(path)
+        .to_path_buf()
+}
+
+/// A path hashed and compared by its bytes, for tables looked up with `path_bytes`: `Path`'s own
+/// `Hash` walks its components, which cost more than the lookup. For paths in one spelling
+/// (normalised), where equal bytes and equal components are the same thing.
+#[derive(Clone, Debug)]
+pub struct BytePath(pub PathBuf);
+
+impl PartialEq for BytePath {
+    fn eq(&self, other: &Self) -> bool {
+        path_bytes(&self.0) == path_bytes(&other.0)
+    }
+}
+
+impl Eq for BytePath {}
+
+impl std::hash::Hash for BytePath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        path_bytes(&self.0).hash(state);
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for BytePath {
+    fn borrow(&self) -> &[u8] {
+        path_bytes(&self.0)
+    }
+}
+
+/// The bytes a [`BytePath`] table is looked up by.
+pub fn path_bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 /// A normalised absolute path as bytes with every `/` made the lowest byte. Byte order is then
