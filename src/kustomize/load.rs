@@ -108,19 +108,25 @@ impl Ctx<'_> {
         let Some(root) = &self.options.display_root else {
             return dir.join(entry);
         };
-        let root = absolutize(root);
+        let normalised_root;
+        let root = if is_plain_absolute(root) {
+            root.as_path()
+        } else {
+            normalised_root = absolutize(root);
+            normalised_root.as_path()
+        };
         let joined = match entry.strip_prefix('/') {
             Some(rest) => root.join(rest),
             None => dir.join(entry),
         };
         let abs = absolutize(&joined);
-        if crate::fs_facts::is_within(&abs, &root) {
+        if crate::fs_facts::is_within(&abs, root) {
             return abs;
         }
         // climbed above the root: continue from the root with what is left
-        let mut out = root.clone();
+        let mut out = root.to_path_buf();
         let rel = absolutize(dir)
-            .strip_prefix(&root)
+            .strip_prefix(root)
             .map(Path::to_path_buf)
             .unwrap_or_default();
         let mut parts: Vec<std::path::Component> = rel.components().collect();
@@ -248,8 +254,15 @@ fn normalise_absolute(path: &Path) -> PathBuf {
 /// True when `path` has no `.` or `..` component, no doubled or trailing `/`: component-wise
 /// normalisation would give it back unchanged.
 fn is_plain_absolute(path: &Path) -> bool {
-    let bytes = path.as_os_str().as_encoded_bytes();
-    !bytes.ends_with(b"/") && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
+    match path.as_os_str().as_encoded_bytes().split_first() {
+        Some((b'/', rest)) => {
+            !rest.is_empty()
+                && rest
+                    .split(|&b| b == b'/')
+                    .all(|part| part.first().is_some_and(|&b| b != b'.'))
+        }
+        _ => false,
+    }
 }
 
 pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
@@ -1277,5 +1290,8 @@ mod tests {
         assert!(super::is_plain_absolute(Path::new("/a/b")));
         assert!(!super::is_plain_absolute(Path::new("/a/./b")));
         assert!(!super::is_plain_absolute(Path::new("/a/b/")));
+        for path in ["/", "", "a/b", "/a//b", "/a/.b", "/a/..", "//a"] {
+            assert!(!super::is_plain_absolute(Path::new(path)), "{path}");
+        }
     }
 }
