@@ -791,7 +791,15 @@ pub fn reads_back_as_plain(text: &str) -> bool {
 }
 
 fn is_simple_key(key: &Scalar) -> bool {
-    key.value.len() <= MAX_SIMPLE_KEY_LEN && !key.value.contains(is_break_char)
+    let value: &str = &key.value;
+    value.len() <= MAX_SIMPLE_KEY_LEN && !has_break(value)
+}
+
+fn has_break(text: &str) -> bool {
+    // Every break character's UTF-8 starts with one of these bytes; most text holds none.
+    text.bytes()
+        .any(|b| matches!(b, b'\r' | b'\n' | 0xC2 | 0xE2))
+        && text.contains(is_break_char)
 }
 
 /// The style a scalar asks for in style-preserving mode: as written, with multi-line plain text

@@ -438,10 +438,16 @@ impl<'t> Reader<'t, '_> {
                 if !plain_may_start(rest) {
                     return None;
                 }
-                let colon = rest
-                    .match_indices(':')
-                    .map(|(i, _)| i)
-                    .find(|&i| matches!(rest.as_bytes().get(i + 1), None | Some(b' ')))?;
+                // The first `:` followed by a space or the end of the line.
+                let bytes = rest.as_bytes();
+                let mut from = 0;
+                let colon = loop {
+                    let i = from + bytes[from..].iter().position(|&b| b == b':')?;
+                    if matches!(bytes.get(i + 1), None | Some(b' ')) {
+                        break i;
+                    }
+                    from = i + 1;
+                };
                 if comment_start(&rest[..colon]).is_some() {
                     return None;
                 }
