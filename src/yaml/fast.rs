@@ -80,8 +80,13 @@ fn lines(text: &str) -> Vec<Line<'_>> {
     if text.is_empty() {
         return Vec::new();
     }
-    body.split('\n')
-        .map(|line| {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', body.as_bytes())
+        .chain([body.len()])
+        .map(|end| {
+            // Both ends are at a line break or the end of the text: character boundaries.
+            let line = &body[start..end];
+            start = end + 1;
             let indent = line.bytes().take_while(|&b| b == b' ').count();
             let rest = &line[indent..];
             Line {
