@@ -52,7 +52,25 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
 
 impl PartialEq for ResourceId {
     fn eq(&self, other: &Self) -> bool {
-        self.identity() == other.identity()
+        // Name first: ids that differ mostly differ there.
+        same_text(&self.name, &other.name)
+            && same_text(&self.kind, &other.kind)
+            && same_text(&self.namespace, &other.namespace)
+            && same_text(&self.group, &other.group)
+    }
+}
+
+/// `a == b`, with the first bytes compared before the library call: runs compare ids hundreds of
+/// thousands of times, and most pairs differ at once.
+fn same_text(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+}
+
+/// `a.cmp(b)`, deciding on the first bytes where they differ before the library call.
+fn text_order(a: &str, b: &str) -> Ordering {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
     }
 }
 
@@ -73,12 +91,10 @@ impl PartialOrd for ResourceId {
 impl Ord for ResourceId {
     fn cmp(&self, other: &Self) -> Ordering {
         // Kind first, so sorted listings group objects the way people scan them.
-        (&self.kind, &self.namespace, &self.name, &self.group).cmp(&(
-            &other.kind,
-            &other.namespace,
-            &other.name,
-            &other.group,
-        ))
+        text_order(&self.kind, &other.kind)
+            .then_with(|| text_order(&self.namespace, &other.namespace))
+            .then_with(|| text_order(&self.name, &other.name))
+            .then_with(|| text_order(&self.group, &other.group))
     }
 }
 
@@ -128,5 +144,37 @@ mod tests {
         let flux = ResourceId::new("helm.toolkit.fluxcd.io/v2", "HelmRelease", "a", "b");
         let other = ResourceId::new("example.com/v1", "HelmRelease", "a", "b");
         assert_ne!(flux, other);
+    }
+
+    #[test]
+    fn ids_order_by_kind_namespace_name_then_group_and_equal_by_all_four() {
+        let words = ["", "a", "ab", "b", "B", "é", "a-b"];
+        let mut ids = Vec::new();
+        for group in ["", "apps"] {
+            for kind in words {
+                for namespace in words {
+                    for name in words {
+                        let api_version = if group.is_empty() {
+                            "v1".to_owned()
+                        } else {
+                            format!("{group}/v1")
+                        };
+                        ids.push(ResourceId::new(&api_version, kind, namespace, name));
+                    }
+                }
+            }
+        }
+        for a in &ids {
+            for b in &ids {
+                let by_tuple = (&a.kind, &a.namespace, &a.name, &a.group).cmp(&(
+                    &b.kind,
+                    &b.namespace,
+                    &b.name,
+                    &b.group,
+                ));
+                assert_eq!(a.cmp(b), by_tuple, "{a:?} {b:?}");
+                assert_eq!(a == b, by_tuple.is_eq(), "{a:?} {b:?}");
+            }
+        }
     }
 }

@@ -95,6 +95,15 @@ pub struct Entry {
     pub value: Node,
 }
 
+impl Entry {
+    /// Whether the key's text is `key`; the first bytes are compared before the library call, as
+    /// most keys looked at are not the one looked for and differ at once.
+    pub fn has_key(&self, key: &str) -> bool {
+        let text: &str = &self.key.value;
+        text.len() == key.len() && text.as_bytes().first() == key.as_bytes().first() && text == key
+    }
+}
+
 /// An ordered mapping. Keys are scalars (non-scalar keys are rejected by the parser); lookups compare
 /// the key's value text.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -151,23 +160,23 @@ impl Mapping {
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.entries
             .iter()
-            .find(|e| e.key.value == key)
+            .find(|e| e.has_key(key))
             .map(|e| &e.value)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         self.entries
             .iter_mut()
-            .find(|e| e.key.value == key)
+            .find(|e| e.has_key(key))
             .map(|e| &mut e.value)
     }
 
     pub fn entry(&self, key: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.key.value == key)
+        self.entries.iter().find(|e| e.has_key(key))
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.iter().any(|e| e.key.value == key)
+        self.entries.iter().any(|e| e.has_key(key))
     }
 
     /// Replaces the value of an existing key in place, or appends a new entry.
@@ -183,7 +192,7 @@ impl Mapping {
     }
 
     pub fn remove(&mut self, key: &str) -> Option<Node> {
-        let index = self.entries.iter().position(|e| e.key.value == key)?;
+        let index = self.entries.iter().position(|e| e.has_key(key))?;
         Some(self.entries.remove(index).value)
     }
 
