@@ -1,7 +1,7 @@
 //! `offlux build ks|hr|all [NAME]`: the objects a Kustomization or HelmRelease (or every
 //! Kustomization) would apply, on stdout.
 
-use super::objects::{format, ObjectFormat, SkipArgs};
+use super::objects::{self, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
 use super::{exit, report, usage_error, Context};
 use crate::model::Object;
@@ -87,7 +87,7 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
             objects.extend(rendered.iter().filter(|o| args.skip.keeps(o)));
         }
     }
-    print!("{}", format(&objects, args.output));
+    objects::print(&objects, args.output);
     exit::leave_to_exit((repository, report));
     if failed {
         exit::FAILURES

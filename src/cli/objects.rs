@@ -3,7 +3,7 @@
 
 use crate::model::Object;
 use crate::parallel;
-use crate::yaml::{emit_canonical_kyaml, to_json_kyaml};
+use crate::yaml::{emit_canonical_kyaml, emit_canonical_kyaml_onto, to_json_kyaml};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct SkipArgs {
@@ -36,6 +36,34 @@ pub enum ObjectFormat {
 /// The objects as one YAML stream or JSON array.
 pub fn format(objects: &[&Object], format: ObjectFormat) -> String {
     join(&documents(objects, format), format)
+}
+
+/// How many objects one formatting job prints into one buffer.
+const PRINT_RUN: usize = 16;
+
+/// Prints `format(objects, format)` on stdout. YAML is formatted in runs of objects on all cores
+/// and written run by run, so the stream is never held whole, nor each object in a buffer of its
+/// own (a render's largest allocations were these).
+pub fn print(objects: &[&Object], format: ObjectFormat) {
+    if format == ObjectFormat::Json {
+        print!("{}", self::format(objects, format));
+        return;
+    }
+    let runs: Vec<&[&Object]> = objects.chunks(PRINT_RUN).collect();
+    let texts = parallel::map_chunked(&runs, 1, |run| {
+        run.iter().fold(String::new(), |mut text, object| {
+            if !text.is_empty() {
+                text.push_str("---\n");
+            }
+            emit_canonical_kyaml_onto(&object.node, text)
+        })
+    });
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            println!("---");
+        }
+        print!("{text}");
+    }
 }
 
 /// Each object printed on its own, formatted on all cores; `join` makes the output of a run of them.

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::objects::{documents, format, join, ObjectFormat, SkipArgs};
+use super::objects::{self, documents, join, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
 use super::{exit, report, test, usage_error, Context};
 use crate::model::{Object, ResourceId};
@@ -62,7 +62,7 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
         .collect();
     match &args.out {
         None => {
-            print!("{}", format(&all, args.output));
+            objects::print(&all, args.output);
         }
         Some(dir) => {
             let extension = match args.output {

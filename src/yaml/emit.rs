@@ -67,6 +67,14 @@ pub fn emit_canonical_kyaml(node: &Node) -> String {
     Emitter::new(Mode::CanonicalKyaml).document(node)
 }
 
+/// `emit_canonical_kyaml(node)` written after what `out` holds (nothing, or whole lines): one
+/// buffer for a run of documents instead of one each.
+pub fn emit_canonical_kyaml_onto(node: &Node, out: String) -> String {
+    let mut emitter = Emitter::new(Mode::CanonicalKyaml);
+    emitter.out = out;
+    emitter.document(node)
+}
+
 pub fn emit_stream(nodes: &[Node], options: &EmitOptions) -> String {
     let mut out = String::new();
     for (i, node) in nodes.iter().enumerate() {
@@ -206,7 +214,9 @@ impl Emitter {
 
     fn document(mut self, node: &Node) -> String {
         // Most objects print to a kilobyte or two; growing from empty took several copies each.
-        self.out.reserve(2048);
+        if self.out.is_empty() {
+            self.out.reserve(2048);
+        }
         self.node(node, Context::Root);
         self.write_indent();
         self.out

@@ -29,7 +29,8 @@ mod tests;
 
 pub use canon::{canonical_kyaml, from_json};
 pub use emit::{
-    emit_canonical_kyaml, go_yaml_v2_key_order, reads_back_as_plain, sort_keys, EmitOptions,
+    emit_canonical_kyaml, emit_canonical_kyaml_onto, go_yaml_v2_key_order, reads_back_as_plain,
+    sort_keys, EmitOptions,
 };
 #[cfg(test)]
 pub(crate) use files::yaml_texts_under;
