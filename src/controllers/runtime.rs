@@ -268,30 +268,25 @@ pub fn run(
     // Where each object is written in the repository, when discovery saw it there; otherwise the
     // directory of the Kustomization that rendered it.
     let mut origins = BTreeMap::new();
-    for (id, object) in runtime.store.objects() {
-        if is_reconcilable(&id) {
-            // Discovery sorts its objects by id (then file), so the first with this id is found
-            // by bisection.
-            let first = repository
-                .flux_objects
-                .partition_point(|f| f.object.id < id);
-            let written = repository
-                .flux_objects
-                .get(first)
-                .filter(|f| f.object.id == id);
-            origins.insert(
-                id,
-                written.map_or_else(|| object.location(), |f| f.object.location()),
-            );
-        }
+    for (id, object) in runtime.store.objects_where(is_reconcilable) {
+        // Discovery sorts its objects by id (then file), so the first with this id is found by
+        // bisection.
+        let first = repository
+            .flux_objects
+            .partition_point(|f| f.object.id < id);
+        let written = repository
+            .flux_objects
+            .get(first)
+            .filter(|f| f.object.id == id);
+        origins.insert(
+            id,
+            written.map_or_else(|| object.location(), |f| f.object.location()),
+        );
     }
     // Objects withdrawn by a re-render are gone, and so are their statuses.
     let statuses = runtime
         .store
-        .statuses()
-        .into_iter()
-        .filter(|(id, _)| is_reconcilable(id) && runtime.store.contains(id))
-        .collect();
+        .statuses_where(|id| is_reconcilable(id) && origins.contains_key(id));
     let mut unread_values = runtime.unread_values.into_inner().unwrap_or_default();
     unread_values.retain(|id, _| runtime.store.contains(id));
     RunReport {

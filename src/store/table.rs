@@ -166,12 +166,18 @@ where
 
     /// All objects, sorted by id.
     pub fn objects(&self) -> Vec<(Id, Arc<Obj>)> {
-        let mut all: Vec<_> = read(&self.objects)
+        self.objects_where(|_| true)
+    }
+
+    /// The objects whose id `keep` accepts, sorted by id; only those are copied out.
+    pub fn objects_where(&self, keep: impl Fn(&Id) -> bool) -> Vec<(Id, Arc<Obj>)> {
+        let mut chosen: Vec<_> = read(&self.objects)
             .iter()
+            .filter(|(id, _)| keep(id))
             .map(|(id, object)| (id.clone(), Arc::clone(object)))
             .collect();
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        all
+        chosen.sort_by(|a, b| a.0.cmp(&b.0));
+        chosen
     }
 
     /// Sets the status of `id` (an object need not exist: a failed lookup can be recorded too).
@@ -215,12 +221,18 @@ where
 
     /// All recorded statuses, sorted by id.
     pub fn statuses(&self) -> Vec<(Id, StatusRecord<Id>)> {
-        let mut all: Vec<_> = read(&self.statuses)
+        self.statuses_where(|_| true)
+    }
+
+    /// The statuses whose id `keep` accepts, sorted by id; only those are copied out.
+    pub fn statuses_where(&self, keep: impl Fn(&Id) -> bool) -> Vec<(Id, StatusRecord<Id>)> {
+        let mut chosen: Vec<_> = read(&self.statuses)
             .iter()
+            .filter(|(id, _)| keep(id))
             .map(|(id, record)| (id.clone(), record.clone()))
             .collect();
-        all.sort_by(|a, b| a.0.cmp(&b.0));
-        all
+        chosen.sort_by(|a, b| a.0.cmp(&b.0));
+        chosen
     }
 
     fn emit(&self, events: &[Event<Id>]) {
