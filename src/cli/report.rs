@@ -70,7 +70,10 @@ pub fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
         return out;
     };
     report = report.with_label(LabeledSpan::at_offset(offset, "here"));
-    let report = miette::Report::new(report).with_source_code(NamedSource::new(name, text));
+    let report = WithSource {
+        diagnostic: report,
+        source: NamedSource::new(name, text),
+    };
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -78,10 +81,45 @@ pub fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
     };
     let mut out = String::new();
     let handler = GraphicalReportHandler::new_themed(theme).with_context_lines(1);
-    if handler.render_report(&mut out, report.as_ref()).is_err() {
+    if handler.render_report(&mut out, &report).is_err() {
         out = format!("{}: {message}\n", diagnostic.severity);
     }
     out
+}
+
+/// A diagnostic with the text its label points into. `miette::Report::with_source_code` does the
+/// same, but building a `Report` asks the terminal for its size each time (two system calls per
+/// diagnostic, and runs report hundreds).
+#[derive(Debug)]
+struct WithSource {
+    diagnostic: MietteDiagnostic,
+    source: NamedSource<String>,
+}
+
+impl std::fmt::Display for WithSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.diagnostic.fmt(f)
+    }
+}
+
+impl std::error::Error for WithSource {}
+
+impl miette::Diagnostic for WithSource {
+    fn severity(&self) -> Option<miette::Severity> {
+        self.diagnostic.severity()
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.diagnostic.help()
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.diagnostic.labels()
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source)
+    }
 }
 
 /// The byte offset of a 1-based line and column (in characters).
