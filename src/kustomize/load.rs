@@ -785,6 +785,7 @@ impl Ctx<'_> {
         // resources (and the legacy `bases`)
         let mut entries = seq_strings(k, "resources");
         entries.extend(seq_strings(k, "bases"));
+        let mut appender = Appender::new(&target.resources);
         for (i, entry) in entries.iter().enumerate() {
             let label = Some(format!("resources[{i}] `{entry}`"));
             let sub = self
@@ -796,13 +797,17 @@ impl Ctx<'_> {
                     for node in nodes {
                         let mut res = Res::new(node);
                         res.origin = Some(Origin::File(file.clone()));
-                        append(&mut target.resources, res).map_err(|m| fail(label.clone(), m))?;
+                        appender
+                            .append(&mut target.resources, res)
+                            .map_err(|m| fail(label.clone(), m))?;
                     }
                 }
                 Loaded::Target(t) => {
                     let t = *t;
                     for r in t.resources {
-                        append(&mut target.resources, r).map_err(|m| fail(label.clone(), m))?;
+                        appender
+                            .append(&mut target.resources, r)
+                            .map_err(|m| fail(label.clone(), m))?;
                     }
                     target.config.merge(&t.config);
                     for v in t.vars {
@@ -1200,19 +1205,52 @@ enum Loaded {
 /// Adds a resource, refusing a second one with the same id.
 pub fn append(resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
     let name = res.name();
-    if let Some(existing) = resources
+    let existing = resources
         .iter()
-        .find(|r| r.name() == name && r.same_id(&res))
-    {
-        if existing.behavior.is_none() || res.behavior.is_none() {
-            return Err(format!(
-                "may not add resource with an already registered id: {}",
-                res.id_string()
-            ));
-        }
-    }
+        .find(|r| r.name() == name && r.same_id(&res));
+    refuse_duplicate(existing, &res)?;
     resources.push(res);
     Ok(())
+}
+
+fn refuse_duplicate(existing: Option<&Res>, res: &Res) -> Result<(), String> {
+    match existing {
+        Some(existing) if existing.behavior.is_none() || res.behavior.is_none() => Err(format!(
+            "may not add resource with an already registered id: {}",
+            res.id_string()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `append` for many resources into one list: the list's resources by name, so that each new one
+/// is checked against those of its name only, not against every resource (reading each one's
+/// name again).
+struct Appender {
+    by_name: foldhash::HashMap<String, Vec<usize>>,
+}
+
+impl Appender {
+    fn new(resources: &[Res]) -> Self {
+        let mut by_name: foldhash::HashMap<String, Vec<usize>> = foldhash::HashMap::default();
+        for (i, r) in resources.iter().enumerate() {
+            by_name.entry(r.name().to_owned()).or_default().push(i);
+        }
+        Appender { by_name }
+    }
+
+    /// `append(resources, res)`, for the `resources` this was made for and added to since.
+    fn append(&mut self, resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
+        let same_name = self.by_name.entry(res.name().to_owned()).or_default();
+        let existing = same_name
+            .iter()
+            .map(|&i| &resources[i])
+            .find(|r| r.same_id(&res));
+        refuse_duplicate(existing, &res)?;
+        same_name.push(resources.len());
+        resources.push(res);
+        Ok(())
+    }
 }
 
 /// Adds a generated resource according to its behaviour.
