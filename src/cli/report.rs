@@ -169,4 +169,35 @@ mod tests {
         assert_eq!(byte_offset(text, 2, 3), Some(8));
         assert_eq!(byte_offset(text, 9, 1), None);
     }
+
+    #[test]
+    fn a_diagnostic_with_a_position_quotes_its_line_with_the_message_and_hint() {
+        use crate::diagnostic::{Diagnostic, Location};
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            dir.path().join("ks.yaml"),
+            "kind: A\nspec:\n  path: ./nowhere\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let diagnostic = Diagnostic::warning("path not found")
+            .at(Location::at(
+                "ks.yaml",
+                crate::yaml::Pos { line: 3, column: 9 },
+            ))
+            .object("Kustomization/x")
+            .hint("check spec.path");
+        let text = super::render(&diagnostic, dir.path(), false);
+        for expected in [
+            "Kustomization/x: path not found",
+            "ks.yaml:3:9",
+            "3 │   path: ./nowhere",
+            "here",
+            "check spec.path",
+        ] {
+            assert!(
+                text.contains(expected),
+                "{expected:?} missing from:\n{text}"
+            );
+        }
+    }
 }

@@ -1213,6 +1213,26 @@ fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn documents_emitted_onto_one_buffer_read_as_each_emitted_alone() {
+        let first = super::super::parse_stream(
+            "kind: A\nmetadata: {name: a}\nlist: [1, two]\n",
+            &Default::default(),
+        );
+        let second =
+            super::super::parse_stream("z: |\n  text\n  more\na: ~\n", &Default::default());
+        let (Ok(first), Ok(second)) = (first, second) else {
+            panic!("test YAML parses");
+        };
+        let (a, b) = (&first[0].root, &second[0].root);
+        let run =
+            super::emit_canonical_kyaml_onto(b, super::emit_canonical_kyaml_onto(a, String::new()));
+        assert_eq!(
+            run,
+            super::emit_canonical_kyaml(a) + &super::emit_canonical_kyaml(b)
+        );
+    }
+
+    #[test]
     fn the_byte_analysis_agrees_with_the_character_analysis() {
         // Every string of up to four characters over the characters the analysis tells apart,
         // ordinary and special ones beyond ASCII among them.
