@@ -40,7 +40,7 @@ type Table<T> = Mutex<foldhash::HashMap<Box<[u8]>, T>>;
 /// `path.starts_with(dir)` for normalised absolute paths (no `.`, `..`, doubled or trailing
 /// separators, as `canonicalize` gives them), on their bytes rather than component by component.
 pub fn is_within(path: &Path, dir: &Path) -> bool {
-    let (path, dir) = (key(path), key(dir));
+    let (path, dir) = (path_bytes(path), path_bytes(dir));
     path.starts_with(dir) && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
 }
 
@@ -51,9 +51,9 @@ pub fn strip_root<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        let whole_root = key(root);
+        let whole_root = path_bytes(root);
         let root = whole_root.strip_suffix(b"/").unwrap_or(whole_root);
-        let rest = key(path)
+        let rest = path_bytes(path)
             .strip_prefix(root)
             .and_then(|rest| rest.strip_prefix(b"/"));
         let root_plain =
@@ -74,19 +74,24 @@ fn plainly_spelled(relative: &[u8]) -> bool {
         .all(|part| !part.is_empty() && part != b".")
 }
 
-fn key(path: &Path) -> &[u8] {
+/// A path's bytes, which the tables here (and discovery's) are keyed by.
+pub fn path_bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 
 /// The answer `table` holds for `path`, or `find`'s, then remembered. The lock is not held while
 /// `find` runs: it may ask the table about other paths.
 fn remembered<T: Clone>(table: &Table<T>, path: &Path, find: impl FnOnce() -> T) -> T {
-    if let Some(known) = table.lock().ok().and_then(|t| t.get(key(path)).cloned()) {
+    if let Some(known) = table
+        .lock()
+        .ok()
+        .and_then(|t| t.get(path_bytes(path)).cloned())
+    {
         return known;
     }
     let answer = find();
     if let Ok(mut table) = table.lock() {
-        table.insert(key(path).into(), answer.clone());
+        table.insert(path_bytes(path).into(), answer.clone());
     }
     answer
 }
@@ -103,7 +108,7 @@ impl FsFacts {
     /// nobody asks again.
     pub fn record(&self, path: PathBuf, kind: FileKind, real: PathBuf) {
         if let Ok(mut real_paths) = self.real_paths.lock() {
-            real_paths.insert(key(&path).into(), Some(real));
+            real_paths.insert(path_bytes(&path).into(), Some(real));
         }
         if let Ok(mut kinds) = self.kinds.lock() {
             kinds.insert(

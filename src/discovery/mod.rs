@@ -21,10 +21,11 @@ use crate::fs_facts::FsFacts;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::ParsedFiles;
 
+use crate::fs_facts::path_bytes;
 use load::Keep;
 pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
 pub use paths::{apply_variable_defaults, secure_join};
-use paths::{path_bytes, BytePath, PathKey};
+use paths::{BytePath, PathKey};
 
 /// The GitRepository Flux bootstraps from; it stands for the working tree.
 pub const BOOTSTRAP_NAME: &str = "flux-system";

@@ -3,6 +3,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::fs_facts::path_bytes;
+
 /// Joins `relative` under `root`, clamping every `..` at the root. The result is lexical: no
 /// file system access, so symlinks are checked separately where files are read.
 pub fn secure_join(root: &Path, relative: &str) -> PathBuf {
@@ -60,7 +62,7 @@ pub fn relative_to(path: &Path, root: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// A path hashed and compared by its bytes, for tables looked up with `path_bytes`: `Path`'s own
+/// A path hashed and compared by its bytes, for tables looked up with `fs_facts::path_bytes`: `Path`'s own
 /// `Hash` walks its components, which cost more than the lookup. For paths in one spelling
 /// (normalised), where equal bytes and equal components are the same thing.
 #[derive(Clone, Debug)]
@@ -84,11 +86,6 @@ impl std::borrow::Borrow<[u8]> for BytePath {
     fn borrow(&self) -> &[u8] {
         path_bytes(&self.0)
     }
-}
-
-/// The bytes a [`BytePath`] table is looked up by.
-pub fn path_bytes(path: &Path) -> &[u8] {
-    path.as_os_str().as_encoded_bytes()
 }
 
 /// A normalised absolute path as bytes with every `/` made the lowest byte. Byte order is then

@@ -38,7 +38,8 @@ pub use files::ParsedFiles;
 pub use reread::{reread, reread_then, reread_value};
 
 pub use node::{
-    CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence, Tag,
+    same_text, CollectionStyle, Document, Entry, Mapping, Node, Pos, Scalar, ScalarStyle, Sequence,
+    Tag,
 };
 pub(crate) use resolve::without_underscores;
 pub use resolve::{
