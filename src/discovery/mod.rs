@@ -399,22 +399,30 @@ fn walk_and_load(
             .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
         (index, file, refs)
     };
-    let (sender, receiver) = crossbeam_channel::unbounded::<(usize, PathBuf)>();
+    // Files go to the helpers a few at a time: a helper that has caught up with the walk sleeps,
+    // and waking it for every file cost more than reading some of them.
+    const BATCH: usize = 4;
+    let (sender, receiver) = crossbeam_channel::unbounded::<Vec<(usize, PathBuf)>>();
     let (listing, results) = std::thread::scope(|scope| {
         let helpers: Vec<_> = (1..crate::parallel::threads())
             .filter_map(|_| {
                 let receiver = receiver.clone();
                 crate::parallel::spawn_scoped(scope, move || {
-                    receiver.iter().map(load).collect::<Vec<_>>()
+                    receiver.iter().flatten().map(load).collect::<Vec<_>>()
                 })
             })
             .collect();
+        let mut batch = Vec::with_capacity(BATCH);
         let listing = walk::list_yaml_files(root, facts, &mut |index, path| {
-            // The receiver lives until the scope ends, so the send cannot fail.
-            let _ = sender.send((index, path.to_path_buf()));
+            batch.push((index, path.to_path_buf()));
+            if batch.len() == BATCH {
+                // The receiver lives until the scope ends, so the send cannot fail.
+                let _ = sender.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+            }
         });
+        let _ = sender.send(batch);
         drop(sender);
-        let mut results: Vec<_> = receiver.iter().map(load).collect();
+        let mut results: Vec<_> = receiver.iter().flatten().map(load).collect();
         for helper in helpers {
             results.extend(crate::parallel::join(helper));
         }

@@ -65,7 +65,6 @@ pub fn list_yaml_files(
     let mut walker = Walker {
         root,
         facts,
-        exclusions: default_exclusions(root),
         yaml_files: Vec::new(),
         on_yaml_file,
         diagnostics: Vec::new(),
@@ -80,14 +79,25 @@ pub fn list_yaml_files(
     }
 }
 
-/// Flux's default exclusions as one matcher at the root. They are gitignore patterns, so each
-/// matches at any depth unless it says otherwise.
-fn default_exclusions(root: &Path) -> Gitignore {
-    let mut builder = GitignoreBuilder::new(root);
-    for pattern in DEFAULT_EXCLUSIONS {
-        let _ = builder.add_line(None, pattern);
-    }
-    builder.build().unwrap_or_else(|_| Gitignore::empty())
+/// Whether one of Flux's default exclusions matches an entry named `name`. Each is a gitignore
+/// pattern on the name alone (`**/` adds nothing), so it applies at any depth: a trailing `/` limits
+/// it to directories, a leading `*` makes it a suffix. Matching names directly costs a fraction of
+/// a general gitignore matcher, which the walk would ask for every entry of the repository.
+fn is_excluded_by_default(name: &[u8], is_dir: bool) -> bool {
+    DEFAULT_EXCLUSIONS.iter().any(|pattern| {
+        let pattern = pattern.strip_prefix("**/").unwrap_or(pattern);
+        let (pattern, dir_only) = match pattern.strip_suffix('/') {
+            Some(pattern) => (pattern, true),
+            None => (pattern, false),
+        };
+        if dir_only && !is_dir {
+            return false;
+        }
+        match pattern.strip_prefix('*') {
+            Some(suffix) => name.ends_with(suffix.as_bytes()),
+            None => name == pattern.as_bytes(),
+        }
+    })
 }
 
 /// The ignore files of one directory on the way down.
@@ -100,7 +110,6 @@ struct DirectoryIgnores {
 struct Walker<'r> {
     root: &'r Path,
     facts: &'r FsFacts,
-    exclusions: Gitignore,
     yaml_files: Vec<PathBuf>,
     on_yaml_file: &'r mut dyn FnMut(usize, &Path),
     diagnostics: Vec<Diagnostic>,
@@ -170,7 +179,9 @@ impl Walker<'_> {
             if kind == FileKind::Other || (!is_dir && !is_yaml(&path)) {
                 continue;
             }
-            if self.is_ignored(&path, is_dir, ignores) {
+            if is_excluded_by_default(name.as_encoded_bytes(), is_dir)
+                || self.is_ignored(&path, is_dir, ignores)
+            {
                 continue;
             }
             if !is_dir {
@@ -238,13 +249,9 @@ impl Walker<'_> {
         })
     }
 
-    /// Flux's default exclusions first; then, as git and the `ignore` tools decide, the nearest
-    /// directory whose ignore files say anything about the path, `.sourceignore`/`.krmignore`
-    /// before `.gitignore`.
+    /// As git and the `ignore` tools decide: the nearest directory whose ignore files say anything
+    /// about the path, `.sourceignore`/`.krmignore` before `.gitignore`.
     fn is_ignored(&self, path: &Path, is_dir: bool, ignores: &[DirectoryIgnores]) -> bool {
-        if self.exclusions.matched(path, is_dir).is_ignore() {
-            return true;
-        }
         let nearest = |pick: fn(&DirectoryIgnores) -> Option<&Gitignore>| {
             ignores
                 .iter()
@@ -300,4 +307,73 @@ fn ignore_file_diagnostics(root: &Path, error: &ignore::Error, out: &mut Vec<Dia
         (Some(p), None) => diagnostic.at(Location::file(super::paths::relative_to(&p, root))),
         _ => diagnostic,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name matcher agrees with a gitignore matcher built from the same patterns.
+    #[test]
+    fn default_exclusions_match_as_gitignore_patterns() {
+        let root = Path::new("/repo");
+        let mut builder = GitignoreBuilder::new(root);
+        for pattern in DEFAULT_EXCLUSIONS {
+            builder.add_line(None, pattern).unwrap();
+        }
+        let gitignore = builder.build().unwrap();
+        let names = [
+            ".git",
+            ".github",
+            ".circleci",
+            ".gitignore",
+            ".gitmodules",
+            ".gitattributes",
+            "logo.png",
+            "a.jpg",
+            "b.jpeg",
+            "c.gif",
+            "d.wmv",
+            "e.flv",
+            "f.tar.gz",
+            "g.zip",
+            "tar.gz",
+            ".tar.gz",
+            "x.gz",
+            "png",
+            ".png",
+            "a.PNG",
+            "a.png.yaml",
+            ".travis.yml",
+            ".gitlab-ci.yml",
+            "appveyor.yml",
+            ".drone.yml",
+            "cloudbuild.yaml",
+            "codeship-services.yml",
+            "codeship-steps.yml",
+            ".goreleaser.yml",
+            ".sops.yaml",
+            ".flux.yaml",
+            "flux.yaml",
+            "kustomization.yaml",
+            "github",
+            ".git.yaml",
+            "x.sops.yaml",
+            "cloudbuild.yml",
+            "apps",
+        ];
+        for name in names {
+            for is_dir in [false, true] {
+                for parent in ["/repo", "/repo/apps/base"] {
+                    let path = Path::new(parent).join(name);
+                    assert_eq!(
+                        is_excluded_by_default(name.as_bytes(), is_dir),
+                        gitignore.matched(&path, is_dir).is_ignore(),
+                        "{} (directory: {is_dir})",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
 }
