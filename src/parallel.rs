@@ -1,7 +1,5 @@
-//! An order-keeping parallel map for work that is independent per item (objects to check or
-//! print, files to parse).
-
-use std::sync::atomic::{AtomicUsize, Ordering};
+//! Work that is independent per item (objects to check or print, files to parse) on one pool of
+//! threads for the whole run, and worker threads of our own for what must not wait for the pool.
 
 /// As deep as the main thread's: objects may nest as deep as the YAML reader allows, and schema
 /// compilation and validation recurse through them.
@@ -33,49 +31,48 @@ pub fn join<R>(worker: std::thread::ScopedJoinHandle<'_, R>) -> R {
         .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
-/// `items.iter().map(f).collect()`, on up to `available_parallelism` threads, results in the
-/// order of `items` whatever the threads' timing. Items are handed out eight at a time.
+/// `items.iter().map(f).collect()` on the pool, results in the order of `items` whatever the
+/// threads' timing. Items are handed out eight at a time.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     map_chunked(items, 8, f)
 }
 
-/// `map` handing out `chunk` items at a time: 1 where single items can take long.
+/// `map` handing out `chunk` items at a time: 1 where single items can take long. Work is taken
+/// in small chunks by whichever thread is free: object sizes vary by orders of magnitude (a CRD
+/// against a ConfigMap), so fixed shares would leave one thread idle.
 pub fn map_chunked<T: Sync, R: Send>(
     items: &[T],
     chunk: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let chunk = chunk.max(1);
-    let threads = threads().min(items.len().div_ceil(chunk)).max(1);
-    // Even one thread is a worker of ours: its stack size does not depend on the caller's.
-    if items.is_empty() {
-        return Vec::new();
-    }
-    // Work is handed out in small chunks from a shared counter: object sizes vary by orders of
-    // magnitude (a CRD against a ConfigMap), so fixed shares would leave one thread idle.
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
-        let work = || {
-            let mut out = Vec::new();
-            loop {
-                let start = next.fetch_add(chunk, Ordering::Relaxed);
-                if start >= items.len() {
-                    break out;
-                }
-                let end = (start + chunk).min(items.len());
-                out.push((start, items[start..end].iter().map(&f).collect()));
-            }
-        };
-        let workers: Option<Vec<_>> = (0..threads).map(|_| spawn_scoped(scope, work)).collect();
-        // Without threads, the work is done here, all of it: a worker that did start has taken
-        // items from the counter, and its results are dropped with it.
-        let Some(workers) = workers else {
-            return vec![(0, items.iter().map(&f).collect())];
-        };
-        workers.into_iter().flat_map(join).collect()
+    use rayon::prelude::*;
+    start_pool();
+    let parts: Vec<Vec<R>> = items
+        .par_chunks(chunk.max(1))
+        .map(|part| part.iter().map(&f).collect())
+        .collect();
+    parts.into_iter().flatten().collect()
+}
+
+/// `rayon::scope` on the pool: work spawned in it may borrow from the caller, and the call returns
+/// once all of it is done.
+pub fn scope<'scope, R: Send>(work: impl FnOnce(&rayon::Scope<'scope>) -> R + Send) -> R {
+    start_pool();
+    rayon::scope(work)
+}
+
+/// Starts the pool, one thread per core, each with the stack every worker of ours gets; once per
+/// process, on first use or earlier. Without it rayon would start its default pool, with smaller
+/// stacks.
+pub fn start_pool() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        // An error means a pool exists already: a test harness or an embedding program made it.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads())
+            .stack_size(STACK_SIZE)
+            .build_global();
     });
-    done.sort_by_key(|(start, _)| *start);
-    done.into_iter().flat_map(|(_, results)| results).collect()
 }
 
 #[cfg(test)]

@@ -371,7 +371,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 }
 
 /// Walks the repository and, while the walk goes on, reads and parses each YAML file it finds on
-/// the other cores; the walking thread joins in once the walk is done. Kustomization files keep
+/// the pool's other threads; the walking thread joins in once the walk is done. Kustomization files keep
 /// every object, other files their Flux objects, ConfigMaps and Secrets (a patch file is read
 /// again for the rest once it is known to be one). The loaded files are by listing index.
 fn walk_and_load(
@@ -399,35 +399,30 @@ fn walk_and_load(
             .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
         (index, file, refs)
     };
-    // Files go to the helpers a few at a time: a helper that has caught up with the walk sleeps,
-    // and waking it for every file cost more than reading some of them.
+    // Files go to the pool a few at a time: a task per file cost more than reading some of them.
     const BATCH: usize = 4;
-    let (sender, receiver) = crossbeam_channel::unbounded::<Vec<(usize, PathBuf)>>();
-    let (listing, results) = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..crate::parallel::threads())
-            .filter_map(|_| {
-                let receiver = receiver.clone();
-                crate::parallel::spawn_scoped(scope, move || {
-                    receiver.iter().flatten().map(load).collect::<Vec<_>>()
-                })
-            })
-            .collect();
+    let results = std::sync::Mutex::new(Vec::new());
+    let load_batch = |batch: Vec<(usize, PathBuf)>| {
+        let files: Vec<_> = batch.into_iter().map(load).collect();
+        if let Ok(mut results) = results.lock() {
+            results.extend(files);
+        }
+    };
+    let load_batch = &load_batch;
+    let listing = crate::parallel::scope(|scope| {
         let mut batch = Vec::with_capacity(BATCH);
         let listing = walk::list_yaml_files(root, facts, &mut |index, path| {
             batch.push((index, path.to_path_buf()));
             if batch.len() == BATCH {
-                // The receiver lives until the scope ends, so the send cannot fail.
-                let _ = sender.send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                scope.spawn(move |_| load_batch(full));
             }
         });
-        let _ = sender.send(batch);
-        drop(sender);
-        let mut results: Vec<_> = receiver.iter().flatten().map(load).collect();
-        for helper in helpers {
-            results.extend(crate::parallel::join(helper));
-        }
-        (listing, results)
+        scope.spawn(move |_| load_batch(batch));
+        listing
     });
+    // A poisoned lock means a load panicked, and the scope has passed that panic on already.
+    let results = results.into_inner().unwrap_or_default();
     let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
     loaded.resize_with(listing.yaml_files.len(), || None);
     let mut file_refs = Vec::new();
