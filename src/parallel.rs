@@ -1,5 +1,5 @@
 //! Work that is independent per item (objects to check or print, files to parse) on one pool of
-//! threads for the whole run, and worker threads of our own for what must not wait for the pool.
+//! threads for the whole run.
 
 /// As deep as the main thread's: objects may nest as deep as the YAML reader allows, and schema
 /// compilation and validation recurse through them.
@@ -10,25 +10,6 @@ const STACK_SIZE: usize = 8 << 20;
 pub fn threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
-}
-
-/// Starts a worker thread in `scope` with the stack every worker of ours gets; `None` when the
-/// system refuses a thread, and then the caller does the work itself.
-pub fn spawn_scoped<'scope, 'env, R: Send + 'scope>(
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    work: impl FnOnce() -> R + Send + 'scope,
-) -> Option<std::thread::ScopedJoinHandle<'scope, R>> {
-    std::thread::Builder::new()
-        .stack_size(STACK_SIZE)
-        .spawn_scoped(scope, work)
-        .ok()
-}
-
-/// The result of a worker from `spawn_scoped`; a panic in it goes on in the caller.
-pub fn join<R>(worker: std::thread::ScopedJoinHandle<'_, R>) -> R {
-    worker
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 /// `items.iter().map(f).collect()` on the pool, results in the order of `items` whatever the

@@ -116,6 +116,24 @@ pub struct RunReport {
     pub cancelled: bool,
     /// Per rendered HelmRelease, the keys of its values that no template of its chart reads.
     pub unread_values: BTreeMap<ResourceId, UnreadValues>,
+    /// The run's own tables as it ended, kept with the report: freeing them object by object is
+    /// work a command that is about to exit leaves to the operating system.
+    pub tables: RunTables,
+}
+
+/// Every object the run published and every claim on one: held, not read.
+#[derive(Default)]
+pub struct RunTables {
+    _store: Store<ResourceId, Object>,
+    _claims: BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>,
+}
+
+impl std::fmt::Debug for RunTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunTables")
+            .field("claims", &self._claims.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A dependency as the Store holds it at the moment its dependant decides.
@@ -265,25 +283,8 @@ pub fn run(
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
 
-    // Where each object is written in the repository, when discovery saw it there; otherwise the
-    // directory of the Kustomization that rendered it.
-    let mut origins = BTreeMap::new();
-    for (id, object) in runtime.store.objects_where(is_reconcilable) {
-        // Discovery sorts its objects by id (then file), so the first with this id is found by
-        // bisection.
-        let first = repository
-            .flux_objects
-            .partition_point(|f| f.object.id < id);
-        let written = repository
-            .flux_objects
-            .get(first)
-            .filter(|f| f.object.id == id);
-        origins.insert(
-            id,
-            written.map_or_else(|| object.location(), |f| f.object.location()),
-        );
-    }
     // Objects withdrawn by a re-render are gone, and so are their statuses.
+    let origins = origins(repository, &runtime.store);
     let statuses = runtime
         .store
         .statuses_where(|id| is_reconcilable(id) && origins.contains_key(id));
@@ -301,7 +302,36 @@ pub fn run(
             .collect(),
         cancelled: report.cancelled,
         unread_values,
+        tables: RunTables {
+            _store: runtime.store,
+            _claims: runtime.claims.into_inner().unwrap_or_default(),
+        },
     }
+}
+
+/// Where each reconcilable object in `store` is defined: its file in the repository when discovery
+/// saw it there, otherwise the directory of the Kustomization that rendered it.
+fn origins(
+    repository: &Repository,
+    store: &Store<ResourceId, Object>,
+) -> BTreeMap<ResourceId, Location> {
+    let mut origins = BTreeMap::new();
+    for (id, object) in store.objects_where(is_reconcilable) {
+        // Discovery sorts its objects by id (then file), so the first with this id is found by
+        // bisection.
+        let first = repository
+            .flux_objects
+            .partition_point(|f| f.object.id < id);
+        let written = repository
+            .flux_objects
+            .get(first)
+            .filter(|f| f.object.id == id);
+        origins.insert(
+            id,
+            written.map_or_else(|| object.location(), |f| f.object.location()),
+        );
+    }
+    origins
 }
 
 /// The objects a run starts from: those nothing in the repository applies, and, where
