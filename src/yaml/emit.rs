@@ -504,7 +504,7 @@ impl Emitter {
         let mut breaks = false;
         let mut rest = text;
         while !rest.is_empty() {
-            let (run, c, after) = next_special(rest, |c| c == ' ' || is_break_char(c));
+            let (run, c, after) = next_special(rest, &PLAIN_STOPS);
             if !run.is_empty() {
                 self.write_text_after_breaks(run, &mut spaces, &mut breaks);
             }
@@ -556,7 +556,7 @@ impl Emitter {
         let mut breaks = false;
         let mut rest = text;
         while !rest.is_empty() {
-            let (run, c, after) = next_special(rest, |c| c == ' ' || c == '\'' || is_break_char(c));
+            let (run, c, after) = next_special(rest, &SINGLE_QUOTED_STOPS);
             if !run.is_empty() {
                 self.write_text_after_breaks(run, &mut spaces, &mut breaks);
             }
@@ -600,7 +600,7 @@ impl Emitter {
         let mut spaces = false;
         let mut rest = text;
         while !rest.is_empty() {
-            let (run, c, after) = next_special(rest, |c| c == ' ' || needs_escape(c));
+            let (run, c, after) = next_special(rest, &DOUBLE_QUOTED_STOPS);
             if !run.is_empty() {
                 self.put_str(run);
                 spaces = false;
@@ -672,7 +672,7 @@ impl Emitter {
         self.whitespace = true;
         let mut rest = text;
         while !rest.is_empty() {
-            let (line, c, after) = next_special(rest, is_break_char);
+            let (line, c, after) = next_special(rest, &BREAK_STOPS);
             if !line.is_empty() {
                 self.write_indent();
                 self.put_str(line);
@@ -837,30 +837,79 @@ fn string_style(value: &str) -> Style {
     }
 }
 
-fn is_break_char(c: char) -> bool {
+const fn is_break_char(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
 /// What double quotes must escape.
-fn needs_escape(c: char) -> bool {
+const fn needs_escape(c: char) -> bool {
     !is_printable(c) || is_break_char(c) || c == '"' || c == '\\'
 }
 
-/// `text` split at the first character that `special` picks: the run before it, the character
-/// (none if there is none), and the rest after it.
-fn next_special(text: &str, special: impl Fn(char) -> bool) -> (&str, Option<char>, &str) {
+/// The characters `next_special` stops at: ASCII ones looked up in a table, the rest tested.
+struct Stops {
+    ascii: [bool; 128],
+    other: fn(char) -> bool,
+}
+
+/// `Stops` for a `const fn` test.
+macro_rules! stops {
+    ($test:expr) => {{
+        const fn ascii() -> [bool; 128] {
+            let mut table = [false; 128];
+            let mut b = 0;
+            while b < 128 {
+                table[b] = $test(b as u8 as char);
+                b += 1;
+            }
+            table
+        }
+        Stops {
+            ascii: ascii(),
+            other: $test,
+        }
+    }};
+}
+
+/// Where plain text may fold or break.
+const fn plain_stop(c: char) -> bool {
+    c == ' ' || is_break_char(c)
+}
+
+/// Where single-quoted text may fold or break, and its quotes (doubled).
+const fn single_quoted_stop(c: char) -> bool {
+    c == ' ' || c == '\'' || is_break_char(c)
+}
+
+/// Where double-quoted text may fold, and what it escapes.
+const fn double_quoted_stop(c: char) -> bool {
+    c == ' ' || needs_escape(c)
+}
+
+const PLAIN_STOPS: Stops = stops!(plain_stop);
+const SINGLE_QUOTED_STOPS: Stops = stops!(single_quoted_stop);
+const DOUBLE_QUOTED_STOPS: Stops = stops!(double_quoted_stop);
+const BREAK_STOPS: Stops = stops!(is_break_char);
+
+/// `text` split at the first character of `stops`: the run before it, the character (none if
+/// there is none), and the rest after it.
+fn next_special<'t>(text: &'t str, stops: &Stops) -> (&'t str, Option<char>, &'t str) {
     // By bytes, decoding only non-ASCII characters: most text is ASCII.
     let bytes = text.as_bytes();
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
-        let c = if b.is_ascii() {
-            char::from(b)
-        } else {
-            text.get(at..)
-                .and_then(|t| t.chars().next())
-                .unwrap_or_default()
-        };
-        if special(c) {
+        if b < 0x80 {
+            if stops.ascii[usize::from(b)] {
+                return (&text[..at], Some(char::from(b)), &text[at + 1..]);
+            }
+            at += 1;
+            continue;
+        }
+        let c = text
+            .get(at..)
+            .and_then(|t| t.chars().next())
+            .unwrap_or_default();
+        if (stops.other)(c) {
             return (&text[..at], Some(c), &text[at + c.len_utf8()..]);
         }
         at += c.len_utf8();
@@ -869,8 +918,8 @@ fn next_special(text: &str, special: impl Fn(char) -> bool) -> (&str, Option<cha
 }
 
 /// libyaml's printable set: go-yaml escapes or quotes anything else.
-fn is_printable(c: char) -> bool {
-    matches!(u32::from(c), 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFFFD) && c != '\u{feff}'
+const fn is_printable(c: char) -> bool {
+    matches!(c as u32, 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFFFD) && c != '\u{feff}'
 }
 
 /// The facts libyaml's `analyze_scalar` collects to decide which styles can hold a value.
