@@ -27,9 +27,14 @@ pub fn map_chunked<T: Sync, R: Send>(
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     use rayon::prelude::*;
+    let chunk = chunk.max(1);
+    // One chunk is done on the calling thread: not worth waking the pool for, or starting it.
+    if items.len() <= chunk {
+        return items.iter().map(f).collect();
+    }
     start_pool();
     let parts: Vec<Vec<R>> = items
-        .par_chunks(chunk.max(1))
+        .par_chunks(chunk)
         .map(|part| part.iter().map(&f).collect())
         .collect();
     parts.into_iter().flatten().collect()

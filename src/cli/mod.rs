@@ -97,8 +97,6 @@ pub enum Command {
 }
 
 pub fn main() -> ExitCode {
-    // The pool's threads start while the arguments are read, not when the first work waits.
-    crate::parallel::start_pool();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

@@ -108,6 +108,8 @@ pub enum DiscoveryError {
 }
 
 pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
+    // Its threads start while the root is found, not when the first files wait for them.
+    crate::parallel::start_pool();
     let canonical = |path: &Path| {
         path.canonicalize().map_err(|source| DiscoveryError::Path {
             path: path.to_path_buf(),
