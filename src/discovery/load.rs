@@ -15,15 +15,23 @@ pub struct LoadedFile {
     /// For each of `objects`, its reading as a Flux object when it is one and reads cleanly;
     /// read here so that it happens on the thread that parsed the file.
     pub flux: Vec<Option<FluxObject>>,
-    /// The documents that are kustomize configuration (`kustomization.yaml`), kept for the
+    /// Which of `documents` is kustomize configuration (`kustomization.yaml`), kept for the
     /// patch-fragment and namespace readings.
-    pub kustomization: Option<Node>,
+    kustomization: Option<usize>,
     pub sops_documents: usize,
     pub diagnostics: Vec<Diagnostic>,
     /// False when the file could not be read or parsed.
     pub parsed: bool,
     /// The parsed documents, for readers after discovery.
     pub documents: Option<Arc<[Document]>>,
+}
+
+impl LoadedFile {
+    /// The file's kustomize configuration, when it is a `kustomization.yaml`.
+    pub fn kustomization(&self) -> Option<&Node> {
+        let index = self.kustomization?;
+        self.documents.as_ref()?.get(index).map(|d| &d.root)
+    }
 }
 
 pub use crate::kustomize::KUSTOMIZATION_FILE_NAMES;
@@ -141,7 +149,7 @@ fn collect(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep
         return;
     };
     let is_kustomization = is_kustomization_file(absolute);
-    for document in documents.iter() {
+    for (index, document) in documents.iter().enumerate() {
         if document.root.is_null() {
             continue;
         }
@@ -149,7 +157,7 @@ fn collect(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep
             loaded.sops_documents += 1;
         }
         if is_kustomization && loaded.kustomization.is_none() {
-            loaded.kustomization = Some(document.root.clone());
+            loaded.kustomization = Some(index);
             continue;
         }
         load_document(&document.root, document.pos, relative, keep, loaded);

@@ -167,7 +167,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     for i in kustomization_files {
         let read_now = || {
             let dir = listing.yaml_files[i].parent()?;
-            let node = loaded[i].as_ref()?.kustomization.as_ref()?;
+            let node = loaded[i].as_ref()?.kustomization()?;
             Some(kustomization_refs::FileRefs::read(dir, node))
         };
         if let Some(file) = file_refs[i].take().or_else(read_now) {
@@ -259,7 +259,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     pending.entry(PathKey::of(&next)).or_insert(next);
                 }
             }
-            if file_load.kustomization.is_some() {
+            if file_load.kustomization().is_some() {
                 let inputs = file
                     .parent()
                     .and_then(|dir| refs.inputs_of_dir.get(&PathKey::of(dir)));
@@ -395,8 +395,7 @@ fn walk_and_load(
         let relative = paths::relative_to(&path, root);
         let file = load::load_file(&path, relative, max_file_size, keep);
         let refs = file
-            .kustomization
-            .as_ref()
+            .kustomization()
             .zip(path.parent())
             .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
         (index, file, refs)
