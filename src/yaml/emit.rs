@@ -807,9 +807,15 @@ fn is_simple_key(key: &Scalar) -> bool {
 
 fn has_break(text: &str) -> bool {
     // Every break character's UTF-8 starts with one of these bytes; most text holds none.
-    text.bytes()
-        .any(|b| matches!(b, b'\r' | b'\n' | 0xC2 | 0xE2))
-        && text.contains(is_break_char)
+    const MAY_START_BREAK: [bool; 256] = {
+        let mut table = [false; 256];
+        table[b'\r' as usize] = true;
+        table[b'\n' as usize] = true;
+        table[0xC2] = true;
+        table[0xE2] = true;
+        table
+    };
+    text.bytes().any(|b| MAY_START_BREAK[usize::from(b)]) && text.contains(is_break_char)
 }
 
 /// The style a scalar asks for in style-preserving mode: as written, with multi-line plain text
