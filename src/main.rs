@@ -19,11 +19,13 @@ const PLAIN_ALIGN: usize = 8;
 // or less), or null on failure, and frees only what it allocated.
 unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        if layout.align() <= PLAIN_ALIGN {
+        let block: *mut u8 = if layout.align() <= PLAIN_ALIGN {
             libmimalloc_sys::mi_malloc(layout.size()).cast()
         } else {
             libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
-        }
+        };
+        debug_assert!(block.is_null() || block.align_offset(layout.align()) == 0);
+        block
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {

@@ -29,6 +29,7 @@ pub fn map_chunked<T: Sync, R: Send>(
     use rayon::prelude::*;
     let chunk = chunk.max(1);
     // One chunk is done on the calling thread: not worth waking the pool for, or starting it.
+    // Callers are on the main thread, whose stack is as deep as the pool's.
     if items.len() <= chunk {
         return items.iter().map(f).collect();
     }
