@@ -70,5 +70,7 @@ mod tests {
         let squares = super::map(&items, |n| n * n);
         assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
         assert!(super::map(&[] as &[u64], |n| *n).is_empty());
+        // One chunk's worth, done on the calling thread.
+        assert_eq!(super::map(&[3u64, 1, 2], |n| n + 1), vec![4, 2, 3]);
     }
 }

@@ -322,21 +322,12 @@ mod tests {
             builder.add_line(None, pattern).unwrap();
         }
         let gitignore = builder.build().unwrap();
-        let names = [
-            ".git",
-            ".github",
-            ".circleci",
-            ".gitignore",
-            ".gitmodules",
-            ".gitattributes",
-            "logo.png",
-            "a.jpg",
-            "b.jpeg",
-            "c.gif",
-            "d.wmv",
-            "e.flv",
-            "f.tar.gz",
-            "g.zip",
+        // A name each pattern is written for (`*.png` gives `a.png`), then names near them.
+        let written_for = DEFAULT_EXCLUSIONS.iter().map(|pattern| {
+            let name = pattern.trim_start_matches("**/").trim_end_matches('/');
+            name.replace('*', "a")
+        });
+        let near = [
             "tar.gz",
             ".tar.gz",
             "x.gz",
@@ -344,16 +335,6 @@ mod tests {
             ".png",
             "a.PNG",
             "a.png.yaml",
-            ".travis.yml",
-            ".gitlab-ci.yml",
-            "appveyor.yml",
-            ".drone.yml",
-            "cloudbuild.yaml",
-            "codeship-services.yml",
-            "codeship-steps.yml",
-            ".goreleaser.yml",
-            ".sops.yaml",
-            ".flux.yaml",
             "flux.yaml",
             "kustomization.yaml",
             "github",
@@ -362,7 +343,14 @@ mod tests {
             "cloudbuild.yml",
             "apps",
         ];
-        for name in names {
+        let names: Vec<String> = written_for
+            .chain(near.iter().map(|n| n.to_string()))
+            .collect();
+        // Every pattern excludes the name it is written for (as a directory, for `dir/` ones).
+        for name in &names[..DEFAULT_EXCLUSIONS.len()] {
+            assert!(is_excluded_by_default(name.as_bytes(), true), "{name}");
+        }
+        for name in &names {
             for is_dir in [false, true] {
                 for parent in ["/repo", "/repo/apps/base"] {
                     let path = Path::new(parent).join(name);
