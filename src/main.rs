@@ -1,5 +1,20 @@
 fn main() -> std::process::ExitCode {
+    disable_transparent_huge_pages();
     offlux::cli::main()
+}
+
+/// Keeps mimalloc's memory on ordinary 4 KiB pages. mimalloc asks the kernel for transparent huge
+/// pages, and each one is zeroed whole (2 MiB) on its first touch, though a run uses only part of
+/// most of them. On this project's machine a render started a few seconds after the last took
+/// 147 ms with huge pages against 64 ms without (system time 169 -> 36 ms): the huge pages handed
+/// out are the long-free ones that the virtual machine's host has taken back.
+fn disable_transparent_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and touches no memory of ours; it
+    // only sets a flag the kernel reads at page faults. A failure (an old kernel) changes nothing.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 #[global_allocator]
