@@ -174,7 +174,7 @@ impl HelmRenderer for HelmEngine {
                 nodes.extend(
                     documents
                         .into_iter()
-                        .map(|d| d.root)
+                        .map(|d| d.into_root())
                         .filter(|n| !n.is_null()),
                 );
             }

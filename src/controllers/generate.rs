@@ -254,7 +254,7 @@ mod tests {
         .unwrap_or_default()
         .into_iter()
         .next()
-        .map(|d| d.root);
+        .map(|d| d.into_root());
         let spec = spec(&format!(
             "{HEADER}  targetNamespace: apps\n  namePrefix: p-\n  components: [../b]\n  images:\n  - name: nginx\n    newName: mirror/nginx\n  - name: busybox\n    newTag: '3'\n  patches:\n  - patch: |\n      - op: remove\n        path: /x\n    target: {{kind: Deployment}}\n"
         ));

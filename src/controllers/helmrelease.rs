@@ -562,7 +562,7 @@ mod tests {
         .unwrap_or_default();
         let rendered = RenderedRelease {
             crds: Vec::new(),
-            objects: docs.into_iter().map(|d| d.root).collect(),
+            objects: docs.into_iter().map(|d| d.into_root()).collect(),
             ..RenderedRelease::default()
         };
         let out = post_process(rendered, &spec("  targetNamespace: prod\n"), "app", "apps")

@@ -1096,14 +1096,14 @@ impl Runtime<'_> {
         match generate::existing_kustomization_file(dir, &self.repository.fs_facts) {
             Some(file) => {
                 let existing = match self.repository.parsed_files.get(&file) {
-                    Some(documents) => documents.first().map(|d| d.root.clone()),
+                    Some(documents) => documents.first().map(|d| Node::clone(&d.root)),
                     None => {
                         let text = std::fs::read_to_string(&file)
                             .map_err(|e| format!("reading {}: {e}", file.display()))?;
                         let documents =
                             crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
                                 .map_err(|e| format!("{}:{e}", file.display()))?;
-                        documents.into_iter().next().map(|d| d.root)
+                        documents.into_iter().next().map(|d| d.into_root())
                     }
                 };
                 generate::merge(existing, Vec::new(), spec)

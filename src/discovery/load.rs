@@ -30,7 +30,7 @@ impl LoadedFile {
     /// The file's kustomize configuration, when it is a `kustomization.yaml`.
     pub fn kustomization(&self) -> Option<&Node> {
         let index = self.kustomization?;
-        self.documents.as_ref()?.get(index).map(|d| &d.root)
+        self.documents.as_ref()?.get(index).map(|d| &*d.root)
     }
 }
 
@@ -160,7 +160,14 @@ fn collect(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep
             loaded.kustomization = Some(index);
             continue;
         }
-        load_document(&document.root, document.pos, relative, keep, loaded);
+        load_document(
+            &document.root,
+            Some(&document.root),
+            document.pos,
+            relative,
+            keep,
+            loaded,
+        );
     }
     loaded.flux = loaded
         .objects
@@ -189,19 +196,28 @@ impl Keep {
     }
 }
 
-fn load_document(root: &Node, pos: Pos, relative: &Path, keep: Keep, loaded: &mut LoadedFile) {
+/// Keeps the document's object (or a List's items) when `keep` wants it. `shared` is the document's
+/// own tree, which the object then shares instead of copying.
+fn load_document(
+    root: &Node,
+    shared: Option<&Arc<Node>>,
+    pos: Pos,
+    relative: &Path,
+    keep: Keep,
+    loaded: &mut LoadedFile,
+) {
     match Object::identify(root, relative, pos) {
         Ok(Some(id)) if id.kind == "List" && id.group.is_empty() => {
             let Some(items) = root.get("items").and_then(Node::as_sequence) else {
                 return;
             };
             for item in &items.items {
-                load_document(item, item.pos(), relative, keep, loaded);
+                load_document(item, None, item.pos(), relative, keep, loaded);
             }
         }
         Ok(Some(id)) if keep.keeps(&id) => loaded.objects.push(Object {
             id,
-            node: Arc::new(root.clone()),
+            node: shared.map_or_else(|| Arc::new(root.clone()), Arc::clone),
             file: relative.to_path_buf(),
             pos,
         }),

@@ -491,7 +491,11 @@ fn parse_yaml_root(data: &[u8], label: &str, file: &str) -> Result<Node, Error> 
         .map_err(|e| load_error(label, format!("cannot load {file}: {e}")))?;
     let docs = yaml::parse_stream(text, &yaml::ParseOptions::default())
         .map_err(|e| load_error(label, format!("cannot load {file}: {e}")))?;
-    Ok(docs.into_iter().next().map(|d| d.root).unwrap_or_default())
+    Ok(docs
+        .into_iter()
+        .next()
+        .map(|d| d.into_root())
+        .unwrap_or_default())
 }
 
 fn parse_values(data: &[u8], label: &str) -> Result<Value, Error> {

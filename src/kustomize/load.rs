@@ -613,7 +613,7 @@ pub fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
         };
         format!("MalformedYAMLError: {message} at {}", e.pos)
     })?;
-    resources_of(docs.into_iter().map(|d| d.root))
+    resources_of(docs.into_iter().map(|d| d.into_root()))
 }
 
 /// The resources of a file's documents: empty documents skipped, `List` kinds flattened.
@@ -698,7 +698,7 @@ impl Ctx<'_> {
             None if self.parsed(&kfile).is_some() => self
                 .parsed(&kfile)
                 .and_then(|docs| docs.first())
-                .map(|d| d.root.clone())
+                .map(|d| Node::clone(&d.root))
                 .unwrap_or_else(Node::null),
             None => {
                 let text = std::fs::read_to_string(&kfile)
@@ -707,7 +707,7 @@ impl Ctx<'_> {
                     .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
                 docs.into_iter()
                     .next()
-                    .map(|d| d.root)
+                    .map(|d| d.into_root())
                     .unwrap_or_else(Node::null)
             }
         };
@@ -1120,7 +1120,7 @@ impl Ctx<'_> {
                 .map_err(|e| format!("{path}: {e}"))?
                 .into_iter()
                 .next()
-                .map(|d| d.root)
+                .map(|d| d.into_root())
                 .unwrap_or_else(Node::null)
         };
         PatchSchema::from_openapi(&doc)
@@ -1180,7 +1180,7 @@ impl Ctx<'_> {
                 ));
             }
             if let Some(documents) = self.parsed(&path) {
-                return resources_of(documents.iter().map(|d| d.root.clone()))
+                return resources_of(documents.iter().map(|d| Node::clone(&d.root)))
                     .map(Loaded::Files)
                     .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
             }

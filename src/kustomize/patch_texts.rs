@@ -40,7 +40,7 @@ fn parse_documents(text: &str) -> Parsed {
         .map_err(|e| format!("{}: {}", e.pos, e.message))?;
     Ok(documents
         .into_iter()
-        .map(|d| d.root)
+        .map(|d| d.into_root())
         .filter(|n| !n.is_null())
         .collect())
 }

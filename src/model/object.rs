@@ -66,12 +66,21 @@ impl Object {
     /// Reads the identifying fields of a document. Returns `Ok(None)` for documents that are not
     /// Kubernetes objects at all (no `kind`), such as a values file or a `Chart.yaml`.
     pub fn from_node(node: Node, file: PathBuf, pos: Pos) -> Result<Option<Object>, ModelError> {
+        Object::from_shared(Arc::new(node), file, pos)
+    }
+
+    /// [`Object::from_node`] for a tree others may hold too.
+    pub fn from_shared(
+        node: Arc<Node>,
+        file: PathBuf,
+        pos: Pos,
+    ) -> Result<Option<Object>, ModelError> {
         let Some(id) = Object::identify(&node, &file, pos)? else {
             return Ok(None);
         };
         Ok(Some(Object {
             id,
-            node: Arc::new(node),
+            node,
             file,
             pos,
         }))
@@ -165,7 +174,8 @@ pub fn parse_objects(text: &str, file: &std::path::Path) -> Result<Vec<Object>, 
         })?;
     let mut objects = Vec::new();
     for document in documents {
-        if let Some(object) = Object::from_node(document.root, file.to_path_buf(), document.pos)? {
+        if let Some(object) = Object::from_shared(document.root, file.to_path_buf(), document.pos)?
+        {
             objects.push(object);
         }
     }

@@ -194,7 +194,7 @@ where
     let root = docs
         .into_iter()
         .next()
-        .map(|d| d.root)
+        .map(|d| d.into_root())
         .filter(|root| matches!(root, Node::Mapping(_)))
         .ok_or_else(|| Error::new(ErrorKind::NotAnObject))?;
     normalise(root)

@@ -304,10 +304,25 @@ impl Node {
     }
 }
 
-/// One document of a YAML stream.
+/// One document of a YAML stream. The root is shared so that objects read from a parsed file can
+/// hold their tree without copying it (discovery keeps both the file's documents and its objects).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
-    pub root: Node,
+    pub root: std::sync::Arc<Node>,
     /// Where the document's content starts (after any `---`).
     pub pos: Pos,
+}
+
+impl Document {
+    pub fn new(root: Node, pos: Pos) -> Self {
+        Document {
+            root: std::sync::Arc::new(root),
+            pos,
+        }
+    }
+
+    /// The root tree, copied only when another holder still shares it.
+    pub fn into_root(self) -> Node {
+        std::sync::Arc::unwrap_or_clone(self.root)
+    }
 }

@@ -243,7 +243,7 @@ impl<'o> DocumentSink<'o> {
     pub(super) fn end_document(&mut self, pos: Pos) {
         if let Some(done) = self.builder.take() {
             let (root, pos) = done.root.unwrap_or((Node::null(), pos));
-            self.documents.push(Document { root, pos });
+            self.documents.push(Document::new(root, pos));
         }
     }
 

@@ -324,7 +324,7 @@ mod proptests {
         #[test]
         fn json_data_survives_from_json_emit_and_parse(value in json_value()) {
             let printed = emit(&from_json(&value));
-            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.into_root());
             prop_assert_eq!(root.as_ref().map(to_json_kyaml), Some(value), "{}", printed);
         }
 
@@ -333,7 +333,7 @@ mod proptests {
             let mut m = Mapping::new();
             m.insert("k", Node::string(value.clone()));
             let printed = emit(&Node::Mapping(m));
-            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.into_root());
             let back = root.as_ref().and_then(|r| r.get("k")).map(to_json_kyaml);
             prop_assert_eq!(back, Some(serde_json::Value::String(value)), "{}", printed);
         }
@@ -361,7 +361,7 @@ mod proptests {
             let options = EmitOptions { preserve_style: true, ..EmitOptions::default() };
             let node = Node::Mapping(m);
             let printed = emit_with(&node, &options);
-            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.root);
+            let root = parse(&printed).ok().and_then(|mut d| d.pop()).map(|d| d.into_root());
             prop_assert_eq!(root.as_ref().map(to_json_kyaml), Some(to_json_kyaml(&node)), "{}", printed);
         }
     }

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 
 fn yaml(text: &str) -> Node {
     let docs = parse_stream(text, &Default::default()).expect("test yaml parses");
-    docs.into_iter().next().map(|d| d.root).unwrap_or_default()
+    docs.into_iter()
+        .next()
+        .map(|d| d.into_root())
+        .unwrap_or_default()
 }
 
 fn show(node: &Node) -> String {
