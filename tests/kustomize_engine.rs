@@ -50,7 +50,7 @@ fn an_in_memory_kustomization_stands_in_for_the_file() {
     )
     .expect("yaml")
     .remove(0)
-    .root;
+    .into_root();
     let options = Options {
         kustomization_override: Some((app.clone(), kustomization)),
         ..Options::default()

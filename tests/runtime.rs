@@ -35,7 +35,7 @@ impl KustomizationBuilder for Canned {
         Ok(documents
             .into_iter()
             .map(|d| BuiltObject {
-                node: d.root,
+                node: d.into_root(),
                 file: None,
             })
             .collect())
@@ -81,7 +81,7 @@ impl HelmRenderer for FakeHelm {
             parse_stream(text, &ParseOptions::default())
                 .expect("canned chart output")
                 .into_iter()
-                .map(|d| d.root)
+                .map(|d| d.into_root())
                 .collect()
         };
         let crds = if request.include_crds {

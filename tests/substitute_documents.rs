@@ -11,7 +11,10 @@ use offlux::yaml::{self, Node};
 fn parse_one(text: &str) -> Node {
     let docs = yaml::parse_stream(text, &yaml::ParseOptions::default()).expect("valid YAML");
     assert_eq!(docs.len(), 1, "one document expected in {text}");
-    docs.into_iter().next().map(|d| d.root).unwrap_or_default()
+    docs.into_iter()
+        .next()
+        .map(|d| d.into_root())
+        .unwrap_or_default()
 }
 
 fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {

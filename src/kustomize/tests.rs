@@ -30,7 +30,7 @@ fn node(text: &str) -> crate::yaml::Node {
     parse_stream(text, &ParseOptions::default())
         .unwrap()
         .remove(0)
-        .root
+        .into_root()
 }
 
 #[test]

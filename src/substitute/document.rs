@@ -581,8 +581,8 @@ data:
             };
             objects.extend(
                 docs.into_iter()
-                    .filter(|d| matches!(d.root, Node::Mapping(_)))
-                    .map(|d| (path.to_path_buf(), d.root)),
+                    .filter(|d| matches!(*d.root, Node::Mapping(_)))
+                    .map(|d| (path.to_path_buf(), d.into_root())),
             );
         }
         objects
@@ -629,7 +629,7 @@ data:
         let doc = yaml::parse_stream(text, &Default::default())
             .unwrap_or_else(|e| panic!("{e}"))
             .remove(0)
-            .root;
+            .into_root();
         let lookup = |name: &str| (name == "CLUSTER").then(|| "main".to_owned());
         let mut values = Vec::new();
         assert!(plain_value_substitutions(&doc, &lookup, false, &mut values));

@@ -11,7 +11,7 @@ pub(super) fn objects(text: &str, file: &str) -> Vec<Object> {
                 line: d.pos.line,
                 ..Pos::default()
             };
-            Object::from_node(d.root, PathBuf::from(file), pos)
+            Object::from_node(d.into_root(), PathBuf::from(file), pos)
                 .ok()
                 .flatten()
         })

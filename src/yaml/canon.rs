@@ -319,9 +319,8 @@ mod tests {
         let text = "z: 0644\nb: [1.0, 1e6, yes, ~, 2001-12-14t21:59:43.10-05:00, '12']\na10: x\n\
                     a9:\n  \"k\": >\n    folded\n    text\n  \u{e9}: 2\n  e: 1\n\
                     c: {q: -.inf, p: \"\"}\nd: !!str 10\n";
-        let mut root = super::super::parse_stream(text, &Default::default()).unwrap()[0]
-            .root
-            .clone();
+        let mut root =
+            Node::clone(&super::super::parse_stream(text, &Default::default()).unwrap()[0].root);
         // A duplicate key, as a merge or an edit can leave: the later one wins.
         if let Node::Mapping(m) = &mut root {
             m.entries.push(Entry {

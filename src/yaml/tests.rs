@@ -12,7 +12,7 @@ fn parse(text: &str) -> Result<Vec<Document>, Error> {
 
 fn parse_one(text: &str) -> Node {
     match parse(text) {
-        Ok(mut docs) if docs.len() == 1 => docs.remove(0).root,
+        Ok(mut docs) if docs.len() == 1 => docs.remove(0).into_root(),
         other => panic!("expected one document, got {other:?}"),
     }
 }

@@ -125,7 +125,7 @@ mod flux_postbuild {
             .unwrap_or_default()
             .into_iter()
             .filter_map(|d| {
-                Object::from_node(d.root, path.to_path_buf(), d.pos)
+                Object::from_shared(d.root, path.to_path_buf(), d.pos)
                     .ok()
                     .flatten()
             })

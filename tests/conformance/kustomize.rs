@@ -27,7 +27,7 @@ fn canonical_text(text: &str) -> Option<String> {
     let docs = parse_stream(text, &ParseOptions::default()).ok()?;
     let nodes: Vec<_> = docs
         .into_iter()
-        .map(|d| d.root)
+        .map(|d| d.into_root())
         .filter(|n| !n.is_null())
         .map(|n| canonical_kyaml(&n))
         .collect();

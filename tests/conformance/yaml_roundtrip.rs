@@ -49,7 +49,7 @@ fn roundtrip(suite: &str, print: &dyn Fn(&[offlux::yaml::Node]) -> String, min_r
                 continue;
             }
         };
-        let roots: Vec<_> = docs.into_iter().map(|d| d.root).collect();
+        let roots: Vec<_> = docs.into_iter().map(|d| d.into_root()).collect();
         let actual = print(&roots);
         if actual == expected {
             tally.pass();
