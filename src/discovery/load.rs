@@ -46,22 +46,55 @@ pub fn is_kustomization_file(path: &Path) -> bool {
 const READ_BUFFER: usize = 16 << 10;
 
 pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) -> LoadedFile {
-    let mut loaded = LoadedFile {
-        objects: Vec::new(),
-        flux: Vec::new(),
-        kustomization: None,
-        sops_documents: 0,
-        diagnostics: Vec::new(),
-        parsed: false,
-        documents: None,
-    };
-    if let Some(documents) = read_documents(absolute, &relative, max_size, &mut loaded.diagnostics)
-    {
-        loaded.parsed = true;
-        loaded.documents = Some(documents);
-        collect(&mut loaded, absolute, &relative, keep);
-    }
+    let mut loaded = LoadedFile::empty();
+    let read = read_documents(
+        absolute,
+        &relative,
+        max_size,
+        false,
+        &mut loaded.diagnostics,
+    );
+    loaded.keep_read(read, absolute, &relative, keep);
     loaded
+}
+
+/// `load_file`, or `None` when the file's data is not in memory: its reading then has begun, and
+/// the caller loads it later, when the data has arrived, instead of waiting for the disk now.
+pub fn load_file_if_cached(
+    absolute: &Path,
+    relative: PathBuf,
+    max_size: u64,
+    keep: Keep,
+) -> Option<LoadedFile> {
+    let mut loaded = LoadedFile::empty();
+    let read = read_documents(absolute, &relative, max_size, true, &mut loaded.diagnostics);
+    if matches!(read, FileRead::NotCached) {
+        return None;
+    }
+    loaded.keep_read(read, absolute, &relative, keep);
+    Some(loaded)
+}
+
+impl LoadedFile {
+    fn empty() -> Self {
+        LoadedFile {
+            objects: Vec::new(),
+            flux: Vec::new(),
+            kustomization: None,
+            sops_documents: 0,
+            diagnostics: Vec::new(),
+            parsed: false,
+            documents: None,
+        }
+    }
+
+    fn keep_read(&mut self, read: FileRead, absolute: &Path, relative: &Path, keep: Keep) {
+        if let FileRead::Documents(documents) = read {
+            self.parsed = true;
+            self.documents = Some(documents);
+            collect(self, absolute, relative, keep);
+        }
+    }
 }
 
 /// What `load_file` with `keep` gives, for a file it already read with another.
@@ -77,14 +110,24 @@ pub fn keep_again(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, kee
     }
 }
 
-/// The file's documents; `None`, with the reason in `diagnostics`, when it cannot be read, is too
+/// What reading a file gave.
+enum FileRead {
+    Documents(Arc<[Document]>),
+    /// The reason is in the diagnostics.
+    Failed,
+    /// Only a read from memory was asked for, and the data was not there.
+    NotCached,
+}
+
+/// The file's documents; `Failed`, with the reason in `diagnostics`, when it cannot be read, is too
 /// large, is not UTF-8 or is not YAML.
 fn read_documents(
     absolute: &Path,
     relative: &Path,
     max_size: u64,
+    only_if_cached: bool,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<Arc<[Document]>> {
+) -> FileRead {
     let at_file = || Location::file(relative.to_path_buf());
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
@@ -93,18 +136,21 @@ fn read_documents(
         Ok(file) => file,
         Err(error) => {
             diagnostics.push(cannot_read(error));
-            return None;
+            return FileRead::Failed;
         }
     };
     // No size is asked for first: almost every file fits the first buffer, and a system call per
     // file was a measurable part of discovery. The limit holds whatever the file does meanwhile.
     let mut bytes = Vec::with_capacity(READ_BUFFER);
-    if let Err(error) = (&mut file)
-        .take(max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-    {
+    if only_if_cached && !super::page_cache::read_start_if_cached(&file, &mut bytes) {
+        return FileRead::NotCached;
+    }
+    let limit = max_size
+        .saturating_add(1)
+        .saturating_sub(bytes.len() as u64);
+    if let Err(error) = (&mut file).take(limit).read_to_end(&mut bytes) {
         diagnostics.push(cannot_read(error));
-        return None;
+        return FileRead::Failed;
     }
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max_size {
         let size = file
@@ -116,7 +162,7 @@ fn read_documents(
             ))
             .at(at_file()),
         );
-        return None;
+        return FileRead::Failed;
     }
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
@@ -128,17 +174,17 @@ fn read_documents(
                 ))
                 .at(at_file()),
             );
-            return None;
+            return FileRead::Failed;
         }
     };
     match yaml::parse_stream(&text, &ParseOptions::default()) {
-        Ok(documents) => Some(documents.into()),
+        Ok(documents) => FileRead::Documents(documents.into()),
         Err(error) => {
             diagnostics.push(
                 Diagnostic::warning(format!("invalid YAML: {}", error.message))
                     .at(Location::at(relative.to_path_buf(), error.pos)),
             );
-            None
+            FileRead::Failed
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod git_remote;
 mod kustomization_refs;
 mod load;
+mod page_cache;
 mod paths;
 mod walk;
 
@@ -274,7 +275,10 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 
     // Sized up front: a Flux object is over 600 bytes, and growing by doubling copied them all.
     let (flux_count, object_count) = loaded.iter().flatten().fold((0, 0), |(f, o), file| {
-        (f + file.flux.iter().flatten().count(), o + file.objects.len())
+        (
+            f + file.flux.iter().flatten().count(),
+            o + file.objects.len(),
+        )
     });
     let mut flux_objects = Vec::with_capacity(flux_count);
     let mut data_objects = Vec::with_capacity(object_count - flux_count);
@@ -389,29 +393,47 @@ fn walk_and_load(
     Vec<Option<load::LoadedFile>>,
     Vec<Option<kustomization_refs::FileRefs>>,
 ) {
-    let load = |(index, path): (usize, PathBuf)| {
-        let is_kustomization = is_kustomization_file(&path);
+    let load = |index: usize, path: &Path, only_if_cached: bool| {
+        let is_kustomization = is_kustomization_file(path);
         let keep = if is_kustomization {
             Keep::All
         } else {
             Keep::FluxAndData
         };
-        let relative = paths::relative_to(&path, root);
-        let file = load::load_file(&path, relative, max_file_size, keep);
+        let relative = paths::relative_to(path, root);
+        let file = if only_if_cached {
+            load::load_file_if_cached(path, relative, max_file_size, keep)?
+        } else {
+            load::load_file(path, relative, max_file_size, keep)
+        };
         let refs = file
             .kustomization()
             .zip(path.parent())
             .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
-        (index, file, refs)
+        Some((index, file, refs))
     };
     // Files go to the pool a few at a time: a task per file cost more than reading some of them.
     const BATCH: usize = 4;
     // Kept batch by batch, so that no loaded file is moved by a growing vector before its place.
+    // Files whose data is not in memory yet are loaded after the walk, once it has arrived.
     let results = std::sync::Mutex::new(Vec::new());
+    let not_cached = std::sync::Mutex::new(Vec::new());
     let load_batch = |batch: Vec<(usize, PathBuf)>| {
-        let files: Vec<_> = batch.into_iter().map(load).collect();
+        let mut files = Vec::with_capacity(batch.len());
+        let mut later = Vec::new();
+        for (index, path) in batch {
+            match load(index, &path, true) {
+                Some(file) => files.push(file),
+                None => later.push((index, path)),
+            }
+        }
         if let Ok(mut results) = results.lock() {
             results.push(files);
+        }
+        if !later.is_empty() {
+            if let Ok(mut not_cached) = not_cached.lock() {
+                not_cached.extend(later);
+            }
         }
     };
     let load_batch = &load_batch;
@@ -428,7 +450,14 @@ fn walk_and_load(
         listing
     });
     // A poisoned lock means a load panicked, and the scope has passed that panic on already.
-    let results = results.into_inner().unwrap_or_default();
+    let mut results = results.into_inner().unwrap_or_default();
+    let not_cached = not_cached.into_inner().unwrap_or_default();
+    results.push(
+        crate::parallel::map_chunked(&not_cached, 1, |(index, path)| load(*index, path, false))
+            .into_iter()
+            .flatten()
+            .collect(),
+    );
     let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
     loaded.resize_with(listing.yaml_files.len(), || None);
     let mut file_refs = Vec::new();
