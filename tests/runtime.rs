@@ -112,7 +112,11 @@ fn status_lines(report: &RunReport) -> Vec<String> {
         .statuses
         .iter()
         .map(|(id, record)| {
-            let blocked: Vec<String> = record.blocked_by.iter().map(|b| b.name.clone()).collect();
+            let blocked: Vec<String> = record
+                .blocked_by
+                .iter()
+                .map(|b| b.name.to_string())
+                .collect();
             format!("{id}: {} {blocked:?}", record.status)
         })
         .collect()

@@ -126,9 +126,9 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
             };
             let location: Option<&Location> = report.origins.get(id);
             Row {
-                kind: id.kind.clone(),
-                namespace: id.namespace.clone(),
-                name: id.name.clone(),
+                kind: id.kind.to_string(),
+                namespace: id.namespace.to_string(),
+                name: id.name.to_string(),
                 result,
                 message,
                 blocked_by,

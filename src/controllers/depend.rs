@@ -28,8 +28,10 @@ pub fn dependencies(flux: &FluxObject) -> Vec<Dependency> {
                 .unwrap_or_else(|| flux.kind.as_str().to_owned());
             let group = match &entry.api_version {
                 Some(api_version) => crate::model::split_api_version(api_version).0.to_owned(),
-                None => FluxKind::from_kind(&kind)
-                    .map_or_else(|| flux.object.id.group.clone(), |k| k.group().to_owned()),
+                None => FluxKind::from_kind(&kind).map_or_else(
+                    || flux.object.id.group.to_string(),
+                    |k| k.group().to_owned(),
+                ),
             };
             let namespace = if entry.namespace.is_empty() {
                 flux.namespace().to_owned()
@@ -38,11 +40,11 @@ pub fn dependencies(flux: &FluxObject) -> Vec<Dependency> {
             };
             Dependency {
                 id: ResourceId {
-                    group,
-                    version: String::new(),
-                    kind,
-                    namespace,
-                    name: resolve(&entry.name),
+                    group: group.into(),
+                    version: Default::default(),
+                    kind: kind.into(),
+                    namespace: namespace.into(),
+                    name: resolve(&entry.name).into(),
                 },
                 ready_expr: entry.ready_expr.clone(),
             }
@@ -173,7 +175,7 @@ pub fn projection(object: &Object, ready: bool) -> serde_json::Value {
     );
     projected.insert(
         "kind".into(),
-        serde_json::Value::String(object.id.kind.clone()),
+        serde_json::Value::String(object.id.kind.to_string()),
     );
     for key in ["metadata", "spec"] {
         projected.insert(

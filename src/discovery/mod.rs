@@ -248,7 +248,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     let mut id = object.id.clone();
                     if id.namespace.is_empty() {
                         if let Some(namespace) = refs.namespace_of_file.get(path_bytes(file)) {
-                            id.namespace = namespace.clone();
+                            id.namespace = namespace.into();
                         }
                     }
                     let first = followed
@@ -315,7 +315,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         let with_namespace = |id: &mut ResourceId| {
             if id.namespace.is_empty() {
                 if let Some(namespace) = namespace_hint {
-                    id.namespace = namespace.clone();
+                    id.namespace = namespace.into();
                 }
             }
         };

@@ -56,11 +56,11 @@ pub struct Graph {
 fn id(kind: &str, namespace: &str, name: &str) -> ResourceId {
     let group = FluxKind::from_kind(kind).map_or("", |k| k.group());
     ResourceId {
-        group: group.to_owned(),
-        version: String::new(),
-        kind: kind.to_owned(),
-        namespace: namespace.to_owned(),
-        name: name.to_owned(),
+        group: group.into(),
+        version: Default::default(),
+        kind: kind.into(),
+        namespace: namespace.into(),
+        name: name.into(),
     }
 }
 

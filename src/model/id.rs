@@ -1,5 +1,6 @@
 //! `ResourceId`: how a Kubernetes object is named.
 
+use compact_str::CompactString;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -10,12 +11,12 @@ use crate::yaml::same_text;
 /// object served under `v1beta2` and `v1` is one object, as the API server sees it.
 #[derive(Clone, Debug, Default)]
 pub struct ResourceId {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
+    pub group: CompactString,
+    pub version: CompactString,
+    pub kind: CompactString,
     /// Empty for cluster-scoped objects and for namespaced objects that have not been given one yet.
-    pub namespace: String,
-    pub name: String,
+    pub namespace: CompactString,
+    pub name: CompactString,
 }
 
 impl ResourceId {
@@ -23,17 +24,17 @@ impl ResourceId {
     pub fn new(api_version: &str, kind: &str, namespace: &str, name: &str) -> Self {
         let (group, version) = split_api_version(api_version);
         ResourceId {
-            group: group.to_owned(),
-            version: version.to_owned(),
-            kind: kind.to_owned(),
-            namespace: namespace.to_owned(),
-            name: name.to_owned(),
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            namespace: namespace.into(),
+            name: name.into(),
         }
     }
 
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
-            self.version.clone()
+            self.version.to_string()
         } else {
             format!("{}/{}", self.group, self.version)
         }

@@ -333,7 +333,7 @@ impl Provided {
             let object = produced.object;
             let id = &object.id;
             if let Some(target) = Target::of(object) {
-                here.insert((target, id.namespace.clone(), id.name.clone()));
+                here.insert((target, id.namespace.to_string(), id.name.to_string()));
             }
             for generator in GENERATORS
                 .iter()
@@ -345,12 +345,12 @@ impl Provided {
                 if generator.everywhere {
                     everywhere.insert((generator.target, name));
                 } else {
-                    here.insert((generator.target, id.namespace.clone(), name));
+                    here.insert((generator.target, id.namespace.to_string(), name));
                 }
             }
             for container in containers(object) {
                 for name in SECRET_JOBS.iter().flat_map(|job| job.secrets(container)) {
-                    here.insert((Target::Secret, id.namespace.clone(), name));
+                    here.insert((Target::Secret, id.namespace.to_string(), name));
                 }
             }
         }
