@@ -5,9 +5,9 @@ fn main() -> std::process::ExitCode {
 
 /// Keeps mimalloc's memory on ordinary 4 KiB pages. mimalloc asks the kernel for transparent huge
 /// pages, and each one is zeroed whole (2 MiB) on its first touch, though a run uses only part of
-/// most of them. On this project's machine a render started a few seconds after the last took
-/// 147 ms with huge pages against 64 ms without (system time 169 -> 36 ms): the huge pages handed
-/// out are the long-free ones that the virtual machine's host has taken back.
+/// most of them. On this project's machine (a VM) a render started a few seconds after the last
+/// took 147 ms with huge pages against 64 ms without, its system time 169 ms against 36 ms; in
+/// back-to-back runs, when freshly freed pages are handed out again, the two are within 3 ms.
 fn disable_transparent_huge_pages() {
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_THP_DISABLE takes plain integer arguments and touches no memory of ours; it
