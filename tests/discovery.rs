@@ -508,3 +508,86 @@ fn a_source_reference_finds_its_definition_by_kind_namespace_and_name() {
         }
     }
 }
+
+/// Drops `file`'s pages from the page cache; false where the system does not (another OS, or a
+/// file system that keeps everything in memory).
+fn evict_from_page_cache(file: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let Ok(handle) = std::fs::File::open(file) else {
+            return false;
+        };
+        if handle.sync_all().is_err() {
+            return false;
+        }
+        // SAFETY: plain integer arguments on a descriptor this function owns.
+        let advised =
+            unsafe { libc::posix_fadvise(handle.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        let mut probe = [0u8; 1];
+        let vector = libc::iovec {
+            iov_base: probe.as_mut_ptr().cast(),
+            iov_len: probe.len(),
+        };
+        // SAFETY: one iovec over `probe`; the kernel writes at most one byte into it.
+        let read = unsafe { libc::preadv2(handle.as_raw_fd(), &vector, 1, 0, libc::RWF_NOWAIT) };
+        advised == 0 && read < 0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        false
+    }
+}
+
+#[test]
+fn files_evicted_from_memory_give_the_same_repository_as_cached_ones() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let mut resources = Vec::new();
+    for i in 0..40 {
+        let file = format!("clusters/ks-{i:02}.yaml");
+        write(
+            root,
+            &file,
+            &kustomization(&format!("app-{i:02}"), &format!("./apps/{i:02}")),
+        );
+        resources.push(format!("  - ks-{i:02}.yaml"));
+    }
+    write(
+        root,
+        "clusters/kustomization.yaml",
+        &format!("resources:\n{}\n", resources.join("\n")),
+    );
+    write(
+        root,
+        "clusters/vars.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vars\n  namespace: flux-system\n",
+    );
+    write(root, "clusters/broken.yaml", "a: [\n");
+    let entry = root.join("clusters");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&entry)
+        .expect("list")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+
+    let evicted = files.iter().filter(|f| evict_from_page_cache(f)).count();
+    let cold = discover_at(&entry, root);
+    let warm = discover_at(&entry, root);
+    if cfg!(target_os = "linux") && evicted == 0 {
+        eprintln!("note: this file system kept the files in memory; the late path went untested");
+    }
+    assert_eq!(names(&cold, FluxKind::Kustomization).len(), 40);
+    assert_eq!(
+        names(&cold, FluxKind::Kustomization),
+        names(&warm, FluxKind::Kustomization)
+    );
+    assert_eq!(cold.data_objects.len(), 1);
+    assert_eq!(cold.stats, warm.stats);
+    assert_eq!(cold.stats.unparsable_files, 1);
+    let messages = |repo: &Repository| -> Vec<String> {
+        repo.diagnostics.iter().map(|d| d.to_string()).collect()
+    };
+    assert_eq!(messages(&cold), messages(&warm));
+}
