@@ -142,12 +142,11 @@ fn read_documents(
     // No size is asked for first: almost every file fits the first buffer, and a system call per
     // file was a measurable part of discovery. The limit holds whatever the file does meanwhile.
     let mut bytes = Vec::with_capacity(READ_BUFFER);
-    if only_if_cached && !super::page_cache::read_start_if_cached(&file, &mut bytes) {
+    let limit = max_size.saturating_add(1);
+    if only_if_cached && !super::page_cache::read_start_if_cached(&file, &mut bytes, limit) {
         return FileRead::NotCached;
     }
-    let limit = max_size
-        .saturating_add(1)
-        .saturating_sub(bytes.len() as u64);
+    let limit = limit.saturating_sub(bytes.len() as u64);
     if let Err(error) = (&mut file).take(limit).read_to_end(&mut bytes) {
         diagnostics.push(cannot_read(error));
         return FileRead::Failed;

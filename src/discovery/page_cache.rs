@@ -7,10 +7,11 @@ use std::fs::File;
 
 /// Reads the start of `file` into the spare capacity of `buffer` if its data is in the page cache,
 /// and returns true; the caller reads the rest as usual. When nothing is cached, asks the kernel
-/// to read the file ahead and returns false: the file's position is unchanged. Where the system
-/// cannot tell, reads nothing and returns true.
+/// to read ahead the file's first `read_ahead` bytes (no more than the caller will read: a huge
+/// file in an untrusted repository is not pulled in whole) and returns false; the file's position
+/// is unchanged. Where the system cannot tell, reads nothing and returns true.
 #[cfg(target_os = "linux")]
-pub fn read_start_if_cached(file: &File, buffer: &mut Vec<u8>) -> bool {
+pub fn read_start_if_cached(file: &File, buffer: &mut Vec<u8>, read_ahead: u64) -> bool {
     use std::os::fd::AsRawFd;
     let spare = buffer.spare_capacity_mut();
     if spare.is_empty() {
@@ -30,8 +31,10 @@ pub fn read_start_if_cached(file: &File, buffer: &mut Vec<u8>) -> bool {
             true
         }
         Err(_) if std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN) => {
+            // Zero would mean the whole file; at least one byte is always asked for.
+            let length = libc::off_t::try_from(read_ahead.max(1)).unwrap_or(libc::off_t::MAX);
             // SAFETY: plain integer arguments; advice only, so its result does not matter.
-            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_WILLNEED) };
+            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, length, libc::POSIX_FADV_WILLNEED) };
             false
         }
         // Not supported here (an old kernel, another file system): the caller reads as usual.
@@ -40,7 +43,7 @@ pub fn read_start_if_cached(file: &File, buffer: &mut Vec<u8>) -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn read_start_if_cached(_file: &File, _buffer: &mut Vec<u8>) -> bool {
+pub fn read_start_if_cached(_file: &File, _buffer: &mut Vec<u8>, _read_ahead: u64) -> bool {
     true
 }
 
@@ -63,7 +66,7 @@ mod tests {
             unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         assert_eq!(advised, 0);
         let mut buffer = Vec::with_capacity(64);
-        if super::read_start_if_cached(&file, &mut buffer) {
+        if super::read_start_if_cached(&file, &mut buffer, 1 << 20) {
             // A file system that keeps files in memory (tmpfs) cannot evict them.
             eprintln!("note: the file stayed in memory; nothing to check");
             return;
@@ -83,7 +86,7 @@ mod tests {
         std::io::Seek::rewind(&mut reader).unwrap();
         // A file just written is in the page cache.
         let mut buffer = Vec::with_capacity(100);
-        assert!(super::read_start_if_cached(&reader, &mut buffer));
+        assert!(super::read_start_if_cached(&reader, &mut buffer, 1 << 20));
         if cfg!(target_os = "linux") {
             assert_eq!(buffer.len(), 100, "the first read fills the spare capacity");
         }
