@@ -415,7 +415,10 @@ fn walk_and_load(
     // Files go to the pool a few at a time: a task per file cost more than reading some of them.
     const BATCH: usize = 4;
     // Kept batch by batch, so that no loaded file is moved by a growing vector before its place.
-    // Files whose data is not in memory yet are loaded after the walk, once it has arrived.
+    // Files whose data is not in memory yet are loaded after the walk, once it has arrived, all
+    // in one parallel pass. (`discover`'s `load_all` would pick up an empty slot too, but only
+    // directory by directory and only for included files, leaving the rest to be read again by
+    // the builds that use them.)
     let results = std::sync::Mutex::new(Vec::new());
     let not_cached = std::sync::Mutex::new(Vec::new());
     let load_batch = |batch: Vec<(usize, PathBuf)>| {
