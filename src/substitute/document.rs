@@ -573,9 +573,10 @@ data:
     ];
 
     /// Every mapping document of the corpus's YAML files, with its file.
-    fn corpus_objects() -> Vec<(std::path::PathBuf, Node)> {
+    /// `None` when the corpus is absent (the test skips).
+    fn corpus_objects(what: &str) -> Option<Vec<(std::path::PathBuf, Node)>> {
         let mut objects = Vec::new();
-        for (path, text) in yaml::yaml_texts_under("../shared/corpus/repos") {
+        for (path, text) in yaml::yaml_texts_under("corpus/repos", what)? {
             let Ok(docs) = yaml::parse_stream(&text, &Default::default()) else {
                 continue;
             };
@@ -585,13 +586,16 @@ data:
                     .map(|d| (path.to_path_buf(), d.into_root())),
             );
         }
-        objects
+        Some(objects)
     }
 
     #[test]
     fn scalar_by_scalar_substitution_matches_the_text_round_trip_on_every_corpus_object() {
+        let Some(objects) = corpus_objects("scalar-by-scalar substitution on the corpus") else {
+            return;
+        };
         let (mut checked, mut by_scalar) = (0usize, 0usize);
-        for (path, doc) in corpus_objects().iter().filter(|(_, d)| mentions_dollar(d)) {
+        for (path, doc) in objects.iter().filter(|(_, d)| mentions_dollar(d)) {
             for (rotation, strict) in (0..VALUE_SHAPES.len()).zip([false, true].into_iter().cycle())
             {
                 let lookup = |name: &str| {
@@ -652,8 +656,11 @@ data:
 
     #[test]
     fn the_shortcut_matches_the_round_trip_on_every_corpus_object() {
+        let Some(objects) = corpus_objects("the substitution shortcut on the corpus") else {
+            return;
+        };
         let mut checked = 0usize;
-        for (path, doc) in corpus_objects().iter().filter(|(_, d)| !mentions_dollar(d)) {
+        for (path, doc) in objects.iter().filter(|(_, d)| !mentions_dollar(d)) {
             assert_shortcut_matches(doc, &path.display().to_string());
             checked += 1;
         }

@@ -1198,8 +1198,11 @@ mod tests {
     /// tags and positions.
     #[test]
     fn matches_saphyr_on_every_yaml_file_of_the_shared_tree() {
+        let Some(texts) = crate::yaml::yaml_texts_under("", "fast reader against saphyr") else {
+            return;
+        };
         let (mut read, mut left, mut different) = (0, 0, Vec::new());
-        for (path, text) in crate::yaml::yaml_texts_under("../shared") {
+        for (path, text) in texts {
             // Chart templates are Go templates, not YAML.
             if path.components().any(|c| c.as_os_str() == "templates") {
                 continue;

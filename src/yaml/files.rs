@@ -45,17 +45,12 @@ impl ParsedFiles {
     }
 }
 
-/// Every YAML file under `dir` (under `CARGO_MANIFEST_DIR`) with its text, for tests that run over
-/// the shared corpus. Fails when the directory is missing rather than passing on nothing.
+/// Every YAML file under `sub` of the shared test data (see `crate::test_data`) with its text,
+/// for tests that run over the shared corpus; `None` when the data is absent and the test skips.
 #[cfg(test)]
-pub(crate) fn yaml_texts_under(dir: &str) -> Vec<(PathBuf, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    assert!(
-        root.is_dir(),
-        "`{}` is missing (see ../shared/README.md)",
-        root.display()
-    );
-    ignore::WalkBuilder::new(&root)
+pub(crate) fn yaml_texts_under(sub: &str, what: &str) -> Option<Vec<(PathBuf, String)>> {
+    let root = crate::test_data::dir(sub, what)?;
+    let texts = ignore::WalkBuilder::new(&root)
         .standard_filters(false)
         .build()
         .flatten()
@@ -67,5 +62,6 @@ pub(crate) fn yaml_texts_under(dir: &str) -> Vec<(PathBuf, String)> {
             )
         })
         .filter_map(|path| std::fs::read_to_string(&path).ok().map(|text| (path, text)))
-        .collect()
+        .collect();
+    Some(texts)
 }

@@ -10,7 +10,7 @@ use offlux::helm;
 use offlux::yaml::{parse_stream, to_json_kyaml, ParseOptions};
 
 pub fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")
+    super::test_data::root()
 }
 
 /// `helm template RELEASE CHART -n NAMESPACE [-f VALUES] FLAGS…` by the reference.

@@ -2,19 +2,28 @@
 
 use std::path::PathBuf;
 
-/// The directory holding the suites. A missing directory fails the test with a message saying so:
-/// a conformance run never passes by finding nothing.
-pub fn suite_dir(suite: &str) -> PathBuf {
-    let base = std::env::var_os("OFFLUX_CONFORMANCE_DIR")
+/// The directory holding the suites: `OFFLUX_CONFORMANCE_DIR`, or `conformance/` of the shared
+/// test data.
+fn suites() -> PathBuf {
+    std::env::var_os("OFFLUX_CONFORMANCE_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"));
-    let dir = base.join(suite);
-    assert!(
-        dir.is_dir(),
-        "conformance suite `{suite}` not found at `{}`: set OFFLUX_CONFORMANCE_DIR or place `shared/` beside the project",
-        dir.display()
-    );
-    // Canonical, so that paths shown in error messages do not carry the `..` of the default.
+        .unwrap_or_else(|| crate::test_data::root().join("conformance"))
+}
+
+/// Whether `suite` is there to run; when it is not, says that it was skipped (or fails the test
+/// where the data is required, see `test_data`). Every test starts with it.
+pub fn suite_present(suite: &str) -> bool {
+    crate::test_data::located(
+        suites().join(suite),
+        &format!("conformance suite `{suite}`"),
+    )
+    .is_some()
+}
+
+/// The directory of `suite` (present: see `suite_present`), canonical so that paths shown in
+/// error messages do not carry the `..` of the default.
+pub fn suite_dir(suite: &str) -> PathBuf {
+    let dir = suites().join(suite);
     dir.canonicalize().unwrap_or(dir)
 }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use offlux::substitute::envsubst;
 use serde_json::Value;
 
-use crate::common::{suite_dir, Tally};
+use crate::common::{suite_dir, suite_present, Tally};
 
 /// One line of a cases file:
 /// `{id, input, env: {name: value}, strict, expected, error_contains}`.
@@ -95,11 +95,17 @@ fn run_file(path: &Path, suite: &str) {
 
 #[test]
 fn flux_envsubst_cases() {
+    if !suite_present("envsubst") {
+        return;
+    }
     run_file(&suite_dir("envsubst").join("cases.jsonl"), "envsubst-flux");
 }
 
 #[test]
 fn drone_envsubst_cases() {
+    if !suite_present("envsubst") {
+        return;
+    }
     run_file(
         &suite_dir("envsubst").join("cases_drone_envsubst.jsonl"),
         "envsubst-drone",
@@ -117,7 +123,7 @@ mod flux_postbuild {
     use offlux::yaml::{canonical_kyaml, emit_stream, parse_stream, to_json_kyaml, ParseOptions};
     use serde_json::Value;
 
-    use crate::common::{suite_dir, Tally};
+    use crate::common::{suite_dir, suite_present, Tally};
 
     fn objects(path: &Path) -> Vec<Object> {
         let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -257,6 +263,9 @@ mod flux_postbuild {
 
     #[test]
     fn flux_postbuild_scenarios() {
+        if !suite_present("envsubst") {
+            return;
+        }
         let base = suite_dir("envsubst").join("flux-postbuild");
         let mut dirs: Vec<_> = std::fs::read_dir(&base)
             .expect("read suite")

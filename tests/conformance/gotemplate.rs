@@ -8,7 +8,7 @@ use offlux::template::funcs::{FuncEnv, FuncError, Function};
 use offlux::template::{sprint, ExecOptions, MissingKey, Set, Value};
 use serde_json::Value as Json;
 
-use super::common::{suite_dir, Tally};
+use super::common::{suite_dir, suite_present, Tally};
 
 fn to_value(j: &Json) -> Value {
     match j {
@@ -186,6 +186,9 @@ fn s<'a>(c: &'a Json, key: &str) -> &'a str {
 
 #[test]
 fn gotemplate_exec() {
+    if !suite_present("gotemplate") {
+        return;
+    }
     let mut tally = Tally::default();
     for c in lines("cases.jsonl") {
         let id = s(&c, "id");
@@ -229,6 +232,9 @@ fn gotemplate_exec() {
 
 #[test]
 fn gotemplate_api() {
+    if !suite_present("gotemplate") {
+        return;
+    }
     let mut tally = Tally::default();
     for c in lines("cases_api.jsonl") {
         let id = s(&c, "id");
@@ -312,6 +318,9 @@ fn dummy(_: &mut FuncEnv, _: &[Value]) -> Result<Value, FuncError> {
 
 #[test]
 fn gotemplate_parse() {
+    if !suite_present("gotemplate") {
+        return;
+    }
     let mut tally = Tally::default();
     for c in lines("parse_cases.jsonl") {
         let id = s(&c, "id");

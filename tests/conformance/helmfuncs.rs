@@ -8,7 +8,7 @@ use offlux::template::funcs::{helm_functions, FuncEnv, FuncError};
 use offlux::template::{ExecOptions, MissingKey, Set, Value};
 use serde_json::Value as Json;
 
-use super::common::{suite_dir, Tally};
+use super::common::{suite_dir, suite_present, Tally};
 use super::sprig::{check_case, to_value};
 
 fn cases() -> Vec<Json> {
@@ -29,6 +29,9 @@ fn funcs() -> HashMap<String, offlux::template::funcs::Function> {
 
 #[test]
 fn helmfuncs_functions() {
+    if !suite_present("helmfuncs") {
+        return;
+    }
     let funcs = funcs();
     let mut tally = Tally::default();
     for case in cases().iter().filter(|c| c["kind"] == "funcs") {
@@ -167,6 +170,9 @@ fn render(case: &Json) -> Result<BTreeMap<String, String>, String> {
 
 #[test]
 fn helmfuncs_engine() {
+    if !suite_present("helmfuncs") {
+        return;
+    }
     let mut tally = Tally::default();
     for case in cases().iter().filter(|c| c["kind"] == "engine") {
         let id = case["id"].as_str().unwrap_or("?").to_string();
@@ -735,6 +741,9 @@ line e:map[x:1 y:map[z:2]]]"#,
 
 #[test]
 fn helmfuncs_oracle_samples() {
+    if !suite_present("helmfuncs") {
+        return;
+    }
     let funcs = funcs();
     let mut tally = Tally::default();
     for (expr, want) in ORACLE_SAMPLES {
@@ -825,6 +834,9 @@ const SEMVER_ORACLE: &[(&str, &str)] = &[
 
 #[test]
 fn helmfuncs_semver_oracle() {
+    if !suite_present("helmfuncs") {
+        return;
+    }
     let funcs = funcs();
     let compare = funcs["semverCompare"];
     let mut tally = Tally::default();
@@ -859,6 +871,9 @@ fn helmfuncs_semver_oracle() {
 #[test]
 #[ignore = "runs shared/oracle/helm-template"]
 fn helmfuncs_corpus_oracle() {
+    if !suite_present("helmfuncs") {
+        return;
+    }
     use base64::Engine as _;
     let shared = suite_dir("helmfuncs")
         .join("../..")
