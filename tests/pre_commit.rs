@@ -10,6 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "common/fleet.rs"]
+mod fleet;
 #[path = "../src/test_data.rs"]
 mod test_data;
 
@@ -41,7 +43,10 @@ fn install_pre_commit(dir: &Path) -> Option<PathBuf> {
         Ok(o) => {
             test_data::skipped(&format!(
                 "the pre-commit hooks: `pip install pre-commit` failed: {}",
-                String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("")
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
             ));
             None
         }
@@ -50,90 +55,6 @@ fn install_pre_commit(dir: &Path) -> Option<PathBuf> {
             None
         }
     }
-}
-
-fn git(repo: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(["-c", "user.name=offlux", "-c", "user.email=offlux@example.invalid"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        status.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-}
-
-const SYNC: &str = "\
-apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 10m
-  url: https://example.invalid/fleet.git
-  ref:
-    branch: main
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: flux-system
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./clusters/dev
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-";
-
-const APPS: &str = "\
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-";
-
-/// A small Flux repository under git: the bootstrap sync, and an `apps` Kustomization whose
-/// `spec.path` is `apps_path`.
-fn fixture(dir: &Path, apps_path: &str) -> PathBuf {
-    let repo = dir.join("fleet");
-    let write = |path: &str, text: &str| {
-        let file = repo.join(path);
-        std::fs::create_dir_all(file.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(file, text).expect("write");
-    };
-    write("clusters/dev/flux-system/gotk-sync.yaml", SYNC);
-    write(
-        "clusters/dev/apps.yaml",
-        &APPS.replace("path: ./apps", &format!("path: {apps_path}")),
-    );
-    write(
-        "apps/kustomization.yaml",
-        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- config.yaml\n",
-    );
-    write(
-        "apps/config.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  mode: dev\n",
-    );
-    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "--quiet", "-m", "fixture"]);
-    repo
 }
 
 fn try_repo(bin: &Path, repo: &Path, hook: &str, home: &Path) -> Output {
@@ -165,7 +86,7 @@ fn hooks_pass_on_a_clean_repository_and_fail_on_a_broken_one() {
     };
     let home = dir.path().join("pre-commit-home");
 
-    let clean = fixture(&dir.path().join("clean"), "./apps");
+    let clean = fleet::fixture(&dir.path().join("clean"), "./apps");
     for hook in ["offlux-test-system", "offlux-validate-system"] {
         let out = try_repo(&bin, &clean, hook, &home);
         assert!(
@@ -176,10 +97,13 @@ fn hooks_pass_on_a_clean_repository_and_fail_on_a_broken_one() {
         );
     }
 
-    let broken = fixture(&dir.path().join("broken"), "./apps/missing");
+    let broken = fleet::fixture(&dir.path().join("broken"), "./apps/missing");
     let out = try_repo(&bin, &broken, "offlux-test-system", &home);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(!out.status.success(), "offlux-test passes a broken repository:\n{text}");
+    assert!(
+        !out.status.success(),
+        "offlux-test passes a broken repository:\n{text}"
+    );
     assert!(
         text.contains("flux-system/apps") && text.contains("./apps/missing"),
         "the hook's output does not name the broken Kustomization and its path:\n{text}"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The step of the GitHub Action (action.yml): runs `offlux test` or `offlux validate` on the
+# repository, prints workflow annotations (`-o github`) on the files that caused each finding,
+# appends a job summary to $GITHUB_STEP_SUMMARY, writes SARIF for code scanning when asked, and
+# exits with offlux's status (0 clean, 1 failures, 2 usage error).
+#
+# Inputs arrive as environment variables (action.yml maps them): OFFLUX_COMMAND (test|validate),
+# OFFLUX_PATH, OFFLUX_ROOT, OFFLUX_OFFLINE (true|false), OFFLUX_ARGS (more flags, split on
+# spaces), OFFLUX_SARIF (a file to write SARIF to; empty: none).
+set -uo pipefail
+
+command=${OFFLUX_COMMAND:-test}
+case "$command" in
+  test | validate) ;;
+  *)
+    echo "::error::offlux action: \`command\` must be test or validate, not '$command'"
+    exit 2
+    ;;
+esac
+
+args=(--path "${OFFLUX_PATH:-.}")
+if [ -n "${OFFLUX_ROOT:-}" ]; then args+=(--root "$OFFLUX_ROOT"); fi
+if [ "${OFFLUX_OFFLINE:-true}" = true ]; then args+=(--offline --allow-missing-sources); fi
+extra=()
+if [ -n "${OFFLUX_ARGS:-}" ]; then read -r -a extra <<<"$OFFLUX_ARGS"; fi
+
+# Annotations: GitHub reads the `::error file=...` lines from the step's output.
+offlux "$command" "${args[@]}" "${extra[@]}" -o github
+status=$?
+
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  report=$(NO_COLOR=1 offlux "$command" "${args[@]}" "${extra[@]}" -o human 2>&1)
+  case $status in
+    0) verdict="passed" ;;
+    1) verdict="found failures" ;;
+    *) verdict="could not run (exit $status)" ;;
+  esac
+  {
+    echo "## offlux $command: $verdict"
+    echo
+    echo '```text'
+    # A job summary holds at most 1 MiB.
+    printf '%s\n' "$report" | head -c 900000
+    echo '```'
+  } >>"$GITHUB_STEP_SUMMARY"
+fi
+
+if [ -n "${OFFLUX_SARIF:-}" ]; then
+  offlux validate "${args[@]}" "${extra[@]}" -o sarif >"$OFFLUX_SARIF"
+fi
+
+if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "exit-code=$status" >>"$GITHUB_OUTPUT"; fi
+exit "$status"
