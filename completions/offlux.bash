@@ -22,6 +22,9 @@ _offlux() {
             offlux,completions)
                 cmd="offlux__subcmd__completions"
                 ;;
+            offlux,explain)
+                cmd="offlux__subcmd__explain"
+                ;;
             offlux,get)
                 cmd="offlux__subcmd__get"
                 ;;
@@ -63,6 +66,9 @@ _offlux() {
                 ;;
             offlux__subcmd__help,completions)
                 cmd="offlux__subcmd__help__subcmd__completions"
+                ;;
+            offlux__subcmd__help,explain)
+                cmd="offlux__subcmd__help__subcmd__explain"
                 ;;
             offlux__subcmd__help,get)
                 cmd="offlux__subcmd__help__subcmd__get"
@@ -113,7 +119,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm graph completions help"
+            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm graph explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -210,6 +216,24 @@ _offlux() {
             ;;
         offlux__subcmd__completions)
             opts="-h -V --no-color --log-level --help --version bash elvish fish powershell zsh"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__explain)
+            opts="-h -V --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -437,7 +461,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help)
-            opts="get test validate build render kustomize helm graph completions help"
+            opts="get test validate build render kustomize helm graph explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,6 +489,20 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__explain)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -32,6 +32,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
             cand helm 'Native Helm: `offlux helm template CHART [RELEASE]`'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+            cand explain 'Explain a finding code (OFX101...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -241,6 +242,14 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'offlux;explain'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'offlux;completions'= {
             cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
@@ -258,6 +267,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
             cand helm 'Native Helm: `offlux helm template CHART [RELEASE]`'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+            cand explain 'Explain a finding code (OFX101...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -282,6 +292,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;helm;template'= {
         }
         &'offlux;help;graph'= {
+        }
+        &'offlux;help;explain'= {
         }
         &'offlux;help;completions'= {
         }

@@ -186,3 +186,60 @@ fn completions_are_current() {
     assert_eq!(bash.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&bash.stdout).contains("offlux"));
 }
+
+/// `offlux explain CODE` prints the code's meaning, why it matters and how to fix or silence it;
+/// an unknown code is a usage error that lists the known ones.
+#[test]
+fn explain_prints_each_code_and_refuses_unknown_ones() {
+    let out = offlux().args(["explain", "ofx101"]).output().expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("OFX101 (duplicate-object, error by default)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Why it matters:") && text.contains("How to fix it:"),
+        "{text}"
+    );
+    assert!(text.contains("offlux.io/ignore: OFX101"), "{text}");
+
+    let list = offlux().arg("explain").output().expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&list.stdout)
+            .lines()
+            .filter(|l| l.starts_with("OFX1"))
+            .count(),
+        offlux::validate::Code::ALL.len()
+    );
+
+    let unknown = offlux().args(["explain", "OFX999"]).output().expect("runs");
+    assert_eq!(unknown.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        err.contains("unknown finding code `OFX999`") && err.contains("OFX110"),
+        "{err}"
+    );
+}
+
+/// `--version` names what the binary embeds: the Kubernetes schema versions and Flux's CRDs.
+#[test]
+fn long_version_lists_the_embedded_schemas() {
+    let out = offlux().arg("--version").output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("offlux {}\n", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(text.contains("Kubernetes schemas: v1."), "{text}");
+    assert!(
+        text.contains("Kustomization.kustomize.toolkit.fluxcd.io v1"),
+        "{text}"
+    );
+    let short = offlux().arg("-V").output().expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&short.stdout).lines().count(),
+        1,
+        "-V stays one line"
+    );
+}

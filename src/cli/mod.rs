@@ -5,6 +5,7 @@
 
 mod build;
 mod completions;
+mod explain;
 mod get;
 mod graph;
 mod helm;
@@ -92,12 +93,22 @@ pub enum Command {
     Helm(helm::HelmArgs),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
+    /// Explain a finding code (OFX101...): what it means, why it matters, how to fix or silence it.
+    Explain(explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    // What the binary embeds is said by `--version` only: listing it decompresses Flux's CRDs.
+    if std::env::args_os().any(|a| a == "--version") {
+        command = command.long_version(long_version());
+    }
+    let cli = match command
+        .try_get_matches()
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches))
+    {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
@@ -124,9 +135,39 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::run(&args, &context),
         Command::Kustomize(args) => kustomize::run(&args),
         Command::Helm(args) => helm::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Completions(args) => completions::run(&args),
     };
     ExitCode::from(code)
+}
+
+/// The version, and the schemas the binary embeds: Kubernetes minors and Flux's CRD versions.
+fn long_version() -> String {
+    let minors = crate::validate::supported_minors();
+    let kubernetes = match (minors.first(), minors.last()) {
+        (Some(first), Some(last)) => format!("v1.{first}-v1.{last} ({} versions)", minors.len()),
+        _ => "none".to_string(),
+    };
+    let mut flux: Vec<String> = crate::model::flux_crds()
+        .iter()
+        .filter_map(|crd| {
+            let kind = crd.pointer("/spec/names/kind")?.as_str()?;
+            let group = crd.pointer("/spec/group")?.as_str()?;
+            let versions: Vec<&str> = crd
+                .pointer("/spec/versions")?
+                .as_array()?
+                .iter()
+                .filter_map(|v| v.get("name")?.as_str())
+                .collect();
+            Some(format!("{kind}.{group} {}", versions.join(",")))
+        })
+        .collect();
+    flux.sort();
+    format!(
+        "{}\nKubernetes schemas: {kubernetes}\nFlux CRDs:\n  {}",
+        env!("CARGO_PKG_VERSION"),
+        flux.join("\n  ")
+    )
 }
 
 /// What every command needs to know about how to talk to the user.

@@ -19,6 +19,7 @@
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
+mod explain;
 mod locate;
 mod references;
 mod schema;
@@ -32,6 +33,7 @@ use crate::parallel;
 use crate::yaml::Node;
 
 pub use api_versions::{retired, RetiredApi};
+pub use explain::Explanation;
 pub use locate::refine_lines;
 pub use schema::{supported_minors, GroupVersionKind, Schemas, Verdict, Violation};
 

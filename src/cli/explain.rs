@@ -1,0 +1,48 @@
+//! `offlux explain [CODE]`: what a finding code means, why it matters, and how to fix or silence
+//! it; without a code, the list of codes.
+
+use crate::validate::Code;
+
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// A finding code (`OFX101`) or its name (`duplicate-object`); without one, every code.
+    pub code: Option<String>,
+}
+
+pub fn run(args: &ExplainArgs) -> u8 {
+    let Some(text) = &args.code else {
+        for code in Code::ALL {
+            println!(
+                "{}  {:<8} {:<24} {}",
+                code.as_str(),
+                code.default_severity().as_str(),
+                code.name(),
+                code.explanation().meaning
+            );
+        }
+        return super::exit::SUCCESS;
+    };
+    let Some(code) = Code::parse(text) else {
+        let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        return super::usage_error(
+            &format!("unknown finding code `{text}`"),
+            Some(&format!("known codes: {}", known.join(", "))),
+        );
+    };
+    let explanation = code.explanation();
+    println!(
+        "{} ({}, {} by default)\n\n{}\n\nWhy it matters: {}\n\nHow to fix it: {}\n\nTo change its \
+         severity or turn it off for the repository, set it under `validate.severities` in \
+         `.offlux.yaml` (`{}: off`); to silence it on one object, annotate that object with \
+         `offlux.io/ignore: {}`.",
+        code.as_str(),
+        code.name(),
+        code.default_severity().as_str(),
+        explanation.meaning,
+        explanation.why,
+        explanation.fix,
+        code.as_str(),
+        code.as_str(),
+    );
+    super::exit::SUCCESS
+}

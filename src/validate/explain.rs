@@ -1,0 +1,128 @@
+//! What each finding code means, why it matters and how to fix or silence it: the text of
+//! `offlux explain CODE`. Every code has one (the match is exhaustive).
+
+use super::Code;
+
+/// The three parts of a code's explanation.
+pub struct Explanation {
+    /// What the finding says about the object.
+    pub meaning: &'static str,
+    /// What goes wrong in the cluster if it is left.
+    pub why: &'static str,
+    /// How to fix it, or to silence it where it is intended.
+    pub fix: &'static str,
+}
+
+impl Code {
+    pub fn explanation(self) -> Explanation {
+        match self {
+            Code::DuplicateObject => Explanation {
+                meaning: "The same object (group, kind, namespace, name) is rendered by two \
+                          producers (Kustomizations or HelmReleases).",
+                why: "Flux applies both: the producers overwrite each other on every \
+                      reconciliation, and pruning one deletes the object the other needs. When the \
+                      two copies differ the finding is an error; identical copies are a warning.",
+                fix: "Keep the object in one producer (move it to a shared base both include \
+                      once, or remove the copy). If the duplication is intended, annotate the \
+                      object with `offlux.io/ignore: OFX101`.",
+            },
+            Code::MissingNamespace => Explanation {
+                meaning: "A namespaced object has no namespace after every transform (kustomize \
+                          `namespace:`, Flux `targetNamespace`, the HelmRelease's namespace).",
+                why: "The API server puts it in the namespace of Flux's service account context, \
+                      usually `flux-system` or `default`, rarely where it was meant to go.",
+                fix: "Set `metadata.namespace`, a kustomization `namespace:`, or the Flux \
+                      Kustomization's `spec.targetNamespace`.",
+            },
+            Code::UnsubstitutedVariable => Explanation {
+                meaning:
+                    "A `${VAR}` is left in a one-line value of the rendered output: post-build \
+                          substitution did not define it.",
+                why: "Flux applies the literal text `${VAR}` (or fails in strict mode): an image \
+                      tag, host name or setting that was meant to be filled in is not.",
+                fix: "Define the variable in `postBuild.substitute` or a `substituteFrom` \
+                      ConfigMap/Secret, give it a default (`${VAR:=value}`), or escape a literal \
+                      dollar as `$${VAR}`. For variables only the cluster holds, pass \
+                      `--substitute NAME=VALUE` or `--substitute-from FILE`.",
+            },
+            Code::RemovedApiVersion => Explanation {
+                meaning: "The object's apiVersion is no longer served by the target Kubernetes \
+                          version (`--kube-version`).",
+                why: "The API server rejects the object: the whole Kustomization fails to apply, \
+                      and everything that depends on it waits.",
+                fix: "Move the object to the API version that replaced it (the finding names it), \
+                      or render for the Kubernetes version the cluster runs with \
+                      `--kube-version`.",
+            },
+            Code::DeprecatedApiVersion => Explanation {
+                meaning: "The object's apiVersion is deprecated at the target Kubernetes version \
+                          and will be removed in a later one.",
+                why: "It applies today, and breaks on the upgrade that removes it.",
+                fix: "Move the object to the API version the finding names. To silence it until \
+                      then, set `OFX105: off` under `validate.severities` in `.offlux.yaml`.",
+            },
+            Code::NamespaceNotCreated => Explanation {
+                meaning: "An object is put in a namespace that no rendered object creates.",
+                why: "Unless the cluster already has it (created by hand, or by another \
+                      repository), the apply fails with `namespace not found`.",
+                fix: "Add the Namespace to the Kustomization that needs it (or one it depends \
+                      on). If the namespace is made outside this repository, annotate the object \
+                      with `offlux.io/ignore: OFX106` or turn the code off in `.offlux.yaml`.",
+            },
+            Code::SchemaViolation => Explanation {
+                meaning: "The object breaks the schema of its kind: the Kubernetes JSON schema of \
+                          a built-in kind, or the OpenAPI schema and CEL rules of its CRD.",
+                why: "The API server rejects it (an unknown field under strict decoding, a wrong \
+                      type, a missing required field, a failed validation rule), and the \
+                      producer's apply fails.",
+                fix: "Correct the field at the JSON path and line the finding gives. A typo in a \
+                      field name is the most common cause.",
+            },
+            Code::SchemaUnknown => Explanation {
+                meaning: "No schema is known for the object's kind: not a built-in kind, no CRD \
+                          rendered alongside it, none given with `--crds`.",
+                why: "The object is not checked at all, so any mistake in it goes unnoticed; and \
+                      if the CRD is missing from the cluster too, the apply fails.",
+                fix: "Render the CRD with the repository, or give it with `--crds PATH` (a file \
+                      or directory of CRD manifests). With `--strict-schemas` this is an error.",
+            },
+            Code::MissingReference => Explanation {
+                meaning: "A pod spec refers to a ConfigMap, Secret, ServiceAccount or \
+                          PersistentVolumeClaim that no rendered object provides.",
+                why: "The pod does not start (`CreateContainerConfigError`, or pending on the \
+                      claim) unless the object exists in the cluster some other way.",
+                fix: "Add the object, fix the name, or mark the reference `optional: true` where \
+                      Kubernetes allows it. For objects made outside the repository (a \
+                      controller, by hand), annotate with `offlux.io/ignore: OFX109`.",
+            },
+            Code::UnusedValuesKey => Explanation {
+                meaning: "A HelmRelease sets a values key that no template of its chart reads.",
+                why: "The setting has no effect: usually a typo, a key the chart renamed, or \
+                      indentation that put it under the wrong parent.",
+                fix: "Compare with the chart's `values.yaml` for the version pinned and move or \
+                      rename the key. The check is static; if a template reads the key in a way \
+                      it cannot see, annotate the HelmRelease with `offlux.io/ignore: OFX110`.",
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_parses_by_number_and_name_and_is_explained() {
+        for code in Code::ALL {
+            assert_eq!(Code::parse(code.as_str()), Some(code));
+            assert_eq!(Code::parse(&code.as_str().to_lowercase()), Some(code));
+            assert_eq!(Code::parse(code.name()), Some(code));
+            let text = code.explanation();
+            for part in [text.meaning, text.why, text.fix] {
+                assert!(part.len() > 40, "{}: {part}", code.as_str());
+            }
+        }
+        assert_eq!(Code::parse("OFX999"), None);
+        assert_eq!(Code::parse(""), None);
+    }
+}
