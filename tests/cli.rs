@@ -243,3 +243,39 @@ fn long_version_lists_the_embedded_schemas() {
         "-V stays one line"
     );
 }
+
+/// Diagnostics of one cause are grouped: the first three with a snippet of their file, the rest
+/// one line each under a count; a diagnostic reported twice is printed once.
+#[test]
+fn diagnostics_of_one_cause_are_grouped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for n in 0..6 {
+        std::fs::write(
+            dir.path().join(format!("ks-{n}.yaml")),
+            format!(
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: app-{n}\n  namespace: flux-system\nspec:\n  path: ./missing-{n}\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+            ),
+        )
+        .expect("write");
+    }
+    let out = offlux()
+        .args(["get", "ks", "--no-color", "--path"])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let snippets = err.matches("╭─[").count();
+    assert_eq!(snippets, 3, "{err}");
+    assert!(err.contains("warning: 3 more like this:\n"), "{err}");
+    for n in 3..6 {
+        assert!(
+            err.contains(&format!(
+                "  ks-{n}.yaml:1:1: Kustomization/flux-system/app-{n}: `spec.path` `./missing-{n}`"
+            )),
+            "{err}"
+        );
+    }
+    for n in 0..6 {
+        assert_eq!(err.matches(&format!("./missing-{n}`")).count(), 1, "{err}");
+    }
+}

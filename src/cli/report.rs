@@ -19,16 +19,85 @@ pub fn shown(diagnostic: &Diagnostic, level: LogLevel) -> bool {
     }
 }
 
-/// Prints the diagnostics the log level asks for to stderr.
+/// Diagnostics of one cause shown in full; the rest of the group is listed one line each.
+const SHOWN_IN_FULL: usize = 3;
+/// Warnings and notes of one cause listed after those; errors are always all listed.
+const LISTED_MORE: usize = 20;
+
+/// Prints the diagnostics the log level asks for to stderr, each once, grouped by cause: the
+/// first few of a cause with a snippet of their file, the rest one line each (a repository with
+/// a hundred SOPS files gets three snippets and a list, not a hundred snippets).
 pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Context) {
-    // One write for all of them: a run can report hundreds, each quoting its file, so they are
-    // rendered on every core.
-    let shown: Vec<&Diagnostic> = diagnostics
+    let mut seen = std::collections::HashSet::new();
+    let mut groups: Vec<(String, Vec<&Diagnostic>)> = Vec::new();
+    let mut group_of = std::collections::HashMap::new();
+    for diagnostic in diagnostics {
+        if !shown(diagnostic, context.log_level) || !seen.insert(diagnostic) {
+            continue;
+        }
+        let cause = format!("{} {}", diagnostic.severity, cause_of(&diagnostic.message));
+        let index = *group_of.entry(cause.clone()).or_insert_with(|| {
+            groups.push((cause, Vec::new()));
+            groups.len() - 1
+        });
+        groups[index].1.push(diagnostic);
+    }
+    let full: Vec<&Diagnostic> = groups
         .iter()
-        .filter(|d| shown(d, context.log_level))
+        .flat_map(|(_, members)| members.iter().take(SHOWN_IN_FULL).copied())
         .collect();
-    let text: String = crate::parallel::map(&shown, |d| render(d, root, context.color)).concat();
+    // Each quotes its file: rendered on every core, and written at once.
+    let mut rendered = crate::parallel::map(&full, |d| render(d, root, context.color)).into_iter();
+    let mut text = String::new();
+    for (_, members) in &groups {
+        for _ in members.iter().take(SHOWN_IN_FULL) {
+            text.push_str(&rendered.next().unwrap_or_default());
+        }
+        let rest = &members[members.len().min(SHOWN_IN_FULL)..];
+        if rest.is_empty() {
+            continue;
+        }
+        let listed = if rest[0].severity == Severity::Error {
+            rest.len()
+        } else {
+            rest.len().min(LISTED_MORE)
+        };
+        text.push_str(&format!(
+            "{}: {} more like this:\n",
+            rest[0].severity,
+            rest.len()
+        ));
+        for diagnostic in &rest[..listed] {
+            text.push_str(&format!("  {}\n", one_line(diagnostic)));
+        }
+        if listed < rest.len() {
+            text.push_str(&format!("  ... and {} more\n", rest.len() - listed));
+        }
+    }
     eprint!("{text}");
+}
+
+/// A message with its quoted values (file names, object names, paths in backticks) left out:
+/// diagnostics with the same cause read the same once they are.
+fn cause_of(message: &str) -> String {
+    let mut cause = String::with_capacity(message.len());
+    for (i, part) in message.split('`').enumerate() {
+        cause.push_str(if i % 2 == 0 { part } else { "…" });
+    }
+    cause
+}
+
+/// `file:line: object: message`, for the members of a group not shown in full.
+fn one_line(diagnostic: &Diagnostic) -> String {
+    let mut line = String::new();
+    if let Some(location) = &diagnostic.location {
+        line.push_str(&format!("{location}: "));
+    }
+    if let Some(object) = &diagnostic.object {
+        line.push_str(&format!("{object}: "));
+    }
+    line.push_str(&diagnostic.message);
+    line
 }
 
 pub fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
