@@ -38,10 +38,26 @@ pub struct FsFacts {
 type Table<T> = Mutex<foldhash::HashMap<Box<[u8]>, T>>;
 
 /// `path.starts_with(dir)` for normalised absolute paths (no `.`, `..`, doubled or trailing
-/// separators, as `canonicalize` gives them), on their bytes rather than component by component.
+/// separators, as `canonicalize` gives them). On Unix, where `/` is the only separator, on their
+/// bytes rather than component by component; elsewhere (`C:\a`, `\\?\C:\a`, either separator)
+/// by components.
 pub fn is_within(path: &Path, dir: &Path) -> bool {
-    let (path, dir) = (path_bytes(path), path_bytes(dir));
-    path.starts_with(dir) && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
+    #[cfg(unix)]
+    {
+        let (path, dir) = (path_bytes(path), path_bytes(dir));
+        path.starts_with(dir)
+            && (dir.ends_with(b"/") || path.get(dir.len()).is_none_or(|&b| b == b'/'))
+    }
+    #[cfg(not(unix))]
+    {
+        is_within_by_components(path, dir)
+    }
+}
+
+/// [`is_within`] for any platform's paths.
+#[cfg_attr(unix, allow(dead_code))]
+fn is_within_by_components(path: &Path, dir: &Path) -> bool {
+    path.starts_with(dir)
 }
 
 /// `path.strip_prefix(root)`, compared on the bytes where both are plainly spelled (the common
@@ -170,6 +186,10 @@ mod tests {
                 "{path} in {dir}"
             );
             assert_eq!(Path::new(path).starts_with(dir), within);
+            assert_eq!(
+                super::is_within_by_components(Path::new(path), Path::new(dir)),
+                within
+            );
         }
     }
 

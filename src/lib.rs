@@ -7,6 +7,7 @@ pub mod controllers;
 pub mod diagnostic;
 pub mod discovery;
 pub mod fs_facts;
+pub mod fsio;
 pub mod graph;
 pub mod helm;
 pub mod kustomize;

@@ -40,6 +40,10 @@ pub struct KustomizeBuildArgs {
     /// Refused, as `--enable-alpha-plugins`.
     #[arg(long, hide = true)]
     pub enable_exec: bool,
+    /// Fill an env file's bare keys (a line `KEY` without `=`) from offlux's own environment, as
+    /// kustomize does. Off by default: such keys are left out with a warning.
+    #[arg(long)]
+    pub env_from_process: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -80,6 +84,9 @@ pub fn run(args: &KustomizeArgs) -> u8 {
             ReorderArg::Legacy => kustomize::Reorder::Legacy,
             ReorderArg::None => kustomize::Reorder::None,
         },
+        process_env: args
+            .env_from_process
+            .then(super::run_args::process_environment),
         ..kustomize::Options::default()
     };
     let build = match kustomize::build(&args.dir, &options) {
@@ -91,6 +98,14 @@ pub fn run(args: &KustomizeArgs) -> u8 {
     };
     for diagnostic in &build.diagnostics {
         eprintln!("warning: {diagnostic}");
+    }
+    for left_out in &build.env_keys_left_out {
+        eprintln!(
+            "warning: {}:{}: {}\nhint: `--env-from-process` fills such keys from offlux's own environment, as kustomize does",
+            left_out.file.display(),
+            left_out.line,
+            crate::controllers::engine::env_key_left_out_message(&left_out.key)
+        );
     }
     let text = kustomize::to_yaml(&build);
     match &args.output {

@@ -43,6 +43,10 @@ pub struct RunArgs {
     /// SealedSecret are always known).
     #[arg(long = "secret-producer", value_name = "KIND")]
     pub secret_producers: Vec<String>,
+    /// Fill an env file's bare keys (a line `KEY` without `=`) from offlux's own environment, as
+    /// kustomize does. Off by default: a repository under review must not read CI secrets.
+    #[arg(long)]
+    pub env_from_process: bool,
 }
 
 impl RunArgs {
@@ -58,8 +62,9 @@ impl RunArgs {
         let mut extra_objects = Vec::new();
         let mut diagnostics = Vec::new();
         for file in &self.substitute_from {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+            let facts = crate::fsio::FsFacts::default();
+            let text = crate::fsio::read_to_string(&facts, file, crate::fsio::Confine::anywhere())
+                .map_err(|e| format!("cannot read {e}"))?;
             let objects = crate::model::parse_objects(&text, file).map_err(|e| e.to_string())?;
             for object in objects {
                 if matches!(object.id.kind.as_str(), "ConfigMap" | "Secret") {
@@ -120,9 +125,13 @@ impl RunArgs {
             download_cache: download_cache(),
             ..HelmEngine::default()
         };
+        let kustomize = KustomizeEngine {
+            process_env: self.env_from_process.then(process_environment),
+            ..KustomizeEngine::for_repository(&repository)
+        };
         let report = runtime::run(
             &repository,
-            &KustomizeEngine::for_repository(&repository),
+            &kustomize,
             &helm,
             &options,
         );
@@ -131,6 +140,15 @@ impl RunArgs {
         }
         Ok((repository, report))
     }
+}
+
+/// offlux's own environment (its UTF-8 variables), for `--env-from-process`.
+pub fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> {
+    std::sync::Arc::new(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect(),
+    )
 }
 
 /// `$XDG_CACHE_HOME/offlux/charts`, else `~/.cache/offlux/charts`.

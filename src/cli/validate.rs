@@ -109,17 +109,10 @@ fn collect_files(path: &Path, files: &mut Vec<std::path::PathBuf>) -> std::io::R
 
 /// The CustomResourceDefinitions of one file, as JSON; other documents are passed over.
 fn read_crds(file: &Path) -> Result<Vec<serde_json::Value>, String> {
-    const MAX_SIZE: u64 = 64 * 1024 * 1024;
     let shown = file.display();
-    let size = std::fs::metadata(file)
-        .map_err(|e| format!("{shown}: {e}"))?
-        .len();
-    if size > MAX_SIZE {
-        return Err(format!(
-            "{shown}: {size} bytes, over the {MAX_SIZE}-byte limit"
-        ));
-    }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{shown}: {e}"))?;
+    let facts = crate::fsio::FsFacts::default();
+    let text = crate::fsio::read_to_string(&facts, file, crate::fsio::Confine::anywhere())
+        .map_err(|e| e.to_string())?;
     let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
         .map_err(|e| format!("{shown}:{e}"))?;
     Ok(documents
@@ -245,14 +238,12 @@ pub fn check(
 /// root (through `..` or a symbolic link) or a file over the discovery size limit.
 fn read_in_repository(root: &Path, file: &Path) -> Option<String> {
     const MAX_SIZE: u64 = 16 * 1024 * 1024;
-    let root = root.canonicalize().ok()?;
-    let path = crate::discovery::secure_join(&root, &file.to_string_lossy())
-        .canonicalize()
-        .ok()?;
-    if !path.starts_with(&root) || std::fs::metadata(&path).ok()?.len() > MAX_SIZE {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
+    let path = crate::discovery::secure_join(root, &file.to_string_lossy());
+    let confine = crate::fsio::Confine {
+        root: Some(root),
+        max_bytes: MAX_SIZE,
+    };
+    crate::fsio::read_to_string(&crate::fsio::FsFacts::default(), &path, confine).ok()
 }
 
 /// OFX110: each HelmRelease values key its chart never reads. The producer is what rendered the
@@ -300,7 +291,9 @@ fn unused_values_keys(
 /// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.
 fn severities(root: &Path) -> Result<BTreeMap<Code, Option<Severity>>, String> {
     let path = root.join(CONFIG_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let facts = crate::fsio::FsFacts::default();
+    let Ok(text) = crate::fsio::read_to_string(&facts, &path, crate::fsio::Confine::within(root))
+    else {
         return Ok(BTreeMap::new());
     };
     let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())

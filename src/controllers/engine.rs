@@ -11,6 +11,7 @@ use super::helmrelease::{
     RepositoryChart,
 };
 use super::runtime::{BuiltObject, KustomizationBuilder};
+use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::secure_join;
 use crate::helm;
 use crate::kustomize;
@@ -24,6 +25,8 @@ pub struct KustomizeEngine {
     pub fs_facts: Arc<kustomize::FsFacts>,
     /// Shared by every build of the run.
     pub patch_texts: Arc<kustomize::PatchTexts>,
+    /// Values for env files' bare keys (`--env-from-process`); `None`: such keys are left out.
+    pub process_env: Option<Arc<std::collections::BTreeMap<String, String>>>,
 }
 
 impl KustomizeEngine {
@@ -33,6 +36,7 @@ impl KustomizeEngine {
             parsed_files: Some(repository.parsed_files.clone()),
             fs_facts: repository.fs_facts.clone(),
             patch_texts: Arc::default(),
+            process_env: None,
         }
     }
 }
@@ -44,6 +48,16 @@ impl KustomizationBuilder for KustomizeEngine {
         dir: &Path,
         kustomization: &Node,
     ) -> Result<Vec<BuiltObject>, String> {
+        self.build_with_warnings(root, dir, kustomization)
+            .map(|(built, _)| built)
+    }
+
+    fn build_with_warnings(
+        &self,
+        root: &Path,
+        dir: &Path,
+        kustomization: &Node,
+    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), String> {
         let options = kustomize::Options {
             load_restrictor: kustomize::LoadRestrictor::None,
             reorder: kustomize::Reorder::None,
@@ -53,17 +67,44 @@ impl KustomizationBuilder for KustomizeEngine {
             parsed_files: self.parsed_files.clone(),
             fs_facts: self.fs_facts.clone(),
             patch_texts: self.patch_texts.clone(),
+            process_env: self.process_env.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;
+        // Deprecation warnings are kustomize's CLI's, which Flux does not show; a key left out is
+        // a difference from Flux, which the user should see.
+        let warnings = build
+            .env_keys_left_out
+            .iter()
+            .map(|left_out| {
+                let file = crate::fs_facts::strip_root(&left_out.file, root)
+                    .unwrap_or(&left_out.file)
+                    .to_path_buf();
+                Diagnostic::warning(env_key_left_out_message(&left_out.key))
+                    .at(Location::at(
+                        file,
+                        crate::yaml::Pos {
+                            line: u32::try_from(left_out.line).unwrap_or(u32::MAX),
+                            column: 1,
+                        },
+                    ))
+                    .hint("`--env-from-process` fills such keys from offlux's own environment, as kustomize does")
+            })
+            .collect();
         let origins = build.origins.into_iter().chain(std::iter::repeat(None));
-        Ok(build
+        let objects = build
             .objects
             .into_iter()
             .zip(origins)
             .map(|(node, file)| BuiltObject { node, file })
-            .collect())
+            .collect();
+        Ok((objects, warnings))
     }
+}
+
+/// The warning for an env file's bare key left out.
+pub fn env_key_left_out_message(key: &str) -> String {
+    format!("env file key `{key}` has no value and is left out: offlux does not read its own environment")
 }
 
 /// The native Helm engine: charts from the working tree now; charts from repositories through
@@ -206,22 +247,22 @@ fn load_local(
     options: &helm::LoadOptions,
 ) -> Result<helm::Chart, HelmRenderError> {
     let location = secure_join(root, path);
-    let inside = location
-        .canonicalize()
-        .ok()
-        .zip(root.canonicalize().ok())
-        .is_some_and(|(real, root)| real.starts_with(root));
-    if !inside {
+    let facts = crate::fsio::FsFacts::default();
+    let Ok(real) = crate::fsio::locate(&facts, &location, Some(root)) else {
         return Err(HelmRenderError::Failed(format!(
             "chart path `{path}` not found in the source"
         )));
-    }
-    if location.is_dir() {
+    };
+    if facts.is_dir(&real) {
         return helm::load_dir(&location, options)
             .map_err(|e| HelmRenderError::Failed(e.to_string()));
     }
-    let bytes = std::fs::read(&location)
-        .map_err(|e| HelmRenderError::Failed(format!("reading chart `{path}`: {e}")))?;
+    let confine = crate::fsio::Confine {
+        root: Some(root),
+        max_bytes: options.max_archive_bytes,
+    };
+    let bytes = crate::fsio::read(&facts, &location, confine)
+        .map_err(|e| HelmRenderError::Failed(format!("reading chart {e}")))?;
     helm::load_archive(path, &bytes, options).map_err(|e| HelmRenderError::Failed(e.to_string()))
 }
 
@@ -235,7 +276,21 @@ fn values_files(
     for file in &request.values_files {
         let text = match &request.chart {
             ChartLocation::Local { root, .. } => {
-                std::fs::read_to_string(secure_join(root, file)).ok()
+                let path = secure_join(root, file);
+                let facts = crate::fsio::FsFacts::default();
+                match crate::fsio::read_to_string(&facts, &path, crate::fsio::Confine::within(root))
+                {
+                    Ok(text) => Some(text),
+                    Err(crate::fsio::ReadError {
+                        kind: crate::fsio::ReadErrorKind::NotFound,
+                        ..
+                    }) => None,
+                    Err(e) => {
+                        return Err(HelmRenderError::Failed(format!(
+                            "values files merge error: values file {e}"
+                        )))
+                    }
+                }
             }
             ChartLocation::Repository(_) => {
                 let wanted = file.trim_start_matches("./");

@@ -41,12 +41,11 @@ pub fn generated_resources(dir: &Path, visible: &[PathBuf], facts: &FsFacts) -> 
 }
 
 fn collect(base: &Path, dir: &Path, visible: &[PathBuf], facts: &FsFacts, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    // A directory that really lies outside `base` (through a symlink) is not listed.
+    let Ok(entries) = crate::fsio::read_dir(facts, dir, Some(base)) else {
         return;
     };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
+    for path in entries.into_iter().map(|e| e.path) {
         let relative = path.strip_prefix(base).unwrap_or(&path);
         let entry = format!("./{}", relative.display());
         if facts.is_dir(&path) {

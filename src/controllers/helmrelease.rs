@@ -453,7 +453,8 @@ fn kustomize_post_render(objects: Vec<Node>, spec: &Node) -> Result<Vec<Node>, S
         }
     }
     let dir = tempfile::tempdir().map_err(|e| format!("creating a scratch directory: {e}"))?;
-    std::fs::write(dir.path().join(INPUT), crate::yaml::emit_stream(&objects))
+    let manifests = crate::yaml::emit_stream(&objects);
+    crate::fsio::write_atomically(&dir.path().join(INPUT), manifests.as_bytes())
         .map_err(|e| format!("writing the rendered manifests: {e}"))?;
     let options = crate::kustomize::Options {
         load_restrictor: crate::kustomize::LoadRestrictor::None,

@@ -39,6 +39,18 @@ pub trait KustomizationBuilder: Sync {
         dir: &Path,
         kustomization: &Node,
     ) -> Result<Vec<BuiltObject>, String>;
+
+    /// [`KustomizationBuilder::build`], with the warnings the build gives (located in the
+    /// repository, not yet naming the Kustomization).
+    fn build_with_warnings(
+        &self,
+        root: &Path,
+        dir: &Path,
+        kustomization: &Node,
+    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), String> {
+        self.build(root, dir, kustomization)
+            .map(|built| (built, Vec::new()))
+    }
 }
 
 /// One object of a kustomize build.
@@ -696,15 +708,30 @@ impl Runtime<'_> {
         if !self.repository.fs_facts.is_dir(&dir) {
             return self.fail(id, format!("kustomization path not found: {path}"));
         }
+        if let Err(e) = crate::fsio::locate(
+            &self.repository.fs_facts,
+            &dir,
+            Some(&self.repository.root),
+        ) {
+            return self.fail(id, format!("kustomization path `{path}`: {}", e.kind));
+        }
         let kustomization = match self.kustomization_for(&dir, spec) {
             Ok(kustomization) => kustomization,
             Err(message) => return self.fail(id, message),
         };
         let built = match self
             .builder
-            .build(&self.repository.root, &dir, &kustomization)
+            .build_with_warnings(&self.repository.root, &dir, &kustomization)
         {
-            Ok(built) => built,
+            Ok((built, warnings)) => {
+                if let (false, Ok(mut diagnostics)) = (warnings.is_empty(), self.diagnostics.lock())
+                {
+                    for warning in warnings {
+                        diagnostics.insert(warning.object(id.to_string()));
+                    }
+                }
+                built
+            }
             Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
         };
         let mut children = Vec::with_capacity(built.len());
@@ -1098,8 +1125,12 @@ impl Runtime<'_> {
                 let existing = match self.repository.parsed_files.get(&file) {
                     Some(documents) => documents.first().map(|d| Node::clone(&d.root)),
                     None => {
-                        let text = std::fs::read_to_string(&file)
-                            .map_err(|e| format!("reading {}: {e}", file.display()))?;
+                        let text = crate::fsio::read_to_string(
+                            &self.repository.fs_facts,
+                            &file,
+                            crate::fsio::Confine::within(&self.repository.root),
+                        )
+                        .map_err(|e| format!("reading {e}"))?;
                         let documents =
                             crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
                                 .map_err(|e| format!("{}:{e}", file.display()))?;

@@ -506,6 +506,19 @@ fn followed_path(
         }
     };
     let dir = secure_join(root, &path);
+    if let Err(e) = crate::fsio::locate(fs_facts, &dir, Some(root)) {
+        if let crate::fsio::ReadErrorKind::Outside { real, .. } = e.kind {
+            diagnostics.push(
+                Diagnostic::warning(format!(
+                    "`spec.path` `{path}` leads outside the repository (to `{}`); not followed",
+                    real.display()
+                ))
+                .at(object.location())
+                .object(object.id.to_string()),
+            );
+            return None;
+        }
+    }
     if fs_facts.is_dir(&dir) {
         Some(dir)
     } else {

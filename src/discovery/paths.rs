@@ -96,13 +96,20 @@ pub struct PathKey(Box<[u8]>);
 
 impl PathKey {
     pub fn of(path: &Path) -> Self {
-        PathKey(
-            path.as_os_str()
-                .as_encoded_bytes()
-                .iter()
-                .map(|&b| if b == b'/' { 0 } else { b })
-                .collect(),
-        )
+        #[cfg(unix)]
+        {
+            PathKey(
+                path.as_os_str()
+                    .as_encoded_bytes()
+                    .iter()
+                    .map(|&b| if b == b'/' { 0 } else { b })
+                    .collect(),
+            )
+        }
+        #[cfg(not(unix))]
+        {
+            PathKey(key_by_components(path))
+        }
     }
 
     /// The path, then each ancestor up to the root, nearest first (as keys' bytes).
@@ -120,6 +127,27 @@ impl PathKey {
     }
 }
 
+/// [`PathKey`]'s bytes from a path's components, for platforms where `/` is not the only
+/// separator (Windows takes `\\` and `/`, and a `C:` prefix): each separator becomes the lowest
+/// byte, so the key orders and nests as on Unix.
+#[cfg_attr(unix, allow(dead_code))]
+fn key_by_components(path: &Path) -> Box<[u8]> {
+    let mut key: Vec<u8> = Vec::with_capacity(path.as_os_str().len());
+    for component in path.components() {
+        match component {
+            Component::Prefix(prefix) => key.extend_from_slice(prefix.as_os_str().as_encoded_bytes()),
+            Component::RootDir => key.push(0),
+            other => {
+                if key.last().is_some_and(|&b| b != 0) {
+                    key.push(0);
+                }
+                key.extend_from_slice(other.as_os_str().as_encoded_bytes());
+            }
+        }
+    }
+    key.into()
+}
+
 impl std::borrow::Borrow<[u8]> for PathKey {
     fn borrow(&self) -> &[u8] {
         &self.0
@@ -129,6 +157,22 @@ impl std::borrow::Borrow<[u8]> for PathKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_from_components_are_the_keys_from_bytes() {
+        for path in ["/", "/a", "/a/b", "/a/b.yaml", "/a/.b/c", "/ab/c"] {
+            let path = Path::new(path);
+            let by_bytes: Vec<u8> = path_bytes(path)
+                .iter()
+                .map(|&b| if b == b'/' { 0 } else { b })
+                .collect();
+            assert_eq!(&*key_by_components(path), &by_bytes[..], "{}", path.display());
+        }
+        // Containment follows components, not bytes.
+        let key = |p: &str| PathKey(key_by_components(Path::new(p)));
+        assert!(key("/a/b/c").is_within(&key("/a/b")));
+        assert!(!key("/a/bc").is_within(&key("/a/b")));
+    }
 
     #[test]
     fn secure_join_clamps_at_root() {

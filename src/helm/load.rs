@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use super::chart::{Chart, ChartFile, Dependency, LoadOptions, Metadata};
 use super::helmignore::{Rules, HELMIGNORE};
 use super::Error;
+use crate::fsio::{self, FileKind, FsFacts};
 use crate::template::Value;
 use crate::yaml::{self, Node, Resolved, Scalar};
 
@@ -25,6 +26,7 @@ struct Budget {
 struct Ctx<'a> {
     options: &'a LoadOptions,
     budget: Budget,
+    facts: FsFacts,
 }
 
 impl Ctx<'_> {
@@ -75,17 +77,22 @@ pub(crate) fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error
     let mut ctx = Ctx {
         options,
         budget: Budget::default(),
+        facts: FsFacts::default(),
     };
     let label = dir.display().to_string();
-    let root = std::fs::canonicalize(dir)
-        .map_err(|e| load_error(&label, format!("cannot read chart directory: {e}")))?;
-    if !root.is_dir() {
+    let root = ctx.facts.resolve(dir).ok_or_else(|| {
+        load_error(
+            &label,
+            "cannot read chart directory: no such file or directory",
+        )
+    })?;
+    if !ctx.facts.is_dir(&root) {
         return Err(load_error(&label, "not a directory"));
     }
     let mut rules = Rules::default();
     let ignore_path = root.join(HELMIGNORE);
-    if ignore_path.is_file() {
-        let text = read_limited(&ignore_path, &label, HELMIGNORE, options)?;
+    if ctx.facts.is_file(&ignore_path) {
+        let text = read_limited(&ctx.facts, &root, &ignore_path, &label, HELMIGNORE, options)?;
         rules = Rules::parse(&String::from_utf8_lossy(&text))
             .map_err(|e| load_error(&label, format!("{HELMIGNORE}: {e}")))?;
     }
@@ -98,27 +105,30 @@ pub(crate) fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error
     load_files(files, &label, 0, &mut ctx)
 }
 
+/// A chart file, through the guarded door: inside the chart's `root`, a regular file, within the
+/// chart's size limit.
 fn read_limited(
+    facts: &FsFacts,
+    root: &Path,
     path: &Path,
     chart: &str,
     name: &str,
     options: &LoadOptions,
 ) -> Result<Vec<u8>, Error> {
-    let file = std::fs::File::open(path).map_err(|e| load_error(chart, format!("{name}: {e}")))?;
-    let mut data = Vec::new();
-    file.take(options.max_total_bytes.saturating_add(1))
-        .read_to_end(&mut data)
-        .map_err(|e| load_error(chart, format!("{name}: {e}")))?;
-    if data.len() as u64 > options.max_total_bytes {
-        return Err(load_error(
+    let confine = fsio::Confine {
+        root: Some(root),
+        max_bytes: options.max_total_bytes,
+    };
+    fsio::read(facts, path, confine).map_err(|e| match e.kind {
+        fsio::ReadErrorKind::TooLarge { .. } => load_error(
             chart,
             format!(
                 "{name}: chart is larger than {} bytes decompressed (the size limit)",
                 options.max_total_bytes
             ),
-        ));
-    }
-    Ok(data)
+        ),
+        kind => load_error(chart, format!("{name}: {kind}")),
+    })
 }
 
 /// Walks `dir` (canonical, inside `root`) in name order, as Go's `filepath.Walk` does.
@@ -133,21 +143,13 @@ fn walk(
     stack: &mut Vec<PathBuf>,
     files: &mut Vec<ChartFile>,
 ) -> Result<(), Error> {
-    let read = std::fs::read_dir(dir)
-        .map_err(|e| load_error(chart, format!("{}: {e}", display_rel(prefix))))?;
-    let mut entries = Vec::new();
-    for entry in read {
-        let entry =
-            entry.map_err(|e| load_error(chart, format!("{}: {e}", display_rel(prefix))))?;
-        entries.push(entry);
-    }
-    entries.sort_by_key(|e| e.file_name());
+    let entries = fsio::read_dir(&ctx.facts, dir, Some(root))
+        .map_err(|e| load_error(chart, format!("{}: {}", display_rel(prefix), e.kind)))?;
     for entry in entries {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
+        let Some(file_name) = entry.name.to_str() else {
             return Err(load_error(
                 chart,
-                format!("{}: file name is not UTF-8", entry.path().display()),
+                format!("{}: file name is not UTF-8", entry.path.display()),
             ));
         };
         let rel = if prefix.is_empty() {
@@ -155,31 +157,49 @@ fn walk(
         } else {
             format!("{prefix}/{file_name}")
         };
-        let mut path = entry.path();
-        let mut meta = std::fs::symlink_metadata(&path)
-            .map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
-        if meta.file_type().is_symlink() {
-            let target = std::fs::canonicalize(&path)
-                .map_err(|e| load_error(chart, format!("{rel}: broken symbolic link: {e}")))?;
-            if !target.starts_with(root) {
-                return Err(load_error(
-                    chart,
-                    format!(
-                        "{rel}: symbolic link leads outside the chart directory (to {})",
-                        target.display()
-                    ),
-                ));
+        let mut path = entry.path;
+        let kind = match entry.kind {
+            fsio::EntryKind::File => FileKind::File,
+            fsio::EntryKind::Directory => FileKind::Directory,
+            fsio::EntryKind::Other => FileKind::Other,
+            fsio::EntryKind::Symlink => {
+                let target = match fsio::locate(&ctx.facts, &path, Some(root)) {
+                    Ok(target) => target,
+                    Err(fsio::ReadError {
+                        kind: fsio::ReadErrorKind::Outside { real, .. },
+                        ..
+                    }) => {
+                        return Err(load_error(
+                            chart,
+                            format!(
+                                "{rel}: symbolic link leads outside the chart directory (to {})",
+                                real.display()
+                            ),
+                        ))
+                    }
+                    Err(e) => {
+                        return Err(load_error(
+                            chart,
+                            format!("{rel}: broken symbolic link: {}", e.kind),
+                        ))
+                    }
+                };
+                let kind = ctx
+                    .facts
+                    .kind(&target)
+                    .ok_or_else(|| load_error(chart, format!("{rel}: broken symbolic link")))?;
+                path = target;
+                kind
             }
-            meta =
-                std::fs::metadata(&target).map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
-            path = target;
-        }
-        if meta.is_dir() {
+        };
+        if kind == FileKind::Directory {
             if rules.ignore(&rel, true) {
                 continue;
             }
-            let canonical = std::fs::canonicalize(&path)
-                .map_err(|e| load_error(chart, format!("{rel}: {e}")))?;
+            let canonical = ctx
+                .facts
+                .resolve(&path)
+                .ok_or_else(|| load_error(chart, format!("{rel}: no such directory")))?;
             if stack.contains(&canonical) {
                 return Err(load_error(chart, format!("{rel}: symbolic link loop")));
             }
@@ -191,14 +211,14 @@ fn walk(
         if rules.ignore(&rel, false) {
             continue;
         }
-        if !meta.is_file() {
+        if kind != FileKind::File {
             return Err(load_error(
                 chart,
                 format!("cannot load irregular file {rel} as it has file mode type bits set"),
             ));
         }
-        ctx.take(chart, &rel, meta.len())?;
-        let data = read_limited(&path, chart, &rel, ctx.options)?;
+        let data = read_limited(&ctx.facts, root, &path, chart, &rel, ctx.options)?;
+        ctx.take(chart, &rel, data.len() as u64)?;
         files.push(ChartFile {
             name: rel,
             data: strip_bom(data),
@@ -230,6 +250,7 @@ pub(crate) fn load_archive(
     let mut ctx = Ctx {
         options,
         budget: Budget::default(),
+        facts: FsFacts::default(),
     };
     archive(name, bytes, 0, &mut ctx)
 }

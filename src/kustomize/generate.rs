@@ -169,7 +169,14 @@ fn parse_literal(lit: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-fn parse_env(text: &str) -> Result<Vec<(String, String)>, String> {
+/// One line of an env file that says something.
+enum EnvLine {
+    Pair(String, String),
+    /// `KEY` alone: kustomize takes its value from its own process environment.
+    Bare { key: String, line: usize },
+}
+
+fn parse_env(text: &str) -> Result<Vec<EnvLine>, String> {
     let mut out = Vec::new();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (n, line) in text.lines().enumerate() {
@@ -182,16 +189,35 @@ fn parse_env(text: &str) -> Result<Vec<(String, String)>, String> {
                 if k.contains(char::is_whitespace) {
                     return Err(format!("invalid key name {k:?} on line {}", n + 1));
                 }
-                out.push((k.to_string(), v.to_string()));
+                out.push(EnvLine::Pair(k.to_string(), v.to_string()));
             }
-            None => {
-                if let Ok(v) = std::env::var(line.trim()) {
-                    out.push((line.trim().to_string(), v));
-                }
-            }
+            None => out.push(EnvLine::Bare {
+                key: line.trim().to_string(),
+                line: n + 1,
+            }),
         }
     }
     Ok(out)
+}
+
+/// The generated keys and values in order, each key once.
+struct Pairs<'a> {
+    name: &'a str,
+    pairs: Vec<(String, Vec<u8>)>,
+    seen: foldhash::HashSet<String>,
+}
+
+impl Pairs<'_> {
+    fn add(&mut self, key: String, value: Vec<u8>) -> Result<(), String> {
+        if !self.seen.insert(key.clone()) {
+            return Err(format!(
+                "configmap {} illegally repeats the key `{key}`",
+                self.name
+            ));
+        }
+        self.pairs.push((key, value));
+        Ok(())
+    }
 }
 
 /// Builds one ConfigMap or Secret from generator arguments.
@@ -221,25 +247,37 @@ fn generate(
         "replace" => Behavior::Replace,
         other => return Err(format!("unknown generator behavior {other:?}")),
     };
-    let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
-    let add = |k: String, v: Vec<u8>, pairs: &mut Vec<(String, Vec<u8>)>| -> Result<(), String> {
-        if pairs.iter().any(|(x, _)| *x == k) {
-            return Err(format!("configmap {name} illegally repeats the key `{k}`"));
-        }
-        pairs.push((k, v));
-        Ok(())
+    let mut pairs = Pairs {
+        name: &name,
+        pairs: Vec::new(),
+        seen: foldhash::HashSet::default(),
     };
     let mut envs = strings(args.get("envs"));
     envs.extend(strings(args.get("env")));
     for env in envs {
-        let (_, text) = ctx.read_file(dir, &env)?;
-        for (k, v) in parse_env(&text)? {
-            add(k, v.into_bytes(), &mut pairs)?;
+        let (file, text) = ctx.read_file(dir, &env)?;
+        for line in parse_env(&text)? {
+            match line {
+                EnvLine::Pair(k, v) => pairs.add(k, v.into_bytes())?,
+                EnvLine::Bare { key, line } => {
+                    let given = ctx.options.process_env.as_ref().map(|env| env.get(&key));
+                    match given {
+                        Some(Some(value)) => pairs.add(key, value.clone().into_bytes())?,
+                        // kustomize leaves out a key its environment does not hold.
+                        Some(None) => {}
+                        None => ctx.env_keys_left_out.push(super::EnvKeyLeftOut {
+                            file: file.clone(),
+                            line,
+                            key,
+                        }),
+                    }
+                }
+            }
         }
     }
     for lit in strings(args.get("literals")) {
         let (k, v) = parse_literal(&lit)?;
-        add(k, v.into_bytes(), &mut pairs)?;
+        pairs.add(k, v.into_bytes())?;
     }
     for file in strings(args.get("files")) {
         let (key, path) = match file.split_once('=') {
@@ -252,15 +290,10 @@ fn generate(
                 file.clone(),
             ),
         };
-        let full = dir.join(&path);
-        ctx.read_file(dir, &path).ok();
-        let bytes =
-            std::fs::read(&full).map_err(|_| format!("'{}' doesn't exist", ctx.show(&full)))?;
-        if full.is_dir() {
-            return Err(format!("'{}' is a directory", ctx.show(&full)));
-        }
-        add(key, bytes, &mut pairs)?;
+        let (_, bytes) = ctx.read_bytes(dir, &path)?;
+        pairs.add(key, bytes)?;
     }
+    let pairs = pairs.pairs;
     let mut meta = Mapping::new();
     meta.insert("name", Node::Scalar(Scalar::plain(name.clone())));
     if let Some(ns) = &namespace {
@@ -305,7 +338,10 @@ fn generate(
         if !pairs.is_empty() {
             let mut data = Mapping::new();
             for (k, v) in &pairs {
-                data.insert(k.clone(), Node::Scalar(wrapped_base64(&b64.encode(v))));
+                data.entries.push(crate::yaml::Entry {
+                    key: Scalar::plain(k.clone()),
+                    value: Node::Scalar(wrapped_base64(&b64.encode(v))),
+                });
             }
             obj.insert("data", Node::Mapping(data));
         }
@@ -324,7 +360,10 @@ fn generate(
         if !binary.is_empty() {
             let mut m = Mapping::new();
             for (k, v) in &binary {
-                m.insert(k.clone(), Node::Scalar(wrapped_base64(v)));
+                m.entries.push(crate::yaml::Entry {
+                    key: Scalar::plain(k.clone()),
+                    value: Node::Scalar(wrapped_base64(v)),
+                });
             }
             obj.insert("binaryData", Node::Mapping(m));
         }
@@ -357,10 +396,15 @@ fn wrapped_base64(encoded: &str) -> Scalar {
     }
 }
 
+/// A mapping of `pairs`, whose keys are distinct.
 fn to_map(pairs: &[(String, String)]) -> Node {
     let mut m = Mapping::new();
+    m.entries.reserve(pairs.len());
     for (k, v) in pairs {
-        m.insert(k.clone(), Node::Scalar(Scalar::string(v.clone())));
+        m.entries.push(crate::yaml::Entry {
+            key: Scalar::plain(k.clone()),
+            value: Node::Scalar(Scalar::string(v.clone())),
+        });
     }
     Node::Mapping(m)
 }

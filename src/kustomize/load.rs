@@ -14,6 +14,7 @@ use super::resource::{Behavior, Origin, Res};
 use super::{
     generate, nameref, transform, Build, Error, FileKind, LoadRestrictor, Options, Reorder,
 };
+use crate::fsio;
 use crate::yaml::{parse_stream, Document, Node, ParseOptions};
 
 use super::KUSTOMIZATION_FILE_NAMES as KUSTOMIZATION_FILES;
@@ -76,6 +77,7 @@ pub struct Ctx<'a> {
     schema_decided: bool,
     stack: Vec<PathBuf>,
     pub diagnostics: Vec<String>,
+    pub env_keys_left_out: Vec<super::EnvKeyLeftOut>,
 }
 
 impl Ctx<'_> {
@@ -147,12 +149,57 @@ impl Ctx<'_> {
 
     /// Reads a file a kustomization in `dir` refers to, under the load restrictor.
     pub fn read_file(&self, dir: &Path, entry: &str) -> Result<(PathBuf, String), String> {
+        let (path, bytes) = self.read_bytes(dir, entry)?;
+        String::from_utf8(bytes)
+            .map(|text| (path.clone(), text))
+            .map_err(|_| format!("reading '{}': not valid UTF-8", self.show(&path)))
+    }
+
+    /// The bytes of a file a kustomization in `dir` refers to, read through the guarded door
+    /// under the load restrictor (and inside the file system root).
+    pub fn read_bytes(&self, dir: &Path, entry: &str) -> Result<(PathBuf, Vec<u8>), String> {
         let path = self.resolve(dir, entry);
-        self.check_restrictor(dir, &path)?;
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Ok((path, text)),
-            Err(_) if !path.exists() => Err(format!("'{}' doesn't exist", self.show(&path))),
-            Err(e) => Err(format!("reading '{}': {e}", self.show(&path))),
+        let root = self.read_root(dir);
+        let confine = fsio::Confine::root_or_anywhere(root);
+        match fsio::read(&self.options.fs_facts, &path, confine) {
+            Ok(bytes) => Ok((path, bytes)),
+            Err(e) => Err(self.read_error(e)),
+        }
+    }
+
+    /// The directory a file read for a kustomization in `dir` must lie in: the kustomization's own
+    /// under `LoadRestrictionsRootOnly` (its directory already lies in the file system root), else
+    /// the file system root, if any.
+    fn read_root<'p>(&'p self, dir: &'p Path) -> Option<&'p Path> {
+        match self.options.load_restrictor {
+            LoadRestrictor::RootOnly => Some(dir),
+            LoadRestrictor::None => self.options.fs_root.as_deref(),
+        }
+    }
+
+    /// kustomize's words for a refused or failed read.
+    fn read_error(&self, error: fsio::ReadError) -> String {
+        let shown = self.show(&error.path);
+        match error.kind {
+            fsio::ReadErrorKind::NotFound => format!("'{shown}' doesn't exist"),
+            fsio::ReadErrorKind::Outside { root, real } => self.refusal(&error.path, &root, &real),
+            fsio::ReadErrorKind::Directory => format!("'{shown}' is a directory"),
+            other => format!("reading '{shown}': {other}"),
+        }
+    }
+
+    fn refusal(&self, path: &Path, root: &Path, real: &Path) -> String {
+        if self.options.load_restrictor == LoadRestrictor::RootOnly {
+            format!(
+                "security; file '{}' is not in or below '{}'",
+                self.show(real),
+                self.show(root)
+            )
+        } else {
+            format!(
+                "security; file '{}' is outside the repository root",
+                path.display()
+            )
         }
     }
 
@@ -161,37 +208,43 @@ impl Ctx<'_> {
         let Some(fs_root) = &self.options.fs_root else {
             return Ok(());
         };
-        let root = self
-            .real_path(fs_root)
-            .unwrap_or_else(|| absolutize(fs_root));
-        let real = self.real_path(path).unwrap_or_else(|| absolutize(path));
-        if crate::fs_facts::is_within(&real, &root) {
-            Ok(())
-        } else {
-            Err(format!(
+        match fsio::locate(&self.options.fs_facts, path, Some(fs_root)) {
+            Err(fsio::ReadError {
+                kind: fsio::ReadErrorKind::Outside { .. },
+                ..
+            }) => Err(format!(
                 "security; file '{}' is outside the repository root",
                 path.display()
-            ))
+            )),
+            // Not there: what lexically lies outside is refused all the same.
+            Err(_) => {
+                let root = self
+                    .real_path(fs_root)
+                    .unwrap_or_else(|| absolutize(fs_root));
+                if crate::fs_facts::is_within(&absolutize(path), &root) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "security; file '{}' is outside the repository root",
+                        path.display()
+                    ))
+                }
+            }
+            Ok(_) => Ok(()),
         }
     }
 
     fn check_restrictor(&self, dir: &Path, path: &Path) -> Result<(), String> {
         self.check_fs_root(path)?;
-        if self.options.load_restrictor == LoadRestrictor::None {
-            return Ok(());
-        }
-        let root = self.real_path(dir).unwrap_or_else(|| absolutize(dir));
-        let Some(real) = self.real_path(path) else {
+        let Some(root) = self.read_root(dir) else {
             return Ok(());
         };
-        if real.starts_with(&root) {
-            Ok(())
-        } else {
-            Err(format!(
-                "security; file '{}' is not in or below '{}'",
-                self.show(&real),
-                self.show(&root)
-            ))
+        match fsio::locate(&self.options.fs_facts, path, Some(root)) {
+            Err(fsio::ReadError {
+                kind: fsio::ReadErrorKind::Outside { root, real },
+                path,
+            }) => Err(self.refusal(&path, &root, &real)),
+            _ => Ok(()),
         }
     }
 }
@@ -203,9 +256,7 @@ fn absolutize(path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
+        fsio::absolute(path)
     };
     normalise_absolute(&abs)
 }
@@ -272,6 +323,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         schema_decided: false,
         stack: Vec::new(),
         diagnostics: Vec::new(),
+        env_keys_left_out: Vec::new(),
     };
     if !options.fs_facts.exists(dir) {
         let shown = ctx.show(dir);
@@ -316,6 +368,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         objects: resources.into_iter().map(|r| r.node).collect(),
         origins,
         diagnostics: ctx.diagnostics,
+        env_keys_left_out: ctx.env_keys_left_out,
     })
 }
 
@@ -672,6 +725,17 @@ impl Ctx<'_> {
                 self.show(&dir)
             )));
         }
+        if self.stack.len() >= super::MAX_DEPTH {
+            return Err(Error::msg(format!(
+                "kustomizations nest more than {} deep at '{}' (included from '{}')",
+                super::MAX_DEPTH,
+                self.show(&dir),
+                self.stack
+                    .last()
+                    .map(|parent| self.show(parent))
+                    .unwrap_or_default()
+            )));
+        }
         self.check_fs_root(&dir).map_err(Error::msg)?;
         let overridden = self
             .options
@@ -701,8 +765,12 @@ impl Ctx<'_> {
                 .map(|d| Node::clone(&d.root))
                 .unwrap_or_else(Node::null),
             None => {
-                let text = std::fs::read_to_string(&kfile)
-                    .map_err(|e| fail(None, format!("reading: {e}")))?;
+                let text = fsio::read_to_string(
+                    &self.options.fs_facts,
+                    &kfile,
+                    fsio::Confine::root_or_anywhere(self.read_root(&dir)),
+                )
+                .map_err(|e| fail(None, format!("reading: {e}")))?;
                 let docs = parse_kustomization(&text)
                     .map_err(|e| fail(None, format!("{}: {}", e.pos, e.message)))?;
                 docs.into_iter()
@@ -1184,8 +1252,9 @@ impl Ctx<'_> {
                     .map(Loaded::Files)
                     .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
             }
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("reading '{}': {e}", shown()))?;
+            let confine = fsio::Confine::root_or_anywhere(self.read_root(dir));
+            let text = fsio::read_to_string(&self.options.fs_facts, &path, confine)
+                .map_err(|e| format!("reading '{}': {}", shown(), e.kind))?;
             return parse_resources(&text)
                 .map(Loaded::Files)
                 .map_err(|m| format!("accumulating resources from '{entry}': {m}"));

@@ -14,6 +14,7 @@ mod replacement;
 mod resource;
 mod transform;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -74,6 +75,24 @@ pub struct Options {
     pub fs_facts: Arc<FsFacts>,
     /// Patch texts already parsed; builds that share one table parse each text once.
     pub patch_texts: Arc<PatchTexts>,
+    /// Values for an env file's bare keys (a line `KEY` with no `=`), which kustomize takes from
+    /// its own process environment. `None`: no value comes from any environment; such keys are
+    /// left out and listed in [`Build::env_keys_left_out`].
+    pub process_env: Option<Arc<BTreeMap<String, String>>>,
+}
+
+/// How deep kustomizations may nest (resources, components, generator directories): far deeper
+/// than any repository goes, shallow enough that the recursion stays well inside a thread's stack.
+pub const MAX_DEPTH: usize = 100;
+
+/// An env file's bare key left out because no process environment was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnvKeyLeftOut {
+    /// The env file, as the build resolved it.
+    pub file: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    pub key: String,
 }
 
 /// The result of a build.
@@ -85,6 +104,8 @@ pub struct Build {
     pub origins: Vec<Option<PathBuf>>,
     /// Warnings that do not stop the build (deprecated fields), in the order met.
     pub diagnostics: Vec<String>,
+    /// Env file keys that would have taken their value from the process environment.
+    pub env_keys_left_out: Vec<EnvKeyLeftOut>,
 }
 
 /// A failed build: the kustomization file, the offending entry and what went wrong.
@@ -108,6 +129,7 @@ impl Default for Options {
             parsed_files: None,
             fs_facts: Arc::default(),
             patch_texts: Arc::default(),
+            process_env: None,
         }
     }
 }

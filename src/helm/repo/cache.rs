@@ -2,9 +2,9 @@
 //! `<chart>-<version>`, filled by hand or by a mirror job) and the download cache (archives kept
 //! by their sha256, written by us). Not for: deciding whether to use the network (see `fetch`).
 
-use std::fs;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+
+use crate::fsio::{self, FsFacts};
 
 use super::{select_version, sha256_digest, FetchErrorKind, FetchedChart};
 
@@ -15,19 +15,19 @@ pub(crate) fn find_in_chart_cache(
     chart: &str,
     version: &str,
 ) -> Result<Option<FetchedChart>, FetchErrorKind> {
-    let io = |e: std::io::Error| FetchErrorKind::Io {
+    let io = |e: fsio::ReadError| FetchErrorKind::Io {
         path: dir.display().to_string(),
-        message: e.to_string(),
+        message: e.kind.to_string(),
     };
+    let facts = FsFacts::default();
     let mut entries: Vec<(String, PathBuf, bool)> = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
+    // The cache is the user's: its entries may be symlinks to anywhere.
+    for entry in fsio::read_dir(&facts, dir, None).map_err(io)? {
+        let Some(file_name) = entry.name.to_str() else {
             continue;
         };
-        let path = entry.path();
-        let (stem, is_dir) = if path.is_dir() {
+        let path = entry.path.clone();
+        let (stem, is_dir) = if facts.is_dir(&path) {
             (file_name, true)
         } else if let Some(stem) = file_name.strip_suffix(".tgz") {
             (stem, false)
@@ -49,9 +49,11 @@ pub(crate) fn find_in_chart_cache(
     if is_dir {
         return Ok(Some(FetchedChart::Directory { path, version }));
     }
-    let bytes = fs::read(&path).map_err(|e| FetchErrorKind::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
+    let bytes = fsio::read(&facts, &path, fsio::Confine::anywhere()).map_err(|e| {
+        FetchErrorKind::Io {
+            path: path.display().to_string(),
+            message: e.kind.to_string(),
+        }
     })?;
     Ok(Some(FetchedChart::Archive {
         name: chart.to_string(),
@@ -96,13 +98,12 @@ impl DownloadCache<'_> {
     /// content no longer matches its name is ignored (and replaced by the next download).
     pub(crate) fn get(&self, digest: &str, max_bytes: u64) -> Option<Vec<u8>> {
         let path = self.path(digest)?;
-        let file = fs::File::open(path).ok()?;
-        let mut bytes = Vec::new();
-        file.take(max_bytes.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .ok()?;
-        (bytes.len() as u64 <= max_bytes && sha256_digest(&bytes) == digest.to_ascii_lowercase())
-            .then_some(bytes)
+        let confine = fsio::Confine {
+            root: Some(self.root),
+            max_bytes,
+        };
+        let bytes = fsio::read(&FsFacts::default(), &path, confine).ok()?;
+        (sha256_digest(&bytes) == digest.to_ascii_lowercase()).then_some(bytes)
     }
 
     /// Stores `bytes` under their digest: a temporary file in the same directory, renamed into
@@ -112,16 +113,10 @@ impl DownloadCache<'_> {
         let Some(path) = self.path(&digest) else {
             return Ok(digest);
         };
-        let dir = self.root.join("sha256");
-        let io = |e: std::io::Error| FetchErrorKind::Io {
-            path: dir.display().to_string(),
+        fsio::write_atomically(&path, bytes).map_err(|e| FetchErrorKind::Io {
+            path: self.root.join("sha256").display().to_string(),
             message: e.to_string(),
-        };
-        fs::create_dir_all(&dir).map_err(io)?;
-        let mut temp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
-        temp.write_all(bytes).map_err(io)?;
-        temp.as_file().sync_all().map_err(io)?;
-        temp.persist(&path).map_err(|e| io(e.error))?;
+        })?;
         Ok(digest)
     }
 }

@@ -9,9 +9,39 @@ use crate::yaml::{to_json_kyaml, Node};
 
 use super::PatchError;
 
+/// The largest document a patch may make, by [`weight`]: `copy` can double a document with
+/// each operation, so sixty of them would ask for more memory than there is.
+pub(crate) const MAX_PATCHED_WEIGHT: u64 = 256 << 20;
+
+/// A tree's size, roughly in bytes: a fixed cost per node and entry plus its scalars' text.
+/// Counting stops once past `limit`.
+fn weight(node: &Node, limit: u64) -> u64 {
+    const NODE: u64 = 32;
+    let mut total = 0u64;
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        if total > limit {
+            break;
+        }
+        total = total.saturating_add(NODE);
+        match node {
+            Node::Scalar(s) => total = total.saturating_add(s.value.len() as u64),
+            Node::Sequence(s) => stack.extend(s.items.iter()),
+            Node::Mapping(m) => {
+                for e in &m.entries {
+                    total = total.saturating_add(NODE + e.key.value.len() as u64);
+                    stack.push(&e.value);
+                }
+            }
+        }
+    }
+    total
+}
+
 /// Applies a list of operations to a copy of `target`. Errors name the operation's index and path.
 pub(crate) fn apply_json6902(target: &Node, operations: &Node) -> Result<Node, PatchError> {
     let mut doc = target.clone();
+    let mut doc_weight = weight(&doc, MAX_PATCHED_WEIGHT);
     let Some(ops) = operations.as_sequence() else {
         if operations.is_null() {
             return Ok(doc);
@@ -55,12 +85,32 @@ pub(crate) fn apply_json6902(target: &Node, operations: &Node) -> Result<Node, P
             let from = field("from").ok_or_else(|| fail("the operation has no `from`".into()))?;
             parse_pointer(from).map_err(|m| fail(format!("in `from`: {m}")))
         };
+        // What an operation adds counts in full; what it takes away is not subtracted, so the
+        // bound holds however operations are combined.
+        let mut grow = |added: &Node| {
+            doc_weight = doc_weight.saturating_add(weight(added, MAX_PATCHED_WEIGHT));
+            if doc_weight > MAX_PATCHED_WEIGHT {
+                Err(fail(format!(
+                    "the patched object would be larger than the {MAX_PATCHED_WEIGHT}-byte limit"
+                )))
+            } else {
+                Ok(())
+            }
+        };
         match name {
-            "add" => add(&mut doc, &pointer, value()?).map_err(fail)?,
+            "add" => {
+                let value = value()?;
+                grow(&value)?;
+                add(&mut doc, &pointer, value).map_err(fail)?
+            }
             "remove" => {
                 remove(&mut doc, &pointer).map_err(fail)?;
             }
-            "replace" => replace(&mut doc, &pointer, value()?).map_err(fail)?,
+            "replace" => {
+                let value = value()?;
+                grow(&value)?;
+                replace(&mut doc, &pointer, value).map_err(fail)?
+            }
             "move" => {
                 let from = from()?;
                 if pointer.len() > from.len() && pointer.starts_with(&from) {
@@ -70,7 +120,9 @@ pub(crate) fn apply_json6902(target: &Node, operations: &Node) -> Result<Node, P
                 add(&mut doc, &pointer, moved).map_err(fail)?;
             }
             "copy" => {
-                let copied = get_mut(&mut doc, &from()?).map_err(&fail)?.clone();
+                let source = get_mut(&mut doc, &from()?).map_err(&fail)?;
+                grow(source)?;
+                let copied = source.clone();
                 add(&mut doc, &pointer, copied).map_err(fail)?;
             }
             "test" => {
