@@ -120,3 +120,25 @@ fn only_cli_prints_or_exits() {
         );
     }
 }
+
+/// Engines, controllers and validation reach files only through `fsio`, the guarded door (which
+/// checks containment, file kinds and sizes), and never read the environment: only `cli` does,
+/// and it passes values in.
+#[test]
+fn files_and_environment_only_through_the_door() {
+    let needles = [
+        "std::fs",
+        "std::env",
+        "use std::{fs",
+        "fs::read",
+        "env::var",
+    ];
+    for module in ["kustomize", "helm", "controllers", "validate"] {
+        let hits = offending_lines(module, &needles);
+        assert!(
+            hits.is_empty(),
+            "module `{module}` touches the file system or environment directly (use `crate::fsio`):\n{}",
+            hits.join("\n")
+        );
+    }
+}

@@ -145,10 +145,17 @@ fn load(path: &std::path::Path) -> Result<helm::Chart, helm::Error> {
         return helm::load_dir(path, &options);
     }
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| helm::Error::Load {
-        chart: name.clone(),
-        message: e.to_string(),
-    })?;
+    let confine = crate::fsio::Confine {
+        root: None,
+        max_bytes: options.max_archive_bytes,
+    };
+    let bytes =
+        crate::fsio::read(&crate::fsio::FsFacts::default(), path, confine).map_err(|e| {
+            helm::Error::Load {
+                chart: name.clone(),
+                message: e.to_string(),
+            }
+        })?;
     helm::load_archive(&name, &bytes, &options)
 }
 
@@ -156,8 +163,9 @@ fn load(path: &std::path::Path) -> Result<helm::Chart, helm::Error> {
 fn user_values(args: &HelmTemplateArgs) -> Result<Value, String> {
     let mut values = Value::Map(BTreeMap::new());
     for file in &args.values {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("reading `{}`: {e}", file.display()))?;
+        let facts = crate::fsio::FsFacts::default();
+        let text = crate::fsio::read_to_string(&facts, file, crate::fsio::Confine::anywhere())
+            .map_err(|e| format!("reading {e}"))?;
         let name = file.display().to_string();
         let read = helm::values::from_yaml(&text, &name).map_err(|e| e.to_string())?;
         values = helm::values::merge_maps(values, read);

@@ -129,12 +129,7 @@ impl RunArgs {
             process_env: self.env_from_process.then(process_environment),
             ..KustomizeEngine::for_repository(&repository)
         };
-        let report = runtime::run(
-            &repository,
-            &kustomize,
-            &helm,
-            &options,
-        );
+        let report = runtime::run(&repository, &kustomize, &helm, &options);
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }

@@ -708,32 +708,32 @@ impl Runtime<'_> {
         if !self.repository.fs_facts.is_dir(&dir) {
             return self.fail(id, format!("kustomization path not found: {path}"));
         }
-        if let Err(e) = crate::fsio::locate(
-            &self.repository.fs_facts,
-            &dir,
-            Some(&self.repository.root),
-        ) {
+        if let Err(e) =
+            crate::fsio::locate(&self.repository.fs_facts, &dir, Some(&self.repository.root))
+        {
             return self.fail(id, format!("kustomization path `{path}`: {}", e.kind));
         }
         let kustomization = match self.kustomization_for(&dir, spec) {
             Ok(kustomization) => kustomization,
             Err(message) => return self.fail(id, message),
         };
-        let built = match self
-            .builder
-            .build_with_warnings(&self.repository.root, &dir, &kustomization)
-        {
-            Ok((built, warnings)) => {
-                if let (false, Ok(mut diagnostics)) = (warnings.is_empty(), self.diagnostics.lock())
-                {
-                    for warning in warnings {
-                        diagnostics.insert(warning.object(id.to_string()));
+        let built =
+            match self
+                .builder
+                .build_with_warnings(&self.repository.root, &dir, &kustomization)
+            {
+                Ok((built, warnings)) => {
+                    if let (false, Ok(mut diagnostics)) =
+                        (warnings.is_empty(), self.diagnostics.lock())
+                    {
+                        for warning in warnings {
+                            diagnostics.insert(warning.object(id.to_string()));
+                        }
                     }
+                    built
                 }
-                built
-            }
-            Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
-        };
+                Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+            };
         let mut children = Vec::with_capacity(built.len());
         for object in built {
             match self.post_process(flux, spec, object, variables.as_ref(), &path) {

@@ -135,7 +135,9 @@ fn key_by_components(path: &Path) -> Box<[u8]> {
     let mut key: Vec<u8> = Vec::with_capacity(path.as_os_str().len());
     for component in path.components() {
         match component {
-            Component::Prefix(prefix) => key.extend_from_slice(prefix.as_os_str().as_encoded_bytes()),
+            Component::Prefix(prefix) => {
+                key.extend_from_slice(prefix.as_os_str().as_encoded_bytes())
+            }
             Component::RootDir => key.push(0),
             other => {
                 if key.last().is_some_and(|&b| b != 0) {
@@ -166,7 +168,12 @@ mod tests {
                 .iter()
                 .map(|&b| if b == b'/' { 0 } else { b })
                 .collect();
-            assert_eq!(&*key_by_components(path), &by_bytes[..], "{}", path.display());
+            assert_eq!(
+                &*key_by_components(path),
+                &by_bytes[..],
+                "{}",
+                path.display()
+            );
         }
         // Containment follows components, not bytes.
         let key = |p: &str| PathKey(key_by_components(Path::new(p)));

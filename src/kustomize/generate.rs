@@ -173,7 +173,10 @@ fn parse_literal(lit: &str) -> Result<(String, String), String> {
 enum EnvLine {
     Pair(String, String),
     /// `KEY` alone: kustomize takes its value from its own process environment.
-    Bare { key: String, line: usize },
+    Bare {
+        key: String,
+        line: usize,
+    },
 }
 
 fn parse_env(text: &str) -> Result<Vec<EnvLine>, String> {

@@ -80,16 +80,31 @@ fn canonical(node: &Node) -> Node {
                 pos: m.pos,
                 ..Mapping::default()
             };
+            out.entries.reserve(m.entries.len());
+            // Large mappings (a generator's thousands of keys) find duplicates by hash, not by
+            // scanning what came before.
+            const SCAN: usize = 32;
+            let mut index: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
             for entry in &m.entries {
                 let mut key = Scalar::string(entry.key.value.clone());
                 key.pos = entry.key.pos;
                 // Later duplicates (only possible after merges or edits) win, as in a Go map.
-                match out.entries.iter_mut().find(|e| e.key.value == key.value) {
+                let existing = if m.entries.len() <= SCAN {
+                    out.entries.iter().position(|e| e.key.value == key.value)
+                } else {
+                    index.get(entry.key.value.as_str()).copied()
+                };
+                match existing.and_then(|i| out.entries.get_mut(i)) {
                     Some(existing) => existing.value = canonical(&entry.value),
-                    None => out.entries.push(Entry {
-                        key,
-                        value: canonical(&entry.value),
-                    }),
+                    None => {
+                        if m.entries.len() > SCAN {
+                            index.insert(entry.key.value.as_str(), out.entries.len());
+                        }
+                        out.entries.push(Entry {
+                            key,
+                            value: canonical(&entry.value),
+                        });
+                    }
                 }
             }
             Node::Mapping(out)

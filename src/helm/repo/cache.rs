@@ -49,12 +49,11 @@ pub(crate) fn find_in_chart_cache(
     if is_dir {
         return Ok(Some(FetchedChart::Directory { path, version }));
     }
-    let bytes = fsio::read(&facts, &path, fsio::Confine::anywhere()).map_err(|e| {
-        FetchErrorKind::Io {
+    let bytes =
+        fsio::read(&facts, &path, fsio::Confine::anywhere()).map_err(|e| FetchErrorKind::Io {
             path: path.display().to_string(),
             message: e.kind.to_string(),
-        }
-    })?;
+        })?;
     Ok(Some(FetchedChart::Archive {
         name: chart.to_string(),
         version,

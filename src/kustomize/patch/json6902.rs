@@ -11,12 +11,12 @@ use super::PatchError;
 
 /// The largest document a patch may make, by [`weight`]: `copy` can double a document with
 /// each operation, so sixty of them would ask for more memory than there is.
-pub(crate) const MAX_PATCHED_WEIGHT: u64 = 256 << 20;
+pub(crate) const MAX_PATCHED_WEIGHT: u64 = 64 << 20;
 
 /// A tree's size, roughly in bytes: a fixed cost per node and entry plus its scalars' text.
 /// Counting stops once past `limit`.
 fn weight(node: &Node, limit: u64) -> u64 {
-    const NODE: u64 = 32;
+    const NODE: u64 = 64;
     let mut total = 0u64;
     let mut stack = vec![node];
     while let Some(node) = stack.pop() {
