@@ -412,3 +412,28 @@ fn many_generator_literals_build_in_linear_time_and_duplicates_are_still_refused
         "{built:?}"
     );
 }
+
+#[test]
+fn a_merging_generator_with_many_keys_builds_in_linear_time() {
+    let (_top, repo) = outside_and_repo();
+    let mut base = String::from("configMapGenerator:\n- name: many\n  literals:\n");
+    let mut overlay = String::from(
+        "resources: [../base]\nconfigMapGenerator:\n- name: many\n  behavior: merge\n  literals:\n",
+    );
+    for i in 0..50_000 {
+        base.push_str(&format!("  - k{i}=base\n"));
+        overlay.push_str(&format!("  - k{}=overlay\n", i + 25_000));
+    }
+    write(&repo, "base/kustomization.yaml", &base);
+    write(&repo, "overlay/kustomization.yaml", &overlay);
+    let started = Instant::now();
+    let built = build(&repo.join("overlay"), LoadRestrictor::None, None);
+    let elapsed = started.elapsed();
+    let yaml = built.unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        yaml.contains("k0: base")
+            && yaml.contains("k30000: overlay")
+            && yaml.contains("k74999: overlay")
+    );
+    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
+}

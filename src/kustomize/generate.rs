@@ -432,9 +432,7 @@ fn merge_generated(existing: &mut Res, new: &Res) {
                         m.insert(field, Node::Mapping(Mapping::new()));
                     }
                     if let Some(Node::Mapping(target)) = m.get_mut(field) {
-                        for e in &add.entries {
-                            target.insert(e.key.value.clone(), e.value.clone());
-                        }
+                        merge_entries(target, add);
                     }
                 }
             }
@@ -460,6 +458,31 @@ fn merge_generated(existing: &mut Res, new: &Res) {
     }
     existing.needs_hash = existing.needs_hash && new.needs_hash;
     existing.behavior = Some(Behavior::Create);
+}
+
+/// `target.insert` of each of `add`'s entries in order, finding keys by hash: a merging generator
+/// may bring thousands of keys.
+fn merge_entries(target: &mut Mapping, add: &Mapping) {
+    let mut index: foldhash::HashMap<String, usize> = foldhash::HashMap::default();
+    for (i, e) in target.entries.iter().enumerate() {
+        index.entry(e.key.value.to_string()).or_insert(i);
+    }
+    for e in &add.entries {
+        match index.get(e.key.value.as_str()).copied() {
+            Some(i) => {
+                if let Some(slot) = target.entries.get_mut(i) {
+                    slot.value = e.value.clone();
+                }
+            }
+            None => {
+                index.insert(e.key.value.to_string(), target.entries.len());
+                target.entries.push(crate::yaml::Entry {
+                    key: Scalar::plain(e.key.value.clone()),
+                    value: e.value.clone(),
+                });
+            }
+        }
+    }
 }
 
 /// Appends the content hash to the names of generated objects that want one.
