@@ -2,6 +2,7 @@
 //!
 //! See ARCHITECTURE.md for the map of modules and the invariants between them.
 
+pub mod allocator;
 pub mod cli;
 pub mod controllers;
 pub mod diagnostic;

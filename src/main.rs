@@ -18,48 +18,4 @@ fn disable_transparent_huge_pages() {
 }
 
 #[global_allocator]
-static GLOBAL: Mimalloc = Mimalloc;
-
-/// mimalloc as the global allocator. Every block it hands out is aligned to 8 bytes at least (its
-/// block sizes are multiples of the word size and its pages start 16-byte aligned), so the common
-/// layouts take the plain entry points; only larger alignments go through the aligned ones, whose
-/// checks cost a fifth of an allocation.
-struct Mimalloc;
-
-/// The alignment every mimalloc block has.
-const PLAIN_ALIGN: usize = 8;
-
-// SAFETY: the functions forward to mimalloc, which returns blocks of at least the requested size
-// with at least the requested alignment (plain entry points only for alignments of `PLAIN_ALIGN`
-// or less), or null on failure, and frees only what it allocated.
-unsafe impl std::alloc::GlobalAlloc for Mimalloc {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let block: *mut u8 = if layout.align() <= PLAIN_ALIGN {
-            libmimalloc_sys::mi_malloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
-        };
-        debug_assert!(block.is_null() || block.align_offset(layout.align()) == 0);
-        block
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        if layout.align() <= PLAIN_ALIGN {
-            libmimalloc_sys::mi_zalloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
-        }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
-        libmimalloc_sys::mi_free(ptr.cast());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
-        if layout.align() <= PLAIN_ALIGN {
-            libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
-        } else {
-            libmimalloc_sys::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
-        }
-    }
-}
+static GLOBAL: offlux::allocator::Mimalloc = offlux::allocator::Mimalloc;
