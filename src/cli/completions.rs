@@ -15,7 +15,9 @@ pub struct CompletionsArgs {
 
 pub fn run(args: &CompletionsArgs) -> u8 {
     let mut command = super::Cli::command();
-    clap_complete::generate(args.shell, &mut command, "offlux", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "offlux", &mut script);
+    super::stdout::write_bytes(&script);
     super::exit::SUCCESS
 }
 

@@ -1,5 +1,6 @@
 //! `offlux get ks|hr|sources|all [NAME]`: what Flux objects a repository holds, where.
 
+use super::stdout;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -136,7 +137,7 @@ pub fn run(args: &GetArgs, context: &Context) -> u8 {
         },
         Format::Table => table_output(args.what, &records),
     };
-    print!("{output}");
+    stdout::write(&output);
     if records.is_empty() && args.output == Format::Table {
         eprintln!(
             "No matching objects found under `{}`.",

@@ -1,6 +1,7 @@
 //! `offlux graph`: the dependency graph of a repository.
 
 use super::repo_args::RepoArgs;
+use super::stdout;
 use super::{exit, report, usage_error, Context};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -44,7 +45,7 @@ pub fn run(args: &GraphArgs, context: &Context) -> u8 {
             text
         }
     };
-    print!("{text}");
+    stdout::write(&text);
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         exit::FAILURES
     } else {

@@ -1,6 +1,7 @@
 //! `offlux helm template CHART [RELEASE]`: a drop-in for `helm template` on local charts
 //! (a directory or a `.tgz`), rendered by the native Helm engine.
 
+use super::stdout;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -135,7 +136,7 @@ pub fn run(args: &HelmArgs) -> u8 {
             }
         }
     };
-    print!("{text}");
+    stdout::write(&text);
     exit::SUCCESS
 }
 

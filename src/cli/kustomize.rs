@@ -1,5 +1,6 @@
 //! `offlux kustomize build DIR`: a drop-in for `kustomize build` on local directories.
 
+use super::stdout;
 use std::path::PathBuf;
 
 use super::{exit, usage_error};
@@ -110,7 +111,7 @@ pub fn run(args: &KustomizeArgs) -> u8 {
     let text = kustomize::to_yaml(&build);
     match &args.output {
         None => {
-            print!("{text}");
+            stdout::write(&text);
             exit::SUCCESS
         }
         Some(file) => {

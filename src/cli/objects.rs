@@ -1,6 +1,7 @@
 //! Choosing and printing rendered objects: the skip flags shared by `build` and `render`, and the
 //! canonical YAML or JSON form.
 
+use super::stdout;
 use crate::model::Object;
 use crate::parallel;
 use crate::yaml::{emit_canonical_kyaml, emit_canonical_kyaml_onto, to_json_kyaml};
@@ -46,7 +47,7 @@ const PRINT_RUN: usize = 16;
 /// own (a render's largest allocations were these).
 pub fn print(objects: &[&Object], format: ObjectFormat) {
     if format == ObjectFormat::Json {
-        print!("{}", self::format(objects, format));
+        stdout::write(&self::format(objects, format));
         return;
     }
     let runs: Vec<&[&Object]> = objects.chunks(PRINT_RUN).collect();
@@ -60,9 +61,9 @@ pub fn print(objects: &[&Object], format: ObjectFormat) {
     });
     for (i, text) in texts.iter().enumerate() {
         if i > 0 {
-            println!("---");
+            stdout::write("---\n");
         }
-        print!("{text}");
+        stdout::write(text);
     }
 }
 
