@@ -163,6 +163,8 @@ fn options(download_cache: Option<&Path>) -> FetchOptions {
     FetchOptions {
         download_cache: download_cache.map(Path::to_path_buf),
         timeout_secs: 20,
+        // The test servers listen on loopback.
+        allow_private_network: true,
         ..FetchOptions::default()
     }
 }
@@ -379,6 +381,34 @@ fn offline_never_touches_the_network() {
     let err = fetch(&http_request(&server.base, None, "demo", "1.0.0"), &opts).unwrap_err();
     assert_eq!(*err.kind(), FetchErrorKind::Offline);
     assert_eq!(server.hits("/repo/index.yaml"), 0);
+}
+
+/// Issue 21: a repository under review must not make the runner call its own services. By
+/// default a loopback address is refused before any connection, for Helm repositories and OCI
+/// registries alike.
+#[test]
+fn loopback_is_refused_unless_allowed() {
+    let (server, _) = helm_repository(None);
+    let opts = FetchOptions {
+        allow_private_network: false,
+        ..options(None)
+    };
+    let err = fetch(&http_request(&server.base, None, "demo", "1.0.0"), &opts).unwrap_err();
+    assert!(err.to_string().contains("refused to connect"), "{err}");
+    assert!(err.to_string().contains("--allow-private-network"), "{err}");
+    let oci = ChartRequest {
+        repository: Repository::Oci {
+            url: format!("oci://{}/charts", server.base.trim_start_matches("http://")),
+            auth: None,
+            insecure_http: true,
+        },
+        chart: "demo".into(),
+        version: "1.0.0".into(),
+    };
+    let err = fetch(&oci, &opts).unwrap_err();
+    assert!(err.to_string().contains("refused to connect"), "{err}");
+    assert_eq!(server.hits("/repo/index.yaml"), 0);
+    assert_eq!(server.hits("/v2/charts/demo/tags/list"), 0);
 }
 
 /// A registry that wants a bearer token from its realm, as ghcr.io and Docker Hub do.

@@ -9,13 +9,16 @@ use crate::controllers::runtime::{self, RunOptions, RunReport};
 use crate::diagnostic::Diagnostic;
 use crate::discovery::Repository;
 
+/// The most workers a run may ask for: each is a thread, and more than the cores only queue.
+const MAX_CONCURRENCY: i64 = 128;
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
-    /// Objects reconciled at once [default: the number of cores].
-    #[arg(long)]
-    pub concurrency: Option<usize>,
+    /// Objects reconciled at once, 1 to 128 [default: the number of cores].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=MAX_CONCURRENCY))]
+    pub concurrency: Option<u16>,
     /// Report consumers of sources that cannot be had offline as SKIPPED instead of failed.
     #[arg(long)]
     pub allow_missing_sources: bool,
@@ -38,6 +41,10 @@ pub struct RunArgs {
     /// Never fetch charts over the network; what the cache lacks is reported missing.
     #[arg(long)]
     pub offline: bool,
+    /// Let chart fetches reach loopback, link-local and private addresses (refused by default: a
+    /// repository under review must not make this machine call its internal services).
+    #[arg(long)]
+    pub allow_private_network: bool,
     /// A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease's
     /// `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and
     /// SealedSecret are always known).
@@ -109,7 +116,7 @@ impl RunArgs {
         let options = RunOptions {
             progress,
             cancel,
-            concurrency: self.concurrency,
+            concurrency: self.concurrency.map(usize::from),
             allow_missing_sources: self.allow_missing_sources,
             strict_substitutions: self.strict_substitutions,
             user_values,
@@ -122,6 +129,7 @@ impl RunArgs {
         let helm = HelmEngine {
             chart_cache: options.chart_cache.clone(),
             offline: options.offline,
+            allow_private_network: self.allow_private_network,
             download_cache: download_cache(),
             ..HelmEngine::default()
         };

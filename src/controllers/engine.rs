@@ -115,6 +115,8 @@ pub struct HelmEngine {
     pub chart_cache: Option<PathBuf>,
     /// Never fetch over the network.
     pub offline: bool,
+    /// Fetch from loopback, link-local and private addresses too (`--allow-private-network`).
+    pub allow_private_network: bool,
     /// Where downloaded charts are kept, by digest, across runs.
     pub download_cache: Option<PathBuf>,
     /// Charts loaded (or found missing) in this run, by location: a chart many releases share
@@ -371,6 +373,7 @@ pub fn fetch_repository_chart(
         chart_cache: engine.chart_cache.clone(),
         download_cache: engine.download_cache.clone(),
         offline: engine.offline,
+        allow_private_network: engine.allow_private_network,
         ..FetchOptions::default()
     };
     repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))

@@ -37,15 +37,21 @@ impl Reply {
 
 impl Client {
     pub(crate) fn new(options: &FetchOptions) -> Client {
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // No proxy from the environment: the address check below is on what is connected to.
+            .proxy(None)
             .timeout_global(Some(Duration::from_secs(options.timeout_secs.max(1))))
             .max_redirects(10)
             // Credentials follow a redirect to the same host over https, never elsewhere (a
             // registry's blob redirect to object storage must not carry them).
             .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config,
+            ureq::unversioned::transport::DefaultConnector::default(),
+            super::egress::GuardedResolver::new(options.allow_private_network),
+        );
         Client {
             agent,
             max_bytes: options.max_bytes,

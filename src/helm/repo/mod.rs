@@ -14,7 +14,8 @@
 //! - OCI registries over the distribution API (tags list with `_` read as `+`, manifests, the
 //!   Helm chart layer, sha256 verified, bearer-token and basic auth, `sha256:` digests);
 //! - a content-addressed download cache (`<download_cache>/sha256/<hex>`), written atomically;
-//! - `offline`: no network at all, and an error naming what is missing.
+//! - `offline`: no network at all, and an error naming what is missing;
+//! - no connection to loopback, link-local or private addresses unless `allow_private_network`.
 //!
 //! Not supported: provenance files (`.prov`) and signatures, TLS client certificates and custom
 //! CAs, credential helpers, index caching across runs.
@@ -23,6 +24,8 @@
 //! is not in a local cache is reported as unavailable.
 
 mod cache;
+#[cfg(feature = "network")]
+mod egress;
 #[cfg(feature = "network")]
 mod http;
 #[cfg(feature = "network")]
@@ -132,6 +135,9 @@ pub struct FetchOptions {
     pub download_cache: Option<PathBuf>,
     /// No network access at all.
     pub offline: bool,
+    /// Connect to loopback, link-local and private addresses too (refused by default, checked on
+    /// the address connected to, after DNS and on every redirect).
+    pub allow_private_network: bool,
     /// The largest body read from the network (an index, a manifest, a chart archive).
     pub max_bytes: u64,
     /// Per-request timeout in seconds.
@@ -144,6 +150,7 @@ impl Default for FetchOptions {
             chart_cache: None,
             download_cache: None,
             offline: false,
+            allow_private_network: false,
             max_bytes: 64 << 20,
             timeout_secs: 60,
         }

@@ -1,0 +1,150 @@
+//! Which addresses the chart fetcher may connect to. By default none that is internal to the
+//! machine or its network: loopback, link-local (cloud metadata endpoints), private, shared,
+//! unique-local and unspecified addresses, as a repository under review must not make a CI
+//! runner call its own services. The check is a name resolver, so it applies to the address
+//! actually connected to, after DNS, for the first request and for every redirect alike.
+//! Not for: proxies (none is used) or TLS.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::NextTimeout;
+
+/// Resolves as the default resolver does, then keeps only public addresses unless
+/// `allow_private` is set. A name with no public address is refused with an error naming it.
+#[derive(Debug, Default)]
+pub(crate) struct GuardedResolver {
+    pub(crate) allow_private: bool,
+    inner: DefaultResolver,
+}
+
+impl GuardedResolver {
+    pub(crate) fn new(allow_private: bool) -> GuardedResolver {
+        GuardedResolver {
+            allow_private,
+            inner: DefaultResolver::default(),
+        }
+    }
+}
+
+impl Resolver for GuardedResolver {
+    fn resolve(
+        &self,
+        uri: &Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let resolved = self.inner.resolve(uri, config, timeout)?;
+        if self.allow_private {
+            return Ok(resolved);
+        }
+        let mut kept = self.inner.empty();
+        let mut refused = None;
+        for address in resolved.iter() {
+            if is_internal(address.ip()) {
+                refused.get_or_insert(address.ip());
+            } else {
+                kept.push(*address);
+            }
+        }
+        match refused {
+            Some(ip) if kept.is_empty() => Err(ureq::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "refused to connect to {} ({ip}): a loopback, link-local or private address \
+                     (--allow-private-network allows it)",
+                    uri.host().unwrap_or_default()
+                ),
+            ))),
+            _ => Ok(kept),
+        }
+    }
+}
+
+/// Whether `ip` is an address a fetch must not reach by default.
+pub(crate) fn is_internal(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_internal_v4(v4),
+        IpAddr::V6(v6) => {
+            // IPv4-mapped (`::ffff:127.0.0.1`) and IPv4-compatible forms reach IPv4 hosts.
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_internal_v4(v4);
+            }
+            let first = v6.segments()[0];
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
+                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (first & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
+                || v6.is_multicast()
+                || is_compatible_internal(v6)
+        }
+    }
+}
+
+fn is_compatible_internal(v6: Ipv6Addr) -> bool {
+    let s = v6.segments();
+    // `::a.b.c.d` (deprecated IPv4-compatible), other than `::` and `::1` handled above.
+    s[..6].iter().all(|x| *x == 0)
+        && is_internal_v4(Ipv4Addr::new(
+            (s[6] >> 8) as u8,
+            s[6] as u8,
+            (s[7] >> 8) as u8,
+            s[7] as u8,
+        ))
+}
+
+fn is_internal_v4(v4: Ipv4Addr) -> bool {
+    let [a, b, ..] = v4.octets();
+    v4.is_loopback()
+        || v4.is_private()
+        || v4.is_link_local()
+        || v4.is_unspecified()
+        || v4.is_broadcast()
+        || v4.is_multicast()
+        || a == 0 // "this network"
+        || (a == 100 && (64..128).contains(&b)) // shared address space (carrier-grade NAT)
+        || (a == 192 && b == 0 && v4.octets()[2] == 0) // IETF protocol assignments
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || a >= 240 // reserved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_addresses_are_recognised() {
+        for internal in [
+            "127.0.0.1",
+            "127.0.0.2",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "fc00::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "::127.0.0.1",
+        ] {
+            assert!(is_internal(internal.parse().unwrap()), "{internal}");
+        }
+        for public in [
+            "1.1.1.1",
+            "140.82.112.3",
+            "172.32.0.1",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+        ] {
+            assert!(!is_internal(public.parse().unwrap()), "{public}");
+        }
+    }
+}
