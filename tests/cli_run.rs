@@ -102,8 +102,14 @@ fn render_is_identical_at_every_concurrency() {
 fn render_out_writes_one_file_per_producer_and_removes_stale_ones() {
     let out = tempfile::tempdir().expect("tempdir");
     let dir = out.path().join("rendered");
+    // What an earlier run wrote, for a producer that no longer exists: listed in the manifest.
     std::fs::create_dir_all(dir.join("Kustomization/flux-system")).expect("mkdir");
     std::fs::write(dir.join("Kustomization/flux-system/gone.yaml"), "stale").expect("write");
+    std::fs::write(
+        dir.join(".offlux-manifest"),
+        "# written by offlux\nKustomization/flux-system/gone.yaml\n",
+    )
+    .expect("write");
     std::fs::write(dir.join("NOTES.md"), "mine").expect("write");
     let root = example();
     let output = offlux()

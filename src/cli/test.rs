@@ -1,6 +1,7 @@
 //! `offlux test`: one row per Flux object — PASS, FAIL, SKIPPED or BLOCKED with its root cause —
 //! and a closing summary; human, JSON, JUnit XML or GitHub workflow annotations.
 
+use super::stdout;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -100,6 +101,24 @@ fn root_cause(
         .find(|id| statuses.get(id).is_none_or(|r| r.blocked_by.is_empty()))
         .or_else(|| record.blocked_by.first())
         .cloned()
+}
+
+/// Prints an `error:` line on stderr for each Flux object that failed or is blocked, and says
+/// whether there was one: commands that print objects or findings must not pass a repository
+/// whose producers broke (their output is missing, not empty).
+pub fn print_failed_producers(report: &RunReport) -> bool {
+    let errors: String = rows(report)
+        .iter()
+        .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
+        .map(|row| {
+            format!(
+                "error: {}/{}/{}: {}\n",
+                row.kind, row.namespace, row.name, row.message
+            )
+        })
+        .collect();
+    eprint!("{errors}");
+    !errors.is_empty()
 }
 
 pub fn rows(report: &RunReport) -> Vec<Row> {
@@ -346,7 +365,7 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
         TestFormat::Junit => junit(&rows),
         TestFormat::Github => github(&rows),
     };
-    print!("{output}");
+    stdout::write(&output);
     let failed = rows
         .iter()
         .any(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))

@@ -9,6 +9,7 @@
 //!     OFX103: error
 //! ```
 
+use super::stdout;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -149,6 +150,10 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(run_report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
+    let producers_failed = super::test::print_failed_producers(&run_report);
+    if producers_failed {
+        eprintln!("hint: what the failed or blocked objects above would apply was not checked");
+    }
     let (findings, objects) = match check(&repository.root, &run_report, &kube, &schemas) {
         Ok(result) => result,
         Err(message) => {
@@ -163,8 +168,8 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         ValidateFormat::Github => github(&findings, objects),
         ValidateFormat::Sarif => sarif(&findings),
     };
-    print!("{text}");
-    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    stdout::write(&text);
+    let failed = producers_failed || findings.iter().any(|f| f.severity == Severity::Error);
     exit::leave_to_exit((repository, run_report, findings));
     if failed {
         exit::FAILURES

@@ -1,0 +1,367 @@
+//! `render --out DIR`: a directory of one file per producer (`<Kind>/<namespace>/<name>.<ext>`)
+//! that offlux owns only in part. What it wrote is listed in a manifest in DIR
+//! ([`MANIFEST`]); a later run replaces or removes only files listed there, refuses a DIR
+//! whose layout holds files it did not write, and never follows a symbolic link inside DIR.
+//! Files outside the layout (a `README.md` beside the kind directories, a file of another
+//! extension) are left alone. Not for: choosing or formatting the objects (see `render`).
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::model::ResourceId;
+
+/// The manifest's file name in DIR.
+pub const MANIFEST: &str = ".offlux-manifest";
+
+const MANIFEST_HEADER: &str =
+    "# Files written by `offlux render --out`; its next run may replace or remove exactly these.";
+
+/// The longest file name component written; most file systems allow 255 bytes.
+const MAX_COMPONENT: usize = 200;
+
+/// A file of the layout, relative to DIR: three plain components.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LayoutPath([String; 3]);
+
+impl LayoutPath {
+    fn to_path(&self) -> PathBuf {
+        self.0.iter().collect()
+    }
+
+    /// A manifest line, if it names a file of the layout (anything else is ignored, never removed).
+    fn parse(line: &str) -> Option<LayoutPath> {
+        let mut parts = line.split('/');
+        let mut take = || {
+            parts
+                .next()
+                .filter(|p| !p.is_empty() && *p != "." && *p != ".." && !p.contains('\\'))
+                .map(str::to_owned)
+        };
+        let path = LayoutPath([take()?, take()?, take()?]);
+        parts.next().is_none().then_some(path)
+    }
+}
+
+impl fmt::Display for LayoutPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.0[0], self.0[1], self.0[2])
+    }
+}
+
+/// `<Kind>/<namespace>/<name>.<ext>`; names are Kubernetes names, but a path separator or `..` in
+/// one must never lead outside the tree, and a name too long for a file name is shortened with a
+/// hash of the whole, so distinct names stay distinct files.
+pub fn producer_file(id: &ResourceId, extension: &str) -> LayoutPath {
+    let namespace = if id.namespace.is_empty() {
+        "_cluster".to_owned()
+    } else {
+        component(&id.namespace, "")
+    };
+    LayoutPath([
+        component(&id.kind, ""),
+        namespace,
+        component(&id.name, &format!(".{extension}")),
+    ])
+}
+
+fn component(part: &str, suffix: &str) -> String {
+    let cleaned: String = part
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c == '\0' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let cleaned =
+        if cleaned.is_empty() || cleaned == "." || cleaned == ".." || cleaned.starts_with('.') {
+            format!("_{cleaned}")
+        } else {
+            cleaned
+        };
+    if cleaned.len() + suffix.len() <= MAX_COMPONENT {
+        return format!("{cleaned}{suffix}");
+    }
+    use sha2::{Digest, Sha256};
+    let hash = hex::encode(Sha256::digest(part.as_bytes()));
+    let keep = MAX_COMPONENT - suffix.len() - 17;
+    let mut end = keep.min(cleaned.len());
+    while !cleaned.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}-{}{suffix}", &cleaned[..end], &hash[..16])
+}
+
+/// Why DIR was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutError {
+    #[error("`{dir}` is or contains the repository root `{root}`; offlux writes only to a directory of its own")]
+    HoldsRepository { dir: PathBuf, root: PathBuf },
+    #[error(
+        "`{0}` is a symbolic link inside the output directory; offlux does not follow links there"
+    )]
+    Symlink(PathBuf),
+    #[error("`{0}` was not written by offlux (it is not in `{MANIFEST}`); refusing to replace or remove it")]
+    Foreign(PathBuf),
+    #[error("{path}: {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl OutError {
+    /// Whether the directory itself is unusable (a usage error), not the writing.
+    pub fn is_refusal(&self) -> bool {
+        !matches!(self, OutError::Io { .. })
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutError + '_ {
+    move |error| OutError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Refuses a DIR that is, or contains, the repository root. Returns whether DIR lies inside the
+/// repository (its files would be read as part of the repository by the next run).
+pub fn check_location(dir: &Path, root: &Path) -> Result<bool, OutError> {
+    let Ok(root) = root.canonicalize() else {
+        return Ok(false);
+    };
+    // A DIR not yet made can hold nothing; where it will be is its nearest existing ancestor.
+    let mut existing = dir.to_path_buf();
+    let mut missing = Vec::new();
+    let base = loop {
+        match existing.canonicalize() {
+            Ok(path) => break path,
+            Err(_) => match (existing.file_name(), existing.parent()) {
+                (Some(name), Some(parent)) => {
+                    missing.push(name.to_owned());
+                    existing = if parent.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        parent.to_path_buf()
+                    };
+                }
+                _ => return Ok(false),
+            },
+        }
+    };
+    let full: PathBuf = missing
+        .iter()
+        .rev()
+        .fold(base, |path, name| path.join(name));
+    if root.starts_with(&full) {
+        return Err(OutError::HoldsRepository {
+            dir: dir.to_path_buf(),
+            root,
+        });
+    }
+    Ok(full.starts_with(&root))
+}
+
+/// What a write did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    pub written: usize,
+    pub removed: usize,
+    /// Files of failed producers kept from the last run.
+    pub kept: usize,
+}
+
+/// Writes `files` under `dir`, each staged in a hidden directory inside `dir` and then moved into
+/// place (a rename, atomic per file); removes the files the last run wrote that are neither
+/// written now nor in `keep` (the files of producers that failed this time keep their last good
+/// output); then records what `dir` now holds of offlux's in the manifest. Nothing in `dir` is
+/// touched when it holds, in the layout, a file offlux did not write or a symbolic link.
+pub fn write_tree(
+    dir: &Path,
+    files: &[(LayoutPath, String)],
+    keep: &BTreeSet<LayoutPath>,
+) -> Result<Written, OutError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let owned = read_manifest(dir)?;
+    check_layout(dir, &owned)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".offlux-staging-")
+        .tempdir_in(dir)
+        .map_err(io(dir))?;
+    for (relative, text) in files {
+        let path = staging.path().join(relative.to_path());
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::write(&path, text).map_err(io(&path))?;
+    }
+    let wanted: BTreeSet<&LayoutPath> = files.iter().map(|(p, _)| p).collect();
+    for relative in &wanted {
+        let target = dir.join(relative.to_path());
+        make_dirs(dir, relative)?;
+        std::fs::rename(staging.path().join(relative.to_path()), &target).map_err(io(&target))?;
+    }
+    let mut written = Written {
+        written: wanted.len(),
+        ..Written::default()
+    };
+    let mut now: BTreeSet<LayoutPath> = wanted.iter().map(|p| (*p).clone()).collect();
+    for stale in owned.iter().filter(|p| !wanted.contains(p)) {
+        let path = dir.join(stale.to_path());
+        if keep.contains(stale) {
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                now.insert(stale.clone());
+                written.kept += 1;
+            }
+            continue;
+        }
+        match std::fs::symlink_metadata(&path) {
+            Ok(_) => {
+                std::fs::remove_file(&path).map_err(io(&path))?;
+                written.removed += 1;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io(&path)(e)),
+        }
+        // Directories left empty go; one holding anything else stays.
+        let namespace = dir.join(&stale.0[0]).join(&stale.0[1]);
+        let _ = std::fs::remove_dir(&namespace);
+        let _ = std::fs::remove_dir(dir.join(&stale.0[0]));
+    }
+    let mut text = format!("{MANIFEST_HEADER}\n");
+    for path in &now {
+        text.push_str(&path.to_string());
+        text.push('\n');
+    }
+    let staged = staging.path().join(MANIFEST);
+    std::fs::write(&staged, text).map_err(io(&staged))?;
+    let manifest = dir.join(MANIFEST);
+    std::fs::rename(&staged, &manifest).map_err(io(&manifest))?;
+    Ok(written)
+}
+
+/// The files the last run recorded; none when there is no manifest.
+fn read_manifest(dir: &Path) -> Result<BTreeSet<LayoutPath>, OutError> {
+    let path = dir.join(MANIFEST);
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if !meta.is_file() => return Err(OutError::Symlink(path)),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
+        Err(e) => return Err(io(&path)(e)),
+    }
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(LayoutPath::parse)
+        .collect())
+}
+
+/// Refuses symbolic links where the layout has directories, and `.yaml`/`.json` files in the
+/// layout that the manifest does not list. Hidden entries (the manifest, staging) are outside it.
+fn check_layout(dir: &Path, owned: &BTreeSet<LayoutPath>) -> Result<(), OutError> {
+    for (kind_name, kind) in visible_entries(dir)? {
+        let meta = std::fs::symlink_metadata(&kind).map_err(io(&kind))?;
+        if meta.file_type().is_symlink() {
+            return Err(OutError::Symlink(kind));
+        }
+        if !meta.is_dir() {
+            continue;
+        }
+        for (namespace_name, namespace) in visible_entries(&kind)? {
+            let meta = std::fs::symlink_metadata(&namespace).map_err(io(&namespace))?;
+            if meta.file_type().is_symlink() {
+                return Err(OutError::Symlink(namespace));
+            }
+            if !meta.is_dir() {
+                continue;
+            }
+            for (file_name, file) in visible_entries(&namespace)? {
+                let in_layout = Path::new(&file_name)
+                    .extension()
+                    .is_some_and(|e| e == "yaml" || e == "json");
+                if !in_layout {
+                    continue;
+                }
+                let relative = LayoutPath([kind_name.clone(), namespace_name.clone(), file_name]);
+                if !owned.contains(&relative) {
+                    return Err(OutError::Foreign(file));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Creates the directories of `relative` under `dir`, refusing to pass through a link.
+fn make_dirs(dir: &Path, relative: &LayoutPath) -> Result<(), OutError> {
+    let mut path = dir.to_path_buf();
+    for part in &relative.0[..2] {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(OutError::Symlink(path)),
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(io(&path)(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "a file stands where offlux writes a directory",
+                )))
+            }
+            Err(_) => std::fs::create_dir(&path).map_err(io(&path))?,
+        }
+    }
+    Ok(())
+}
+
+/// The entries of `dir` whose names do not start with a dot, as (name, path), in name order.
+/// Names that are not UTF-8 are not offlux's (it writes only UTF-8 names).
+fn visible_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>, OutError> {
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !name.starts_with('.') {
+            entries.push((name, entry.path()));
+        }
+    }
+    entries.sort();
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_names_are_shortened_stably_and_stay_distinct() {
+        let id = |name: &str| ResourceId {
+            kind: "Kustomization".into(),
+            namespace: "flux-system".into(),
+            name: name.into(),
+            ..ResourceId::default()
+        };
+        let a = producer_file(&id(&"a".repeat(253)), "yaml");
+        let b = producer_file(&id(&format!("{}b", "a".repeat(252))), "yaml");
+        assert_ne!(a, b);
+        assert_eq!(a, producer_file(&id(&"a".repeat(253)), "yaml"));
+        assert!(a.0[2].len() <= MAX_COMPONENT && a.0[2].ends_with(".yaml"));
+        assert_eq!(
+            producer_file(&id("web"), "yaml").to_string(),
+            "Kustomization/flux-system/web.yaml"
+        );
+        assert_eq!(producer_file(&id(".."), "yaml").0[2], "_...yaml");
+    }
+
+    #[test]
+    fn manifest_lines_outside_the_layout_are_ignored() {
+        assert!(LayoutPath::parse("a/b/c.yaml").is_some());
+        for bad in ["../x/y", "a/b", "a/b/c/d", "/a/b", "a/../b", "a/b/"] {
+            assert_eq!(LayoutPath::parse(bad), None, "{bad}");
+        }
+    }
+}
