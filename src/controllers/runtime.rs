@@ -444,7 +444,8 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
                     // A remote source is no failure by itself: what needs its files fails (or is
                     // skipped) with the reason; the source is reported as not fetched.
-                    SourceResolution::Unavailable(message) => {
+                    SourceResolution::Unavailable(message)
+                    | SourceResolution::NotFound(message) => {
                         Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
                     }
                 };
@@ -472,7 +473,8 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                 let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
                 {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
-                    SourceResolution::Unavailable(message) => {
+                    SourceResolution::Unavailable(message)
+                    | SourceResolution::NotFound(message) => {
                         Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
                     }
                 };
@@ -508,7 +510,7 @@ impl Runtime<'_> {
 
     /// How a consumer's source resolves: from its definition in the Store when it has arrived;
     /// `None` (wait) while it may still be published; once nothing more can arrive, from what the
-    /// repository says (an undefined Git or OCI source stands for the working tree).
+    /// repository says (a source defined nowhere is not found).
     fn resolve_source(&self, id: &ResourceId, drain: DrainLevel) -> Option<SourceResolution> {
         let remote = self.git_remote.as_deref();
         let stored = self
@@ -672,18 +674,22 @@ impl Runtime<'_> {
                     return Outcome::Terminal;
                 }
             }
-        } else if let SourceResolution::Unavailable(message) =
-            match self.resolve_source(&source_id, drain) {
-                Some(resolution) => resolution,
+        } else {
+            // A source defined nowhere fails its consumer itself; one that exists blocks it.
+            let (message, blockers) = match self.resolve_source(&source_id, drain) {
                 None => return Outcome::Blocked(vec![source_id]),
+                Some(SourceResolution::WorkingTree { .. }) => (None, Vec::new()),
+                Some(SourceResolution::Unavailable(message)) => (Some(message), vec![source_id]),
+                Some(SourceResolution::NotFound(message)) => (Some(message), Vec::new()),
+            };
+            if let Some(message) = message {
+                self.withdraw_output(id);
+                self.store.set_status(
+                    id.clone(),
+                    StatusRecord::new(self.unavailable(message), blockers),
+                );
+                return Outcome::Terminal;
             }
-        {
-            self.withdraw_output(id);
-            self.store.set_status(
-                id.clone(),
-                StatusRecord::new(self.unavailable(message), vec![source_id]),
-            );
-            return Outcome::Terminal;
         }
         let variables = match &spec.post_build {
             None => None,
@@ -1005,6 +1011,14 @@ impl Runtime<'_> {
                 self.store.set_status(
                     flux.object.id.clone(),
                     StatusRecord::new(self.unavailable(message), vec![source_id]),
+                );
+                Err(Outcome::Terminal)
+            }
+            Some(SourceResolution::NotFound(message)) => {
+                self.withdraw_output(&flux.object.id);
+                self.store.set_status(
+                    flux.object.id.clone(),
+                    StatusRecord::new(self.unavailable(message), Vec::new()),
                 );
                 Err(Outcome::Terminal)
             }

@@ -1,6 +1,7 @@
 //! Where a Flux source's files come from offline. The bootstrap GitRepository is the working tree;
-//! so is a Git or OCI repository that is referenced but not defined, or whose URL is the working
-//! tree's own git remote (each with a note saying so). Anything else cannot be had offline.
+//! so is a GitRepository whose URL is the working tree's own git remote (with a note saying so).
+//! A source defined nowhere is not found: reading the working tree in its place would pass a
+//! repository that Flux would fail. Anything else cannot be had offline.
 
 pub use crate::discovery::git_remote::{git_remote, same_repository};
 use crate::discovery::{Repository, BOOTSTRAP_NAME, BOOTSTRAP_NAMESPACE};
@@ -12,6 +13,8 @@ pub enum SourceResolution {
     WorkingTree { note: Option<String> },
     /// Not available offline: what is missing.
     Unavailable(String),
+    /// Defined nowhere: neither in the repository nor published by a build.
+    NotFound(String),
 }
 
 /// Resolves the source `reference` points at. `git_remote` is the working tree's remote URL, when
@@ -56,13 +59,6 @@ pub fn resolve_with(
         reference.kind, reference.namespace, reference.name
     );
     match (kind, defined) {
-        (Some(FluxKind::GitRepository | FluxKind::OCIRepository), None) => {
-            SourceResolution::WorkingTree {
-                note: Some(format!(
-                    "{label} is not defined in the repository; using the working tree"
-                )),
-            }
-        }
         (Some(FluxKind::GitRepository), Some(flux)) => {
             let url = flux
                 .as_source()
@@ -85,7 +81,7 @@ pub fn resolve_with(
                 None => format!("{label} is not available offline"),
             })
         }
-        (_, None) => SourceResolution::Unavailable(format!("source {label} not found")),
+        (_, None) => SourceResolution::NotFound(format!("source {label} not found")),
     }
 }
 
