@@ -70,7 +70,8 @@ pub fn list_yaml_files(
         diagnostics: Vec::new(),
     };
     let mut ignores = Vec::new();
-    let mut real_ancestors = vec![root.to_path_buf()];
+    let mut real_ancestors = Ancestors::default();
+    real_ancestors.push(root.to_path_buf());
     walker.directory(root, &mut ignores, &mut real_ancestors, false);
     debug_assert!(walker.yaml_files.is_sorted());
     Listing {
@@ -115,6 +116,36 @@ struct Walker<'r> {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// The symlink-free paths of the directories being walked, root first: a chain for the innermost
+/// and a set for "is this an ancestor", so a walk `d` directories deep costs one hash of each
+/// path, not a comparison with every ancestor (which was cubic in the depth).
+#[derive(Default)]
+struct Ancestors {
+    chain: Vec<PathBuf>,
+    set: std::collections::HashSet<PathBuf>,
+}
+
+impl Ancestors {
+    fn push(&mut self, path: PathBuf) {
+        self.set.insert(path.clone());
+        self.chain.push(path);
+    }
+
+    fn pop(&mut self) {
+        if let Some(path) = self.chain.pop() {
+            self.set.remove(&path);
+        }
+    }
+
+    fn last(&self) -> Option<&Path> {
+        self.chain.last().map(PathBuf::as_path)
+    }
+
+    fn contains(&self, path: &Path) -> bool {
+        self.set.contains(path)
+    }
+}
+
 impl Walker<'_> {
     /// Lists `dir` and everything below it that is not excluded. `ignores` holds the ignore files
     /// of `dir`'s ancestors, `real_ancestors` their symlink-free paths (for loop detection).
@@ -122,7 +153,7 @@ impl Walker<'_> {
         &mut self,
         dir: &Path,
         ignores: &mut Vec<DirectoryIgnores>,
-        real_ancestors: &mut Vec<PathBuf>,
+        real_ancestors: &mut Ancestors,
         in_chart_templates: bool,
     ) {
         let mut entries: Vec<(std::ffi::OsString, std::fs::FileType)> = Vec::new();
@@ -171,7 +202,7 @@ impl Walker<'_> {
                 (FileKind::Other, None)
             };
             let real = real.unwrap_or_else(|| {
-                let parent = real_ancestors.last().map_or(self.root, PathBuf::as_path);
+                let parent = real_ancestors.last().unwrap_or(self.root);
                 parent.join(&name)
             });
             self.facts.record(path.clone(), kind, real.clone());

@@ -910,7 +910,76 @@ fn eval_value_args(
     Ok(out)
 }
 
+/// A function call, whose result is held to the value caps: values only grow through calls.
 fn eval_function(
+    ctx: &mut Ctx<'_>,
+    fr: &mut Frame<'_>,
+    dot: &mut Ev,
+    pos: usize,
+    name: &str,
+    cmd: &Command,
+    final_: Option<Ev>,
+) -> R<Ev> {
+    let result = eval_function_uncapped(ctx, fr, dot, pos, name, cmd, final_)?;
+    if let Some(value) = result.as_deref() {
+        if let Err(msg) = within_caps(value, ctx.opts) {
+            let msg = format!("error calling {name}: {msg}");
+            return Err(fr.error(ctx, cmd.pos, &cmd.to_string(), &msg).into());
+        }
+    }
+    Ok(result)
+}
+
+/// Whether `value` is within `max_value` bytes and `max_value_depth` levels. The walk stops as
+/// soon as either is passed, so its cost is bounded by the caps, and it is no more than the cost
+/// of building the value.
+fn within_caps(value: &Value, opts: &super::ExecOptions) -> Result<(), String> {
+    /// What an item or entry counts besides its text.
+    const NODE: usize = 16;
+    let mut budget = opts.max_value;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > opts.max_value_depth {
+            return Err(format!(
+                "value nests deeper than the limit of {} levels",
+                opts.max_value_depth
+            ));
+        }
+        let cost = match value {
+            Value::String(s) => s.len(),
+            Value::List(items) => {
+                stack.extend(items.iter().map(|v| (v, depth + 1)));
+                items.len().saturating_mul(NODE)
+            }
+            Value::Map(entries) => {
+                stack.extend(entries.values().map(|v| (v, depth + 1)));
+                entries
+                    .keys()
+                    .map(|k| k.len().saturating_add(NODE))
+                    .fold(0usize, usize::saturating_add)
+            }
+            _ => 0,
+        };
+        budget = match budget.checked_sub(cost) {
+            Some(left) => left,
+            None => {
+                return Err(format!(
+                    "value exceeds the limit of {} bytes",
+                    opts.max_value
+                ))
+            }
+        };
+        if stack.len() > opts.max_value / NODE {
+            return Err(format!(
+                "value exceeds the limit of {} bytes",
+                opts.max_value
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn eval_function_uncapped(
     ctx: &mut Ctx<'_>,
     fr: &mut Frame<'_>,
     dot: &mut Ev,

@@ -61,6 +61,11 @@ pub struct ExecOptions {
     pub max_include_depth: usize,
     /// Output size cap in bytes (counting the output of nested `include`s).
     pub max_output: usize,
+    /// Cap on the size of one value a function returns (string bytes, plus a few bytes per list
+    /// item and map entry), so that a template doubling a value in a loop ends with an error.
+    pub max_value: usize,
+    /// Cap on how deeply the lists and maps of one value a function returns nest.
+    pub max_value_depth: usize,
 }
 
 impl Default for ExecOptions {
@@ -70,6 +75,8 @@ impl Default for ExecOptions {
             max_depth: 3000,
             max_include_depth: 1000,
             max_output: 64 << 20,
+            max_value: 64 << 20,
+            max_value_depth: 1000,
         }
     }
 }
