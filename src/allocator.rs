@@ -68,7 +68,9 @@ mod tests {
         // 4 on a 32-bit target, where a constant 8 sent 4-aligned blocks to 8-aligned layouts.
         assert_eq!(PLAIN_ALIGN, std::mem::size_of::<usize>());
         assert!(plain(&Layout::from_size_align(1, PLAIN_ALIGN).unwrap()));
-        assert!(!plain(&Layout::from_size_align(1, PLAIN_ALIGN * 2).unwrap()));
+        assert!(!plain(
+            &Layout::from_size_align(1, PLAIN_ALIGN * 2).unwrap()
+        ));
     }
 
     /// Every size class a program uses, every alignment up to a page: each block is aligned as
@@ -93,7 +95,9 @@ mod tests {
                     let zeroed = allocator.alloc_zeroed(layout);
                     assert!(!zeroed.is_null());
                     assert_eq!(zeroed.align_offset(align), 0, "alloc_zeroed {size}/{align}");
-                    assert!(std::slice::from_raw_parts(zeroed, size).iter().all(|b| *b == 0));
+                    assert!(std::slice::from_raw_parts(zeroed, size)
+                        .iter()
+                        .all(|b| *b == 0));
                     allocator.dealloc(zeroed, layout);
                 }
             }
