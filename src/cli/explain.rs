@@ -1,6 +1,7 @@
 //! `offlux explain [CODE]`: what a finding code means, why it matters, and how to fix or silence
 //! it; without a code, the list of codes.
 
+use super::stdout;
 use crate::validate::Code;
 
 #[derive(clap::Args, Debug)]
@@ -12,13 +13,13 @@ pub struct ExplainArgs {
 pub fn run(args: &ExplainArgs) -> u8 {
     let Some(text) = &args.code else {
         for code in Code::ALL {
-            println!(
-                "{}  {:<8} {:<24} {}",
+            stdout::write(&format!(
+                "{}  {:<8} {:<24} {}\n",
                 code.as_str(),
                 code.default_severity().as_str(),
                 code.name(),
                 code.explanation().meaning
-            );
+            ));
         }
         return super::exit::SUCCESS;
     };
@@ -30,11 +31,11 @@ pub fn run(args: &ExplainArgs) -> u8 {
         );
     };
     let explanation = code.explanation();
-    println!(
+    stdout::write(&format!(
         "{} ({}, {} by default)\n\n{}\n\nWhy it matters: {}\n\nHow to fix it: {}\n\nTo change its \
          severity or turn it off for the repository, set it under `validate.severities` in \
          `.offlux.yaml` (`{}: off`); to silence it on one object, annotate that object with \
-         `offlux.io/ignore: {}`.",
+         `offlux.io/ignore: {}`.\n",
         code.as_str(),
         code.name(),
         code.default_severity().as_str(),
@@ -43,6 +44,6 @@ pub fn run(args: &ExplainArgs) -> u8 {
         explanation.fix,
         code.as_str(),
         code.as_str(),
-    );
+    ));
     super::exit::SUCCESS
 }
