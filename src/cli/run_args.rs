@@ -154,11 +154,52 @@ pub fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> {
     )
 }
 
-/// `$XDG_CACHE_HOME/offlux/charts`, else `~/.cache/offlux/charts`.
-fn download_cache() -> Option<std::path::PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))?;
+/// Where downloaded charts are kept across runs: `$XDG_CACHE_HOME/offlux/charts`, else
+/// `~/.cache/offlux/charts` (on Windows `%LOCALAPPDATA%\\offlux\\charts`). Only absolute
+/// directories count (an empty or relative `HOME` would put the cache in the working directory,
+/// perhaps the repository); with none, downloads are not kept and nothing else changes.
+fn download_cache() -> Option<PathBuf> {
+    download_cache_from(&|name| std::env::var_os(name))
+}
+
+fn download_cache_from(var: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let absolute = |name: &str| var(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    let base = absolute("XDG_CACHE_HOME")
+        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
+        .or_else(|| cfg!(windows).then(|| absolute("LOCALAPPDATA")).flatten())?;
     Some(base.join("offlux").join("charts"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Absolute paths in the Unix form.
+    #[cfg(unix)]
+    #[test]
+    fn the_download_cache_needs_no_home() {
+        let with = |pairs: &'static [(&'static str, &'static str)]| {
+            download_cache_from(&move |name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(*v))
+            })
+        };
+        assert_eq!(with(&[]), None);
+        assert_eq!(with(&[("HOME", "")]), None);
+        assert_eq!(with(&[("HOME", "relative")]), None);
+        assert_eq!(
+            with(&[("HOME", "/home/u")]),
+            Some(PathBuf::from("/home/u/.cache/offlux/charts"))
+        );
+        assert_eq!(
+            with(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/c")]),
+            Some(PathBuf::from("/c/offlux/charts"))
+        );
+        assert_eq!(
+            with(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "rel")]),
+            Some(PathBuf::from("/home/u/.cache/offlux/charts"))
+        );
+    }
 }
