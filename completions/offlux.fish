@@ -58,7 +58,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand get" -s V -l version -d 'P
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s n -l namespace -d 'Only objects in this namespace' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
-complete -c offlux -n "__fish_offlux_using_subcommand test" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
@@ -75,6 +75,7 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l validate -d 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
@@ -83,7 +84,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -s h -l help -d 'Pri
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
-complete -c offlux -n "__fish_offlux_using_subcommand validate" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
@@ -101,6 +102,7 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
@@ -109,7 +111,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand validate" -s V -l version 
 complete -c offlux -n "__fish_offlux_using_subcommand build" -s n -l namespace -d 'The object\'s namespace' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
-complete -c offlux -n "__fish_offlux_using_subcommand build" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
@@ -128,13 +130,14 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
-complete -c offlux -n "__fish_offlux_using_subcommand render" -l concurrency -d 'Objects reconciled at once [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
@@ -154,6 +157,7 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -s h -l help -d 'Print help'
