@@ -19,7 +19,7 @@ use offlux::resourceset::{
 use offlux::yaml;
 use serde_json::{Map, Value as Json};
 
-use crate::common::{suite_dir, Tally};
+use crate::common::{suite_dir, suite_present, Tally};
 
 type Object = Map<String, Json>;
 
@@ -1049,6 +1049,9 @@ fn run_unit(case: &Json) -> Outcome {
 
 #[test]
 fn resourceset() {
+    if !suite_present("resourceset") {
+        return;
+    }
     let dir = suite_dir("resourceset");
     let index: Json = serde_json::from_str(
         &std::fs::read_to_string(dir.join("INDEX.json"))
