@@ -264,10 +264,10 @@ pub fn checksum_from(objects: &mut [Object], lookup: &Lookup<'_>) -> Result<Vec<
     Ok(external.into_iter().collect())
 }
 
-fn walk_annotations(
-    value: &mut Json,
-    visit: &mut dyn FnMut(&mut Map<String, Json>) -> Result<(), Error>,
-) -> Result<(), Error> {
+/// Called with each `metadata.annotations` map found in an object.
+type AnnotationVisitor<'a> = dyn FnMut(&mut Map<String, Json>) -> Result<(), Error> + 'a;
+
+fn walk_annotations(value: &mut Json, visit: &mut AnnotationVisitor<'_>) -> Result<(), Error> {
     match value {
         Json::Object(map) => {
             if let Some(Json::Object(metadata)) = map.get_mut("metadata") {
