@@ -14,6 +14,7 @@ pub mod helm;
 pub mod kustomize;
 pub mod model;
 pub mod parallel;
+pub mod resourceset;
 pub mod schedule;
 pub mod store;
 pub mod substitute;

@@ -61,7 +61,14 @@ fn offending_lines(module: &str, needles: &[&str]) -> Vec<String> {
     hits
 }
 
-const ENGINES: &[&str] = &["yaml", "template", "substitute", "kustomize", "helm"];
+const ENGINES: &[&str] = &[
+    "yaml",
+    "template",
+    "substitute",
+    "kustomize",
+    "helm",
+    "resourceset",
+];
 
 #[test]
 fn engines_know_nothing_of_flux_store_scheduler_or_cli() {
@@ -107,6 +114,7 @@ fn only_cli_prints_or_exits() {
         "yaml",
         "template",
         "substitute",
+        "resourceset",
         "model",
         "discovery",
         "store",

@@ -14,6 +14,8 @@ mod gotemplate;
 mod helmfuncs;
 #[path = "conformance/kustomize.rs"]
 mod kustomize;
+#[path = "conformance/resourceset.rs"]
+mod resourceset;
 #[path = "conformance/sprig.rs"]
 mod sprig;
 #[path = "../src/test_data.rs"]

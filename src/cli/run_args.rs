@@ -54,6 +54,10 @@ pub struct RunArgs {
     /// kustomize does. Off by default: a repository under review must not read CI secrets.
     #[arg(long)]
     pub env_from_process: bool,
+    /// The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab,
+    /// OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable).
+    #[arg(long = "resourceset-inputs", value_name = "PROVIDER=FILE")]
+    pub resourceset_inputs: Vec<String>,
 }
 
 impl RunArgs {
@@ -87,6 +91,7 @@ impl RunArgs {
                 }
             }
         }
+        let resourceset_inputs = read_resourceset_inputs(&self.resourceset_inputs)?;
         if let Some(version) = &self.kube_version {
             crate::helm::KubeVersion::parse(version)
                 .map_err(|e| format!("`--kube-version {version}`: {e}"))?;
@@ -125,6 +130,7 @@ impl RunArgs {
             chart_cache: self.chart_cache.clone(),
             offline: self.offline,
             secret_producer_kinds: self.secret_producers.clone(),
+            resourceset_inputs,
         };
         let helm = HelmEngine {
             chart_cache: options.chart_cache.clone(),
@@ -152,6 +158,39 @@ pub fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> {
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect(),
     )
+}
+
+/// Reads `--resourceset-inputs PROVIDER=FILE` pairs: each file a YAML list of input maps (or
+/// one map).
+fn read_resourceset_inputs(pairs: &[String]) -> Result<runtime::SuppliedInputs, String> {
+    let mut supplied = runtime::SuppliedInputs::new();
+    for pair in pairs {
+        let (provider, file) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("`--resourceset-inputs {pair}` must be PROVIDER=FILE"))?;
+        let text =
+            std::fs::read_to_string(file).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+        let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+            .map_err(|e| format!("`{file}`: {e}"))?;
+        let mut sets = Vec::new();
+        for document in &documents {
+            match crate::resourceset::yaml_to_json(&document.root) {
+                serde_json::Value::Array(items) => {
+                    for item in items {
+                        match item {
+                            serde_json::Value::Object(set) => sets.push(set),
+                            _ => return Err(format!("`{file}`: each input must be a map")),
+                        }
+                    }
+                }
+                serde_json::Value::Object(set) => sets.push(set),
+                serde_json::Value::Null => {}
+                _ => return Err(format!("`{file}`: expected a list of input maps")),
+            }
+        }
+        supplied.insert(provider.to_owned(), sets);
+    }
+    Ok(supplied)
 }
 
 /// Where downloaded charts are kept across runs: `$XDG_CACHE_HOME/offlux/charts`, else

@@ -199,6 +199,15 @@ pub fn projection(object: &Object, ready: bool) -> serde_json::Value {
     serde_json::Value::Object(projected)
 }
 
+/// Compiles a `readyExpr` without evaluating it (the Flux Operator refuses one that does not
+/// compile before it looks at any dependency).
+pub fn check_ready_expr(expr: &str) -> Result<(), String> {
+    cel::Env::stdlib()
+        .compile(expr)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// Evaluates a Flux `readyExpr`: a CEL expression over `self` (the dependant) and `dep` (the
 /// dependency) that must yield a boolean.
 pub fn evaluate_ready_expr(

@@ -31,6 +31,11 @@ use crate::template::Value;
 use crate::yaml::Node;
 use helmrelease::set_metadata;
 
+// The ResourceSet and ResourceSetInputProvider bodies, kept in their own file.
+#[path = "resourceset.rs"]
+mod resourceset;
+pub use resourceset::SuppliedInputs;
+
 /// Builds a kustomization directory with `kustomization` standing in for its kustomization file.
 pub trait KustomizationBuilder: Sync {
     fn build(
@@ -85,6 +90,9 @@ pub struct RunOptions {
     /// `ExternalSecret` and `SealedSecret`): a HelmRelease's `valuesFrom` such a Secret is left out
     /// with a note instead of failing.
     pub secret_producer_kinds: Vec<String>,
+    /// Inputs of ResourceSetInputProviders that cannot be queried offline, by `namespace/name`
+    /// or `name` (`--resourceset-inputs`).
+    pub resourceset_inputs: SuppliedInputs,
 }
 
 /// Stops a run from another thread (Ctrl-C): bodies in flight finish, nothing new starts.
@@ -456,14 +464,8 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                 self.store.set(id.clone(), Status::ready());
                 Outcome::Terminal
             }
-            FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider => {
-                self.gated(&flux, drain, || {
-                    Status::Ready(Ready::Skipped(format!(
-                        "{} is not supported yet",
-                        flux.kind.as_str()
-                    )))
-                })
-            }
+            FluxKind::ResourceSet => self.reconcile_resource_set(&flux, drain),
+            FluxKind::ResourceSetInputProvider => self.reconcile_input_provider(&flux),
             // Chart sources are read by the HelmReleases that use them, through the renderer.
             FluxKind::HelmRepository | FluxKind::HelmChart => {
                 self.store.set(id.clone(), Status::ready());
@@ -539,27 +541,6 @@ impl Runtime<'_> {
         }
     }
 
-    /// Gates on `dependsOn`; when open, records `decide()`'s status.
-    fn gated(
-        &self,
-        flux: &FluxObject,
-        drain: DrainLevel,
-        decide: impl FnOnce() -> Status,
-    ) -> Outcome<ResourceId> {
-        let id = flux.object.id.clone();
-        if flux.as_helm_release().is_some_and(|h| h.suspend) {
-            self.store.set(id, Status::Ready(Ready::Suspended));
-            return Outcome::Terminal;
-        }
-        match self.gate(flux, drain) {
-            Some(outcome) => outcome,
-            None => {
-                self.store.set(id, decide());
-                Outcome::Terminal
-            }
-        }
-    }
-
     /// A suspended object is Ready (suspended) and renders nothing; otherwise the dependency gate.
     /// `None` when the body goes on.
     fn suspend_or_gate(
@@ -579,7 +560,16 @@ impl Runtime<'_> {
 
     /// `None` when the dependencies allow the body to go on.
     fn gate(&self, flux: &FluxObject, drain: DrainLevel) -> Option<Outcome<ResourceId>> {
-        let dependencies = depend::dependencies(flux);
+        self.gate_on(flux, depend::dependencies(flux), drain)
+    }
+
+    /// [`Runtime::gate`] on a chosen list of dependencies.
+    fn gate_on(
+        &self,
+        flux: &FluxObject,
+        dependencies: Vec<depend::Dependency>,
+        drain: DrainLevel,
+    ) -> Option<Outcome<ResourceId>> {
         let known: Vec<KnownDependency> = dependencies
             .iter()
             .map(|d| {

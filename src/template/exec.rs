@@ -795,15 +795,13 @@ fn eval_chain(
         return Err(fr.error(ctx, *pos, &chain.to_string(), &msg).into());
     }
     let base = eval_arg(ctx, fr, dot, node)?;
-    eval_field_chain(
-        ctx,
-        fr,
-        base.as_deref(),
-        *pos,
-        &chain.to_string(),
-        fields,
-        call,
-    )
+    // Go's executor is left positioned at a function it called for the chain's base, so errors
+    // in the fields name the function (`at <inputs>`), not the chain.
+    let (pos, context) = match node.as_ref() {
+        Arg::Identifier { pos, name } => (*pos, name.clone()),
+        _ => (*pos, chain.to_string()),
+    };
+    eval_field_chain(ctx, fr, base.as_deref(), pos, &context, fields, call)
 }
 
 /// Evaluates an argument node to a value (Go's evalArg with an empty-interface or reflect.Value type).
@@ -1006,6 +1004,14 @@ fn eval_function_uncapped(
         )
         .into()
     };
+    if let Some(value) = fr.set.bound.get(name) {
+        let n_args = cmd.args.len() - 1 + usize::from(final_.is_some());
+        if n_args != 0 {
+            let msg = format!("wrong number of args for {name}: want 0 got {n_args}");
+            return Err(fr.error(ctx, cmd_pos, &ctx_str, &msg).into());
+        }
+        return Ok(ev(value.clone()));
+    }
     if let Some(f) = user {
         let args = eval_value_args(ctx, fr, dot, cmd, final_)?;
         return match f(ctx.env, &args) {

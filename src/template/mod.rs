@@ -164,6 +164,8 @@ pub struct Set {
     delims: (String, String),
     max_paren_depth: usize,
     methods: Option<MethodFn>,
+    /// Zero-argument functions that return a fixed value (Go closures over data).
+    bound: Arc<HashMap<String, Value>>,
 }
 
 /// Methods on data, Go's `.Receiver.Method args` (Helm's `.Files.Get`, `.Capabilities.APIVersions.Has`):
@@ -183,7 +185,15 @@ impl Set {
             delims: (String::new(), String::new()),
             max_paren_depth: 2000,
             methods: None,
+            bound: Arc::new(HashMap::new()),
         }
+    }
+
+    /// Defines `name` as a function of no arguments returning `value`, as a Go caller does with a
+    /// closure in its `FuncMap` (a template's own view of per-run data). Bind before parsing, so
+    /// the parser knows the name; binding again later changes the value for later executions.
+    pub fn bind(&mut self, name: &str, value: Value) {
+        Arc::make_mut(&mut self.bound).insert(name.to_string(), value);
     }
 
     /// Enables Helm's executor-level functions `include`, `tpl` and `required`.
@@ -227,8 +237,11 @@ impl Set {
 
     fn parse(&self, name: &str, text: &str) -> Result<Vec<parse::Tree>, Error> {
         let funcs = self.funcs.clone();
+        let bound = self.bound.clone();
         let helm = self.helm_builtins;
-        let is_func = move |n: &str| funcs.contains_key(n) || exec::is_builtin(n, helm);
+        let is_func = move |n: &str| {
+            funcs.contains_key(n) || bound.contains_key(n) || exec::is_builtin(n, helm)
+        };
         let cfg = parse::ParseConfig {
             left: &self.delims.0,
             right: &self.delims.1,

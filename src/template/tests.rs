@@ -530,3 +530,41 @@ fn variables_declared_from_set_or_index_share_the_map() {
     let out = run(&set, "t", &Value::Nil, &zero()).unwrap();
     assert_eq!(out, "map[a:map[n:3] b:2]");
 }
+
+#[test]
+fn bound_values_are_zero_argument_functions_rebound_per_run() {
+    let mut set = Set::new("rs", HashMap::new());
+    set.delims("<<", ">>");
+    set.bind("inputs", Value::Map(BTreeMap::new()));
+    set.add("rs", "<< inputs.tenant >>/<< (inputs).tenant >>")
+        .expect("parse");
+    let strict = ExecOptions {
+        missing_key: MissingKey::Error,
+        ..ExecOptions::default()
+    };
+    for tenant in ["a", "b"] {
+        let mut run_set = set.clone();
+        run_set.bind(
+            "inputs",
+            values(&[("tenant", Value::String(tenant.into()))]),
+        );
+        assert_eq!(
+            run(&run_set, "rs", &Value::Nil, &strict),
+            Ok(format!("{tenant}/{tenant}"))
+        );
+    }
+    // Go reports a missing key of a function's result at the function, not the whole chain.
+    let error = run(&set, "rs", &Value::Nil, &strict).expect_err("missing key");
+    assert!(
+        error.ends_with("at <inputs>: map has no entry for key \"tenant\""),
+        "{error}"
+    );
+    let mut with_args = Set::new("rs", HashMap::new());
+    with_args.bind("inputs", Value::Nil);
+    with_args.add("rs", "{{ inputs 1 }}").expect("parse");
+    let error = run(&with_args, "rs", &Value::Nil, &strict).expect_err("arguments");
+    assert!(
+        error.contains("wrong number of args for inputs: want 0 got 1"),
+        "{error}"
+    );
+}
