@@ -133,7 +133,11 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
             let (result, message, blocked_by) = match &record.status {
                 Status::Ready(Ready::Reconciled) => (
                     Verdict::Pass,
-                    report.notes.get(id).map(|n| n.join("; ")).unwrap_or_default(),
+                    report
+                        .notes
+                        .get(id)
+                        .map(|n| n.join("; "))
+                        .unwrap_or_default(),
                     None,
                 ),
                 Status::Ready(Ready::Suspended) => (Verdict::Skipped, "suspended".to_owned(), None),

@@ -528,9 +528,7 @@ impl Runtime<'_> {
         let message = depend::cycle_message(path);
         let mut diagnostic = Diagnostic::error(message.clone());
         if let Some(first) = path.iter().find_map(|id| self.written_by_id(id)) {
-            diagnostic = diagnostic
-                .at(first.location())
-                .object(first.id.to_string());
+            diagnostic = diagnostic.at(first.location()).object(first.id.to_string());
         }
         if let Ok(mut diagnostics) = self.diagnostics.lock() {
             diagnostics.insert(diagnostic);

@@ -467,9 +467,9 @@ impl<Id: NodeId> Core<Id> {
             let Some(&start) = component.iter().min() else {
                 continue;
             };
-            let Some(path) = shortest_cycle(&edges, start, |v| {
-                component_of.get(v) == Some(&number)
-            }) else {
+            let Some(path) =
+                shortest_cycle(&edges, start, |v| component_of.get(v) == Some(&number))
+            else {
                 continue;
             };
             let path: Arc<[Id]> = path
