@@ -458,10 +458,14 @@ fn a_5000_node_cycle_ends_within_twice_the_time_of_a_5000_node_chain() {
 /// of them may depend on.
 #[derive(Clone, Debug)]
 struct Graph {
-    nodes: Vec<(bool, Vec<(usize, u8)>, Option<usize>)>,
+    nodes: Vec<GraphNode>,
     ring: usize,
     into_ring: Option<usize>,
 }
+
+/// Whether it is a HelmRelease; its dependencies (target, flavour 0: a readyExpr never true;
+/// targets past the last node never exist); the Kustomization that publishes it, if any.
+type GraphNode = (bool, Vec<(usize, u8)>, Option<usize>);
 
 fn node_name(at: usize, graph: &Graph) -> (String, &'static str) {
     let is_hr = graph.nodes.get(at).is_some_and(|n| n.0);
