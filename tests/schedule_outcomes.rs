@@ -366,7 +366,7 @@ fn dependants_of_objects_skipped_offline_go_on_with_a_note_or_are_blocked_by_the
     let rows_strict = rows(&strict);
     assert_eq!(
         rows_strict.get("Kustomization/flux-system/app"),
-        Some(&format!("failed: {offline_reason} [\"GitRepository/flux-system/remote\", \"HelmRelease/flux-system/db\", \"Kustomization/flux-system/infra\", \"Kustomization/flux-system/offline\"] []")),
+        Some(&format!("failed: {offline_reason} [\"GitRepository/flux-system/remote\", \"HelmRelease/flux-system/db\"] []")),
         "blocked through db's producer with the offline cause, not 'not found': {rows_strict:#?}"
     );
 }
@@ -596,5 +596,37 @@ proptest! {
             }
         }
         prop_assert_eq!(outcomes.len(), 1, "{:#?}", outcomes);
+    }
+}
+
+#[test]
+fn a_failure_passed_up_a_long_chain_keeps_its_nearest_dependency_and_root_cause_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let name = |n: usize| format!("k{n:05}");
+    let count = 2000;
+    let mut text = String::new();
+    for n in 0..count {
+        let next = if n + 1 < count {
+            name(n + 1)
+        } else {
+            "ghost".to_owned()
+        };
+        text.push_str(&ks(&name(n), &depends_on(&[&format!("name: {next}")])));
+    }
+    write(root, "entry/all.yaml", &text);
+    let repository = discover_at(root);
+    let report = run_at(&repository, &Canned(BTreeMap::new()), 2);
+    assert_eq!(report.statuses.len(), count);
+    for (id, record) in &report.statuses {
+        assert!(
+            record.blocked_by.len() <= 2,
+            "{id}: {:?}",
+            record.blocked_by
+        );
+        assert_eq!(
+            record.status.to_string(),
+            "failed: dependency 'flux-system/ghost' not found"
+        );
     }
 }

@@ -638,7 +638,9 @@ impl Runtime<'_> {
                 },
                 (Some(_), Some(Status::Failed(message))) => DependencyState::Failed {
                     message: message.clone(),
-                    blocked_by: status.map(|s| s.blocked_by.clone()).unwrap_or_default(),
+                    blocked_by: status
+                        .map(|s| self.root_causes(&s.blocked_by))
+                        .unwrap_or_default(),
                 },
                 (Some(_), _) => DependencyState::Pending,
             }
@@ -732,7 +734,7 @@ impl Runtime<'_> {
                 }
                 (Status::Failed(message), Some(object)) => {
                     let mut blocked_by = vec![producer.clone()];
-                    blocked_by.extend(record.blocked_by.iter().cloned());
+                    blocked_by.extend(self.root_causes(&record.blocked_by));
                     return KnownDependency {
                         id: id.clone(),
                         object: Some(Arc::new(object.clone())),
@@ -743,6 +745,21 @@ impl Runtime<'_> {
             }
         }
         stored
+    }
+
+    /// The root causes among `blocked_by`: ids nothing further blocks (failed or skipped on their
+    /// own, or never found). A failure passed up a chain keeps its nearest dependency and these,
+    /// not the whole chain, so a long chain costs each member a few ids.
+    fn root_causes(&self, blocked_by: &[ResourceId]) -> Vec<ResourceId> {
+        blocked_by
+            .iter()
+            .filter(|id| {
+                self.store
+                    .status(id)
+                    .is_none_or(|record| record.blocked_by.is_empty())
+            })
+            .cloned()
+            .collect()
     }
 
     /// The object of `id` as written in the repository's files, or the one with its group, kind
