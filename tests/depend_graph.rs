@@ -104,8 +104,8 @@ fn cycles_are_reported_with_their_path_and_diamonds_are_not_cycles() {
     assert_eq!(
         cycles,
         [
-            "dependency cycle detected: ks/flux-system/a → ks/flux-system/b → ks/flux-system/c → ks/flux-system/a",
-            "dependency cycle detected: ks/flux-system/self → ks/flux-system/self",
+            "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/c → ks/flux-system/a",
+            "dependency cycle: ks/flux-system/self → ks/flux-system/self",
         ]
     );
 }
@@ -121,7 +121,7 @@ fn cycles_across_kinds_are_found() {
         .collect();
     assert_eq!(
         cycles,
-        ["dependency cycle detected: hr/flux-system/db → ks/flux-system/app → hr/flux-system/db"]
+        ["dependency cycle: hr/flux-system/db → ks/flux-system/app → hr/flux-system/db"]
     );
 }
 
@@ -203,10 +203,20 @@ fn ready_expr_sees_spec_metadata_and_status() {
     let deps = depend::dependencies(app);
     let ready = |_: &ResourceId| DependencyState::Ready {
         object: &infra.object,
+        offline: None,
     };
     assert_eq!(
         depend::gate(&app.object, &deps, ready, GateOptions::default()),
-        Gate::Open
+        Gate::Open { notes: vec![] }
+    );
+    // Flux Operator's form: the dependency's own fields, without `dep.`.
+    assert_eq!(
+        depend::evaluate_ready_expr(
+            "status.conditions.filter(e, e.type == 'Ready').all(e, e.status == 'True') && status.observedGeneration == 1 && metadata.name == 'infra'",
+            &app.object,
+            &infra.object
+        ),
+        Ok(true)
     );
     assert_eq!(
         depend::evaluate_ready_expr("dep.spec.path == './other'", &app.object, &infra.object),
@@ -279,7 +289,7 @@ fn graph_highlights_cycles_and_missing_nodes() {
     let json = offlux::graph::to_json(&graph);
     assert_eq!(
         json["cycles"][0],
-        "dependency cycle detected: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"
+        "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"
     );
     let cycle_edges = json["edges"]
         .as_array()

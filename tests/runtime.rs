@@ -319,7 +319,7 @@ fn a_cancelled_run_starts_nothing_and_says_so() {
 }
 
 #[test]
-fn dependency_cycles_are_reported_before_the_run_and_end_not_ready() {
+fn dependency_cycles_are_reported_with_their_path_and_fail_every_member() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     let text = format!(
@@ -338,8 +338,11 @@ fn dependency_cycles_are_reported_before_the_run_and_end_not_ready() {
         &FakeHelm,
         &RunOptions::default(),
     );
-    assert!(report.diagnostics.iter().any(|d| d.message
-        == "dependency cycle detected: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"));
+    assert!(report
+        .diagnostics
+        .iter()
+        .any(|d| d.message
+            == "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"));
     assert!(
         report
             .statuses

@@ -90,16 +90,18 @@ pub struct Row {
     pub line: Option<u32>,
 }
 
-/// The root cause among `blocked_by`: the one that nothing further blocks.
+/// The root cause among `blocked_by`: a reported object that nothing further blocks (a cycle's
+/// member, a failed or skipped object), else one that was never found, else the first.
 fn root_cause(
     record: &StatusRecord<ResourceId>,
     statuses: &BTreeMap<&ResourceId, &StatusRecord<ResourceId>>,
 ) -> Option<ResourceId> {
-    record
-        .blocked_by
+    let blocked_by = &record.blocked_by;
+    blocked_by
         .iter()
-        .find(|id| statuses.get(id).is_none_or(|r| r.blocked_by.is_empty()))
-        .or_else(|| record.blocked_by.first())
+        .find(|id| statuses.get(id).is_some_and(|r| r.blocked_by.is_empty()))
+        .or_else(|| blocked_by.iter().find(|id| !statuses.contains_key(id)))
+        .or_else(|| blocked_by.first())
         .cloned()
 }
 
@@ -129,7 +131,15 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
         .iter()
         .map(|(id, record)| {
             let (result, message, blocked_by) = match &record.status {
-                Status::Ready(Ready::Reconciled) => (Verdict::Pass, String::new(), None),
+                Status::Ready(Ready::Reconciled) => (
+                    Verdict::Pass,
+                    report
+                        .notes
+                        .get(id)
+                        .map(|n| n.join("; "))
+                        .unwrap_or_default(),
+                    None,
+                ),
                 Status::Ready(Ready::Suspended) => (Verdict::Skipped, "suspended".to_owned(), None),
                 Status::Ready(Ready::Skipped(reason)) => (Verdict::Skipped, reason.clone(), None),
                 Status::Failed(message) if !record.blocked_by.is_empty() => {

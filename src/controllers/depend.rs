@@ -1,6 +1,7 @@
 //! Dependency gating: `dependsOn` with namespace defaulting and `${VAR:=default}` names, Flux's
 //! `readyExpr` in CEL over `self` and `dep` projections (apiVersion, kind, metadata, spec and
-//! status), and cycle detection before a run.
+//! status), the static cycle search `offlux graph` shows, and the words for a cycle the scheduler
+//! found. Not for: finding cycles during a run (the scheduler's drain does, across kinds).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -16,7 +17,8 @@ pub struct Dependency {
 }
 
 /// The dependencies of a Kustomization, HelmRelease or ResourceSet. An entry without a namespace
-/// means the dependant's own; an entry without a kind means the dependant's own kind.
+/// means the dependant's own, unless its kind is cluster-scoped (a CustomResourceDefinition never
+/// has one); an entry without a kind means the dependant's own kind.
 pub fn dependencies(flux: &FluxObject) -> Vec<Dependency> {
     let resolve = |text: &str| apply_variable_defaults(text).unwrap_or_else(|_| text.to_owned());
     flux.depends_on()
@@ -33,7 +35,9 @@ pub fn dependencies(flux: &FluxObject) -> Vec<Dependency> {
                     |k| k.group().to_owned(),
                 ),
             };
-            let namespace = if entry.namespace.is_empty() {
+            let namespace = if super::helmrelease::is_cluster_scoped(&kind) {
+                String::new()
+            } else if entry.namespace.is_empty() {
                 flux.namespace().to_owned()
             } else {
                 resolve(&entry.namespace)
@@ -61,6 +65,8 @@ pub enum DependencyState<'a> {
     Pending,
     Ready {
         object: &'a Object,
+        /// Why it is only assumed Ready: it could not be had offline and was skipped.
+        offline: Option<String>,
     },
     /// It failed; `message` is its own root cause, `blocked_by` the chain below it.
     Failed {
@@ -72,8 +78,10 @@ pub enum DependencyState<'a> {
 /// The verdict of the gate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Gate {
-    Open,
-    /// Wait for these objects to arrive or finish.
+    /// Go on; each note says which dependency was only assumed Ready offline.
+    Open { notes: Vec<String> },
+    /// Wait for these objects to arrive or finish: every dependency, so that a change of any of
+    /// them runs the dependant again, and the scheduler sees every edge a cycle could close.
     Wait(Vec<ResourceId>),
     /// The dependant fails: `message` is the root cause; `blocked_by` the chain of dependencies
     /// that led to it, nearest first.
@@ -100,6 +108,7 @@ pub fn gate<'a>(
 ) -> Gate {
     // Only the first dependency (in `dependsOn` order) that is not Ready decides, so the verdict
     // and its message never depend on which dependency happened to finish first.
+    let mut notes = Vec::new();
     for dependency in dependencies {
         let id = &dependency.id;
         match lookup(id) {
@@ -116,7 +125,7 @@ pub fn gate<'a>(
                 }
             }
             DependencyState::Absent | DependencyState::Pending => {
-                return Gate::Wait(vec![id.clone()])
+                return Gate::Wait(dependencies.iter().map(|d| d.id.clone()).collect())
             }
             DependencyState::Failed {
                 message,
@@ -129,7 +138,7 @@ pub fn gate<'a>(
                     blocked_by: chain,
                 };
             }
-            DependencyState::Ready { object } => {
+            DependencyState::Ready { object, offline } => {
                 if let Some(expr) = &dependency.ready_expr {
                     match evaluate_ready_expr(expr, dependant, object) {
                         Ok(true) => {}
@@ -153,15 +162,26 @@ pub fn gate<'a>(
                         }
                     }
                 }
+                if let Some(reason) = offline {
+                    notes.push(format!(
+                        "dependency {} was assumed ready offline ({reason})",
+                        label(id)
+                    ));
+                }
             }
         }
     }
-    Gate::Open
+    Gate::Open { notes }
 }
 
-/// `namespace/name`, as Flux names dependencies in its messages.
+/// `namespace/name`, as Flux names dependencies in its messages; `Kind/name` for a cluster-scoped
+/// object, which has no namespace.
 fn short(id: &ResourceId) -> String {
-    format!("{}/{}", id.namespace, id.name)
+    if id.namespace.is_empty() {
+        format!("{}/{}", id.kind, id.name)
+    } else {
+        format!("{}/{}", id.namespace, id.name)
+    }
 }
 
 /// The view of an object a readyExpr sees. A Ready dependency offline carries the status Flux
@@ -208,8 +228,9 @@ pub fn check_ready_expr(expr: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Evaluates a Flux `readyExpr`: a CEL expression over `self` (the dependant) and `dep` (the
-/// dependency) that must yield a boolean.
+/// Evaluates a `readyExpr`: a CEL expression that must yield a boolean. Flux's controllers give it
+/// `self` (the dependant) and `dep` (the dependency); Flux Operator's ResourceSet gives it the
+/// dependency's own fields (`status.conditions...`), so those are declared as well.
 pub fn evaluate_ready_expr(
     expr: &str,
     dependant: &Object,
@@ -220,10 +241,17 @@ pub fn evaluate_ready_expr(
         .compile(expr)
         .map_err(|e| format!("invalid CEL expression `{expr}`: {e}"))?;
     let mut context = cel::Context::with_env(env);
-    for (name, object, ready) in [("self", dependant, false), ("dep", dependency, true)] {
-        let value = cel::to_value(projection(object, ready)).map_err(|e| e.to_string())?;
-        context.add_variable_from_value(name, value);
+    let dep = projection(dependency, true);
+    if let serde_json::Value::Object(fields) = &dep {
+        for (name, value) in fields {
+            let value = cel::to_value(value.clone()).map_err(|e| e.to_string())?;
+            context.add_variable_from_value(name.as_str(), value);
+        }
     }
+    let this = cel::to_value(projection(dependant, false)).map_err(|e| e.to_string())?;
+    context.add_variable_from_value("self", this);
+    let dep = cel::to_value(dep).map_err(|e| e.to_string())?;
+    context.add_variable_from_value("dep", dep);
     match program.execute(&context) {
         Ok(cel::Value::Bool(result)) => Ok(result),
         Ok(other) => Err(format!(
@@ -243,11 +271,12 @@ pub struct Cycle {
 impl std::fmt::Display for Cycle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<String> = self.path.iter().map(label).collect();
-        write!(f, "dependency cycle detected: {}", names.join(" → "))
+        write!(f, "dependency cycle: {}", names.join(" → "))
     }
 }
 
-/// `ks/namespace/name` style labels, compact enough for one-line messages.
+/// `ks/namespace/name` style labels, compact enough for one-line messages; `Kind/name` for a
+/// cluster-scoped object.
 pub fn label(id: &ResourceId) -> String {
     let kind = match id.kind.as_str() {
         "Kustomization" => "ks",
@@ -255,7 +284,30 @@ pub fn label(id: &ResourceId) -> String {
         "ResourceSet" => "rs",
         other => other,
     };
-    format!("{kind}/{}/{}", id.namespace, id.name)
+    if id.namespace.is_empty() {
+        format!("{kind}/{}", id.name)
+    } else {
+        format!("{kind}/{}/{}", id.namespace, id.name)
+    }
+}
+
+/// Ids a cycle message names in full; a longer cycle names its first ones and how many it leaves
+/// out, so that every member's message stays one line whatever the cycle's length.
+const CYCLE_NAMED: usize = 10;
+
+/// The failure of every member of a dependency cycle: `dependency cycle: a → b → c → a`, the path
+/// as the scheduler found it (from its smallest id, the first id repeated at the end).
+pub fn cycle_message(path: &[ResourceId]) -> String {
+    let distinct = path.len().saturating_sub(1);
+    let names: Vec<String> = if distinct > CYCLE_NAMED {
+        let mut names: Vec<String> = path.iter().take(CYCLE_NAMED).map(label).collect();
+        names.push(format!("… {} more", distinct - CYCLE_NAMED));
+        names.extend(path.first().map(label));
+        names
+    } else {
+        path.iter().map(label).collect()
+    };
+    format!("dependency cycle: {}", names.join(" → "))
 }
 
 /// Finds the `dependsOn` cycles among `objects`, across kinds, each reported once, starting at
@@ -294,7 +346,10 @@ pub fn find_cycles(objects: &[FluxObject]) -> Vec<Cycle> {
             continue;
         };
         cycles.push(Cycle {
-            path: cycle.into_iter().map(|i| ids[i].clone()).collect(),
+            path: cycle
+                .into_iter()
+                .filter_map(|i| ids.get(i).map(|id| (*id).clone()))
+                .collect(),
         });
     }
     cycles.sort_by(|a, b| a.path.cmp(&b.path));
@@ -333,4 +388,42 @@ fn shortest_cycle_through(
         }
     }
     None
+}
+
+/// The Kustomizations that would publish each object written in the repository: those whose
+/// `spec.path` holds its file. An object written without a namespace is found under any namespace
+/// a build may give it.
+#[derive(Debug, Default)]
+pub struct Producers {
+    by_id: BTreeMap<ResourceId, BTreeSet<ResourceId>>,
+}
+
+impl Producers {
+    /// From `(object, parent)` pairs, such as discovery's parents.
+    pub fn new<'a>(parents: impl IntoIterator<Item = (&'a ResourceId, &'a ResourceId)>) -> Self {
+        let mut by_id: BTreeMap<ResourceId, BTreeSet<ResourceId>> = BTreeMap::new();
+        for (id, parent) in parents {
+            by_id.entry(id.clone()).or_default().insert(parent.clone());
+        }
+        Producers { by_id }
+    }
+
+    /// The producers of `id`, sorted: of the object with that id, or else of the one with its
+    /// group, kind and name written without a namespace.
+    pub fn of(&self, id: &ResourceId) -> Vec<ResourceId> {
+        if let Some(by) = self.by_id.get(id) {
+            return by.iter().cloned().collect();
+        }
+        if id.namespace.is_empty() {
+            return Vec::new();
+        }
+        let unnamespaced = ResourceId {
+            namespace: Default::default(),
+            ..id.clone()
+        };
+        self.by_id
+            .get(&unnamespaced)
+            .map(|by| by.iter().cloned().collect())
+            .unwrap_or_default()
+    }
 }

@@ -136,6 +136,9 @@ pub struct RunReport {
     pub cancelled: bool,
     /// Per rendered HelmRelease, the keys of its values that no template of its chart reads.
     pub unread_values: BTreeMap<ResourceId, UnreadValues>,
+    /// Per object, notes for its row in the roster: a dependency it went on past was only assumed
+    /// Ready offline.
+    pub notes: BTreeMap<ResourceId, Vec<String>>,
     /// The run's own tables as it ended, kept with the report: freeing them object by object is
     /// work a command that is about to exit leaves to the operating system.
     pub tables: RunTables,
@@ -157,11 +160,11 @@ impl std::fmt::Debug for RunTables {
 }
 
 /// A dependency as the Store holds it at the moment its dependant decides.
-type KnownDependency = (
-    ResourceId,
-    Option<Arc<Object>>,
-    Option<StatusRecord<ResourceId>>,
-);
+struct KnownDependency {
+    id: ResourceId,
+    object: Option<Arc<Object>>,
+    status: Option<StatusRecord<ResourceId>>,
+}
 
 const OWNER_NAME: &str = "kustomize.toolkit.fluxcd.io/name";
 const OWNER_NAMESPACE: &str = "kustomize.toolkit.fluxcd.io/namespace";
@@ -178,6 +181,12 @@ struct Runtime<'a> {
     rendered: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
     diagnostics: Mutex<BTreeSet<Diagnostic>>,
     unread_values: Mutex<BTreeMap<ResourceId, UnreadValues>>,
+    /// Who would publish each object written in the repository, for dependencies that never came.
+    producers: depend::Producers,
+    /// Per object that went on past a dependency only assumed Ready offline, what the roster says.
+    notes: Mutex<BTreeMap<ResourceId, Vec<String>>>,
+    /// The last cycle's path and message: every member of a cycle shares both.
+    last_cycle: Mutex<Option<(Arc<[ResourceId]>, String)>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -215,6 +224,14 @@ pub fn run(
         rendered: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
         unread_values: Mutex::new(BTreeMap::new()),
+        producers: depend::Producers::new(
+            repository
+                .parents
+                .iter()
+                .map(|((_, id), parent)| (id, parent)),
+        ),
+        notes: Mutex::new(BTreeMap::new()),
+        last_cycle: Mutex::new(None),
     };
     let mut scheduler_options = schedule::Options::default();
     if let Some(concurrency) = options.concurrency {
@@ -284,22 +301,6 @@ pub fn run(
         }
     }
     handle.seed(seeds);
-    // Cycles are reported before the run, with their path; the force drain then ends their members.
-    for cycle in depend::find_cycles(&repository.flux_objects) {
-        let first = cycle
-            .path
-            .first()
-            .and_then(|id| repository.flux_objects.iter().find(|f| &f.object.id == id));
-        let mut diagnostic = Diagnostic::error(cycle.to_string());
-        if let Some(first) = first {
-            diagnostic = diagnostic
-                .at(first.object.location())
-                .object(first.object.id.to_string());
-        }
-        if let Ok(mut diagnostics) = runtime.diagnostics.lock() {
-            diagnostics.insert(diagnostic);
-        }
-    }
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
 
@@ -310,6 +311,8 @@ pub fn run(
         .statuses_where(|id| is_reconcilable(id) && origins.contains_key(id));
     let mut unread_values = runtime.unread_values.into_inner().unwrap_or_default();
     unread_values.retain(|id, _| runtime.store.contains(id));
+    let mut notes = runtime.notes.into_inner().unwrap_or_default();
+    notes.retain(|id, _| origins.contains_key(id));
     RunReport {
         statuses,
         rendered: runtime.rendered.into_inner().unwrap_or_default(),
@@ -322,6 +325,7 @@ pub fn run(
             .collect(),
         cancelled: report.cancelled,
         unread_values,
+        notes,
         tables: RunTables {
             _store: runtime.store,
             _claims: runtime.claims.into_inner().unwrap_or_default(),
@@ -487,6 +491,12 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
     }
 
     fn settle(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
+        if let Final::Cycle { path } = outcome {
+            let message = self.cycle_message(path);
+            self.withdraw_output(id);
+            self.store.set(id.clone(), Status::failed(message));
+            return;
+        }
         if let Some(message) = outcome.message() {
             self.withdraw_output(id);
             let blocked_by = match outcome {
@@ -499,9 +509,36 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
             );
         }
     }
+
+    fn producers(&self, id: &ResourceId) -> Vec<ResourceId> {
+        self.producers.of(id)
+    }
 }
 
 impl Runtime<'_> {
+    /// The failure of a cycle's members, made once per cycle, with one error diagnostic at the
+    /// first of its ids written in the repository.
+    fn cycle_message(&self, path: &Arc<[ResourceId]>) -> String {
+        let Ok(mut last) = self.last_cycle.lock() else {
+            return depend::cycle_message(path);
+        };
+        if let Some((last_path, message)) = last.as_ref() {
+            if Arc::ptr_eq(last_path, path) {
+                return message.clone();
+            }
+        }
+        let message = depend::cycle_message(path);
+        let mut diagnostic = Diagnostic::error(message.clone());
+        if let Some(first) = path.iter().find_map(|id| self.written_by_id(id)) {
+            diagnostic = diagnostic.at(first.location()).object(first.id.to_string());
+        }
+        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+            diagnostics.insert(diagnostic);
+        }
+        *last = Some((Arc::clone(path), message.clone()));
+        message
+    }
+
     fn unavailable(&self, message: String) -> Status {
         if self.options.allow_missing_sources {
             Status::Ready(Ready::Skipped(message))
@@ -570,39 +607,51 @@ impl Runtime<'_> {
         dependencies: Vec<depend::Dependency>,
         drain: DrainLevel,
     ) -> Option<Outcome<ResourceId>> {
+        let absent_is_final = drain != DrainLevel::None;
         let known: Vec<KnownDependency> = dependencies
             .iter()
-            .map(|d| {
-                (
-                    d.id.clone(),
-                    self.store.get(&d.id),
-                    self.store.status(&d.id),
-                )
-            })
+            .map(|d| self.known_dependency(&d.id, absent_is_final))
             .collect();
         let lookup = |id: &ResourceId| {
-            let Some((_, object, status)) = known.iter().find(|(k, _, _)| k == id) else {
+            let Some(known) = known.iter().find(|k| &k.id == id) else {
                 return DependencyState::Absent;
             };
-            match (object, status.as_ref().map(|s| &s.status)) {
+            let status = known.status.as_ref();
+            match (&known.object, status.map(|s| &s.status)) {
                 (None, _) => DependencyState::Absent,
-                (Some(object), Some(Status::Ready(_))) => DependencyState::Ready { object },
+                (Some(object), Some(Status::Ready(ready))) => DependencyState::Ready {
+                    object,
+                    offline: match ready {
+                        Ready::Skipped(reason) => Some(reason.clone()),
+                        _ => None,
+                    },
+                },
                 (Some(_), Some(Status::Failed(message))) => DependencyState::Failed {
                     message: message.clone(),
                     blocked_by: status
-                        .as_ref()
-                        .map(|s| s.blocked_by.clone())
+                        .map(|s| self.root_causes(&s.blocked_by))
                         .unwrap_or_default(),
                 },
                 (Some(_), _) => DependencyState::Pending,
             }
         };
         let options = GateOptions {
-            absent_is_final: drain != DrainLevel::None,
+            absent_is_final,
             pending_is_final: drain == DrainLevel::Force,
         };
-        match depend::gate(&flux.object, &dependencies, lookup, options) {
-            Gate::Open => None,
+        let gate = depend::gate(&flux.object, &dependencies, lookup, options);
+        if let Ok(mut notes) = self.notes.lock() {
+            match &gate {
+                Gate::Open { notes: new } if !new.is_empty() => {
+                    notes.insert(flux.object.id.clone(), new.clone());
+                }
+                _ => {
+                    notes.remove(&flux.object.id);
+                }
+            }
+        }
+        match gate {
+            Gate::Open { .. } => None,
             Gate::Wait(ids) => Some(Outcome::Blocked(ids)),
             Gate::Closed {
                 message,
@@ -619,6 +668,107 @@ impl Runtime<'_> {
                 ))
             }
         }
+    }
+
+    /// A dependency as the Store holds it. One the Store does not hold may be a rendered object of
+    /// a kind the Store does not keep (a CustomResourceDefinition), seen as Ready; or, once nothing
+    /// more can arrive (`absent_is_final`), an object whose producers could not publish it: one
+    /// skipped offline makes it Ready as written, with the reason; one that failed passes its
+    /// failure on.
+    fn known_dependency(&self, id: &ResourceId, absent_is_final: bool) -> KnownDependency {
+        let stored = KnownDependency {
+            id: id.clone(),
+            object: self.store.get(id),
+            status: self.store.status(id),
+        };
+        if stored.object.is_some() {
+            return stored;
+        }
+        if !is_data(id) && !is_reconcilable(id) {
+            let rendered = self.rendered.lock().ok().and_then(|rendered| {
+                rendered
+                    .values()
+                    .flatten()
+                    .find(|o| &o.id == id)
+                    .map(|o| Arc::new(o.clone()))
+            });
+            if let Some(object) = rendered {
+                return KnownDependency {
+                    id: id.clone(),
+                    object: Some(object),
+                    status: Some(StatusRecord::new(Status::ready(), Vec::new())),
+                };
+            }
+        }
+        if !absent_is_final {
+            return stored;
+        }
+        for producer in self.producers.of(id) {
+            let Some(record) = self.store.status(&producer) else {
+                continue;
+            };
+            let written = self.written_by_id(id);
+            match (&record.status, written) {
+                (Status::Ready(Ready::Skipped(reason)), Some(object)) => {
+                    return KnownDependency {
+                        id: id.clone(),
+                        object: Some(Arc::new(object.clone())),
+                        status: Some(StatusRecord::new(
+                            Status::Ready(Ready::Skipped(format!(
+                                "{} was skipped: {reason}",
+                                depend::label(&producer)
+                            ))),
+                            Vec::new(),
+                        )),
+                    };
+                }
+                (Status::Failed(message), Some(object)) => {
+                    let mut blocked_by = vec![producer.clone()];
+                    blocked_by.extend(self.root_causes(&record.blocked_by));
+                    return KnownDependency {
+                        id: id.clone(),
+                        object: Some(Arc::new(object.clone())),
+                        status: Some(StatusRecord::new(Status::failed(message), blocked_by)),
+                    };
+                }
+                _ => {}
+            }
+        }
+        stored
+    }
+
+    /// The root causes among `blocked_by`: ids nothing further blocks (failed or skipped on their
+    /// own, or never found). A failure passed up a chain keeps its nearest dependency and these,
+    /// not the whole chain, so a long chain costs each member a few ids.
+    fn root_causes(&self, blocked_by: &[ResourceId]) -> Vec<ResourceId> {
+        blocked_by
+            .iter()
+            .filter(|id| {
+                self.store
+                    .status(id)
+                    .is_none_or(|record| record.blocked_by.is_empty())
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The object of `id` as written in the repository's files, or the one with its group, kind
+    /// and name written without a namespace.
+    fn written_by_id(&self, id: &ResourceId) -> Option<&Object> {
+        let objects = &self.repository.flux_objects;
+        let find = |wanted: &ResourceId| {
+            let first = objects.partition_point(|f| f.object.id < *wanted);
+            objects
+                .get(first)
+                .filter(|f| f.object.id == *wanted)
+                .map(|f| &f.object)
+        };
+        find(id).or_else(|| {
+            find(&ResourceId {
+                namespace: Default::default(),
+                ..id.clone()
+            })
+        })
     }
 
     fn fail(&self, id: &ResourceId, message: impl Into<String>) -> Outcome<ResourceId> {
@@ -1336,5 +1486,5 @@ fn reference_id(reference: &CrossRef, namespace: &str) -> ResourceId {
 }
 
 fn label_of(id: &ResourceId) -> String {
-    format!("{}/{}/{}", id.kind, id.namespace, id.name)
+    id.to_string()
 }

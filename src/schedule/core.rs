@@ -8,7 +8,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::order::leaves_first;
+use super::order::{leaves_first, shortest_cycle};
 use super::{DrainLevel, Final, NodeId, Options, Outcome};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -383,6 +383,128 @@ impl<Id: NodeId> Core<Id> {
         order
     }
 
+    /// The ids parked nodes wait on that are not nodes, sorted: the caller is asked who would
+    /// produce them before [`Core::end_cycles`].
+    pub fn absent_waits(&self) -> Vec<Id> {
+        let mut absent: Vec<Id> = self
+            .nodes
+            .iter()
+            .filter(|entry| entry.state == State::Parked)
+            .flat_map(|entry| entry.waits.iter())
+            .filter(|wait| !self.index.contains_key(*wait))
+            .cloned()
+            .collect();
+        absent.sort();
+        absent.dedup();
+        absent
+    }
+
+    /// Ends every parked node that waits in a cycle, each component's members with one shared
+    /// path; `producers` maps an absent id to the nodes that would publish it. Returns the number
+    /// of cycles ended. Linear in the parked nodes and their waits.
+    pub fn end_cycles(&mut self, producers: &[(Id, Vec<Id>)]) -> u32 {
+        let producers: HashMap<&Id, &[Id]> = producers
+            .iter()
+            .map(|(id, by)| (id, by.as_slice()))
+            .collect();
+        // Vertices: parked nodes, and absent ids that a parked node would produce; in id order, so
+        // that neighbour lists, and so the chosen paths, do not depend on arrival order.
+        let parked = |core: &Self, id: &Id| {
+            core.index
+                .get(id)
+                .and_then(|&node| core.nodes.get(node))
+                .is_some_and(|entry| entry.state == State::Parked)
+        };
+        let mut vertices: Vec<Id> = self
+            .nodes
+            .iter()
+            .filter(|entry| entry.state == State::Parked)
+            .map(|entry| entry.id.clone())
+            .collect();
+        for (&absent, by) in &producers {
+            if by.iter().any(|producer| parked(self, producer)) {
+                vertices.push(absent.clone());
+            }
+        }
+        vertices.sort();
+        vertices.dedup();
+        let position: HashMap<&Id, usize> = vertices
+            .iter()
+            .enumerate()
+            .map(|(at, id)| (id, at))
+            .collect();
+        let edges: Vec<Vec<usize>> = vertices
+            .iter()
+            .map(|id| {
+                let targets: &[Id] = match self.index.get(id).and_then(|&n| self.nodes.get(n)) {
+                    Some(entry) => &entry.waits,
+                    None => producers.get(id).copied().unwrap_or_default(),
+                };
+                let mut targets: Vec<usize> = targets
+                    .iter()
+                    .filter_map(|target| position.get(target).copied())
+                    .collect();
+                targets.sort_unstable();
+                targets.dedup();
+                targets
+            })
+            .collect();
+        let mut component_of = vec![usize::MAX; vertices.len()];
+        let mut cycles: Vec<(Vec<usize>, Arc<[Id]>)> = Vec::new();
+        for (number, component) in leaves_first(&edges).into_iter().enumerate() {
+            let cyclic = match component.as_slice() {
+                [single] => edges.get(*single).is_some_and(|out| out.contains(single)),
+                _ => true,
+            };
+            if !cyclic {
+                continue;
+            }
+            for &member in &component {
+                if let Some(slot) = component_of.get_mut(member) {
+                    *slot = number;
+                }
+            }
+            let Some(&start) = component.iter().min() else {
+                continue;
+            };
+            let Some(path) =
+                shortest_cycle(&edges, start, |v| component_of.get(v) == Some(&number))
+            else {
+                continue;
+            };
+            let path: Arc<[Id]> = path
+                .into_iter()
+                .filter_map(|at| vertices.get(at).cloned())
+                .collect();
+            cycles.push((component, path));
+        }
+        // Every member ends before any event: an event about one member must not wake another.
+        let mut ended = Vec::new();
+        for (component, path) in &cycles {
+            for id in component.iter().filter_map(|&at| vertices.get(at)) {
+                let Some(&node) = self.index.get(id) else {
+                    continue;
+                };
+                let Some(entry) = self.nodes.get_mut(node) else {
+                    continue;
+                };
+                let outcome = Final::Cycle {
+                    path: Arc::clone(path),
+                };
+                entry.state = State::Done(outcome.clone());
+                entry.waits.clear();
+                entry.park_generation = entry.park_generation.wrapping_add(1);
+                self.settled.push((id.clone(), outcome));
+                self.progress += 1;
+                ended.push(id.clone());
+            }
+        }
+        for id in &ended {
+            self.event(id, false);
+        }
+        u32::try_from(cycles.len()).unwrap_or(u32::MAX)
+    }
+
     /// Whether any node is parked.
     pub fn any_parked(&self) -> bool {
         self.nodes.iter().any(|entry| entry.state == State::Parked)
@@ -445,7 +567,8 @@ fn guard<Id>(entry: &Node<Id>, options: &Options) -> Option<Final<Id>> {
     }
     if entry.runs >= options.max_runs {
         return Some(Final::Stopped(format!(
-            "stopped after {} runs: it was woken again and again without settling",
+            "internal error: stopped after {} runs, woken again and again without settling; \
+             this is a bug in offlux's wake-up logic, please report it",
             entry.runs
         )));
     }

@@ -6,14 +6,21 @@
 //! ([`Handle::on_arrival`]) or turns terminal ([`Handle::on_status`], or a node finishing). Bodies
 //! report what they emit through a [`Handle`] before they return, which is what makes termination
 //! structural: when nothing is in flight and nothing is runnable, nothing new can appear. Then the
-//! drain escalates, in rounds that run the parked nodes one at a time, leaves first:
+//! scheduler ends what is left, in this order, going back to ordinary running after any step that
+//! changed something:
 //!
-//! - [`DrainLevel::Cascade`]: bodies fail what waits on an absent dependency and pass a failed
-//!   dependency's message up. After a round that changed anything, ordinary running resumes.
-//! - [`DrainLevel::Force`], only after a Cascade round that changed nothing (a cycle across kinds):
-//!   bodies fail with "not ready".
-//! - If even Force changes nothing, the scheduler records [`Final::NotReady`] for what is left, so no
-//!   node ends non-terminal.
+//! 1. **Cycles.** The parked nodes and what they wait on form a graph (an id that is not a node
+//!    leads to the parked nodes [`Dispatcher::producers`] names for it). Every strongly connected
+//!    component with a cycle ends at once, each member [`Final::Cycle`] with the same path: the
+//!    shortest cycle through the component's smallest id, starting there. Its dependants wake and
+//!    see the members' failure.
+//! 2. [`DrainLevel::Cascade`]: parked nodes run one at a time, leaves first; bodies fail what waits
+//!    on an absent dependency and pass a failed dependency's message up.
+//! 3. [`DrainLevel::Force`], only after a Cascade round that changed nothing: bodies fail with
+//!    "not ready". With cycles ended first, this only ends nodes whose bodies wait on something the
+//!    graph does not show (a status nobody will write).
+//! 4. If even Force changes nothing, the scheduler records [`Final::NotReady`] for what is left, so no
+//!    node ends non-terminal.
 //!
 //! When the scheduler itself ends a node, [`Dispatcher::settle`] lets the caller record a status.
 //! No timers anywhere.
@@ -62,9 +69,8 @@
 //! assert_eq!(report.nodes, vec![("apps", Final::Terminal), ("infra", Final::Terminal)]);
 //! ```
 //!
-//! Not for: knowing what a node is, storing objects or statuses (the caller's Store does),
-//! detecting dependsOn cycles within a kind (the controllers report those with their path before
-//! the run).
+//! Not for: knowing what a node is, storing objects or statuses (the caller's Store does), or
+//! naming a cycle's members in messages (the caller formats [`Final::Cycle`]'s path).
 
 mod core;
 mod order;
@@ -74,6 +80,7 @@ pub use run::{Handle, Scheduler};
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::Arc;
 
 /// The bounds a node id needs: cloned into queues, ordered for deterministic reports, hashed for
 /// lookups, shared between threads.
@@ -89,7 +96,7 @@ pub enum DrainLevel {
     /// Nothing else can arrive: fail on an absent dependency ("dependency not found"), pass a failed
     /// dependency's message up; keep waiting on a dependency that is merely pending.
     Cascade,
-    /// Cascade changed nothing, so what is left waits in a cycle: fail ("not ready").
+    /// Cascade changed nothing and no cycle is left, yet nodes still wait: fail ("not ready").
     Force,
 }
 
@@ -117,6 +124,14 @@ pub trait Dispatcher<Id>: Sync {
     fn settle(&self, id: &Id, outcome: &Final<Id>) {
         let _ = (id, outcome);
     }
+
+    /// The nodes that would publish `id` when they reconcile, for an id that parked nodes wait on
+    /// and that is not a node: waiting on it then waits on them, which is how a cycle through an
+    /// object a dependant produces is found. Called only when the run is quiet.
+    fn producers(&self, id: &Id) -> Vec<Id> {
+        let _ = id;
+        Vec::new()
+    }
 }
 
 /// How a node ended, as the scheduler saw it.
@@ -128,6 +143,10 @@ pub enum Final<Id> {
     Stopped(String),
     /// Still blocked after a Force round changed nothing; sorted ids it was waiting on.
     NotReady { waiting_on: Vec<Id> },
+    /// A member of a wait cycle: `path` is the cycle from its smallest id back to it (the first id
+    /// repeated at the end), the same for every member of the component. Shared, so that a long
+    /// cycle costs one path, not one per member.
+    Cycle { path: Arc<[Id]> },
     /// The body panicked; the panic message.
     Panicked(String),
     /// The run was cancelled before this node ended.
@@ -141,6 +160,7 @@ impl<Id> Final<Id> {
             Final::Terminal => None,
             Final::Stopped(message) | Final::Panicked(message) => Some(message),
             Final::NotReady { .. } => Some("not ready"),
+            Final::Cycle { .. } => Some("dependency cycle"),
             Final::Cancelled => Some("cancelled"),
         }
     }
@@ -153,8 +173,8 @@ pub struct Options {
     pub concurrency: usize,
     /// Re-runs allowed because the node's own object changed after it had run.
     pub max_reruns: u32,
-    /// Runs of one node in one `run`, whatever woke it: a bound for nodes that wake each other
-    /// through data that never settles.
+    /// Runs of one node in one `run`, whatever woke it. Cycles end structurally, so reaching this
+    /// bound is a bug in the wake-up logic, and the message says so.
     pub max_runs: u32,
 }
 
@@ -192,6 +212,8 @@ pub struct Stats {
     pub dispatches: u64,
     pub cascade_rounds: u32,
     pub force_rounds: u32,
+    /// Wait cycles ended (components, not members).
+    pub cycles: u32,
 }
 
 #[cfg(test)]

@@ -67,9 +67,43 @@ pub(crate) fn leaves_first(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
     components
 }
 
+/// The shortest cycle from `start` back to it through vertices `inside` accepts, breadth first with
+/// neighbours in index order, so the same graph always gives the same path. The path starts and
+/// ends with `start`. Visits only vertices `inside` accepts, once each.
+pub(crate) fn shortest_cycle(
+    edges: &[Vec<usize>],
+    start: usize,
+    inside: impl Fn(usize) -> bool,
+) -> Option<Vec<usize>> {
+    let mut parent: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(current) = queue.pop_front() {
+        for &next in edges.get(current).map_or(&[][..], |out| &out[..]) {
+            if next == start {
+                let mut back = Vec::new();
+                let mut at = current;
+                while at != start {
+                    back.push(at);
+                    at = *parent.get(&at)?;
+                }
+                let mut path = Vec::with_capacity(back.len() + 2);
+                path.push(start);
+                path.extend(back.into_iter().rev());
+                path.push(start);
+                return Some(path);
+            }
+            if inside(next) && !parent.contains_key(&next) {
+                parent.insert(next, current);
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
-    use super::leaves_first;
+    use super::{leaves_first, shortest_cycle};
 
     fn sorted(mut components: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
         for component in &mut components {
@@ -96,6 +130,16 @@ mod tests {
             sorted(leaves_first(&edges)),
             vec![vec![2], vec![0, 1], vec![3]]
         );
+    }
+
+    #[test]
+    fn shortest_cycle_starts_and_ends_at_start_in_index_order() {
+        // 0 → 1 → 2 → 0 and 0 → 3 → 0: the shorter one wins; a self-loop is a cycle of one.
+        let edges = vec![vec![1, 3], vec![2], vec![0], vec![0], vec![4]];
+        assert_eq!(shortest_cycle(&edges, 0, |_| true), Some(vec![0, 3, 0]));
+        assert_eq!(shortest_cycle(&edges, 1, |_| true), Some(vec![1, 2, 0, 1]));
+        assert_eq!(shortest_cycle(&edges, 4, |_| true), Some(vec![4, 4]));
+        assert_eq!(shortest_cycle(&edges, 1, |v| v != 2), None);
     }
 
     #[test]

@@ -278,6 +278,17 @@ impl<Id: NodeId> Scheduler<Id> {
                     if !core.any_parked() {
                         return false;
                     }
+                    // Cycles first: what waits in one can only be ended by the scheduler.
+                    let absent = core.absent_waits();
+                    drop(core);
+                    let producers = producers_of(dispatcher, absent);
+                    let mut core = shared.lock();
+                    let cycles = core.end_cycles(&producers);
+                    if cycles > 0 {
+                        stats.cycles += cycles;
+                        last_round = None;
+                        continue;
+                    }
                     let level = match last_round {
                         None | Some((_, true)) => DrainLevel::Cascade,
                         Some((DrainLevel::Cascade, false)) => DrainLevel::Force,
@@ -340,6 +351,18 @@ fn settle<Id, D: Dispatcher<Id>>(dispatcher: &D, settled: &[(Id, Final<Id>)]) {
         // A panicking hook must not take the coordinator down with it.
         let _ = catch_unwind(AssertUnwindSafe(|| dispatcher.settle(id, outcome)));
     }
+}
+
+/// The producers the dispatcher names for each absent id, leaving out ids it names none for.
+fn producers_of<Id, D: Dispatcher<Id>>(dispatcher: &D, absent: Vec<Id>) -> Vec<(Id, Vec<Id>)> {
+    absent
+        .into_iter()
+        .filter_map(|id| {
+            // A panicking hook must not take the coordinator down with it.
+            let by = catch_unwind(AssertUnwindSafe(|| dispatcher.producers(&id))).ok()?;
+            (!by.is_empty()).then_some((id, by))
+        })
+        .collect()
 }
 
 fn send<Id>(jobs: &Sender<Job<Id>>, job: Job<Id>) {
