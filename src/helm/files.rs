@@ -104,11 +104,9 @@ fn files_method(
             Value::List(lines)
         }),
         "Glob" => string_arg(name, args).and_then(|pattern| {
-            let matcher = globset::GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| FuncError(e.to_string()))?
-                .compile_matcher();
+            // Helm globs with `**` when gobwas/glob refuses the pattern
+            let matcher = super::glob::Glob::new(&pattern)
+                .unwrap_or_else(|_| super::glob::Glob::everything());
             let map: BTreeMap<String, Value> = file_entries(files)
                 .filter(|(n, _)| matcher.is_match(n.as_str()))
                 .map(|(n, t)| (n.clone(), Value::String(t.to_string())))

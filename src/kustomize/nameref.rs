@@ -41,9 +41,7 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
         .iter()
         .chain(&config.name_reference)
         .collect();
-    let is_referred_to = |gvk: &Gvk| {
-        rows.iter().any(|row| row.selects(gvk))
-    };
+    let is_referred_to = |gvk: &Gvk| rows.iter().any(|row| row.selects(gvk));
     // Only objects of a kind some row refers to can be renamed in a reference; most objects (a
     // release, a source) are of no such kind, and a candidate costs a dozen strings.
     let candidates: Vec<Candidate> = resources
@@ -81,10 +79,8 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
     let rows: Vec<(&NameRef, Vec<&Candidate>)> = rows
         .into_iter()
         .filter_map(|row| {
-            let targets: Vec<&Candidate> = candidates
-                .iter()
-                .filter(|c| row.selects(&c.gvk))
-                .collect();
+            let targets: Vec<&Candidate> =
+                candidates.iter().filter(|c| row.selects(&c.gvk)).collect();
             (!targets.is_empty()).then_some((row, targets))
         })
         .collect();
