@@ -235,6 +235,26 @@ mod tests {
     }
 
     #[test]
+    fn b5_files_glob_doublestar() {
+        // helm template: `**` crosses directories, `**/` needs one, a pattern gobwas/glob
+        // refuses selects every file
+        let s = |t: &str| Value::String(t.into());
+        let names = |pattern: &str| -> Vec<String> {
+            match call("Glob", &[s(pattern)]) {
+                Value::Map(m) => file_entries(&m).map(|(n, _)| n.clone()).collect(),
+                _ => Vec::new(),
+            }
+        };
+        assert_eq!(names("config/**.ini"), ["config/a.ini", "config/sub/b.ini"]);
+        assert_eq!(names("config/**/*.ini"), ["config/sub/b.ini"]);
+        assert_eq!(
+            names("**"),
+            ["README.md", "config/a.ini", "config/sub/b.ini"]
+        );
+        assert_eq!(names("config/["), names("**"));
+    }
+
+    #[test]
     fn api_versions_has_is_exact_membership() {
         let mut env = FuncEnv {
             rng_state: 0,
