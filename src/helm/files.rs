@@ -103,7 +103,7 @@ fn files_method(
             };
             Value::List(lines)
         }),
-        "Glob" => string_arg(name, args).and_then(|pattern| {
+        "Glob" => string_arg(name, args).map(|pattern| {
             // Helm globs with `**` when gobwas/glob refuses the pattern
             let matcher = super::glob::Glob::new(&pattern)
                 .unwrap_or_else(|_| super::glob::Glob::everything());
@@ -111,7 +111,7 @@ fn files_method(
                 .filter(|(n, _)| matcher.is_match(n.as_str()))
                 .map(|(n, t)| (n.clone(), Value::String(t.to_string())))
                 .collect();
-            Ok(Value::Map(map))
+            Value::Map(map)
         }),
         "AsConfig" | "AsSecrets" => {
             if !args.is_empty() {
