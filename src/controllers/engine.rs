@@ -204,8 +204,10 @@ impl HelmRenderer for HelmEngine {
         let parse = |manifests: &[&helm::Manifest]| -> Result<Vec<Node>, HelmRenderError> {
             let mut nodes = Vec::new();
             for manifest in manifests {
+                // Helm joins the trimmed manifests each followed by a newline (a release's
+                // manifest, `helm template`): a block scalar ending a manifest keeps its newline
                 let documents = crate::yaml::parse_stream(
-                    &manifest.content,
+                    &format!("{}\n", manifest.content),
                     &crate::yaml::ParseOptions::default(),
                 )
                 .map_err(|e| {

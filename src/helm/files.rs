@@ -103,17 +103,15 @@ fn files_method(
             };
             Value::List(lines)
         }),
-        "Glob" => string_arg(name, args).and_then(|pattern| {
-            let matcher = globset::GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| FuncError(e.to_string()))?
-                .compile_matcher();
+        "Glob" => string_arg(name, args).map(|pattern| {
+            // Helm globs with `**` when gobwas/glob refuses the pattern
+            let matcher = super::glob::Glob::new(&pattern)
+                .unwrap_or_else(|_| super::glob::Glob::everything());
             let map: BTreeMap<String, Value> = file_entries(files)
                 .filter(|(n, _)| matcher.is_match(n.as_str()))
                 .map(|(n, t)| (n.clone(), Value::String(t.to_string())))
                 .collect();
-            Ok(Value::Map(map))
+            Value::Map(map)
         }),
         "AsConfig" | "AsSecrets" => {
             if !args.is_empty() {
@@ -234,6 +232,26 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(secrets, s("a.ini: eD0xCnk9Mgo="));
+    }
+
+    #[test]
+    fn b5_files_glob_doublestar() {
+        // helm template: `**` crosses directories, `**/` needs one, a pattern gobwas/glob
+        // refuses selects every file
+        let s = |t: &str| Value::String(t.into());
+        let names = |pattern: &str| -> Vec<String> {
+            match call("Glob", &[s(pattern)]) {
+                Value::Map(m) => file_entries(&m).map(|(n, _)| n.clone()).collect(),
+                _ => Vec::new(),
+            }
+        };
+        assert_eq!(names("config/**.ini"), ["config/a.ini", "config/sub/b.ini"]);
+        assert_eq!(names("config/**/*.ini"), ["config/sub/b.ini"]);
+        assert_eq!(
+            names("**"),
+            ["README.md", "config/a.ini", "config/sub/b.ini"]
+        );
+        assert_eq!(names("config/["), names("**"));
     }
 
     #[test]

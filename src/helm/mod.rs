@@ -18,6 +18,7 @@
 mod capabilities;
 pub mod chart;
 mod files;
+mod glob;
 mod helmignore;
 mod kube_version;
 mod load;

@@ -303,7 +303,18 @@ pub fn replicas() -> Vec<FieldSpec> {
 pub struct NameRef {
     pub kind: String,
     pub group: String,
+    /// Empty selects every version (and an empty group every group), as a kustomize selector.
+    pub version: String,
     pub specs: Vec<FieldSpec>,
+}
+
+impl NameRef {
+    /// Whether an object of `gvk` is a target of this row.
+    pub fn selects(&self, gvk: &Gvk) -> bool {
+        gvk.kind == self.kind
+            && (self.group.is_empty() || gvk.group == self.group)
+            && (self.version.is_empty() || gvk.version == self.version)
+    }
 }
 
 const POD_PARENTS: &[(&str, &str)] = &[
@@ -331,6 +342,7 @@ pub fn name_references() -> Vec<NameRef> {
     let scale = |k: &str| NameRef {
         kind: k.into(),
         group: String::new(),
+        version: String::new(),
         specs: vec![FieldSpec::new(
             "HorizontalPodAutoscaler",
             "",
@@ -471,26 +483,31 @@ pub fn name_references() -> Vec<NameRef> {
         NameRef {
             kind: "ConfigMap".into(),
             group: String::new(),
+            version: "v1".into(),
             specs: cm,
         },
         NameRef {
             kind: "Secret".into(),
             group: String::new(),
+            version: "v1".into(),
             specs: secret,
         },
         NameRef {
             kind: "Service".into(),
             group: String::new(),
+            version: "v1".into(),
             specs: service,
         },
         NameRef {
             kind: "Role".into(),
             group: rbac.into(),
+            version: String::new(),
             specs: vec![FieldSpec::new("RoleBinding", rbac, "roleRef/name", false)],
         },
         NameRef {
             kind: "ClusterRole".into(),
             group: rbac.into(),
+            version: String::new(),
             specs: vec![
                 FieldSpec::new("RoleBinding", rbac, "roleRef/name", false),
                 FieldSpec::new("ClusterRoleBinding", rbac, "roleRef/name", false),
@@ -499,16 +516,19 @@ pub fn name_references() -> Vec<NameRef> {
         NameRef {
             kind: "ServiceAccount".into(),
             group: String::new(),
+            version: "v1".into(),
             specs: sa,
         },
         NameRef {
             kind: "PersistentVolumeClaim".into(),
             group: String::new(),
+            version: "v1".into(),
             specs: pvc,
         },
         NameRef {
             kind: "PersistentVolume".into(),
             group: String::new(),
+            version: "v1".into(),
             specs: vec![
                 FieldSpec::new("PersistentVolumeClaim", "", "spec/volumeName", false),
                 FieldSpec::new("ClusterRole", "", "rules/resourceNames", false),
@@ -517,6 +537,7 @@ pub fn name_references() -> Vec<NameRef> {
         NameRef {
             kind: "StorageClass".into(),
             group: "storage.k8s.io".into(),
+            version: String::new(),
             specs: vec![
                 FieldSpec::new("PersistentVolume", "", "spec/storageClassName", false),
                 FieldSpec::new("PersistentVolumeClaim", "", "spec/storageClassName", false),
@@ -531,11 +552,13 @@ pub fn name_references() -> Vec<NameRef> {
         NameRef {
             kind: "PriorityClass".into(),
             group: "scheduling.k8s.io".into(),
+            version: String::new(),
             specs: priority,
         },
         NameRef {
             kind: "ValidatingAdmissionPolicy".into(),
             group: "admissionregistration.k8s.io".into(),
+            version: String::new(),
             specs: vec![FieldSpec::new(
                 "ValidatingAdmissionPolicyBinding",
                 "admissionregistration.k8s.io",
@@ -546,6 +569,7 @@ pub fn name_references() -> Vec<NameRef> {
         NameRef {
             kind: "IngressClass".into(),
             group: "networking.k8s.io".into(),
+            version: String::new(),
             specs: vec![FieldSpec::new(
                 "Ingress",
                 "",

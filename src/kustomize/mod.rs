@@ -161,7 +161,13 @@ impl std::error::Error for Error {}
 /// Builds the kustomization in `dir` (a directory holding `kustomization.yaml`, `.yml` or
 /// `Kustomization`).
 pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
-    load::build(dir, options)
+    let mut build = load::build(dir, options)?;
+    // kustomize's objects have been through go-yaml v3, which rewrites folded scalars
+    build
+        .objects
+        .iter_mut()
+        .for_each(crate::yaml::reread_folded);
+    Ok(build)
 }
 
 /// What `kustomize build` prints for the build.

@@ -41,10 +41,7 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
         .iter()
         .chain(&config.name_reference)
         .collect();
-    let is_referred_to = |gvk: &Gvk| {
-        rows.iter()
-            .any(|row| gvk.kind == row.kind && (row.group.is_empty() || gvk.group == row.group))
-    };
+    let is_referred_to = |gvk: &Gvk| rows.iter().any(|row| row.selects(gvk));
     // Only objects of a kind some row refers to can be renamed in a reference; most objects (a
     // release, a source) are of no such kind, and a candidate costs a dozen strings.
     let candidates: Vec<Candidate> = resources
@@ -82,12 +79,8 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
     let rows: Vec<(&NameRef, Vec<&Candidate>)> = rows
         .into_iter()
         .filter_map(|row| {
-            let targets: Vec<&Candidate> = candidates
-                .iter()
-                .filter(|c| {
-                    c.gvk.kind == row.kind && (row.group.is_empty() || c.gvk.group == row.group)
-                })
-                .collect();
+            let targets: Vec<&Candidate> =
+                candidates.iter().filter(|c| row.selects(&c.gvk)).collect();
             (!targets.is_empty()).then_some((row, targets))
         })
         .collect();
@@ -181,12 +174,17 @@ fn rename_node(
                 .get("namespace")
                 .and_then(Node::as_str)
                 .map(str::to_string);
-            let found = match m.get_mut("name") {
-                Some(Node::Scalar(s)) => rename_scalar(s, targets, referrer, ns.as_deref())?,
-                _ => None,
+            let (old, found) = match m.get_mut("name") {
+                Some(Node::Scalar(s)) => (
+                    s.value.to_string(),
+                    rename_scalar(s, targets, referrer, ns.as_deref())?,
+                ),
+                _ => (String::new(), None),
             };
             if let Some(c) = found {
-                if (ns.is_some() || kind == "ServiceAccount")
+                // a subject without a namespace gains one only when its object moved or was renamed
+                let changed = c.name != old || c.namespaces.iter().any(|n| *n != c.namespace);
+                if (ns.is_some() || (kind == "ServiceAccount" && changed))
                     && !c.cluster_scoped
                     && (ns.is_some() || c.namespace != "default")
                 {

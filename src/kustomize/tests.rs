@@ -266,3 +266,99 @@ fn nested_errors_keep_the_inner_file_and_entry() {
         "{text}"
     );
 }
+
+const SA_BINDING: &str = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: runner\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: runner\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: admin\nsubjects:\n- kind: ServiceAccount\n  name: runner\n  namespace: ns1\n";
+
+#[test]
+fn b1_sa_referral_name_references_select_by_version() {
+    // kubectl kustomize: a custom `ServiceAccount` of another version is not a referral target of
+    // a subject, so the referral is not ambiguous; a custom one of version v1 is one.
+    let dir = tempfile::tempdir().unwrap();
+    let custom =
+        "---\napiVersion: talos.dev/v1alpha1\nkind: ServiceAccount\nmetadata:\n  name: runner\n";
+    write(
+        dir.path(),
+        &[
+            (
+                "kustomization.yaml",
+                "namespace: ns1\nnamePrefix: p-\nresources:\n- res.yaml\n",
+            ),
+            ("res.yaml", &format!("{SA_BINDING}{custom}")),
+        ],
+    );
+    let out = to_yaml(&build(dir.path(), &options()).unwrap());
+    assert!(
+        out.contains("subjects:\n- kind: ServiceAccount\n  name: p-runner\n  namespace: ns1\n"),
+        "{out}"
+    );
+    // only the custom kind, of another version: the subject is left alone
+    let only_custom = SA_BINDING.split("---\n").nth(1).unwrap_or_default();
+    write(
+        dir.path(),
+        &[("res.yaml", &format!("{only_custom}{custom}"))],
+    );
+    let out = to_yaml(&build(dir.path(), &options()).unwrap());
+    assert!(out.contains("  name: runner\n  namespace: ns1\n"), "{out}");
+}
+
+#[test]
+fn b2_crb_subject_ns_is_added_only_when_the_object_moved_or_was_renamed() {
+    // kubectl kustomize: a subject without a namespace stays without one unless the service
+    // account was renamed or moved by a namespace transformer
+    let dir = tempfile::tempdir().unwrap();
+    let rbac = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: ns1\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: crb\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n- kind: ServiceAccount\n  name: sa\n";
+    let cases = [
+        ("", "subjects:\n- kind: ServiceAccount\n  name: sa\n"),
+        (
+            "namePrefix: p-\n",
+            "subjects:\n- kind: ServiceAccount\n  name: p-sa\n  namespace: ns1\n",
+        ),
+        (
+            "namespace: ns2\n",
+            "subjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: ns2\n",
+        ),
+    ];
+    for (extra, want) in cases {
+        write(
+            dir.path(),
+            &[
+                (
+                    "kustomization.yaml",
+                    &format!("resources:\n- rbac.yaml\n{extra}"),
+                ),
+                ("rbac.yaml", rbac),
+            ],
+        );
+        let out = to_yaml(&build(dir.path(), &options()).unwrap());
+        assert!(out.ends_with(want), "{extra}: {out}");
+    }
+}
+
+#[test]
+fn b6_folded_scalar_postbuild_built_objects_hold_the_printed_text() {
+    // kubectl kustomize prints `|-\n  [\n\n    {"a": 1}\n  ]` for this folded value: every reader
+    // of the built objects (JSON output, post-build substitution) must see that text.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("kustomization.yaml", "resources:\n- cm.yaml\n"),
+            (
+                "cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo\ndata:\n  rules: >-\n    [\n      {\"a\": 1}\n    ]\n  plain: >\n    a\n    b\n",
+            ),
+        ],
+    );
+    let built = build(dir.path(), &options()).unwrap();
+    let data = built.objects[0].get("data").unwrap();
+    assert_eq!(
+        data.get("rules").and_then(|n| n.as_str()),
+        Some("[\n\n  {\"a\": 1}\n]")
+    );
+    assert_eq!(data.get("plain").and_then(|n| n.as_str()), Some("a b\n"));
+    let out = to_yaml(&built);
+    assert!(
+        out.contains("  plain: |\n    a b\n  rules: |-\n    [\n\n      {\"a\": 1}\n    ]\n"),
+        "{out}"
+    );
+}

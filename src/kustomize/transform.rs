@@ -493,6 +493,7 @@ pub fn parse_config(text: &str) -> Result<Config, String> {
                 config.name_reference.push(NameRef {
                     kind: get("kind"),
                     group: get("group"),
+                    version: get("version"),
                     specs: r
                         .get("fieldSpecs")
                         .and_then(Node::as_sequence)
@@ -558,6 +559,7 @@ fn crd_refs(
             config.name_reference.push(NameRef {
                 kind: target.to_string(),
                 group: String::new(),
+                version: String::new(),
                 specs: vec![FieldSpec {
                     kind: kind.to_string(),
                     path: spec_path,

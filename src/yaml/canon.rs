@@ -194,6 +194,25 @@ pub(super) fn kyaml_entries(m: &Mapping) -> Vec<&Entry> {
     entries
 }
 
+/// Gives every folded scalar under `node` the text kustomize's round trip leaves it
+/// ([`go_v3_folded_reread`]), as a literal: what reads the built objects (post-build
+/// substitution, JSON output, validation) sees the value kustomize prints.
+pub fn reread_folded(node: &mut Node) {
+    match node {
+        Node::Scalar(s) => {
+            if s.style == ScalarStyle::Folded {
+                s.value = go_v3_folded_reread(&s.value).into();
+                s.style = ScalarStyle::Literal;
+            }
+        }
+        Node::Sequence(seq) => seq.items.iter_mut().for_each(reread_folded),
+        Node::Mapping(m) => m
+            .entries
+            .iter_mut()
+            .for_each(|e| reread_folded(&mut e.value)),
+    }
+}
+
 /// What a folded (`>`) scalar's text becomes after kustomize writes it with go-yaml v3 and reads it
 /// back. go-yaml v3's folded writer decides whether to double a line break by looking at the start
 /// of the value instead of the line after the break (go-yaml issue #827), so a break before a

@@ -27,7 +27,7 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
-pub use canon::{canonical_kyaml, from_json};
+pub use canon::{canonical_kyaml, from_json, reread_folded};
 pub use emit::{
     emit_canonical_kyaml, emit_canonical_kyaml_onto, go_yaml_v2_key_order, reads_back_as_plain,
     sort_keys, EmitOptions,
