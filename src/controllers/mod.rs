@@ -3,6 +3,7 @@
 
 pub mod depend;
 pub mod engine;
+pub mod external_artifact;
 pub mod generate;
 pub mod helmrelease;
 pub mod postbuild;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::depend::{self, DependencyState, Gate, GateOptions};
+use super::external_artifact::{self, ArtifactRoot};
 use super::generate;
 use super::helmrelease::{self, ComposedValues, HelmRenderError, HelmRenderRequest};
 pub use super::helmrelease::{
@@ -178,6 +179,11 @@ struct Runtime<'a> {
     rendered: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
     diagnostics: Mutex<BTreeSet<Diagnostic>>,
     unread_values: Mutex<BTreeMap<ResourceId, UnreadValues>>,
+    /// ExternalArtifacts assembled so far, by id.
+    artifacts: Mutex<BTreeMap<ResourceId, Result<Arc<ArtifactRoot>, String>>>,
+    /// Where artifacts that are not a source directory as they stand are written; removed with
+    /// the run.
+    scratch: std::sync::OnceLock<Option<tempfile::TempDir>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -215,6 +221,8 @@ pub fn run(
         rendered: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
         unread_values: Mutex::new(BTreeMap::new()),
+        artifacts: Mutex::new(BTreeMap::new()),
+        scratch: std::sync::OnceLock::new(),
     };
     let mut scheduler_options = schedule::Options::default();
     if let Some(concurrency) = options.concurrency {
@@ -531,6 +539,71 @@ impl Runtime<'_> {
         }
     }
 
+    /// The ExternalArtifact `id` as a directory: assembled from the ArtifactGenerator that
+    /// produces it (in the Store, or else written in the repository) once its sources resolve.
+    /// `None` while the generator or a source may still arrive.
+    fn external_artifact(
+        &self,
+        id: &ResourceId,
+        drain: DrainLevel,
+    ) -> Option<Result<Arc<ArtifactRoot>, String>> {
+        if let Some(known) = self.artifacts.lock().ok().and_then(|a| a.get(id).cloned()) {
+            return Some(known);
+        }
+        let stored: Vec<FluxObject> = self
+            .store
+            .objects_where(|o| o.kind == FluxKind::ArtifactGenerator.as_str())
+            .into_iter()
+            .filter_map(|(_, o)| FluxObject::from_object(&o).ok().flatten())
+            .collect();
+        let found = external_artifact::generator_of(id, &stored)
+            .or_else(|| external_artifact::generator_of(id, &self.repository.flux_objects));
+        let Some((flux, generator, index)) = found else {
+            if drain == DrainLevel::None {
+                return None;
+            }
+            return Some(Err(format!(
+                "source ExternalArtifact/{}/{} not found (no ArtifactGenerator produces it)",
+                id.namespace, id.name
+            )));
+        };
+        let mut dirs = BTreeMap::new();
+        for (_, source) in &generator.sources {
+            let source_id = external_artifact::source_id(flux, source);
+            let dir = match self.resolve_source(&source_id, drain)? {
+                SourceResolution::WorkingTree { .. } => Ok(self.repository.root.clone()),
+                SourceResolution::Unavailable(message) => Err(message),
+            };
+            dirs.insert(source_id, dir);
+        }
+        let source_dir = |source: &ResourceId| {
+            dirs.get(source)
+                .cloned()
+                .unwrap_or_else(|| Err("not resolved".into()))
+        };
+        let scratch = self
+            .scratch
+            .get_or_init(|| tempfile::Builder::new().prefix("offlux-").tempdir().ok());
+        let assembled = match scratch {
+            Some(scratch) => {
+                external_artifact::assemble(
+                    flux,
+                    generator,
+                    index,
+                    &source_dir,
+                    scratch.path(),
+                    &self.repository.fs_facts,
+                )
+                    .map(Arc::new)
+            }
+            None => Err("no scratch directory to assemble the artifact in".into()),
+        };
+        if let Ok(mut artifacts) = self.artifacts.lock() {
+            artifacts.insert(id.clone(), assembled.clone());
+        }
+        Some(assembled)
+    }
+
     fn note_duplicate(&self, object: &Object) {
         if let Ok(mut diagnostics) = self.diagnostics.lock() {
             diagnostics.insert(
@@ -646,16 +719,13 @@ impl Runtime<'_> {
             let group = FluxKind::from_kind(&r.kind).map_or("", |k| k.group());
             ResourceId::new(&format!("{group}/v1"), &r.kind, ns, &r.name)
         };
-        let mut path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        let path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        let mut artifact = None;
         if source_id.kind == FluxKind::ExternalArtifact.as_str() {
-            match source::external_artifact_path(
-                &source_id,
-                &path,
-                self.repository,
-                self.git_remote.as_deref(),
-            ) {
-                Ok(mapped) => path = mapped,
-                Err(message) => {
+            match self.external_artifact(&source_id, drain) {
+                None => return Outcome::Blocked(vec![source_id]),
+                Some(Ok(root)) => artifact = Some(root),
+                Some(Err(message)) => {
                     self.withdraw_output(id);
                     self.store.set_status(
                         id.clone(),
@@ -700,38 +770,41 @@ impl Runtime<'_> {
                 }
             }
         };
-        let dir = secure_join(&self.repository.root, &path);
+        let (root, visible) = match &artifact {
+            Some(artifact) => (artifact.root.as_path(), &artifact.files),
+            None => (self.repository.root.as_path(), &self.repository.yaml_files),
+        };
+        let dir = secure_join(root, &path);
         if !self.repository.fs_facts.is_dir(&dir) {
             return self.fail(id, format!("kustomization path not found: {path}"));
         }
-        if let Err(e) =
-            crate::fsio::locate(&self.repository.fs_facts, &dir, Some(&self.repository.root))
-        {
+        if let Err(e) = crate::fsio::locate(&self.repository.fs_facts, &dir, Some(root)) {
             return self.fail(id, format!("kustomization path `{path}`: {}", e.kind));
         }
-        let kustomization = match self.kustomization_for(&dir, spec) {
+        let kustomization = match self.kustomization_for(&dir, spec, visible) {
             Ok(kustomization) => kustomization,
             Err(message) => return self.fail(id, message),
         };
-        let built =
-            match self
-                .builder
-                .build_with_warnings(&self.repository.root, &dir, &kustomization)
-            {
-                Ok((built, warnings)) => {
-                    if let (false, Ok(mut diagnostics)) =
-                        (warnings.is_empty(), self.diagnostics.lock())
-                    {
-                        for warning in warnings {
-                            diagnostics.insert(warning.object(id.to_string()));
-                        }
+        let built = match self.builder.build_with_warnings(root, &dir, &kustomization) {
+            Ok((built, warnings)) => {
+                if let (false, Ok(mut diagnostics)) = (warnings.is_empty(), self.diagnostics.lock())
+                {
+                    for warning in warnings {
+                        diagnostics.insert(warning.object(id.to_string()));
                     }
-                    built
                 }
-                Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
-            };
+                built
+            }
+            Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+        };
         let mut children = Vec::with_capacity(built.len());
-        for object in built {
+        for mut object in built {
+            // A written artifact's file stands for the source file it was copied from.
+            if let Some(artifact) = &artifact {
+                object.file = object
+                    .file
+                    .and_then(|file| artifact.origins.get(&file).cloned().or(Some(file)));
+            }
             match self.post_process(flux, spec, object, variables.as_ref(), &path) {
                 Ok(object) => children.push(object),
                 Err(message) => return self.fail(id, message),
@@ -1123,7 +1196,12 @@ impl Runtime<'_> {
         producers.into_iter().next()
     }
 
-    fn kustomization_for(&self, dir: &Path, spec: &Kustomization) -> Result<Node, String> {
+    fn kustomization_for(
+        &self,
+        dir: &Path,
+        spec: &Kustomization,
+        visible: &[PathBuf],
+    ) -> Result<Node, String> {
         match generate::existing_kustomization_file(dir, &self.repository.fs_facts) {
             Some(file) => {
                 let existing = match self.repository.parsed_files.get(&file) {
@@ -1145,11 +1223,7 @@ impl Runtime<'_> {
             }
             None => generate::merge(
                 None,
-                generate::generated_resources(
-                    dir,
-                    &self.repository.yaml_files,
-                    &self.repository.fs_facts,
-                ),
+                generate::generated_resources(dir, visible, &self.repository.fs_facts),
                 spec,
             ),
         }
