@@ -285,3 +285,30 @@ fn write(
         in_place: false,
     })
 }
+
+/// A whole directory read as a source: every file under it (`.git` aside).
+pub fn whole_directory(tree: &DirTree) -> ArtifactRoot {
+    let mut files = Vec::new();
+    let mut stack = vec![String::new()];
+    while let Some(dir) = stack.pop() {
+        for name in tree.list(&dir).unwrap_or_default() {
+            let path = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            match tree.kind(&path) {
+                Some(EntryKind::Dir) => stack.push(path),
+                Some(EntryKind::File) => files.push(tree.root.join(path)),
+                None => {}
+            }
+        }
+    }
+    files.sort();
+    ArtifactRoot {
+        root: tree.root.clone(),
+        files,
+        origins: BTreeMap::new(),
+        in_place: true,
+    }
+}

@@ -9,3 +9,4 @@ pub mod helmrelease;
 pub mod postbuild;
 pub mod runtime;
 pub mod source;
+pub mod source_map;

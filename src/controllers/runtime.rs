@@ -20,6 +20,7 @@ pub use super::helmrelease::{
 };
 use super::postbuild::{self, Variables};
 use super::source::{self, SourceResolution};
+use super::source_map::{self, SourceMapping};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::{apply_variable_defaults, secure_join, Repository};
 use crate::model::{
@@ -76,6 +77,8 @@ pub struct RunOptions {
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
     pub cancel: CancelToken,
+    /// Sources read from local directories instead (`--sources`).
+    pub source_dirs: Vec<SourceMapping>,
     /// Told `(finished, known)` Flux objects as the run advances, for a progress display.
     pub progress: Option<Arc<dyn Fn(usize, usize) + Send + Sync>>,
     /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
@@ -454,6 +457,14 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         match flux.kind {
             FluxKind::Kustomization => self.reconcile_kustomization(&flux, drain),
             FluxKind::HelmRelease => self.reconcile_helm_release(&flux, drain),
+            _ if source_map::mapped(&self.options.source_dirs, id).is_some() => {
+                let status = match self.mapped_source(id) {
+                    Some(Err(message)) => Status::failed(message),
+                    _ => Status::ready(),
+                };
+                self.store.set(id.clone(), status);
+                Outcome::Terminal
+            }
             FluxKind::GitRepository | FluxKind::OCIRepository => {
                 let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
                 {
@@ -570,6 +581,10 @@ impl Runtime<'_> {
         let mut dirs = BTreeMap::new();
         for (_, source) in &generator.sources {
             let source_id = external_artifact::source_id(flux, source);
+            if let Some(mapped) = self.mapped_source(&source_id) {
+                dirs.insert(source_id, mapped.map(|m| m.root.clone()));
+                continue;
+            }
             let dir = match self.resolve_source(&source_id, drain)? {
                 SourceResolution::WorkingTree { .. } => Ok(self.repository.root.clone()),
                 SourceResolution::Unavailable(message) => Err(message),
@@ -585,23 +600,42 @@ impl Runtime<'_> {
             .scratch
             .get_or_init(|| tempfile::Builder::new().prefix("offlux-").tempdir().ok());
         let assembled = match scratch {
-            Some(scratch) => {
-                external_artifact::assemble(
-                    flux,
-                    generator,
-                    index,
-                    &source_dir,
-                    scratch.path(),
-                    &self.repository.fs_facts,
-                )
-                    .map(Arc::new)
-            }
+            Some(scratch) => external_artifact::assemble(
+                flux,
+                generator,
+                index,
+                &source_dir,
+                scratch.path(),
+                &self.repository.fs_facts,
+            )
+            .map(Arc::new),
             None => Err("no scratch directory to assemble the artifact in".into()),
         };
         if let Ok(mut artifacts) = self.artifacts.lock() {
             artifacts.insert(id.clone(), assembled.clone());
         }
         Some(assembled)
+    }
+
+    /// The directory the user mapped source `id` to, with its files; `None` when it is not mapped.
+    fn mapped_source(&self, id: &ResourceId) -> Option<Result<Arc<ArtifactRoot>, String>> {
+        let mapping = source_map::mapped(&self.options.source_dirs, id)?;
+        if let Some(known) = self.artifacts.lock().ok().and_then(|a| a.get(id).cloned()) {
+            return Some(known);
+        }
+        let label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
+        let root = external_artifact::DirTree::new(&mapping.dir, self.repository.fs_facts.clone())
+            .map(|tree| Arc::new(external_artifact::whole_directory(&tree)))
+            .ok_or_else(|| {
+                format!(
+                    "{label} is mapped to `{}`, which is not a directory",
+                    mapping.dir.display()
+                )
+            });
+        if let Ok(mut artifacts) = self.artifacts.lock() {
+            artifacts.insert(id.clone(), root.clone());
+        }
+        Some(root)
     }
 
     fn note_duplicate(&self, object: &Object) {
@@ -721,7 +755,12 @@ impl Runtime<'_> {
         };
         let path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
         let mut artifact = None;
-        if source_id.kind == FluxKind::ExternalArtifact.as_str() {
+        if let Some(mapped) = self.mapped_source(&source_id) {
+            match mapped {
+                Ok(root) => artifact = Some(root),
+                Err(message) => return self.fail(id, message),
+            }
+        } else if source_id.kind == FluxKind::ExternalArtifact.as_str() {
             match self.external_artifact(&source_id, drain) {
                 None => return Outcome::Blocked(vec![source_id]),
                 Some(Ok(root)) => artifact = Some(root),
