@@ -63,10 +63,14 @@ mod tests {
 
     #[test]
     fn maps_merge_and_lists_are_replaced() {
-        let out = merge(b"a: {x: 1, y: [1, 2]}\nb: keep\n", b"a: {y: [3]}\nc: new\n").unwrap();
+        let out = merge(
+            b"a: {x: 1, list: [1, 2]}\nb: keep\n",
+            b"a: {list: [3]}\nc: new\n",
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "a:\n  x: 1\n  y:\n  - 3\nb: keep\nc: new\n"
+            "a:\n  list:\n  - 3\n  x: 1\nb: keep\nc: new\n"
         );
     }
 

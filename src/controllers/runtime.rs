@@ -793,7 +793,7 @@ impl Runtime<'_> {
         let variables = match &spec.post_build {
             None => None,
             Some(post_build) => {
-                let data = self.data_objects(namespace, &post_build.substitute_from);
+                let data = self.data_objects(flux, &post_build.substitute_from, drain);
                 let lookup =
                     |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
                 match postbuild::collect(
@@ -1151,14 +1151,68 @@ impl Runtime<'_> {
     }
 
     /// The ConfigMaps and Secrets of `references` (in `namespace`) the Store holds now.
-    fn data_objects(&self, namespace: &str, references: &[DataRef]) -> Vec<Arc<Object>> {
+    fn data_objects(
+        &self,
+        flux: &FluxObject,
+        references: &[DataRef],
+        drain: DrainLevel,
+    ) -> Vec<Arc<Object>> {
+        let namespace = flux.namespace();
         references
             .iter()
             .filter_map(|r| {
-                self.store
-                    .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
+                let id = ResourceId::new("v1", &r.kind, namespace, &r.name);
+                match self.store.get(&id) {
+                    Some(object) => Some(object),
+                    // Only once nothing more can arrive: a Kustomization may still publish it.
+                    None if drain != DrainLevel::None => self.held_outside_the_run(flux, &id),
+                    None => None,
+                }
             })
             .collect()
+    }
+
+    /// A ConfigMap or Secret that no Kustomization produced: one of `--substitute-from` without a
+    /// namespace (it matches any), or else the only object of that kind, namespace and name in a
+    /// repository file, which the bootstrap (or whoever set up the cluster) applies. The latter is
+    /// said in a note naming the file.
+    fn held_outside_the_run(&self, flux: &FluxObject, id: &ResourceId) -> Option<Arc<Object>> {
+        let same = |o: &&Object| o.id.kind == id.kind && o.id.name == id.name;
+        if let Some(supplied) = self
+            .options
+            .extra_objects
+            .iter()
+            .filter(same)
+            .find(|o| o.id.namespace.is_empty())
+        {
+            let mut object = supplied.clone();
+            object.id.namespace = id.namespace.clone();
+            return Some(Arc::new(object));
+        }
+        let written: Vec<&Object> = self
+            .repository
+            .data_objects
+            .iter()
+            .filter(same)
+            .filter(|o| o.id.namespace == id.namespace)
+            .collect();
+        let [object] = written.as_slice() else {
+            return None;
+        };
+        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+            diagnostics.insert(
+                Diagnostic::note(format!(
+                    "{}/{}/{} is produced by no Kustomization; using its definition in `{}`, which the bootstrap or the cluster applies",
+                    id.kind,
+                    id.namespace,
+                    id.name,
+                    object.file.display()
+                ))
+                .at(flux.object.location())
+                .object(flux.object.id.to_string()),
+            );
+        }
+        Some(Arc::new((*object).clone()))
     }
 
     /// The composed values of a HelmRelease, or the outcome when it waits or fails.
@@ -1169,7 +1223,7 @@ impl Runtime<'_> {
         drain: DrainLevel,
     ) -> Result<Value, Outcome<ResourceId>> {
         let namespace = flux.namespace();
-        let data = self.data_objects(namespace, &spec.values_from);
+        let data = self.data_objects(flux, &spec.values_from, drain);
         let lookup =
             |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
         let declared = |secret: &ResourceId| self.secret_producer(secret);
