@@ -820,7 +820,7 @@ impl Runtime<'_> {
         if let Err(e) = crate::fsio::locate(&self.repository.fs_facts, &dir, Some(root)) {
             return self.fail(id, format!("kustomization path `{path}`: {}", e.kind));
         }
-        let kustomization = match self.kustomization_for(&dir, spec, visible) {
+        let kustomization = match self.kustomization_for(root, &dir, spec, visible) {
             Ok(kustomization) => kustomization,
             Err(message) => return self.fail(id, message),
         };
@@ -1291,6 +1291,7 @@ impl Runtime<'_> {
 
     fn kustomization_for(
         &self,
+        root: &Path,
         dir: &Path,
         spec: &Kustomization,
         visible: &[PathBuf],
@@ -1303,7 +1304,7 @@ impl Runtime<'_> {
                         let text = crate::fsio::read_to_string(
                             &self.repository.fs_facts,
                             &file,
-                            crate::fsio::Confine::within(&self.repository.root),
+                            crate::fsio::Confine::within(root),
                         )
                         .map_err(|e| format!("reading {e}"))?;
                         let documents =
