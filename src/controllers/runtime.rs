@@ -587,7 +587,9 @@ impl Runtime<'_> {
             }
             let dir = match self.resolve_source(&source_id, drain)? {
                 SourceResolution::WorkingTree { .. } => Ok(self.repository.root.clone()),
-                SourceResolution::Unavailable(message) => Err(message),
+                SourceResolution::Unavailable(message) | SourceResolution::NotFound(message) => {
+                    Err(message)
+                }
             };
             dirs.insert(source_id, dir);
         }
