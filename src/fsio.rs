@@ -226,6 +226,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Creates `path` and its missing parents: for scratch trees offlux writes (an assembled
+/// artifact), never inside the repository.
+pub fn create_dir_all(path: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

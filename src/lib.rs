@@ -3,6 +3,7 @@
 //! See ARCHITECTURE.md for the map of modules and the invariants between them.
 
 pub mod allocator;
+pub mod artifact;
 pub mod cli;
 pub mod controllers;
 pub mod diagnostic;

@@ -68,6 +68,7 @@ const ENGINES: &[&str] = &[
     "kustomize",
     "helm",
     "resourceset",
+    "artifact",
 ];
 
 #[test]
@@ -115,6 +116,7 @@ fn only_cli_prints_or_exits() {
         "template",
         "substitute",
         "resourceset",
+        "artifact",
         "model",
         "discovery",
         "store",
@@ -149,4 +151,16 @@ fn files_and_environment_only_through_the_door() {
             hits.join("\n")
         );
     }
+}
+
+/// The artifact builder reads sources only through the `SourceTree`s it is handed, so a guarded
+/// reader is the one place files are opened.
+#[test]
+fn the_artifact_builder_opens_no_file() {
+    let hits = offending_lines("artifact", &["std::fs", "File::open"]);
+    assert!(
+        hits.is_empty(),
+        "`artifact` opens files:\n{}",
+        hits.join("\n")
+    );
 }

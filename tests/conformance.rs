@@ -4,6 +4,8 @@
 //!
 //! Run with `cargo test --release --test conformance -- --nocapture`.
 
+#[path = "conformance/artifactgenerator.rs"]
+mod artifactgenerator;
 #[path = "conformance/common.rs"]
 mod common;
 #[path = "conformance/envsubst.rs"]

@@ -385,8 +385,10 @@ fn external_artifacts_of_an_artifact_generator_map_to_the_working_tree() {
     let mut options = Options::new(root.join("entry"));
     options.root = Some(root.to_path_buf());
     let repository = discover(&options).expect("discovery");
+    // The artifact is `apps/` of the working tree as it stands, so the build reads it there, with
+    // the artifact's root as the build's root.
     let builder = Canned(BTreeMap::from([(
-        "apps/prod",
+        "prod",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: x}\n".to_owned(),
     )]));
     let lines = status_lines(&run(

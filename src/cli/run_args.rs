@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::repo_args::RepoArgs;
 use crate::controllers::engine::{HelmEngine, KustomizeEngine};
 use crate::controllers::runtime::{self, RunOptions, RunReport};
+use crate::controllers::source_map::SourceMapping;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::Repository;
 
@@ -58,6 +59,41 @@ pub struct RunArgs {
     /// OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable).
     #[arg(long = "resourceset-inputs", value_name = "PROVIDER=FILE")]
     pub resourceset_inputs: Vec<String>,
+    /// Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every
+    /// GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR`
+    /// one (comma-separated or repeated; also `sources:` in `.offlux.yaml`).
+    #[arg(long = "sources", value_name = "NAME=DIR[,NAME=DIR...]")]
+    pub sources: Vec<String>,
+}
+
+/// The `sources:` map of `.offlux.yaml` (`NAME` or `KIND/NAMESPACE/NAME` to a directory relative
+/// to the repository root).
+fn configured_sources(root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
+    let path = root.join(".offlux.yaml");
+    let facts = crate::fsio::FsFacts::default();
+    let Ok(text) = crate::fsio::read_to_string(&facts, &path, crate::fsio::Confine::within(root))
+    else {
+        return Ok(Vec::new());
+    };
+    let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+        .map_err(|e| format!("`{}`: {e}", path.display()))?;
+    let Some(entries) = documents
+        .first()
+        .and_then(|d| d.root.get_path(&["sources"]))
+        .and_then(crate::yaml::Node::as_mapping)
+    else {
+        return Ok(Vec::new());
+    };
+    entries
+        .iter()
+        .map(|(key, value)| {
+            let dir = value.as_str().ok_or_else(|| {
+                format!("`{}`: `sources.{key}` must be a directory", path.display())
+            })?;
+            SourceMapping::new(key, root.join(dir))
+                .map_err(|e| format!("`{}`: sources: {e}", path.display()))
+        })
+        .collect()
 }
 
 impl RunArgs {
@@ -97,6 +133,13 @@ impl RunArgs {
                 .map_err(|e| format!("`--kube-version {version}`: {e}"))?;
         }
         let mut repository = self.repo.discover().map_err(|e| e.to_string())?;
+        // The command line's mappings come first, so they win over the file's.
+        let mut source_dirs = Vec::new();
+        for list in &self.sources {
+            source_dirs
+                .extend(SourceMapping::parse_list(list).map_err(|e| format!("`--sources`: {e}"))?);
+        }
+        source_dirs.extend(configured_sources(&repository.root)?);
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
         let on_interrupt = cancel.clone();
@@ -131,6 +174,7 @@ impl RunArgs {
             offline: self.offline,
             secret_producer_kinds: self.secret_producers.clone(),
             resourceset_inputs,
+            source_dirs,
         };
         let helm = HelmEngine {
             chart_cache: options.chart_cache.clone(),

@@ -261,8 +261,12 @@ pub fn compose_values<'a>(
                 continue;
             }
             return ComposedValues::Failed(describe(&format!(
-                "{}s \"{}\" not found",
+                "{}s \"{}\" not found; no Kustomization produces {} {namespace}/{} and no single \
+                 repository file defines it (hint: supply it with `--substitute-from FILE`, whose \
+                 objects without a namespace match any namespace)",
                 reference.kind.to_lowercase(),
+                reference.name,
+                reference.kind,
                 reference.name
             )));
         };

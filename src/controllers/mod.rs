@@ -3,8 +3,10 @@
 
 pub mod depend;
 pub mod engine;
+pub mod external_artifact;
 pub mod generate;
 pub mod helmrelease;
 pub mod postbuild;
 pub mod runtime;
 pub mod source;
+pub mod source_map;

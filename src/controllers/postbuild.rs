@@ -43,13 +43,18 @@ pub fn collect<'a>(
             // An optional object may still be published by another Kustomization: wait for it
             // until nothing more can arrive, so the result never depends on build order.
             None if reference.optional && absent_is_final => {}
+            // Values the user gave (`--substitute`) stand for what the cluster's object holds.
+            None if absent_is_final && !user_values.is_empty() => {}
             None if absent_is_final => {
                 return Variables::Failed(format!(
-                    "substitute from '{}/{}' error: {} \"{}\" not found",
-                    reference.kind,
-                    reference.name,
+                    "substitute from '{kind}/{name}' error: {} \"{name}\" not found; no \
+                     Kustomization produces {kind} {namespace}/{name} and no single repository file \
+                     defines it (hint: supply it with `--substitute-from FILE`, whose objects \
+                     without a namespace match any namespace, or its variables with \
+                     `--substitute NAME=VALUE`)",
                     reference.kind.to_lowercase(),
-                    reference.name
+                    kind = reference.kind,
+                    name = reference.name,
                 ))
             }
             None => waiting.push(id),

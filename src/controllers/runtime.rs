@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::depend::{self, DependencyState, Gate, GateOptions};
+use super::external_artifact::{self, ArtifactRoot};
 use super::generate;
 use super::helmrelease::{self, ComposedValues, HelmRenderError, HelmRenderRequest};
 pub use super::helmrelease::{
@@ -19,6 +20,7 @@ pub use super::helmrelease::{
 };
 use super::postbuild::{self, Variables};
 use super::source::{self, SourceResolution};
+use super::source_map::{self, SourceMapping};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::{apply_variable_defaults, secure_join, Repository};
 use crate::model::{
@@ -75,6 +77,8 @@ pub struct RunOptions {
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
     pub cancel: CancelToken,
+    /// Sources read from local directories instead (`--sources`).
+    pub source_dirs: Vec<SourceMapping>,
     /// Told `(finished, known)` Flux objects as the run advances, for a progress display.
     pub progress: Option<Arc<dyn Fn(usize, usize) + Send + Sync>>,
     /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
@@ -187,6 +191,11 @@ struct Runtime<'a> {
     notes: Mutex<BTreeMap<ResourceId, Vec<String>>>,
     /// The last cycle's path and message: every member of a cycle shares both.
     last_cycle: Mutex<Option<(Arc<[ResourceId]>, String)>>,
+    /// ExternalArtifacts assembled so far, by id.
+    artifacts: Mutex<BTreeMap<ResourceId, Result<Arc<ArtifactRoot>, String>>>,
+    /// Where artifacts that are not a source directory as they stand are written; removed with
+    /// the run.
+    scratch: std::sync::OnceLock<Option<tempfile::TempDir>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -232,6 +241,8 @@ pub fn run(
         ),
         notes: Mutex::new(BTreeMap::new()),
         last_cycle: Mutex::new(None),
+        artifacts: Mutex::new(BTreeMap::new()),
+        scratch: std::sync::OnceLock::new(),
     };
     let mut scheduler_options = schedule::Options::default();
     if let Some(concurrency) = options.concurrency {
@@ -450,6 +461,14 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         match flux.kind {
             FluxKind::Kustomization => self.reconcile_kustomization(&flux, drain),
             FluxKind::HelmRelease => self.reconcile_helm_release(&flux, drain),
+            _ if source_map::mapped(&self.options.source_dirs, id).is_some() => {
+                let status = match self.mapped_source(id) {
+                    Some(Err(message)) => Status::failed(message),
+                    _ => Status::ready(),
+                };
+                self.store.set(id.clone(), status);
+                Outcome::Terminal
+            }
             FluxKind::GitRepository | FluxKind::OCIRepository => {
                 let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
                 {
@@ -566,6 +585,96 @@ impl Runtime<'_> {
         } else {
             None
         }
+    }
+
+    /// The ExternalArtifact `id` as a directory: assembled from the ArtifactGenerator that
+    /// produces it (in the Store, or else written in the repository) once its sources resolve.
+    /// `None` while the generator or a source may still arrive.
+    fn external_artifact(
+        &self,
+        id: &ResourceId,
+        drain: DrainLevel,
+    ) -> Option<Result<Arc<ArtifactRoot>, String>> {
+        if let Some(known) = self.artifacts.lock().ok().and_then(|a| a.get(id).cloned()) {
+            return Some(known);
+        }
+        let stored: Vec<FluxObject> = self
+            .store
+            .objects_where(|o| o.kind == FluxKind::ArtifactGenerator.as_str())
+            .into_iter()
+            .filter_map(|(_, o)| FluxObject::from_object(&o).ok().flatten())
+            .collect();
+        let found = external_artifact::generator_of(id, &stored)
+            .or_else(|| external_artifact::generator_of(id, &self.repository.flux_objects));
+        let Some((flux, generator, index)) = found else {
+            if drain == DrainLevel::None {
+                return None;
+            }
+            return Some(Err(format!(
+                "source ExternalArtifact/{}/{} not found (no ArtifactGenerator produces it)",
+                id.namespace, id.name
+            )));
+        };
+        let mut dirs = BTreeMap::new();
+        for (_, source) in &generator.sources {
+            let source_id = external_artifact::source_id(flux, source);
+            if let Some(mapped) = self.mapped_source(&source_id) {
+                dirs.insert(source_id, mapped.map(|m| m.root.clone()));
+                continue;
+            }
+            let dir = match self.resolve_source(&source_id, drain)? {
+                SourceResolution::WorkingTree { .. } => Ok(self.repository.root.clone()),
+                SourceResolution::Unavailable(message) | SourceResolution::NotFound(message) => {
+                    Err(message)
+                }
+            };
+            dirs.insert(source_id, dir);
+        }
+        let source_dir = |source: &ResourceId| {
+            dirs.get(source)
+                .cloned()
+                .unwrap_or_else(|| Err("not resolved".into()))
+        };
+        let scratch = self
+            .scratch
+            .get_or_init(|| tempfile::Builder::new().prefix("offlux-").tempdir().ok());
+        let assembled = match scratch {
+            Some(scratch) => external_artifact::assemble(
+                flux,
+                generator,
+                index,
+                &source_dir,
+                scratch.path(),
+                &self.repository.fs_facts,
+            )
+            .map(Arc::new),
+            None => Err("no scratch directory to assemble the artifact in".into()),
+        };
+        if let Ok(mut artifacts) = self.artifacts.lock() {
+            artifacts.insert(id.clone(), assembled.clone());
+        }
+        Some(assembled)
+    }
+
+    /// The directory the user mapped source `id` to, with its files; `None` when it is not mapped.
+    fn mapped_source(&self, id: &ResourceId) -> Option<Result<Arc<ArtifactRoot>, String>> {
+        let mapping = source_map::mapped(&self.options.source_dirs, id)?;
+        if let Some(known) = self.artifacts.lock().ok().and_then(|a| a.get(id).cloned()) {
+            return Some(known);
+        }
+        let label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
+        let root = external_artifact::DirTree::new(&mapping.dir, self.repository.fs_facts.clone())
+            .map(|tree| Arc::new(external_artifact::whole_directory(&tree)))
+            .ok_or_else(|| {
+                format!(
+                    "{label} is mapped to `{}`, which is not a directory",
+                    mapping.dir.display()
+                )
+            });
+        if let Ok(mut artifacts) = self.artifacts.lock() {
+            artifacts.insert(id.clone(), root.clone());
+        }
+        Some(root)
     }
 
     fn note_duplicate(&self, object: &Object) {
@@ -796,16 +905,18 @@ impl Runtime<'_> {
             let group = FluxKind::from_kind(&r.kind).map_or("", |k| k.group());
             ResourceId::new(&format!("{group}/v1"), &r.kind, ns, &r.name)
         };
-        let mut path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
-        if source_id.kind == FluxKind::ExternalArtifact.as_str() {
-            match source::external_artifact_path(
-                &source_id,
-                &path,
-                self.repository,
-                self.git_remote.as_deref(),
-            ) {
-                Ok(mapped) => path = mapped,
-                Err(message) => {
+        let path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        let mut artifact = None;
+        if let Some(mapped) = self.mapped_source(&source_id) {
+            match mapped {
+                Ok(root) => artifact = Some(root),
+                Err(message) => return self.fail(id, message),
+            }
+        } else if source_id.kind == FluxKind::ExternalArtifact.as_str() {
+            match self.external_artifact(&source_id, drain) {
+                None => return Outcome::Blocked(vec![source_id]),
+                Some(Ok(root)) => artifact = Some(root),
+                Some(Err(message)) => {
                     self.withdraw_output(id);
                     self.store.set_status(
                         id.clone(),
@@ -834,7 +945,7 @@ impl Runtime<'_> {
         let variables = match &spec.post_build {
             None => None,
             Some(post_build) => {
-                let data = self.data_objects(namespace, &post_build.substitute_from);
+                let data = self.data_objects(flux, &post_build.substitute_from, drain);
                 let lookup =
                     |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
                 match postbuild::collect(
@@ -850,38 +961,41 @@ impl Runtime<'_> {
                 }
             }
         };
-        let dir = secure_join(&self.repository.root, &path);
+        let (root, visible) = match &artifact {
+            Some(artifact) => (artifact.root.as_path(), &artifact.files),
+            None => (self.repository.root.as_path(), &self.repository.yaml_files),
+        };
+        let dir = secure_join(root, &path);
         if !self.repository.fs_facts.is_dir(&dir) {
             return self.fail(id, format!("kustomization path not found: {path}"));
         }
-        if let Err(e) =
-            crate::fsio::locate(&self.repository.fs_facts, &dir, Some(&self.repository.root))
-        {
+        if let Err(e) = crate::fsio::locate(&self.repository.fs_facts, &dir, Some(root)) {
             return self.fail(id, format!("kustomization path `{path}`: {}", e.kind));
         }
-        let kustomization = match self.kustomization_for(&dir, spec) {
+        let kustomization = match self.kustomization_for(root, &dir, spec, visible) {
             Ok(kustomization) => kustomization,
             Err(message) => return self.fail(id, message),
         };
-        let built =
-            match self
-                .builder
-                .build_with_warnings(&self.repository.root, &dir, &kustomization)
-            {
-                Ok((built, warnings)) => {
-                    if let (false, Ok(mut diagnostics)) =
-                        (warnings.is_empty(), self.diagnostics.lock())
-                    {
-                        for warning in warnings {
-                            diagnostics.insert(warning.object(id.to_string()));
-                        }
+        let built = match self.builder.build_with_warnings(root, &dir, &kustomization) {
+            Ok((built, warnings)) => {
+                if let (false, Ok(mut diagnostics)) = (warnings.is_empty(), self.diagnostics.lock())
+                {
+                    for warning in warnings {
+                        diagnostics.insert(warning.object(id.to_string()));
                     }
-                    built
                 }
-                Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
-            };
+                built
+            }
+            Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+        };
         let mut children = Vec::with_capacity(built.len());
-        for object in built {
+        for mut object in built {
+            // A written artifact's file stands for the source file it was copied from.
+            if let Some(artifact) = &artifact {
+                object.file = object
+                    .file
+                    .and_then(|file| artifact.origins.get(&file).cloned().or(Some(file)));
+            }
             match self.post_process(flux, spec, object, variables.as_ref(), &path) {
                 Ok(object) => children.push(object),
                 Err(message) => return self.fail(id, message),
@@ -1189,14 +1303,68 @@ impl Runtime<'_> {
     }
 
     /// The ConfigMaps and Secrets of `references` (in `namespace`) the Store holds now.
-    fn data_objects(&self, namespace: &str, references: &[DataRef]) -> Vec<Arc<Object>> {
+    fn data_objects(
+        &self,
+        flux: &FluxObject,
+        references: &[DataRef],
+        drain: DrainLevel,
+    ) -> Vec<Arc<Object>> {
+        let namespace = flux.namespace();
         references
             .iter()
             .filter_map(|r| {
-                self.store
-                    .get(&ResourceId::new("v1", &r.kind, namespace, &r.name))
+                let id = ResourceId::new("v1", &r.kind, namespace, &r.name);
+                match self.store.get(&id) {
+                    Some(object) => Some(object),
+                    // Only once nothing more can arrive: a Kustomization may still publish it.
+                    None if drain != DrainLevel::None => self.held_outside_the_run(flux, &id),
+                    None => None,
+                }
             })
             .collect()
+    }
+
+    /// A ConfigMap or Secret that no Kustomization produced: one of `--substitute-from` without a
+    /// namespace (it matches any), or else the only object of that kind, namespace and name in a
+    /// repository file, which the bootstrap (or whoever set up the cluster) applies. The latter is
+    /// said in a note naming the file.
+    fn held_outside_the_run(&self, flux: &FluxObject, id: &ResourceId) -> Option<Arc<Object>> {
+        let same = |o: &&Object| o.id.kind == id.kind && o.id.name == id.name;
+        if let Some(supplied) = self
+            .options
+            .extra_objects
+            .iter()
+            .filter(same)
+            .find(|o| o.id.namespace.is_empty())
+        {
+            let mut object = supplied.clone();
+            object.id.namespace = id.namespace.clone();
+            return Some(Arc::new(object));
+        }
+        let written: Vec<&Object> = self
+            .repository
+            .data_objects
+            .iter()
+            .filter(same)
+            .filter(|o| o.id.namespace == id.namespace)
+            .collect();
+        let [object] = written.as_slice() else {
+            return None;
+        };
+        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+            diagnostics.insert(
+                Diagnostic::note(format!(
+                    "{}/{}/{} is produced by no Kustomization; using its definition in `{}`, which the bootstrap or the cluster applies",
+                    id.kind,
+                    id.namespace,
+                    id.name,
+                    object.file.display()
+                ))
+                .at(flux.object.location())
+                .object(flux.object.id.to_string()),
+            );
+        }
+        Some(Arc::new((*object).clone()))
     }
 
     /// The composed values of a HelmRelease, or the outcome when it waits or fails.
@@ -1207,7 +1375,7 @@ impl Runtime<'_> {
         drain: DrainLevel,
     ) -> Result<Value, Outcome<ResourceId>> {
         let namespace = flux.namespace();
-        let data = self.data_objects(namespace, &spec.values_from);
+        let data = self.data_objects(flux, &spec.values_from, drain);
         let lookup =
             |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
         let declared = |secret: &ResourceId| self.secret_producer(secret);
@@ -1273,7 +1441,13 @@ impl Runtime<'_> {
         producers.into_iter().next()
     }
 
-    fn kustomization_for(&self, dir: &Path, spec: &Kustomization) -> Result<Node, String> {
+    fn kustomization_for(
+        &self,
+        root: &Path,
+        dir: &Path,
+        spec: &Kustomization,
+        visible: &[PathBuf],
+    ) -> Result<Node, String> {
         match generate::existing_kustomization_file(dir, &self.repository.fs_facts) {
             Some(file) => {
                 let existing = match self.repository.parsed_files.get(&file) {
@@ -1282,7 +1456,7 @@ impl Runtime<'_> {
                         let text = crate::fsio::read_to_string(
                             &self.repository.fs_facts,
                             &file,
-                            crate::fsio::Confine::within(&self.repository.root),
+                            crate::fsio::Confine::within(root),
                         )
                         .map_err(|e| format!("reading {e}"))?;
                         let documents =
@@ -1295,11 +1469,7 @@ impl Runtime<'_> {
             }
             None => generate::merge(
                 None,
-                generate::generated_resources(
-                    dir,
-                    &self.repository.yaml_files,
-                    &self.repository.fs_facts,
-                ),
+                generate::generated_resources(dir, visible, &self.repository.fs_facts),
                 spec,
             ),
         }

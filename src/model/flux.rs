@@ -230,11 +230,15 @@ pub struct ResourceSet {
     pub inputs_from: Vec<CrossRef>,
 }
 
-/// One `copy` of an ArtifactGenerator artifact: `from` (`@alias/path/**`) to `to` (`@artifact/dir/`).
+/// One `copy` of an ArtifactGenerator artifact: `from` (`@alias/path`) to `to` (`@artifact/dir/`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArtifactCopy {
     pub from: String,
     pub to: String,
+    /// Glob patterns (doublestar) of files and directories left out.
+    pub exclude: Vec<String>,
+    /// `Overwrite` (the default, also when empty), `Merge` or `Extract`.
+    pub strategy: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -642,6 +646,8 @@ fn read_artifact_generator(spec: &Fields) -> FieldResult<ArtifactGenerator> {
                     Ok(ArtifactCopy {
                         from: copy.required_str("from")?,
                         to: copy.required_str("to")?,
+                        exclude: copy.strs("exclude")?,
+                        strategy: copy.str("strategy")?.unwrap_or_default(),
                     })
                 })
                 .collect::<FieldResult<Vec<_>>>()?;

@@ -1,0 +1,314 @@
+//! An ExternalArtifact that an ArtifactGenerator of the repository produces, assembled offline:
+//! each alias's source is a directory (the working tree, or a directory the user mapped), the
+//! generator's copy operations run through `artifact::build`, and a Kustomization builds the
+//! result. When the artifact is exactly a directory of a source (every file in place, nothing
+//! left out), the build reads that directory, so findings point at the real files; otherwise the
+//! artifact is written under a scratch directory and its files are traced back to their sources.
+//!
+//! Not for: pathPattern expansion, or sources that are not directories on this machine.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::artifact::{self, Artifact, Copy, Entry, EntryKind, Origin, SourceTree, Strategy};
+use crate::fsio::{self, FileKind, FsFacts};
+use crate::model::{ArtifactGenerator, FluxKind, FluxObject, FluxSpec, ResourceId};
+
+/// A directory on disk as a source tree: nothing outside it is shown (symlinks that lead out are
+/// hidden), and `.git` is left out as source-controller leaves it out of an artifact. Every read of
+/// a source file for an artifact goes through here, and here through `fsio`.
+#[derive(Clone, Debug)]
+pub struct DirTree {
+    root: PathBuf,
+    facts: Arc<FsFacts>,
+}
+
+impl DirTree {
+    /// `root` must exist; it is resolved so containment checks compare like with like.
+    pub fn new(root: &Path, facts: Arc<FsFacts>) -> Option<DirTree> {
+        let root = facts.resolve(&fsio::absolute(root))?;
+        (facts.kind(&root) == Some(FileKind::Directory)).then_some(DirTree { root, facts })
+    }
+
+    fn real(&self, path: &str) -> Option<PathBuf> {
+        fsio::locate(&self.facts, &self.root.join(path), Some(&self.root)).ok()
+    }
+}
+
+impl SourceTree for DirTree {
+    fn kind(&self, path: &str) -> Option<EntryKind> {
+        if path.split('/').any(|s| s == ".git") {
+            return None;
+        }
+        match self.facts.kind(&self.real(path)?)? {
+            FileKind::Directory => Some(EntryKind::Dir),
+            FileKind::File => Some(EntryKind::File),
+            FileKind::Other => None,
+        }
+    }
+
+    fn list(&self, path: &str) -> Result<Vec<String>, String> {
+        let entries = fsio::read_dir(&self.facts, &self.root.join(path), Some(&self.root))
+            .map_err(|e| e.to_string())?;
+        Ok(entries
+            .into_iter()
+            .filter_map(|e| e.name.into_string().ok())
+            .filter(|name| name != ".git")
+            .collect())
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        fsio::read(
+            &self.facts,
+            &self.root.join(path),
+            fsio::Confine::within(&self.root),
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Where a Kustomization reads an ExternalArtifact's files from.
+#[derive(Clone, Debug)]
+pub struct ArtifactRoot {
+    /// The artifact's root directory.
+    pub root: PathBuf,
+    /// Every file of the artifact under `root`, sorted as paths sort.
+    pub files: Vec<PathBuf>,
+    /// For a written artifact, each written file's source file, where it is one.
+    pub origins: BTreeMap<PathBuf, PathBuf>,
+    /// Whether `root` is a directory of a source (not a written copy).
+    pub in_place: bool,
+}
+
+/// The ArtifactGenerator (and its artifact's index) that produces `reference`.
+pub fn generator_of<'a>(
+    reference: &ResourceId,
+    flux_objects: &'a [FluxObject],
+) -> Option<(&'a FluxObject, &'a ArtifactGenerator, usize)> {
+    flux_objects.iter().find_map(|f| match &f.spec {
+        FluxSpec::ArtifactGenerator(generator) if f.namespace() == reference.namespace => generator
+            .artifacts
+            .iter()
+            .position(|a| a.name == reference.name)
+            .map(|index| (f, generator, index)),
+        _ => None,
+    })
+}
+
+/// The id of a generator source, its namespace defaulting to the generator's.
+pub fn source_id(flux: &FluxObject, source: &crate::model::CrossRef) -> ResourceId {
+    let namespace = if source.namespace.is_empty() {
+        flux.namespace()
+    } else {
+        &source.namespace
+    };
+    let group = FluxKind::from_kind(&source.kind).map_or("", |k| k.group());
+    ResourceId::new(
+        &format!("{group}/v1"),
+        &source.kind,
+        namespace,
+        &source.name,
+    )
+}
+
+/// Assembles the artifact `index` of `generator`. `source_dir` gives each source's directory, or
+/// why it has none offline; `scratch` is where an artifact that is not a source directory as it
+/// stands is written.
+pub fn assemble(
+    flux: &FluxObject,
+    generator: &ArtifactGenerator,
+    index: usize,
+    source_dir: &dyn Fn(&ResourceId) -> Result<PathBuf, String>,
+    scratch: &Path,
+    facts: &Arc<FsFacts>,
+) -> Result<ArtifactRoot, String> {
+    let spec = generator
+        .artifacts
+        .get(index)
+        .ok_or("no such artifact in the generator")?;
+    let label = format!(
+        "ArtifactGenerator/{}/{} artifact `{}`",
+        flux.namespace(),
+        flux.name(),
+        spec.name
+    );
+    let mut trees: BTreeMap<String, DirTree> = BTreeMap::new();
+    for (alias, source) in &generator.sources {
+        let id = source_id(flux, source);
+        let dir = source_dir(&id).map_err(|m| format!("{label}: source `{alias}`: {m}"))?;
+        let tree = DirTree::new(&dir, facts.clone()).ok_or_else(|| {
+            format!(
+                "{label}: source `{alias}`: directory `{}` not found",
+                dir.display()
+            )
+        })?;
+        trees.insert(alias.clone(), tree);
+    }
+    let sources: artifact::Sources = trees
+        .iter()
+        .map(|(alias, tree)| (alias.clone(), tree as &dyn SourceTree))
+        .collect();
+    let copies: Vec<Copy> = spec
+        .copies
+        .iter()
+        .map(|c| Copy {
+            from: c.from.clone(),
+            to: c.to.clone(),
+            exclude: c.exclude.clone(),
+            strategy: Strategy::parse(&c.strategy).unwrap_or_default(),
+        })
+        .collect();
+    if let Some(bad) = spec
+        .copies
+        .iter()
+        .find(|c| Strategy::parse(&c.strategy).is_none())
+    {
+        return Err(format!("{label}: unknown copy strategy `{}`", bad.strategy));
+    }
+    let built = artifact::build(&copies, &sources)
+        .map_err(|e| format!("{label}: {e}"))?
+        .archived();
+    if let Some(root) = mirrored_directory(&built, &trees) {
+        let files = files_under(&root, &built);
+        return Ok(ArtifactRoot {
+            root,
+            files,
+            origins: BTreeMap::new(),
+            in_place: true,
+        });
+    }
+    write(&built, &sources, &trees, scratch).map_err(|e| format!("{label}: {e}"))
+}
+
+fn files_under(root: &Path, built: &Artifact) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = built
+        .entries
+        .iter()
+        .filter(|(_, e)| matches!(e, Entry::File(_)))
+        .map(|(p, _)| root.join(p))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The source directory the artifact is an exact copy of, if it is one: every file comes from
+/// the same alias at the same place relative to one directory, and that directory holds no other
+/// file (once the archive filter has had its say).
+fn mirrored_directory(built: &Artifact, trees: &BTreeMap<String, DirTree>) -> Option<PathBuf> {
+    let mut found: Option<(&str, String)> = None;
+    let mut count = 0usize;
+    for (path, entry) in &built.entries {
+        let Entry::File(Origin::Source { alias, path: from }) = entry else {
+            if matches!(entry, Entry::Dir) {
+                continue;
+            }
+            return None;
+        };
+        count += 1;
+        let base = if from == path {
+            String::new()
+        } else {
+            from.strip_suffix(path.as_str())?
+                .strip_suffix('/')?
+                .to_string()
+        };
+        match &found {
+            None => found = Some((alias, base)),
+            Some((a, b)) if a == alias && *b == base => {}
+            Some(_) => return None,
+        }
+    }
+    let (alias, base) = found?;
+    let tree = trees.get(alias)?;
+    if count_files(tree, &base) != count {
+        return None;
+    }
+    Some(tree.root.join(base))
+}
+
+fn count_files(tree: &DirTree, dir: &str) -> usize {
+    let mut count = 0;
+    let mut stack = vec![dir.to_string()];
+    while let Some(dir) = stack.pop() {
+        for name in tree.list(&dir).unwrap_or_default() {
+            let path = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            match tree.kind(&path) {
+                Some(EntryKind::Dir) => stack.push(path),
+                Some(EntryKind::File) if !artifact::archive_ignores(&path) => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+/// Writes the artifact under `scratch` (a fresh directory per artifact).
+fn write(
+    built: &Artifact,
+    sources: &artifact::Sources,
+    trees: &BTreeMap<String, DirTree>,
+    scratch: &Path,
+) -> Result<ArtifactRoot, String> {
+    fsio::create_dir_all(scratch).map_err(|e| format!("writing the artifact: {e}"))?;
+    let root = tempfile::Builder::new()
+        .prefix("artifact-")
+        .tempdir_in(scratch)
+        .map_err(|e| format!("writing the artifact: {e}"))?
+        .keep();
+    let mut origins = BTreeMap::new();
+    for (path, entry) in &built.entries {
+        let target = root.join(path);
+        let written = match entry {
+            Entry::Dir => fsio::create_dir_all(&target),
+            Entry::File(origin) => {
+                let bytes = artifact::read_origin(origin, sources)?;
+                if let Origin::Source { alias, path: from } = origin {
+                    if let Some(tree) = trees.get(alias) {
+                        origins.insert(target.clone(), tree.root.join(from));
+                    }
+                }
+                fsio::write_atomically(&target, &bytes)
+            }
+        };
+        written.map_err(|e| format!("writing the artifact's `{path}`: {e}"))?;
+    }
+    let files = files_under(&root, built);
+    Ok(ArtifactRoot {
+        root,
+        files,
+        origins,
+        in_place: false,
+    })
+}
+
+/// A whole directory read as a source: every file under it (`.git` aside).
+pub fn whole_directory(tree: &DirTree) -> ArtifactRoot {
+    let mut files = Vec::new();
+    let mut stack = vec![String::new()];
+    while let Some(dir) = stack.pop() {
+        for name in tree.list(&dir).unwrap_or_default() {
+            let path = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            match tree.kind(&path) {
+                Some(EntryKind::Dir) => stack.push(path),
+                Some(EntryKind::File) => files.push(tree.root.join(path)),
+                None => {}
+            }
+        }
+    }
+    files.sort();
+    ArtifactRoot {
+        root: tree.root.clone(),
+        files,
+        origins: BTreeMap::new(),
+        in_place: true,
+    }
+}

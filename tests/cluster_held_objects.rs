@@ -1,0 +1,132 @@
+//! ConfigMaps and Secrets the bootstrap or the cluster holds: a `substituteFrom` object that no
+//! Kustomization produces is taken from the one repository file defining it (with a note naming
+//! the file); otherwise the failure says what was looked for and how to supply it, and
+//! `--substitute-from` objects without a namespace, or `--substitute` values, stand in for it.
+//! Issue 23, item 5.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// `clusters/prod` holds the root Kustomization (applying `apps/`, whose ConfigMap uses
+/// `${CLUSTER}` from `cluster-settings`); with `settings` the ConfigMap is in
+/// `clusters/prod/bootstrap/settings.yaml`, beside but outside what the root applies.
+fn fixture(root: &Path, settings: bool) {
+    write(
+        root,
+        "clusters/prod/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [apps.yaml]\n",
+    );
+    write(
+        root,
+        "clusters/prod/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: cluster-settings}\n",
+    );
+    write(
+        root,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: default}\ndata: {cluster: '${CLUSTER}'}\n",
+    );
+    write(
+        root,
+        "flux.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  path: ./clusters/prod\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    if settings {
+        write(
+            root,
+            "clusters/prod/bootstrap/settings.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-settings, namespace: flux-system}\ndata: {CLUSTER: prod}\n",
+        );
+    }
+}
+
+fn build(root: &Path, extra: &[&str]) -> std::process::Output {
+    offlux(&["build", "all"], root, extra)
+}
+
+fn offlux(command: &[&str], root: &Path, extra: &[&str]) -> std::process::Output {
+    Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .args(command)
+        .args(["--log-level", "info", "--path"])
+        .arg(root)
+        .arg("--root")
+        .arg(root)
+        .args(extra)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn an_object_only_the_bootstrap_applies_is_used_and_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path(), true);
+    let output = build(dir.path(), &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("cluster: prod"), "{stdout}");
+    // The test report says where the object came from.
+    let output = offlux(&["test"], dir.path(), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("is produced by no Kustomization; using its definition in `clusters/prod/bootstrap/settings.yaml`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_object_says_how_to_supply_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path(), false);
+    let output = build(dir.path(), &[]);
+    assert_ne!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stderr).replace('\n', " ");
+    assert!(
+        text.contains("ConfigMap flux-system/cluster-settings")
+            && text.contains("--substitute-from"),
+        "{text}"
+    );
+}
+
+#[test]
+fn supplied_objects_without_a_namespace_and_substitute_values_stand_in() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path(), false);
+    let supplied = dir.path().join("supplied.yaml");
+    std::fs::write(
+        &supplied,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-settings}\ndata: {CLUSTER: given}\n",
+    )
+    .expect("write");
+    let output = build(
+        dir.path(),
+        &["--substitute-from", supplied.to_str().expect("utf-8")],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("cluster: given"), "{stdout}");
+
+    let output = build(dir.path(), &["--substitute", "CLUSTER=flag"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("cluster: flag"), "{stdout}");
+}
