@@ -65,6 +65,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l kube-version -d '
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l crds -d 'CustomResourceDefinitions for kinds the repository uses but does not install (a file, or a directory of YAML or JSON files, read recursively). CRDs the repository renders win' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s o -l output -d 'Output format' -r -f -a "human\t''
 json\t''
@@ -92,6 +93,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand validate" -l kube-version 
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -s o -l output -d 'Output format' -r -f -a "human\t''
 json\t''
 junit\t''
@@ -120,6 +122,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand build" -l kube-version -d 
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-secrets -d 'Leave Secrets out of the output' -r -f -a "true\t''
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''
@@ -147,6 +150,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand render" -l kube-version -d
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-secrets -d 'Leave Secrets out of the output' -r -f -a "true\t''
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''

@@ -335,9 +335,7 @@ fn sources_resolve_to_the_working_tree_or_say_what_is_missing() {
     // A source defined nowhere is not found (issue 21), no longer taken to be the working tree.
     assert_eq!(
         resolve(&source("OCIRepository", "undefined"), &repo, remote),
-        SourceResolution::NotFound(
-            "source OCIRepository/flux-system/undefined not found".into()
-        )
+        SourceResolution::NotFound("source OCIRepository/flux-system/undefined not found".into())
     );
     assert_eq!(
         resolve(&source("GitRepository", "other"), &repo, remote),
