@@ -103,7 +103,34 @@ fn an_unmapped_remote_source_still_fails_and_a_bad_mapping_is_a_usage_error() {
     fixture(root);
     let output = build(root, &[]);
     assert_ne!(output.status.code(), Some(0));
-    let output = build(root, &["--sources", "platform"]);
+    let output = build(root, &["--sources", "flux-system/platform=platform"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("NAME=DIR"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("KIND/NAMESPACE/NAME"));
+}
+
+/// A name alone maps the source to the repository itself, as flux-local's `--sources NAME` does
+/// (repositories whose sync source is created outside them, by a FluxInstance or the bootstrap).
+#[test]
+fn a_name_alone_is_the_repository_itself() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root);
+    write(
+        root,
+        "repo/deploy/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-repo, namespace: default}\n",
+    );
+    let output = build(
+        root,
+        &["--sources", "platform", "--sources", "bundle=bundle"],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("name: from-repo"), "{stdout}");
+    assert!(!stdout.contains("from-platform"), "{stdout}");
 }

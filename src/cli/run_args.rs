@@ -61,8 +61,9 @@ pub struct RunArgs {
     pub resourceset_inputs: Vec<String>,
     /// Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every
     /// GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR`
-    /// one (comma-separated or repeated; also `sources:` in `.offlux.yaml`).
-    #[arg(long = "sources", value_name = "NAME=DIR[,NAME=DIR...]")]
+    /// one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or
+    /// repeated; also `sources:` in `.offlux.yaml`).
+    #[arg(long = "sources", value_name = "NAME[=DIR][,...]")]
     pub sources: Vec<String>,
 }
 
@@ -136,8 +137,10 @@ impl RunArgs {
         // The command line's mappings come first, so they win over the file's.
         let mut source_dirs = Vec::new();
         for list in &self.sources {
-            source_dirs
-                .extend(SourceMapping::parse_list(list).map_err(|e| format!("`--sources`: {e}"))?);
+            source_dirs.extend(
+                SourceMapping::parse_list(list, &repository.root)
+                    .map_err(|e| format!("`--sources`: {e}"))?,
+            );
         }
         source_dirs.extend(configured_sources(&repository.root)?);
         repository.diagnostics.extend(diagnostics);

@@ -25,15 +25,17 @@ pub struct SourceMapping {
 }
 
 impl SourceMapping {
-    /// Reads `NAME=DIR[,NAME=DIR...]`, each name optionally `KIND/NAMESPACE/NAME`.
-    pub fn parse_list(text: &str) -> Result<Vec<SourceMapping>, String> {
+    /// Reads `NAME=DIR[,NAME=DIR...]`, each name optionally `KIND/NAMESPACE/NAME`. A name without
+    /// a directory is the repository itself (`repository_root`), as in flux-local's `--sources`.
+    pub fn parse_list(
+        text: &str,
+        repository_root: &std::path::Path,
+    ) -> Result<Vec<SourceMapping>, String> {
         text.split(',')
             .filter(|part| !part.trim().is_empty())
-            .map(|part| {
-                let (key, dir) = part.split_once('=').ok_or_else(|| {
-                    format!("`{part}` must be NAME=DIR or KIND/NAMESPACE/NAME=DIR")
-                })?;
-                SourceMapping::new(key.trim(), PathBuf::from(dir.trim()))
+            .map(|part| match part.split_once('=') {
+                Some((key, dir)) => SourceMapping::new(key.trim(), PathBuf::from(dir.trim())),
+                None => SourceMapping::new(part.trim(), repository_root.to_path_buf()),
             })
             .collect()
     }
@@ -89,8 +91,9 @@ mod tests {
 
     #[test]
     fn exact_mappings_win_over_names() {
+        let root = std::path::Path::new("/repo");
         let mappings =
-            SourceMapping::parse_list("apps=/a,OCIRepository/flux-system/apps=/b").unwrap();
+            SourceMapping::parse_list("apps=/a,OCIRepository/flux-system/apps=/b", root).unwrap();
         let oci = ResourceId::new(
             "source.toolkit.fluxcd.io/v1",
             "OCIRepository",
@@ -106,7 +109,12 @@ mod tests {
             mapped(&mappings, &git).map(|m| &m.dir),
             Some(&PathBuf::from("/a"))
         );
-        assert!(SourceMapping::parse_list("x").is_err());
-        assert!(SourceMapping::parse_list("ConfigMap/a/b=/x").is_err());
+        assert_eq!(
+            SourceMapping::parse_list("x", root).unwrap()[0].dir,
+            PathBuf::from("/repo"),
+            "a name alone is the repository"
+        );
+        assert!(SourceMapping::parse_list("a/b=/x", root).is_err());
+        assert!(SourceMapping::parse_list("ConfigMap/a/b=/x", root).is_err());
     }
 }
