@@ -232,12 +232,17 @@ mod tests {
             collect("apps", &post_build, &BTreeMap::new(), none, false),
             Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "later")])
         );
-        assert_eq!(
-            collect("apps", &post_build, &BTreeMap::new(), none, true),
-            Variables::Failed(
-                "substitute from 'ConfigMap/later' error: configmap \"later\" not found".into()
-            )
+        let Variables::Failed(message) = collect("apps", &post_build, &BTreeMap::new(), none, true)
+        else {
+            panic!("a missing ConfigMap fails once nothing more can arrive");
+        };
+        assert!(
+            message.starts_with(
+                "substitute from 'ConfigMap/later' error: configmap \"later\" not found;"
+            ),
+            "{message}"
         );
+        assert!(message.contains("--substitute-from FILE"), "{message}");
     }
 
     #[test]
