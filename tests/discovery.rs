@@ -500,10 +500,12 @@ fn a_source_reference_finds_its_definition_by_kind_namespace_and_name() {
         ("GitRepository", "other", "a"),
         ("OCIRepository", "zeta", "a"),
     ] {
+        // Defined nowhere: not found (issue 21), no longer taken to be the working tree.
         match resolved(kind, namespace, name) {
-            SourceResolution::WorkingTree { note: Some(note) } => {
-                assert!(note.contains("not defined"), "{note}")
-            }
+            SourceResolution::NotFound(message) => assert_eq!(
+                message,
+                format!("source {kind}/{namespace}/{name} not found")
+            ),
             other => panic!("{kind}/{namespace}/{name}: {other:?}"),
         }
     }
