@@ -437,3 +437,30 @@ fn a_merging_generator_with_many_keys_builds_in_linear_time() {
     );
     assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
 }
+
+/// Files named on the command line go through the same door: a device given as
+/// `--resourceset-inputs` is refused at once with a usage error, not read.
+#[cfg(unix)]
+#[test]
+fn a_device_given_as_resourceset_inputs_is_refused() {
+    let (_top, repo) = outside_and_repo();
+    let started = Instant::now();
+    let output = offlux()
+        .args([
+            "test",
+            "--offline",
+            "--resourceset-inputs",
+            "flux-system/p=/dev/zero",
+            "--path",
+        ])
+        .arg(&repo)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("/dev/zero") && stderr.contains("not a regular file"),
+        "{stderr}"
+    );
+}

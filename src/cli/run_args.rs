@@ -215,8 +215,12 @@ fn read_resourceset_inputs(pairs: &[String]) -> Result<runtime::SuppliedInputs, 
         let (provider, file) = pair
             .split_once('=')
             .ok_or_else(|| format!("`--resourceset-inputs {pair}` must be PROVIDER=FILE"))?;
-        let text =
-            std::fs::read_to_string(file).map_err(|e| format!("cannot read `{file}`: {e}"))?;
+        let text = crate::fsio::read_to_string(
+            &crate::fsio::FsFacts::default(),
+            std::path::Path::new(file),
+            crate::fsio::Confine::anywhere(),
+        )
+        .map_err(|e| format!("cannot read {e}"))?;
         let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
             .map_err(|e| format!("`{file}`: {e}"))?;
         let mut sets = Vec::new();
