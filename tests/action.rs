@@ -46,12 +46,12 @@ fn run_action(repo: &Path, dir: &Path, command: &str, sarif: bool) -> Run {
         .env("GITHUB_EVENT_PATH", &event)
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_OUTPUT", &outputs)
-        .env("OFFLUX_COMMAND", command)
-        .env("OFFLUX_PATH", ".")
-        .env("OFFLUX_OFFLINE", "true")
-        .env("OFFLUX_ARGS", "--concurrency 2")
+        .env("OFFLUX_INPUT_COMMAND", command)
+        .env("OFFLUX_INPUT_PATH", ".")
+        .env("OFFLUX_INPUT_OFFLINE", "true")
+        .env("OFFLUX_INPUT_ARGS", "--concurrency 2")
         .env(
-            "OFFLUX_SARIF",
+            "OFFLUX_INPUT_SARIF",
             if sarif {
                 sarif_file.as_os_str()
             } else {

@@ -279,3 +279,72 @@ fn diagnostics_of_one_cause_are_grouped() {
         assert_eq!(err.matches(&format!("./missing-{n}`")).count(), 1, "{err}");
     }
 }
+
+/// Every long flag of every command can be set from `OFFLUX_<FLAG>`, and `--help` says so.
+#[test]
+fn every_flag_reads_its_environment_variable() {
+    fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if arg.is_positional() || matches!(long, "help" | "version") {
+                continue;
+            }
+            let expected = offlux::cli::flag_environment_name(long);
+            let actual = arg.get_env().and_then(|name| name.to_str());
+            if actual != Some(expected.as_str()) {
+                missing.push(format!("{path} --{long}: {actual:?}, expected {expected}"));
+            }
+        }
+        for sub in command.get_subcommands() {
+            walk(sub, &format!("{path} {}", sub.get_name()), missing);
+        }
+    }
+    let command = offlux::cli::command();
+    let mut missing = Vec::new();
+    walk(&command, "offlux", &mut missing);
+    assert!(
+        missing.is_empty(),
+        "flags without their variable:\n{}",
+        missing.join("\n")
+    );
+
+    let help = offlux().args(["test", "--help"]).output().expect("runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    let unwrapped = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(unwrapped.contains("[env: OFFLUX_OFFLINE=]"), "{help}");
+}
+
+#[test]
+fn flags_set_in_the_environment_take_effect_and_the_command_line_wins() {
+    let root = example();
+    let run = |env: &[(&str, &str)], args: &[&str]| {
+        let mut command = offlux();
+        command.args(["get", "all", "--root"]).arg(&root);
+        command.arg("--path").arg(root.join("clusters/dev"));
+        command.args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().expect("runs")
+    };
+    let from_env = run(&[("OFFLUX_OUTPUT", "json")], &[]);
+    assert_eq!(from_env.status.code(), Some(0));
+    let records: serde_json::Value =
+        serde_json::from_slice(&from_env.stdout).expect("OFFLUX_OUTPUT=json gives JSON");
+    assert!(records.as_array().is_some_and(|list| !list.is_empty()));
+
+    let overridden = run(&[("OFFLUX_OUTPUT", "json")], &["-o", "yaml"]);
+    assert_eq!(overridden.status.code(), Some(0));
+    assert!(
+        serde_json::from_slice::<serde_json::Value>(&overridden.stdout).is_err(),
+        "the command line overrides the environment"
+    );
+
+    let bad = run(&[("OFFLUX_OUTPUT", "xml")], &[]);
+    assert_eq!(
+        bad.status.code(),
+        Some(2),
+        "a bad value from the environment is a usage error"
+    );
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("xml"));
+}

@@ -4,12 +4,13 @@
 # appends a job summary to $GITHUB_STEP_SUMMARY, writes SARIF for code scanning when asked, and
 # exits with offlux's status (0 clean, 1 failures, 2 usage error).
 #
-# Inputs arrive as environment variables (action.yml maps them): OFFLUX_COMMAND (test|validate),
-# OFFLUX_PATH, OFFLUX_ROOT, OFFLUX_OFFLINE (true|false), OFFLUX_ARGS (more flags, split on
-# spaces), OFFLUX_SARIF (a file to write SARIF to; empty: none).
+# Inputs arrive as environment variables (action.yml maps them): OFFLUX_INPUT_COMMAND
+# (test|validate), OFFLUX_INPUT_PATH, OFFLUX_INPUT_ROOT, OFFLUX_INPUT_OFFLINE (true|false),
+# OFFLUX_INPUT_ARGS (more flags, split on spaces), OFFLUX_INPUT_SARIF (a file to write SARIF to;
+# empty: none). They are not named OFFLUX_<FLAG>: offlux reads those itself as its flags.
 set -uo pipefail
 
-command=${OFFLUX_COMMAND:-test}
+command=${OFFLUX_INPUT_COMMAND:-test}
 case "$command" in
   test | validate) ;;
   *)
@@ -18,11 +19,11 @@ case "$command" in
     ;;
 esac
 
-args=(--path "${OFFLUX_PATH:-.}")
-if [ -n "${OFFLUX_ROOT:-}" ]; then args+=(--root "$OFFLUX_ROOT"); fi
-if [ "${OFFLUX_OFFLINE:-true}" = true ]; then args+=(--offline --allow-missing-sources); fi
+args=(--path "${OFFLUX_INPUT_PATH:-.}")
+if [ -n "${OFFLUX_INPUT_ROOT:-}" ]; then args+=(--root "$OFFLUX_INPUT_ROOT"); fi
+if [ "${OFFLUX_INPUT_OFFLINE:-true}" = true ]; then args+=(--offline --allow-missing-sources); fi
 extra=()
-if [ -n "${OFFLUX_ARGS:-}" ]; then read -r -a extra <<<"$OFFLUX_ARGS"; fi
+if [ -n "${OFFLUX_INPUT_ARGS:-}" ]; then read -r -a extra <<<"$OFFLUX_INPUT_ARGS"; fi
 
 # Annotations: GitHub reads the `::error file=...` lines from the step's output.
 offlux "$command" "${args[@]}" "${extra[@]}" -o github
@@ -45,8 +46,8 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   } >>"$GITHUB_STEP_SUMMARY"
 fi
 
-if [ -n "${OFFLUX_SARIF:-}" ]; then
-  offlux validate "${args[@]}" "${extra[@]}" -o sarif >"$OFFLUX_SARIF"
+if [ -n "${OFFLUX_INPUT_SARIF:-}" ]; then
+  offlux validate "${args[@]}" "${extra[@]}" -o sarif >"$OFFLUX_INPUT_SARIF"
 fi
 
 if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "exit-code=$status" >>"$GITHUB_OUTPUT"; fi

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
 #[derive(clap::Args, Debug)]
@@ -14,7 +13,7 @@ pub struct CompletionsArgs {
 }
 
 pub fn run(args: &CompletionsArgs) -> u8 {
-    let mut command = super::Cli::command();
+    let mut command = super::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "offlux", &mut script);
     super::stdout::write_bytes(&script);
@@ -31,7 +30,7 @@ pub fn write_all_completions(dir: &Path) -> std::io::Result<Vec<std::path::PathB
         Shell::Elvish,
         Shell::PowerShell,
     ] {
-        let mut command = super::Cli::command();
+        let mut command = super::command();
         written.push(clap_complete::generate_to(
             shell,
             &mut command,

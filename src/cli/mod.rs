@@ -101,8 +101,40 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
 }
 
+/// The whole command line: `Cli` with every long flag also read from `OFFLUX_<FLAG>`.
+pub fn command() -> clap::Command {
+    with_environment(<Cli as clap::CommandFactory>::command())
+}
+
+/// The environment variable a long flag is also read from: `--log-level` is `OFFLUX_LOG_LEVEL`.
+pub fn flag_environment_name(long: &str) -> String {
+    format!("OFFLUX_{}", long.to_ascii_uppercase().replace('-', "_"))
+}
+
+/// Gives every long flag of `command` and its subcommands an environment variable, so a CI job
+/// can set options once for every step. Positional arguments keep none: an unset `OFFLUX_PATH`
+/// must not be confused with a path given on the command line.
+fn with_environment(command: clap::Command) -> clap::Command {
+    let command = command.mut_args(|arg| {
+        if arg.get_env().is_some() || arg.is_positional() {
+            return arg;
+        }
+        match arg.get_long().map(flag_environment_name) {
+            Some(name) => arg.env(name),
+            None => arg,
+        }
+    });
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_string())
+        .collect();
+    names.iter().fold(command, |command, name| {
+        command.mut_subcommand(name, with_environment)
+    })
+}
+
 pub fn main() -> ExitCode {
-    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut command = command();
     // What the binary embeds is said by `--version` only: listing it decompresses Flux's CRDs.
     if std::env::args_os().any(|a| a == "--version") {
         command = command.long_version(long_version());
