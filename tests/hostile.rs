@@ -257,6 +257,32 @@ fn validate_fails_when_a_kustomization_does_not_build() {
         "{}",
         stderr(&output)
     );
+    // Every machine format carries the failed producer too, at its file and line (OFX100).
+    for format in ["json", "sarif", "junit", "github"] {
+        let output = run(&["validate", "-o", format], repo.path(), &[]);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{format}: {}",
+            stderr(&output)
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains("OFX100")
+                && stdout.contains("Kustomization/flux-system/apps")
+                && stdout.contains("clusters/dev/apps.yaml")
+                && stdout.contains("missing.yaml"),
+            "{format}: {stdout}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["validate", "-o", "json"], repo.path(), &[]).stdout)
+            .expect("JSON");
+    assert_eq!(json[0]["code"], "OFX100", "{json}");
+    assert!(
+        json[0]["line"].as_u64().is_some_and(|line| line > 0),
+        "{json}"
+    );
 }
 
 #[test]

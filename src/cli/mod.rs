@@ -83,7 +83,8 @@ pub enum Command {
     Test(test::TestArgs),
     /// Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces,
     /// unsubstituted variables, removed and deprecated API versions, references nothing
-    /// provides, values keys no template reads (codes OFX101-OFX110).
+    /// provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is
+    /// OFX100.
     Validate(validate::ValidateArgs),
     /// Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply.
     Build(build::BuildArgs),
@@ -95,7 +96,7 @@ pub enum Command {
     Helm(helm::HelmArgs),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
-    /// Explain a finding code (OFX101...): what it means, why it matters, how to fix or silence it.
+    /// Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it.
     Explain(explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),

@@ -12,9 +12,10 @@
 use super::stdout;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::run_args::RunArgs;
+use super::test::Verdict;
 use super::{exit, report, usage_error, Context};
 use crate::controllers::runtime::RunReport;
 use crate::helm::KubeVersion;
@@ -154,13 +155,17 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
     if producers_failed {
         eprintln!("hint: what the failed or blocked objects above would apply was not checked");
     }
-    let (findings, objects) = match check(&repository.root, &run_report, &kube, &schemas) {
+    let (mut findings, objects) = match check(&repository.root, &run_report, &kube, &schemas) {
         Ok(result) => result,
         Err(message) => {
             eprintln!("error: {message}");
             return exit::FAILURES;
         }
     };
+    // The human format has listed them on stderr already; the others carry them as findings.
+    if args.output != ValidateFormat::Human {
+        findings.splice(0..0, producer_findings(&run_report));
+    }
     let text = match args.output {
         ValidateFormat::Human => human(&findings, objects),
         ValidateFormat::Json => serde_json::to_string_pretty(&findings).unwrap_or_default() + "\n",
@@ -313,6 +318,11 @@ fn severities(root: &Path) -> Result<BTreeMap<Code, Option<Severity>>, String> {
     };
     for (key, value) in entries.iter() {
         let code = Code::parse(key).ok_or_else(|| format!("unknown code `{key}`"))?;
+        if code == Code::ProducerFailed {
+            return Err(format!(
+                "`{key}` cannot be configured: a producer that fails is always an error"
+            ));
+        }
         let severity = match value.as_str() {
             Some("error") => Some(Severity::Error),
             Some("warning") => Some(Severity::Warning),
@@ -327,6 +337,27 @@ fn severities(root: &Path) -> Result<BTreeMap<Code, Option<Severity>>, String> {
         out.insert(code, severity);
     }
     Ok(out)
+}
+
+/// An OFX100 finding for each producer that failed or was blocked, at the producer's file and line.
+fn producer_findings(run_report: &RunReport) -> Vec<Finding> {
+    super::test::rows(run_report)
+        .into_iter()
+        .filter(|row| matches!(row.result, Verdict::Fail | Verdict::Blocked))
+        .map(|row| {
+            let object = format!("{}/{}/{}", row.kind, row.namespace, row.name);
+            Finding {
+                code: Code::ProducerFailed,
+                severity: Severity::Error,
+                producer: object.clone(),
+                object,
+                file: row.file.map(PathBuf::from).unwrap_or_default(),
+                line: row.line.unwrap_or(0),
+                path: None,
+                message: row.message,
+            }
+        })
+        .collect()
 }
 
 fn counts(findings: &[Finding]) -> (usize, usize) {

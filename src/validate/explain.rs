@@ -16,6 +16,17 @@ pub struct Explanation {
 impl Code {
     pub fn explanation(self) -> Explanation {
         match self {
+            Code::ProducerFailed => Explanation {
+                meaning: "A Kustomization, HelmRelease or ResourceSet failed to build or render, \
+                          or was blocked by one that did (a failed dependency, a missing source, \
+                          a dependency cycle).",
+                why: "Flux would apply nothing of it, and nothing it would apply was checked: a \
+                      gate that only counted object findings would pass a broken change.",
+                fix: "Fix the error the finding quotes (the file and line are the producer's). A \
+                      source that exists only in the cluster can be skipped with \
+                      `--allow-missing-sources`, or read from a directory with `--sources`. This \
+                      code cannot be turned off.",
+            },
             Code::DuplicateObject => Explanation {
                 meaning: "The same object (group, kind, namespace, name) is rendered by two \
                           producers (Kustomizations or HelmReleases).",

@@ -58,6 +58,11 @@ impl Severity {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum Code {
+    /// Not a check of an object: a producer that failed or was blocked, so what it would apply
+    /// was never checked. Always an error; listed with the findings so every output format
+    /// carries it.
+    #[serde(rename = "OFX100")]
+    ProducerFailed,
     #[serde(rename = "OFX101")]
     DuplicateObject,
     #[serde(rename = "OFX102")]
@@ -81,7 +86,8 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 10] = [
+    pub const ALL: [Code; 11] = [
+        Code::ProducerFailed,
         Code::DuplicateObject,
         Code::MissingNamespace,
         Code::UnsubstitutedVariable,
@@ -96,6 +102,7 @@ impl Code {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Code::ProducerFailed => "OFX100",
             Code::DuplicateObject => "OFX101",
             Code::MissingNamespace => "OFX102",
             Code::UnsubstitutedVariable => "OFX103",
@@ -112,6 +119,7 @@ impl Code {
     /// A short name for reports (SARIF rule names, titles).
     pub fn name(self) -> &'static str {
         match self {
+            Code::ProducerFailed => "producer-failed",
             Code::DuplicateObject => "duplicate-object",
             Code::MissingNamespace => "missing-namespace",
             Code::UnsubstitutedVariable => "unsubstituted-variable",
@@ -127,7 +135,8 @@ impl Code {
 
     pub fn default_severity(self) -> Severity {
         match self {
-            Code::DuplicateObject
+            Code::ProducerFailed
+            | Code::DuplicateObject
             | Code::MissingNamespace
             | Code::RemovedApiVersion
             | Code::SchemaViolation => Severity::Error,
