@@ -11,18 +11,28 @@ use ureq::http::Uri;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::NextTimeout;
 
-/// Resolves as the default resolver does, then keeps only public addresses unless
-/// `allow_private` is set. A name with no public address is refused with an error naming it.
-#[derive(Debug, Default)]
+/// Resolves as the default resolver does, then drops the addresses `refuse` names (by default
+/// the internal ones; none when private networks are allowed). A name left with no address is
+/// refused with an error naming it.
+#[derive(Debug)]
 pub(crate) struct GuardedResolver {
-    pub(crate) allow_private: bool,
+    refuse: fn(IpAddr) -> bool,
     inner: DefaultResolver,
 }
 
 impl GuardedResolver {
     pub(crate) fn new(allow_private: bool) -> GuardedResolver {
+        GuardedResolver::refusing(if allow_private {
+            |_| false
+        } else {
+            is_internal
+        })
+    }
+
+    /// A resolver that refuses the addresses `refuse` names.
+    pub(crate) fn refusing(refuse: fn(IpAddr) -> bool) -> GuardedResolver {
         GuardedResolver {
-            allow_private,
+            refuse,
             inner: DefaultResolver::default(),
         }
     }
@@ -36,13 +46,10 @@ impl Resolver for GuardedResolver {
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
         let resolved = self.inner.resolve(uri, config, timeout)?;
-        if self.allow_private {
-            return Ok(resolved);
-        }
         let mut kept = self.inner.empty();
         let mut refused = None;
         for address in resolved.iter() {
-            if is_internal(address.ip()) {
+            if (self.refuse)(address.ip()) {
                 refused.get_or_insert(address.ip());
             } else {
                 kept.push(*address);
@@ -113,6 +120,76 @@ fn is_internal_v4(v4: Ipv4Addr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A server on `address` that answers every request with `reply`, counting connections.
+    fn serve(address: &str, reply: String) -> Option<(u16, Arc<AtomicUsize>)> {
+        let listener = TcpListener::bind((address, 0)).ok()?;
+        let port = listener.local_addr().ok()?.port();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&connections);
+        std::thread::spawn(move || {
+            for mut stream in listener.incoming().flatten() {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let _ = stream.write_all(reply.as_bytes());
+            }
+        });
+        Some((port, connections))
+    }
+
+    /// A redirect is checked like the first request: a public-looking first hop (here the
+    /// test's 127.0.0.1, which this resolver lets through) that redirects to a refused address
+    /// (127.0.0.2) fails before any connection is made to it.
+    #[test]
+    fn a_redirect_to_a_refused_address_is_not_followed() {
+        let Some((inner_port, inner_hits)) = serve(
+            "127.0.0.2",
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".into(),
+        ) else {
+            eprintln!("skipped: cannot listen on 127.0.0.2 on this system");
+            return;
+        };
+        let redirect = format!(
+            "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:{inner_port}/index.yaml\r\n\
+             Content-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        let (outer_port, outer_hits) = serve("127.0.0.1", redirect).expect("listen on 127.0.0.1");
+        let options = super::super::FetchOptions {
+            timeout_secs: 5,
+            ..Default::default()
+        };
+        let client = super::super::http::Client::with_resolver(
+            &options,
+            GuardedResolver::refusing(|ip| ip == IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2))),
+        );
+        let result = client.get(&format!("http://127.0.0.1:{outer_port}/index.yaml"), &[]);
+        let error = format!("{:?}", result.err());
+        assert!(error.contains("refused to connect"), "{error}");
+        assert_eq!(outer_hits.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            inner_hits.load(Ordering::SeqCst),
+            0,
+            "the redirect target was reached"
+        );
+
+        // The same redirect with the target allowed is followed: the check above is the guard,
+        // not a failure of the test server.
+        let client = super::super::http::Client::with_resolver(
+            &options,
+            GuardedResolver::refusing(|_| false),
+        );
+        let reply = client.get(&format!("http://127.0.0.1:{outer_port}/index.yaml"), &[]);
+        assert_eq!(reply.map(|r| r.body).ok(), Some(b"hi".to_vec()));
+        assert_eq!(inner_hits.load(Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn internal_addresses_are_recognised() {

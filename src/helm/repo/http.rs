@@ -37,6 +37,17 @@ impl Reply {
 
 impl Client {
     pub(crate) fn new(options: &FetchOptions) -> Client {
+        Client::with_resolver(
+            options,
+            super::egress::GuardedResolver::new(options.allow_private_network),
+        )
+    }
+
+    /// A client whose connections go through `resolver`, which decides the addresses allowed.
+    pub(crate) fn with_resolver(
+        options: &FetchOptions,
+        resolver: super::egress::GuardedResolver,
+    ) -> Client {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             // No proxy from the environment: the address check below is on what is connected to.
@@ -50,7 +61,7 @@ impl Client {
         let agent = ureq::Agent::with_parts(
             config,
             ureq::unversioned::transport::DefaultConnector::default(),
-            super::egress::GuardedResolver::new(options.allow_private_network),
+            resolver,
         );
         Client {
             agent,
