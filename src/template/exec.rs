@@ -931,9 +931,15 @@ fn eval_function(
 /// Whether `value` is within `max_value` bytes and `max_value_depth` levels. The walk stops as
 /// soon as either is passed, so its cost is bounded by the caps, and it is no more than the cost
 /// of building the value.
+///
+/// Sizes are what the value takes in memory, not its text: a template that doubles a map
+/// (`dict "a" $d "b" $d`) grows by allocations of a whole map node per level, so counting only
+/// keys let it reach gigabytes while its "size" stayed under the cap.
 fn within_caps(value: &Value, opts: &super::ExecOptions) -> Result<(), String> {
-    /// What an item or entry counts besides its text.
-    const NODE: usize = 16;
+    /// What a string, list item or map entry holds besides its bytes.
+    const SLOT: usize = std::mem::size_of::<Value>();
+    /// A map's storage: B-tree nodes of up to eleven entries, each allocated whole.
+    const MAP_NODE: usize = 11 * (std::mem::size_of::<String>() + SLOT) + 16;
     let mut budget = opts.max_value;
     let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
     while let Some((value, depth)) = stack.pop() {
@@ -947,14 +953,20 @@ fn within_caps(value: &Value, opts: &super::ExecOptions) -> Result<(), String> {
             Value::String(s) => s.len(),
             Value::List(items) => {
                 stack.extend(items.iter().map(|v| (v, depth + 1)));
-                items.len().saturating_mul(NODE)
+                items.len().saturating_add(1).saturating_mul(SLOT)
             }
             Value::Map(entries) => {
                 stack.extend(entries.values().map(|v| (v, depth + 1)));
-                entries
+                let keys = entries
                     .keys()
-                    .map(|k| k.len().saturating_add(NODE))
-                    .fold(0usize, usize::saturating_add)
+                    .map(|k| k.len().saturating_add(SLOT))
+                    .fold(0usize, usize::saturating_add);
+                entries
+                    .len()
+                    .div_ceil(11)
+                    .max(1)
+                    .saturating_mul(MAP_NODE)
+                    .saturating_add(keys)
             }
             _ => 0,
         };
@@ -967,7 +979,7 @@ fn within_caps(value: &Value, opts: &super::ExecOptions) -> Result<(), String> {
                 ))
             }
         };
-        if stack.len() > opts.max_value / NODE {
+        if stack.len() > opts.max_value / SLOT {
             return Err(format!(
                 "value exceeds the limit of {} bytes",
                 opts.max_value
