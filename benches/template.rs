@@ -24,7 +24,7 @@ fn value(json: &serde_json::Value) -> Value {
         serde_json::Value::String(s) => Value::String(s.clone()),
         serde_json::Value::Array(items) => Value::List(items.iter().map(value).collect()),
         serde_json::Value::Object(map) => {
-            Value::Map(map.iter().map(|(k, v)| (k.clone(), value(v))).collect())
+            Value::map(map.iter().map(|(k, v)| (k.clone(), value(v))).collect())
         }
     }
 }
@@ -68,7 +68,7 @@ fn context(chart_dir: &Path, values: Value, template: &str) -> Value {
     let chart = read_yaml(&chart_dir.join("Chart.yaml"));
     let text = |key: &str| Value::String(chart[key].as_str().unwrap_or_default().to_owned());
     let map = |entries: Vec<(&str, Value)>| {
-        Value::Map(
+        Value::map(
             entries
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v))
@@ -152,15 +152,15 @@ fn prepare(chart_dir: &Path) -> Prepared {
                 .unwrap_or_default()
                 .to_owned();
             let mut values = match value(&read_yaml(&sub.join("values.yaml"))) {
-                Value::Map(m) => m,
+                Value::Map(m) => std::sync::Arc::unwrap_or_clone(m),
                 _ => BTreeMap::new(),
             };
             if let Value::Map(top) = &top_values {
                 if let Some(Value::Map(overrides)) = top.get(&name) {
-                    values.extend(overrides.clone());
+                    values.extend(BTreeMap::clone(overrides));
                 }
             }
-            charts.push((sub, Value::Map(values)));
+            charts.push((sub, Value::map(values)));
         }
     }
     for (dir, values) in charts {

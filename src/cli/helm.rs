@@ -162,7 +162,7 @@ fn load(path: &std::path::Path) -> Result<helm::Chart, helm::Error> {
 
 /// Values files in order, then `--set`, then `--set-string`, as Helm merges them.
 fn user_values(args: &HelmTemplateArgs) -> Result<Value, String> {
-    let mut values = Value::Map(BTreeMap::new());
+    let mut values = Value::map(BTreeMap::new());
     for file in &args.values {
         let facts = crate::fsio::FsFacts::default();
         let text = crate::fsio::read_to_string(&facts, file, crate::fsio::Confine::anywhere())

@@ -226,7 +226,7 @@ pub fn compose_values<'a>(
     declared: impl Fn(&ResourceId) -> Option<String>,
     absent_is_final: bool,
 ) -> ComposedValues {
-    let mut result = Value::Map(BTreeMap::new());
+    let mut result = Value::map(BTreeMap::new());
     let mut notes = Vec::new();
     let mut waiting = Vec::new();
     for reference in &spec.values_from {

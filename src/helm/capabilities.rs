@@ -76,7 +76,7 @@ pub(crate) fn template_data(kube: &KubeVersion, extra_api_versions: &[String]) -
         .map(|v| Value::String((*v).to_string()))
         .collect();
     apis.extend(extra_api_versions.iter().cloned().map(Value::String));
-    let helm = Value::Map(
+    let helm = Value::map(
         [
             ("Version", HELM_VERSION.to_string()),
             ("GitCommit", String::new()),
@@ -91,7 +91,7 @@ pub(crate) fn template_data(kube: &KubeVersion, extra_api_versions: &[String]) -
         .map(|(k, v)| (k.to_string(), Value::String(v)))
         .collect(),
     );
-    Value::Map(
+    Value::map(
         [
             ("APIVersions".to_string(), Value::List(apis)),
             ("KubeVersion".to_string(), kube.template_data()),

@@ -17,7 +17,7 @@ use crate::template::Value;
 
 /// `.Files` for a chart's files.
 pub(crate) fn files_value(files: &[ChartFile]) -> Value {
-    Value::Map(
+    Value::map(
         files
             .iter()
             .map(|f| {
@@ -111,7 +111,7 @@ fn files_method(
                 .filter(|(n, _)| matcher.is_match(n.as_str()))
                 .map(|(n, t)| (n.clone(), Value::String(t.to_string())))
                 .collect();
-            Value::Map(map)
+            Value::map(map)
         }),
         "AsConfig" | "AsSecrets" => {
             if !args.is_empty() {
@@ -135,7 +135,7 @@ fn files_method(
                 // Helm's toYAML of an empty map prints `{}`.
                 Ok(Value::String("{}".into()))
             } else {
-                to_yaml(env, Value::Map(map))
+                to_yaml(env, Value::map(map))
             }
         }
         _ => return None,

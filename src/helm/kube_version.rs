@@ -53,7 +53,7 @@ impl KubeVersion {
 
     /// `.Capabilities.KubeVersion` as template data.
     pub fn template_data(&self) -> Value {
-        Value::Map(
+        Value::map(
             [
                 ("Version", self.version.clone()),
                 ("GitVersion", self.version.clone()),

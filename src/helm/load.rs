@@ -479,7 +479,7 @@ fn load_files(
     chart.metadata = metadata;
     chart.values = match values {
         Some(data) => parse_values(&data, &name)?,
-        None => Value::Map(BTreeMap::new()),
+        None => Value::map(BTreeMap::new()),
     };
     for (sub, files) in subcharts {
         if sub.starts_with('_') || sub.starts_with('.') {
@@ -522,7 +522,7 @@ fn parse_yaml_root(data: &[u8], label: &str, file: &str) -> Result<Node, Error> 
 fn parse_values(data: &[u8], label: &str) -> Result<Value, Error> {
     let root = parse_yaml_root(data, label, "values.yaml")?;
     match json_to_value(&yaml::to_json_helm(&root)) {
-        Value::Nil => Ok(Value::Map(BTreeMap::new())),
+        Value::Nil => Ok(Value::map(BTreeMap::new())),
         map @ Value::Map(_) => Ok(map),
         _ => Err(load_error(
             label,
@@ -539,7 +539,7 @@ pub(crate) fn json_to_value(json: &serde_json::Value) -> Value {
         serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => Value::String(s.clone()),
         serde_json::Value::Array(items) => Value::List(items.iter().map(json_to_value).collect()),
-        serde_json::Value::Object(map) => Value::Map(
+        serde_json::Value::Object(map) => Value::map(
             map.iter()
                 .map(|(k, v)| (k.clone(), json_to_value(v)))
                 .collect(),
@@ -827,7 +827,7 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
                         Value::String(string_field(mm.get(key), file, key).map_err(wrap)?),
                     );
                 }
-                maintainers.push(Value::Map(out));
+                maintainers.push(Value::map(out));
             }
         }
         Some(_) => return Err(wrap(type_error(file, "maintainers", "a list"))),
@@ -864,7 +864,7 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
                 Value::List(d.import_values.clone()),
             );
             out.insert("Alias".to_string(), s(&d.alias));
-            Value::Map(out)
+            Value::map(out)
         })
         .collect();
     let deprecated = bool_field(m.get("deprecated"), file, "deprecated")
@@ -884,11 +884,11 @@ fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error
     out.insert("Tags".to_string(), field("tags")?);
     out.insert("AppVersion".to_string(), s(&md.app_version));
     out.insert("Deprecated".to_string(), Value::Bool(deprecated));
-    out.insert("Annotations".to_string(), Value::Map(annotations));
+    out.insert("Annotations".to_string(), Value::map(annotations));
     out.insert("KubeVersion".to_string(), s(&md.kube_version));
     out.insert("Dependencies".to_string(), Value::List(dependencies));
     out.insert("Type".to_string(), s(&md.chart_type));
-    Ok(Value::Map(out))
+    Ok(Value::map(out))
 }
 
 #[cfg(test)]
@@ -974,12 +974,12 @@ mod tests {
         let mut values = BTreeMap::new();
         values.insert("replicas".to_string(), Value::Float(2.0));
         values.insert("name".to_string(), Value::String("x".into()));
-        assert_eq!(chart.values, Value::Map(values));
+        assert_eq!(chart.values, Value::map(values));
         let subs: Vec<&str> = chart.dependencies.iter().map(|c| c.name()).collect();
         assert_eq!(subs, ["aaa", "sub"]);
         let sub = &chart.dependencies[1];
         assert_eq!(sub.templates.len(), 1);
-        assert_eq!(chart.dependencies[0].values, Value::Map(BTreeMap::new()));
+        assert_eq!(chart.dependencies[0].values, Value::map(BTreeMap::new()));
         let dep = &chart.metadata.dependencies[0];
         assert!(dep.enabled);
         assert_eq!(dep.import_values.len(), 2);

@@ -158,7 +158,7 @@ fn collect_templates<'a>(
     contexts: &mut Vec<BTreeMap<String, Value>>,
 ) -> Value {
     let mut chart_data = match &chart.metadata.template_data {
-        Value::Map(m) => m.clone(),
+        Value::Map(m) => BTreeMap::clone(m),
         _ => BTreeMap::new(),
     };
     chart_data.insert("IsRoot".into(), Value::Bool(is_root));
@@ -166,18 +166,18 @@ fn collect_templates<'a>(
         parent
             .get("Values")
             .cloned()
-            .unwrap_or(Value::Map(BTreeMap::new()))
+            .unwrap_or(Value::map(BTreeMap::new()))
     } else {
         match parent.get("Values") {
             Some(Value::Map(m)) => match m.get(chart.name()) {
                 Some(Value::Map(sub)) => Value::Map(sub.clone()),
-                _ => Value::Map(BTreeMap::new()),
+                _ => Value::map(BTreeMap::new()),
             },
-            _ => Value::Map(BTreeMap::new()),
+            _ => Value::map(BTreeMap::new()),
         }
     };
     let mut context: BTreeMap<String, Value> = BTreeMap::new();
-    context.insert("Chart".into(), Value::Map(chart_data));
+    context.insert("Chart".into(), Value::map(chart_data));
     context.insert("Files".into(), files::files_value(&chart.files));
     for key in ["Release", "Capabilities"] {
         context.insert(key.into(), parent.get(key).cloned().unwrap_or_default());
@@ -189,7 +189,7 @@ fn collect_templates<'a>(
         let child = collect_templates(dependency, &child_path, &context, false, out, contexts);
         subcharts.insert(dependency.name().to_string(), child);
     }
-    context.insert("Subcharts".into(), Value::Map(subcharts));
+    context.insert("Subcharts".into(), Value::map(subcharts));
     // One context per chart, shared by its templates (copied only by a template that changes it).
     let index = contexts.len();
     contexts.push(context.clone());
@@ -211,7 +211,7 @@ fn collect_templates<'a>(
             },
         );
     }
-    Value::Map(context)
+    Value::map(context)
 }
 
 /// Helm's parse order: deeper paths first, then reverse lexical order, so that the templates of a
@@ -234,7 +234,7 @@ fn seed(release: &Release) -> u64 {
 }
 
 fn release_data(release: &Release) -> Value {
-    Value::Map(BTreeMap::from([
+    Value::map(BTreeMap::from([
         ("IsInstall".into(), Value::Bool(!release.is_upgrade)),
         ("IsUpgrade".into(), Value::Bool(release.is_upgrade)),
         ("Name".into(), Value::String(release.name.clone())),
@@ -307,14 +307,14 @@ pub fn render_chart(
         let mut context = std::mem::take(slot);
         context.insert(
             "Template".into(),
-            Value::Map(BTreeMap::from([
+            Value::map(BTreeMap::from([
                 ("Name".into(), Value::String(name.clone())),
                 ("BasePath".into(), Value::String(r.base_path.clone())),
             ])),
         );
-        let (result, context) = set.execute_owned(name, Value::Map(context), &exec, &mut env);
+        let (result, context) = set.execute_owned(name, Value::map(context), &exec, &mut env);
         if let (Value::Map(context), Some(slot)) = (context, contexts.get_mut(r.context)) {
-            *slot = context;
+            *slot = std::sync::Arc::unwrap_or_clone(context);
         }
         let text = result.map_err(|e| Error::Template(e.to_string()))?;
         rendered.insert(name.clone(), text.replace("<no value>", ""));
@@ -419,7 +419,7 @@ mod tests {
     use crate::helm::{ChartFile, Metadata};
 
     fn chart(name: &str, templates: &[(&str, &str)], dependencies: Vec<Chart>) -> Chart {
-        let data = Value::Map(BTreeMap::from([(
+        let data = Value::map(BTreeMap::from([(
             "Name".to_string(),
             Value::String(name.to_string()),
         )]));
@@ -431,7 +431,7 @@ mod tests {
                 template_data: data,
                 ..Metadata::default()
             },
-            values: Value::Map(BTreeMap::new()),
+            values: Value::map(BTreeMap::new()),
             templates: templates
                 .iter()
                 .map(|(n, t)| ChartFile {
@@ -445,7 +445,7 @@ mod tests {
     }
 
     fn values(entries: &[(&str, Value)]) -> Value {
-        Value::Map(
+        Value::map(
             entries
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))

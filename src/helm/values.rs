@@ -29,6 +29,7 @@ mod schema;
 mod strvals;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{Chart, Error};
 use crate::template::Value;
@@ -49,10 +50,10 @@ pub fn from_yaml(text: &str, name: &str) -> Result<Value, Error> {
             ))
         })?;
     let Some(document) = documents.first() else {
-        return Ok(Value::Map(Map::new()));
+        return Ok(Value::map(Map::new()));
     };
     match json_to_value(crate::yaml::to_json_helm(&document.root)) {
-        Value::Nil => Ok(Value::Map(Map::new())),
+        Value::Nil => Ok(Value::map(Map::new())),
         map @ Value::Map(_) => Ok(map),
         other => Err(Error::Values(format!(
             "failed to parse {name}: error unmarshaling JSON: while decoding JSON: json: cannot \
@@ -67,7 +68,10 @@ pub fn from_yaml(text: &str, name: &str) -> Result<Value, Error> {
 /// as empty; an `over` that is not a map leaves `base` as it is.
 pub fn merge_maps(base: Value, over: Value) -> Value {
     match (base, over) {
-        (Value::Map(base), Value::Map(over)) => Value::Map(merge_tables(base, over)),
+        (Value::Map(base), Value::Map(over)) => Value::map(merge_tables(
+            Arc::unwrap_or_clone(base),
+            Arc::unwrap_or_clone(over),
+        )),
         (_, over @ Value::Map(_)) => over,
         (base, _) => base,
     }
@@ -76,7 +80,10 @@ pub fn merge_maps(base: Value, over: Value) -> Value {
 fn merge_tables(mut out: Map, over: Map) -> Map {
     for (key, value) in over {
         let value = match (out.remove(&key), value) {
-            (Some(Value::Map(base)), Value::Map(over)) => Value::Map(merge_tables(base, over)),
+            (Some(Value::Map(base)), Value::Map(over)) => Value::map(merge_tables(
+                Arc::unwrap_or_clone(base),
+                Arc::unwrap_or_clone(over),
+            )),
             (_, value) => value,
         };
         out.insert(key, value);
@@ -119,7 +126,7 @@ pub fn try_coalesce_values(chart: &Chart, user: &Value) -> Result<Value, Error> 
 pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Result<(), Error> {
     let flag = if as_string { "--set-string" } else { "--set" };
     if matches!(values, Value::Nil) {
-        *values = Value::Map(Map::new());
+        *values = Value::map(Map::new());
     }
     let Value::Map(map) = values else {
         return Err(Error::Values(format!(
@@ -127,7 +134,7 @@ pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Resul
             values.go_type_name()
         )));
     };
-    strvals::parse_into(expression, map, as_string)
+    strvals::parse_into(expression, Arc::make_mut(map), as_string)
         .map_err(|message| Error::Values(format!("failed parsing {flag} data: {message}")))
 }
 
@@ -146,7 +153,7 @@ pub fn json_to_value(json: serde_json::Value) -> Value {
         serde_json::Value::Array(items) => {
             Value::List(items.into_iter().map(json_to_value).collect())
         }
-        serde_json::Value::Object(map) => Value::Map(
+        serde_json::Value::Object(map) => Value::map(
             map.into_iter()
                 .map(|(k, v)| (k, json_to_value(v)))
                 .collect(),

@@ -270,9 +270,9 @@ fn defaults_of(chart: &Chart) -> Value {
         let child = defaults_of(dependency);
         for name in scope_names(chart, dependency) {
             if let Value::Map(map) = &mut out {
-                let slot = map
+                let slot = std::sync::Arc::make_mut(map)
                     .entry(name)
-                    .or_insert_with(|| Value::Map(BTreeMap::new()));
+                    .or_insert_with(|| Value::map(BTreeMap::new()));
                 fill(slot, &child);
             }
         }
@@ -285,7 +285,8 @@ fn fill(into: &mut Value, from: &Value) {
     let (Value::Map(into), Value::Map(from)) = (into, from) else {
         return;
     };
-    for (key, value) in from {
+    let into = std::sync::Arc::make_mut(into);
+    for (key, value) in from.iter() {
         match into.get_mut(key) {
             Some(existing) => fill(existing, value),
             None => {

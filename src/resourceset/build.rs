@@ -340,7 +340,7 @@ pub(crate) fn json_to_value(json: &Json) -> Value {
         },
         Json::String(s) => Value::String(s.clone()),
         Json::Array(items) => Value::List(items.iter().map(json_to_value).collect()),
-        Json::Object(map) => Value::Map(
+        Json::Object(map) => Value::map(
             map.iter()
                 .map(|(k, v)| (k.clone(), json_to_value(v)))
                 .collect(),

@@ -367,7 +367,7 @@ fn walk_range_inner(
                 .collect()
         }
         Some(Value::Map(m)) => {
-            items = m
+            items = std::sync::Arc::unwrap_or_clone(m)
                 .into_iter()
                 .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
                 .collect()
@@ -1306,7 +1306,7 @@ fn set_path(v: &mut Value, path: &[String], new: &Value) {
     let mut cur = v;
     for k in path {
         let next = match cur {
-            Value::Map(m) => m.get_mut(k),
+            Value::Map(m) => std::sync::Arc::make_mut(m).get_mut(k),
             Value::List(l) => k.parse::<usize>().ok().and_then(|i| l.get_mut(i)),
             _ => None,
         };
@@ -1434,8 +1434,8 @@ fn index(args: &[Option<&Value>]) -> Result<Value, String> {
                     None => return Err(format!("index out of range: {x}")),
                 }
             }
-            Value::Map(mut m) => match idx {
-                Some(Value::String(k)) => m.remove(k).unwrap_or(Value::Nil),
+            Value::Map(m) => match idx {
+                Some(Value::String(k)) => m.get(k).cloned().unwrap_or(Value::Nil),
                 None | Some(Value::Nil) => {
                     return Err("value is nil; should be of type string".into())
                 }

@@ -34,7 +34,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use gofmt::{sprint, sprintf};
-pub use value::Value;
+pub use value::{Map, Value};
 
 use funcs::{FuncEnv, Function};
 

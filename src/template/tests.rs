@@ -22,7 +22,7 @@ fn helm_set(templates: &[(&str, &str)]) -> Set {
 }
 
 fn values(pairs: &[(&str, Value)]) -> Value {
-    Value::Map(
+    Value::map(
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -102,8 +102,8 @@ fn tpl_parses_into_the_current_set_and_strips_no_value() {
     )]);
     let with_who = match data {
         Value::Map(mut m) => {
-            if let Some(Value::Map(v)) = m.get_mut("Values") {
-                v.insert("who".into(), Value::String("bob".into()));
+            if let Some(Value::Map(v)) = std::sync::Arc::make_mut(&mut m).get_mut("Values") {
+                std::sync::Arc::make_mut(v).insert("who".into(), Value::String("bob".into()));
             }
             Value::Map(m)
         }
@@ -535,7 +535,7 @@ fn variables_declared_from_set_or_index_share_the_map() {
 fn bound_values_are_zero_argument_functions_rebound_per_run() {
     let mut set = Set::new("rs", HashMap::new());
     set.delims("<<", ">>");
-    set.bind("inputs", Value::Map(BTreeMap::new()));
+    set.bind("inputs", Value::map(BTreeMap::new()));
     set.add("rs", "<< inputs.tenant >>/<< (inputs).tenant >>")
         .expect("parse");
     let strict = ExecOptions {

@@ -4,6 +4,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
+
+/// The entries of a [`Value::Map`].
+pub type Map = BTreeMap<String, Value>;
 
 /// A template value. Maps are sorted by key, as Go's template and fmt print them.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -19,13 +23,25 @@ pub enum Value {
     String(String),
     /// Go `[]interface{}` (also stands for `[]string` and other slices).
     List(Vec<Value>),
-    /// Go `map[string]interface{}`.
-    Map(BTreeMap<String, Value>),
+    /// Go `map[string]interface{}`. Shared, and copied only when changed: Go's maps are
+    /// references, and templates pass whole contexts (`dict "root" $`, `include "x" .`) around
+    /// thousands of times a render, which deep copies made the bulk of a render's work.
+    Map(Arc<Map>),
     /// Go `complex128` (real, imaginary): only template literals such as `1+2i` produce it.
     Complex(f64, f64),
 }
 
 impl Value {
+    /// A map value holding `entries`.
+    pub fn map(entries: Map) -> Value {
+        Value::Map(Arc::new(entries))
+    }
+
+    /// An empty map value.
+    pub fn empty_map() -> Value {
+        Value::Map(Arc::default())
+    }
+
     /// Go's truth: false, 0, nil, and empty strings, slices and maps are false.
     pub fn is_truthy(&self) -> bool {
         match self {

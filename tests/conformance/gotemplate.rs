@@ -20,7 +20,7 @@ fn to_value(j: &Json) -> Value {
         },
         Json::String(s) => Value::String(s.clone()),
         Json::Array(a) => Value::List(a.iter().map(to_value).collect()),
-        Json::Object(o) => Value::Map(o.iter().map(|(k, v)| (k.clone(), to_value(v))).collect()),
+        Json::Object(o) => Value::map(o.iter().map(|(k, v)| (k.clone(), to_value(v))).collect()),
     }
 }
 
@@ -75,7 +75,7 @@ fn f_makemap(_: &mut FuncEnv, a: &[Value]) -> Result<Value, FuncError> {
             );
         }
     }
-    Ok(Value::Map(m))
+    Ok(Value::map(m))
 }
 fn f_one_arg(_: &mut FuncEnv, a: &[Value]) -> Result<Value, FuncError> {
     match a {
@@ -117,7 +117,7 @@ fn f_return_int(_: &mut FuncEnv, _: &[Value]) -> Result<Value, FuncError> {
     Ok(Value::Int(7))
 }
 fn f_map_of_three(_: &mut FuncEnv, _: &[Value]) -> Result<Value, FuncError> {
-    Ok(Value::Map(BTreeMap::from([(
+    Ok(Value::map(BTreeMap::from([(
         "three".to_string(),
         Value::Int(3),
     )])))

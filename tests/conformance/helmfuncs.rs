@@ -127,30 +127,30 @@ fn render(case: &Json) -> Result<BTreeMap<String, String>, String> {
             continue;
         }
         let mut ctx = match &top {
-            Value::Map(m) => m.clone(),
+            Value::Map(m) => BTreeMap::clone(m),
             _ => BTreeMap::new(),
         };
         let mut values = ctx.get("Values").cloned().unwrap_or(Value::Nil);
         for key in &f.scope {
             values = match values {
-                Value::Map(m) => m.get(key).cloned().unwrap_or(Value::Map(BTreeMap::new())),
-                _ => Value::Map(BTreeMap::new()),
+                Value::Map(m) => m.get(key).cloned().unwrap_or(Value::map(BTreeMap::new())),
+                _ => Value::map(BTreeMap::new()),
             };
         }
         ctx.insert("Values".into(), values);
         let mut chart = match to_value(&f.chart["metadata"]) {
-            Value::Map(m) => m,
+            Value::Map(m) => std::sync::Arc::unwrap_or_clone(m),
             _ => BTreeMap::new(),
         };
         chart.insert("IsRoot".into(), Value::Bool(f.scope.is_empty()));
-        ctx.insert("Chart".into(), Value::Map(chart));
+        ctx.insert("Chart".into(), Value::map(chart));
         let base_path = match name.rfind('/') {
             Some(i) => name[..i].to_string(),
             None => String::new(),
         };
         ctx.insert(
             "Template".into(),
-            Value::Map(BTreeMap::from([
+            Value::map(BTreeMap::from([
                 ("Name".to_string(), Value::String(name.clone())),
                 ("BasePath".to_string(), Value::String(base_path)),
             ])),
@@ -160,7 +160,7 @@ fn render(case: &Json) -> Result<BTreeMap<String, String>, String> {
             now_unix: 1_700_000_000,
         };
         let text = set
-            .execute(name, &Value::Map(ctx), &opts, &mut env)
+            .execute(name, &Value::map(ctx), &opts, &mut env)
             .map_err(|e| e.to_string())?;
         // Helm replaces the `<no value>` Go prints for missing values with nothing.
         out.insert(name.clone(), text.replace("<no value>", ""));
@@ -752,7 +752,7 @@ fn helmfuncs_oracle_samples() {
             expr.replace(".Values", "$v")
         );
         let mut set = Set::new("t", funcs.clone()).with_helm_builtins();
-        let data = Value::Map(BTreeMap::from([(
+        let data = Value::map(BTreeMap::from([(
             "raw".to_string(),
             Value::String(ORACLE_VALUES.to_string()),
         )]));
@@ -948,7 +948,7 @@ fn helmfuncs_corpus_oracle() {
             .cloned()
             .unwrap_or_default();
         let mut set = Set::new("t", funcs.clone());
-        let data = Value::Map(BTreeMap::from([("raw".to_string(), Value::String(input))]));
+        let data = Value::map(BTreeMap::from([("raw".to_string(), Value::String(input))]));
         let mut env = FuncEnv {
             rng_state: 7,
             now_unix: 0,

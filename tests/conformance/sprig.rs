@@ -21,7 +21,7 @@ pub fn to_value(j: &Json) -> Value {
         },
         Json::String(s) => Value::String(s.clone()),
         Json::Array(a) => Value::List(a.iter().map(to_value).collect()),
-        Json::Object(o) => Value::Map(o.iter().map(|(k, v)| (k.clone(), to_value(v))).collect()),
+        Json::Object(o) => Value::map(o.iter().map(|(k, v)| (k.clone(), to_value(v))).collect()),
     }
 }
 

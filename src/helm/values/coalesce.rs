@@ -5,6 +5,8 @@
 //! (user values over chart defaults, a parent over its subchart) always wins; maps merge, lists
 //! and scalars are replaced.
 
+use std::sync::Arc;
+
 use super::Map;
 use crate::helm::{Chart, Error};
 use crate::template::{sprintf, Value};
@@ -26,12 +28,12 @@ pub(super) fn merge_values(chart: &Chart, user: &Value) -> Result<Value, (Value,
 
 fn run(chart: &Chart, user: &Value, merge: bool) -> Result<Value, (Value, Error)> {
     let mut dest = match user {
-        Value::Map(map) => map.clone(),
+        Value::Map(map) => Map::clone(map),
         _ => Map::new(),
     };
     match coalesce(chart, &mut dest, merge) {
-        Ok(()) => Ok(Value::Map(dest)),
-        Err(error) => Err((Value::Map(dest), error)),
+        Ok(()) => Ok(Value::map(dest)),
+        Err(error) => Err((Value::map(dest), error)),
     }
 }
 
@@ -47,7 +49,7 @@ fn coalesce_dependencies(chart: &Chart, dest: &mut Map, merge: bool) -> Result<(
         let name = subchart.name();
         let mut table = match dest.remove(name) {
             None => Map::new(),
-            Some(Value::Map(table)) => table,
+            Some(Value::Map(table)) => Arc::unwrap_or_clone(table),
             Some(other) => {
                 let message = format!(
                     "type mismatch on {name}: {}",
@@ -59,7 +61,7 @@ fn coalesce_dependencies(chart: &Chart, dest: &mut Map, merge: bool) -> Result<(
         };
         coalesce_globals(&mut table, dest);
         let result = coalesce(subchart, &mut table, merge);
-        dest.insert(name.to_string(), Value::Map(table));
+        dest.insert(name.to_string(), Value::map(table));
         result?;
     }
     Ok(())
@@ -70,7 +72,7 @@ fn coalesce_dependencies(chart: &Chart, dest: &mut Map, merge: bool) -> Result<(
 fn coalesce_globals(dest: &mut Map, parent: &Map) {
     let mut dest_globals = match dest.get(GLOBAL_KEY) {
         None => Map::new(),
-        Some(Value::Map(globals)) => globals.clone(),
+        Some(Value::Map(globals)) => Map::clone(globals),
         // Helm warns "skipping globals because destination global is not a table."
         Some(_) => return,
     };
@@ -80,20 +82,20 @@ fn coalesce_globals(dest: &mut Map, parent: &Map) {
         // Helm warns "skipping globals because source global is not a table."
         Some(_) => return,
     };
-    for (key, value) in parent_globals {
+    for (key, value) in parent_globals.iter() {
         match value {
             Value::Map(table) => {
-                let mut merged = table.clone();
+                let mut merged = Map::clone(table);
                 match dest_globals.get(key) {
                     None => {}
                     Some(Value::Map(existing)) => {
                         // Always a merge here: the result is coalesced again, nulls go then.
-                        coalesce_tables(&mut merged, existing.clone(), true);
+                        coalesce_tables(&mut merged, Map::clone(existing), true);
                     }
                     // Helm warns "Conflict: cannot merge map onto non-map" and keeps the non-map.
                     Some(_) => continue,
                 }
-                dest_globals.insert(key.clone(), Value::Map(merged));
+                dest_globals.insert(key.clone(), Value::map(merged));
             }
             // Helm warns "key is table. Skipping" and keeps the subchart's table.
             _ if matches!(dest_globals.get(key), Some(Value::Map(_))) => {}
@@ -106,13 +108,13 @@ fn coalesce_globals(dest: &mut Map, parent: &Map) {
 }
 
 fn finish_globals(dest: &mut Map, globals: Map) {
-    dest.insert(GLOBAL_KEY.to_string(), Value::Map(globals));
+    dest.insert(GLOBAL_KEY.to_string(), Value::map(globals));
 }
 
 /// `coalesceValues`: the chart's own defaults under the values in `values` (which win).
 fn coalesce_chart_values(chart: &Chart, values: &mut Map, merge: bool) {
     let defaults = match &chart.values {
-        Value::Map(defaults) => defaults.clone(),
+        Value::Map(defaults) => Map::clone(defaults),
         _ => Map::new(),
     };
     // Coalescing, nulls in chart defaults are dropped so that they neither shadow globals nor
@@ -126,12 +128,13 @@ fn coalesce_chart_values(chart: &Chart, values: &mut Map, merge: bool) {
             }
             Some(Value::Map(dest)) => {
                 // A non-table default under a table is skipped (Helm warns unless it is null).
-                if let Value::Map(mut src) = default {
+                if let Value::Map(src) = default {
+                    let mut src = Arc::unwrap_or_clone(src);
                     let merge = merge || is_subchart(chart, &key);
                     if !merge {
                         clean_nils(&mut src);
                     }
-                    coalesce_tables(dest, src, merge);
+                    coalesce_tables(Arc::make_mut(dest), src, merge);
                 }
             }
             Some(_) => {}
@@ -139,7 +142,7 @@ fn coalesce_chart_values(chart: &Chart, values: &mut Map, merge: bool) {
                 let default = match default {
                     Value::Nil if clean_defaults => continue,
                     Value::Map(mut table) if clean_defaults => {
-                        clean_nils(&mut table);
+                        clean_nils(Arc::make_mut(&mut table));
                         Value::Map(table)
                     }
                     other => other,
@@ -179,7 +182,7 @@ pub(super) fn coalesce_tables(dst: &mut Map, mut src: Map, merge: bool) {
             }
             Some(existing) => {
                 if let (Value::Map(existing), Value::Map(value)) = (existing, value) {
-                    coalesce_tables(existing, value, merge);
+                    coalesce_tables(Arc::make_mut(existing), Arc::unwrap_or_clone(value), merge);
                 }
                 // Otherwise dst wins; Helm warns when only one side is a table.
             }
@@ -192,7 +195,7 @@ fn clean_nils(table: &mut Map) {
     table.retain(|_, value| !matches!(value, Value::Nil));
     for value in table.values_mut() {
         if let Value::Map(inner) = value {
-            clean_nils(inner);
+            clean_nils(Arc::make_mut(inner));
         }
     }
 }

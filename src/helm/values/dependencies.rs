@@ -12,7 +12,7 @@ use crate::template::{sprint, Value};
 pub(super) fn process(chart: &mut Chart, user: &Value) -> Result<(), Error> {
     let user = match user {
         Value::Map(map) => Value::Map(map.clone()),
-        _ => Value::Map(Map::new()),
+        _ => Value::map(Map::new()),
     };
     process_enabled(chart, &user, "")?;
     process_import_values(chart)
@@ -194,9 +194,9 @@ fn import_values(chart: &mut Chart) -> Result<(), Error> {
         return Ok(());
     }
     let merged =
-        coalesce::merge_values(chart, &Value::Map(Map::new())).map_err(|(_, error)| error)?;
+        coalesce::merge_values(chart, &Value::map(Map::new())).map_err(|(_, error)| error)?;
     let mut merged = match merged {
-        Value::Map(map) => map,
+        Value::Map(map) => std::sync::Arc::unwrap_or_clone(map),
         _ => Map::new(),
     };
     let mut imported = Map::new();
@@ -209,7 +209,7 @@ fn import_values(chart: &mut Chart) -> Result<(), Error> {
                 // Helm ignores other shapes silently.
                 _ => continue,
             };
-            normalised.push(Value::Map(Map::from([
+            normalised.push(Value::map(Map::from([
                 ("child".to_string(), Value::String(child.clone())),
                 ("parent".to_string(), Value::String(parent.clone())),
             ])));
@@ -227,7 +227,7 @@ fn import_values(chart: &mut Chart) -> Result<(), Error> {
         dependency.import_values = normalised;
     }
     coalesce_tables(&mut merged, imported, true);
-    chart.values = Value::Map(merged);
+    chart.values = Value::map(merged);
     Ok(())
 }
 
@@ -243,7 +243,7 @@ fn go_string(value: Option<&Value>) -> String {
 fn path_to_map(path: &str, data: Map) -> Map {
     let mut current = data;
     for segment in path.rsplit('.') {
-        current = Map::from([(segment.to_string(), Value::Map(current))]);
+        current = Map::from([(segment.to_string(), Value::map(current))]);
     }
     current
 }

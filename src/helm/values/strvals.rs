@@ -182,7 +182,7 @@ impl Parser {
                 }
                 let mut inner = match data.get(&key) {
                     None => Map::new(),
-                    Some(Value::Map(inner)) => inner.clone(),
+                    Some(Value::Map(inner)) => Map::clone(inner),
                     Some(other) => return Err(conversion_panic(other, MAP_TYPE)),
                 };
                 let result = self.key(&mut inner, nested_level);
@@ -190,7 +190,7 @@ impl Parser {
                     return error(format!("key map {} has no value", quote(&key)));
                 }
                 if !inner.is_empty() {
-                    set(data, &key, Value::Map(inner));
+                    set(data, &key, Value::map(inner));
                 }
                 result
             }
@@ -267,15 +267,15 @@ impl Parser {
                 let mut inner = Map::new();
                 if let Some(slot) = usize::try_from(index).ok().and_then(|i| list.get_mut(i)) {
                     match slot {
-                        Value::Map(existing) => inner = existing.clone(),
+                        Value::Map(existing) => inner = Map::clone(existing),
                         // Indices out of order: Go replaces what was there with an empty map.
-                        other => *other = Value::Map(Map::new()),
+                        other => *other = Value::map(Map::new()),
                     }
                 }
                 if let Err(stop) = self.key(&mut inner, nested_level) {
                     return (list, Err(stop));
                 }
-                set_index(list, index, Value::Map(inner))
+                set_index(list, index, Value::map(inner))
             }
         }
     }

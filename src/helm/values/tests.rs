@@ -70,7 +70,7 @@ fn from_yaml_types_as_helm_reads_values() {
 #[test]
 fn from_yaml_empty_documents_are_empty_maps() {
     for text in ["", "\n", "# only a comment\n", "---\n", "~\n"] {
-        assert_eq!(yaml(text), Value::Map(Map::new()), "{text:?}");
+        assert_eq!(yaml(text), Value::map(Map::new()), "{text:?}");
     }
 }
 
@@ -347,7 +347,7 @@ fn coalesce_scopes_subchart_values_and_copies_globals_down_two_levels() {
     let bare = chart("bare", "", vec![chart("leaf", "", vec![])]);
     assert_eq!(
         get(&coalesce_values(&bare, &Value::Nil), "leaf.global"),
-        Some(&Value::Map(Map::new()))
+        Some(&Value::map(Map::new()))
     );
 }
 
@@ -397,7 +397,7 @@ fn coalesce_tables_dst_wins_and_null_deletes() {
     ) else {
         panic!("map")
     };
-    coalesce::coalesce_tables(&mut dst, src, false);
+    coalesce::coalesce_tables(std::sync::Arc::make_mut(&mut dst), Map::clone(&src), false);
     assert_eq!(
         Value::Map(dst),
         yaml(
@@ -417,7 +417,7 @@ fn merge_tables_keep_nulls() {
     let Value::Map(src) = yaml("address: {country: US}\nhole: black\n") else {
         panic!("map")
     };
-    coalesce::coalesce_tables(&mut dst, src, true);
+    coalesce::coalesce_tables(std::sync::Arc::make_mut(&mut dst), Map::clone(&src), true);
     assert_eq!(
         Value::Map(dst),
         yaml("address: {country: null}\nhole: null\n")
@@ -880,14 +880,19 @@ fn ints(value: Value) -> Value {
     match value {
         Value::Float(f) if f.fract() == 0.0 => Value::Int(f as i64),
         Value::List(items) => Value::List(items.into_iter().map(ints).collect()),
-        Value::Map(map) => Value::Map(map.into_iter().map(|(k, v)| (k, ints(v))).collect()),
+        Value::Map(map) => Value::map(
+            std::sync::Arc::unwrap_or_clone(map)
+                .into_iter()
+                .map(|(k, v)| (k, ints(v)))
+                .collect(),
+        ),
         other => other,
     }
 }
 
 fn parse(expression: &str, as_string: bool) -> Result<Value, String> {
     let mut map = Map::new();
-    strvals::parse_into(expression, &mut map, as_string).map(|()| Value::Map(map))
+    strvals::parse_into(expression, &mut map, as_string).map(|()| Value::map(map))
 }
 
 #[test]
@@ -1268,7 +1273,7 @@ fn schema_violations_one_line_each() {
 #[test]
 fn schema_error_display_has_helms_heading() {
     let top = with_schema(chart("top", "", vec![]), r#"{"required": ["x"]}"#);
-    let error = validate_schema(&top, &Value::Map(Map::new())).unwrap_err();
+    let error = validate_schema(&top, &Value::map(Map::new())).unwrap_err();
     assert_eq!(
         error.to_string(),
         "values don't meet the specifications of the schema(s) in the following chart(s):\n\

@@ -38,7 +38,7 @@ fn dict(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         let value = pair.get(1).cloned().unwrap_or(Value::String(String::new()));
         out.insert(key, value);
     }
-    Ok(Value::Map(out))
+    Ok(Value::map(out))
 }
 
 fn get(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -52,14 +52,14 @@ fn set(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("set", a, 3)?;
     let mut d = args::map(&a[0])?.clone();
     d.insert(args::string(&a[1])?.to_string(), a[2].clone());
-    Ok(Value::Map(d))
+    Ok(Value::map(d))
 }
 
 fn unset(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("unset", a, 2)?;
     let mut d = args::map(&a[0])?.clone();
     d.remove(args::string(&a[1])?);
-    Ok(Value::Map(d))
+    Ok(Value::map(d))
 }
 
 fn has_key(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -104,7 +104,7 @@ fn pick(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
             out.insert(k.to_string(), v.clone());
         }
     }
-    Ok(Value::Map(out))
+    Ok(Value::map(out))
 }
 
 fn omit(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -114,7 +114,7 @@ fn omit(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
         .iter()
         .map(args::string)
         .collect::<Result<Vec<_>>>()?;
-    Ok(Value::Map(
+    Ok(Value::map(
         d.iter()
             .filter(|(k, _)| !drop.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -134,7 +134,9 @@ pub fn mergo(dst: &mut BTreeMap<String, Value>, src: &BTreeMap<String, Value>, o
                     dst.insert(key.clone(), Value::Nil);
                 }
             }
-            (Value::Map(sm), Some(Value::Map(dm))) if !dm.is_empty() => mergo(dm, sm, overwrite),
+            (Value::Map(sm), Some(Value::Map(dm))) if !dm.is_empty() => {
+                mergo(std::sync::Arc::make_mut(dm), sm, overwrite)
+            }
             (Value::Map(_), Some(d)) if !overwrite && !is_empty(d) => {}
             (Value::List(_), Some(d)) if !is_empty(d) && !overwrite => {}
             (_, Some(d)) if !overwrite && !is_empty(d) => {}
@@ -155,7 +157,7 @@ fn merge_with(name: &str, a: &[Value], overwrite: bool) -> Result<Value> {
             _ => return err("src and dst must be of same type"),
         }
     }
-    Ok(Value::Map(dst))
+    Ok(Value::map(dst))
 }
 
 fn merge(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

@@ -302,7 +302,7 @@ fn from_serde(v: serde_json::Value) -> Value {
         serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => Value::String(s),
         serde_json::Value::Array(items) => Value::List(items.into_iter().map(from_serde).collect()),
-        serde_json::Value::Object(map) => Value::Map(
+        serde_json::Value::Object(map) => Value::map(
             map.into_iter()
                 .map(|(k, v)| (k, from_serde(v)))
                 .collect::<BTreeMap<_, _>>(),

@@ -69,14 +69,14 @@ fn must_to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 }
 
 fn error_map(msg: String) -> Value {
-    Value::Map(BTreeMap::from([("Error".to_string(), Value::String(msg))]))
+    Value::map(BTreeMap::from([("Error".to_string(), Value::String(msg))]))
 }
 
 /// A decoded document as a map, or Helm's error map.
 fn as_map(decoded: std::result::Result<Value, String>, prefix: &str) -> Value {
     match decoded {
         Ok(Value::Map(m)) => Value::Map(m),
-        Ok(Value::Nil) => Value::Map(BTreeMap::new()),
+        Ok(Value::Nil) => Value::map(BTreeMap::new()),
         Ok(other) => error_map(format!(
             "{prefix}{}",
             yaml::unmarshal_type_error(&other, "map[string]interface {}")
@@ -167,7 +167,7 @@ fn lookup(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     for v in a {
         args::string(v)?;
     }
-    Ok(Value::Map(BTreeMap::new()))
+    Ok(Value::map(BTreeMap::new()))
 }
 
 fn get_host_by_name(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

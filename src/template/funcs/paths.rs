@@ -181,7 +181,7 @@ fn url_parse(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     ] {
         m.insert(k.to_string(), Value::String(v));
     }
-    Ok(Value::Map(m))
+    Ok(Value::map(m))
 }
 
 /// `url.URL.String()` over the parts in a dictionary, as `urlJoin` builds it.

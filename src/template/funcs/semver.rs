@@ -329,7 +329,7 @@ fn semver(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     m.insert("Prerelease".into(), Value::String(v.pre));
     m.insert("Metadata".into(), Value::String(v.metadata));
     m.insert("Original".into(), Value::String(text.into()));
-    Ok(Value::Map(m))
+    Ok(Value::map(m))
 }
 
 fn semver_compare(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

@@ -602,7 +602,7 @@ fn go_split(text: &str, sep: &str, n: i64) -> Vec<String> {
 }
 
 fn indexed_map(parts: Vec<String>) -> Value {
-    Value::Map(
+    Value::map(
         parts
             .into_iter()
             .enumerate()

@@ -113,15 +113,15 @@ fn math_and_lists_follow_sprig() {
 
 #[test]
 fn dicts_merge_like_mergo() {
-    let inner = |v: &str| Value::Map([("bar".to_string(), s(v))].into());
-    let one = Value::Map(
+    let inner = |v: &str| Value::map([("bar".to_string(), s(v))].into());
+    let one = Value::map(
         [
             ("foo".to_string(), inner("baz")),
             ("qux".to_string(), Value::Bool(true)),
         ]
         .into(),
     );
-    let two = Value::Map(
+    let two = Value::map(
         [
             ("foo".to_string(), inner("baz2")),
             ("qux".to_string(), Value::Bool(false)),
@@ -147,7 +147,7 @@ fn dicts_merge_like_mergo() {
 
 #[test]
 fn json_and_reflection_follow_go() {
-    let m = Value::Map(
+    let m = Value::map(
         [
             ("a".to_string(), s("<&>")),
             ("n".to_string(), Value::Float(1e21)),
@@ -205,7 +205,7 @@ fn helm_conversions_and_durations() {
     assert_eq!(
         text(
             "toYaml",
-            &[Value::Map([("foo".to_string(), s("bar"))].into())]
+            &[Value::map([("foo".to_string(), s("bar"))].into())]
         ),
         "foo: bar"
     );
@@ -220,7 +220,7 @@ fn helm_conversions_and_durations() {
     assert_eq!(
         text(
             "toToml",
-            &[Value::Map([("foo".to_string(), s("bar"))].into())]
+            &[Value::map([("foo".to_string(), s("bar"))].into())]
         ),
         "foo = \"bar\"\n"
     );

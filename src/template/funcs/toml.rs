@@ -203,7 +203,7 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
                     .entry(last)
                     .or_insert_with(|| Value::List(Vec::new()));
                 match entry {
-                    Value::List(l) => l.push(Value::Map(BTreeMap::new())),
+                    Value::List(l) => l.push(Value::map(BTreeMap::new())),
                     _ => return Err(p.error("key is not an array of tables")),
                 }
             } else {
@@ -242,7 +242,7 @@ pub fn from_toml(text: &str) -> Result<Value, String> {
         table.insert(last, value);
         p.end_of_line()?;
     }
-    Ok(Value::Map(root))
+    Ok(Value::map(root))
 }
 
 /// The table at a path, created as needed; the last element of an array of tables is entered.
@@ -254,11 +254,11 @@ fn table_at<'a>(
     for k in path {
         let entry = cur
             .entry(k.clone())
-            .or_insert_with(|| Value::Map(BTreeMap::new()));
+            .or_insert_with(|| Value::map(BTreeMap::new()));
         cur = match entry {
-            Value::Map(m) => m,
+            Value::Map(m) => std::sync::Arc::make_mut(m),
             Value::List(l) => match l.last_mut() {
-                Some(Value::Map(m)) => m,
+                Some(Value::Map(m)) => std::sync::Arc::make_mut(m),
                 _ => return Err(format!("key '{k}' is not a table")),
             },
             _ => return Err(format!("key '{k}' is not a table")),
@@ -489,7 +489,7 @@ impl Reader<'_> {
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
-                        return Ok(Value::Map(m));
+                        return Ok(Value::map(m));
                     }
                     let key = self.key()?;
                     self.skip_ws();

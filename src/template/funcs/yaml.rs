@@ -72,7 +72,7 @@ fn jsonify(v: &Value) -> Result<Value, String> {
             return Err("error marshaling into JSON: json: unsupported type: complex128".into())
         }
         Value::List(l) => Value::List(l.iter().map(jsonify).collect::<Result<_, _>>()?),
-        Value::Map(m) => Value::Map(
+        Value::Map(m) => Value::map(
             m.iter()
                 .map(|(k, v)| Ok((k.clone(), jsonify(v)?)))
                 .collect::<Result<_, String>>()?,
@@ -718,8 +718,9 @@ fn to_json_view(v: Value) -> Result<Value, String> {
             return Err(format!("json: unsupported value: {}", format_float_g(f)))
         }
         Value::List(l) => Value::List(l.into_iter().map(to_json_view).collect::<Result<_, _>>()?),
-        Value::Map(m) => Value::Map(
-            m.into_iter()
+        Value::Map(m) => Value::map(
+            std::sync::Arc::unwrap_or_clone(m)
+                .into_iter()
                 .map(|(k, v)| Ok((k, to_json_view(v)?)))
                 .collect::<Result<_, String>>()?,
         ),
@@ -781,7 +782,7 @@ impl Builder {
                 _ => Err("unbalanced sequence".into()),
             },
             Event::MappingEnd => match self.stack.pop() {
-                Some(Frame::Map(m, _, anchor)) => self.finish(Value::Map(m), anchor),
+                Some(Frame::Map(m, _, anchor)) => self.finish(Value::map(m), anchor),
                 _ => Err("unbalanced mapping".into()),
             },
             Event::Alias(id) => {
@@ -818,11 +819,11 @@ impl Builder {
             Some(Frame::Map(m, key, _)) => match key.take() {
                 None => *key = Some(key_string(&v)),
                 Some(k) if k == "<<" => match v {
-                    Value::Map(src) => merge_missing(m, src),
+                    Value::Map(src) => merge_missing(m, std::sync::Arc::unwrap_or_clone(src)),
                     Value::List(maps) => {
                         for item in maps {
                             if let Value::Map(src) = item {
-                                merge_missing(m, src);
+                                merge_missing(m, std::sync::Arc::unwrap_or_clone(src));
                             }
                         }
                     }
@@ -866,7 +867,7 @@ mod tests {
     use super::*;
 
     fn map(pairs: &[(&str, Value)]) -> Value {
-        Value::Map(
+        Value::map(
             pairs
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))

@@ -106,7 +106,7 @@ fn certificate(cert: String, key: String) -> Value {
     let mut m = BTreeMap::new();
     m.insert("Cert".to_string(), Value::String(cert));
     m.insert("Key".to_string(), Value::String(key));
-    Value::Map(m)
+    Value::map(m)
 }
 
 fn generate(rng: &mut ChaCha20Rng) -> Result<PrivateKey> {
