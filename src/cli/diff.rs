@@ -71,6 +71,8 @@ struct Reconciled {
     report: RunReport,
     /// The root the side was read under, to take out of messages.
     root: PathBuf,
+    /// The temporary directory a revision was written into, removed when this is dropped.
+    dir: Option<tempfile::TempDir>,
 }
 
 pub fn run(args: &DiffArgs, context: &Context) -> u8 {
@@ -101,44 +103,45 @@ pub fn run(args: &DiffArgs, context: &Context) -> u8 {
             )
         }
     };
-    let mut scratch = Vec::new();
-    let base = match reconcile_revision(
-        &repository,
-        base_id,
-        &format!("base `{base_name}` ({})", short(base_id)),
-        (path.as_path(), root.as_path()),
-        &args.run,
-        &mut scratch,
-    ) {
+    let paths = (path.as_path(), root.as_path());
+    let base_name = format!("base `{base_name}` ({})", short(base_id));
+    // The base is written out while the head reconciles: writing is mostly waiting on the disk.
+    let (base_dir, head) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_revision(&repository, base_id, &base_name));
+        let head = match &args.head {
+            Some(name) => repository
+                .resolve(name)
+                .map_err(|error| format!("head: {error}"))
+                .and_then(|id| {
+                    let name = format!("head `{name}` ({})", short(id));
+                    let dir = write_revision(&repository, id, &name)?;
+                    reconcile_dir(dir, &name, paths, &args.run)
+                }),
+            None => args
+                .run
+                .run()
+                .map(|(repository, report)| {
+                    let root = repository.root.clone();
+                    exit::leave_to_exit(repository);
+                    Reconciled {
+                        name: "working tree".to_owned(),
+                        root,
+                        report,
+                        dir: None,
+                    }
+                })
+                .map_err(|message| format!("working tree: {message}")),
+        };
+        let base_dir = writer
+            .join()
+            .unwrap_or_else(|_| Err(format!("{base_name}: writing the revision failed")));
+        (base_dir, head)
+    });
+    let head = match head {
         Ok(side) => side,
         Err(message) => return usage_error(&message, None),
     };
-    let head = match &args.head {
-        Some(name) => {
-            let id = match repository.resolve(name) {
-                Ok(id) => id,
-                Err(error) => return usage_error(&format!("head: {error}"), None),
-            };
-            reconcile_revision(
-                &repository,
-                id,
-                &format!("head `{name}` ({})", short(id)),
-                (path.as_path(), root.as_path()),
-                &args.run,
-                &mut scratch,
-            )
-        }
-        None => args
-            .run
-            .run()
-            .map(|(repository, report)| Reconciled {
-                name: "working tree".to_owned(),
-                root: repository.root.clone(),
-                report,
-            })
-            .map_err(|message| format!("working tree: {message}")),
-    };
-    let head = match head {
+    let base = match base_dir.and_then(|dir| reconcile_dir(dir, &base_name, paths, &args.run)) {
         Ok(side) => side,
         Err(message) => return usage_error(&message, None),
     };
@@ -207,9 +210,12 @@ pub fn run(args: &DiffArgs, context: &Context) -> u8 {
         );
     }
     let differs = !report.is_empty();
-    exit::leave_to_exit((base, head));
-    // The revisions written out are removed now (a temporary directory goes when dropped).
-    drop(scratch);
+    // The revisions written out are removed (a temporary directory goes when dropped); the
+    // reports are left to the process's exit.
+    for side in [base, head] {
+        drop(side.dir);
+        exit::leave_to_exit(side.report);
+    }
     if differs && !args.exit_zero {
         exit::FAILURES
     } else {
@@ -246,36 +252,43 @@ fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf),
     Ok((path, root))
 }
 
-/// Writes a revision into a temporary directory and reconciles it there.
-fn reconcile_revision(
+/// Writes a revision into a new temporary directory.
+fn write_revision(
     repository: &gitrev::Repository,
     commit: gitrev::ObjectId,
     name: &str,
-    (path, root): (&Path, &Path),
-    run: &RunArgs,
-    scratch: &mut Vec<tempfile::TempDir>,
-) -> Result<Reconciled, String> {
+) -> Result<tempfile::TempDir, String> {
     let dir = tempfile::Builder::new()
         .prefix("offlux-diff-")
         .tempdir()
         .map_err(|e| format!("{name}: cannot make a temporary directory: {e}"))?;
-    let written = gitrev::materialise(repository, commit, dir.path())
-        .map_err(|e| format!("{name}: {e}"))?;
+    let written =
+        gitrev::materialise(repository, commit, dir.path()).map_err(|e| format!("{name}: {e}"))?;
     for note in &written.notes {
         eprintln!("note: {name}: {note}");
     }
+    Ok(dir)
+}
+
+/// Reconciles a revision written by `write_revision`, at the same `--path` and `--root`.
+fn reconcile_dir(
+    dir: tempfile::TempDir,
+    name: &str,
+    (path, root): (&Path, &Path),
+    run: &RunArgs,
+) -> Result<Reconciled, String> {
     let mut args = run.clone();
     args.repo.path = dir.path().join(path);
     args.repo.root = Some(dir.path().join(root));
     let (repository, report) = args.run().map_err(|e| format!("{name}: {e}"))?;
-    let side = Reconciled {
-        name: name.to_owned(),
-        root: repository.root.clone(),
-        report,
-    };
+    let root = repository.root.clone();
     exit::leave_to_exit(repository);
-    scratch.push(dir);
-    Ok(side)
+    Ok(Reconciled {
+        name: name.to_owned(),
+        root,
+        report,
+        dir: Some(dir),
+    })
 }
 
 /// A message without the temporary directory a revision was read under.
@@ -318,7 +331,12 @@ fn side<'a>(reconciled: &'a Reconciled, keeps: &dyn Fn(&Object) -> bool) -> Side
             .report
             .rendered
             .iter()
-            .map(|(id, objects)| (producer_key(id), objects.iter().filter(|o| keeps(o)).collect()))
+            .map(|(id, objects)| {
+                (
+                    producer_key(id),
+                    objects.iter().filter(|o| keeps(o)).collect(),
+                )
+            })
             .collect(),
         statuses,
     }
@@ -394,7 +412,11 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
     if report.is_empty() {
         return out;
     }
-    let _ = writeln!(out, "{}", paint(BOLD, &format!("offlux diff: {base} → {head}")));
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(BOLD, &format!("offlux diff: {base} → {head}"))
+    );
     for (producer, changes) in &report.producers {
         let _ = writeln!(out, "\n{}", paint(BOLD, &producer.to_string()));
         if let Some(status) = &changes.status {
@@ -408,7 +430,7 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
         if changes.unknown > 0 {
             let _ = writeln!(
                 out,
-                "  {} objects not compared: the producer failed on one side",
+                "  {} objects not compared: this producer, or the one that applies it, failed on one side",
                 changes.unknown
             );
         }
@@ -500,12 +522,13 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
         if changes.unknown > 0 {
             let _ = writeln!(
                 section,
-                "{} objects not compared: the producer failed on one side.\n",
+                "{} objects not compared: this producer, or the one that applies it, failed on one side.\n",
                 changes.unknown
             );
         }
         if !changes.objects.is_empty() {
-            section.push_str("| Change | Kind | Namespace | Name | Note |\n|---|---|---|---|---|\n");
+            section
+                .push_str("| Change | Kind | Namespace | Name | Note |\n|---|---|---|---|---|\n");
             for change in &changes.objects {
                 let note = match (&change.from, secret_note(change)) {
                     (Some(from), _) => format!("from {from}"),
@@ -526,7 +549,11 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
         }
         if out.len() + section.len() > budget {
             left_out_producers += 1;
-            left_out_diffs += changes.objects.iter().filter(|c| !c.diff.is_empty()).count();
+            left_out_diffs += changes
+                .objects
+                .iter()
+                .filter(|c| !c.diff.is_empty())
+                .count();
             continue;
         }
         out.push_str(&section);
@@ -627,7 +654,12 @@ fn escape_property(text: &str) -> String {
 }
 
 /// One workflow command: `::level file=F,line=L,title=T::message`.
-fn workflow_command(level: &str, file: Option<(String, u32)>, title: &str, message: &str) -> String {
+fn workflow_command(
+    level: &str,
+    file: Option<(String, u32)>,
+    title: &str,
+    message: &str,
+) -> String {
     let mut properties = Vec::new();
     if let Some((file, line)) = file {
         properties.push(format!("file={}", escape_property(&file)));
@@ -636,7 +668,11 @@ fn workflow_command(level: &str, file: Option<(String, u32)>, title: &str, messa
         }
     }
     properties.push(format!("title={}", escape_property(title)));
-    format!("::{level} {}::{}\n", properties.join(","), escape_data(message))
+    format!(
+        "::{level} {}::{}\n",
+        properties.join(","),
+        escape_data(message)
+    )
 }
 
 fn github(report: &Report, files: &BTreeMap<ProducerKey, (String, u32)>) -> String {
@@ -655,7 +691,12 @@ fn github(report: &Report, files: &BTreeMap<ProducerKey, (String, u32)>) -> Stri
                 outcome_text(&status.before),
                 outcome_text(&status.after)
             );
-            out.push_str(&workflow_command(level, producer_file.clone(), &title, &message));
+            out.push_str(&workflow_command(
+                level,
+                producer_file.clone(),
+                &title,
+                &message,
+            ));
         }
         for change in &changes.objects {
             let file = change

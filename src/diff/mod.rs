@@ -442,7 +442,14 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
         .retain(|_, p| p.status.is_some() || !p.objects.is_empty() || p.unknown > 0);
     for producer in report.producers.values_mut() {
         producer.objects.sort_by(|a, b| {
-            let order = |k: &ObjectKey| (k.kind.clone(), k.namespace.clone(), k.name.clone(), k.group.clone());
+            let order = |k: &ObjectKey| {
+                (
+                    k.kind.clone(),
+                    k.namespace.clone(),
+                    k.name.clone(),
+                    k.group.clone(),
+                )
+            };
             order(&a.object).cmp(&order(&b.object))
         });
     }

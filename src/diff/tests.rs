@@ -73,8 +73,14 @@ fn added_removed_changed_and_unchanged() {
         ]
     );
     let edited = &apps.objects[0];
-    assert!(edited.diff.contains("-  key: one\n+  key: two\n"), "{}", edited.diff);
-    assert!(edited.diff.starts_with("--- base/ConfigMap/default/edited\n"));
+    assert!(
+        edited.diff.contains("-  key: one\n+  key: two\n"),
+        "{}",
+        edited.diff
+    );
+    assert!(edited
+        .diff
+        .starts_with("--- base/ConfigMap/default/edited\n"));
     assert_eq!(report.status_changes(), 0);
 }
 
@@ -93,8 +99,12 @@ fn a_move_names_the_old_producer_and_a_version_bump_is_a_change() {
     assert!(change.diff.is_empty());
     assert!(!report.producers.contains_key(&producer("infra")));
 
-    let v1 = objects("apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n");
-    let v2 = objects("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n");
+    let v1 = objects(
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n",
+    );
+    let v2 = objects(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n",
+    );
     let report = compare(
         &side(&[("apps", &v1)], &[]),
         &side(&[("apps", &v2)], &[]),
@@ -112,8 +122,12 @@ fn secret_values_never_reach_the_diff() {
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: default\n{data}"
         ))
     };
-    let base = secret("data:\n  password: aHVudGVyMg==\n  gone: b2xk\nstringData:\n  token: plain-old-token\n");
-    let head = secret("data:\n  password: c3dvcmRmaXNo\n  fresh: bmV3\nstringData:\n  token: plain-new-token\n");
+    let base = secret(
+        "data:\n  password: aHVudGVyMg==\n  gone: b2xk\nstringData:\n  token: plain-old-token\n",
+    );
+    let head = secret(
+        "data:\n  password: c3dvcmRmaXNo\n  fresh: bmV3\nstringData:\n  token: plain-new-token\n",
+    );
     let report = compare(
         &side(&[("apps", &base)], &[]),
         &side(&[("apps", &head)], &[]),
@@ -125,10 +139,21 @@ fn secret_values_never_reach_the_diff() {
     assert_eq!(keys.added, ["fresh"]);
     assert_eq!(keys.removed, ["gone"]);
     assert_eq!(keys.changed, ["password", "token (stringData)"]);
-    for value in ["aHVudGVyMg", "c3dvcmRmaXNo", "b2xk", "bmV3", "plain-old", "plain-new"] {
+    for value in [
+        "aHVudGVyMg",
+        "c3dvcmRmaXNo",
+        "b2xk",
+        "bmV3",
+        "plain-old",
+        "plain-new",
+    ] {
         assert!(!change.diff.contains(value), "{value} in {}", change.diff);
     }
-    assert!(change.diff.contains("+  fresh: <redacted>"), "{}", change.diff);
+    assert!(
+        change.diff.contains("+  fresh: <redacted>"),
+        "{}",
+        change.diff
+    );
 
     // A Secret that is new, or gone, shows its keys and no value either.
     let report = compare(
@@ -153,7 +178,10 @@ fn a_failed_producer_hides_nothing_and_invents_no_removals() {
     let apps = &report.producers[&producer("apps")];
     assert!(apps.objects.is_empty());
     assert_eq!(apps.unknown, 1);
-    let status = apps.status.clone().unwrap_or_else(|| panic!("no status change"));
+    let status = apps
+        .status
+        .clone()
+        .unwrap_or_else(|| panic!("no status change"));
     assert_eq!(status.before, Some(pass()));
     assert!(status.after.is_some_and(|o| o.failed));
     assert!(!report.is_empty());

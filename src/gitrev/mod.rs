@@ -120,9 +120,11 @@ impl Repository {
             match step {
                 refs::Step::Ancestor(n) => {
                     for _ in 0..n {
-                        id = self.parents(id)?.first().copied().ok_or_else(|| {
-                            GitError::UnknownRevision(revision.to_owned())
-                        })?;
+                        id = self
+                            .parents(id)?
+                            .first()
+                            .copied()
+                            .ok_or_else(|| GitError::UnknownRevision(revision.to_owned()))?;
                     }
                 }
                 refs::Step::Parent(0) => {}

@@ -479,7 +479,10 @@ fn read_loose(path: &Path, id: ObjectId) -> Result<Object, GitError> {
 /// Reads the header of the entry at `offset`: its type and size, and the base of a delta.
 /// Returns the entry and where its compressed data starts.
 fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), String> {
-    let mut file = pack.file.lock().map_err(|_| "pack lock poisoned".to_owned())?;
+    let mut file = pack
+        .file
+        .lock()
+        .map_err(|_| "pack lock poisoned".to_owned())?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| format!("{}: {e}", pack.path.display()))?;
     let mut header = [0u8; 32];
@@ -554,7 +557,10 @@ fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usiz
 
 /// Inflates the zlib stream at `offset`, which must give exactly `size` bytes.
 fn inflate_at(pack: &Pack, offset: u64, size: u64) -> Result<Vec<u8>, String> {
-    let mut file = pack.file.lock().map_err(|_| "pack lock poisoned".to_owned())?;
+    let mut file = pack
+        .file
+        .lock()
+        .map_err(|_| "pack lock poisoned".to_owned())?;
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| format!("{}: {e}", pack.path.display()))?;
     let mut data = Vec::with_capacity(size as usize);

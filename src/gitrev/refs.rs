@@ -25,7 +25,9 @@ pub fn split_suffixes(revision: &str) -> Option<(&str, Vec<Step>)> {
     let mut steps = Vec::new();
     while let Some(op) = rest.chars().next() {
         rest = &rest[op.len_utf8()..];
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let (number, tail) = rest.split_at(digits);
         let n = if number.is_empty() {
             1
@@ -47,7 +49,9 @@ pub fn split_suffixes(revision: &str) -> Option<(&str, Vec<Step>)> {
 pub fn lookup(git_dir: &Path, common_dir: &Path, name: &str) -> Result<Option<ObjectId>, GitError> {
     if name.is_empty()
         || name.starts_with('/')
-        || name.split('/').any(|part| part.is_empty() || part == "." || part == "..")
+        || name
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
         || name.contains('\\')
     {
         return Ok(None);

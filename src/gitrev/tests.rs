@@ -7,7 +7,10 @@ fn a_delta_copies_and_inserts() {
     let base = b"hello, world";
     // source size 12, target size 11; copy 7 bytes from 0 ("hello, "), insert "git!".
     let delta = [12, 11, 0x80 | 0x10, 7, 4, b'g', b'i', b't', b'!'];
-    assert_eq!(apply_delta(base, &delta).as_deref(), Ok(&b"hello, git!"[..]));
+    assert_eq!(
+        apply_delta(base, &delta).as_deref(),
+        Ok(&b"hello, git!"[..])
+    );
 }
 
 #[test]
@@ -64,9 +67,7 @@ fn reads_this_repository() {
         eprintln!("skipped: not a git checkout");
         return;
     };
-    let head = repository
-        .resolve("HEAD")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let head = repository.resolve("HEAD").unwrap_or_else(|e| panic!("{e}"));
     let tree = repository.tree_of(head).unwrap_or_else(|e| panic!("{e}"));
     let object = repository.read(tree).unwrap_or_else(|e| panic!("{e}"));
     let entries = tree::parse_tree(tree, &object.data).unwrap_or_else(|e| panic!("{e}"));

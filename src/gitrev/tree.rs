@@ -55,10 +55,8 @@ pub fn materialise(
             }
             let path = relative.join(&entry.name);
             if !safe_name(&entry.name) {
-                done.notes.push(format!(
-                    "`{}`: unsafe name; not written",
-                    path.display()
-                ));
+                done.notes
+                    .push(format!("`{}`: unsafe name; not written", path.display()));
                 continue;
             }
             match entry.mode {
@@ -85,10 +83,8 @@ pub fn materialise(
                         Err(GitError::Corrupt { message, .. })
                             if message.starts_with("object larger") =>
                         {
-                            done.notes.push(format!(
-                                "`{}`: {message}; not written",
-                                path.display()
-                            ));
+                            done.notes
+                                .push(format!("`{}`: {message}; not written", path.display()));
                             continue;
                         }
                         Err(error) => return Err(error),
