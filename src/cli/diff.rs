@@ -252,22 +252,44 @@ fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf),
     Ok((path, root))
 }
 
-/// Writes a revision into a new temporary directory.
+/// Writes a revision into a new temporary directory: in the shared-memory file system when
+/// `scratch_parent` names one, else (or when writing there fails, a small `/dev/shm` filling up)
+/// in the standard temporary directory.
 fn write_revision(
     repository: &gitrev::Repository,
     commit: gitrev::ObjectId,
     name: &str,
 ) -> Result<tempfile::TempDir, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("offlux-diff-")
-        .tempdir()
+    let write = |parent: Option<&Path>| -> Result<tempfile::TempDir, String> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("offlux-diff-");
+        let dir = match parent {
+            Some(parent) => builder.tempdir_in(parent),
+            None => builder.tempdir(),
+        }
         .map_err(|e| format!("{name}: cannot make a temporary directory: {e}"))?;
-    let written =
-        gitrev::materialise(repository, commit, dir.path()).map_err(|e| format!("{name}: {e}"))?;
-    for note in &written.notes {
-        eprintln!("note: {name}: {note}");
+        let written = gitrev::materialise(repository, commit, dir.path())
+            .map_err(|e| format!("{name}: {e}"))?;
+        for note in &written.notes {
+            eprintln!("note: {name}: {note}");
+        }
+        Ok(dir)
+    };
+    match scratch_parent() {
+        Some(parent) => write(Some(&parent)).or_else(|_| write(None)),
+        None => write(None),
     }
-    Ok(dir)
+}
+
+/// Linux's shared-memory file system, when `TMPDIR` does not say where temporary files go.
+/// A revision is thousands of small files written, read once and removed: on a disk file
+/// system, creating and deleting their inodes cost far more than reconciling them.
+fn scratch_parent() -> Option<PathBuf> {
+    if !cfg!(target_os = "linux") || std::env::var_os("TMPDIR").is_some() {
+        return None;
+    }
+    let shm = Path::new("/dev/shm");
+    shm.is_dir().then(|| shm.to_path_buf())
 }
 
 /// Reconciles a revision written by `write_revision`, at the same `--path` and `--root`.
