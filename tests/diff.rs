@@ -314,6 +314,20 @@ fn a_helmrelease_value_changes_the_release_and_its_manifests() {
         deployment.contains("-  replicas: 2\n+  replicas: 3\n"),
         "{deployment}"
     );
+    // A markdown comment keeps under its size cap and says what it left out.
+    let (_, markdown, _) = diff(dir.path(), &["-o", "markdown", "--max-size", "1200"]);
+    assert!(markdown.len() <= 1200, "{} bytes", markdown.len());
+    assert!(
+        markdown.contains("| changed | Deployment | hello | hello |  |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("_Cut to stay under 1200 bytes: 1 diffs"),
+        "{markdown}"
+    );
+    let (_, markdown, _) = diff(dir.path(), &["-o", "markdown"]);
+    assert_eq!(markdown.matches("<details>").count(), 2, "{markdown}");
+    assert!(!markdown.contains("_Cut"), "{markdown}");
     // One line of context instead of three.
     let entries = json(dir.path(), &["-U", "1"]);
     let narrow = entry(&entries, "Deployment", "hello")["diff"]
