@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
             [CompletionResult]::new('helm', 'helm', [CompletionResultType]::ParameterValue, 'Native Helm: `offlux helm template CHART [RELEASE]`')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What a change does to the cluster: reconcile a base revision (by default the merge base with the default branch) and the working tree, and compare them object by object')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -266,6 +267,42 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         'offlux;helm;help;help' {
             break
         }
+        'offlux;diff' {
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once, 1 to 128 [default: the number of cores]')
+            [CompletionResult]::new('--substitute', '--substitute', [CompletionResultType]::ParameterName, 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)')
+            [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
+            [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--secret-producer', '--secret-producer', [CompletionResultType]::ParameterName, 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease''s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)')
+            [CompletionResult]::new('--resourceset-inputs', '--resourceset-inputs', [CompletionResultType]::ParameterName, 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)')
+            [CompletionResult]::new('--sources', '--sources', [CompletionResultType]::ParameterName, 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'The revision compared against [default: the merge base of HEAD with the default branch: `origin/HEAD`, else `main` or `master`]')
+            [CompletionResult]::new('--head', '--head', [CompletionResultType]::ParameterName, 'The revision to compare [default: the working tree, uncommitted changes included]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-U', '-U ', [CompletionResultType]::ParameterName, 'Unchanged lines shown around each change')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Unchanged lines shown around each change')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Also write both rendered trees, as `render --out` would, under `DIR/base` and `DIR/head` (Secrets left out)')
+            [CompletionResult]::new('--skip-crds', '--skip-crds', [CompletionResultType]::ParameterName, 'Leave CustomResourceDefinitions out of the comparison')
+            [CompletionResult]::new('--skip-kinds', '--skip-kinds', [CompletionResultType]::ParameterName, 'Leave these kinds out (comma-separated)')
+            [CompletionResult]::new('--max-size', '--max-size', [CompletionResultType]::ParameterName, 'With `-o markdown`: the most bytes printed (GitHub''s comments hold 65 536 characters); diffs that do not fit are left out with a note')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
+            [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Never fetch charts over the network; what the cache lacks is reported missing')
+            [CompletionResult]::new('--allow-private-network', '--allow-private-network', [CompletionResultType]::ParameterName, 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)')
+            [CompletionResult]::new('--env-from-process', '--env-from-process', [CompletionResultType]::ParameterName, 'Fill an env file''s bare keys (a line `KEY` without `=`) from offlux''s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets')
+            [CompletionResult]::new('--exit-zero', '--exit-zero', [CompletionResultType]::ParameterName, 'Exit with 0 when there are differences (failures to run are still 2)')
+            [CompletionResult]::new('--skip-secrets', '--skip-secrets', [CompletionResultType]::ParameterName, 'Leave Secrets out (by default they are compared with their values hidden)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'offlux;graph' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
@@ -305,6 +342,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
             [CompletionResult]::new('helm', 'helm', [CompletionResultType]::ParameterValue, 'Native Helm: `offlux helm template CHART [RELEASE]`')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What a change does to the cluster: reconcile a base revision (by default the merge base with the default branch) and the working tree, and compare them object by object')
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
@@ -338,6 +376,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;helm;template' {
+            break
+        }
+        'offlux;help;diff' {
             break
         }
         'offlux;help;graph' {

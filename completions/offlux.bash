@@ -22,6 +22,9 @@ _offlux() {
             offlux,completions)
                 cmd="offlux__subcmd__completions"
                 ;;
+            offlux,diff)
+                cmd="offlux__subcmd__diff"
+                ;;
             offlux,explain)
                 cmd="offlux__subcmd__explain"
                 ;;
@@ -66,6 +69,9 @@ _offlux() {
                 ;;
             offlux__subcmd__help,completions)
                 cmd="offlux__subcmd__help__subcmd__completions"
+                ;;
+            offlux__subcmd__help,diff)
+                cmd="offlux__subcmd__help__subcmd__diff"
                 ;;
             offlux__subcmd__help,explain)
                 cmd="offlux__subcmd__help__subcmd__explain"
@@ -119,7 +125,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm graph explain completions help"
+            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm diff graph explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +235,104 @@ _offlux() {
                 return 0
             fi
             case "${prev}" in
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__diff)
+            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --substitute)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --substitute-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret-producer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resourceset-inputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sources)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --head)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "human markdown json github" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "human markdown json github" -- "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -U)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --skip-crds)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --skip-kinds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --log-level)
                     COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
                     return 0
@@ -469,7 +573,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help)
-            opts="get test validate build render kustomize helm graph explain completions help"
+            opts="get test validate build render kustomize helm diff graph explain completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -497,6 +601,20 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__diff)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
             cand helm 'Native Helm: `offlux helm template CHART [RELEASE]`'
+            cand diff 'What a change does to the cluster: reconcile a base revision (by default the merge base with the default branch) and the working tree, and compare them object by object'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
@@ -247,6 +248,41 @@ set edit:completion:arg-completer[offlux] = {|@words|
         }
         &'offlux;helm;help;help'= {
         }
+        &'offlux;diff'= {
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --concurrency 'Objects reconciled at once, 1 to 128 [default: the number of cores]'
+            cand --substitute 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)'
+            cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
+            cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
+            cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --secret-producer 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease''s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)'
+            cand --resourceset-inputs 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)'
+            cand --sources 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)'
+            cand --base 'The revision compared against [default: the merge base of HEAD with the default branch: `origin/HEAD`, else `main` or `master`]'
+            cand --head 'The revision to compare [default: the working tree, uncommitted changes included]'
+            cand -o 'Output format'
+            cand --output 'Output format'
+            cand -U 'Unchanged lines shown around each change'
+            cand --context 'Unchanged lines shown around each change'
+            cand --out 'Also write both rendered trees, as `render --out` would, under `DIR/base` and `DIR/head` (Secrets left out)'
+            cand --skip-crds 'Leave CustomResourceDefinitions out of the comparison'
+            cand --skip-kinds 'Leave these kinds out (comma-separated)'
+            cand --max-size 'With `-o markdown`: the most bytes printed (GitHub''s comments hold 65 536 characters); diffs that do not fit are left out with a note'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+            cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
+            cand --offline 'Never fetch charts over the network; what the cache lacks is reported missing'
+            cand --allow-private-network 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
+            cand --env-from-process 'Fill an env file''s bare keys (a line `KEY` without `=`) from offlux''s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
+            cand --exit-zero 'Exit with 0 when there are differences (failures to run are still 2)'
+            cand --skip-secrets 'Leave Secrets out (by default they are compared with their values hidden)'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'offlux;graph'= {
             cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
             cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
@@ -283,6 +319,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
             cand helm 'Native Helm: `offlux helm template CHART [RELEASE]`'
+            cand diff 'What a change does to the cluster: reconcile a base revision (by default the merge base with the default branch) and the working tree, and compare them object by object'
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
@@ -307,6 +344,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand template 'Render a local chart and print the manifests, as `helm template` does'
         }
         &'offlux;help;helm;template'= {
+        }
+        &'offlux;help;diff'= {
         }
         &'offlux;help;graph'= {
         }

@@ -37,6 +37,7 @@ complete -c offlux -n "__fish_offlux_needs_command" -f -a "build" -d 'Print the 
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
+complete -c offlux -n "__fish_offlux_needs_command" -f -a "diff" -d 'What a change does to the cluster: reconcile a base revision (by default the merge base with the default branch) and the working tree, and compare them object by object'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "explain" -d 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "completions" -d 'Print a shell completion script'
@@ -224,6 +225,41 @@ complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subc
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from template" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from help" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l base -d 'The revision compared against [default: the merge base of HEAD with the default branch: `origin/HEAD`, else `main` or `master`]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l head -d 'The revision to compare [default: the working tree, uncommitted changes included]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "human\t''
+markdown\t''
+json\t''
+github\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -s U -l context -d 'Unchanged lines shown around each change' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l out -d 'Also write both rendered trees, as `render --out` would, under `DIR/base` and `DIR/head` (Secrets left out)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-crds -d 'Leave CustomResourceDefinitions out of the comparison' -r -f -a "true\t''
+false\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l max-size -d 'With `-o markdown`: the most bytes printed (GitHub\'s comments hold 65 536 characters); diffs that do not fit are left out with a note' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
+warn\t''
+info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l exit-zero -d 'Exit with 0 when there are differences (failures to run are still 2)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-secrets -d 'Leave Secrets out (by default they are compared with their values hidden)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -s o -l output -d 'Output format' -r -f -a "dot\t''
@@ -247,16 +283,17 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "validate" -d 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is OFX100'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "explain" -d 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm graph explain completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "get" -d 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "test" -d 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "validate" -d 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is OFX100'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "build" -d 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "render" -d 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "kustomize" -d 'Native kustomize: `offlux kustomize build DIR`'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "helm" -d 'Native Helm: `offlux helm template CHART [RELEASE]`'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "diff" -d 'What a change does to the cluster: reconcile a base revision (by default the merge base with the default branch) and the working tree, and compare them object by object'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "graph" -d 'Show the dependency graph: dependsOn, sources, data, and what applies what'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "explain" -d 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from kustomize" -f -a "build" -d 'Build a kustomization directory and print the result, as `kustomize build` does'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from helm" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'

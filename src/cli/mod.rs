@@ -5,6 +5,7 @@
 
 mod build;
 mod completions;
+mod diff;
 mod explain;
 mod get;
 mod graph;
@@ -94,6 +95,9 @@ pub enum Command {
     Kustomize(kustomize::KustomizeArgs),
     /// Native Helm: `offlux helm template CHART [RELEASE]`.
     Helm(helm::HelmArgs),
+    /// What a change does to the cluster: reconcile a base revision (by default the merge base
+    /// with the default branch) and the working tree, and compare them object by object.
+    Diff(diff::DiffArgs),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
     /// Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it.
@@ -167,6 +171,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(&args, &context),
         Command::Build(args) => build::run(&args, &context),
         Command::Render(args) => render::run(&args, &context),
+        Command::Diff(args) => diff::run(&args, &context),
         Command::Graph(args) => graph::run(&args, &context),
         Command::Kustomize(args) => kustomize::run(&args),
         Command::Helm(args) => helm::run(&args),

@@ -1,0 +1,798 @@
+//! `offlux diff`: what a change does to the cluster. The base revision (by default the merge base
+//! of HEAD with the default branch) is read from git into a temporary directory, the head is the
+//! working tree or another revision; both are reconciled with the same options and compared
+//! (`crate::diff`), and the differences printed for a person, a pull request comment (markdown),
+//! a program (JSON) or GitHub's workflow annotations.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use super::run_args::RunArgs;
+use super::test::{rows, Verdict};
+use super::{exit, out_dir, stdout, usage_error, Context};
+use crate::controllers::runtime::RunReport;
+use crate::diff::{self, Change, ObjectChange, Outcome, ProducerKey, Report, Side};
+use crate::gitrev;
+use crate::model::Object;
+
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// The revision compared against [default: the merge base of HEAD with the default branch:
+    /// `origin/HEAD`, else `main` or `master`].
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
+    /// The revision to compare [default: the working tree, uncommitted changes included].
+    #[arg(long, value_name = "REF")]
+    pub head: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = DiffFormat::Human)]
+    pub output: DiffFormat,
+    /// Unchanged lines shown around each change.
+    #[arg(short = 'U', long = "context", default_value_t = 3, value_name = "N")]
+    pub context: usize,
+    /// Also write both rendered trees, as `render --out` would, under `DIR/base` and `DIR/head`
+    /// (Secrets left out).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Exit with 0 when there are differences (failures to run are still 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Leave Secrets out (by default they are compared with their values hidden).
+    #[arg(long)]
+    pub skip_secrets: bool,
+    /// Leave CustomResourceDefinitions out of the comparison.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub skip_crds: bool,
+    /// Leave these kinds out (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub skip_kinds: Vec<String>,
+    /// With `-o markdown`: the most bytes printed (GitHub's comments hold 65 536 characters);
+    /// diffs that do not fit are left out with a note.
+    #[arg(long, default_value_t = 60_000, value_name = "BYTES")]
+    pub max_size: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    Human,
+    Markdown,
+    Json,
+    Github,
+}
+
+/// A reconciled side and what it was read from.
+struct Reconciled {
+    /// `base (abc1234)`, `working tree`...
+    name: String,
+    report: RunReport,
+    /// The root the side was read under, to take out of messages.
+    root: PathBuf,
+    /// The temporary directory a revision was written into, removed when this is dropped.
+    dir: Option<tempfile::TempDir>,
+}
+
+pub fn run(args: &DiffArgs, context: &Context) -> u8 {
+    let start = args.run.repo.root.as_ref().unwrap_or(&args.run.repo.path);
+    let repository = match gitrev::Repository::discover(start) {
+        Ok(repository) => repository,
+        Err(error) => {
+            return usage_error(
+                &error.to_string(),
+                Some("`offlux diff` compares revisions of a git repository; run it inside one"),
+            )
+        }
+    };
+    let (path, root) = match relative_paths(&args.run, &repository.work_tree) {
+        Ok(paths) => paths,
+        Err(message) => return usage_error(&message, None),
+    };
+    let base = match &args.base {
+        Some(name) => repository.resolve(name).map(|id| (id, name.clone())),
+        None => repository.default_base(),
+    };
+    let (base_id, base_name) = match base {
+        Ok(base) => base,
+        Err(error) => {
+            return usage_error(
+                &format!("base: {error}"),
+                Some("name the revision to compare against with `--base REF`"),
+            )
+        }
+    };
+    let paths = (path.as_path(), root.as_path());
+    let base_name = format!("base `{base_name}` ({})", short(base_id));
+    // The base is written out while the head reconciles: writing is mostly waiting on the disk.
+    let (base_dir, head) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_revision(&repository, base_id, &base_name));
+        let head = match &args.head {
+            Some(name) => repository
+                .resolve(name)
+                .map_err(|error| format!("head: {error}"))
+                .and_then(|id| {
+                    let name = format!("head `{name}` ({})", short(id));
+                    let dir = write_revision(&repository, id, &name)?;
+                    reconcile_dir(dir, &name, paths, &args.run)
+                }),
+            None => args
+                .run
+                .run()
+                .map(|(repository, report)| {
+                    let root = repository.root.clone();
+                    exit::leave_to_exit(repository);
+                    Reconciled {
+                        name: "working tree".to_owned(),
+                        root,
+                        report,
+                        dir: None,
+                    }
+                })
+                .map_err(|message| format!("working tree: {message}")),
+        };
+        let base_dir = writer
+            .join()
+            .unwrap_or_else(|_| Err(format!("{base_name}: writing the revision failed")));
+        (base_dir, head)
+    });
+    let head = match head {
+        Ok(side) => side,
+        Err(message) => return usage_error(&message, None),
+    };
+    let base = match base_dir.and_then(|dir| reconcile_dir(dir, &base_name, paths, &args.run)) {
+        Ok(side) => side,
+        Err(message) => return usage_error(&message, None),
+    };
+    if base.report.cancelled || head.report.cancelled {
+        eprintln!("error: interrupted");
+        return exit::FAILURES;
+    }
+    for side in [&base, &head] {
+        for row in rows(&side.report) {
+            if matches!(row.result, Verdict::Fail | Verdict::Blocked) {
+                eprintln!(
+                    "warning: {}: {}/{}/{} failed: {}",
+                    side.name,
+                    row.kind,
+                    row.namespace,
+                    row.name,
+                    scrub(&row.message, &side.root)
+                );
+            }
+        }
+    }
+    let keeps = |object: &Object| {
+        let kind = object.id.kind.as_str();
+        !(args.skip_secrets && kind == "Secret"
+            || args.skip_crds && kind == "CustomResourceDefinition"
+            || args.skip_kinds.iter().any(|k| k == kind))
+    };
+    let base_side = side(&base, &keeps);
+    let head_side = side(&head, &keeps);
+    let report = diff::compare(
+        &base_side,
+        &head_side,
+        &diff::Options {
+            context: args.context,
+        },
+    );
+    let files = producer_files(&[&head, &base]);
+    let labels = (base.name.as_str(), head.name.as_str());
+    let color = context.color && std::io::stdout().is_terminal();
+    let text = match args.output {
+        DiffFormat::Human => human(&report, labels, color),
+        DiffFormat::Markdown => markdown(&report, labels, args.max_size),
+        DiffFormat::Json => json(&report),
+        DiffFormat::Github => github(&report, &files),
+    };
+    stdout::write(&text);
+    if let Some(dir) = &args.out {
+        if let Err(code) = write_trees(dir, &repository.work_tree, [&base, &head]) {
+            return code;
+        }
+    }
+    let counts = report.counts();
+    if report.is_empty() {
+        eprintln!("No differences between {} and {}.", labels.0, labels.1);
+    } else {
+        let objects: usize = counts.values().sum();
+        eprintln!(
+            "{objects} objects differ ({}), {} status changes, in {} producers.",
+            counts
+                .iter()
+                .map(|(change, n)| format!("{n} {}", change.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            report.status_changes(),
+            report.producers.len()
+        );
+    }
+    let differs = !report.is_empty();
+    // The revisions written out are removed (a temporary directory goes when dropped); the
+    // reports are left to the process's exit.
+    for side in [base, head] {
+        drop(side.dir);
+        exit::leave_to_exit(side.report);
+    }
+    if differs && !args.exit_zero {
+        exit::FAILURES
+    } else {
+        exit::SUCCESS
+    }
+}
+
+fn short(id: gitrev::ObjectId) -> String {
+    id.to_hex().chars().take(12).collect()
+}
+
+/// `--path` and `--root` relative to the working tree, so the same places can be found in a
+/// revision written elsewhere.
+fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let relative = |path: &Path| -> Result<PathBuf, String> {
+        let real = path
+            .canonicalize()
+            .map_err(|e| format!("`{}`: {e}", path.display()))?;
+        real.strip_prefix(work_tree)
+            .map(Path::to_path_buf)
+            .map_err(|_| {
+                format!(
+                    "`{}` is not inside the git working tree `{}`",
+                    path.display(),
+                    work_tree.display()
+                )
+            })
+    };
+    let path = relative(&run.repo.path)?;
+    let root = match &run.repo.root {
+        Some(root) => relative(root)?,
+        None => PathBuf::new(),
+    };
+    Ok((path, root))
+}
+
+/// Writes a revision into a new temporary directory: in the shared-memory file system when
+/// `scratch_parent` names one, else (or when writing there fails, a small `/dev/shm` filling up)
+/// in the standard temporary directory.
+fn write_revision(
+    repository: &gitrev::Repository,
+    commit: gitrev::ObjectId,
+    name: &str,
+) -> Result<tempfile::TempDir, String> {
+    let write = |parent: Option<&Path>| -> Result<tempfile::TempDir, String> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("offlux-diff-");
+        let dir = match parent {
+            Some(parent) => builder.tempdir_in(parent),
+            None => builder.tempdir(),
+        }
+        .map_err(|e| format!("{name}: cannot make a temporary directory: {e}"))?;
+        let written = gitrev::materialise(repository, commit, dir.path())
+            .map_err(|e| format!("{name}: {e}"))?;
+        for note in &written.notes {
+            eprintln!("note: {name}: {note}");
+        }
+        Ok(dir)
+    };
+    match scratch_parent() {
+        Some(parent) => write(Some(&parent)).or_else(|_| write(None)),
+        None => write(None),
+    }
+}
+
+/// Linux's shared-memory file system, when `TMPDIR` does not say where temporary files go.
+/// A revision is thousands of small files written, read once and removed: on a disk file
+/// system, creating and deleting their inodes cost far more than reconciling them.
+fn scratch_parent() -> Option<PathBuf> {
+    if !cfg!(target_os = "linux") || std::env::var_os("TMPDIR").is_some() {
+        return None;
+    }
+    let shm = Path::new("/dev/shm");
+    shm.is_dir().then(|| shm.to_path_buf())
+}
+
+/// Reconciles a revision written by `write_revision`, at the same `--path` and `--root`.
+fn reconcile_dir(
+    dir: tempfile::TempDir,
+    name: &str,
+    (path, root): (&Path, &Path),
+    run: &RunArgs,
+) -> Result<Reconciled, String> {
+    let mut args = run.clone();
+    args.repo.path = dir.path().join(path);
+    args.repo.root = Some(dir.path().join(root));
+    let (repository, report) = args.run().map_err(|e| format!("{name}: {e}"))?;
+    let root = repository.root.clone();
+    exit::leave_to_exit(repository);
+    Ok(Reconciled {
+        name: name.to_owned(),
+        root,
+        report,
+        dir: Some(dir),
+    })
+}
+
+/// A message without the temporary directory a revision was read under.
+fn scrub(message: &str, root: &Path) -> String {
+    let root = root.display().to_string();
+    message.replace(&format!("{root}/"), "").replace(&root, ".")
+}
+
+fn producer_key(id: &crate::model::ResourceId) -> ProducerKey {
+    ProducerKey {
+        kind: id.kind.to_string(),
+        namespace: id.namespace.to_string(),
+        name: id.name.to_string(),
+    }
+}
+
+fn side<'a>(reconciled: &'a Reconciled, keeps: &dyn Fn(&Object) -> bool) -> Side<'a> {
+    let statuses = rows(&reconciled.report)
+        .into_iter()
+        .map(|row| {
+            let failed = matches!(row.result, Verdict::Fail | Verdict::Blocked);
+            let text = match row.result {
+                Verdict::Pass => "PASS".to_owned(),
+                Verdict::Fail => format!("FAIL: {}", scrub(&row.message, &reconciled.root)),
+                Verdict::Blocked => format!("BLOCKED: {}", scrub(&row.message, &reconciled.root)),
+                Verdict::Skipped => format!("SKIPPED: {}", scrub(&row.message, &reconciled.root)),
+            };
+            (
+                ProducerKey {
+                    kind: row.kind,
+                    namespace: row.namespace,
+                    name: row.name,
+                },
+                Outcome { failed, text },
+            )
+        })
+        .collect();
+    Side {
+        rendered: reconciled
+            .report
+            .rendered
+            .iter()
+            .map(|(id, objects)| {
+                (
+                    producer_key(id),
+                    objects.iter().filter(|o| keeps(o)).collect(),
+                )
+            })
+            .collect(),
+        statuses,
+    }
+}
+
+/// Where each Flux object is defined, the head's definition first.
+fn producer_files(sides: &[&Reconciled]) -> BTreeMap<ProducerKey, (String, u32)> {
+    let mut files = BTreeMap::new();
+    for side in sides {
+        for row in rows(&side.report) {
+            if let Some(file) = row.file {
+                files
+                    .entry(ProducerKey {
+                        kind: row.kind,
+                        namespace: row.namespace,
+                        name: row.name,
+                    })
+                    .or_insert((scrub(&file, &side.root), row.line.unwrap_or(0)));
+            }
+        }
+    }
+    files
+}
+
+fn outcome_text(outcome: &Option<Outcome>) -> &str {
+    match outcome {
+        Some(outcome) => &outcome.text,
+        None => "absent",
+    }
+}
+
+fn secret_note(change: &ObjectChange) -> Option<String> {
+    let keys = change.secret_keys.as_ref().filter(|k| !k.is_empty())?;
+    let mut parts = Vec::new();
+    for (words, list) in [
+        ("values changed", &keys.changed),
+        ("added", &keys.added),
+        ("removed", &keys.removed),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{words}: {}", list.join(", ")));
+        }
+    }
+    Some(format!("keys {}", parts.join("; ")))
+}
+
+fn change_line(change: &ObjectChange) -> String {
+    let mut line = format!("{} {}", change.object, change.change.as_str());
+    if let Some(from) = &change.from {
+        let _ = write!(line, " from {from}");
+    }
+    if let Some(note) = secret_note(change) {
+        let _ = write!(line, " ({note})");
+    }
+    line
+}
+
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const CYAN: &str = "\x1b[36m";
+const BOLD: &str = "\x1b[1m";
+const RESET: &str = "\x1b[0m";
+
+fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
+    let paint = |code: &str, text: &str| {
+        if color {
+            format!("{code}{text}{RESET}")
+        } else {
+            text.to_owned()
+        }
+    };
+    let mut out = String::new();
+    if report.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        paint(BOLD, &format!("offlux diff: {base} → {head}"))
+    );
+    for (producer, changes) in &report.producers {
+        let _ = writeln!(out, "\n{}", paint(BOLD, &producer.to_string()));
+        if let Some(status) = &changes.status {
+            let _ = writeln!(
+                out,
+                "  status: {} → {}",
+                outcome_text(&status.before),
+                outcome_text(&status.after)
+            );
+        }
+        if changes.unknown > 0 {
+            let _ = writeln!(
+                out,
+                "  {} objects not compared: this producer, or the one that applies it, failed on one side",
+                changes.unknown
+            );
+        }
+        for change in &changes.objects {
+            let (mark, code) = match change.change {
+                Change::Added => ("+", GREEN),
+                Change::Removed => ("-", RED),
+                Change::Changed => ("~", CYAN),
+                Change::Moved => (">", CYAN),
+            };
+            let _ = writeln!(out, "  {} {}", paint(code, mark), change_line(change));
+            if change.change == Change::Added || change.change == Change::Removed {
+                continue;
+            }
+            for line in change.diff.lines() {
+                let code = if line.starts_with("+++") || line.starts_with("---") {
+                    BOLD
+                } else if line.starts_with('+') {
+                    GREEN
+                } else if line.starts_with('-') {
+                    RED
+                } else if line.starts_with("@@") {
+                    CYAN
+                } else {
+                    ""
+                };
+                let line = if code.is_empty() {
+                    line.to_owned()
+                } else {
+                    paint(code, line)
+                };
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+    out
+}
+
+/// A fence longer than any run of backticks in `text`.
+fn fence(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    "`".repeat((longest + 1).max(3))
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "### offlux diff: {} → {}\n", cell(base), cell(head));
+    if report.is_empty() {
+        out.push_str("No differences.\n");
+        return out;
+    }
+    let counts = report.counts();
+    let _ = writeln!(
+        out,
+        "{} objects differ ({}) in {} producers; {} status changes.\n",
+        counts.values().sum::<usize>(),
+        counts
+            .iter()
+            .map(|(change, n)| format!("{n} {}", change.as_str()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.producers.len(),
+        report.status_changes()
+    );
+    let mut left_out_diffs = 0;
+    let mut left_out_producers = 0;
+    // Room kept for the closing note.
+    let budget = max.saturating_sub(400);
+    for (producer, changes) in &report.producers {
+        let mut section = String::new();
+        let _ = writeln!(section, "#### {}\n", cell(&producer.to_string()));
+        if let Some(status) = &changes.status {
+            let _ = writeln!(
+                section,
+                "Status: {} → **{}**\n",
+                cell(outcome_text(&status.before)),
+                cell(outcome_text(&status.after))
+            );
+        }
+        if changes.unknown > 0 {
+            let _ = writeln!(
+                section,
+                "{} objects not compared: this producer, or the one that applies it, failed on one side.\n",
+                changes.unknown
+            );
+        }
+        if !changes.objects.is_empty() {
+            section
+                .push_str("| Change | Kind | Namespace | Name | Note |\n|---|---|---|---|---|\n");
+            for change in &changes.objects {
+                let note = match (&change.from, secret_note(change)) {
+                    (Some(from), _) => format!("from {from}"),
+                    (None, Some(note)) => note,
+                    (None, None) => String::new(),
+                };
+                let _ = writeln!(
+                    section,
+                    "| {} | {} | {} | {} | {} |",
+                    change.change.as_str(),
+                    cell(&change.object.kind),
+                    cell(&change.object.namespace),
+                    cell(&change.object.name),
+                    cell(&note)
+                );
+            }
+            section.push('\n');
+        }
+        if out.len() + section.len() > budget {
+            left_out_producers += 1;
+            left_out_diffs += changes
+                .objects
+                .iter()
+                .filter(|c| !c.diff.is_empty())
+                .count();
+            continue;
+        }
+        out.push_str(&section);
+        for change in changes.objects.iter().filter(|c| !c.diff.is_empty()) {
+            let fence = fence(&change.diff);
+            let block = format!(
+                "<details><summary>{} {}</summary>\n\n{fence}diff\n{}{fence}\n\n</details>\n\n",
+                change.change.as_str(),
+                html_escape(&change.object.to_string()),
+                change.diff
+            );
+            if out.len() + block.len() > budget {
+                left_out_diffs += 1;
+                continue;
+            }
+            out.push_str(&block);
+        }
+    }
+    if left_out_diffs > 0 || left_out_producers > 0 {
+        let _ = writeln!(
+            out,
+            "_Cut to stay under {max} bytes: {left_out_diffs} diffs and {left_out_producers} producers' tables not shown; \
+             run `offlux diff` (or `offlux diff --out DIR`) to see everything._"
+        );
+    }
+    out
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn json(report: &Report) -> String {
+    let mut items = Vec::new();
+    for (producer, changes) in &report.producers {
+        let producer_json = serde_json::json!({
+            "kind": producer.kind,
+            "namespace": producer.namespace,
+            "name": producer.name,
+        });
+        if let Some(status) = &changes.status {
+            items.push(serde_json::json!({
+                "producer": producer_json,
+                "object": null,
+                "change": "status",
+                "before": status.before.as_ref().map(|o| &o.text),
+                "after": status.after.as_ref().map(|o| &o.text),
+                "unknown": changes.unknown,
+            }));
+        }
+        for change in &changes.objects {
+            let mut item = serde_json::json!({
+                "producer": producer_json,
+                "object": {
+                    "apiVersion": change.api_version,
+                    "kind": change.object.kind,
+                    "namespace": change.object.namespace,
+                    "name": change.object.name,
+                },
+                "change": change.change.as_str(),
+                "diff": change.diff,
+            });
+            if let Some(from) = &change.from {
+                item["from"] = serde_json::json!({
+                    "kind": from.kind, "namespace": from.namespace, "name": from.name,
+                });
+            }
+            if let Some(keys) = &change.secret_keys {
+                item["secretKeys"] = serde_json::json!({
+                    "changed": keys.changed, "added": keys.added, "removed": keys.removed,
+                });
+            }
+            if let Some((file, line)) = &change.file {
+                item["file"] = serde_json::json!(file.display().to_string());
+                if *line > 0 {
+                    item["line"] = serde_json::json!(line);
+                }
+            }
+            items.push(item);
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&items).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// GitHub's workflow-command escaping of a message, and of a property value.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// One workflow command: `::level file=F,line=L,title=T::message`.
+fn workflow_command(
+    level: &str,
+    file: Option<(String, u32)>,
+    title: &str,
+    message: &str,
+) -> String {
+    let mut properties = Vec::new();
+    if let Some((file, line)) = file {
+        properties.push(format!("file={}", escape_property(&file)));
+        if line > 0 {
+            properties.push(format!("line={line}"));
+        }
+    }
+    properties.push(format!("title={}", escape_property(title)));
+    format!(
+        "::{level} {}::{}\n",
+        properties.join(","),
+        escape_data(message)
+    )
+}
+
+fn github(report: &Report, files: &BTreeMap<ProducerKey, (String, u32)>) -> String {
+    let mut out = String::new();
+    for (producer, changes) in &report.producers {
+        let producer_file = files.get(producer).cloned();
+        let title = format!("offlux diff: {producer}");
+        if let Some(status) = &changes.status {
+            let level = if status.after.as_ref().is_some_and(|o| o.failed) {
+                "error"
+            } else {
+                "notice"
+            };
+            let message = format!(
+                "status {} → {}",
+                outcome_text(&status.before),
+                outcome_text(&status.after)
+            );
+            out.push_str(&workflow_command(
+                level,
+                producer_file.clone(),
+                &title,
+                &message,
+            ));
+        }
+        for change in &changes.objects {
+            let file = change
+                .file
+                .as_ref()
+                .map(|(f, l)| (f.display().to_string(), *l))
+                .or_else(|| producer_file.clone());
+            let mut message = change_line(change);
+            if !change.diff.is_empty() && change.change != Change::Added {
+                message.push('\n');
+                message.push_str(&change.diff);
+            }
+            out.push_str(&workflow_command("notice", file, &title, &message));
+        }
+    }
+    out
+}
+
+/// `--out DIR`: both rendered trees, one file per producer, Secrets left out.
+fn write_trees(dir: &Path, repository_root: &Path, sides: [&Reconciled; 2]) -> Result<(), u8> {
+    match out_dir::check_location(dir, repository_root) {
+        Ok(false) => {}
+        Ok(true) => {
+            return Err(usage_error(
+                &format!("`{}` is inside the repository", dir.display()),
+                Some("write the trees outside the repository"),
+            ))
+        }
+        Err(error) => return Err(usage_error(&error.to_string(), None)),
+    }
+    for (name, side) in ["base", "head"].into_iter().zip(sides) {
+        let files: Vec<(out_dir::LayoutPath, String)> = side
+            .report
+            .rendered
+            .iter()
+            .map(|(id, objects)| {
+                let kept: Vec<&Object> = objects.iter().filter(|o| o.id.kind != "Secret").collect();
+                (
+                    out_dir::producer_file(id, "yaml"),
+                    super::objects::format(&kept, super::objects::ObjectFormat::Yaml),
+                )
+            })
+            .collect();
+        let target = dir.join(name);
+        match out_dir::write_tree(&target, &files, &Default::default()) {
+            Ok(done) => eprintln!("Wrote {} files under `{}`.", done.written, target.display()),
+            Err(error) if error.is_refusal() => {
+                return Err(usage_error(
+                    &error.to_string(),
+                    Some("choose an empty directory, or one offlux wrote before"),
+                ))
+            }
+            Err(error) => {
+                eprintln!("error: writing `{}`: {error}", target.display());
+                return Err(exit::FAILURES);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_escape_what_github_reads_as_syntax() {
+        assert_eq!(escape_data("a%b\nc"), "a%25b%0Ac");
+        assert_eq!(escape_property("x: y, z"), "x%3A y%2C z");
+    }
+
+    #[test]
+    fn a_fence_outgrows_the_backticks_inside() {
+        assert_eq!(fence("plain"), "```");
+        assert_eq!(fence("a ```` b"), "`````");
+    }
+}

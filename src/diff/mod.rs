@@ -1,0 +1,460 @@
+//! What a change does to the cluster: two reconciled sides (base and head) compared object by
+//! object, grouped by the Kustomization or HelmRelease that produces each object.
+//!
+//! Objects are matched on (API group, kind, namespace, name), so a version bump is a change, not
+//! a removal and an addition. An object is added, removed, changed (its canonical form, as
+//! `render` prints it, differs) or moved (another producer applies it now). Each Flux object's
+//! status is compared too. Objects of a producer that failed on one side are unknown there: they
+//! are counted, not reported as added or removed (Flux keeps what it last applied).
+//!
+//! Secrets: values under `data` and `stringData` never reach a diff; the diff is taken on a copy
+//! with every value replaced, and the keys whose values changed are listed by name.
+//!
+//! Not for: running the reconciles, reading git, or printing (see `cli::diff`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::model::Object;
+use crate::parallel;
+use crate::yaml::{emit_canonical_kyaml, Node};
+
+/// What a Secret's values are replaced with in a diff.
+pub const REDACTED: &str = "<redacted>";
+
+/// A Flux object on either side: Kustomization, HelmRelease, source...
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProducerKey {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl std::fmt::Display for ProducerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.namespace.is_empty() {
+            write!(f, "{} {}", self.kind, self.name)
+        } else {
+            write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}
+
+/// An applied object's identity across versions of its API.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjectKey {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl std::fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.namespace.is_empty() {
+            write!(f, "{} {}", self.kind, self.name)
+        } else {
+            write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}
+
+impl ObjectKey {
+    fn of(object: &Object) -> Self {
+        ObjectKey {
+            group: object.id.group.to_string(),
+            kind: object.id.kind.to_string(),
+            namespace: object.id.namespace.to_string(),
+            name: object.id.name.to_string(),
+        }
+    }
+}
+
+/// A Flux object's outcome on one side, in words (`PASS`, `FAIL: message`...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Failed or blocked: its objects on this side are unknown.
+    pub failed: bool,
+    pub text: String,
+}
+
+/// One side of the comparison.
+pub struct Side<'a> {
+    /// The objects each producer applies.
+    pub rendered: Vec<(ProducerKey, Vec<&'a Object>)>,
+    pub statuses: BTreeMap<ProducerKey, Outcome>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Unchanged lines shown around each change.
+    pub context: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    Added,
+    Removed,
+    Changed,
+    Moved,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Changed => "changed",
+            Change::Moved => "moved",
+        }
+    }
+}
+
+/// Which keys of a Secret changed (names only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SecretKeys {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<String>,
+}
+
+impl SecretKeys {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ObjectChange {
+    pub object: ObjectKey,
+    /// The `apiVersion` on the head side (the base side's for a removed object).
+    pub api_version: String,
+    pub change: Change,
+    /// For a moved object, the producer that applied it before.
+    pub from: Option<ProducerKey>,
+    /// A unified diff of the canonical forms (empty for a move alone or a Secret whose values
+    /// alone changed).
+    pub diff: String,
+    /// For a Secret, the keys whose values changed.
+    pub secret_keys: Option<SecretKeys>,
+    /// The file the object comes from (relative to the repository root), and its line.
+    pub file: Option<(PathBuf, u32)>,
+}
+
+/// A Flux object whose outcome differs between the sides (`None`: absent on that side).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusChange {
+    pub before: Option<Outcome>,
+    pub after: Option<Outcome>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ProducerReport {
+    pub status: Option<StatusChange>,
+    pub objects: Vec<ObjectChange>,
+    /// Objects not compared because this producer failed on one side.
+    pub unknown: usize,
+}
+
+/// The differences, by producer (in kind, namespace, name order).
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub producers: BTreeMap<ProducerKey, ProducerReport>,
+}
+
+impl Report {
+    pub fn is_empty(&self) -> bool {
+        self.producers
+            .values()
+            .all(|p| p.status.is_none() && p.objects.is_empty())
+    }
+
+    /// How many object changes of each kind.
+    pub fn counts(&self) -> BTreeMap<Change, usize> {
+        let mut counts = BTreeMap::new();
+        for change in self.producers.values().flat_map(|p| &p.objects) {
+            *counts.entry(change.change).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    pub fn status_changes(&self) -> usize {
+        self.producers
+            .values()
+            .filter(|p| p.status.is_some())
+            .count()
+    }
+}
+
+/// An object as compared: its canonical text, and for a Secret the redacted text and values.
+struct Prepared<'a> {
+    producer: &'a ProducerKey,
+    object: &'a Object,
+    text: String,
+    redacted: Option<(String, BTreeMap<String, String>)>,
+}
+
+impl Prepared<'_> {
+    fn shown(&self) -> &str {
+        match &self.redacted {
+            Some((text, _)) => text,
+            None => &self.text,
+        }
+    }
+}
+
+fn prepare<'a>(side: &'a Side<'a>) -> BTreeMap<ObjectKey, Prepared<'a>> {
+    let items: Vec<(&ProducerKey, &Object)> = side
+        .rendered
+        .iter()
+        .flat_map(|(producer, objects)| objects.iter().map(move |o| (producer, *o)))
+        .collect();
+    let prepared = parallel::map(&items, |&(producer, object)| {
+        let redacted = is_secret(object).then(|| redact(&object.node));
+        Prepared {
+            producer,
+            object,
+            text: emit_canonical_kyaml(&object.node),
+            redacted,
+        }
+    });
+    let mut by_key = BTreeMap::new();
+    for item in prepared {
+        // One producer per object (the runtime gives a contested object to one); should two
+        // claim it, the first in producer order is compared.
+        by_key.entry(ObjectKey::of(item.object)).or_insert(item);
+    }
+    by_key
+}
+
+fn is_secret(object: &Object) -> bool {
+    object.id.group.is_empty() && object.id.kind == "Secret"
+}
+
+/// The Secret's canonical text with every `data`/`stringData` value replaced, and its values by
+/// key (`stringData` keys marked as such).
+fn redact(node: &Node) -> (String, BTreeMap<String, String>) {
+    let mut copy = node.clone();
+    let mut values = BTreeMap::new();
+    if let Some(mapping) = copy.as_mapping_mut() {
+        for field in ["data", "stringData"] {
+            let Some(Node::Mapping(data)) = mapping.get_mut(field) else {
+                continue;
+            };
+            for entry in &mut data.entries {
+                let value = match &entry.value {
+                    Node::Scalar(s) => s.value.to_string(),
+                    other => crate::yaml::emit_canonical_kyaml(other),
+                };
+                let name = match field {
+                    "data" => entry.key.value.to_string(),
+                    _ => format!("{} (stringData)", entry.key.value),
+                };
+                values.insert(name, value);
+                entry.value = Node::Scalar(crate::yaml::Scalar::plain(REDACTED));
+            }
+        }
+    }
+    (emit_canonical_kyaml(&copy), values)
+}
+
+fn secret_keys(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> SecretKeys {
+    let mut keys = SecretKeys::default();
+    for (key, value) in after {
+        match before.get(key) {
+            None => keys.added.push(key.clone()),
+            Some(old) if old != value => keys.changed.push(key.clone()),
+            Some(_) => {}
+        }
+    }
+    keys.removed = before
+        .keys()
+        .filter(|k| !after.contains_key(*k))
+        .cloned()
+        .collect();
+    keys
+}
+
+/// A unified diff of two texts, with `base/`…`head/` headers naming the object.
+pub fn unified(before: &str, after: &str, label: &str, context: usize) -> String {
+    if before == after {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(context)
+        .header(&format!("base/{label}"), &format!("head/{label}"))
+        .to_string()
+}
+
+fn location(object: &Object) -> Option<(PathBuf, u32)> {
+    (!object.file.as_os_str().is_empty()).then(|| (object.file.clone(), object.pos.line))
+}
+
+fn api_version(object: &Object) -> String {
+    if object.id.group.is_empty() {
+        object.id.version.to_string()
+    } else {
+        format!("{}/{}", object.id.group, object.id.version)
+    }
+}
+
+fn label(key: &ObjectKey) -> String {
+    let group = if key.group.is_empty() {
+        String::new()
+    } else {
+        format!(".{}", key.group)
+    };
+    if key.namespace.is_empty() {
+        format!("{}{group}/{}", key.kind, key.name)
+    } else {
+        format!("{}{group}/{}/{}", key.kind, key.namespace, key.name)
+    }
+}
+
+/// The producers whose objects `side` cannot tell: those that failed there, and, transitively,
+/// those missing from it because the producer that applies them is one of these (a HelmRelease
+/// under a Kustomization that failed). `present` are the objects of the other side, `seen` this
+/// side's.
+fn unknown(
+    present: &BTreeMap<ObjectKey, Prepared<'_>>,
+    seen: &BTreeMap<ObjectKey, Prepared<'_>>,
+    side: &Side<'_>,
+) -> std::collections::HashSet<ProducerKey> {
+    let mut unknown: std::collections::HashSet<ProducerKey> = side
+        .statuses
+        .iter()
+        .filter(|(_, outcome)| outcome.failed)
+        .map(|(producer, _)| producer.clone())
+        .collect();
+    loop {
+        let before = unknown.len();
+        for (key, object) in present {
+            if !seen.contains_key(key) && unknown.contains(object.producer) {
+                unknown.insert(ProducerKey {
+                    kind: key.kind.clone(),
+                    namespace: key.namespace.clone(),
+                    name: key.name.clone(),
+                });
+            }
+        }
+        if unknown.len() == before {
+            return unknown;
+        }
+    }
+}
+
+/// Compares the sides.
+pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
+    let before = prepare(base);
+    let after = prepare(head);
+    let unknown_in_head = unknown(&before, &after, head);
+    let unknown_in_base = unknown(&after, &before, base);
+    let mut report = Report::default();
+    for (key, old) in &before {
+        if after.contains_key(key) {
+            continue;
+        }
+        let entry = report.producers.entry(old.producer.clone()).or_default();
+        if unknown_in_head.contains(old.producer) {
+            entry.unknown += 1;
+            continue;
+        }
+        entry.objects.push(ObjectChange {
+            object: key.clone(),
+            api_version: api_version(old.object),
+            change: Change::Removed,
+            from: None,
+            diff: unified(old.shown(), "", &label(key), options.context),
+            secret_keys: None,
+            file: location(old.object),
+        });
+    }
+    for (key, new) in &after {
+        let change = match before.get(key) {
+            None if unknown_in_base.contains(new.producer) => {
+                report
+                    .producers
+                    .entry(new.producer.clone())
+                    .or_default()
+                    .unknown += 1;
+                continue;
+            }
+            None => ObjectChange {
+                object: key.clone(),
+                api_version: api_version(new.object),
+                change: Change::Added,
+                from: None,
+                diff: unified("", new.shown(), &label(key), options.context),
+                secret_keys: None,
+                file: location(new.object),
+            },
+            Some(old) => {
+                let moved = old.producer != new.producer;
+                if !moved && old.text == new.text {
+                    continue;
+                }
+                let secret_keys = match (&old.redacted, &new.redacted) {
+                    (Some((_, a)), Some((_, b))) => Some(secret_keys(a, b)),
+                    _ => None,
+                };
+                ObjectChange {
+                    object: key.clone(),
+                    api_version: api_version(new.object),
+                    change: if moved {
+                        Change::Moved
+                    } else {
+                        Change::Changed
+                    },
+                    from: moved.then(|| old.producer.clone()),
+                    diff: unified(old.shown(), new.shown(), &label(key), options.context),
+                    secret_keys,
+                    file: location(new.object),
+                }
+            }
+        };
+        report
+            .producers
+            .entry(new.producer.clone())
+            .or_default()
+            .objects
+            .push(change);
+    }
+    for producer in base.statuses.keys().chain(head.statuses.keys()) {
+        let old = base.statuses.get(producer);
+        let new = head.statuses.get(producer);
+        let differs = match (old, new) {
+            (Some(a), Some(b)) => a != b,
+            // A Flux object only one side has is told by its objects; its outcome only if it
+            // did not pass.
+            (Some(only), None) | (None, Some(only)) => only.text != "PASS",
+            (None, None) => false,
+        };
+        if differs {
+            report.producers.entry(producer.clone()).or_default().status = Some(StatusChange {
+                before: old.cloned(),
+                after: new.cloned(),
+            });
+        }
+    }
+    report
+        .producers
+        .retain(|_, p| p.status.is_some() || !p.objects.is_empty() || p.unknown > 0);
+    for producer in report.producers.values_mut() {
+        producer.objects.sort_by(|a, b| {
+            let order = |k: &ObjectKey| {
+                (
+                    k.kind.clone(),
+                    k.namespace.clone(),
+                    k.name.clone(),
+                    k.group.clone(),
+                )
+            };
+            order(&a.object).cmp(&order(&b.object))
+        });
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,188 @@
+use super::*;
+use std::path::Path;
+
+fn objects(text: &str) -> Vec<Object> {
+    crate::model::parse_objects(text, Path::new("apps/x.yaml")).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn producer(name: &str) -> ProducerKey {
+    ProducerKey {
+        kind: "Kustomization".to_owned(),
+        namespace: "flux-system".to_owned(),
+        name: name.to_owned(),
+    }
+}
+
+fn pass() -> Outcome {
+    Outcome {
+        failed: false,
+        text: "PASS".to_owned(),
+    }
+}
+
+fn side<'a>(rendered: &[(&str, &'a [Object])], failed: &[&str]) -> Side<'a> {
+    let mut statuses = BTreeMap::new();
+    for (name, _) in rendered {
+        statuses.insert(producer(name), pass());
+    }
+    for name in failed {
+        statuses.insert(
+            producer(name),
+            Outcome {
+                failed: true,
+                text: "FAIL: kustomize build failed".to_owned(),
+            },
+        );
+    }
+    Side {
+        rendered: rendered
+            .iter()
+            .map(|(name, objects)| (producer(name), objects.iter().collect()))
+            .collect(),
+        statuses,
+    }
+}
+
+const OPTIONS: Options = Options { context: 3 };
+
+fn cm(name: &str, value: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\ndata:\n  key: {value}\n---\n")
+}
+
+#[test]
+fn added_removed_changed_and_unchanged() {
+    let base = objects(&(cm("same", "one") + &cm("edited", "one") + &cm("gone", "one")));
+    let head = objects(&(cm("same", "one") + &cm("edited", "two") + &cm("new", "one")));
+    let report = compare(
+        &side(&[("apps", &base)], &[]),
+        &side(&[("apps", &head)], &[]),
+        &OPTIONS,
+    );
+    let apps = &report.producers[&producer("apps")];
+    let summary: Vec<(&str, Change)> = apps
+        .objects
+        .iter()
+        .map(|c| (c.object.name.as_str(), c.change))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("edited", Change::Changed),
+            ("gone", Change::Removed),
+            ("new", Change::Added)
+        ]
+    );
+    let edited = &apps.objects[0];
+    assert!(
+        edited.diff.contains("-  key: one\n+  key: two\n"),
+        "{}",
+        edited.diff
+    );
+    assert!(edited
+        .diff
+        .starts_with("--- base/ConfigMap/default/edited\n"));
+    assert_eq!(report.status_changes(), 0);
+}
+
+#[test]
+fn a_move_names_the_old_producer_and_a_version_bump_is_a_change() {
+    let base = objects(&cm("moving", "1"));
+    let head = objects(&cm("moving", "1"));
+    let report = compare(
+        &side(&[("infra", &base), ("apps", &[])], &[]),
+        &side(&[("apps", &head), ("infra", &[])], &[]),
+        &OPTIONS,
+    );
+    let change = &report.producers[&producer("apps")].objects[0];
+    assert_eq!(change.change, Change::Moved);
+    assert_eq!(change.from, Some(producer("infra")));
+    assert!(change.diff.is_empty());
+    assert!(!report.producers.contains_key(&producer("infra")));
+
+    let v1 = objects(
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n",
+    );
+    let v2 = objects(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n",
+    );
+    let report = compare(
+        &side(&[("apps", &v1)], &[]),
+        &side(&[("apps", &v2)], &[]),
+        &OPTIONS,
+    );
+    let change = &report.producers[&producer("apps")].objects[0];
+    assert_eq!(change.change, Change::Changed);
+    assert_eq!(change.api_version, "autoscaling/v2");
+}
+
+#[test]
+fn secret_values_never_reach_the_diff() {
+    let secret = |data: &str| {
+        objects(&format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: default\n{data}"
+        ))
+    };
+    let base = secret(
+        "data:\n  password: aHVudGVyMg==\n  gone: b2xk\nstringData:\n  token: plain-old-token\n",
+    );
+    let head = secret(
+        "data:\n  password: c3dvcmRmaXNo\n  fresh: bmV3\nstringData:\n  token: plain-new-token\n",
+    );
+    let report = compare(
+        &side(&[("apps", &base)], &[]),
+        &side(&[("apps", &head)], &[]),
+        &OPTIONS,
+    );
+    let change = &report.producers[&producer("apps")].objects[0];
+    assert_eq!(change.change, Change::Changed);
+    let keys = change.secret_keys.clone().unwrap_or_default();
+    assert_eq!(keys.added, ["fresh"]);
+    assert_eq!(keys.removed, ["gone"]);
+    assert_eq!(keys.changed, ["password", "token (stringData)"]);
+    for value in [
+        "aHVudGVyMg",
+        "c3dvcmRmaXNo",
+        "b2xk",
+        "bmV3",
+        "plain-old",
+        "plain-new",
+    ] {
+        assert!(!change.diff.contains(value), "{value} in {}", change.diff);
+    }
+    assert!(
+        change.diff.contains("+  fresh: <redacted>"),
+        "{}",
+        change.diff
+    );
+
+    // A Secret that is new, or gone, shows its keys and no value either.
+    let report = compare(
+        &side(&[("apps", &[])], &[]),
+        &side(&[("apps", &head)], &[]),
+        &OPTIONS,
+    );
+    let change = &report.producers[&producer("apps")].objects[0];
+    assert_eq!(change.change, Change::Added);
+    assert!(!change.diff.contains("c3dvcmRmaXNo"));
+    assert!(change.diff.contains("password: <redacted>"));
+}
+
+#[test]
+fn a_failed_producer_hides_nothing_and_invents_no_removals() {
+    let base = objects(&cm("a", "1"));
+    let report = compare(
+        &side(&[("apps", &base)], &[]),
+        &side(&[], &["apps"]),
+        &OPTIONS,
+    );
+    let apps = &report.producers[&producer("apps")];
+    assert!(apps.objects.is_empty());
+    assert_eq!(apps.unknown, 1);
+    let status = apps
+        .status
+        .clone()
+        .unwrap_or_else(|| panic!("no status change"));
+    assert_eq!(status.before, Some(pass()));
+    assert!(status.after.is_some_and(|o| o.failed));
+    assert!(!report.is_empty());
+}

@@ -1,0 +1,304 @@
+//! Reading a revision of a git repository without a `git` binary and without touching the working
+//! tree or the index: refs and revisions resolved (`HEAD`, branches, tags, `origin/HEAD`, full or
+//! abbreviated ids, `~N`/`^N` suffixes, the merge base of two commits), and a commit's tree
+//! written into a directory of the caller's (`materialise`), where the ordinary, guarded reads of a
+//! run find it.
+//!
+//! Objects come from the loose object store and from packfiles (index version 2, offset and
+//! reference deltas), over `flate2`; `objects/info/alternates` is followed one level. Linked
+//! worktrees (a `.git` file naming the git directory, `commondir`) are understood.
+//!
+//! Not for: writing to a repository, SHA-256 repositories (refused with a message), shallow
+//! history beyond what is there (a missing object is an error that says the clone may be
+//! shallow), submodule contents (skipped with a note), or checking object hashes.
+
+mod objects;
+mod refs;
+mod tree;
+
+use std::path::{Path, PathBuf};
+
+pub use objects::ObjectId;
+pub use tree::{materialise, Materialised};
+
+/// Why a revision could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("no git repository at or above `{}`", .0.display())]
+    NotARepository(PathBuf),
+    #[error("`{}`: {message}", path.display())]
+    Io { path: PathBuf, message: String },
+    #[error("unknown revision `{0}`")]
+    UnknownRevision(String),
+    #[error("revision `{revision}` is ambiguous ({count} objects start with it)")]
+    Ambiguous { revision: String, count: usize },
+    #[error("object {0} is not in the repository{1}")]
+    MissingObject(ObjectId, &'static str),
+    #[error("object {id}: {message}")]
+    Corrupt { id: String, message: String },
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// A git repository opened for reading.
+#[derive(Debug)]
+pub struct Repository {
+    /// The directory holding the working tree (the one with `.git` in it).
+    pub work_tree: PathBuf,
+    /// The git directory of this worktree (HEAD lives here).
+    git_dir: PathBuf,
+    /// The git directory shared by all worktrees (objects, refs, packed-refs).
+    common_dir: PathBuf,
+    store: objects::Store,
+    shallow: bool,
+}
+
+impl Repository {
+    /// Opens the repository whose working tree holds `start` (searching upward for `.git`).
+    pub fn discover(start: &Path) -> Result<Self, GitError> {
+        let start = start
+            .canonicalize()
+            .map_err(|_| GitError::NotARepository(start.to_path_buf()))?;
+        let mut dir = Some(start.as_path());
+        while let Some(candidate) = dir {
+            let dot_git = candidate.join(".git");
+            if dot_git.is_dir() {
+                return Self::open(candidate, &dot_git);
+            }
+            if dot_git.is_file() {
+                let text = read_small(&dot_git)?;
+                let Some(target) = text.trim_end().strip_prefix("gitdir:") else {
+                    return Err(GitError::Unsupported(format!(
+                        "`{}` does not name a git directory",
+                        dot_git.display()
+                    )));
+                };
+                let git_dir = candidate.join(target.trim());
+                return Self::open(candidate, &git_dir);
+            }
+            dir = candidate.parent();
+        }
+        Err(GitError::NotARepository(start))
+    }
+
+    fn open(work_tree: &Path, git_dir: &Path) -> Result<Self, GitError> {
+        let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+            Ok(text) => git_dir.join(text.trim_end()),
+            Err(_) => git_dir.to_path_buf(),
+        };
+        if let Ok(config) = std::fs::read_to_string(common_dir.join("config")) {
+            let format = config
+                .lines()
+                .map(|l| l.trim().to_ascii_lowercase().replace(' ', ""))
+                .find_map(|l| l.strip_prefix("objectformat=").map(str::to_owned));
+            if format.is_some_and(|f| f != "sha1") {
+                return Err(GitError::Unsupported(
+                    "only SHA-1 repositories can be read (this one uses another object format)"
+                        .to_owned(),
+                ));
+            }
+        }
+        let store = objects::Store::open(&common_dir.join("objects"))?;
+        Ok(Repository {
+            work_tree: work_tree.to_path_buf(),
+            git_dir: git_dir.to_path_buf(),
+            shallow: common_dir.join("shallow").is_file(),
+            common_dir,
+            store,
+        })
+    }
+
+    /// The commit a revision names: a ref (`HEAD`, `main`, `v1.2`, `origin/main`,
+    /// `refs/heads/x`), a full or abbreviated object id, each optionally followed by `~N`, `^` or
+    /// `^N`. Tags are peeled to their commit.
+    pub fn resolve(&self, revision: &str) -> Result<ObjectId, GitError> {
+        let (base, steps) = refs::split_suffixes(revision)
+            .ok_or_else(|| GitError::UnknownRevision(revision.to_owned()))?;
+        let mut id = self.resolve_base(base, revision)?;
+        id = self.peel_to_commit(id)?;
+        for step in steps {
+            match step {
+                refs::Step::Ancestor(n) => {
+                    for _ in 0..n {
+                        id = self
+                            .parents(id)?
+                            .first()
+                            .copied()
+                            .ok_or_else(|| GitError::UnknownRevision(revision.to_owned()))?;
+                    }
+                }
+                refs::Step::Parent(0) => {}
+                refs::Step::Parent(n) => {
+                    id = self
+                        .parents(id)?
+                        .get(n - 1)
+                        .copied()
+                        .ok_or_else(|| GitError::UnknownRevision(revision.to_owned()))?;
+                }
+            }
+        }
+        Ok(id)
+    }
+
+    fn resolve_base(&self, name: &str, revision: &str) -> Result<ObjectId, GitError> {
+        if let Some(id) = ObjectId::from_hex(name) {
+            return Ok(id);
+        }
+        if let Some(id) = refs::lookup(&self.git_dir, &self.common_dir, name)? {
+            return Ok(id);
+        }
+        if name.len() >= 4 && name.len() < 40 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let found = self.store.find_prefix(&name.to_ascii_lowercase())?;
+            return match found.len() {
+                1 => Ok(found[0]),
+                0 => Err(GitError::UnknownRevision(revision.to_owned())),
+                count => Err(GitError::Ambiguous {
+                    revision: revision.to_owned(),
+                    count,
+                }),
+            };
+        }
+        Err(GitError::UnknownRevision(revision.to_owned()))
+    }
+
+    /// The revision a diff compares against by default: the merge base of `HEAD` with the
+    /// default branch (`origin/HEAD`, else `main`, `master`, `origin/main`, `origin/master`),
+    /// with the name of the branch used.
+    pub fn default_base(&self) -> Result<(ObjectId, String), GitError> {
+        let head = self.resolve("HEAD")?;
+        for name in [
+            "refs/remotes/origin/HEAD",
+            "refs/heads/main",
+            "refs/heads/master",
+            "refs/remotes/origin/main",
+            "refs/remotes/origin/master",
+        ] {
+            if let Some(id) = refs::lookup(&self.git_dir, &self.common_dir, name)? {
+                let branch = self.peel_to_commit(id)?;
+                let base = self.merge_base(head, branch)?.ok_or_else(|| {
+                    GitError::Unsupported(format!("`HEAD` and `{name}` have no common ancestor"))
+                })?;
+                let short = name
+                    .trim_start_matches("refs/heads/")
+                    .trim_start_matches("refs/remotes/");
+                return Ok((base, short.to_owned()));
+            }
+        }
+        Err(GitError::UnknownRevision(
+            "default branch (origin/HEAD, main or master)".to_owned(),
+        ))
+    }
+
+    /// The best common ancestor of two commits: the most recent (by committer time) ancestor
+    /// of `b` that is also an ancestor of `a`. `None` when the histories are unrelated.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>, GitError> {
+        const MAX_COMMITS: usize = 2_000_000;
+        let mut of_a = std::collections::HashSet::new();
+        let mut queue = vec![a];
+        while let Some(id) = queue.pop() {
+            if of_a.len() > MAX_COMMITS {
+                return Err(GitError::Unsupported(
+                    "history too long to find a merge base".to_owned(),
+                ));
+            }
+            if of_a.insert(id) {
+                queue.extend(self.parents(id)?);
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut heap = std::collections::BinaryHeap::new();
+        heap.push((self.commit(b)?.time, b));
+        while let Some((_, id)) = heap.pop() {
+            if of_a.contains(&id) {
+                return Ok(Some(id));
+            }
+            if !seen.insert(id) || seen.len() > MAX_COMMITS {
+                continue;
+            }
+            for parent in self.parents(id)? {
+                heap.push((self.commit(parent)?.time, parent));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The tree of a commit.
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
+        Ok(self.commit(commit)?.tree)
+    }
+
+    fn parents(&self, id: ObjectId) -> Result<Vec<ObjectId>, GitError> {
+        Ok(self.commit(id)?.parents)
+    }
+
+    fn commit(&self, id: ObjectId) -> Result<objects::Commit, GitError> {
+        let object = self.read(id)?;
+        if object.kind != objects::Kind::Commit {
+            return Err(GitError::Corrupt {
+                id: id.to_string(),
+                message: format!("expected a commit, found a {}", object.kind.name()),
+            });
+        }
+        objects::Commit::parse(id, &object.data)
+    }
+
+    fn peel_to_commit(&self, mut id: ObjectId) -> Result<ObjectId, GitError> {
+        for _ in 0..16 {
+            let object = self.read(id)?;
+            match object.kind {
+                objects::Kind::Commit => return Ok(id),
+                objects::Kind::Tag => id = objects::tag_target(id, &object.data)?,
+                other => {
+                    return Err(GitError::Unsupported(format!(
+                        "{id} is a {}, not a commit",
+                        other.name()
+                    )))
+                }
+            }
+        }
+        Err(GitError::Corrupt {
+            id: id.to_string(),
+            message: "tags nest too deep".to_owned(),
+        })
+    }
+
+    fn read(&self, id: ObjectId) -> Result<objects::Object, GitError> {
+        match self.store.read(id) {
+            Err(GitError::MissingObject(id, _)) if self.shallow => Err(GitError::MissingObject(
+                id,
+                " (the clone is shallow: fetch the history the diff needs, e.g. `fetch-depth: 0`)",
+            )),
+            other => other,
+        }
+    }
+}
+
+fn read_small(path: &Path) -> Result<String, GitError> {
+    let bytes = read_limited(path, 1 << 20)?;
+    String::from_utf8(bytes).map_err(|_| GitError::Io {
+        path: path.to_path_buf(),
+        message: "is not UTF-8".to_owned(),
+    })
+}
+
+/// A whole file of the git directory, refused past `limit` bytes.
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, GitError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| GitError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(GitError::Io {
+            path: path.to_path_buf(),
+            message: format!("is larger than {limit} bytes"),
+        });
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests;

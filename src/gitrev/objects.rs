@@ -1,0 +1,649 @@
+//! The object database: loose objects (`objects/xx/yyyy…`, zlib) and packfiles (`.idx` version
+//! 2 beside each `.pack`, whole objects and offset/reference deltas), one level of alternates.
+//! Every size is checked before memory is given to it; delta chains are bounded.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::{read_limited, GitError};
+
+/// The largest object read: far above any file a Flux repository holds; a larger blob is not
+/// something a run could read anyway (`fsio::MAX_FILE_BYTES`).
+pub const MAX_OBJECT_BYTES: u64 = crate::fsio::MAX_FILE_BYTES;
+/// git itself writes chains of at most 50 (4095 with `--depth`); a longer one is refused.
+const MAX_DELTA_CHAIN: usize = 10_000;
+/// Resolved delta bases kept for the objects that follow (trees and blobs share bases).
+const CACHE_BYTES: usize = 64 << 20;
+
+/// A SHA-1 object id.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(pub [u8; 20]);
+
+impl ObjectId {
+    /// A full 40-digit hexadecimal id.
+    pub fn from_hex(text: &str) -> Option<Self> {
+        if text.len() != 40 {
+            return None;
+        }
+        let bytes = hex::decode(text).ok()?;
+        Some(ObjectId(bytes.try_into().ok()?))
+    }
+
+    fn from_slice(bytes: &[u8]) -> Option<Self> {
+        Some(ObjectId(bytes.try_into().ok()?))
+    }
+
+    pub fn to_hex(self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+impl fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Commit,
+    Tree,
+    Blob,
+    Tag,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Commit => "commit",
+            Kind::Tree => "tree",
+            Kind::Blob => "blob",
+            Kind::Tag => "tag",
+        }
+    }
+
+    fn from_name(name: &[u8]) -> Option<Self> {
+        match name {
+            b"commit" => Some(Kind::Commit),
+            b"tree" => Some(Kind::Tree),
+            b"blob" => Some(Kind::Blob),
+            b"tag" => Some(Kind::Tag),
+            _ => None,
+        }
+    }
+
+    fn from_pack_type(code: u8) -> Option<Self> {
+        match code {
+            1 => Some(Kind::Commit),
+            2 => Some(Kind::Tree),
+            3 => Some(Kind::Blob),
+            4 => Some(Kind::Tag),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub kind: Kind,
+    pub data: Arc<Vec<u8>>,
+}
+
+/// The parts of a commit a diff needs.
+pub struct Commit {
+    pub tree: ObjectId,
+    pub parents: Vec<ObjectId>,
+    /// The committer's time, seconds since the epoch.
+    pub time: i64,
+}
+
+impl Commit {
+    pub fn parse(id: ObjectId, data: &[u8]) -> Result<Self, GitError> {
+        let corrupt = |message: &str| GitError::Corrupt {
+            id: id.to_string(),
+            message: message.to_owned(),
+        };
+        let mut tree = None;
+        let mut parents = Vec::new();
+        let mut time = 0;
+        for line in data.split(|&b| b == b'\n') {
+            if line.is_empty() {
+                break;
+            }
+            let text = String::from_utf8_lossy(line);
+            if let Some(hex) = text.strip_prefix("tree ") {
+                tree = ObjectId::from_hex(hex.trim());
+            } else if let Some(hex) = text.strip_prefix("parent ") {
+                parents.push(
+                    ObjectId::from_hex(hex.trim()).ok_or_else(|| corrupt("bad parent line"))?,
+                );
+            } else if let Some(rest) = text.strip_prefix("committer ") {
+                time = rest
+                    .rsplit(' ')
+                    .nth(1)
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or(0);
+            }
+        }
+        Ok(Commit {
+            tree: tree.ok_or_else(|| corrupt("commit without a tree"))?,
+            parents,
+            time,
+        })
+    }
+}
+
+/// The object an annotated tag points at.
+pub fn tag_target(id: ObjectId, data: &[u8]) -> Result<ObjectId, GitError> {
+    data.split(|&b| b == b'\n')
+        .find_map(|line| {
+            let text = std::str::from_utf8(line).ok()?;
+            ObjectId::from_hex(text.strip_prefix("object ")?.trim())
+        })
+        .ok_or_else(|| GitError::Corrupt {
+            id: id.to_string(),
+            message: "tag without an object line".to_owned(),
+        })
+}
+
+/// One packfile and its index.
+struct Pack {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+    index: Vec<u8>,
+    count: usize,
+}
+
+impl Pack {
+    fn open(idx_path: &Path) -> Result<Self, GitError> {
+        let index = read_limited(idx_path, 4 << 30)?;
+        let corrupt = |message: &str| GitError::Io {
+            path: idx_path.to_path_buf(),
+            message: message.to_owned(),
+        };
+        if index.get(..8) != Some(&[0xff, b't', b'O', b'c', 0, 0, 0, 2][..]) {
+            return Err(corrupt("not a version 2 pack index"));
+        }
+        let count = be32(&index, 8 + 255 * 4).ok_or_else(|| corrupt("truncated"))? as usize;
+        // fan-out, ids, CRCs, offsets, then the two trailing checksums at least.
+        let needed = 8 + 256 * 4 + count * (20 + 4 + 4) + 40;
+        if index.len() < needed {
+            return Err(corrupt("truncated"));
+        }
+        let path = idx_path.with_extension("pack");
+        let file = std::fs::File::open(&path).map_err(|e| GitError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(Pack {
+            path,
+            file: Mutex::new(file),
+            index,
+            count,
+        })
+    }
+
+    fn id_at(&self, i: usize) -> Option<&[u8]> {
+        let start = 8 + 256 * 4 + i * 20;
+        self.index.get(start..start + 20)
+    }
+
+    /// The range of entries whose id starts with `first`.
+    fn bucket(&self, first: u8) -> (usize, usize) {
+        let end = be32(&self.index, 8 + usize::from(first) * 4).unwrap_or(0) as usize;
+        let start = match first {
+            0 => 0,
+            _ => be32(&self.index, 8 + (usize::from(first) - 1) * 4).unwrap_or(0) as usize,
+        };
+        (start.min(self.count), end.min(self.count))
+    }
+
+    fn find(&self, id: &ObjectId) -> Option<u64> {
+        let (mut low, mut high) = self.bucket(id.0[0]);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match self.id_at(middle)?.cmp(&id.0[..]) {
+                std::cmp::Ordering::Equal => return self.offset_at(middle),
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+            }
+        }
+        None
+    }
+
+    fn offset_at(&self, i: usize) -> Option<u64> {
+        let offsets = 8 + 256 * 4 + self.count * 24;
+        let small = be32(&self.index, offsets + i * 4)?;
+        if small & 0x8000_0000 == 0 {
+            return Some(u64::from(small));
+        }
+        let large = offsets + self.count * 4 + (small & 0x7fff_ffff) as usize * 8;
+        let bytes = self.index.get(large..large + 8)?;
+        Some(u64::from_be_bytes(bytes.try_into().ok()?))
+    }
+
+    fn with_prefix(&self, prefix: &str, found: &mut Vec<ObjectId>) {
+        let Some(first) = prefix.get(..2).and_then(|h| u8::from_str_radix(h, 16).ok()) else {
+            return;
+        };
+        let (start, end) = self.bucket(first);
+        for i in start..end {
+            if let Some(id) = self.id_at(i).and_then(ObjectId::from_slice) {
+                if id.to_hex().starts_with(prefix) {
+                    found.push(id);
+                }
+            }
+        }
+    }
+}
+
+/// An entry of a pack as its header says.
+enum Entry {
+    Whole(Kind, u64),
+    OffsetDelta { base: u64, size: u64 },
+    RefDelta { base: ObjectId, size: u64 },
+}
+
+pub struct Store {
+    loose: Vec<PathBuf>,
+    packs: Vec<Pack>,
+    cache: Mutex<Cache>,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("loose", &self.loose)
+            .field("packs", &self.packs.len())
+            .finish()
+    }
+}
+
+#[derive(Default)]
+struct Cache {
+    entries: HashMap<(usize, u64), Object>,
+    bytes: usize,
+}
+
+impl Store {
+    pub fn open(objects: &Path) -> Result<Self, GitError> {
+        let mut loose = vec![objects.to_path_buf()];
+        if let Ok(text) = std::fs::read_to_string(objects.join("info").join("alternates")) {
+            for line in text.lines().map(str::trim) {
+                if !line.is_empty() && !line.starts_with('#') {
+                    loose.push(objects.join(line));
+                }
+            }
+        }
+        let mut packs = Vec::new();
+        for dir in &loose {
+            let Ok(entries) = std::fs::read_dir(dir.join("pack")) else {
+                continue;
+            };
+            let mut indexes: Vec<PathBuf> = entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "idx"))
+                .collect();
+            indexes.sort();
+            for index in indexes {
+                packs.push(Pack::open(&index)?);
+            }
+        }
+        Ok(Store {
+            loose,
+            packs,
+            cache: Mutex::new(Cache::default()),
+        })
+    }
+
+    pub fn read(&self, id: ObjectId) -> Result<Object, GitError> {
+        self.read_bounded(id, 0)
+    }
+
+    fn read_bounded(&self, id: ObjectId, depth: usize) -> Result<Object, GitError> {
+        if depth > MAX_DELTA_CHAIN {
+            return Err(corrupt(id, "delta chain too long"));
+        }
+        for (n, pack) in self.packs.iter().enumerate() {
+            if let Some(offset) = pack.find(&id) {
+                return self.read_packed(n, offset, id, depth);
+            }
+        }
+        let hex = id.to_hex();
+        for dir in &self.loose {
+            let path = dir.join(&hex[..2]).join(&hex[2..]);
+            if path.is_file() {
+                return read_loose(&path, id);
+            }
+        }
+        Err(GitError::MissingObject(id, ""))
+    }
+
+    /// Ids that start with `prefix` (lowercase hexadecimal, four digits or more).
+    pub fn find_prefix(&self, prefix: &str) -> Result<Vec<ObjectId>, GitError> {
+        let mut found = Vec::new();
+        for pack in &self.packs {
+            pack.with_prefix(prefix, &mut found);
+        }
+        if let (Some(dir_name), Some(rest)) = (prefix.get(..2), prefix.get(2..)) {
+            for dir in &self.loose {
+                let Ok(entries) = std::fs::read_dir(dir.join(dir_name)) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let name = entry.file_name();
+                    let name = name.to_string_lossy();
+                    if name.starts_with(rest) {
+                        if let Some(id) = ObjectId::from_hex(&format!("{dir_name}{name}")) {
+                            found.push(id);
+                        }
+                    }
+                }
+            }
+        }
+        found.sort();
+        found.dedup();
+        Ok(found)
+    }
+
+    /// The object at `offset` of pack `n`: its delta chain followed down to a whole object (or a
+    /// cached one), then applied back up.
+    fn read_packed(
+        &self,
+        n: usize,
+        offset: u64,
+        id: ObjectId,
+        depth: usize,
+    ) -> Result<Object, GitError> {
+        let pack = self.packs.get(n).ok_or(GitError::MissingObject(id, ""))?;
+        let mut deltas: Vec<(u64, Vec<u8>)> = Vec::new();
+        let mut at = offset;
+        let mut base = loop {
+            if let Some(cached) = self.cached(n, at) {
+                break cached;
+            }
+            if deltas.len() > MAX_DELTA_CHAIN {
+                return Err(corrupt(id, "delta chain too long"));
+            }
+            let (entry, data_at) = read_entry_header(pack, at).map_err(|m| corrupt(id, &m))?;
+            match entry {
+                Entry::Whole(kind, size) => {
+                    let data = inflate_at(pack, data_at, size).map_err(|m| corrupt(id, &m))?;
+                    break Object {
+                        kind,
+                        data: Arc::new(data),
+                    };
+                }
+                Entry::OffsetDelta { base, size } => {
+                    let delta = inflate_at(pack, data_at, size).map_err(|m| corrupt(id, &m))?;
+                    deltas.push((at, delta));
+                    at = base;
+                }
+                Entry::RefDelta { base, size } => {
+                    let delta = inflate_at(pack, data_at, size).map_err(|m| corrupt(id, &m))?;
+                    deltas.push((at, delta));
+                    match pack.find(&base) {
+                        Some(base_at) => at = base_at,
+                        None => break self.read_bounded(base, depth + deltas.len())?,
+                    }
+                }
+            }
+        };
+        while let Some((at, delta)) = deltas.pop() {
+            let data = apply_delta(&base.data, &delta).map_err(|m| corrupt(id, &m))?;
+            base = Object {
+                kind: base.kind,
+                data: Arc::new(data),
+            };
+            // The object asked for is kept only when something else was built on it.
+            if !deltas.is_empty() {
+                self.remember(n, at, &base);
+            }
+        }
+        Ok(base)
+    }
+
+    fn cached(&self, n: usize, offset: u64) -> Option<Object> {
+        let cache = self.cache.lock().ok()?;
+        cache.entries.get(&(n, offset)).cloned()
+    }
+
+    fn remember(&self, n: usize, offset: u64, object: &Object) {
+        let Ok(mut cache) = self.cache.lock() else {
+            return;
+        };
+        if cache.bytes + object.data.len() > CACHE_BYTES {
+            cache.entries.clear();
+            cache.bytes = 0;
+        }
+        if object.data.len() <= CACHE_BYTES {
+            cache.bytes += object.data.len();
+            cache.entries.insert((n, offset), object.clone());
+        }
+    }
+}
+
+fn corrupt(id: ObjectId, message: &str) -> GitError {
+    GitError::Corrupt {
+        id: id.to_string(),
+        message: message.to_owned(),
+    }
+}
+
+fn be32(bytes: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn read_loose(path: &Path, id: ObjectId) -> Result<Object, GitError> {
+    let compressed = read_limited(path, MAX_OBJECT_BYTES + 4096)?;
+    let mut data = Vec::new();
+    flate2::read::ZlibDecoder::new(&compressed[..])
+        .take(MAX_OBJECT_BYTES + 64)
+        .read_to_end(&mut data)
+        .map_err(|e| corrupt(id, &e.to_string()))?;
+    let nul = data
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or_else(|| corrupt(id, "no header"))?;
+    let header = &data[..nul];
+    let mut parts = header.splitn(2, |&b| b == b' ');
+    let kind = parts
+        .next()
+        .and_then(Kind::from_name)
+        .ok_or_else(|| corrupt(id, "unknown object type"))?;
+    let size: usize = parts
+        .next()
+        .and_then(|s| std::str::from_utf8(s).ok())
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| corrupt(id, "bad size"))?;
+    let body = data.split_off(nul + 1);
+    if body.len() != size {
+        return Err(corrupt(id, "size does not match its header"));
+    }
+    Ok(Object {
+        kind,
+        data: Arc::new(body),
+    })
+}
+
+/// Reads the header of the entry at `offset`: its type and size, and the base of a delta.
+/// Returns the entry and where its compressed data starts.
+fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), String> {
+    let mut file = pack
+        .file
+        .lock()
+        .map_err(|_| "pack lock poisoned".to_owned())?;
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| format!("{}: {e}", pack.path.display()))?;
+    let mut header = [0u8; 32];
+    let got = read_up_to(&mut *file, &mut header).map_err(|e| e.to_string())?;
+    let header = &header[..got];
+    let mut at = 0;
+    let mut next = || {
+        let byte = header.get(at).copied();
+        at += 1;
+        byte.ok_or_else(|| "truncated entry header".to_owned())
+    };
+    let first = next()?;
+    let code = (first >> 4) & 7;
+    let mut size = u64::from(first & 0x0f);
+    let mut shift = 4;
+    let mut byte = first;
+    while byte & 0x80 != 0 {
+        byte = next()?;
+        if shift > 60 {
+            return Err("entry size overflows".to_owned());
+        }
+        size |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+    }
+    if size > MAX_OBJECT_BYTES {
+        return Err(format!("object larger than {MAX_OBJECT_BYTES} bytes"));
+    }
+    let entry = match code {
+        6 => {
+            let mut byte = next()?;
+            let mut back = u64::from(byte & 0x7f);
+            while byte & 0x80 != 0 {
+                byte = next()?;
+                back = back
+                    .checked_add(1)
+                    .and_then(|b| b.checked_mul(128))
+                    .ok_or_else(|| "delta offset overflows".to_owned())?
+                    | u64::from(byte & 0x7f);
+            }
+            let base = offset
+                .checked_sub(back)
+                .filter(|_| back > 0)
+                .ok_or_else(|| "delta base before the pack's start".to_owned())?;
+            Entry::OffsetDelta { base, size }
+        }
+        7 => {
+            let bytes = header
+                .get(at..at + 20)
+                .ok_or_else(|| "truncated entry header".to_owned())?;
+            at += 20;
+            let base = ObjectId::from_slice(bytes).ok_or_else(|| "bad base id".to_owned())?;
+            Entry::RefDelta { base, size }
+        }
+        code => Entry::Whole(
+            Kind::from_pack_type(code).ok_or_else(|| format!("unknown entry type {code}"))?,
+            size,
+        ),
+    };
+    Ok((entry, offset + at as u64))
+}
+
+fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match reader.read(&mut buffer[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// Inflates the zlib stream at `offset`, which must give exactly `size` bytes.
+fn inflate_at(pack: &Pack, offset: u64, size: u64) -> Result<Vec<u8>, String> {
+    let mut file = pack
+        .file
+        .lock()
+        .map_err(|_| "pack lock poisoned".to_owned())?;
+    file.seek(SeekFrom::Start(offset))
+        .map_err(|e| format!("{}: {e}", pack.path.display()))?;
+    let mut data = Vec::with_capacity(size as usize);
+    flate2::bufread::ZlibDecoder::new(BufReader::new(&mut *file))
+        .take(size + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| e.to_string())?;
+    if data.len() as u64 != size {
+        return Err("inflated size does not match the entry's".to_owned());
+    }
+    Ok(data)
+}
+
+/// A size in a delta's header: little-endian groups of seven bits.
+fn delta_size(delta: &[u8], at: &mut usize) -> Result<u64, String> {
+    let mut size = 0u64;
+    let mut shift = 0;
+    loop {
+        let byte = *delta.get(*at).ok_or("truncated delta")?;
+        *at += 1;
+        if shift > 63 {
+            return Err("delta size overflows".to_owned());
+        }
+        size |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return Ok(size);
+        }
+    }
+}
+
+/// Builds an object from its base and a delta (copy and insert instructions).
+pub(super) fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
+    let mut at = 0;
+    let source = delta_size(delta, &mut at)?;
+    let target = delta_size(delta, &mut at)?;
+    if source != base.len() as u64 {
+        return Err("delta's base size does not match its base".to_owned());
+    }
+    if target > MAX_OBJECT_BYTES {
+        return Err(format!("object larger than {MAX_OBJECT_BYTES} bytes"));
+    }
+    let mut out = Vec::with_capacity(target as usize);
+    while let Some(&op) = delta.get(at) {
+        at += 1;
+        if op & 0x80 != 0 {
+            let mut offset = 0usize;
+            let mut size = 0usize;
+            for bit in 0..4 {
+                if op & (1 << bit) != 0 {
+                    offset |= usize::from(*delta.get(at).ok_or("truncated delta")?) << (8 * bit);
+                    at += 1;
+                }
+            }
+            for bit in 0..3 {
+                if op & (0x10 << bit) != 0 {
+                    size |= usize::from(*delta.get(at).ok_or("truncated delta")?) << (8 * bit);
+                    at += 1;
+                }
+            }
+            if size == 0 {
+                size = 0x10000;
+            }
+            let piece = offset
+                .checked_add(size)
+                .and_then(|end| base.get(offset..end))
+                .ok_or("delta copies past its base")?;
+            out.extend_from_slice(piece);
+        } else if op != 0 {
+            let piece = delta
+                .get(at..at + usize::from(op))
+                .ok_or("truncated delta")?;
+            out.extend_from_slice(piece);
+            at += usize::from(op);
+        } else {
+            return Err("delta instruction 0 is reserved".to_owned());
+        }
+        if out.len() as u64 > target {
+            return Err("delta builds more than its target size".to_owned());
+        }
+    }
+    if out.len() as u64 != target {
+        return Err("delta builds less than its target size".to_owned());
+    }
+    Ok(out)
+}

@@ -1,0 +1,121 @@
+//! Refs: loose (`refs/heads/main`), packed (`packed-refs`) and symbolic (`ref: refs/heads/main`),
+//! looked up in git's order for a short name, and the `~N`/`^N` suffixes of a revision.
+
+use std::path::Path;
+
+use super::objects::ObjectId;
+use super::{read_small, GitError};
+
+/// A step from a commit to one of its ancestors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `~N`: the first parent, N times.
+    Ancestor(usize),
+    /// `^N`: the Nth parent (`^0` is the commit itself).
+    Parent(usize),
+}
+
+/// Splits `main~2^2` into `main` and its steps; `None` for a malformed suffix.
+pub fn split_suffixes(revision: &str) -> Option<(&str, Vec<Step>)> {
+    let cut = revision.find(['~', '^']).unwrap_or(revision.len());
+    let (base, mut rest) = revision.split_at(cut);
+    if base.is_empty() {
+        return None;
+    }
+    let mut steps = Vec::new();
+    while let Some(op) = rest.chars().next() {
+        rest = &rest[op.len_utf8()..];
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (number, tail) = rest.split_at(digits);
+        let n = if number.is_empty() {
+            1
+        } else {
+            number.parse().ok().filter(|&n: &usize| n <= 100_000)?
+        };
+        steps.push(match op {
+            '~' => Step::Ancestor(n),
+            '^' => Step::Parent(n),
+            _ => return None,
+        });
+        rest = tail;
+    }
+    Some((base, steps))
+}
+
+/// The object a ref name points at, trying `name`, `refs/name`, `refs/tags/name`,
+/// `refs/heads/name`, `refs/remotes/name` and `refs/remotes/name/HEAD` as git does.
+pub fn lookup(git_dir: &Path, common_dir: &Path, name: &str) -> Result<Option<ObjectId>, GitError> {
+    if name.is_empty()
+        || name.starts_with('/')
+        || name
+            .split('/')
+            .any(|part| part.is_empty() || part == "." || part == "..")
+        || name.contains('\\')
+    {
+        return Ok(None);
+    }
+    for candidate in [
+        name.to_owned(),
+        format!("refs/{name}"),
+        format!("refs/tags/{name}"),
+        format!("refs/heads/{name}"),
+        format!("refs/remotes/{name}"),
+        format!("refs/remotes/{name}/HEAD"),
+    ] {
+        if let Some(id) = follow(git_dir, common_dir, &candidate, 0)? {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
+/// A full ref name resolved, following symbolic refs (at most ten).
+fn follow(
+    git_dir: &Path,
+    common_dir: &Path,
+    full: &str,
+    depth: usize,
+) -> Result<Option<ObjectId>, GitError> {
+    if depth > 10 {
+        return Err(GitError::Unsupported(format!(
+            "symbolic ref `{full}` nests too deep"
+        )));
+    }
+    // HEAD and other pseudo-refs belong to the worktree, the rest to the shared directory.
+    let dir = if full.starts_with("refs/") {
+        common_dir
+    } else {
+        git_dir
+    };
+    let path = dir.join(full);
+    if path.is_file() {
+        let text = read_small(&path)?;
+        let text = text.trim();
+        if let Some(target) = text.strip_prefix("ref:") {
+            return follow(git_dir, common_dir, target.trim(), depth + 1);
+        }
+        return Ok(ObjectId::from_hex(text));
+    }
+    if !full.starts_with("refs/") {
+        return Ok(None);
+    }
+    packed(common_dir, full)
+}
+
+/// A ref from `packed-refs` (a tag's peeled `^` line is not needed: tags are peeled later).
+fn packed(common_dir: &Path, full: &str) -> Result<Option<ObjectId>, GitError> {
+    let path = common_dir.join("packed-refs");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = super::read_limited(&path, 256 << 20)?;
+    let text = String::from_utf8_lossy(&text);
+    Ok(text.lines().find_map(|line| {
+        let (hex, name) = line.split_once(' ')?;
+        (name.trim() == full)
+            .then(|| ObjectId::from_hex(hex))
+            .flatten()
+    }))
+}

@@ -1,0 +1,99 @@
+use super::objects::{apply_delta, Commit, ObjectId};
+use super::refs::{split_suffixes, Step};
+use super::*;
+
+#[test]
+fn a_delta_copies_and_inserts() {
+    let base = b"hello, world";
+    // source size 12, target size 11; copy 7 bytes from 0 ("hello, "), insert "git!".
+    let delta = [12, 11, 0x80 | 0x10, 7, 4, b'g', b'i', b't', b'!'];
+    assert_eq!(
+        apply_delta(base, &delta).as_deref(),
+        Ok(&b"hello, git!"[..])
+    );
+}
+
+#[test]
+fn a_delta_that_reaches_past_its_base_is_refused() {
+    let base = b"abc";
+    let delta = [3, 10, 0x80 | 0x01 | 0x10, 2, 10];
+    assert!(apply_delta(base, &delta).is_err());
+    // Wrong base size, reserved instruction, short target.
+    assert!(apply_delta(base, &[4, 1, 1, b'x']).is_err());
+    assert!(apply_delta(base, &[3, 1, 0]).is_err());
+    assert!(apply_delta(base, &[3, 2, 1, b'x']).is_err());
+    assert!(apply_delta(base, &[3]).is_err());
+}
+
+#[test]
+fn revision_suffixes() {
+    assert_eq!(split_suffixes("main"), Some(("main", vec![])));
+    assert_eq!(
+        split_suffixes("HEAD~2^2^"),
+        Some((
+            "HEAD",
+            vec![Step::Ancestor(2), Step::Parent(2), Step::Parent(1)]
+        ))
+    );
+    assert_eq!(split_suffixes("~1"), None);
+    assert_eq!(split_suffixes("a~x"), None);
+    assert_eq!(split_suffixes("a~é"), None);
+}
+
+#[test]
+fn a_commit_names_its_tree_parents_and_time() {
+    let id = ObjectId([0; 20]);
+    let text = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\
+parent 0123456789012345678901234567890123456789\n\
+author A <a@b> 1700000000 +0000\n\
+committer A <a@b> 1700000001 +0100\n\
+\n\
+message\n";
+    let commit = Commit::parse(id, text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        commit.tree.to_hex(),
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    );
+    assert_eq!(commit.parents.len(), 1);
+    assert_eq!(commit.time, 1_700_000_001);
+    assert!(Commit::parse(id, b"parent x\n").is_err());
+}
+
+/// This project's own history, when it is a git checkout: packed objects with deltas.
+#[test]
+fn reads_this_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Ok(repository) = Repository::discover(root) else {
+        eprintln!("skipped: not a git checkout");
+        return;
+    };
+    let head = repository.resolve("HEAD").unwrap_or_else(|e| panic!("{e}"));
+    let tree = repository.tree_of(head).unwrap_or_else(|e| panic!("{e}"));
+    let object = repository.read(tree).unwrap_or_else(|e| panic!("{e}"));
+    let entries = tree::parse_tree(tree, &object.data).unwrap_or_else(|e| panic!("{e}"));
+    let cargo = entries
+        .iter()
+        .find(|e| e.name == "Cargo.toml")
+        .unwrap_or_else(|| panic!("no Cargo.toml in HEAD"));
+    let blob = repository.read(cargo.id).unwrap_or_else(|e| panic!("{e}"));
+    assert!(blob.data.starts_with(b"[package]"));
+    // An ancestor, through `~`, and a merge base with itself.
+    if let Ok(parent) = repository.resolve("HEAD~1") {
+        assert_ne!(parent, head);
+        assert_eq!(
+            repository
+                .merge_base(head, parent)
+                .unwrap_or_else(|e| panic!("{e}")),
+            Some(parent)
+        );
+    }
+    let short = &head.to_hex()[..10];
+    assert_eq!(
+        repository.resolve(short).unwrap_or_else(|e| panic!("{e}")),
+        head
+    );
+    assert!(matches!(
+        repository.resolve("no-such-branch-anywhere"),
+        Err(GitError::UnknownRevision(_))
+    ));
+}
