@@ -317,6 +317,13 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             continue;
         }
         stats.yaml_files += 1;
+        // A generator's input is data kustomize reads as text: a values file that is not a
+        // Kubernetes object (or not YAML at all) is no finding.
+        if refs.generator_inputs.contains(path_bytes(path)) {
+            stats.patch_files += 1;
+            patch_fragments.extend(file.objects);
+            continue;
+        }
         diagnostics.extend(file.diagnostics);
         if !file.parsed {
             stats.unparsable_files += 1;
