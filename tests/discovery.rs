@@ -593,3 +593,52 @@ fn files_evicted_from_memory_give_the_same_repository_as_cached_ones() {
     };
     assert_eq!(messages(&cold), messages(&warm));
 }
+
+/// Issue 23, item 9: a file a `configMapGenerator` reads is data, under an ExternalArtifact's
+/// path as anywhere: a values file with a `kind` key but no `apiVersion`, a template that is not
+/// YAML, or a manifest shipped as data, is neither a finding nor an object of the repository
+/// (`graph` and `validate` show what discovery found).
+#[test]
+fn generator_inputs_are_data_not_loose_objects() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/dev/apps.yaml",
+        "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata:\n  name: gen\n  namespace: flux-system\nspec:\n  sources:\n    - alias: repo\n      kind: GitRepository\n      name: flux-system\n  artifacts:\n    - name: apps\n      copy:\n        - from: \"@repo/apps/**\"\n          to: \"@artifact/\"\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./podinfo\n  sourceRef:\n    kind: ExternalArtifact\n    name: apps\n",
+    );
+    write(
+        root,
+        "apps/podinfo/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: default\nconfigMapGenerator:\n  - name: podinfo-values\n    files:\n      - values.yaml=helm-values.yaml\n      - template.yaml\n      - manifest.yaml\n",
+    );
+    write(
+        root,
+        "apps/podinfo/helm-values.yaml",
+        "replicaCount: 2\nkind: Deployment\n",
+    );
+    write(root, "apps/podinfo/template.yaml", "{{ .Values.x }}: [\n");
+    write(
+        root,
+        "apps/podinfo/manifest.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shipped\ndata:\n  a: b\n",
+    );
+    let repo = discover_at(root, root);
+    let about_inputs: Vec<String> = repo
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            d.location
+                .as_ref()
+                .is_some_and(|l| l.file.to_string_lossy().contains("apps/podinfo"))
+        })
+        .map(|d| d.to_string())
+        .collect();
+    assert!(about_inputs.is_empty(), "{about_inputs:#?}");
+    assert!(
+        !repo.data_objects.iter().any(|o| o.id.name == "shipped"),
+        "a manifest read by a generator is not applied by itself"
+    );
+    let graph = offlux::graph::build(&repo);
+    assert!(!graph.nodes.iter().any(|n| n.id.name == "shipped"));
+}

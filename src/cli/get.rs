@@ -206,7 +206,9 @@ fn record(flux: &FluxObject) -> Record {
                 spec.insert("chart", text(&chart.chart));
             }
         }
-        FluxSpec::ResourceSet(_) | FluxSpec::ResourceSetInputProvider => {}
+        FluxSpec::ResourceSet(_)
+        | FluxSpec::ResourceSetInputProvider
+        | FluxSpec::FluxInstance(_) => {}
         FluxSpec::ArtifactGenerator(generator) => {
             let names: Vec<&str> = generator
                 .artifacts

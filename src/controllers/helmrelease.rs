@@ -433,7 +433,7 @@ fn default_namespace(node: &mut Node, namespace: &str) {
 /// One kustomize post-renderer: the rendered objects as the only resource of an in-memory
 /// kustomization with the renderer's `patches`, `patchesStrategicMerge`, `patchesJson6902` and
 /// `images`, built with no load restriction and in input order.
-fn kustomize_post_render(objects: Vec<Node>, spec: &Node) -> Result<Vec<Node>, String> {
+pub(crate) fn kustomize_post_render(objects: Vec<Node>, spec: &Node) -> Result<Vec<Node>, String> {
     const INPUT: &str = "helm-output.yaml";
     let mut kustomization = Mapping::new();
     let text = |s: &str| Node::Scalar(Scalar::string(s));

@@ -4,6 +4,7 @@
 pub mod depend;
 pub mod engine;
 pub mod external_artifact;
+pub mod flux_instance;
 pub mod generate;
 pub mod helmrelease;
 pub mod postbuild;

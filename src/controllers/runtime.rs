@@ -38,6 +38,10 @@ use helmrelease::set_metadata;
 mod resourceset;
 pub use resourceset::SuppliedInputs;
 
+// The FluxInstance body, kept in its own file.
+#[path = "flux_instance_run.rs"]
+mod flux_instance_run;
+
 /// Builds a kustomization directory with `kustomization` standing in for its kustomization file.
 pub trait KustomizationBuilder: Sync {
     fn build(
@@ -193,6 +197,8 @@ struct Runtime<'a> {
     last_cycle: Mutex<Option<(Arc<[ResourceId]>, String)>>,
     /// ExternalArtifacts assembled so far, by id.
     artifacts: Mutex<BTreeMap<ResourceId, Result<Arc<ArtifactRoot>, String>>>,
+    /// Sources a FluxInstance generated, and where their files come from.
+    synced: Mutex<BTreeMap<ResourceId, SourceResolution>>,
     /// Where artifacts that are not a source directory as they stand are written; removed with
     /// the run.
     scratch: std::sync::OnceLock<Option<tempfile::TempDir>>,
@@ -242,6 +248,7 @@ pub fn run(
         notes: Mutex::new(BTreeMap::new()),
         last_cycle: Mutex::new(None),
         artifacts: Mutex::new(BTreeMap::new()),
+        synced: Mutex::new(BTreeMap::new()),
         scratch: std::sync::OnceLock::new(),
     };
     let mut scheduler_options = schedule::Options::default();
@@ -470,8 +477,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                 Outcome::Terminal
             }
             FluxKind::GitRepository | FluxKind::OCIRepository => {
-                let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
-                {
+                let status = match self.resolve_defined(id, &flux) {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
                     // A remote source is no failure by itself: what needs its files fails (or is
                     // skipped) with the reason; the source is reported as not fetched.
@@ -489,14 +495,14 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
             }
             FluxKind::ResourceSet => self.reconcile_resource_set(&flux, drain),
             FluxKind::ResourceSetInputProvider => self.reconcile_input_provider(&flux),
+            FluxKind::FluxInstance => self.reconcile_flux_instance(&flux),
             // Chart sources are read by the HelmReleases that use them, through the renderer.
             FluxKind::HelmRepository | FluxKind::HelmChart => {
                 self.store.set(id.clone(), Status::ready());
                 Outcome::Terminal
             }
             _ => {
-                let status = match source::resolve_with(id, Some(&flux), self.git_remote.as_deref())
-                {
+                let status = match self.resolve_defined(id, &flux) {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
                     SourceResolution::Unavailable(message)
                     | SourceResolution::NotFound(message) => {
@@ -576,7 +582,7 @@ impl Runtime<'_> {
             .get(id)
             .and_then(|o| FluxObject::from_object(&o).ok().flatten());
         if let Some(flux) = stored {
-            return Some(source::resolve_with(id, Some(&flux), remote));
+            return Some(self.resolve_defined(id, &flux));
         }
         let bootstrap =
             source::resolve_with(id, None, remote) == SourceResolution::WorkingTree { note: None };
@@ -585,6 +591,13 @@ impl Runtime<'_> {
         } else {
             None
         }
+    }
+
+    /// How the source `id`, defined by `flux`, resolves: as the FluxInstance that generated it
+    /// decided, else by what it says.
+    fn resolve_defined(&self, id: &ResourceId, flux: &FluxObject) -> SourceResolution {
+        self.synced_source(id)
+            .unwrap_or_else(|| source::resolve_with(id, Some(flux), self.git_remote.as_deref()))
     }
 
     /// The ExternalArtifact `id` as a directory: assembled from the ArtifactGenerator that

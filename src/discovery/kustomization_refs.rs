@@ -12,6 +12,8 @@ use crate::yaml::Node;
 pub struct KustomizationRefs {
     /// Files used as patches or generator inputs, never as resources.
     pub non_resource_files: foldhash::HashSet<BytePath>,
+    /// Files a `configMapGenerator` or `secretGenerator` reads: data, whatever they look like.
+    pub generator_inputs: foldhash::HashSet<BytePath>,
     /// Files a kustomization lists directly under `resources`, with the kustomization's namespace.
     pub namespace_of_file: foldhash::HashMap<BytePath, String>,
     /// For each kustomization's directory, the local paths (files or directories) it builds from:
@@ -23,6 +25,7 @@ pub struct KustomizationRefs {
 /// be read on any thread; [`KustomizationRefs::add`] gathers them.
 pub struct FileRefs {
     non_resource_files: Vec<PathBuf>,
+    generator_inputs: Vec<PathBuf>,
     dir: PathKey,
     inputs: Vec<PathBuf>,
     namespaced_files: Option<(String, Vec<PathBuf>)>,
@@ -44,6 +47,7 @@ impl FileRefs {
                 })
         };
         let mut non_resource_files = Vec::new();
+        let mut generator_inputs = Vec::new();
         for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
             for file in files(key) {
                 // Inline strategic-merge patches are YAML text, not file names.
@@ -60,7 +64,7 @@ impl FileRefs {
                     for entry in entries.into_iter().flat_map(|e| &e.items) {
                         if let Some(text) = entry.as_str() {
                             let file = text.split_once('=').map_or(text, |(_, f)| f);
-                            non_resource_files.push(normalize(&dir.join(file)));
+                            generator_inputs.push(normalize(&dir.join(file)));
                         }
                     }
                 }
@@ -82,8 +86,10 @@ impl FileRefs {
                         .collect();
                     (namespace.to_owned(), listed)
                 });
+        non_resource_files.extend(generator_inputs.iter().cloned());
         FileRefs {
             non_resource_files,
+            generator_inputs,
             dir: PathKey::of(&normalize(dir)),
             inputs,
             namespaced_files,
@@ -96,6 +102,8 @@ impl KustomizationRefs {
     pub fn add(&mut self, refs: FileRefs) {
         self.non_resource_files
             .extend(refs.non_resource_files.into_iter().map(BytePath));
+        self.generator_inputs
+            .extend(refs.generator_inputs.into_iter().map(BytePath));
         self.inputs_of_dir
             .entry(refs.dir)
             .or_default()

@@ -6,6 +6,7 @@
 //! Not for: building kustomizations or rendering anything. The objects found here are the ones
 //! written in files; what Flux would apply comes from the controllers.
 
+mod bootstrap_instance;
 pub mod git_remote;
 mod kustomization_refs;
 mod load;
@@ -205,6 +206,8 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // By id, the `spec.path` of the first definition (by file) of each Kustomization, the one the
     // run uses when an id is defined more than once; and that definition's file.
     let mut followed: BTreeMap<ResourceId, (PathBuf, PathBuf)> = BTreeMap::new();
+    // FluxInstances a bootstrap installs from a HelmRelease's values: entry points of their own.
+    let mut bootstrap_instances: Vec<FluxObject> = Vec::new();
     while let Some((key, target)) = pending.pop_first() {
         if key.self_and_ancestors().any(|k| walked.contains(k)) || single_files.contains(&key) {
             continue;
@@ -239,9 +242,20 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 continue;
             };
             for (object, flux) in file_load.objects.iter().zip(&file_load.flux) {
-                let next = flux
-                    .as_ref()
-                    .and_then(|flux| followed_path(flux, &root, &fs_facts, &mut diagnostics));
+                let Some(flux) = flux.as_ref() else {
+                    continue;
+                };
+                // A HelmRelease of the `flux-instance` chart stands for the FluxInstance a
+                // bootstrap installs with its values; that instance's sync is followed.
+                let generated = |configmap: &str, key: &str| {
+                    generated_values(file, configmap, key, &listing.yaml_files, &loaded)
+                };
+                let instance = bootstrap_instance::from_helm_release(flux, &generated);
+                let (follower, object) = match &instance {
+                    Some(instance) => (instance, &instance.object),
+                    None => (flux, object),
+                };
+                let next = followed_path(follower, &root, &fs_facts, &mut diagnostics);
                 if let Some(next) = next {
                     // The id the object will have: with the namespace its kustomization gives it,
                     // as the objects themselves get it below.
@@ -258,6 +272,9 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                         followed.insert(id, (object.file.clone(), next.clone()));
                     }
                     pending.entry(PathKey::of(&next)).or_insert(next);
+                }
+                if let Some(instance) = instance {
+                    bootstrap_instances.push(instance);
                 }
             }
             if file_load.kustomization().is_some() {
@@ -300,6 +317,13 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             continue;
         }
         stats.yaml_files += 1;
+        // A generator's input is data kustomize reads as text: a values file that is not a
+        // Kubernetes object (or not YAML at all) is no finding.
+        if refs.generator_inputs.contains(path_bytes(path)) {
+            stats.patch_files += 1;
+            patch_fragments.extend(file.objects);
+            continue;
+        }
         diagnostics.extend(file.diagnostics);
         if !file.parsed {
             stats.unparsable_files += 1;
@@ -353,6 +377,27 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         .map(|(id, (_, dir))| (id, dir))
         .collect();
     let parents = parents(&flux_objects, &data_objects, &followed, &refs, &root);
+    // Added after the parents are known: nothing in the repository applies them.
+    for instance in bootstrap_instances {
+        if flux_objects
+            .iter()
+            .any(|f| f.object.id == instance.object.id)
+        {
+            continue;
+        }
+        diagnostics.push(
+            Diagnostic::note(format!(
+                "{} is the FluxInstance a bootstrap installs from this HelmRelease's `values.instance` (the `flux-instance` chart)",
+                instance.object.id
+            ))
+            .at(instance.object.location())
+            .object(instance.object.id.to_string()),
+        );
+        flux_objects.push(instance);
+    }
+    flux_objects
+        .sort_by(|a, b| (&a.object.id, &a.object.file).cmp(&(&b.object.id, &b.object.file)));
+    diagnostics.sort();
 
     let bootstrap = flux_objects
         .iter()
@@ -482,6 +527,14 @@ fn followed_path(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<PathBuf> {
     let object = &flux.object;
+    if let Some(instance) = flux.as_flux_instance() {
+        // Followed only when the sync path is in the working tree; a sync from elsewhere is not
+        // this repository's concern.
+        let path = apply_variable_defaults(&instance.sync.as_ref()?.path).ok()?;
+        let dir = secure_join(root, &path);
+        crate::fsio::locate(fs_facts, &dir, Some(root)).ok()?;
+        return fs_facts.is_dir(&dir).then_some(dir);
+    }
     let kustomization = flux.as_kustomization()?;
     if kustomization.source_ref.kind != "GitRepository" {
         return None;
@@ -531,6 +584,52 @@ fn followed_path(
         );
         None
     }
+}
+
+/// The first document of the file a `configMapGenerator` named `configmap`, in the kustomization
+/// beside `file`, puts under `key`.
+fn generated_values(
+    file: &Path,
+    configmap: &str,
+    key: &str,
+    yaml_files: &[PathBuf],
+    loaded: &[Option<load::LoadedFile>],
+) -> Option<crate::yaml::Node> {
+    use crate::yaml::Node;
+    let dir = file.parent()?;
+    let loaded_at = |path: &Path| {
+        let index = yaml_files.binary_search(&path.to_path_buf()).ok()?;
+        loaded.get(index)?.as_ref()
+    };
+    let kustomization = KUSTOMIZATION_FILE_NAMES
+        .iter()
+        .find_map(|name| loaded_at(&dir.join(name))?.kustomization())?;
+    let generators = kustomization.get("configMapGenerator")?.as_sequence()?;
+    let generator = generators
+        .items
+        .iter()
+        .find(|g| g.get("name").and_then(Node::as_str) == Some(configmap))?;
+    let entries = generator.get("files")?.as_sequence()?;
+    let input = entries
+        .items
+        .iter()
+        .filter_map(Node::as_str)
+        .find_map(|entry| {
+            let (name, path) = match entry.split_once('=') {
+                Some((name, path)) => (name.to_string(), path),
+                None => (
+                    Path::new(entry).file_name()?.to_string_lossy().into_owned(),
+                    entry,
+                ),
+            };
+            (name == key).then_some(path)
+        })?;
+    let values = loaded_at(&dir.join(input))?;
+    values
+        .documents
+        .as_ref()?
+        .first()
+        .map(|document| (*document.root).clone())
 }
 
 /// Files under a Helm chart's `templates/` are Go templates, not YAML; they are read when the

@@ -192,6 +192,8 @@ fn add_edges(flux: &FluxObject, edges: &mut BTreeSet<(ResourceId, ResourceId, Ed
                 edges.insert((me.clone(), reference(source, namespace), EdgeKind::Source));
             }
         }
-        FluxSpec::ResourceSet(_) | FluxSpec::ResourceSetInputProvider => {}
+        FluxSpec::ResourceSet(_)
+        | FluxSpec::ResourceSetInputProvider
+        | FluxSpec::FluxInstance(_) => {}
     }
 }

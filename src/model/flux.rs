@@ -27,10 +27,11 @@ pub enum FluxKind {
     ResourceSet,
     ResourceSetInputProvider,
     ArtifactGenerator,
+    FluxInstance,
 }
 
 impl FluxKind {
-    pub const ALL: [FluxKind; 11] = [
+    pub const ALL: [FluxKind; 12] = [
         FluxKind::Kustomization,
         FluxKind::HelmRelease,
         FluxKind::GitRepository,
@@ -42,6 +43,7 @@ impl FluxKind {
         FluxKind::ResourceSet,
         FluxKind::ResourceSetInputProvider,
         FluxKind::ArtifactGenerator,
+        FluxKind::FluxInstance,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +59,7 @@ impl FluxKind {
             FluxKind::ResourceSet => "ResourceSet",
             FluxKind::ResourceSetInputProvider => "ResourceSetInputProvider",
             FluxKind::ArtifactGenerator => "ArtifactGenerator",
+            FluxKind::FluxInstance => "FluxInstance",
         }
     }
 
@@ -64,7 +67,9 @@ impl FluxKind {
         match self {
             FluxKind::Kustomization => KUSTOMIZE_GROUP,
             FluxKind::HelmRelease => HELM_GROUP,
-            FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider => CONTROLPLANE_GROUP,
+            FluxKind::ResourceSet | FluxKind::ResourceSetInputProvider | FluxKind::FluxInstance => {
+                CONTROLPLANE_GROUP
+            }
             FluxKind::ArtifactGenerator => SOURCE_EXTENSIONS_GROUP,
             _ => SOURCE_GROUP,
         }
@@ -255,6 +260,33 @@ pub struct ArtifactGenerator {
     pub artifacts: Vec<GeneratedArtifact>,
 }
 
+/// A FluxInstance's `spec.sync`: the source and Kustomization the operator generates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FluxSync {
+    /// `GitRepository`, `OCIRepository` or `Bucket` (checked when the instance reconciles).
+    pub kind: String,
+    pub url: String,
+    /// A Git reference, an OCI tag or a bucket name, by kind.
+    pub reference: String,
+    pub path: String,
+    /// The generated objects' name; the instance's namespace when unset.
+    pub name: Option<String>,
+    pub interval: Option<String>,
+    pub pull_secret: Option<String>,
+    pub provider: Option<String>,
+}
+
+/// A FluxInstance (fluxcd.controlplane.io): offline, only its `spec.sync` is acted on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FluxInstance {
+    pub sync: Option<FluxSync>,
+    /// `spec.distribution.version`, which decides the generated sources' API versions.
+    pub version: Option<String>,
+    /// `spec.kustomize.patches`: kustomize patches applied to everything the instance generates.
+    pub patches: Option<Node>,
+    pub common_metadata: Option<CommonMetadata>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum FluxSpec {
     Kustomization(Kustomization),
@@ -263,6 +295,7 @@ pub enum FluxSpec {
     ResourceSet(ResourceSet),
     ResourceSetInputProvider,
     ArtifactGenerator(ArtifactGenerator),
+    FluxInstance(FluxInstance),
 }
 
 /// A Flux object: the object as read, its kind, and its validated spec.
@@ -319,6 +352,9 @@ impl FluxObject {
             FluxKind::ArtifactGenerator => {
                 FluxSpec::ArtifactGenerator(read_artifact_generator(&spec_fields).map_err(err)?)
             }
+            FluxKind::FluxInstance => {
+                FluxSpec::FluxInstance(read_flux_instance(&spec_fields).map_err(err)?)
+            }
             _ => FluxSpec::Source(read_source(kind, &spec_fields).map_err(err)?),
         };
         Ok(Some(FluxObject {
@@ -359,6 +395,13 @@ impl FluxObject {
     pub fn as_helm_release(&self) -> Option<&HelmRelease> {
         match &self.spec {
             FluxSpec::HelmRelease(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    pub fn as_flux_instance(&self) -> Option<&FluxInstance> {
+        match &self.spec {
+            FluxSpec::FluxInstance(f) => Some(f),
             _ => None,
         }
     }
@@ -658,4 +701,34 @@ fn read_artifact_generator(spec: &Fields) -> FieldResult<ArtifactGenerator> {
         })
         .collect::<FieldResult<Vec<_>>>()?;
     Ok(ArtifactGenerator { sources, artifacts })
+}
+
+fn read_flux_instance(spec: &Fields) -> FieldResult<FluxInstance> {
+    let sync = match spec.map("sync")? {
+        Some(sync) => Some(FluxSync {
+            kind: sync.str("kind")?.unwrap_or_else(|| "GitRepository".into()),
+            url: sync.required_str("url")?,
+            reference: sync.required_str("ref")?,
+            path: sync.required_str("path")?,
+            name: sync.str("name")?.filter(|n| !n.is_empty()),
+            interval: sync.str("interval")?.filter(|i| !i.is_empty()),
+            pull_secret: sync.str("pullSecret")?.filter(|s| !s.is_empty()),
+            provider: sync.str("provider")?.filter(|p| !p.is_empty()),
+        }),
+        None => None,
+    };
+    let version = match spec.map("distribution")? {
+        Some(distribution) => distribution.str("version")?,
+        None => None,
+    };
+    let patches = match spec.map("kustomize")? {
+        Some(kustomize) => kustomize.node("patches").cloned(),
+        None => None,
+    };
+    Ok(FluxInstance {
+        sync,
+        version,
+        patches,
+        common_metadata: read_common_metadata(spec)?,
+    })
 }

@@ -11,9 +11,9 @@ mod object;
 pub use fields::{FieldError, Fields};
 pub use flux::{
     ArtifactCopy, ArtifactGenerator, ChartSource, CommonMetadata, CrdPolicy, CrossRef, DataRef,
-    DependsOn, FluxKind, FluxObject, FluxSpec, GeneratedArtifact, HelmChartTemplate, HelmRelease,
-    Kustomization, PostBuild, ResourceSet, SourceSpec, CONTROLPLANE_GROUP, HELM_GROUP,
-    KUSTOMIZE_GROUP, SOURCE_EXTENSIONS_GROUP, SOURCE_GROUP,
+    DependsOn, FluxInstance, FluxKind, FluxObject, FluxSpec, FluxSync, GeneratedArtifact,
+    HelmChartTemplate, HelmRelease, Kustomization, PostBuild, ResourceSet, SourceSpec,
+    CONTROLPLANE_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_EXTENSIONS_GROUP, SOURCE_GROUP,
 };
 pub use flux_crds::flux_crds;
 pub use id::{split_api_version, ResourceId};

@@ -6,8 +6,9 @@
 //! `inputs.Combine`, a controller reconciliation with `cluster.yaml` as the objects the renderer
 //! knows, Static provider exports and the admission rules. Assertions that only a live cluster
 //! can check (events, conditions' reasons, history, timing relations) are not checked; the rest
-//! of a case must hold for it to pass. FluxInstance cases belong to another controller and are
-//! reported as skipped, as is the one case about the upstream CLI wrapper's own flags.
+//! of a case must hold for it to pass. FluxInstance cases run through the FluxInstance
+//! controller's sync generation and admission (`fluxinstance.rs`); the one case about the
+//! upstream CLI wrapper's own flags is reported as skipped.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,6 +21,9 @@ use offlux::yaml;
 use serde_json::{Map, Value as Json};
 
 use crate::common::{suite_dir, suite_present, Tally};
+
+#[path = "fluxinstance.rs"]
+mod fluxinstance;
 
 type Object = Map<String, Json>;
 
@@ -799,10 +803,8 @@ fn run_rsip(dir: &Path) -> Outcome {
 }
 
 fn run_crd(dir: &Path, case: &Json) -> Outcome {
-    if read(dir, "fluxinstance.yaml").is_some() {
-        return Ok(Some(
-            "FluxInstance admission (not part of the ResourceSet controller)".into(),
-        ));
+    if let Some(text) = read(dir, "fluxinstance.yaml") {
+        return fluxinstance::run_crd(&text, case);
     }
     let (file, provider) = match read(dir, "provider.yaml") {
         Some(text) => (text, true),
@@ -848,9 +850,7 @@ fn run_case_dir(dir: &Path, mode: &str) -> Outcome {
         "controller" => run_controller(dir),
         "rsip" => run_rsip(dir),
         "crd-validation" => run_crd(dir, &case),
-        "fluxinstance-builder" => Ok(Some(
-            "FluxInstance distribution build (not part of the ResourceSet controller)".into(),
-        )),
+        "fluxinstance-builder" => fluxinstance::run_builder(dir),
         other => Err(format!("unknown mode {other}")),
     }
 }
@@ -1037,9 +1037,7 @@ fn run_unit(case: &Json) -> Outcome {
                 .then_some(None)
                 .ok_or_else(|| format!("expected {want:?}, got {got:?}"))
         }
-        "validate_sync" => Ok(Some(
-            "FluxInstance sync validation (not part of the ResourceSet controller)".into(),
-        )),
+        "validate_sync" => fluxinstance::run_unit(case),
         "checksum_parity" => Ok(Some(
             "prose relations between reconciliations, not checkable".into(),
         )),
