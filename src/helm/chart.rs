@@ -62,6 +62,8 @@ pub struct Chart {
     pub values: Value,
     /// `values.schema.json`, when present.
     pub schema: Option<Vec<u8>>,
+    /// `schema` compiled, once, at its first use.
+    pub compiled_schema: super::values::CompiledSchema,
     /// Files under `templates/`.
     pub templates: Vec<ChartFile>,
     /// Every other file that `.helmignore` keeps, except `Chart.yaml`, `values.yaml`,
@@ -71,6 +73,8 @@ pub struct Chart {
     pub files: Vec<ChartFile>,
     /// Subcharts from `charts/` (directories or archives), in name order.
     pub dependencies: Vec<Chart>,
+    /// The templates, parsed once per set of subcharts a render includes.
+    pub parsed_templates: super::render::ParsedTemplates,
 }
 
 impl Chart {

@@ -3,6 +3,7 @@
 //! chart's scope of the values, then the output split, sorted and printed with `# Source:` lines.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
@@ -271,19 +272,34 @@ pub fn render_chart(
         &mut contexts,
     );
 
-    let funcs: HashMap<String, _> = helm_functions()
-        .into_iter()
-        .map(|(name, f)| (name.to_string(), f))
-        .collect();
-    let mut set = Set::new(chart.name(), funcs)
-        .with_helm_builtins()
-        .with_methods(files::helm_methods);
+    // One thread with a large stack parses and runs every template of the chart.
+    let rendered = crate::template::on_big_stack(chart.name(), || {
+        Ok(parse_and_execute(
+            chart,
+            &renderables,
+            &mut contexts,
+            options,
+        ))
+    });
+    rendered.map_err(|e| Error::Template(e.to_string()))?
+}
+
+/// Parses the chart's templates into one set and executes each that is not a partial, in Helm's
+/// order, each with its chart's context.
+fn parse_and_execute(
+    chart: &Chart,
+    renderables: &BTreeMap<String, Renderable<'_>>,
+    contexts: &mut [BTreeMap<String, Value>],
+    options: &RenderOptions,
+) -> Result<BTreeMap<String, String>, Error> {
     let order = parse_order(renderables.keys().cloned());
-    for name in &order {
-        if let Some(r) = renderables.get(name) {
-            set.add(name, r.text).map_err(|e| parse_error(name, &e))?;
-        }
-    }
+    let texts: Vec<&str> = order
+        .iter()
+        .filter_map(|name| renderables.get(name).map(|r| r.text))
+        .collect();
+    let set = chart.parsed_templates.get_or_parse(&order, &texts, || {
+        parse_templates(chart, renderables, &order)
+    })?;
     let exec = ExecOptions {
         missing_key: MissingKey::Zero,
         ..ExecOptions::default()
@@ -320,6 +336,75 @@ pub fn render_chart(
         rendered.insert(name.clone(), text.replace("<no value>", ""));
     }
     Ok(rendered)
+}
+
+/// The chart's templates named in `order`, parsed into one set.
+fn parse_templates(
+    chart: &Chart,
+    renderables: &BTreeMap<String, Renderable<'_>>,
+    order: &[String],
+) -> Result<Set, Error> {
+    let funcs: HashMap<String, _> = helm_functions()
+        .into_iter()
+        .map(|(name, f)| (name.to_string(), f))
+        .collect();
+    let mut set = Set::new(chart.name(), funcs)
+        .with_helm_builtins()
+        .with_methods(files::helm_methods);
+    for name in order {
+        if let Some(r) = renderables.get(name) {
+            set.add(name, r.text).map_err(|e| parse_error(name, &e))?;
+        }
+    }
+    Ok(set)
+}
+
+/// A chart's parsed template sets, made once and shared by every release of the chart (and every
+/// copy of it). Keyed by the templates a render includes, which depend on the subcharts that the
+/// release's values enable; a set is used only for the very texts it was parsed from, so a copy
+/// of the chart whose templates were changed parses its own.
+#[derive(Clone, Default)]
+pub struct ParsedTemplates(Arc<Mutex<HashMap<Vec<String>, ParsedSet>>>);
+
+type ParsedSet = (Vec<Box<str>>, Result<Arc<Set>, Error>);
+
+impl ParsedTemplates {
+    fn get_or_parse(
+        &self,
+        order: &[String],
+        texts: &[&str],
+        parse: impl FnOnce() -> Result<Set, Error>,
+    ) -> Result<Arc<Set>, Error> {
+        let same_texts = |known: &[Box<str>]| known.iter().map(|t| &**t).eq(texts.iter().copied());
+        let known = self.0.lock().ok().and_then(|m| {
+            m.get(order)
+                .filter(|(known, _)| same_texts(known))
+                .map(|(_, set)| set.clone())
+        });
+        if let Some(known) = known {
+            return known;
+        }
+        // Parsed outside the lock: two releases of one chart may both parse it, never wait.
+        let parsed = parse().map(Arc::new);
+        if let Ok(mut known) = self.0.lock() {
+            let texts = texts.iter().map(|t| Box::from(*t)).collect();
+            known.insert(order.to_vec(), (texts, parsed.clone()));
+        }
+        parsed
+    }
+}
+
+impl std::fmt::Debug for ParsedTemplates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ParsedTemplates")
+    }
+}
+
+/// A cache of what the chart's templates say, not part of what the chart is.
+impl PartialEq for ParsedTemplates {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Helm's `cleanupParseError`: `parse error at (file:line): message`.

@@ -26,6 +26,8 @@
 mod coalesce;
 mod dependencies;
 mod schema;
+
+pub use schema::CompiledSchema;
 mod strvals;
 
 use std::collections::BTreeMap;

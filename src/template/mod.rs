@@ -396,17 +396,26 @@ pub(crate) fn parse_trees(name: &str, text: &str) -> Result<Vec<parse::Tree>, Er
 }
 
 /// Runs `f` on a helper thread with a large stack, so that deep but legal nesting cannot overflow
-/// the caller's stack; runs it on the caller's thread when no thread can be started.
-fn on_big_stack<T: Send>(
+/// the caller's stack; runs it on the caller's thread when no thread can be started, or when the
+/// caller is already such a thread. A caller that executes many templates in a row (a chart's)
+/// wraps them all in one call: a thread started per template, each touching fresh stack pages,
+/// cost more than many of the templates themselves.
+pub fn on_big_stack<T: Send>(
     name: &str,
     f: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {
+    if ON_BIG_STACK.get() {
+        return f();
+    }
     let slot = std::sync::Mutex::new(Some(f));
     let take = || slot.lock().ok().and_then(|mut g| g.take());
     let on_thread = std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .stack_size(STACK_SIZE)
-            .spawn_scoped(s, || take().map(|f| f()));
+            .spawn_scoped(s, || {
+                ON_BIG_STACK.set(true);
+                take().map(|f| f())
+            });
         match handle {
             Ok(h) => h.join().unwrap_or_else(|_| {
                 let msg = format!("template: {name}: internal error (panic)");
@@ -425,6 +434,11 @@ fn on_big_stack<T: Send>(
             )),
         },
     }
+}
+
+thread_local! {
+    /// Whether this thread is one [`on_big_stack`] started.
+    static ON_BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.

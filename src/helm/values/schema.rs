@@ -13,6 +13,7 @@
 //! cannot be compiled for another reason than the metaschema words it differently.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, Retrieve, Uri, ValidationError};
@@ -40,7 +41,7 @@ pub(super) fn validate(chart: &Chart, values: &Value) -> Result<(), Error> {
 /// Appends this chart's violations, then its subcharts', to `report`.
 fn validate_chart(chart: &Chart, values: &Map, report: &mut String) {
     if let Some(schema) = &chart.schema {
-        if let Err(message) = validate_single(values, schema) {
+        if let Err(message) = chart.compiled_schema.validate(values, schema) {
             report.push_str(chart.name());
             report.push_str(":\n");
             report.push_str(&message);
@@ -61,31 +62,71 @@ fn validate_chart(chart: &Chart, values: &Map, report: &mut String) {
     }
 }
 
-/// `ValidateAgainstSingleSchema`: the message (ending in a newline for violations) when the
-/// values do not pass.
-fn validate_single(values: &Map, schema: &[u8]) -> Result<(), String> {
-    let schema: Json = serde_json::from_slice(schema).map_err(|e| e.to_string())?;
-    let instance = map_to_json(values);
-    // The validator is a third-party crate: should it panic on a strange schema, report that
-    // as Helm reports a recovered panic instead of stopping the run.
-    catch_unwind(AssertUnwindSafe(|| check(&schema, &instance)))
-        .unwrap_or_else(|_| Err("unable to validate schema: the validator panicked".into()))
+/// A chart's `values.schema.json`, parsed and compiled at its first use and then shared by every
+/// copy of the chart: a chart that many releases use (app-template) has one large schema, and
+/// compiling it took more of each render than most of its templates.
+#[derive(Clone, Default)]
+pub struct CompiledSchema(Arc<OnceLock<Result<Compiled, String>>>);
+
+struct Compiled {
+    schema: Json,
+    draft: Draft,
+    validator: jsonschema::Validator,
 }
 
-fn check(schema: &Json, instance: &Json) -> Result<(), String> {
-    let draft = draft_of(schema);
-    let validator = jsonschema::options()
-        .with_draft(draft)
-        .with_retriever(NoFetch)
-        .build(schema)
-        .map_err(|e| compile_error(&e, draft, schema))?;
-    let errors: Vec<ValidationError> = validator.iter_errors(instance).collect();
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CompiledSchema")
+    }
+}
+
+/// A cache of what the chart's bytes say, not part of what the chart is.
+impl PartialEq for CompiledSchema {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl CompiledSchema {
+    /// `ValidateAgainstSingleSchema`: the message (ending in a newline for violations) when the
+    /// values do not pass `schema` (the bytes this cache belongs to).
+    fn validate(&self, values: &Map, schema: &[u8]) -> Result<(), String> {
+        let compiled = self.0.get_or_init(|| compile(schema));
+        let compiled = compiled.as_ref().map_err(String::clone)?;
+        let instance = map_to_json(values);
+        // The validator is a third-party crate: should it panic on a strange schema, report that
+        // as Helm reports a recovered panic instead of stopping the run.
+        catch_unwind(AssertUnwindSafe(|| check(compiled, &instance)))
+            .unwrap_or_else(|_| Err("unable to validate schema: the validator panicked".into()))
+    }
+}
+
+fn compile(schema: &[u8]) -> Result<Compiled, String> {
+    let schema: Json = serde_json::from_slice(schema).map_err(|e| e.to_string())?;
+    let draft = draft_of(&schema);
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        jsonschema::options()
+            .with_draft(draft)
+            .with_retriever(NoFetch)
+            .build(&schema)
+            .map_err(|e| compile_error(&e, draft, &schema))
+    }))
+    .unwrap_or_else(|_| Err("unable to validate schema: the validator panicked".into()));
+    Ok(Compiled {
+        validator: built?,
+        schema,
+        draft,
+    })
+}
+
+fn check(compiled: &Compiled, instance: &Json) -> Result<(), String> {
+    let errors: Vec<ValidationError> = compiled.validator.iter_errors(instance).collect();
     if errors.is_empty() {
         return Ok(());
     }
     let context = Context {
-        root: schema,
-        draft,
+        root: &compiled.schema,
+        draft: compiled.draft,
     };
     let flat = errors.iter().map(|e| Flat::new(e, &[])).collect();
     Err(report(context.level(flat, 0)))
