@@ -194,6 +194,9 @@ pub fn release_name(name: &str, spec: &HelmRelease) -> String {
 pub fn release_namespace<'a>(namespace: &'a str, spec: &'a HelmRelease) -> &'a str {
     match &spec.target_namespace {
         Some(target) if !target.is_empty() => target,
+        // Applied without a namespace, the HelmRelease lands in the cluster's default one, and
+        // its release with it.
+        _ if namespace.is_empty() => "default",
         _ => namespace,
     }
 }
