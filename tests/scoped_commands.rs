@@ -310,7 +310,11 @@ fn a_helm_release_without_a_namespace_is_in_default() {
     assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
     let stdout = text(&built.stdout);
     assert!(stdout.contains("  namespace: default\n"), "{stdout}");
-    assert!(stdout.contains("namespace: \"default\""), "{stdout}");
+    assert!(stdout.contains("helm.toolkit.fluxcd.io/namespace: default"), "{stdout}");
+    assert!(
+        stdout.contains("  greeting: loose\n  message: none\n  namespace: default\n"),
+        "the release namespace is `default`: {stdout}"
+    );
     assert!(!stdout.contains("namespace: \"\""), "{stdout}");
     let by_namespace = on(&root, "loose", &["build", "hr", "loose", "-n", "default"]);
     assert_eq!(text(&by_namespace.stdout), stdout);
@@ -423,7 +427,8 @@ fn objects_applied_through_a_kube_config_belong_to_that_cluster() {
     );
     let human = text(&on(spokes.path(), "hub", &["test"]).stdout);
     assert!(
-        human.contains("staging/tenants     applies to cluster Secret/staging/cluster-kubeconfig"),
+        human.lines().any(|line| line.contains("staging/tenants")
+            && line.ends_with("applies to cluster Secret/staging/cluster-kubeconfig")),
         "{human}"
     );
     let junit = text(&on(spokes.path(), "hub", &["test", "-o", "junit"]).stdout);

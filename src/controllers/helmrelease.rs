@@ -382,6 +382,13 @@ pub fn post_process(
     name: &str,
     namespace: &str,
 ) -> Result<Vec<Node>, String> {
+    // The origin labels name the HelmRelease where it is applied: `default` when it has no
+    // namespace (as `release_namespace` says).
+    let namespace = if namespace.is_empty() {
+        "default"
+    } else {
+        namespace
+    };
     let mut objects = rendered.objects;
     if let Some(Node::Sequence(renderers)) = &spec.post_renderers {
         for (index, renderer) in renderers.items.iter().enumerate() {
