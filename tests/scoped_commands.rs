@@ -310,7 +310,10 @@ fn a_helm_release_without_a_namespace_is_in_default() {
     assert_eq!(built.status.code(), Some(0), "{}", text(&built.stderr));
     let stdout = text(&built.stdout);
     assert!(stdout.contains("  namespace: default\n"), "{stdout}");
-    assert!(stdout.contains("helm.toolkit.fluxcd.io/namespace: default"), "{stdout}");
+    assert!(
+        stdout.contains("helm.toolkit.fluxcd.io/namespace: default"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("  greeting: loose\n  message: none\n  namespace: default\n"),
         "the release namespace is `default`: {stdout}"
@@ -451,11 +454,13 @@ fn the_hub_and_spoke_example_has_no_false_duplicates() {
     let duplicates: Vec<&serde_json::Value> =
         findings.iter().filter(|f| f["code"] == "OFX101").collect();
     assert!(duplicates.is_empty(), "{duplicates:#?}");
-    let human = text(&on(&root, "hub", &["validate"]).stdout);
-    assert!(
-        human.contains("on cluster Secret/staging/cluster-kubeconfig"),
-        "{human}"
-    );
+    for format in ["human", "json", "junit", "github", "sarif"] {
+        let output = text(&on(&root, "hub", &["validate", "-o", format]).stdout);
+        assert!(
+            output.contains("on cluster Secret/staging/cluster-kubeconfig"),
+            "{format}: {output}"
+        );
+    }
 }
 
 #[test]

@@ -454,17 +454,19 @@ fn junit(findings: &[Finding]) -> String {
             Severity::Error => "failure",
             Severity::Warning => "system-out",
         };
+        // The producer, as the other formats name it (with the cluster it applies to).
+        let message = format!("{} (from {})", f.message, f.producer);
         match f.severity {
             Severity::Error => {
                 let _ = writeln!(
                     out,
                     "    <{tag} type=\"{}\" message=\"{}\"/>",
                     f.code.as_str(),
-                    report::xml_escape(&f.message)
+                    report::xml_escape(&message)
                 );
             }
             Severity::Warning => {
-                let _ = writeln!(out, "    <{tag}>{}</{tag}>", report::xml_escape(&f.message));
+                let _ = writeln!(out, "    <{tag}>{}</{tag}>", report::xml_escape(&message));
             }
         }
         out.push_str("  </testcase>\n");

@@ -14,6 +14,10 @@
 //! by kind and name, not namespace: a file's object gets its namespace from the build that applies
 //! it, so an over-approximation is the safe side.
 //!
+//! Blind spot: a deferred release's chart is not looked into, so an object only a chart renders
+//! that a needed object reads as `optional` (it does not wait for it), or one a chart and a
+//! Kustomization both publish (the release's copy would win), is not what a full run has.
+//!
 //! Not for: deciding what a command prints; it only decides what need not be rendered.
 
 use std::collections::BTreeSet;
