@@ -18,7 +18,8 @@ use offlux::controllers::scope::Target;
 use offlux::discovery::{discover, Options, Repository};
 use offlux::store::Status;
 
-mod common;
+#[path = "../src/test_data.rs"]
+mod test_data;
 
 fn offlux() -> Command {
     let mut command = Command::cargo_bin("offlux").expect("binary is built");
@@ -144,13 +145,13 @@ fn a_scoped_run_renders_only_the_releases_its_target_needs() {
             "Kustomization {name}"
         );
     }
-    // What was not needed is left Pending, never failed.
+    // What was not needed is left unreconciled, never failed.
     let broken = scoped
         .statuses
         .iter()
         .find(|(id, _)| id.name == "broken")
         .map(|(_, record)| record.status.clone());
-    assert_eq!(broken, Some(Status::Pending));
+    assert!(matches!(broken, None | Some(Status::Pending)), "{broken:?}");
 
     // A release nothing needs, failing on its own.
     let (scoped, rendered) = reconcile(&repository, vec![release("broken")]);
@@ -443,8 +444,7 @@ fn objects_applied_through_a_kube_config_belong_to_that_cluster() {
 
 #[test]
 fn the_hub_and_spoke_example_has_no_false_duplicates() {
-    let Some(incoming) = common::test_data::dir("corpus/incoming", "the hub-and-spoke example")
-    else {
+    let Some(incoming) = test_data::dir("corpus/incoming", "the hub-and-spoke example") else {
         return;
     };
     let root = incoming.join("fluxcd__flux2-hub-spoke-example");
@@ -465,8 +465,7 @@ fn the_hub_and_spoke_example_has_no_false_duplicates() {
 
 #[test]
 fn scoped_builds_of_a_corpus_repository_match_its_whole_render() {
-    let Some(corpus) = common::test_data::dir("corpus", "scoped builds of a corpus repository")
-    else {
+    let Some(corpus) = test_data::dir("corpus", "scoped builds of a corpus repository") else {
         return;
     };
     let root = corpus.join("repos/onedr0p__home-ops__2025-06-23");
