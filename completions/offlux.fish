@@ -75,6 +75,7 @@ github\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l no-scope -d 'With a NAME, reconcile the whole repository, not only what NAME depends on (the rows are the same; this is slower, for comparing)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
@@ -134,6 +135,8 @@ json\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand build" -s A -l all-namespaces -d 'Every namespace (for `ks` and `hr` without a NAME)'
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l no-scope -d 'With a NAME, reconcile the whole repository, not only what NAME depends on (the output is the same; this is slower, for comparing)'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'

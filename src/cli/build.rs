@@ -1,23 +1,33 @@
-//! `offlux build ks|hr|all [NAME]`: the objects a Kustomization or HelmRelease (or every
-//! Kustomization) would apply, on stdout.
+//! `offlux build ks|hr|all [NAME]`: the objects a Kustomization or HelmRelease (those of a
+//! namespace, or every Kustomization) would apply, on stdout. With a NAME, only what NAME depends
+//! on is reconciled (`controllers::scope`).
 
 use super::objects::{self, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
+use super::test::shown_namespace;
 use super::{exit, report, usage_error, Context};
+use crate::controllers::scope::Target;
 use crate::model::Object;
 use crate::store::Status;
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
-    /// `ks` for one Kustomization, `hr` for one HelmRelease (by NAME), `all` for every
-    /// Kustomization.
+    /// `ks` for Kustomizations, `hr` for HelmReleases, `all` for every Kustomization.
     #[arg(value_enum)]
     pub what: BuildKind,
-    /// The Kustomization's or HelmRelease's name (required with `ks` and `hr`).
+    /// The Kustomization's or HelmRelease's name; without one, every object of that kind in the
+    /// namespace (`-n`, default `flux-system`), or in all of them with `-A`.
     pub name: Option<String>,
     /// The object's namespace.
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
+    /// Every namespace (for `ks` and `hr` without a NAME).
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+    /// With a NAME, reconcile the whole repository, not only what NAME depends on (the output is
+    /// the same; this is slower, for comparing).
+    #[arg(long)]
+    pub no_scope: bool,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -36,28 +46,37 @@ pub enum BuildKind {
     All,
 }
 
+/// The namespace `build ks`/`build hr` without a NAME looks in, as flux-local's.
+const DEFAULT_NAMESPACE: &str = "flux-system";
+
 pub fn run(args: &BuildArgs, context: &Context) -> u8 {
     let (kind, verb) = match args.what {
         BuildKind::Hr => ("HelmRelease", "hr"),
         _ => ("Kustomization", "ks"),
     };
-    if args.what != BuildKind::All && args.name.is_none() {
-        return usage_error(
-            &format!("`offlux build {verb}` needs the {kind}'s name"),
-            Some("use `offlux build all` for every Kustomization"),
-        );
-    }
-    let (repository, report) = match args.run.run() {
+    let namespace = match (&args.namespace, args.name.as_deref(), args.what) {
+        (Some(namespace), _, _) => Some(namespace.as_str()),
+        (None, None, BuildKind::Ks | BuildKind::Hr) if !args.all_namespaces => {
+            Some(DEFAULT_NAMESPACE)
+        }
+        _ => None,
+    };
+    let scope = match &args.name {
+        Some(name) if !args.no_scope => vec![Target {
+            kinds: vec![kind.to_owned()],
+            name: Some(name.clone()),
+            namespace: namespace.map(str::to_owned),
+        }],
+        _ => Vec::new(),
+    };
+    let (repository, report) = match args.run.run_scoped(scope) {
         Ok(result) => result,
         Err(message) => return usage_error(&message, None),
     };
     let selected = |id: &crate::model::ResourceId| {
         id.kind == kind
             && args.name.as_deref().is_none_or(|n| id.name == n)
-            && args
-                .namespace
-                .as_deref()
-                .is_none_or(|ns| id.namespace == ns)
+            && namespace.is_none_or(|ns| shown_namespace(id) == ns)
     };
     let chosen: Vec<_> = report
         .statuses
@@ -66,21 +85,27 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
         .collect();
     if chosen.is_empty() {
         report::print_diagnostics(&repository.diagnostics, &repository.root, context);
+        let what = match (args.name.as_deref(), namespace) {
+            (Some(name), Some(namespace)) => format!("`{namespace}/{name}`"),
+            (Some(name), None) => format!("`{name}`"),
+            (None, Some(namespace)) => format!("in namespace `{namespace}`"),
+            (None, None) => "anywhere".to_owned(),
+        };
         return usage_error(
-            &format!(
-                "no {kind} matches `{}`",
-                args.name.as_deref().unwrap_or("*")
-            ),
+            &format!("no {kind} matches {what}"),
             Some(&format!(
-                "`offlux get {verb}` lists the {kind}s offlux found"
+                "`offlux get {verb} -A` lists the {kind}s offlux found"
             )),
         );
     }
+    // Every object that rendered is printed, whatever failed elsewhere: the failures go to
+    // stderr and the exit code.
     let mut failed = false;
     let mut objects: Vec<&Object> = Vec::new();
     for (id, record) in &chosen {
         if let Status::Failed(message) = &record.status {
-            eprintln!("error: {id}: {message}");
+            let namespace = shown_namespace(id);
+            eprintln!("error: {}/{namespace}/{}: {message}", id.kind, id.name);
             failed = true;
         }
         if let Some(rendered) = report.rendered.get(id) {

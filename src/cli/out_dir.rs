@@ -53,11 +53,8 @@ impl fmt::Display for LayoutPath {
 /// one must never lead outside the tree, and a name too long for a file name is shortened with a
 /// hash of the whole, so distinct names stay distinct files.
 pub fn producer_file(id: &ResourceId, extension: &str) -> LayoutPath {
-    let namespace = if id.namespace.is_empty() {
-        "_cluster".to_owned()
-    } else {
-        component(&id.namespace, "")
-    };
+    // Producers are Flux objects, all namespaced: one without a namespace is in `default`.
+    let namespace = component(super::test::shown_namespace(id), "");
     LayoutPath([
         component(&id.kind, ""),
         namespace,

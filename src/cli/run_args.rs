@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::repo_args::RepoArgs;
 use crate::controllers::engine::{HelmEngine, KustomizeEngine};
 use crate::controllers::runtime::{self, RunOptions, RunReport};
+use crate::controllers::scope::Target;
 use crate::controllers::source_map::SourceMapping;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::Repository;
@@ -100,6 +101,11 @@ fn configured_sources(root: &std::path::Path) -> Result<Vec<SourceMapping>, Stri
 impl RunArgs {
     /// Discovers and reconciles. Errors are about the invocation (exit code 2).
     pub fn run(&self) -> Result<(Repository, RunReport), String> {
+        self.run_scoped(Vec::new())
+    }
+
+    /// [`RunArgs::run`] for a command about `scope` only (all of the repository when empty).
+    pub fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
         let mut user_values = BTreeMap::new();
         for pair in &self.substitute {
             let (name, value) = pair
@@ -178,6 +184,7 @@ impl RunArgs {
             secret_producer_kinds: self.secret_producers.clone(),
             resourceset_inputs,
             source_dirs,
+            scope,
         };
         let helm = HelmEngine {
             chart_cache: options.chart_cache.clone(),

@@ -9,6 +9,7 @@ use super::run_args::RunArgs;
 use super::{exit, report, table, usage_error, Context};
 use crate::controllers::depend::label;
 use crate::controllers::runtime::RunReport;
+use crate::controllers::scope::Target;
 use crate::diagnostic::Location;
 use crate::model::ResourceId;
 use crate::store::{Ready, Status, StatusRecord};
@@ -18,11 +19,15 @@ pub struct TestArgs {
     /// Which objects to report.
     #[arg(value_enum, default_value_t = TestKind::All)]
     pub what: TestKind,
-    /// Only the object with this name.
+    /// Only the object with this name: only what it depends on is reconciled.
     pub name: Option<String>,
     /// Only objects in this namespace.
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
+    /// With a NAME, reconcile the whole repository, not only what NAME depends on (the rows are
+    /// the same; this is slower, for comparing).
+    #[arg(long)]
+    pub no_scope: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Also check every rendered object as `offlux validate` does: each error is a FAIL row for
@@ -88,6 +93,19 @@ pub struct Row {
     pub file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// The cluster it applies to, when not offlux's own (`spec.kubeConfig`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+}
+
+/// The namespace a Flux object is shown in: one applied without a namespace lands in the
+/// cluster's `default` namespace.
+pub fn shown_namespace(id: &ResourceId) -> &str {
+    if id.namespace.is_empty() {
+        "default"
+    } else {
+        id.namespace.as_str()
+    }
 }
 
 /// The root cause among `blocked_by`: a reported object that nothing further blocks (a cycle's
@@ -154,9 +172,15 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
                 Status::Pending => (Verdict::Blocked, "not reconciled".to_owned(), None),
             };
             let location: Option<&Location> = report.origins.get(id);
+            let cluster = report.clusters.get(id).cloned();
+            let message = match &cluster {
+                Some(cluster) if message.is_empty() => format!("applies to cluster {cluster}"),
+                Some(cluster) => format!("{message} (applies to cluster {cluster})"),
+                None => message,
+            };
             Row {
                 kind: id.kind.to_string(),
-                namespace: id.namespace.to_string(),
+                namespace: shown_namespace(id).to_owned(),
                 name: id.name.to_string(),
                 result,
                 message,
@@ -166,6 +190,7 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
                     .and_then(|l| l.pos)
                     .map(|p| p.line)
                     .filter(|l| *l > 0),
+                cluster,
             }
         })
         .collect()
@@ -192,6 +217,7 @@ fn finding_rows(findings: &[crate::validate::Finding]) -> Vec<Row> {
                 blocked_by: None,
                 file: Some(f.file.display().to_string()),
                 line: Some(f.line).filter(|l| *l > 0),
+                cluster: None,
             }
         })
         .collect()
@@ -239,6 +265,32 @@ fn junit(rows: &[Row]) -> String {
             report::xml_escape(&row.namespace),
             report::xml_escape(&row.name)
         );
+        if let Some(cluster) = &row.cluster {
+            let _ = write!(
+                out,
+                ">\n      <properties><property name=\"cluster\" value=\"{}\"/></properties>",
+                report::xml_escape(cluster)
+            );
+            match row.result {
+                Verdict::Pass => out.push_str("\n    </testcase>\n"),
+                Verdict::Skipped => {
+                    let _ = write!(
+                        out,
+                        "\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                        report::xml_escape(&row.message)
+                    );
+                }
+                Verdict::Fail | Verdict::Blocked => {
+                    let _ = write!(
+                        out,
+                        "\n      <failure type=\"{}\" message=\"{}\"/>\n    </testcase>\n",
+                        row.result.as_str(),
+                        report::xml_escape(&row.message)
+                    );
+                }
+            }
+            continue;
+        }
         match row.result {
             Verdict::Pass => out.push_str("/>\n"),
             Verdict::Skipped => {
@@ -310,7 +362,24 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
         Ok(schemas) => schemas,
         Err(message) => return usage_error(&message, None),
     };
-    let (repository, report) = match args.run.run() {
+    // Validation looks at everything rendered together (duplicates, references), so only a
+    // plain test of one object is scoped.
+    let scope = match &args.name {
+        Some(name) if !args.no_scope && schemas.is_none() => {
+            let kinds: &[&str] = match args.what {
+                TestKind::Ks => &["Kustomization"],
+                TestKind::Hr => &["HelmRelease"],
+                TestKind::All => &["Kustomization", "HelmRelease"],
+            };
+            vec![Target {
+                kinds: kinds.iter().map(|k| (*k).to_owned()).collect(),
+                name: Some(name.clone()),
+                namespace: args.namespace.clone(),
+            }]
+        }
+        _ => Vec::new(),
+    };
+    let (repository, report) = match args.run.run_scoped(scope) {
         Ok(result) => result,
         Err(message) => return usage_error(&message, None),
     };

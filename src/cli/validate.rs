@@ -201,31 +201,25 @@ pub fn check(
 ) -> Result<(Vec<Finding>, usize), String> {
     let severities = severities(root)
         .map_err(|message| format!("{}: {message}", root.join(CONFIG_FILE).display()))?;
-    let labels: BTreeMap<_, String> = run_report
-        .rendered
-        .keys()
-        .map(|id| {
-            (
-                id.clone(),
-                format!("{}/{}/{}", id.kind, id.namespace, id.name),
-            )
-        })
-        .collect();
-    let produced: Vec<Produced<'_>> = run_report
-        .rendered
-        .iter()
-        .flat_map(|(producer, objects)| {
-            let from_chart = producer.kind == "HelmRelease";
-            let namespace_known = !producer.namespace.is_empty();
-            let producer = labels.get(producer).map_or("", String::as_str);
-            objects.iter().map(move |object| Produced {
-                producer,
+    let labels = producer_labels(run_report);
+    // Objects by the cluster their producer applies them to ("" for offlux's own).
+    let mut by_cluster: BTreeMap<&str, Vec<Produced<'_>>> = BTreeMap::new();
+    for (producer, objects) in &run_report.rendered {
+        let from_chart = producer.kind == "HelmRelease";
+        let namespace_known = !producer.namespace.is_empty();
+        let cluster = run_report.clusters.get(producer).map_or("", String::as_str);
+        let label = labels.get(producer).map_or("", String::as_str);
+        by_cluster
+            .entry(cluster)
+            .or_default()
+            .extend(objects.iter().map(|object| Produced {
+                producer: label,
                 object,
                 from_chart,
                 namespace_known,
-            })
-        })
-        .collect();
+            }));
+    }
+    let checked = by_cluster.values().map(Vec::len).sum();
     let options = validate::Options {
         kube_minor: kube.minor.trim_end_matches('+').parse().unwrap_or(0),
         severities,
@@ -238,10 +232,47 @@ pub fn check(
             .cloned()
             .collect(),
     };
-    let made = unused_values_keys(run_report, &labels);
-    let mut findings = validate::validate_with(&produced, made, &options);
+    // Findings made elsewhere go with the objects of their producer's cluster.
+    let cluster_of_label: BTreeMap<&str, &str> = labels
+        .iter()
+        .map(|(id, label)| {
+            let cluster = run_report.clusters.get(id).map_or("", String::as_str);
+            (label.as_str(), cluster)
+        })
+        .collect();
+    let mut made: BTreeMap<&str, Vec<Finding>> = BTreeMap::new();
+    for finding in unused_values_keys(run_report, &labels) {
+        let cluster = cluster_of_label
+            .get(finding.producer.as_str())
+            .copied()
+            .unwrap_or("");
+        made.entry(cluster).or_default().push(finding);
+    }
+    let mut groups = Vec::new();
+    for (cluster, objects) in by_cluster {
+        groups.push((objects, made.remove(cluster).unwrap_or_default()));
+    }
+    groups.extend(made.into_values().map(|findings| (Vec::new(), findings)));
+    let mut findings = validate::validate_groups(groups, &options);
     validate::refine_lines(&mut findings, |file| read_in_repository(root, file));
-    Ok((findings, produced.len()))
+    Ok((findings, checked))
+}
+
+/// How findings name each producer: `Kind/namespace/name`, and the cluster it applies to when
+/// that is not offlux's own (`spec.kubeConfig`).
+fn producer_labels(run_report: &RunReport) -> BTreeMap<crate::model::ResourceId, String> {
+    run_report
+        .rendered
+        .keys()
+        .map(|id| {
+            let mut label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
+            if let Some(cluster) = run_report.clusters.get(id) {
+                label.push_str(" on cluster ");
+                label.push_str(cluster);
+            }
+            (id.clone(), label)
+        })
+        .collect()
 }
 
 /// A file of the repository, by its path relative to `root`; nothing for a path that leaves the
@@ -423,17 +454,19 @@ fn junit(findings: &[Finding]) -> String {
             Severity::Error => "failure",
             Severity::Warning => "system-out",
         };
+        // The producer, as the other formats name it (with the cluster it applies to).
+        let message = format!("{} (from {})", f.message, f.producer);
         match f.severity {
             Severity::Error => {
                 let _ = writeln!(
                     out,
                     "    <{tag} type=\"{}\" message=\"{}\"/>",
                     f.code.as_str(),
-                    report::xml_escape(&f.message)
+                    report::xml_escape(&message)
                 );
             }
             Severity::Warning => {
-                let _ = writeln!(out, "    <{tag}>{}</{tag}>", report::xml_escape(&f.message));
+                let _ = writeln!(out, "    <{tag}>{}</{tag}>", report::xml_escape(&message));
             }
         }
         out.push_str("  </testcase>\n");

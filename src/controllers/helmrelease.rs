@@ -194,6 +194,9 @@ pub fn release_name(name: &str, spec: &HelmRelease) -> String {
 pub fn release_namespace<'a>(namespace: &'a str, spec: &'a HelmRelease) -> &'a str {
     match &spec.target_namespace {
         Some(target) if !target.is_empty() => target,
+        // Applied without a namespace, the HelmRelease lands in the cluster's default one, and
+        // its release with it.
+        _ if namespace.is_empty() => "default",
         _ => namespace,
     }
 }
@@ -379,6 +382,13 @@ pub fn post_process(
     name: &str,
     namespace: &str,
 ) -> Result<Vec<Node>, String> {
+    // The origin labels name the HelmRelease where it is applied: `default` when it has no
+    // namespace (as `release_namespace` says).
+    let namespace = if namespace.is_empty() {
+        "default"
+    } else {
+        namespace
+    };
     let mut objects = rendered.objects;
     if let Some(Node::Sequence(renderers)) = &spec.post_renderers {
         for (index, renderer) in renderers.items.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! Controllers: Flux's reconcile logic on top of the engines. They gate on dependencies, call an
 //! engine, and publish what it produced. Flux notions live here and nowhere below.
 
+pub mod cluster;
 pub mod depend;
 pub mod engine;
 pub mod external_artifact;
@@ -9,5 +10,6 @@ pub mod generate;
 pub mod helmrelease;
 pub mod postbuild;
 pub mod runtime;
+pub mod scope;
 pub mod source;
 pub mod source_map;

@@ -19,6 +19,7 @@ pub use super::helmrelease::{
     UnreadValues,
 };
 use super::postbuild::{self, Variables};
+use super::scope::{Scope, Target};
 use super::source::{self, SourceResolution};
 use super::source_map::{self, SourceMapping};
 use crate::diagnostic::{Diagnostic, Location};
@@ -101,6 +102,9 @@ pub struct RunOptions {
     /// Inputs of ResourceSetInputProviders that cannot be queried offline, by `namespace/name`
     /// or `name` (`--resourceset-inputs`).
     pub resourceset_inputs: SuppliedInputs,
+    /// The objects the command is about, when it is about some (`build hr NAME`): HelmReleases
+    /// none of them needs are not rendered (see `scope`). Empty: the whole repository.
+    pub scope: Vec<Target>,
 }
 
 /// Stops a run from another thread (Ctrl-C): bodies in flight finish, nothing new starts.
@@ -147,6 +151,9 @@ pub struct RunReport {
     /// Per object, notes for its row in the roster: a dependency it went on past was only assumed
     /// Ready offline.
     pub notes: BTreeMap<ResourceId, Vec<String>>,
+    /// Per Flux object that applies to another cluster than offlux's own (`spec.kubeConfig`, its
+    /// own or a producer's), that cluster (see `cluster`).
+    pub clusters: BTreeMap<ResourceId, String>,
     /// The run's own tables as it ended, kept with the report: freeing them object by object is
     /// work a command that is about to exit leaves to the operating system.
     pub tables: RunTables,
@@ -202,6 +209,8 @@ struct Runtime<'a> {
     /// Where artifacts that are not a source directory as they stand are written; removed with
     /// the run.
     scratch: std::sync::OnceLock<Option<tempfile::TempDir>>,
+    /// What a scoped run needs, and the releases it has put aside.
+    scope: Option<Scope>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -228,6 +237,17 @@ pub fn run(
     helm: &dyn HelmRenderer,
     options: &RunOptions,
 ) -> RunReport {
+    let producers = depend::Producers::new(
+        repository
+            .parents
+            .iter()
+            .map(|((_, id), parent)| (id, parent)),
+    );
+    let scope = if options.scope.is_empty() {
+        None
+    } else {
+        Scope::new(&options.scope, repository, &producers)
+    };
     let runtime = Runtime {
         repository,
         builder,
@@ -239,17 +259,13 @@ pub fn run(
         rendered: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
         unread_values: Mutex::new(BTreeMap::new()),
-        producers: depend::Producers::new(
-            repository
-                .parents
-                .iter()
-                .map(|((_, id), parent)| (id, parent)),
-        ),
+        producers,
         notes: Mutex::new(BTreeMap::new()),
         last_cycle: Mutex::new(None),
         artifacts: Mutex::new(BTreeMap::new()),
         synced: Mutex::new(BTreeMap::new()),
         scratch: std::sync::OnceLock::new(),
+        scope,
     };
     let mut scheduler_options = schedule::Options::default();
     if let Some(concurrency) = options.concurrency {
@@ -258,6 +274,9 @@ pub fn run(
     let scheduler = Scheduler::new(scheduler_options);
     let handle = scheduler.handle();
     options.cancel.attach(handle.clone());
+    if let Some(scope) = &runtime.scope {
+        scope.attach(handle.clone());
+    }
     let forward = handle.clone();
     let progress = options.progress.clone();
     let counts = Arc::new(Mutex::new((0usize, 0usize)));
@@ -331,9 +350,15 @@ pub fn run(
     unread_values.retain(|id, _| runtime.store.contains(id));
     let mut notes = runtime.notes.into_inner().unwrap_or_default();
     notes.retain(|id, _| origins.contains_key(id));
+    let rendered = runtime.rendered.into_inner().unwrap_or_default();
+    let clusters =
+        super::cluster::target_clusters(statuses.iter().map(|(id, _)| id), &rendered, &|id| {
+            runtime.store.get(id)
+        });
     RunReport {
         statuses,
-        rendered: runtime.rendered.into_inner().unwrap_or_default(),
+        rendered,
+        clusters,
         origins,
         diagnostics: runtime
             .diagnostics
@@ -453,6 +478,41 @@ fn entry_points(repository: &Repository) -> foldhash::HashSet<(&Path, &ResourceI
 
 impl Dispatcher<ResourceId> for Runtime<'_> {
     fn dispatch(&self, id: &ResourceId, drain: DrainLevel) -> Outcome<ResourceId> {
+        let Some(scope) = &self.scope else {
+            return self.reconcile(id, drain);
+        };
+        let absent_unexplained =
+            |id: &ResourceId| !self.store.contains(id) && self.producers.of(id).is_empty();
+        let pending = |id: &ResourceId| {
+            is_reconcilable(id)
+                && self.store.contains(id)
+                && self
+                    .store
+                    .status(id)
+                    .is_none_or(|record| !record.status.is_terminal())
+        };
+        scope.dispatch(
+            id,
+            drain,
+            &self.producers,
+            &absent_unexplained,
+            &pending,
+            &|drain| self.reconcile(id, drain),
+        )
+    }
+
+    fn settle(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
+        self.settle_outcome(id, outcome);
+    }
+
+    fn producers(&self, id: &ResourceId) -> Vec<ResourceId> {
+        self.producers.of(id)
+    }
+}
+
+impl Runtime<'_> {
+    /// The body of `id`'s kind.
+    fn reconcile(&self, id: &ResourceId, drain: DrainLevel) -> Outcome<ResourceId> {
         let Some(object) = self.store.get(id) else {
             return Outcome::Terminal;
         };
@@ -515,7 +575,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         }
     }
 
-    fn settle(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
+    fn settle_outcome(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
         if let Final::Cycle { path } = outcome {
             let message = self.cycle_message(path);
             self.withdraw_output(id);
@@ -535,12 +595,6 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         }
     }
 
-    fn producers(&self, id: &ResourceId) -> Vec<ResourceId> {
-        self.producers.of(id)
-    }
-}
-
-impl Runtime<'_> {
     /// The failure of a cycle's members, made once per cycle, with one error diagnostic at the
     /// first of its ids written in the repository.
     fn cycle_message(&self, path: &Arc<[ResourceId]>) -> String {

@@ -315,6 +315,23 @@ pub fn validate_with(
     findings
 }
 
+/// [`validate_with`] for objects applied to several clusters: each group (its objects, and the
+/// findings made elsewhere about them) is checked on its own, as a cluster sees only what is
+/// applied to it (duplicates, namespaces, references and CRDs do not cross clusters); the
+/// findings are sorted together.
+pub fn validate_groups(
+    groups: Vec<(Vec<Produced<'_>>, Vec<Finding>)>,
+    options: &Options,
+) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = groups
+        .into_iter()
+        .flat_map(|(objects, made)| validate_with(&objects, made, options))
+        .collect();
+    sort_findings(&mut findings);
+    findings.dedup();
+    findings
+}
+
 /// The order of every report: by file, line, code, object and producer.
 fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {

@@ -1,0 +1,247 @@
+//! Scoped runs: a command about some objects (`build hr NAME`, `build ks`, `test hr NAME`) renders
+//! only the HelmReleases those objects need, not every release of the repository.
+//!
+//! Every other kind reconciles as in a full run (Kustomization builds are cheap next to chart
+//! renders, and they are what brings the targets and their inputs into the Store). A HelmRelease
+//! that no needed object waits on is *deferred*: its body does not run and it stays Pending. It is
+//! released (run, then reconciled like any other) as soon as a needed object waits on it, on
+//! something its static producers make, or, once the run is quiet, on something absent that no
+//! file of the repository defines (a chart might render it): then every deferred release runs
+//! and the drain is put off until they have, so a target ends as it would in a full run.
+//!
+//! What is *needed*: the targets, the Kustomizations whose paths hold them (up to the root), and
+//! whatever a needed object waits on or was decided by, with their producers. Names are compared
+//! by kind and name, not namespace: a file's object gets its namespace from the build that applies
+//! it, so an over-approximation is the safe side.
+//!
+//! Blind spot: a deferred release's chart is not looked into, so an object only a chart renders
+//! that a needed object reads as `optional` (it does not wait for it), or one a chart and a
+//! Kustomization both publish (the release's copy would win), is not what a full run has.
+//!
+//! Not for: deciding what a command prints; it only decides what need not be rendered.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use super::depend::Producers;
+use crate::discovery::Repository;
+use crate::model::ResourceId;
+use crate::schedule::{DrainLevel, Handle, Outcome};
+
+/// Objects a command is about: of any of these kinds, and of a name and namespace when given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub kinds: Vec<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+}
+
+impl Target {
+    fn matches(&self, id: &ResourceId) -> bool {
+        self.kinds.iter().any(|k| id.kind == k.as_str())
+            && self.name.as_deref().is_none_or(|n| id.name == n)
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|ns| id.namespace == ns || id.namespace.is_empty())
+    }
+}
+
+/// A kind and a name: what "needed" is decided on.
+type KindName = (String, String);
+
+fn kind_name(id: &ResourceId) -> KindName {
+    (id.kind.to_string(), id.name.to_string())
+}
+
+fn is_deferrable(id: &ResourceId) -> bool {
+    id.kind == "HelmRelease" && id.group == "helm.toolkit.fluxcd.io"
+}
+
+/// The state of a scoped run, shared by the bodies.
+pub(crate) struct Scope {
+    targets: Vec<Target>,
+    needed: Mutex<BTreeSet<KindName>>,
+    deferred: Mutex<BTreeSet<ResourceId>>,
+    /// Set when the quiet run's drain found an absence a deferred release might fill: until
+    /// ordinary running resumes, needed bodies run as if nothing were final yet.
+    put_off: AtomicBool,
+    handle: OnceLock<Handle<ResourceId>>,
+}
+
+impl Scope {
+    /// The scope of `targets` in `repository`, or `None` when a full run is the only faithful
+    /// one: a target that no file defines may come from a chart's output, and a target without a
+    /// name may match objects that do.
+    pub(crate) fn new(
+        targets: &[Target],
+        repository: &Repository,
+        producers: &Producers,
+    ) -> Option<Scope> {
+        let written: Vec<&ResourceId> = repository
+            .flux_objects
+            .iter()
+            .map(|f| &f.object.id)
+            .filter(|id| targets.iter().any(|t| t.matches(id)))
+            .collect();
+        let unwritten = targets
+            .iter()
+            .any(|t| t.name.is_none() || !written.iter().any(|id| t.matches(id)));
+        if unwritten {
+            return None;
+        }
+        let scope = Scope {
+            targets: targets.to_vec(),
+            needed: Mutex::new(BTreeSet::new()),
+            deferred: Mutex::new(BTreeSet::new()),
+            put_off: AtomicBool::new(false),
+            handle: OnceLock::new(),
+        };
+        for id in written {
+            scope.need(id, producers, &|_| false);
+        }
+        Some(scope)
+    }
+
+    pub(crate) fn attach(&self, handle: Handle<ResourceId>) {
+        let _ = self.handle.set(handle);
+    }
+
+    fn is_needed(&self, id: &ResourceId) -> bool {
+        self.targets.iter().any(|t| t.matches(id))
+            || self
+                .needed
+                .lock()
+                .is_ok_and(|needed| needed.contains(&kind_name(id)))
+    }
+
+    /// Marks `id` and its producers, up to the root, needed; releases the deferred releases among
+    /// them and wakes the pending others, so they say in turn what they wait on.
+    fn need(&self, id: &ResourceId, producers: &Producers, pending: &dyn Fn(&ResourceId) -> bool) {
+        let mut work = vec![id.clone()];
+        let mut woken = BTreeSet::new();
+        let mut waiting = Vec::new();
+        while let Some(id) = work.pop() {
+            let fresh = self
+                .needed
+                .lock()
+                .is_ok_and(|mut needed| needed.insert(kind_name(&id)));
+            if !fresh {
+                continue;
+            }
+            woken.insert(kind_name(&id));
+            work.extend(producers.of(&id));
+            if pending(&id) {
+                waiting.push(id);
+            }
+        }
+        if woken.is_empty() {
+            return;
+        }
+        let mut released: Vec<ResourceId> = match self.deferred.lock() {
+            Ok(mut deferred) => {
+                let (released, kept): (BTreeSet<ResourceId>, BTreeSet<ResourceId>) =
+                    std::mem::take(&mut *deferred)
+                        .into_iter()
+                        .partition(|d| woken.contains(&kind_name(d)));
+                *deferred = kept;
+                released.into_iter().collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        released.extend(waiting);
+        self.wake(released);
+    }
+
+    /// Runs every deferred release: the run can no longer tell which of them it needs.
+    fn release_all(&self) {
+        let released: Vec<ResourceId> = match self.deferred.lock() {
+            Ok(mut deferred) => std::mem::take(&mut *deferred).into_iter().collect(),
+            Err(_) => Vec::new(),
+        };
+        if !released.is_empty() {
+            self.put_off.store(true, Ordering::Release);
+        }
+        self.wake(released);
+    }
+
+    fn wake(&self, ids: Vec<ResourceId>) {
+        if let Some(handle) = self.handle.get() {
+            for id in ids {
+                handle.on_arrival(id, true);
+            }
+        }
+    }
+
+    fn has_deferred(&self) -> bool {
+        self.deferred.lock().is_ok_and(|d| !d.is_empty())
+    }
+
+    /// Runs `id`'s body (`body`) as the scope allows. `absent_unexplained` says whether an id a
+    /// body waits on is absent and written in no file of the repository; `pending` whether an id
+    /// is an object of the Store that has not reached a terminal status (a parked body to wake
+    /// once it is needed).
+    pub(crate) fn dispatch(
+        &self,
+        id: &ResourceId,
+        drain: DrainLevel,
+        producers: &Producers,
+        absent_unexplained: &dyn Fn(&ResourceId) -> bool,
+        pending: &dyn Fn(&ResourceId) -> bool,
+        body: &dyn Fn(DrainLevel) -> Outcome<ResourceId>,
+    ) -> Outcome<ResourceId> {
+        if drain == DrainLevel::None {
+            self.put_off.store(false, Ordering::Release);
+        }
+        if !self.is_needed(id) {
+            if is_deferrable(id) {
+                if let Ok(mut deferred) = self.deferred.lock() {
+                    deferred.insert(id.clone());
+                }
+                // Needed meanwhile (between the check and the insert): run it after all.
+                if self.is_needed(id) {
+                    self.need_again(id);
+                }
+                return Outcome::Terminal;
+            }
+            return body(drain);
+        }
+        let drain = if self.put_off.load(Ordering::Acquire) {
+            DrainLevel::None
+        } else {
+            drain
+        };
+        let outcome = if drain != DrainLevel::None && self.has_deferred() {
+            // What it still waits on, before the drain decides anything: a body that waits
+            // decides nothing, so running it at the ordinary level first changes no outcome.
+            match body(DrainLevel::None) {
+                Outcome::Blocked(waits) if waits.iter().any(absent_unexplained) => {
+                    self.release_all();
+                    Outcome::Blocked(waits)
+                }
+                Outcome::Blocked(_) => body(drain),
+                decided => decided,
+            }
+        } else {
+            body(drain)
+        };
+        if let Outcome::Blocked(ids) | Outcome::Decided(ids) = &outcome {
+            for waited in ids {
+                self.need(waited, producers, pending);
+            }
+        }
+        outcome
+    }
+
+    /// Releases `id` from the deferred set if it is there.
+    fn need_again(&self, id: &ResourceId) {
+        let released = self
+            .deferred
+            .lock()
+            .is_ok_and(|mut deferred| deferred.remove(id));
+        if released {
+            self.wake(vec![id.clone()]);
+        }
+    }
+}
