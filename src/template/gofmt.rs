@@ -272,7 +272,7 @@ fn print_value(out: &mut String, v: &Value, verb: char, fl: &Flags) {
                 if i > 0 {
                     out.push(' ');
                 }
-                print_value(out, item, verb, fl);
+                print_element(out, item, verb, fl);
             }
             out.push(']');
         }
@@ -284,10 +284,19 @@ fn print_value(out: &mut String, v: &Value, verb: char, fl: &Flags) {
                 }
                 fmt_string(out, k, verb, fl, &Value::String(k.clone()));
                 out.push(':');
-                print_value(out, item, verb, fl);
+                print_element(out, item, verb, fl);
             }
             out.push(']');
         }
+    }
+}
+
+/// An element of a slice or map: the elements are Go interfaces, and fmt prints a nil interface
+/// inside a value as `<nil>` whatever the verb (a nil argument itself is a bad verb but for `%v`).
+fn print_element(out: &mut String, v: &Value, verb: char, fl: &Flags) {
+    match v {
+        Value::Nil => pad(out, "<nil>", fl),
+        other => print_value(out, other, verb, fl),
     }
 }
 
