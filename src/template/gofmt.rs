@@ -688,7 +688,10 @@ fn is_print(c: char) -> bool {
         || (0x2028..=0x202E).contains(&u)
         || (0x2060..=0x206F).contains(&u)
         || u == 0xFEFF
-        || u == 0xAD)
+        || u == 0xAD
+        // unassigned planes 4 to 13, and the private use planes 15 and 16
+        || (0x40000..=0xDFFFF).contains(&u)
+        || (0xF0000..=0x10FFFF).contains(&u))
 }
 
 fn can_backquote(s: &str) -> bool {
