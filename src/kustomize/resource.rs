@@ -305,11 +305,7 @@ impl Selector {
             Some(w) => regex_full(w, original) || regex_full(w, current),
         };
         either(&self.name, res.original_name(), res.name())
-            && either(
-                &self.namespace,
-                res.original_namespace(),
-                res.namespace(),
-            )
+            && either(&self.namespace, res.original_namespace(), res.namespace())
             && Selector {
                 name: None,
                 namespace: None,

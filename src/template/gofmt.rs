@@ -683,7 +683,10 @@ fn is_print(c: char) -> bool {
     }
     let u = c as u32;
     !((0xE000..=0xF8FF).contains(&u)
-        || (0xFFF0..=0xFFFF).contains(&u)
+        // U+FFFC and U+FFFD (the replacement character) are symbols, and printable
+        || (0xFFF0..=0xFFFB).contains(&u)
+        || u == 0xFFFE
+        || u == 0xFFFF
         || (0x200B..=0x200F).contains(&u)
         || (0x2028..=0x202E).contains(&u)
         || (0x2060..=0x206F).contains(&u)

@@ -91,7 +91,9 @@ fn text(g: &mut Gen) -> String {
     let mut out = String::new();
     for _ in 0..1 + g.below(4) {
         if g.chance(0.5) {
-            out.push_str(*g.pick(&["plain ", "x", "-", ": ", "{", "}", "a.b", " "]));
+            const PIECES: &[&str] = &["plain ", "x", "-", ": ", "{", "}", "a.b", " "];
+            let piece: &&str = g.pick(PIECES);
+            out.push_str(piece);
         } else {
             out.push_str(&expression(g, 2));
         }
@@ -219,7 +221,8 @@ mod model {
                 None => Some(rest),
             };
         }
-        let trims: [(&str, fn(&str, &str) -> String); 6] = [
+        type Operator = fn(&str, &str) -> String;
+        let trims: [(&str, Operator); 6] = [
             ("##", |v, p| trim_prefix(v, p, true)),
             ("#", |v, p| trim_prefix(v, p, false)),
             ("%%", |v, p| trim_suffix(v, p, true)),

@@ -481,10 +481,8 @@ fn generators(t: &mut Tree, k: &mut Map<String, Value>, ids: &Ids, refs: &mut Re
 fn transformers(t: &mut Tree, k: &mut Map<String, Value>, ids: &Ids) {
     let g = &mut *t.g;
     if g.chance(0.3) {
-        k.insert(
-            "namespace".into(),
-            json!(*g.pick(&["prod", "team", "default"])),
-        );
+        // not `default`: see `known/kustomize/subject-namespace-set-to-default`
+        k.insert("namespace".into(), json!(*g.pick(&["prod", "team"])));
     }
     if g.chance(0.3) {
         k.insert("namePrefix".into(), json!(*g.pick(&["p-", "pre-", "x"])));
