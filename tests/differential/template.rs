@@ -281,7 +281,13 @@ fn expr(ctx: &mut Ctx, want: Ty, depth: usize) -> String {
         }
         "kindIs" | "kindOf" | "typeOf" => {
             // int and int64 are one type here (see `known_template.json`): atoms only
-            let value = atom(ctx, Ty::Any);
+            // and no `splitList`, whose []string is a []interface{} here
+            let value = loop {
+                let value = atom(ctx, Ty::Any);
+                if !value.contains("splitList") {
+                    break value;
+                }
+            };
             if name == "kindIs" {
                 let kind = ctx.g.pick(&[
                     "\"string\"",
