@@ -66,6 +66,9 @@ pub struct Target {
     pub resources: Vec<Res>,
     /// `sortOptions.order` of the top kustomization.
     pub sort: Option<String>,
+    /// `sortOptions.legacySortOptions` of the top kustomization: the kinds put first and last,
+    /// in place of the default lists.
+    pub legacy_order: Option<(Vec<String>, Vec<String>)>,
     pub config: Config,
     pub vars: Vec<Var>,
 }
@@ -354,7 +357,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         None => options.reorder == Reorder::Legacy,
     };
     if legacy {
-        legacy_sort(&mut resources);
+        legacy_sort(&mut resources, target.legacy_order.as_ref());
     }
     let origins = resources
         .iter()
@@ -611,7 +614,20 @@ fn or_tilde(ns: &str) -> &str {
 
 /// kustomize's legacy order: kind rank, then the group/version/kind string, then namespace and
 /// name.
-fn legacy_sort(resources: &mut [Res]) {
+fn legacy_sort(resources: &mut [Res], order: Option<&(Vec<String>, Vec<String>)>) {
+    // kustomize ranks the kinds of `orderFirst` below zero and those of `orderLast` above it
+    let rank = |kind: &str| match order {
+        None => kind_rank(kind),
+        Some((first, last)) => {
+            if let Some(i) = first.iter().position(|k| k == kind) {
+                i as i32 - first.len() as i32
+            } else if let Some(i) = last.iter().position(|k| k == kind) {
+                1 + i as i32
+            } else {
+                0
+            }
+        }
+    };
     let gvk_key = |g: &super::resource::Gvk| {
         let group = if g.group.is_empty() { "~G" } else { &g.group };
         let version = if g.version.is_empty() {
@@ -623,8 +639,8 @@ fn legacy_sort(resources: &mut [Res]) {
     };
     resources.sort_by(|a, b| {
         let (ga, gb) = (a.gvk(), b.gvk());
-        kind_rank(&ga.kind)
-            .cmp(&kind_rank(&gb.kind))
+        rank(&ga.kind)
+            .cmp(&rank(&gb.kind))
             .then_with(|| gvk_key(&ga).cmp(&gvk_key(&gb)))
             // an unset namespace spells `~X` in kustomize's id string, after any real namespace
             .then_with(|| or_tilde(a.namespace()).cmp(or_tilde(b.namespace())))
@@ -1106,6 +1122,10 @@ impl Ctx<'_> {
             // Only the kustomization being built decides the output order.
             if self.stack.len() == 1 {
                 target.sort = sort.get("order").and_then(Node::as_str).map(str::to_string);
+                target.legacy_order = sort
+                    .get("legacySortOptions")
+                    .filter(|o| !o.is_null())
+                    .map(|o| (seq_strings(o, "orderFirst"), seq_strings(o, "orderLast")));
             }
         }
         if let Some(bm) = k.get("buildMetadata").and_then(Node::as_sequence) {

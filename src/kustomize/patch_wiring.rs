@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::load::Ctx;
 use super::patch::{self, patch_meta, strategic_merge, MergeOutcome, PatchSchema};
 use super::replacement;
-use super::resource::{Gvk, Res, Selector};
+use super::resource::{is_cluster_scoped, Gvk, Res, Selector};
 use super::Error;
 use crate::yaml::Node;
 
@@ -75,11 +75,14 @@ fn self_targets(resources: &[Res], patch: &Node) -> Vec<usize> {
                     && (any_group || r.orig_gvk.group == pg.group)
                     && r.prev.iter().any(|p| p.0 == name);
                 let kind_name_ok = current_id || earlier_id;
-                let ns_ok = ns.is_none_or(|ns| {
-                    r.namespace() == ns
-                        || r.prev.iter().any(|p| p.1 == ns)
-                        || (ns == "default" && r.namespace().is_empty())
-                });
+                // a patch without a namespace names the default one, as an unset namespace of
+                // a resource does, and a cluster-scoped kind has no namespace to compare
+                // (kustomize's `IsNsEquals`)
+                let want = ns.unwrap_or("");
+                let same_ns = |n: &str| n == want || (is_default_ns(n) && is_default_ns(want));
+                let ns_ok = is_cluster_scoped(&g)
+                    || same_ns(r.namespace())
+                    || r.prev.iter().any(|p| same_ns(&p.1));
                 kind_name_ok && ns_ok
             })
             .map(|(i, _)| i)
@@ -90,6 +93,10 @@ fn self_targets(resources: &[Res], patch: &Node) -> Vec<usize> {
         return current;
     }
     by(false)
+}
+
+fn is_default_ns(ns: &str) -> bool {
+    ns.is_empty() || ns == "default"
 }
 
 fn apply_to(
@@ -137,10 +144,14 @@ fn smp_without_target(
             .get_path(&["metadata", "name"])
             .and_then(Node::as_str)
             .unwrap_or("");
+        let namespace = patch
+            .get_path(&["metadata", "namespace"])
+            .and_then(Node::as_str)
+            .filter(|ns| !ns.is_empty())
+            .unwrap_or("[noNs]");
         return Err(format!(
-            "failed to find unique target for patch {}/{}",
+            "failed to find unique target for patch {}/{name}.{namespace}",
             pg.id_string(),
-            name
         ));
     }
     let patch = strip_identity(patch);
@@ -275,7 +286,7 @@ fn select(resources: &[Res], sel: &Selector) -> Vec<usize> {
     resources
         .iter()
         .enumerate()
-        .filter(|(_, r)| sel.matches(r))
+        .filter(|(_, r)| sel.matches_original_or_current(r))
         .map(|(i, _)| i)
         .collect()
 }

@@ -296,6 +296,24 @@ impl Selector {
             .matches(res)
     }
 
+    /// kustomize's `resmap.Select`, which patch targets use: the name matches the original name
+    /// or the current one, and so does the namespace (not the names held in between).
+    pub fn matches_original_or_current(&self, res: &Res) -> bool {
+        let either = |want: &Option<String>, original: &str, current: &str| match want {
+            None => true,
+            Some(w) if w.is_empty() => true,
+            Some(w) => regex_full(w, original) || regex_full(w, current),
+        };
+        either(&self.name, res.original_name(), res.name())
+            && either(&self.namespace, res.original_namespace(), res.namespace())
+            && Selector {
+                name: None,
+                namespace: None,
+                ..self.clone()
+            }
+            .matches(res)
+    }
+
     pub fn matches(&self, res: &Res) -> bool {
         let gvk = res.gvk();
         let field = |want: &Option<String>, have: &str| match want {

@@ -272,7 +272,7 @@ fn print_value(out: &mut String, v: &Value, verb: char, fl: &Flags) {
                 if i > 0 {
                     out.push(' ');
                 }
-                print_value(out, item, verb, fl);
+                print_element(out, item, verb, fl);
             }
             out.push(']');
         }
@@ -284,10 +284,19 @@ fn print_value(out: &mut String, v: &Value, verb: char, fl: &Flags) {
                 }
                 fmt_string(out, k, verb, fl, &Value::String(k.clone()));
                 out.push(':');
-                print_value(out, item, verb, fl);
+                print_element(out, item, verb, fl);
             }
             out.push(']');
         }
+    }
+}
+
+/// An element of a slice or map: the elements are Go interfaces, and fmt prints a nil interface
+/// inside a value as `<nil>` whatever the verb (a nil argument itself is a bad verb but for `%v`).
+fn print_element(out: &mut String, v: &Value, verb: char, fl: &Flags) {
+    match v {
+        Value::Nil => pad(out, "<nil>", fl),
+        other => print_value(out, other, verb, fl),
     }
 }
 
@@ -674,12 +683,18 @@ fn is_print(c: char) -> bool {
     }
     let u = c as u32;
     !((0xE000..=0xF8FF).contains(&u)
-        || (0xFFF0..=0xFFFF).contains(&u)
+        // U+FFFC and U+FFFD (the replacement character) are symbols, and printable
+        || (0xFFF0..=0xFFFB).contains(&u)
+        || u == 0xFFFE
+        || u == 0xFFFF
         || (0x200B..=0x200F).contains(&u)
         || (0x2028..=0x202E).contains(&u)
         || (0x2060..=0x206F).contains(&u)
         || u == 0xFEFF
-        || u == 0xAD)
+        || u == 0xAD
+        // unassigned planes 4 to 13, and the private use planes 15 and 16
+        || (0x40000..=0xDFFFF).contains(&u)
+        || (0xF0000..=0x10FFFF).contains(&u))
 }
 
 fn can_backquote(s: &str) -> bool {

@@ -307,11 +307,11 @@ fn artifactgenerator_copy_cases() {
         }
         match run_case(&case) {
             Ok(()) => tally.pass(),
-            Err(why) => tally.fail(format!("{name}: {why}")),
+            Err(why) => tally.fail(name, why),
         }
     }
     for (kind, count) in &not_run {
         eprintln!("  not run: {count} `{kind}` cases (not part of the offline copy build)");
     }
-    tally.finish("artifactgenerator", 1.0);
+    tally.finish("artifactgenerator");
 }

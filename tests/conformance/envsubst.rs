@@ -85,12 +85,12 @@ fn run_file(path: &Path, suite: &str) {
         match parse_case(line) {
             Ok(case) => match run_case(&case) {
                 Ok(()) => tally.pass(),
-                Err(why) => tally.fail(format!("{} {:?}: {why}", case.id, case.input)),
+                Err(why) => tally.fail(case.id.clone(), format!("{:?}: {why}", case.input)),
             },
-            Err(why) => tally.fail(format!("line {}: {why}", n + 1)),
+            Err(why) => tally.fail(format!("line {}", n + 1), why),
         }
     }
-    tally.finish(suite, 1.0);
+    tally.finish(suite);
 }
 
 #[test]
@@ -299,9 +299,14 @@ mod flux_postbuild {
         for (dir, case) in &cases {
             match check(dir, case, &outputs) {
                 Ok(()) => tally.pass(),
-                Err(reason) => tally.fail(format!("{}: {reason}", dir.display())),
+                Err(reason) => tally.fail(
+                    dir.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    reason,
+                ),
             }
         }
-        tally.finish("envsubst-flux-postbuild", 1.0);
+        tally.finish("envsubst-flux-postbuild");
     }
 }

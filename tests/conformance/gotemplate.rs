@@ -220,14 +220,17 @@ fn gotemplate_exec() {
         match (ok, result) {
             (true, Ok(out)) if out == expected => tally.pass(),
             (false, Err(_)) => tally.pass(),
-            (_, r) => tally.fail(format!(
-                "{id} {:?}: want {:?} got {r:?}",
-                s(&c, "template"),
-                if ok { expected } else { "error" }
-            )),
+            (_, r) => tally.fail(
+                id,
+                format!(
+                    "{:?}: want {:?} got {r:?}",
+                    s(&c, "template"),
+                    if ok { expected } else { "error" }
+                ),
+            ),
         }
     }
-    tally.finish("gotemplate-exec", 0.98);
+    tally.finish("gotemplate-exec");
 }
 
 #[test]
@@ -306,10 +309,10 @@ fn gotemplate_api() {
         if good {
             tally.pass();
         } else {
-            tally.fail(format!("{id}: got {result:?}"));
+            tally.fail(id, format!("got {result:?}"));
         }
     }
-    tally.finish("gotemplate-api", 0.98);
+    tally.finish("gotemplate-api");
 }
 
 fn dummy(_: &mut FuncEnv, _: &[Value]) -> Result<Value, FuncError> {
@@ -361,12 +364,15 @@ fn gotemplate_parse() {
         if good {
             tally.pass();
         } else {
-            tally.fail(format!(
-                "{id} {:?}: got {result:?} tree {:?}",
-                s(&c, "template"),
-                set.tree_string(name)
-            ));
+            tally.fail(
+                id,
+                format!(
+                    "{:?}: got {result:?} tree {:?}",
+                    s(&c, "template"),
+                    set.tree_string(name)
+                ),
+            );
         }
     }
-    tally.finish("gotemplate-parse", 0.95);
+    tally.finish("gotemplate-parse");
 }

@@ -38,13 +38,13 @@ fn helmfuncs_functions() {
         let id = case["id"].as_str().unwrap_or("?").to_string();
         match check_case(&funcs, true, case) {
             Ok(()) => tally.pass(),
-            Err(why) => tally.fail(format!(
-                "{id}: {}: {why}",
-                case["template"].as_str().unwrap_or_default()
-            )),
+            Err(why) => tally.fail(
+                id,
+                format!("{}: {why}", case["template"].as_str().unwrap_or_default()),
+            ),
         }
     }
-    tally.finish("helmfuncs/funcs", 1.0);
+    tally.finish("helmfuncs/funcs");
 }
 
 /// Helm's `required` in lint mode: a missing value is reported (by Helm, as a log line) and
@@ -216,10 +216,10 @@ fn helmfuncs_engine() {
         };
         match outcome {
             Ok(()) => tally.pass(),
-            Err(why) => tally.fail(format!("{id}: {why}")),
+            Err(why) => tally.fail(id, why),
         }
     }
-    tally.finish("helmfuncs/engine", 1.0);
+    tally.finish("helmfuncs/engine");
 }
 
 /// Values and expressions rendered by real Helm v4 (`shared/oracle/helm-template`), each as
@@ -765,11 +765,11 @@ fn helmfuncs_oracle_samples() {
             .and_then(|()| set.execute("t", &data, &ExecOptions::default(), &mut env));
         match got {
             Ok(out) if out == *want => tally.pass(),
-            Ok(out) => tally.fail(format!("{expr}: got {out:?}, want {want:?}")),
-            Err(e) => tally.fail(format!("{expr}: error {e}")),
+            Ok(out) => tally.fail(*expr, format!("got {out:?}, want {want:?}")),
+            Err(e) => tally.fail(*expr, format!("error {e}")),
         }
     }
-    tally.finish("helmfuncs/oracle", 1.0);
+    tally.finish("helmfuncs/oracle");
 }
 
 /// Versions and constraints (those the corpus charts use, and some more) with what Helm v4's
@@ -857,11 +857,11 @@ fn helmfuncs_semver_oracle() {
             if got == Ok(Value::Bool(want == 't')) {
                 tally.pass();
             } else {
-                tally.fail(format!("{constraint:?} {version}: got {got:?}"));
+                tally.fail(format!("{constraint} {version}"), format!("got {got:?}"));
             }
         }
     }
-    tally.finish("helmfuncs/semver-oracle", 1.0);
+    tally.finish("helmfuncs/semver-oracle");
 }
 
 /// Every `values.yaml` of the corpus charts through `fromYaml` and then `toJson`, `toYaml` and
@@ -958,9 +958,9 @@ fn helmfuncs_corpus_oracle() {
             .and_then(|()| set.execute("t", &data, &ExecOptions::default(), &mut env));
         match got {
             Ok(out) if out == want => tally.pass(),
-            Ok(_) => tally.fail(format!("values #{index} through {conv} differs")),
-            Err(e) => tally.fail(format!("values #{index} through {conv}: {e}")),
+            Ok(_) => tally.fail(key, "differs"),
+            Err(e) => tally.fail(key, e.to_string()),
         }
     }
-    tally.finish("helmfuncs/corpus-oracle", 1.0);
+    tally.finish("helmfuncs/corpus-oracle");
 }

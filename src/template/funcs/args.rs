@@ -130,13 +130,12 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
 pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) => *i,
-        Value::Float(f) => {
-            if f.is_finite() {
-                *f as i64
-            } else {
-                i64::MIN
-            }
+        // Go's conversion on amd64: a float out of int64's range (or not finite) gives the
+        // "integer indefinite" value, the smallest int64
+        Value::Float(f) if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(f) => {
+            *f as i64
         }
+        Value::Float(_) => i64::MIN,
         Value::Bool(b) => i64::from(*b),
         Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
         _ => 0,

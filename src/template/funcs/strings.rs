@@ -243,11 +243,19 @@ fn trim_prefix(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     s(text.strip_prefix(prefix).unwrap_or(text))
 }
 
+/// goutils' `DeleteWhiteSpace`, which works byte by byte: with nothing removed the text comes back
+/// as it is, otherwise each byte kept becomes the character of its value (so `é` turns into `Ã©`),
+/// and the bytes of a multi-byte character that read as spaces (`0x85`, `0xA0`) are removed too.
 fn nospace(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
-    s(one_string("nospace", a)?
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>())
+    let text = one_string("nospace", a)?;
+    let kept: Vec<u8> = text
+        .bytes()
+        .filter(|b| !char::from(*b).is_whitespace())
+        .collect();
+    if kept.len() == text.len() {
+        return s(text);
+    }
+    s(kept.into_iter().map(char::from).collect::<String>())
 }
 
 fn initials(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {

@@ -1,0 +1,25 @@
+//! Differential tests: inputs no person wrote, generated from a seed, run through offlux's engines
+//! and through the reference tools in `../shared/oracle/`, compared byte for byte.
+//!
+//! - `kustomize`: random kustomization trees against `kustomize-build` (kustomize v5.5.0).
+//! - `template`: random Go template, Sprig and Helm function expressions against `helm-template`
+//!   (Helm v4), many expressions per chart.
+//!
+//! CI runs a bounded number of cases with a fixed seed. A long campaign sets
+//! `OFFLUX_DIFF_CASES=N` (cases per area) and `OFFLUX_DIFF_SEED=S`, and `OFFLUX_DIFF_KEEP=DIR` to
+//! keep each disagreeing input; see `docs/fidelity.md`.
+//!
+//! Run with `cargo test --release --test differential -- --nocapture`.
+
+#[allow(dead_code)]
+mod common;
+use common::test_data;
+
+#[path = "differential/envsubst.rs"]
+mod envsubst;
+#[path = "differential/gen.rs"]
+mod gen;
+#[path = "differential/kustomize.rs"]
+mod kustomize;
+#[path = "differential/template.rs"]
+mod template;
