@@ -105,7 +105,7 @@ pub(crate) fn execute(
     ctx: &mut Ctx<'_>,
     set: &Set,
     name: &str,
-    mut data: Ev,
+    data: Ev,
     out: &mut String,
 ) -> Result<Ev, Error> {
     let Some(tree) = set.trees.get(name) else {
@@ -123,6 +123,18 @@ pub(crate) fn execute(
         };
         return Err(Error::exec(msg, ctx.chain.clone()));
     };
+    execute_tree(ctx, set, name, tree, data, out)
+}
+
+/// Runs `tree` as template `name` of `set` (whose other templates it may call).
+fn execute_tree(
+    ctx: &mut Ctx<'_>,
+    set: &Set,
+    name: &str,
+    tree: &Tree,
+    mut data: Ev,
+    out: &mut String,
+) -> Result<Ev, Error> {
     let mut frame = Frame {
         set,
         tree,
@@ -1388,16 +1400,31 @@ fn changed_root(passed: &Ev, root: &Ev) -> Option<Rc<Value>> {
 
 /// Helm's `tpl`: parses `text` into a copy of the current set and renders it with `data`.
 fn tpl(ctx: &mut Ctx<'_>, set: &Set, text: &str, data: Ev) -> Result<String, NestedError> {
-    let mut copy = set.clone();
     let name = set.name.clone();
-    copy.add_here(&name, text)
+    let trees = set
+        .parse(&name, text)
         .map_err(|e| (format!("cannot parse template {}: {e}", quote(text)), None))?;
     if let Some(e) = depth_error(ctx) {
         return Err(e);
     }
     ctx.depth += 1;
     let mut out = String::new();
-    let r = execute(ctx, &copy, &name, data, &mut out);
+    // Helm runs the text in a copy of the set that holds it (and whatever it defines). Text that
+    // defines nothing and replaces nothing runs against the set itself: copying a library
+    // chart's hundreds of templates for every `tpl` call was a large part of a render.
+    let r = match trees.as_slice() {
+        [tree]
+            if tree.name == name
+                && !(super::parse::is_empty_tree(&tree.root) && set.contains(&name)) =>
+        {
+            execute_tree(ctx, set, &name, tree, data, &mut out)
+        }
+        _ => {
+            let mut copy = set.clone();
+            copy.insert(trees);
+            execute(ctx, &copy, &name, data, &mut out)
+        }
+    };
     ctx.depth -= 1;
     r.map(|_| ()).map_err(|e| {
         let msg = format!(

@@ -228,13 +228,6 @@ impl Set {
         Ok(())
     }
 
-    /// [`Set::add`] on the current thread, for use inside an execution (Helm's `tpl`).
-    pub(crate) fn add_here(&mut self, name: &str, text: &str) -> Result<(), Error> {
-        let trees = self.parse(name, text)?;
-        self.insert(trees);
-        Ok(())
-    }
-
     fn parse(&self, name: &str, text: &str) -> Result<Vec<parse::Tree>, Error> {
         let funcs = self.funcs.clone();
         let bound = self.bound.clone();
