@@ -76,8 +76,8 @@ struct RunFacts {
     /// Every producer reached from the roots.
     reached: BTreeSet<ResourceId>,
     used: HashSet<PathBuf>,
-    judged: Vec<PathBuf>,
-    unjudged: Vec<PathBuf>,
+    judged: HashSet<PathBuf>,
+    unjudged: HashSet<PathBuf>,
 }
 
 /// The orphan findings of a run (and, when asked, of the repository's other entry points).
@@ -222,7 +222,7 @@ fn run_facts(
 ) -> RunFacts {
     let entry = &repository.entry;
     let mut facts = RunFacts::default();
-    facts.judged.push(entry.clone());
+    facts.judged.insert(entry.clone());
     let mut nodes: BTreeMap<&ResourceId, &Node> = BTreeMap::new();
     let mut queue: Vec<&ResourceId> = Vec::new();
     for flux in &repository.flux_objects {
@@ -251,7 +251,7 @@ fn run_facts(
             if applies {
                 facts.used.insert(object.file.clone());
                 if let Some(dir) = object.file.parent() {
-                    facts.judged.push(dir.to_path_buf());
+                    facts.judged.insert(dir.to_path_buf());
                 }
             }
             if is_producer(&object.id) {
@@ -271,9 +271,9 @@ fn run_facts(
             continue;
         };
         if report.rendered.contains_key(id) {
-            facts.judged.push(dir);
+            facts.judged.insert(dir);
         } else {
-            facts.unjudged.push(dir);
+            facts.unjudged.insert(dir);
         }
     }
     // What a FluxInstance syncs is applied by the instance, which offlux does not follow.
@@ -281,7 +281,7 @@ fn run_facts(
         for document in documents.iter() {
             if document.root.get("kind").and_then(Node::as_str) == Some("FluxInstance") {
                 if let Some(dir) = spec_path(&document.root, &["spec", "sync", "path"]) {
-                    facts.unjudged.push(dir);
+                    facts.unjudged.insert(dir);
                 }
             }
         }

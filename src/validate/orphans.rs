@@ -79,10 +79,10 @@ pub struct OrphanInput<'a> {
     /// Files some reached producer applies or reads (relative), whatever this module finds itself.
     pub used_files: HashSet<PathBuf>,
     /// Directories whose files are judged; `None` judges every file.
-    pub judged_dirs: Option<Vec<PathBuf>>,
+    pub judged_dirs: Option<HashSet<PathBuf>>,
     /// Directories whose files are not judged: what a producer that could not be rendered
     /// offline would apply.
-    pub unjudged_dirs: Vec<PathBuf>,
+    pub unjudged_dirs: HashSet<PathBuf>,
     /// Files that match are never orphans (`validate.orphans.ignore` in `.offlux.yaml`).
     pub ignore: globset::GlobSet,
     /// The entry points' directories (relative). One without a kustomization file is applied
@@ -120,7 +120,7 @@ const BOOTSTRAP_FILES: &[&str] = &[
 /// Every orphan finding, unsorted.
 pub fn find(input: &OrphanInput<'_>) -> Vec<Finding> {
     let layout = input.layout;
-    let chart_dirs: Vec<&Path> = input
+    let chart_dirs: HashSet<&Path> = input
         .files
         .iter()
         .filter(|(file, _)| file.file_name().is_some_and(|n| n == "Chart.yaml"))
@@ -144,12 +144,12 @@ pub fn find(input: &OrphanInput<'_>) -> Vec<Finding> {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| BOOTSTRAP_FILES.contains(&n))
-            || chart_dirs.iter().any(|dir| file.starts_with(dir))
-            || input.unjudged_dirs.iter().any(|dir| file.starts_with(dir))
+            || file.ancestors().any(|dir| chart_dirs.contains(dir))
+            || under(file, &input.unjudged_dirs)
             || input
                 .judged_dirs
                 .as_ref()
-                .is_some_and(|dirs| !dirs.iter().any(|dir| file.starts_with(dir)))
+                .is_some_and(|dirs| !under(file, dirs))
             || input.ignore.is_match(file)
         {
             continue;
@@ -536,6 +536,11 @@ fn kustomize_inputs(files: &[(&Path, &[Document])]) -> HashSet<PathBuf> {
         }
     }
     out
+}
+
+/// Whether `file` lies in one of `dirs` (the root is the empty path).
+fn under(file: &Path, dirs: &HashSet<PathBuf>) -> bool {
+    file.ancestors().skip(1).any(|dir| dirs.contains(dir))
 }
 
 fn is_kustomization_file(file: &Path) -> bool {
