@@ -180,7 +180,7 @@ pub fn findings(
         if let Some(flux) = repository
             .flux_objects
             .iter()
-            .find(|f| &f.object.id == &object.0 && f.object.file == object.1)
+            .find(|f| f.object.id == object.0 && f.object.file == object.1)
         {
             applied.push(Applied {
                 producer: label(&flux.object.id),
