@@ -12,6 +12,7 @@ mod graph;
 mod helm;
 mod kustomize;
 mod objects;
+mod orphans;
 mod out_dir;
 mod render;
 mod repo_args;

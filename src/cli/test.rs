@@ -37,6 +37,9 @@ pub struct TestArgs {
     /// With `--validate`: where schemas come from and how strict to be without one.
     #[command(flatten)]
     pub schemas: super::validate::SchemaArgs,
+    /// With `--validate`: how the orphan checks run.
+    #[command(flatten)]
+    pub orphans: super::orphans::OrphanArgs,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = TestFormat::Human)]
     pub output: TestFormat,
@@ -388,8 +391,16 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
     report::print_diagnostics(&diagnostics, &repository.root, context);
     let mut all_rows = rows(&report);
     if let Some(schemas) = &schemas {
-        let checked = super::validate::kube_version(&args.run)
-            .and_then(|kube| super::validate::check(&repository.root, &report, &kube, schemas));
+        let checked = super::validate::kube_version(&args.run).and_then(|kube| {
+            super::validate::check(
+                &repository,
+                &report,
+                &kube,
+                schemas,
+                Some(&args.run),
+                &args.orphans,
+            )
+        });
         match checked {
             Ok((findings, _)) => {
                 let warnings = findings

@@ -7,6 +7,8 @@
 //!   severities:
 //!     OFX106: off
 //!     OFX103: error
+//!   orphans:            # see `cli::orphans`
+//!     ignore: [examples/**]
 //! ```
 
 use super::stdout;
@@ -14,6 +16,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use super::orphans::{OrphanArgs, OrphanConfig};
 use super::run_args::RunArgs;
 use super::test::Verdict;
 use super::{exit, report, usage_error, Context};
@@ -31,6 +34,8 @@ pub struct ValidateArgs {
     pub output: ValidateFormat,
     #[command(flatten)]
     pub schemas: SchemaArgs,
+    #[command(flatten)]
+    pub orphans: OrphanArgs,
 }
 
 /// Where schemas come from besides the repository, and how strict to be without one.
@@ -155,7 +160,14 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
     if producers_failed {
         eprintln!("hint: what the failed or blocked objects above would apply was not checked");
     }
-    let (mut findings, objects) = match check(&repository.root, &run_report, &kube, &schemas) {
+    let (mut findings, objects) = match check(
+        &repository,
+        &run_report,
+        &kube,
+        &schemas,
+        Some(&args.run),
+        &args.orphans,
+    ) {
         Ok(result) => result,
         Err(message) => {
             eprintln!("error: {message}");
@@ -193,14 +205,20 @@ pub fn kube_version(run: &RunArgs) -> Result<KubeVersion, String> {
 
 /// The findings on everything the run rendered, with the repository's configured severities,
 /// and the number of objects checked. `Err` names a bad configuration file.
+/// `run` (when given) reconciles the other entry points the orphan checks are asked to judge.
 pub fn check(
-    root: &Path,
+    repository: &crate::discovery::Repository,
     run_report: &RunReport,
     kube: &KubeVersion,
     schemas: &SchemaSources,
+    run: Option<&RunArgs>,
+    orphan_args: &OrphanArgs,
 ) -> Result<(Vec<Finding>, usize), String> {
-    let severities = severities(root)
-        .map_err(|message| format!("{}: {message}", root.join(CONFIG_FILE).display()))?;
+    let root = &repository.root;
+    let in_config = |message: String| format!("{}: {message}", root.join(CONFIG_FILE).display());
+    let config = config_document(root).map_err(in_config)?;
+    let severities = severities(config.as_ref()).map_err(in_config)?;
+    let orphan_config = OrphanConfig::read(config.as_ref()).map_err(in_config)?;
     let labels = producer_labels(run_report);
     // Objects by the cluster their producer applies them to ("" for offlux's own).
     let mut by_cluster: BTreeMap<&str, Vec<Produced<'_>>> = BTreeMap::new();
@@ -248,6 +266,14 @@ pub fn check(
             .unwrap_or("");
         made.entry(cluster).or_default().push(finding);
     }
+    // What the repository holds and nothing applies goes with offlux's own cluster.
+    made.entry("").or_default().extend(super::orphans::findings(
+        repository,
+        run_report,
+        run,
+        orphan_args,
+        &orphan_config,
+    )?);
     let mut groups = Vec::new();
     for (cluster, objects) in by_cluster {
         groups.push((objects, made.remove(cluster).unwrap_or_default()));
@@ -329,20 +355,24 @@ fn unused_values_keys(
     findings
 }
 
-/// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.
-fn severities(root: &Path) -> Result<BTreeMap<Code, Option<Severity>>, String> {
+/// The first document of `.offlux.yaml`, if there is the file.
+fn config_document(root: &Path) -> Result<Option<Node>, String> {
     let path = root.join(CONFIG_FILE);
     let facts = crate::fsio::FsFacts::default();
     let Ok(text) = crate::fsio::read_to_string(&facts, &path, crate::fsio::Confine::within(root))
     else {
-        return Ok(BTreeMap::new());
+        return Ok(None);
     };
     let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
         .map_err(|e| e.to_string())?;
+    Ok(documents.first().map(|d| (*d.root).clone()))
+}
+
+/// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.
+fn severities(config: Option<&Node>) -> Result<BTreeMap<Code, Option<Severity>>, String> {
     let mut out = BTreeMap::new();
-    let Some(entries) = documents
-        .first()
-        .and_then(|d| d.root.get_path(&["validate", "severities"]))
+    let Some(entries) = config
+        .and_then(|c| c.get_path(&["validate", "severities"]))
         .and_then(Node::as_mapping)
     else {
         return Ok(out);

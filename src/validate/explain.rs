@@ -114,6 +114,59 @@ impl Code {
                       rename the key. The check is static; if a template reads the key in a way \
                       it cannot see, annotate the HelmRelease with `offlux.io/ignore: OFX110`.",
             },
+            Code::OrphanManifest => Explanation {
+                meaning: "A YAML file holds Kubernetes objects, but no Kustomization reached from \
+                          the entry point applies it, no kustomization.yaml lists it (as a \
+                          resource, patch, component or generator file) and it is no chart file. \
+                          With one `--path`, only files in directories that cluster applies from \
+                          are judged; `--all-entry-points` judges every file against every \
+                          cluster.",
+                why: "Flux says nothing about a file nothing applies: the objects simply never \
+                      reach the cluster. Usually a file not added to its directory's \
+                      kustomization.yaml, or a typo in a `spec.path`.",
+                fix: "List the file in its kustomization.yaml or point a Kustomization at its \
+                      directory, or delete it. To keep an intended leftover (an example, an \
+                      archive, a file applied by hand), annotate one of its objects with \
+                      `offlux.io/ignore: OFX111` or add a glob under `validate.orphans.ignore` in \
+                      `.offlux.yaml`; another cluster's entry point goes under \
+                      `validate.orphans.entry-points`.",
+            },
+            Code::ForgottenProducer => Explanation {
+                meaning: "A Flux Kustomization, HelmRelease, ResourceSet or source is written in \
+                          a file that nothing reached from the entry point applies: a forgotten \
+                          app (an app's `ks.yaml` missing from its parent kustomization.yaml, \
+                          say).",
+                why: "The app is never deployed, and Flux reports nothing: the object that would \
+                      have reported a failure does not exist in the cluster.",
+                fix: "Add the file to the kustomization.yaml of a directory a Kustomization \
+                      applies, or delete it. If it is intended (applied by another cluster, or \
+                      by hand), list that cluster's entry point under \
+                      `validate.orphans.entry-points` in `.offlux.yaml`, annotate the object \
+                      with `offlux.io/ignore: OFX112`, or add the path under \
+                      `validate.orphans.ignore`.",
+            },
+            Code::UnusedSource => Explanation {
+                meaning: "A GitRepository, OCIRepository, HelmRepository, HelmChart or Bucket is \
+                          applied, but no Kustomization, HelmRelease, HelmChart, ArtifactGenerator \
+                          or other object refers to it by kind and name.",
+                why: "Flux fetches it on every interval for nothing; often a leftover of a \
+                      removed app, or a reference with a misspelt name (which then fails).",
+                fix: "Delete the source, or fix the `sourceRef`/`chartRef` meant to use it. If \
+                      something outside the repository uses it, annotate it with \
+                      `offlux.io/ignore: OFX113`.",
+            },
+            Code::UnreadValues => Explanation {
+                meaning: "A ConfigMap or Secret made by a kustomize generator, whose name says it \
+                          holds values or variables (`values`, `vars`, `settings`...) or which \
+                          holds a `values.yaml`, is named by no HelmRelease `valuesFrom`, \
+                          Kustomization `substituteFrom` or other object.",
+                why: "The values never reach a chart or a substitution: usually the HelmRelease \
+                      was renamed or its `valuesFrom` was lost, and the settings silently stopped \
+                      applying.",
+                fix: "Add the `valuesFrom`/`substituteFrom` entry that should read it, or delete \
+                      the generator. If something outside the repository reads it, annotate it \
+                      (generatorOptions annotations) with `offlux.io/ignore: OFX114`.",
+            },
         }
     }
 }

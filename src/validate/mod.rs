@@ -15,12 +15,17 @@
 //! | OFX108 | warning | an object of a kind whose schema is nowhere (error with strict schemas) |
 //! | OFX109 | warning | a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim a pod spec needs that nothing provides |
 //! | OFX110 | warning | a HelmRelease values key that no template of the chart reads |
+//! | OFX111 | warning | a file of Kubernetes objects that nothing reached from the entry point applies |
+//! | OFX112 | warning | a Flux Kustomization, HelmRelease, ResourceSet or source in such a file (a forgotten app) |
+//! | OFX113 | warning | a source that no object refers to |
+//! | OFX114 | warning | a generated values or variables ConfigMap/Secret that nothing reads |
 //!
 //! An object opts out of codes with the annotation `offlux.io/ignore: OFX103,OFX106`.
 
 mod api_versions;
 mod explain;
 mod locate;
+mod orphans;
 mod references;
 mod schema;
 mod scope;
@@ -35,6 +40,7 @@ use crate::yaml::Node;
 pub use api_versions::{retired, RetiredApi};
 pub use explain::Explanation;
 pub use locate::refine_lines;
+pub use orphans::{find as find_orphans, lexical_join, Applied, Layout, OrphanInput};
 pub use schema::{supported_minors, GroupVersionKind, Schemas, Verdict, Violation};
 
 /// The annotation listing the codes an object opts out of.
@@ -83,10 +89,18 @@ pub enum Code {
     MissingReference,
     #[serde(rename = "OFX110")]
     UnusedValuesKey,
+    #[serde(rename = "OFX111")]
+    OrphanManifest,
+    #[serde(rename = "OFX112")]
+    ForgottenProducer,
+    #[serde(rename = "OFX113")]
+    UnusedSource,
+    #[serde(rename = "OFX114")]
+    UnreadValues,
 }
 
 impl Code {
-    pub const ALL: [Code; 11] = [
+    pub const ALL: [Code; 15] = [
         Code::ProducerFailed,
         Code::DuplicateObject,
         Code::MissingNamespace,
@@ -98,6 +112,10 @@ impl Code {
         Code::SchemaUnknown,
         Code::MissingReference,
         Code::UnusedValuesKey,
+        Code::OrphanManifest,
+        Code::ForgottenProducer,
+        Code::UnusedSource,
+        Code::UnreadValues,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -113,6 +131,10 @@ impl Code {
             Code::SchemaUnknown => "OFX108",
             Code::MissingReference => "OFX109",
             Code::UnusedValuesKey => "OFX110",
+            Code::OrphanManifest => "OFX111",
+            Code::ForgottenProducer => "OFX112",
+            Code::UnusedSource => "OFX113",
+            Code::UnreadValues => "OFX114",
         }
     }
 
@@ -130,6 +152,10 @@ impl Code {
             Code::SchemaUnknown => "schema-unknown",
             Code::MissingReference => "missing-reference",
             Code::UnusedValuesKey => "unused-values-key",
+            Code::OrphanManifest => "orphan-manifest",
+            Code::ForgottenProducer => "forgotten-producer",
+            Code::UnusedSource => "unused-source",
+            Code::UnreadValues => "unread-values",
         }
     }
 
@@ -145,7 +171,11 @@ impl Code {
             | Code::NamespaceNotCreated
             | Code::SchemaUnknown
             | Code::MissingReference
-            | Code::UnusedValuesKey => Severity::Warning,
+            | Code::UnusedValuesKey
+            | Code::OrphanManifest
+            | Code::ForgottenProducer
+            | Code::UnusedSource
+            | Code::UnreadValues => Severity::Warning,
         }
     }
 
