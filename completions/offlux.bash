@@ -959,7 +959,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --validate --strict-schemas --crds --output --no-color --log-level --help --version ks hr all"
+            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1037,7 +1037,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
