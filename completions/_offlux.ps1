@@ -29,7 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
-            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is OFX100')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads, orphans (codes OFX101-OFX114); a producer that failed is OFX100')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')
@@ -343,7 +343,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         'offlux;help' {
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
-            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is OFX100')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads, orphans (codes OFX101-OFX114); a producer that failed is OFX100')
             [CompletionResult]::new('build', 'build', [CompletionResultType]::ParameterValue, 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)')
             [CompletionResult]::new('kustomize', 'kustomize', [CompletionResultType]::ParameterValue, 'Native kustomize: `offlux kustomize build DIR`')

@@ -26,7 +26,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --version 'Print version'
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-            cand validate 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is OFX100'
+            cand validate 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads, orphans (codes OFX101-OFX114); a producer that failed is OFX100'
             cand build 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'
@@ -320,7 +320,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help'= {
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
-            cand validate 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is OFX100'
+            cand validate 'Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces, unsubstituted variables, removed and deprecated API versions, references nothing provides, values keys no template reads, orphans (codes OFX101-OFX114); a producer that failed is OFX100'
             cand build 'Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply'
             cand render 'Render everything that would be applied, to stdout or one file per producer (`--out DIR`)'
             cand kustomize 'Native kustomize: `offlux kustomize build DIR`'

@@ -85,8 +85,8 @@ pub enum Command {
     Test(test::TestArgs),
     /// Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces,
     /// unsubstituted variables, removed and deprecated API versions, references nothing
-    /// provides, values keys no template reads (codes OFX101-OFX110); a producer that failed is
-    /// OFX100.
+    /// provides, values keys no template reads, orphans (codes OFX101-OFX114); a producer that
+    /// failed is OFX100.
     Validate(validate::ValidateArgs),
     /// Print the objects one Kustomization or HelmRelease (or every Kustomization) would apply.
     Build(build::BuildArgs),
