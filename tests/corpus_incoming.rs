@@ -47,8 +47,8 @@ const INCOMING: &[Incoming] = &[
         counts: [20, 0, 0, 0],
         failures: &[],
         // The staging and production Kustomizations apply the same objects to two clusters
-        // (`spec.kubeConfig`); validation does not yet tell the clusters apart (issue 23, item 7).
-        validation_errors: 6,
+        // (`spec.kubeConfig`): each cluster is validated on its own, so they are no duplicates.
+        validation_errors: 0,
     },
     Incoming {
         name: "kashalls__home-cluster",
@@ -151,21 +151,26 @@ fn validation_errors(report: &RunReport) -> Vec<String> {
             )
         })
         .collect();
-    let produced: Vec<Produced<'_>> = report
-        .rendered
-        .values()
-        .zip(&labels)
-        .flat_map(|(objects, (label, from_chart, namespace_known))| {
-            objects.iter().map(move |object| Produced {
+    // Grouped by the cluster each producer applies to (`spec.kubeConfig`), as `offlux validate` does.
+    let mut by_cluster: BTreeMap<&str, Vec<Produced<'_>>> = BTreeMap::new();
+    for ((id, objects), (label, from_chart, namespace_known)) in report.rendered.iter().zip(&labels)
+    {
+        let cluster = report.clusters.get(id).map_or("", String::as_str);
+        by_cluster
+            .entry(cluster)
+            .or_default()
+            .extend(objects.iter().map(|object| Produced {
                 producer: label,
                 object,
                 from_chart: *from_chart,
                 namespace_known: *namespace_known,
-            })
-        })
-        .collect();
-    validate::validate(
-        &produced,
+            }));
+    }
+    validate::validate_groups(
+        by_cluster
+            .into_values()
+            .map(|objects| (objects, Vec::new()))
+            .collect(),
         &validate::Options {
             kube_minor: 36,
             fallback_crds: offlux::model::flux_crds().to_vec(),
