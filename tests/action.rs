@@ -47,6 +47,8 @@ fn run_action(repo: &Path, dir: &Path, command: &str, sarif: bool) -> Run {
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_OUTPUT", &outputs)
         .env("OFFLUX_INPUT_COMMAND", command)
+        .env("OFFLUX_INPUT_BASE", "main")
+        .env("RUNNER_TEMP", dir)
         .env("OFFLUX_INPUT_PATH", ".")
         .env("OFFLUX_INPUT_OFFLINE", "true")
         .env("OFFLUX_INPUT_ARGS", "--concurrency 2")
@@ -115,6 +117,38 @@ fn the_action_fails_a_broken_repository_with_annotations_summary_and_sarif() {
     let sarif = run.sarif.expect("SARIF");
     assert_eq!(sarif["version"], "2.1.0", "{sarif}");
     assert!(sarif["runs"][0]["tool"]["driver"]["name"].is_string());
+}
+
+/// `command: diff` against the fixture's last commit, with one value changed in the working tree:
+/// exit 1 (differences), a summary holding the markdown report, and its file as an output.
+#[test]
+fn the_action_diffs_the_working_tree_against_its_base() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let repo = fleet::fixture(&dir.path().join("diff"), "./apps");
+    let config = repo.join("apps/config.yaml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(&config, text.replace("mode: dev", "mode: prod")).expect("edit");
+    let run = run_action(&repo, dir.path(), "diff", false);
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    assert_eq!(run.output.status.code(), Some(1), "{stdout}");
+    assert!(
+        run.summary.contains("ConfigMap")
+            && run.summary.contains("settings")
+            && run.summary.contains("-  mode: dev")
+            && run.summary.contains("+  mode: prod"),
+        "{}",
+        run.summary
+    );
+    let file = run
+        .outputs
+        .lines()
+        .find_map(|line| line.strip_prefix("diff-file="))
+        .expect("diff-file output");
+    assert_eq!(
+        std::fs::read_to_string(file).ok().as_deref(),
+        Some(run.summary.as_str())
+    );
+    assert!(run.outputs.starts_with("exit-code=1\n"), "{}", run.outputs);
 }
 
 #[test]

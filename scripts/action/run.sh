@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The step of the GitHub Action (action.yml): runs `offlux test` or `offlux validate` on the
-# repository, prints workflow annotations (`-o github`) on the files that caused each finding,
+# The step of the GitHub Action (action.yml): runs `offlux test`, `offlux validate` or `offlux diff`
+# on the repository, prints workflow annotations (`-o github`) on the files that caused each finding,
 # appends a job summary to $GITHUB_STEP_SUMMARY, writes SARIF for code scanning when asked, and
 # exits with offlux's status (0 clean, 1 failures, 2 usage error).
 #
 # Inputs arrive as environment variables (action.yml maps them): OFFLUX_INPUT_COMMAND
-# (test|validate), OFFLUX_INPUT_PATH, OFFLUX_INPUT_ROOT, OFFLUX_INPUT_OFFLINE (true|false),
+# (test|validate|diff), OFFLUX_INPUT_BASE (diff's base revision), OFFLUX_INPUT_PATH,
+# OFFLUX_INPUT_ROOT, OFFLUX_INPUT_OFFLINE (true|false),
 # OFFLUX_INPUT_ARGS (more flags, split on spaces), OFFLUX_INPUT_SARIF (a file to write SARIF to;
 # empty: none). They are not named OFFLUX_<FLAG>: offlux reads those itself as its flags.
 set -uo pipefail
 
 command=${OFFLUX_INPUT_COMMAND:-test}
 case "$command" in
-  test | validate) ;;
+  test | validate | diff) ;;
   *)
-    echo "::error::offlux action: \`command\` must be test or validate, not '$command'"
+    echo "::error::offlux action: \`command\` must be test, validate or diff, not '$command'"
     exit 2
     ;;
 esac
@@ -24,6 +25,32 @@ if [ -n "${OFFLUX_INPUT_ROOT:-}" ]; then args+=(--root "$OFFLUX_INPUT_ROOT"); fi
 if [ "${OFFLUX_INPUT_OFFLINE:-true}" = true ]; then args+=(--offline --allow-missing-sources); fi
 extra=()
 if [ -n "${OFFLUX_INPUT_ARGS:-}" ]; then read -r -a extra <<<"$OFFLUX_INPUT_ARGS"; fi
+
+if [ "$command" = diff ]; then
+  # What the pull request changes in the cluster: annotations on the files behind each change, the
+  # markdown report in the job summary and in a file (the `diff-file` output) that the action's
+  # next step posts as a PR comment when asked. The base: OFFLUX_INPUT_BASE, else the PR's base
+  # branch, else offlux's default (the merge base with the default branch).
+  base=()
+  if [ -n "${OFFLUX_INPUT_BASE:-}" ]; then
+    base=(--base "$OFFLUX_INPUT_BASE")
+  elif [ -n "${GITHUB_BASE_REF:-}" ]; then
+    base=(--base "origin/$GITHUB_BASE_REF")
+  fi
+  offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github
+  status=$?
+  markdown=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.md
+  NO_COLOR=1 offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o markdown --exit-zero >"$markdown" 2>&1
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    # A job summary holds at most 1 MiB.
+    head -c 900000 "$markdown" >>"$GITHUB_STEP_SUMMARY"
+  fi
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    echo "exit-code=$status" >>"$GITHUB_OUTPUT"
+    echo "diff-file=$markdown" >>"$GITHUB_OUTPUT"
+  fi
+  exit "$status"
+fi
 
 # Annotations: GitHub reads the `::error file=...` lines from the step's output.
 offlux "$command" "${args[@]}" "${extra[@]}" -o github
