@@ -97,6 +97,27 @@ fn hooks_pass_on_a_clean_repository_and_fail_on_a_broken_one() {
         );
     }
 
+    // The diff hook shows a staged change against the default branch and never fails the commit.
+    let config = clean.join("apps/config.yaml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(&config, text.replace("mode: dev", "mode: prod")).expect("edit");
+    let staged = Command::new("git")
+        .current_dir(&clean)
+        .args(["add", "apps/config.yaml"])
+        .status()
+        .expect("git runs");
+    assert!(staged.success());
+    let out = try_repo(&bin, &clean, "offlux-diff-system", &home);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "offlux-diff fails the commit:\n{text}"
+    );
+    assert!(
+        text.contains("-  mode: dev") && text.contains("+  mode: prod"),
+        "the diff hook does not show the change:\n{text}"
+    );
+
     let broken = fleet::fixture(&dir.path().join("broken"), "./apps/missing");
     let out = try_repo(&bin, &broken, "offlux-test-system", &home);
     let text = String::from_utf8_lossy(&out.stdout);
