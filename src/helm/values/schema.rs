@@ -64,9 +64,10 @@ fn validate_chart(chart: &Chart, values: &Map, report: &mut String) {
 
 /// A chart's `values.schema.json`, parsed and compiled at its first use and then shared by every
 /// copy of the chart: a chart that many releases use (app-template) has one large schema, and
-/// compiling it took more of each render than most of its templates.
+/// compiling it took more of each render than most of its templates. It is used only for the
+/// very bytes it was compiled from, so a copy of the chart whose schema was changed compiles its own.
 #[derive(Clone, Default)]
-pub struct CompiledSchema(Arc<OnceLock<Result<Compiled, String>>>);
+pub struct CompiledSchema(Arc<OnceLock<(Vec<u8>, Result<Compiled, String>)>>);
 
 struct Compiled {
     schema: Json,
@@ -91,7 +92,14 @@ impl CompiledSchema {
     /// `ValidateAgainstSingleSchema`: the message (ending in a newline for violations) when the
     /// values do not pass `schema` (the bytes this cache belongs to).
     fn validate(&self, values: &Map, schema: &[u8]) -> Result<(), String> {
-        let compiled = self.0.get_or_init(|| compile(schema));
+        let cached = self.0.get_or_init(|| (schema.to_vec(), compile(schema)));
+        let uncached;
+        let compiled = if cached.0 == schema {
+            &cached.1
+        } else {
+            uncached = compile(schema);
+            &uncached
+        };
         let compiled = compiled.as_ref().map_err(String::clone)?;
         let instance = map_to_json(values);
         // The validator is a third-party crate: should it panic on a strange schema, report that

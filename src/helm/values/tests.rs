@@ -1481,3 +1481,17 @@ proptest::proptest! {
         let _ = validate_schema(&chart, &user);
     }
 }
+
+/// The compiled schema is shared by copies of a chart, and used only for the bytes it was
+/// compiled from: a copy whose schema changed is checked against its own.
+#[test]
+fn a_compiled_schema_is_reused_only_for_the_same_schema() {
+    let strict = r#"{"type": "object", "properties": {"age": {"type": "integer"}}}"#;
+    let top = with_schema(chart("top", "", vec![]), strict);
+    assert!(validate_schema(&top, &yaml("age: old")).is_err());
+    assert_eq!(validate_schema(&top, &yaml("age: 3")), Ok(()));
+    let mut copy = top.clone();
+    copy.schema = Some(br#"{"type": "object"}"#.to_vec());
+    assert_eq!(validate_schema(&copy, &yaml("age: old")), Ok(()));
+    assert!(validate_schema(&top, &yaml("age: old")).is_err());
+}
