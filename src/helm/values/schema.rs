@@ -67,7 +67,10 @@ fn validate_chart(chart: &Chart, values: &Map, report: &mut String) {
 /// compiling it took more of each render than most of its templates. It is used only for the
 /// very bytes it was compiled from, so a copy of the chart whose schema was changed compiles its own.
 #[derive(Clone, Default)]
-pub struct CompiledSchema(Arc<OnceLock<(Vec<u8>, Result<Compiled, String>)>>);
+pub struct CompiledSchema(Arc<OnceLock<SchemaFromBytes>>);
+
+/// The schema's bytes, and what compiling them gave.
+type SchemaFromBytes = (Vec<u8>, Result<Compiled, String>);
 
 struct Compiled {
     schema: Json,
