@@ -15,6 +15,8 @@ use offlux::store::{Ready, Status};
 use offlux::validate::{self, Produced, Severity};
 use offlux::yaml::{canonical_kyaml, emit_stream};
 
+#[path = "common/produced.rs"]
+mod produced;
 #[path = "../src/test_data.rs"]
 mod test_data;
 
@@ -140,31 +142,11 @@ fn verdicts(report: &RunReport) -> ([usize; 4], Vec<String>) {
 }
 
 fn validation_errors(report: &RunReport) -> Vec<String> {
-    let labels: Vec<(String, bool, bool)> = report
-        .rendered
-        .keys()
-        .map(|id| {
-            (
-                format!("{}/{}/{}", id.kind, id.namespace, id.name),
-                id.kind == "HelmRelease",
-                !id.namespace.is_empty(),
-            )
-        })
-        .collect();
+    let labels = produced::labels(report);
     // Grouped by the cluster each producer applies to (`spec.kubeConfig`), as `offlux validate` does.
     let mut by_cluster: BTreeMap<&str, Vec<Produced<'_>>> = BTreeMap::new();
-    for ((id, objects), (label, from_chart, namespace_known)) in report.rendered.iter().zip(&labels)
-    {
-        let cluster = report.clusters.get(id).map_or("", String::as_str);
-        by_cluster
-            .entry(cluster)
-            .or_default()
-            .extend(objects.iter().map(|object| Produced {
-                producer: label,
-                object,
-                from_chart: *from_chart,
-                namespace_known: *namespace_known,
-            }));
+    for (cluster, object) in produced::produced(report, &labels) {
+        by_cluster.entry(cluster).or_default().push(object);
     }
     validate::validate_groups(
         by_cluster

@@ -7,6 +7,8 @@ use offlux::controllers::runtime::{run, RunOptions};
 use offlux::discovery::{discover, Options};
 use offlux::validate::{self, Produced, Severity};
 
+#[path = "common/produced.rs"]
+mod produced;
 #[path = "../src/test_data.rs"]
 mod test_data;
 
@@ -61,29 +63,10 @@ fn the_corpus_has_no_validation_errors() {
                 ..Default::default()
             },
         );
-        let labels: Vec<(String, bool, bool)> = report
-            .rendered
-            .keys()
-            .map(|id| {
-                (
-                    format!("{}/{}/{}", id.kind, id.namespace, id.name),
-                    id.kind == "HelmRelease",
-                    !id.namespace.is_empty(),
-                )
-            })
-            .collect();
-        let produced: Vec<Produced<'_>> = report
-            .rendered
-            .values()
-            .zip(&labels)
-            .flat_map(|(objects, (label, from_chart, namespace_known))| {
-                objects.iter().map(move |object| Produced {
-                    producer: label,
-                    object,
-                    from_chart: *from_chart,
-                    namespace_known: *namespace_known,
-                })
-            })
+        let labels = produced::labels(&report);
+        let produced: Vec<Produced<'_>> = produced::produced(&report, &labels)
+            .into_iter()
+            .map(|(_, object)| object)
             .collect();
         checked += produced.len();
         for (id, values) in &report.unread_values {

@@ -12,6 +12,11 @@ use offlux::discovery::{discover, Options};
 use offlux::store::{Ready, Status};
 use offlux::yaml::Node;
 
+// Only the fixture YAML is used here.
+#[allow(dead_code)]
+#[path = "common/fleet.rs"]
+mod fleet;
+
 fn write(root: &Path, file: &str, text: &str) {
     let path = root.join(file);
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
@@ -107,20 +112,6 @@ spec:
             value: kustomize-controller
 "#;
 
-const APPS: &str = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  sourceRef:
-    kind: GitRepository
-    name: flux-system
-"#;
-
 const CONFIG_MAP: &str = r#"apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -139,7 +130,7 @@ fn a_flux_instance_sync_creates_the_root_source_and_kustomization() {
         "clusters/prod/flux-system/flux-instance.yaml",
         INSTANCE,
     );
-    write(root, "clusters/prod/apps.yaml", APPS);
+    write(root, "clusters/prod/apps.yaml", fleet::APPS);
     write(root, "apps/settings.yaml", CONFIG_MAP);
     let report = reconcile(root, "clusters/prod");
     no_failure_or_block(&report);

@@ -50,7 +50,8 @@ spec:
     name: flux-system
 ";
 
-const APPS: &str = "\
+/// A Kustomization `apps` applying `./apps` from the bootstrap source.
+pub const APPS: &str = "\
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata:
