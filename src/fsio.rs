@@ -128,21 +128,17 @@ fn read_located(shown: &Path, real: &Path, max_bytes: u64) -> Result<Vec<u8>, Re
         std::io::ErrorKind::NotFound => fail(ReadErrorKind::NotFound),
         _ => fail(ReadErrorKind::Io(e.to_string())),
     };
-    let mut open = std::fs::OpenOptions::new();
-    open.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        open.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    if !crate::platform::open::GUARDED_OPEN {
+        match std::fs::metadata(real).map(|m| FileKind::of(&m)) {
+            Ok(FileKind::File) => {}
+            Ok(FileKind::Directory) => return Err(fail(ReadErrorKind::Directory)),
+            Ok(FileKind::Other) => return Err(fail(ReadErrorKind::NotRegular)),
+            Err(e) => return Err(io(e)),
+        }
     }
-    #[cfg(not(unix))]
-    match std::fs::metadata(real).map(|m| FileKind::of(&m)) {
-        Ok(FileKind::File) => {}
-        Ok(FileKind::Directory) => return Err(fail(ReadErrorKind::Directory)),
-        Ok(FileKind::Other) => return Err(fail(ReadErrorKind::NotRegular)),
-        Err(e) => return Err(io(e)),
-    }
-    let file = open.open(real).map_err(io)?;
+    let file = crate::platform::open::read_options()
+        .open(real)
+        .map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     match FileKind::of(&meta) {
         FileKind::File => {}

@@ -17,6 +17,7 @@ pub mod helm;
 pub mod kustomize;
 pub mod model;
 pub mod parallel;
+pub mod platform;
 pub mod resourceset;
 pub mod schedule;
 pub mod store;

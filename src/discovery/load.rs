@@ -47,32 +47,9 @@ const READ_BUFFER: usize = 16 << 10;
 
 pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) -> LoadedFile {
     let mut loaded = LoadedFile::empty();
-    let read = read_documents(
-        absolute,
-        &relative,
-        max_size,
-        false,
-        &mut loaded.diagnostics,
-    );
+    let read = read_documents(absolute, &relative, max_size, &mut loaded.diagnostics);
     loaded.keep_read(read, absolute, &relative, keep);
     loaded
-}
-
-/// `load_file`, or `None` when the file's data is not in memory: its reading then has begun, and
-/// the caller loads it later, when the data has arrived, instead of waiting for the disk now.
-pub fn load_file_if_cached(
-    absolute: &Path,
-    relative: PathBuf,
-    max_size: u64,
-    keep: Keep,
-) -> Option<LoadedFile> {
-    let mut loaded = LoadedFile::empty();
-    let read = read_documents(absolute, &relative, max_size, true, &mut loaded.diagnostics);
-    if matches!(read, FileRead::NotCached) {
-        return None;
-    }
-    loaded.keep_read(read, absolute, &relative, keep);
-    Some(loaded)
 }
 
 impl LoadedFile {
@@ -115,8 +92,6 @@ enum FileRead {
     Documents(Arc<[Document]>),
     /// The reason is in the diagnostics.
     Failed,
-    /// Only a read from memory was asked for, and the data was not there.
-    NotCached,
 }
 
 /// The file's documents; `Failed`, with the reason in `diagnostics`, when it cannot be read, is too
@@ -125,7 +100,6 @@ fn read_documents(
     absolute: &Path,
     relative: &Path,
     max_size: u64,
-    only_if_cached: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> FileRead {
     let at_file = || Location::file(relative.to_path_buf());
@@ -143,10 +117,6 @@ fn read_documents(
     // file was a measurable part of discovery. The limit holds whatever the file does meanwhile.
     let mut bytes = Vec::with_capacity(READ_BUFFER);
     let limit = max_size.saturating_add(1);
-    if only_if_cached && !super::page_cache::read_start_if_cached(&file, &mut bytes, limit) {
-        return FileRead::NotCached;
-    }
-    let limit = limit.saturating_sub(bytes.len() as u64);
     if let Err(error) = (&mut file).take(limit).read_to_end(&mut bytes) {
         diagnostics.push(cannot_read(error));
         return FileRead::Failed;

@@ -10,7 +10,6 @@ mod bootstrap_instance;
 pub mod git_remote;
 mod kustomization_refs;
 mod load;
-mod page_cache;
 mod paths;
 mod walk;
 
@@ -438,7 +437,7 @@ fn walk_and_load(
     Vec<Option<load::LoadedFile>>,
     Vec<Option<kustomization_refs::FileRefs>>,
 ) {
-    let load = |index: usize, path: &Path, only_if_cached: bool| {
+    let load = |index: usize, path: &Path| {
         let is_kustomization = is_kustomization_file(path);
         let keep = if is_kustomization {
             Keep::All
@@ -446,42 +445,24 @@ fn walk_and_load(
             Keep::FluxAndData
         };
         let relative = paths::relative_to(path, root);
-        let file = if only_if_cached {
-            load::load_file_if_cached(path, relative, max_file_size, keep)?
-        } else {
-            load::load_file(path, relative, max_file_size, keep)
-        };
+        let file = load::load_file(path, relative, max_file_size, keep);
         let refs = file
             .kustomization()
             .zip(path.parent())
             .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
-        Some((index, file, refs))
+        (index, file, refs)
     };
     // Files go to the pool a few at a time: a task per file cost more than reading some of them.
     const BATCH: usize = 4;
     // Kept batch by batch, so that no loaded file is moved by a growing vector before its place.
-    // Files whose data is not in memory yet are loaded after the walk, once it has arrived, all
-    // in one parallel pass. (`discover`'s `load_all` would pick up an empty slot too, but only
-    // directory by directory and only for included files, leaving the rest to be read again by
-    // the builds that use them.)
     let results = std::sync::Mutex::new(Vec::new());
-    let not_cached = std::sync::Mutex::new(Vec::new());
     let load_batch = |batch: Vec<(usize, PathBuf)>| {
-        let mut files = Vec::with_capacity(batch.len());
-        let mut later = Vec::new();
-        for (index, path) in batch {
-            match load(index, &path, true) {
-                Some(file) => files.push(file),
-                None => later.push((index, path)),
-            }
-        }
+        let files: Vec<_> = batch
+            .into_iter()
+            .map(|(index, path)| load(index, &path))
+            .collect();
         if let Ok(mut results) = results.lock() {
             results.push(files);
-        }
-        if !later.is_empty() {
-            if let Ok(mut not_cached) = not_cached.lock() {
-                not_cached.extend(later);
-            }
         }
     };
     let load_batch = &load_batch;
@@ -498,14 +479,7 @@ fn walk_and_load(
         listing
     });
     // A poisoned lock means a load panicked, and the scope has passed that panic on already.
-    let mut results = results.into_inner().unwrap_or_default();
-    let not_cached = not_cached.into_inner().unwrap_or_default();
-    results.push(
-        crate::parallel::map_chunked(&not_cached, 1, |(index, path)| load(*index, path, false))
-            .into_iter()
-            .flatten()
-            .collect(),
-    );
+    let results = results.into_inner().unwrap_or_default();
     let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
     loaded.resize_with(listing.yaml_files.len(), || None);
     let mut file_refs = Vec::new();

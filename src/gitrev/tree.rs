@@ -100,19 +100,15 @@ pub fn materialise(
     Ok(done)
 }
 
-#[cfg(unix)]
 fn write_symlink(target: &str, link: &Path, done: &mut Materialised) -> Result<(), GitError> {
-    std::os::unix::fs::symlink(target, link).map_err(io(link))?;
-    done.symlinks += 1;
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn write_symlink(target: &str, link: &Path, done: &mut Materialised) -> Result<(), GitError> {
-    done.notes.push(format!(
-        "`{}`: symlink to `{target}`; symlinks are only written on Unix",
-        link.display()
-    ));
+    if crate::platform::symlink::create(target, link).map_err(io(link))? {
+        done.symlinks += 1;
+    } else {
+        done.notes.push(format!(
+            "`{}`: symlink to `{target}`; symlinks are only written on Unix",
+            link.display()
+        ));
+    }
     Ok(())
 }
 
