@@ -1,14 +1,17 @@
 //! The binary's behaviour: output streams, formats and exit codes.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests read their settings from the environment"
+)]
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+#[allow(dead_code)]
+#[path = "common/offlux_cli.rs"]
+mod offlux_cli;
 
-fn offlux() -> Command {
-    let mut command = Command::cargo_bin("offlux").expect("binary is built");
-    command.env("NO_COLOR", "1");
-    command
-}
+use offlux_cli::offlux;
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example")
@@ -139,6 +142,102 @@ fn missing_path_and_bad_flags_exit_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/no/such/dir"));
     let output = offlux().args(["get", "nonsense"]).output().expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// The README's exit-code table holds for every verb: a path that does not exist and a flag
+/// that does not exist are usage errors (2), said on stderr with nothing on stdout.
+#[test]
+fn every_verb_exits_2_for_a_missing_path_and_a_bad_flag() {
+    let missing = "/no/such/dir";
+    let verbs: &[&[&str]] = &[
+        &["get", "all", "--path", missing],
+        &["test", "--path", missing],
+        &["validate", "--path", missing],
+        &["build", "all", "--path", missing],
+        &["render", "--path", missing],
+        &["graph", "--path", missing],
+        &["diff", "--path", missing],
+        &["kustomize", "build", missing],
+        &["helm", "template", missing],
+    ];
+    for args in verbs {
+        let output = offlux().args(*args).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(missing), "{args:?}: {stderr}");
+        assert!(
+            output.stdout.is_empty(),
+            "{args:?}: stdout is for data only"
+        );
+    }
+    let bad_flags: &[&[&str]] = &[
+        &["get", "all"],
+        &["test"],
+        &["validate"],
+        &["build", "all"],
+        &["render"],
+        &["graph"],
+        &["diff"],
+        &["kustomize", "build", "."],
+        &["helm", "template", "."],
+        &["explain"],
+        &["completions", "bash"],
+    ];
+    for args in bad_flags {
+        let output = offlux()
+            .args(*args)
+            .arg("--no-such-flag")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("--no-such-flag"), "{args:?}: {stderr}");
+    }
+}
+
+/// `kustomize build` says its warnings through the same reporter as the other verbs, so
+/// `--log-level error` leaves them out; its input errors are usage errors too.
+#[test]
+fn kustomize_build_warnings_follow_the_log_level() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in [
+        (
+            "kustomization.yaml",
+            "commonLabels:\n  app: a\nresources:\n  - cm.yaml\n",
+        ),
+        (
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+        ),
+    ] {
+        std::fs::write(dir.path().join(name), text).expect("write");
+    }
+    let build = |extra: &[&str]| {
+        offlux()
+            .args(["kustomize", "build"])
+            .arg(dir.path())
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runs")
+    };
+    let output = build(&[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("'commonLabels' is deprecated"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("app: a"));
+    let output = build(&["--log-level", "error"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = build(&["--enable-helm"]);
     assert_eq!(output.status.code(), Some(2));
 }
 

@@ -2,28 +2,17 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+#[path = "common/offlux_cli.rs"]
+mod offlux_cli;
 
-fn offlux() -> Command {
-    let mut command = Command::cargo_bin("offlux").expect("binary is built");
-    command.env("NO_COLOR", "1");
-    command
-}
+use offlux_cli::offlux;
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example")
 }
 
 fn on_example(args: &[&str]) -> std::process::Output {
-    let root = example();
-    offlux()
-        .args(args)
-        .arg("--path")
-        .arg(root.join("clusters/dev"))
-        .arg("--root")
-        .arg(&root)
-        .output()
-        .expect("runs")
+    offlux_cli::on_repository(&example(), args)
 }
 
 #[test]
@@ -372,7 +361,8 @@ fn validate_catches_seeded_defects_and_fails() {
         .arg(root)
         .output()
         .expect("runs");
-    assert_eq!(output.status.code(), Some(1));
+    // A configuration offlux cannot use is an input error, as with `offlux test --validate`.
+    assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown code `OFX999`"));
 }
 

@@ -2,10 +2,12 @@
 //! namespace, or every Kustomization) would apply, on stdout. With a NAME, only what NAME depends
 //! on is reconciled (`controllers::scope`).
 
+use super::exit::{CliError, ExitStatus};
 use super::objects::{self, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
+use super::stdout::Output;
 use super::test::shown_namespace;
-use super::{exit, report, usage_error, Context};
+use super::{exit, report, Context};
 use crate::controllers::scope::Target;
 use crate::model::Object;
 use crate::store::Status;
@@ -49,7 +51,7 @@ pub enum BuildKind {
 /// The namespace `build ks`/`build hr` without a NAME looks in, as flux-local's.
 const DEFAULT_NAMESPACE: &str = "flux-system";
 
-pub fn run(args: &BuildArgs, context: &Context) -> u8 {
+pub fn run(args: &BuildArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
     let (kind, verb) = match args.what {
         BuildKind::Hr => ("HelmRelease", "hr"),
         _ => ("Kustomization", "ks"),
@@ -71,7 +73,7 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
     };
     let (repository, report) = match args.run.run_scoped(scope) {
         Ok(result) => result,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let selected = |id: &crate::model::ResourceId| {
         id.kind == kind
@@ -91,12 +93,12 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
             (None, Some(namespace)) => format!("in namespace `{namespace}`"),
             (None, None) => "anywhere".to_owned(),
         };
-        return usage_error(
-            &format!("no {kind} matches {what}"),
+        return Err(CliError::usage(
+            format!("no {kind} matches {what}"),
             Some(&format!(
                 "`offlux get {verb} -A` lists the {kind}s offlux found"
             )),
-        );
+        ));
     }
     // Every object that rendered is printed, whatever failed elsewhere: the failures go to
     // stderr and the exit code.
@@ -112,11 +114,7 @@ pub fn run(args: &BuildArgs, context: &Context) -> u8 {
             objects.extend(rendered.iter().filter(|o| args.skip.keeps(o)));
         }
     }
-    objects::print(&objects, args.output);
+    objects::print(&objects, args.output, out)?;
     exit::leave_to_exit((repository, report));
-    if failed {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok(ExitStatus::failures_if(failed))
 }

@@ -5,6 +5,9 @@ use std::path::Path;
 
 use clap_complete::Shell;
 
+use super::exit::{CliError, ExitStatus};
+use super::stdout::Output;
+
 #[derive(clap::Args, Debug)]
 pub struct CompletionsArgs {
     /// The shell to generate for.
@@ -12,12 +15,12 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(args: &CompletionsArgs) -> u8 {
+pub fn run(args: &CompletionsArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     let mut command = super::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "offlux", &mut script);
-    super::stdout::write_bytes(&script);
-    super::exit::SUCCESS
+    out.write_bytes(&script)?;
+    Ok(ExitStatus::Success)
 }
 
 /// Generates every shell's script into `dir` (used to refresh `completions/`).

@@ -9,9 +9,11 @@ use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::exit::{CliError, ExitStatus};
 use super::run_args::RunArgs;
+use super::stdout::Output;
 use super::test::{rows, Verdict};
-use super::{exit, out_dir, stdout, usage_error, Context};
+use super::{exit, out_dir, Context};
 use crate::controllers::runtime::RunReport;
 use crate::diff::{self, Change, ObjectChange, Outcome, ProducerKey, Report, Side};
 use crate::gitrev;
@@ -75,20 +77,20 @@ struct Reconciled {
     dir: Option<tempfile::TempDir>,
 }
 
-pub fn run(args: &DiffArgs, context: &Context) -> u8 {
+pub fn run(args: &DiffArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
     let start = args.run.repo.root.as_ref().unwrap_or(&args.run.repo.path);
     let repository = match gitrev::Repository::discover(start) {
         Ok(repository) => repository,
         Err(error) => {
-            return usage_error(
-                &error.to_string(),
+            return Err(CliError::usage(
+                error.to_string(),
                 Some("`offlux diff` compares revisions of a git repository; run it inside one"),
-            )
+            ))
         }
     };
     let (path, root) = match relative_paths(&args.run, &repository.work_tree) {
         Ok(paths) => paths,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let base = match &args.base {
         Some(name) => repository.resolve(name).map(|id| (id, name.clone())),
@@ -97,10 +99,10 @@ pub fn run(args: &DiffArgs, context: &Context) -> u8 {
     let (base_id, base_name) = match base {
         Ok(base) => base,
         Err(error) => {
-            return usage_error(
-                &format!("base: {error}"),
+            return Err(CliError::usage(
+                format!("base: {error}"),
                 Some("name the revision to compare against with `--base REF`"),
-            )
+            ))
         }
     };
     let paths = (path.as_path(), root.as_path());
@@ -139,15 +141,14 @@ pub fn run(args: &DiffArgs, context: &Context) -> u8 {
     });
     let head = match head {
         Ok(side) => side,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let base = match base_dir.and_then(|dir| reconcile_dir(dir, &base_name, paths, &args.run)) {
         Ok(side) => side,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     if base.report.cancelled || head.report.cancelled {
-        eprintln!("error: interrupted");
-        return exit::FAILURES;
+        return Err(CliError::failed("interrupted"));
     }
     for side in [&base, &head] {
         for row in rows(&side.report) {
@@ -187,11 +188,9 @@ pub fn run(args: &DiffArgs, context: &Context) -> u8 {
         DiffFormat::Json => json(&report),
         DiffFormat::Github => github(&report, &files),
     };
-    stdout::write(&text);
+    out.write(&text)?;
     if let Some(dir) = &args.out {
-        if let Err(code) = write_trees(dir, &repository.work_tree, [&base, &head]) {
-            return code;
-        }
+        write_trees(dir, &repository.work_tree, [&base, &head])?;
     }
     let counts = report.counts();
     if report.is_empty() {
@@ -216,11 +215,7 @@ pub fn run(args: &DiffArgs, context: &Context) -> u8 {
         drop(side.dir);
         exit::leave_to_exit(side.report);
     }
-    if differs && !args.exit_zero {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok(ExitStatus::failures_if(differs && !args.exit_zero))
 }
 
 fn short(id: gitrev::ObjectId) -> String {
@@ -252,9 +247,9 @@ fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf),
     Ok((path, root))
 }
 
-/// Writes a revision into a new temporary directory: in the shared-memory file system when
-/// `scratch_parent` names one, else (or when writing there fails, a small `/dev/shm` filling up)
-/// in the standard temporary directory.
+/// Writes a revision into a new temporary directory: in a memory-backed directory when
+/// `scratch_parent` names one, else (or when writing there fails, a small one filling up) in the
+/// standard temporary directory.
 fn write_revision(
     repository: &gitrev::Repository,
     commit: gitrev::ObjectId,
@@ -281,15 +276,13 @@ fn write_revision(
     }
 }
 
-/// Linux's shared-memory file system, when `TMPDIR` does not say where temporary files go.
-/// A revision is thousands of small files written, read once and removed: on a disk file
-/// system, creating and deleting their inodes cost far more than reconciling them.
+/// A memory-backed directory (`platform::scratch`), when `TMPDIR` does not say where temporary
+/// files go.
 fn scratch_parent() -> Option<PathBuf> {
-    if !cfg!(target_os = "linux") || std::env::var_os("TMPDIR").is_some() {
+    if std::env::var_os("TMPDIR").is_some() {
         return None;
     }
-    let shm = Path::new("/dev/shm");
-    shm.is_dir().then(|| shm.to_path_buf())
+    crate::platform::scratch::memory_backed_dir()
 }
 
 /// Reconciles a revision written by `write_revision`, at the same `--path` and `--root`.
@@ -738,16 +731,20 @@ fn github(report: &Report, files: &BTreeMap<ProducerKey, (String, u32)>) -> Stri
 }
 
 /// `--out DIR`: both rendered trees, one file per producer, Secrets left out.
-fn write_trees(dir: &Path, repository_root: &Path, sides: [&Reconciled; 2]) -> Result<(), u8> {
+fn write_trees(
+    dir: &Path,
+    repository_root: &Path,
+    sides: [&Reconciled; 2],
+) -> Result<(), CliError> {
     match out_dir::check_location(dir, repository_root) {
         Ok(false) => {}
         Ok(true) => {
-            return Err(usage_error(
-                &format!("`{}` is inside the repository", dir.display()),
+            return Err(CliError::usage(
+                format!("`{}` is inside the repository", dir.display()),
                 Some("write the trees outside the repository"),
             ))
         }
-        Err(error) => return Err(usage_error(&error.to_string(), None)),
+        Err(error) => return Err(CliError::usage(error.to_string(), None)),
     }
     for (name, side) in ["base", "head"].into_iter().zip(sides) {
         let files: Vec<(out_dir::LayoutPath, String)> = side
@@ -766,14 +763,16 @@ fn write_trees(dir: &Path, repository_root: &Path, sides: [&Reconciled; 2]) -> R
         match out_dir::write_tree(&target, &files, &Default::default()) {
             Ok(done) => eprintln!("Wrote {} files under `{}`.", done.written, target.display()),
             Err(error) if error.is_refusal() => {
-                return Err(usage_error(
-                    &error.to_string(),
+                return Err(CliError::usage(
+                    error.to_string(),
                     Some("choose an empty directory, or one offlux wrote before"),
                 ))
             }
             Err(error) => {
-                eprintln!("error: writing `{}`: {error}", target.display());
-                return Err(exit::FAILURES);
+                return Err(CliError::failed(format!(
+                    "writing `{}`: {error}",
+                    target.display()
+                )));
             }
         }
     }

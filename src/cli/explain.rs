@@ -1,7 +1,8 @@
 //! `offlux explain [CODE]`: what a finding code means, why it matters, and how to fix or silence
 //! it; without a code, the list of codes.
 
-use super::stdout;
+use super::exit::{CliError, ExitStatus};
+use super::stdout::Output;
 use crate::validate::Code;
 
 #[derive(clap::Args, Debug)]
@@ -10,28 +11,28 @@ pub struct ExplainArgs {
     pub code: Option<String>,
 }
 
-pub fn run(args: &ExplainArgs) -> u8 {
+pub fn run(args: &ExplainArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     let Some(text) = &args.code else {
         for code in Code::ALL {
-            stdout::write(&format!(
+            out.write(&format!(
                 "{}  {:<8} {:<24} {}\n",
                 code.as_str(),
                 code.default_severity().as_str(),
                 code.name(),
                 code.explanation().meaning
-            ));
+            ))?;
         }
-        return super::exit::SUCCESS;
+        return Ok(ExitStatus::Success);
     };
     let Some(code) = Code::parse(text) else {
         let known: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        return super::usage_error(
-            &format!("unknown finding code `{text}`"),
+        return Err(CliError::usage(
+            format!("unknown finding code `{text}`"),
             Some(&format!("known codes: {}", known.join(", "))),
-        );
+        ));
     };
     let explanation = code.explanation();
-    stdout::write(&format!(
+    out.write(&format!(
         "{} ({}, {} by default)\n\n{}\n\nWhy it matters: {}\n\nHow to fix it: {}\n\nTo change its \
          severity or turn it off for the repository, set it under `validate.severities` in \
          `.offlux.yaml` (`{}: off`); to silence it on one object, annotate that object with \
@@ -44,6 +45,6 @@ pub fn run(args: &ExplainArgs) -> u8 {
         explanation.fix,
         code.as_str(),
         code.as_str(),
-    ));
-    super::exit::SUCCESS
+    ))?;
+    Ok(ExitStatus::Success)
 }

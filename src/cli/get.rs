@@ -1,11 +1,12 @@
 //! `offlux get ks|hr|sources|all [NAME]`: what Flux objects a repository holds, where.
 
-use super::stdout;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use super::exit::{CliError, ExitStatus};
 use super::repo_args::RepoArgs;
-use super::{exit, report, table, usage_error, Context};
+use super::stdout::Output;
+use super::{report, table, Context};
 use crate::diagnostic::Severity;
 use crate::discovery::{self, BootstrapSource, Repository};
 use crate::model::{ChartSource, CrossRef, FluxKind, FluxObject, FluxSpec};
@@ -69,19 +70,19 @@ struct Record {
     spec: BTreeMap<&'static str, serde_json::Value>,
 }
 
-pub fn run(args: &GetArgs, context: &Context) -> u8 {
+pub fn run(args: &GetArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
     let selector = match args.selector.as_deref().map(parse_selector).transpose() {
         Ok(selector) => selector,
         Err(message) => {
-            return usage_error(
-                &message,
+            return Err(CliError::usage(
+                message,
                 Some("write selectors as `key=value`, `key!=value` or `key`"),
-            )
+            ))
         }
     };
     let repository = match args.repo.discover() {
         Ok(repository) => repository,
-        Err(error) => return usage_error(&error.to_string(), None),
+        Err(error) => return Err(CliError::usage(error.to_string(), None)),
     };
     report::print_diagnostics(&repository.diagnostics, &repository.root, context);
 
@@ -137,7 +138,7 @@ pub fn run(args: &GetArgs, context: &Context) -> u8 {
         },
         Format::Table => table_output(args.what, &records),
     };
-    stdout::write(&output);
+    out.write(&output)?;
     if records.is_empty() && args.output == Format::Table {
         eprintln!(
             "No matching objects found under `{}`.",
@@ -148,11 +149,7 @@ pub fn run(args: &GetArgs, context: &Context) -> u8 {
         .diagnostics
         .iter()
         .any(|d| d.severity == Severity::Error);
-    if failed {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok(ExitStatus::failures_if(failed))
 }
 
 fn wanted_kind(what: GetKind, kind: FluxKind) -> bool {

@@ -1,8 +1,9 @@
 //! `offlux graph`: the dependency graph of a repository.
 
+use super::exit::{CliError, ExitStatus};
 use super::repo_args::RepoArgs;
-use super::stdout;
-use super::{exit, report, usage_error, Context};
+use super::stdout::Output;
+use super::{report, Context};
 use crate::diagnostic::{Diagnostic, Severity};
 
 #[derive(clap::Args, Debug)]
@@ -21,10 +22,10 @@ pub enum GraphFormat {
     Json,
 }
 
-pub fn run(args: &GraphArgs, context: &Context) -> u8 {
+pub fn run(args: &GraphArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
     let repository = match args.repo.discover() {
         Ok(repository) => repository,
-        Err(error) => return usage_error(&error.to_string(), None),
+        Err(error) => return Err(CliError::usage(error.to_string(), None)),
     };
     let graph = crate::graph::build(&repository);
     let mut diagnostics = repository.diagnostics.clone();
@@ -45,10 +46,8 @@ pub fn run(args: &GraphArgs, context: &Context) -> u8 {
             text
         }
     };
-    stdout::write(&text);
-    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    out.write(&text)?;
+    Ok(ExitStatus::failures_if(
+        diagnostics.iter().any(|d| d.severity == Severity::Error),
+    ))
 }

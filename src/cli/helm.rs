@@ -1,11 +1,11 @@
 //! `offlux helm template CHART [RELEASE]`: a drop-in for `helm template` on local charts
 //! (a directory or a `.tgz`), rendered by the native Helm engine.
 
-use super::stdout;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::{exit, usage_error};
+use super::exit::{CliError, ExitStatus};
+use super::stdout::Output;
 use crate::helm::{self, KubeVersion, LoadOptions, RenderOptions};
 use crate::template::Value;
 
@@ -74,7 +74,7 @@ pub struct HelmTemplateArgs {
     pub repeat: u32,
 }
 
-pub fn run(args: &HelmArgs) -> u8 {
+pub fn run(args: &HelmArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     let HelmCommand::Template(args) = &args.command;
     let mut options = RenderOptions::new(&args.release, &args.namespace);
     options.include_crds = args.include_crds;
@@ -91,53 +91,33 @@ pub fn run(args: &HelmArgs) -> u8 {
     if let Some(version) = &args.kube_version {
         match KubeVersion::parse(version) {
             Ok(v) => options.kube_version = v,
-            Err(message) => return usage_error(&message, None),
+            Err(message) => return Err(CliError::usage(message, None)),
         }
     }
     if !args.chart.exists() {
-        return usage_error(
-            &format!("chart `{}` does not exist", args.chart.display()),
+        return Err(CliError::usage(
+            format!("chart `{}` does not exist", args.chart.display()),
             Some("give a chart directory or a packaged `.tgz`"),
-        );
+        ));
     }
-    let values = match user_values(args) {
-        Ok(values) => values,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return exit::FAILURES;
-        }
-    };
-    let chart = match load(&args.chart) {
-        Ok(chart) => chart,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::FAILURES;
-        }
-    };
+    // Values files and `--set` expressions are the command's input: one it cannot use is an
+    // input error, as a chart that does not exist is.
+    let values = user_values(args).map_err(|message| CliError::usage(message, None))?;
+    let chart = load(&args.chart).map_err(|e| CliError::failed(e.to_string()))?;
     for _ in 1..args.repeat {
         // Results are discarded: only the last render is printed.
         let _ = helm::template(chart.clone(), &values, &options);
     }
-    let text = match helm::template(chart, &values, &options) {
-        Ok(rendered) => rendered.to_text(&options),
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::FAILURES;
-        }
-    };
+    let text = helm::template(chart, &values, &options)
+        .map(|rendered| rendered.to_text(&options))
+        .map_err(|e| CliError::failed(e.to_string()))?;
     let text = if args.show_only.is_empty() {
         text
     } else {
-        match helm::show_only(&text, &args.show_only) {
-            Ok(text) => text,
-            Err(error) => {
-                eprintln!("error: {error}");
-                return exit::FAILURES;
-            }
-        }
+        helm::show_only(&text, &args.show_only).map_err(|e| CliError::failed(e.to_string()))?
     };
-    stdout::write(&text);
-    exit::SUCCESS
+    out.write(&text)?;
+    Ok(ExitStatus::Success)
 }
 
 fn load(path: &std::path::Path) -> Result<helm::Chart, helm::Error> {

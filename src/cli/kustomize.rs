@@ -1,9 +1,11 @@
 //! `offlux kustomize build DIR`: a drop-in for `kustomize build` on local directories.
 
-use super::stdout;
 use std::path::PathBuf;
 
-use super::{exit, usage_error};
+use super::exit::{CliError, ExitStatus};
+use super::stdout::Output;
+use super::{report, Context};
+use crate::diagnostic::Diagnostic;
 use crate::kustomize;
 
 #[derive(clap::Args, Debug)]
@@ -62,19 +64,32 @@ pub enum ReorderArg {
     None,
 }
 
-pub fn run(args: &KustomizeArgs) -> u8 {
+pub fn run(
+    args: &KustomizeArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let KustomizeCommand::Build(args) = &args.command;
     if args.enable_helm {
-        return usage_error(
+        return Err(CliError::usage(
             "`--enable-helm` is not supported: offlux does not run Helm inside kustomize",
             Some("render charts through a Flux HelmRelease instead"),
-        );
+        ));
     }
     if args.enable_alpha_plugins || args.enable_exec {
-        return usage_error(
+        return Err(CliError::usage(
             "exec and KRM function plugins are never run by offlux",
             None,
-        );
+        ));
+    }
+    if !args.dir.exists() {
+        return Err(CliError::usage(
+            format!(
+                "kustomization directory `{}` does not exist",
+                args.dir.display()
+            ),
+            Some("give the directory that holds the `kustomization.yaml`"),
+        ));
     }
     let options = kustomize::Options {
         load_restrictor: match args.load_restrictor {
@@ -90,29 +105,25 @@ pub fn run(args: &KustomizeArgs) -> u8 {
             .then(super::run_args::process_environment),
         ..kustomize::Options::default()
     };
-    let build = match kustomize::build(&args.dir, &options) {
-        Ok(build) => build,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::FAILURES;
-        }
-    };
-    for diagnostic in &build.diagnostics {
-        eprintln!("warning: {diagnostic}");
-    }
-    for left_out in &build.env_keys_left_out {
-        eprintln!(
-            "warning: {}:{}: {}\nhint: `--env-from-process` fills such keys from offlux's own environment, as kustomize does",
-            left_out.file.display(),
-            left_out.line,
-            crate::controllers::engine::env_key_left_out_message(&left_out.key)
-        );
-    }
+    let build =
+        kustomize::build(&args.dir, &options).map_err(|e| CliError::failed(e.to_string()))?;
+    let diagnostics: Vec<Diagnostic> = build
+        .diagnostics
+        .iter()
+        .map(|message| Diagnostic::warning(message.as_str()))
+        .chain(
+            build
+                .env_keys_left_out
+                .iter()
+                .map(|left_out| crate::controllers::engine::env_key_left_out(left_out, &args.dir)),
+        )
+        .collect();
+    report::print_diagnostics(&diagnostics, &args.dir, context);
     let text = kustomize::to_yaml(&build);
     match &args.output {
         None => {
-            stdout::write(&text);
-            exit::SUCCESS
+            out.write(&text)?;
+            Ok(ExitStatus::Success)
         }
         Some(file) => {
             // Written beside the target and renamed, so a failure never leaves half a file.
@@ -124,13 +135,9 @@ pub fn run(args: &KustomizeArgs) -> u8 {
                 std::io::Write::write_all(&mut temp, text.as_bytes())?;
                 temp.persist(file).map_err(|e| e.error)
             });
-            match written {
-                Ok(_) => exit::SUCCESS,
-                Err(error) => {
-                    eprintln!("error: writing `{}`: {error}", file.display());
-                    exit::FAILURES
-                }
-            }
+            written
+                .map(|_| ExitStatus::Success)
+                .map_err(|error| CliError::failed(format!("writing `{}`: {error}", file.display())))
         }
     }
 }

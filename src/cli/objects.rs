@@ -1,7 +1,8 @@
 //! Choosing and printing rendered objects: the skip flags shared by `build` and `render`, and the
 //! canonical YAML or JSON form.
 
-use super::stdout;
+use super::exit::CliError;
+use super::stdout::Output;
 use crate::model::Object;
 use crate::parallel;
 use crate::yaml::{emit_canonical_kyaml, emit_canonical_kyaml_onto, to_json_kyaml};
@@ -45,10 +46,9 @@ const PRINT_RUN: usize = 16;
 /// Prints `format(objects, format)` on stdout. YAML is formatted in runs of objects on all cores
 /// and written run by run, so the stream is never held whole, nor each object in a buffer of its
 /// own (a render's largest allocations were these).
-pub fn print(objects: &[&Object], format: ObjectFormat) {
+pub fn print(objects: &[&Object], format: ObjectFormat, out: &mut Output) -> Result<(), CliError> {
     if format == ObjectFormat::Json {
-        stdout::write(&self::format(objects, format));
-        return;
+        return out.write(&self::format(objects, format));
     }
     let runs: Vec<&[&Object]> = objects.chunks(PRINT_RUN).collect();
     let texts = parallel::map_chunked(&runs, 1, |run| {
@@ -61,10 +61,11 @@ pub fn print(objects: &[&Object], format: ObjectFormat) {
     });
     for (i, text) in texts.iter().enumerate() {
         if i > 0 {
-            stdout::write("---\n");
+            out.write_part(b"---\n")?;
         }
-        stdout::write(text);
+        out.write_part(text.as_bytes())?;
     }
+    out.flush()
 }
 
 /// Each object printed on its own, formatted on all cores; `join` makes the output of a run of them.

@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
+use super::exit::{CliError, ExitStatus};
 use super::objects::{self, documents, join, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
-use super::{exit, out_dir, report, test, usage_error, Context};
+use super::stdout::Output;
+use super::{exit, out_dir, report, test, Context};
 use crate::model::{Object, ResourceId};
 use crate::store::Status;
 
@@ -23,14 +25,13 @@ pub struct RenderArgs {
     pub output: ObjectFormat,
 }
 
-pub fn run(args: &RenderArgs, context: &Context) -> u8 {
+pub fn run(args: &RenderArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
     let (repository, report) = match args.run.run() {
         Ok(result) => result,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     if report.cancelled {
-        eprintln!("error: interrupted; nothing was written");
-        return exit::FAILURES;
+        return Err(CliError::failed("interrupted; nothing was written"));
     }
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());
@@ -47,12 +48,12 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
         .collect();
     match &args.out {
         None => {
-            objects::print(&all, args.output);
+            objects::print(&all, args.output, out)?;
         }
         Some(dir) => {
             let inside = match out_dir::check_location(dir, &repository.root) {
                 Ok(inside) => inside,
-                Err(error) => return usage_error(&error.to_string(), None),
+                Err(error) => return Err(CliError::usage(error.to_string(), None)),
             };
             if inside {
                 eprintln!(
@@ -98,22 +99,20 @@ pub fn run(args: &RenderArgs, context: &Context) -> u8 {
                     eprintln!(".");
                 }
                 Err(error) if error.is_refusal() => {
-                    return usage_error(
-                        &error.to_string(),
+                    return Err(CliError::usage(
+                        error.to_string(),
                         Some("choose an empty directory, or one offlux wrote before"),
-                    );
+                    ));
                 }
                 Err(error) => {
-                    eprintln!("error: writing `{}`: {error}", dir.display());
-                    return exit::FAILURES;
+                    return Err(CliError::failed(format!(
+                        "writing `{}`: {error}",
+                        dir.display()
+                    )));
                 }
             }
         }
     }
     exit::leave_to_exit((repository, report));
-    if failed {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok(ExitStatus::failures_if(failed))
 }

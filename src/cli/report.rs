@@ -1,10 +1,12 @@
-//! Rendering diagnostics for people: the message, the object, and a snippet of the file with the
-//! position marked. Colour only on a terminal and never when NO_COLOR is set.
+//! Everything offlux says on stderr: diagnostics for people (the message, the object, and a
+//! snippet of the file with the position marked), filtered by `--log-level`, and the error a
+//! command ended with. Colour only on a terminal and never when NO_COLOR is set.
 
 use std::path::Path;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
 
+use super::exit::CliError;
 use super::{Context, LogLevel};
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -75,6 +77,21 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Cont
         }
     }
     eprint!("{text}");
+}
+
+/// Says on stderr why a command ended early: `error: MESSAGE`, and `hint: HINT` when there is
+/// one. A reader of stdout that went away is not reported.
+pub fn print_error(error: &CliError) {
+    if error.is_closed_stdout() {
+        return;
+    }
+    eprintln!("error: {error}");
+    if let CliError::Usage {
+        hint: Some(hint), ..
+    } = error
+    {
+        eprintln!("hint: {hint}");
+    }
 }
 
 /// A message with its quoted values (file names, object names, paths in backticks) left out:

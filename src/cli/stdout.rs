@@ -1,26 +1,42 @@
-//! Writing rendered data to stdout. A reader that goes away (`offlux render | head -1`) ends the
-//! process quietly with success, as ripgrep does: the output was wanted only in part, and Rust's
-//! `print!` would panic. Any other write error ends it with a message and the failure code.
+//! Writing rendered data to stdout, through one locked, buffered writer that `main` makes and
+//! hands to the verb. Each `write` is passed on at once, so stdout and stderr interleave as they
+//! were written; a long output (`objects::print`) is written in parts and passed on when done. A
+//! write that fails returns [`CliError::Stdout`]; a reader that went away ends the command
+//! quietly with success (`exit::code`), where Rust's `print!` would panic.
 
-use std::io::Write;
+use std::io::{BufWriter, StdoutLock, Write};
 
-/// Writes `text` to stdout, or ends the process if stdout cannot be written.
-pub fn write(text: &str) {
-    write_bytes(text.as_bytes());
+use super::exit::CliError;
+
+pub struct Output {
+    out: BufWriter<StdoutLock<'static>>,
 }
 
-/// Writes `bytes` to stdout, or ends the process if stdout cannot be written.
-pub fn write_bytes(bytes: &[u8]) {
-    let mut out = std::io::stdout().lock();
-    if let Err(error) = out.write_all(bytes).and_then(|()| out.flush()) {
-        end(&error);
+impl Output {
+    /// Locks stdout for the rest of the process.
+    pub fn lock() -> Self {
+        Output {
+            out: BufWriter::with_capacity(64 * 1024, std::io::stdout().lock()),
+        }
     }
-}
 
-fn end(error: &std::io::Error) -> ! {
-    if error.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(i32::from(super::exit::SUCCESS));
+    /// Writes `text` and passes it on.
+    pub fn write(&mut self, text: &str) -> Result<(), CliError> {
+        self.write_bytes(text.as_bytes())
     }
-    eprintln!("error: writing to stdout: {error}");
-    std::process::exit(i32::from(super::exit::FAILURES));
+
+    /// Writes `bytes` and passes them on.
+    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        self.write_part(bytes)?;
+        self.flush()
+    }
+
+    /// Writes part of a longer output; the next `flush` or `write` passes it on.
+    pub fn write_part(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+        self.out.write_all(bytes).map_err(CliError::Stdout)
+    }
+
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        self.out.flush().map_err(CliError::Stdout)
+    }
 }

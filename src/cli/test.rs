@@ -1,12 +1,13 @@
 //! `offlux test`: one row per Flux object — PASS, FAIL, SKIPPED or BLOCKED with its root cause —
 //! and a closing summary; human, JSON, JUnit XML or GitHub workflow annotations.
 
-use super::stdout;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use super::exit::{CliError, ExitStatus};
 use super::run_args::RunArgs;
-use super::{exit, report, table, usage_error, Context};
+use super::stdout::Output;
+use super::{exit, report, table, Context};
 use crate::controllers::depend::label;
 use crate::controllers::runtime::RunReport;
 use crate::controllers::scope::Target;
@@ -354,7 +355,7 @@ fn github(rows: &[Row]) -> String {
     out
 }
 
-pub fn run(args: &TestArgs, context: &Context) -> u8 {
+pub fn run(args: &TestArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
     use super::validate::SchemaSources;
     let schemas = if args.validate {
         SchemaSources::load(&args.schemas).map(Some)
@@ -363,7 +364,7 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
     };
     let schemas = match schemas {
         Ok(schemas) => schemas,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     // Validation looks at everything rendered together (duplicates, references), so only a
     // plain test of one object is scoped.
@@ -384,7 +385,7 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
     };
     let (repository, report) = match args.run.run_scoped(scope) {
         Ok(result) => result,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());
@@ -412,7 +413,7 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
                 }
                 all_rows.extend(finding_rows(&findings));
             }
-            Err(message) => return usage_error(&message, None),
+            Err(message) => return Err(CliError::usage(message, None)),
         }
     }
     let rows: Vec<Row> = all_rows
@@ -455,15 +456,11 @@ pub fn run(args: &TestArgs, context: &Context) -> u8 {
         TestFormat::Junit => junit(&rows),
         TestFormat::Github => github(&rows),
     };
-    stdout::write(&output);
+    out.write(&output)?;
     let failed = rows
         .iter()
         .any(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
         || report.cancelled;
     exit::leave_to_exit((repository, report));
-    if failed {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok(ExitStatus::failures_if(failed))
 }

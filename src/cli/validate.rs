@@ -11,15 +11,16 @@
 //!     ignore: [examples/**]
 //! ```
 
-use super::stdout;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
+use super::exit::{CliError, ExitStatus};
 use super::orphans::{OrphanArgs, OrphanConfig};
 use super::run_args::RunArgs;
+use super::stdout::Output;
 use super::test::Verdict;
-use super::{exit, report, usage_error, Context};
+use super::{exit, report, Context};
 use crate::controllers::runtime::RunReport;
 use crate::helm::KubeVersion;
 use crate::validate::{self, Code, Finding, Produced, Severity};
@@ -140,18 +141,22 @@ pub enum ValidateFormat {
 
 const CONFIG_FILE: &str = ".offlux.yaml";
 
-pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
+pub fn run(
+    args: &ValidateArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let kube = match kube_version(&args.run) {
         Ok(kube) => kube,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let schemas = match SchemaSources::load(&args.schemas) {
         Ok(schemas) => schemas,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let (repository, run_report) = match args.run.run() {
         Ok(result) => result,
-        Err(message) => return usage_error(&message, None),
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(run_report.diagnostics.iter().cloned());
@@ -169,10 +174,8 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         &args.orphans,
     ) {
         Ok(result) => result,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return exit::FAILURES;
-        }
+        // A `.offlux.yaml` offlux cannot use is an input error, as in `offlux test --validate`.
+        Err(message) => return Err(CliError::usage(message, None)),
     };
     // The human format has listed them on stderr already; the others carry them as findings.
     if args.output != ValidateFormat::Human {
@@ -185,14 +188,10 @@ pub fn run(args: &ValidateArgs, context: &Context) -> u8 {
         ValidateFormat::Github => github(&findings, objects),
         ValidateFormat::Sarif => sarif(&findings),
     };
-    stdout::write(&text);
+    out.write(&text)?;
     let failed = producers_failed || findings.iter().any(|f| f.severity == Severity::Error);
     exit::leave_to_exit((repository, run_report, findings));
-    if failed {
-        exit::FAILURES
-    } else {
-        exit::SUCCESS
-    }
+    Ok(ExitStatus::failures_if(failed))
 }
 
 /// `--kube-version`, or Helm's default.

@@ -76,20 +76,7 @@ impl KustomizationBuilder for KustomizeEngine {
         let warnings = build
             .env_keys_left_out
             .iter()
-            .map(|left_out| {
-                let file = crate::fs_facts::strip_root(&left_out.file, root)
-                    .unwrap_or(&left_out.file)
-                    .to_path_buf();
-                Diagnostic::warning(env_key_left_out_message(&left_out.key))
-                    .at(Location::at(
-                        file,
-                        crate::yaml::Pos {
-                            line: u32::try_from(left_out.line).unwrap_or(u32::MAX),
-                            column: 1,
-                        },
-                    ))
-                    .hint("`--env-from-process` fills such keys from offlux's own environment, as kustomize does")
-            })
+            .map(|left_out| env_key_left_out(left_out, root))
             .collect();
         let origins = build.origins.into_iter().chain(std::iter::repeat(None));
         let objects = build
@@ -102,9 +89,19 @@ impl KustomizationBuilder for KustomizeEngine {
     }
 }
 
-/// The warning for an env file's bare key left out.
-pub fn env_key_left_out_message(key: &str) -> String {
-    format!("env file key `{key}` has no value and is left out: offlux does not read its own environment")
+/// The warning for an env file's bare key left out, at its file (relative to `root` when under
+/// it) and line.
+pub fn env_key_left_out(left_out: &kustomize::EnvKeyLeftOut, root: &Path) -> Diagnostic {
+    let file = crate::fs_facts::strip_root(&left_out.file, root)
+        .unwrap_or(&left_out.file)
+        .to_path_buf();
+    let line = u32::try_from(left_out.line).unwrap_or(u32::MAX);
+    Diagnostic::warning(format!(
+        "env file key `{}` has no value and is left out: offlux does not read its own environment",
+        left_out.key
+    ))
+    .at(Location::at(file, crate::yaml::Pos { line, column: 1 }))
+    .hint("`--env-from-process` fills such keys from offlux's own environment, as kustomize does")
 }
 
 /// The native Helm engine: charts from the working tree now; charts from repositories through
