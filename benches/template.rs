@@ -7,6 +7,8 @@
 //!
 //! Run with `cargo bench --bench template`.
 
+#![allow(clippy::print_stderr, reason = "a benchmark says what it measured")]
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 

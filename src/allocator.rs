@@ -2,7 +2,7 @@
 //!
 //! The plain entry points (`mi_malloc`, `mi_zalloc`, `mi_realloc`) are used only for layouts whose
 //! alignment every mimalloc block has; the others go through the aligned entry points, whose checks
-//! cost a fifth of an allocation (the `mimalloc` crate sends every block through them).
+//! are a measurable part of each allocation (the `mimalloc` crate sends every block through them).
 //!
 //! What "every block has" is derived, not assumed: mimalloc's size classes are multiples of the
 //! machine word (`MI_INTPTR_SIZE`) and its pages start word-aligned, so a block from the plain
@@ -29,32 +29,42 @@ fn plain(layout: &Layout) -> bool {
 // it allocated (`mi_free` takes blocks from either kind of entry point).
 unsafe impl GlobalAlloc for Mimalloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let block: *mut u8 = if plain(&layout) {
-            libmimalloc_sys::mi_malloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
+        // SAFETY: as the impl's.
+        let block: *mut u8 = unsafe {
+            if plain(&layout) {
+                libmimalloc_sys::mi_malloc(layout.size()).cast()
+            } else {
+                libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
+            }
         };
         debug_assert!(block.is_null() || block.align_offset(layout.align()) == 0);
         block
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if plain(&layout) {
-            libmimalloc_sys::mi_zalloc(layout.size()).cast()
-        } else {
-            libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
+        // SAFETY: as the impl's.
+        unsafe {
+            if plain(&layout) {
+                libmimalloc_sys::mi_zalloc(layout.size()).cast()
+            } else {
+                libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast()
+            }
         }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
-        libmimalloc_sys::mi_free(ptr.cast());
+        // SAFETY: as the impl's; `ptr` came from this allocator (GlobalAlloc's contract).
+        unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if plain(&layout) {
-            libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
-        } else {
-            libmimalloc_sys::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
+        // SAFETY: as the impl's; `ptr` came from this allocator with `layout`.
+        unsafe {
+            if plain(&layout) {
+                libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast()
+            } else {
+                libmimalloc_sys::mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast()
+            }
         }
     }
 }

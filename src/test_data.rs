@@ -10,6 +10,10 @@
 use std::path::PathBuf;
 
 /// The root of the shared test data, whether or not it exists.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "tests are told where their data is by the environment"
+)]
 pub fn root() -> PathBuf {
     match std::env::var_os("OFFLUX_TEST_DATA") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
@@ -18,6 +22,10 @@ pub fn root() -> PathBuf {
 }
 
 /// Whether a missing directory must fail the test rather than skip it.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "CI tells the tests that their data must be there"
+)]
 pub fn required() -> bool {
     std::env::var_os("OFFLUX_REQUIRE_TEST_DATA").is_some_and(|v| !v.is_empty() && v != "0")
 }

@@ -4,6 +4,10 @@
 //! fails with exit 1, an annotation on the file at fault, a summary naming the failure and SARIF
 //! that code scanning can read.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests read their settings from the environment"
+)]
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};

@@ -6,6 +6,13 @@
 //!
 //! Run with `cargo test --release --test conformance -- --nocapture`.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    reason = "tests print what they checked and read their settings from the environment"
+)]
+
 #[path = "conformance/artifactgenerator.rs"]
 mod artifactgenerator;
 #[path = "conformance/common.rs"]

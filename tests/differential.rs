@@ -11,6 +11,13 @@
 //!
 //! Run with `cargo test --release --test differential -- --nocapture`.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    reason = "tests print what they checked and read their settings from the environment"
+)]
+
 #[allow(dead_code)]
 mod common;
 use common::test_data;

@@ -1,6 +1,12 @@
 //! `helm::repo` against real servers on loopback, started by the tests: a small static HTTP
 //! server (a Helm repository, and a fake registry for the bearer-token dance) and a real OCI
 //! registry (Debian's `docker-registry`, distribution 2.8). No test touches the internet.
+
+#![allow(
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    reason = "tests print what they checked and read their settings from the environment"
+)]
 #![cfg(feature = "network")]
 
 use std::collections::HashMap;

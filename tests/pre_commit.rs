@@ -7,6 +7,12 @@
 //! Skipped, with a line saying so, where `pre-commit` cannot be installed (no `python3 -m venv`,
 //! or no way to reach PyPI).
 
+#![allow(
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    reason = "tests print what they checked and read their settings from the environment"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

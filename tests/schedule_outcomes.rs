@@ -5,6 +5,12 @@
 //! The property test is CI-sized; a longer run: `OFFLUX_GRAPH_CASES=500 OFFLUX_GRAPH_REPEATS=20
 //! cargo test --release --test schedule_outcomes random_graphs`.
 
+#![allow(
+    clippy::print_stderr,
+    clippy::disallowed_methods,
+    reason = "tests print what they checked and read their settings from the environment"
+)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
