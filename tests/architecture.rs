@@ -1,6 +1,7 @@
 //! Architecture invariants, checked on the source text (in the manner of rust-analyzer's tidy
 //! tests): engines stay free of Flux, store, scheduler and CLI concerns; the scheduler imports
-//! nothing of ours; only `cli` prints or exits.
+//! nothing of ours; only `cli` prints, reads the environment or exits (and the lints that check
+//! it are on); platform-specific code stays in `platform/`; every verb ends through one type.
 
 use std::path::{Path, PathBuf};
 
@@ -165,4 +166,151 @@ fn the_artifact_builder_opens_no_file() {
         "`artifact` opens files:\n{}",
         hits.join("\n")
     );
+}
+
+/// Every `.rs` file under `src/`, with its path relative to `src/`.
+fn all_sources() -> Vec<(String, String)> {
+    let root = src("");
+    rust_files(&root)
+        .into_iter()
+        .map(|file| {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            (relative, std::fs::read_to_string(&file).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// `src/FILE:LINE: text` of each line of the files `wanted` (by path relative to `src/`) that
+/// holds one of `needles`; with `code_only`, comments and tests are passed over.
+fn lines_containing(
+    needles: &[&str],
+    wanted: impl Fn(&str) -> bool,
+    code_only: bool,
+) -> Vec<String> {
+    let mut hits = Vec::new();
+    for (file, text) in all_sources() {
+        if !wanted(&file) || code_only && file.ends_with("tests.rs") {
+            continue;
+        }
+        let code = if code_only {
+            text.split("#[cfg(test)]").next().unwrap_or("")
+        } else {
+            &text
+        };
+        for (number, line) in code.lines().enumerate() {
+            if code_only && line.trim_start().starts_with("//") {
+                continue;
+            }
+            if needles.iter().any(|n| line.contains(n)) {
+                hits.push(format!("src/{file}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    hits
+}
+
+/// The lints that keep printing, the environment and exiting in `cli` are on, and only `cli`
+/// (and the tests' data locator) turns them off: the compiler then checks every other line.
+#[test]
+fn only_cli_may_print_read_the_environment_or_exit_and_the_lints_say_so() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .unwrap_or_default();
+    for lint in ["print_stdout", "print_stderr", "exit", "disallowed_methods"] {
+        assert!(
+            manifest.contains(&format!("\n{lint} = \"deny\"")),
+            "Cargo.toml's [lints.clippy] does not deny `{lint}`"
+        );
+    }
+    let config = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("clippy.toml"))
+        .unwrap_or_default();
+    for method in [
+        "std::env::var\"",
+        "std::env::var_os\"",
+        "std::env::vars\"",
+        "std::process::exit\"",
+    ] {
+        assert!(
+            config.contains(method),
+            "clippy.toml's disallowed-methods leaves out {method}"
+        );
+    }
+    let lints = [
+        "clippy::print_stdout",
+        "clippy::print_stderr",
+        "clippy::exit",
+        "clippy::disallowed_methods",
+    ];
+    let allowed_outside = lines_containing(
+        &lints,
+        |file| !(file.starts_with("cli/") || file == "test_data.rs"),
+        false,
+    );
+    assert!(
+        allowed_outside.is_empty(),
+        "only `cli` may allow printing, the environment or exiting:\n{}",
+        allowed_outside.join("\n")
+    );
+    let cli = std::fs::read_to_string(src("cli/mod.rs")).unwrap_or_default();
+    assert!(
+        lints.iter().all(|lint| cli.contains(lint)),
+        "src/cli/mod.rs no longer allows what `cli` does"
+    );
+}
+
+/// Platform-specific code sits in `platform/`, one module per concern with a portable fallback.
+/// (A `cfg(unix)` fast path for comparing paths as bytes is allowed elsewhere: see
+/// `platform/mod.rs`.)
+#[test]
+fn platform_specific_code_lives_in_platform() {
+    let needles = ["target_os", "libc::", "/dev/shm", "/proc/"];
+    let hits = lines_containing(&needles, |file| !file.starts_with("platform/"), true);
+    assert!(
+        hits.is_empty(),
+        "platform-specific code outside `platform/`:\n{}",
+        hits.join("\n")
+    );
+}
+
+/// `template` holds Helm's template functions but not Helm: no chart, values or release model.
+#[test]
+fn template_does_not_import_helm() {
+    let hits = offending_lines("template", &["crate::helm"]);
+    assert!(
+        hits.is_empty(),
+        "`template` imports `helm`:\n{}",
+        hits.join("\n")
+    );
+}
+
+/// Each verb ends through `Result<ExitStatus, CliError>`: no verb returns a bare exit code or
+/// ends the process itself.
+#[test]
+fn every_verb_returns_a_status_or_an_error() {
+    let cli = src("cli");
+    let mut wrong = Vec::new();
+    for file in rust_files(&cli) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let verbs = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("pub fn run(") && !l.contains("&self"));
+        for line in verbs {
+            let signature: String = text[text.find(line).unwrap_or(0)..]
+                .split('{')
+                .next()
+                .unwrap_or("")
+                .to_owned();
+            if !signature.contains("-> Result<ExitStatus, CliError>") {
+                wrong.push(format!("{}: {}", file.display(), signature.trim()));
+            }
+        }
+        if text.contains("process::exit") {
+            wrong.push(format!("{}: ends the process", file.display()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -221,8 +221,8 @@ impl<Id: NodeId> Scheduler<Id> {
     ) -> bool {
         let shared = &self.handle.shared;
         // Several jobs queued per worker: a worker that finishes takes its next body without waiting
-        // for the coordinator to wake up, and the coordinator handles outcomes in batches. (Measured:
-        // a window of twice the pool cost ~3 µs per node in context switches, this one ~0.7 µs.)
+        // for the coordinator to wake up, and the coordinator handles outcomes in batches. (A
+        // window of only twice the pool cost several times more in context switches per node.)
         // Queued jobs do not start after a cancel: workers check the flag before each body.
         let window = concurrency * 16;
         let mut in_flight = 0usize;
