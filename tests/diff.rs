@@ -3,16 +3,16 @@
 //! component, a moved object, a deleted Kustomization, a Secret). The `git` binary makes the
 //! repositories; offlux reads them itself. Without `git` on PATH the tests skip with a message.
 
+#![allow(clippy::print_stderr, reason = "tests print what they checked")]
+
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use assert_cmd::Command;
+#[allow(dead_code)]
+#[path = "common/offlux_cli.rs"]
+mod offlux_cli;
 
-fn offlux() -> Command {
-    let mut command = Command::cargo_bin("offlux").expect("binary is built");
-    command.env("NO_COLOR", "1");
-    command
-}
+use offlux_cli::offlux;
 
 fn has_git() -> bool {
     let found = Process::new("git").arg("--version").output().is_ok();

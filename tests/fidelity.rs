@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+#[path = "common/offlux_cli.rs"]
+mod offlux_cli;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -13,17 +14,7 @@ fn fixture(name: &str) -> PathBuf {
 
 /// `offlux <args> --path <fixture>/clusters/dev --root <fixture>`: its stdout, after a success.
 fn run(name: &str, args: &[&str]) -> String {
-    let root = fixture(name);
-    let output = Command::cargo_bin("offlux")
-        .expect("binary is built")
-        .env("NO_COLOR", "1")
-        .args(args)
-        .arg("--path")
-        .arg(root.join("clusters/dev"))
-        .arg("--root")
-        .arg(&root)
-        .output()
-        .expect("runs");
+    let output = offlux_cli::on_repository(&fixture(name), args);
     assert_eq!(
         output.status.code(),
         Some(0),

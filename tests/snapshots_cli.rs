@@ -3,20 +3,12 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
+#[path = "common/offlux_cli.rs"]
+mod offlux_cli;
 
 fn run(args: &[&str]) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
-    let output = Command::cargo_bin("offlux")
-        .expect("binary is built")
-        .env("NO_COLOR", "1")
-        .args(args)
-        .arg("--path")
-        .arg(root.join("clusters/dev"))
-        .arg("--root")
-        .arg(&root)
-        .output()
-        .expect("runs");
+    let output = offlux_cli::on_repository(&root, args);
     format!(
         "exit: {:?}\n--- stdout\n{}--- stderr\n{}",
         output.status.code(),
