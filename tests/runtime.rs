@@ -1,6 +1,9 @@
 //! The reconcile loop end to end with a stand-in for kustomize: statuses, dependency messages,
 //! substitution, owner labels, children arriving from builds, and determinism across concurrency.
 
+#[path = "common/canned_build.rs"]
+mod canned_build;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -31,14 +34,7 @@ impl KustomizationBuilder for Canned {
         if text.starts_with("ERROR") {
             return Err(text.clone());
         }
-        let documents = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
-        Ok(documents
-            .into_iter()
-            .map(|d| BuiltObject {
-                node: d.into_root(),
-                file: None,
-            })
-            .collect())
+        canned_build::built_objects(text)
     }
 }
 

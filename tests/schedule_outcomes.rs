@@ -11,6 +11,9 @@
     reason = "tests print what they checked and read their settings from the environment"
 )]
 
+#[path = "common/canned_build.rs"]
+mod canned_build;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -36,14 +39,7 @@ impl KustomizationBuilder for Canned {
             .get(relative.to_string_lossy().as_ref())
             .cloned()
             .unwrap_or_default();
-        let documents = parse_stream(&text, &ParseOptions::default()).map_err(|e| e.to_string())?;
-        Ok(documents
-            .into_iter()
-            .map(|d| BuiltObject {
-                node: d.into_root(),
-                file: None,
-            })
-            .collect())
+        canned_build::built_objects(&text)
     }
 }
 
