@@ -317,6 +317,37 @@ impl NameRef {
     }
 }
 
+/// Custom field specs a kustomization adds through `configurations` (they apply to its whole
+/// subtree's results, and parents inherit them).
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub common_labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+    pub name_prefix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+    pub var_reference: Vec<FieldSpec>,
+    pub name_reference: Vec<NameRef>,
+}
+
+impl Config {
+    pub fn merge(&mut self, other: &Config) {
+        self.common_labels
+            .extend(other.common_labels.iter().cloned());
+        self.common_annotations
+            .extend(other.common_annotations.iter().cloned());
+        self.name_prefix.extend(other.name_prefix.iter().cloned());
+        self.namespace.extend(other.namespace.iter().cloned());
+        self.images.extend(other.images.iter().cloned());
+        self.replicas.extend(other.replicas.iter().cloned());
+        self.var_reference
+            .extend(other.var_reference.iter().cloned());
+        self.name_reference
+            .extend(other.name_reference.iter().cloned());
+    }
+}
+
 const POD_PARENTS: &[(&str, &str)] = &[
     ("Deployment", "spec/template/spec"),
     ("ReplicaSet", "spec/template/spec"),

@@ -10,47 +10,51 @@ use base64::Engine;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::load::{absorb, Ctx};
+use super::error::Error;
+use super::loader::Loader;
+use super::options::EnvKeyLeftOut;
+use super::resmap::{absorb, append};
 use super::resource::{Behavior, Origin, Res};
-use super::Error;
 use crate::yaml::{to_json_kyaml, Mapping, Node, Scalar};
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
-pub fn run(
-    ctx: &mut Ctx,
+/// `configMapGenerator` or `secretGenerator` (`field`, making objects of `kind`): each entry's
+/// object, absorbed into `resources` by its behaviour. Env file keys that would come from the
+/// process environment, when none was given, go to `left_out`.
+#[allow(clippy::too_many_arguments)]
+pub fn generator_field(
+    loader: &Loader,
+    left_out: &mut Vec<EnvKeyLeftOut>,
     dir: &Path,
-    k: &Node,
+    (field, kind): (&str, &str),
+    list: Option<&Node>,
     gen_options: Option<&Node>,
     kfile: &Path,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
-    for (field, kind) in [
-        ("configMapGenerator", "ConfigMap"),
-        ("secretGenerator", "Secret"),
-    ] {
-        let Some(list) = k.get(field).and_then(Node::as_sequence) else {
-            continue;
-        };
-        for (i, args) in list.items.iter().enumerate() {
-            let label = Some(format!("{field}[{i}]"));
-            let mut res =
-                generate(ctx, dir, kind, args, gen_options).map_err(|m| fail(label.clone(), m))?;
-            res.origin = Some(Origin::Generator {
-                configured_in: kfile.to_path_buf(),
-                kind: format!("{kind}Generator"),
-                name: None,
-            });
-            absorb(resources, res, &merge_generated).map_err(|m| fail(label.clone(), m))?;
-        }
+    let Some(list) = list.and_then(Node::as_sequence) else {
+        return Ok(());
+    };
+    for (i, args) in list.items.iter().enumerate() {
+        let label = Some(format!("{field}[{i}]"));
+        let mut res = generate(loader, left_out, dir, kind, args, gen_options)
+            .map_err(|m| fail(label.clone(), m))?;
+        res.origin = Some(Origin::Generator {
+            configured_in: kfile.to_path_buf(),
+            kind: format!("{kind}Generator"),
+            name: None,
+        });
+        absorb(resources, res, &merge_generated).map_err(|m| fail(label.clone(), m))?;
     }
     Ok(())
 }
 
 /// A `generators` entry that is a builtin generator's config.
 pub fn run_plugin(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    left_out: &mut Vec<EnvKeyLeftOut>,
     dir: &Path,
     cfg: &Node,
     configured_in: &Path,
@@ -63,7 +67,7 @@ pub fn run_plugin(
         "SecretGenerator" => "Secret",
         "IAMPolicyGenerator" => {
             let res = iam_policy(cfg).map_err(|m| fail(Some("generators".into()), m))?;
-            return super::load::append(resources, res)
+            return append(resources, res)
                 .map_err(|m| fail(Some("generators".into()), m));
         }
         _ => {
@@ -83,7 +87,7 @@ pub fn run_plugin(
             }
         }
     }
-    let mut res = generate(ctx, dir, out_kind, &args, None)
+    let mut res = generate(loader, left_out, dir, out_kind, &args, None)
         .map_err(|m| fail(Some("generators".into()), m))?;
     res.origin = Some(Origin::Generator {
         configured_in: configured_in.to_path_buf(),
@@ -225,7 +229,8 @@ impl Pairs<'_> {
 
 /// Builds one ConfigMap or Secret from generator arguments.
 fn generate(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    left_out: &mut Vec<EnvKeyLeftOut>,
     dir: &Path,
     kind: &str,
     args: &Node,
@@ -258,17 +263,17 @@ fn generate(
     let mut envs = strings(args.get("envs"));
     envs.extend(strings(args.get("env")));
     for env in envs {
-        let (file, text) = ctx.read_file(dir, &env)?;
+        let (file, text) = loader.read_file(dir, &env)?;
         for line in parse_env(&text)? {
             match line {
                 EnvLine::Pair(k, v) => pairs.add(k, v.into_bytes())?,
                 EnvLine::Bare { key, line } => {
-                    let given = ctx.options.process_env.as_ref().map(|env| env.get(&key));
+                    let given = loader.options.process_env.as_ref().map(|env| env.get(&key));
                     match given {
                         Some(Some(value)) => pairs.add(key, value.clone().into_bytes())?,
                         // kustomize leaves out a key its environment does not hold.
                         Some(None) => {}
-                        None => ctx.env_keys_left_out.push(super::EnvKeyLeftOut {
+                        None => left_out.push(EnvKeyLeftOut {
                             file: file.clone(),
                             line,
                             key,
@@ -293,7 +298,7 @@ fn generate(
                 file.clone(),
             ),
         };
-        let (_, bytes) = ctx.read_bytes(dir, &path)?;
+        let (_, bytes) = loader.read_bytes(dir, &path)?;
         pairs.add(key, bytes)?;
     }
     let pairs = pairs.pairs;

@@ -6,10 +6,9 @@
 
 use std::sync::LazyLock;
 
-use super::fieldspec::{name_references, walk, FieldSpec, NameRef};
-use super::load::Config;
+use super::error::Error;
+use super::fieldspec::{name_references, walk, Config, FieldSpec, NameRef};
 use super::resource::{is_cluster_scoped, Gvk, Res};
-use super::Error;
 use crate::yaml::{Node, Scalar};
 
 struct Candidate {

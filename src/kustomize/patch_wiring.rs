@@ -7,25 +7,25 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::load::Ctx;
+use super::error::Error;
+use super::loader::Loader;
 use super::patch::{self, patch_meta, strategic_merge, MergeOutcome, PatchSchema};
 use super::replacement;
 use super::resource::{is_cluster_scoped, Gvk, Res, Selector};
-use super::Error;
 use crate::yaml::Node;
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
 /// A patch read from a file or given inline.
-fn patch_text(ctx: &Ctx, dir: &Path, entry: &str) -> Result<String, String> {
+fn patch_text(loader: &Loader, dir: &Path, entry: &str) -> Result<String, String> {
     if entry.contains('\n') || (entry.contains(": ") && !dir.join(entry).exists()) {
         return Ok(entry.to_string());
     }
-    ctx.read_file(dir, entry).map(|(_, text)| text)
+    loader.read_file(dir, entry).map(|(_, text)| text)
 }
 
-fn parse_patches(ctx: &Ctx, text: &str) -> Result<Arc<[Node]>, String> {
-    ctx.options.patch_texts.parse(text)
+fn parse_patches(loader: &Loader, text: &str) -> Result<Arc<[Node]>, String> {
+    loader.options.patch_texts.parse(text)
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
@@ -179,30 +179,30 @@ fn strip_identity(patch: &Node) -> Node {
 }
 
 pub fn strategic_merge_field(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    schema: Option<&PatchSchema>,
     dir: &Path,
-    k: &Node,
+    field: Option<&Node>,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
-    let Some(list) = k.get("patchesStrategicMerge").and_then(Node::as_sequence) else {
+    let Some(list) = field.and_then(Node::as_sequence) else {
         return Ok(());
     };
     for (i, entry) in list.items.iter().enumerate() {
         let label = Some(format!("patchesStrategicMerge[{i}]"));
         let text = match entry {
             Node::Scalar(s) => {
-                patch_text(ctx, dir, &s.value).map_err(|m| fail(label.clone(), m))?
+                patch_text(loader, dir, &s.value).map_err(|m| fail(label.clone(), m))?
             }
             other => crate::yaml::emit(other),
         };
-        let patches = parse_patches(ctx, &text).map_err(|m| fail(label.clone(), m))?;
+        let patches = parse_patches(loader, &text).map_err(|m| fail(label.clone(), m))?;
         if patches.is_empty() {
             return Err(fail(label, "patch appears to be empty".into()));
         }
         for patch in patches.iter() {
-            smp_without_target(resources, patch, ctx.schema.as_deref())
-                .map_err(|m| fail(label.clone(), m))?;
+            smp_without_target(resources, patch, schema).map_err(|m| fail(label.clone(), m))?;
         }
     }
     Ok(())
@@ -213,13 +213,14 @@ fn is_json6902(patches: &[Node]) -> bool {
 }
 
 fn run_patch_entry(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    schema: Option<&PatchSchema>,
     dir: &Path,
     entry: &Node,
     resources: &mut Vec<Res>,
 ) -> Result<(), String> {
     let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
-        ctx.read_file(dir, path).map(|(_, t)| t)?
+        loader.read_file(dir, path).map(|(_, t)| t)?
     } else if let Some(p) = entry.get("patch") {
         match p {
             Node::Scalar(s) => s.value.to_string(),
@@ -228,13 +229,11 @@ fn run_patch_entry(
     } else {
         return Err("must specify one of patch and path".into());
     };
-    let patches = parse_patches(ctx, &text)?;
+    let patches = parse_patches(loader, &text)?;
     let options = entry.get("options");
     let flag = |k: &str| options.and_then(|o| o.get(k)).and_then(Node::as_str) == Some("true");
     let (allow_name, allow_kind) = (flag("allowNameChange"), flag("allowKindChange"));
     let target = entry.get("target").map(Selector::from_node);
-    let schema_rc = ctx.schema.clone();
-    let schema = schema_rc.as_deref();
     if is_json6902(&patches) {
         let Some(sel) = target else {
             return Err("must specify a target for JSON patch".into());
@@ -304,37 +303,38 @@ fn apply_json6902(res: &mut Res, ops: &Node) -> Result<bool, String> {
 }
 
 pub fn patches_field(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    schema: Option<&PatchSchema>,
     dir: &Path,
-    k: &Node,
+    field: Option<&Node>,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
-    let Some(list) = k.get("patches").and_then(Node::as_sequence) else {
+    let Some(list) = field.and_then(Node::as_sequence) else {
         return Ok(());
     };
     for (i, entry) in list.items.iter().enumerate() {
         let label = Some(format!("patches[{i}]"));
-        run_patch_entry(ctx, dir, entry, resources).map_err(|m| fail(label, m))?;
+        run_patch_entry(loader, schema, dir, entry, resources).map_err(|m| fail(label, m))?;
     }
     Ok(())
 }
 
 pub fn json6902_field(
-    ctx: &mut Ctx,
+    loader: &Loader,
     dir: &Path,
-    k: &Node,
+    field: Option<&Node>,
     resources: &mut Vec<Res>,
     fail: Fail,
 ) -> Result<(), Error> {
-    let Some(list) = k.get("patchesJson6902").and_then(Node::as_sequence) else {
+    let Some(list) = field.and_then(Node::as_sequence) else {
         return Ok(());
     };
     for (i, entry) in list.items.iter().enumerate() {
         let label = Some(format!("patchesJson6902[{i}]"));
-        let run = |ctx: &mut Ctx, resources: &mut Vec<Res>| -> Result<(), String> {
+        let run = |resources: &mut Vec<Res>| -> Result<(), String> {
             let text = if let Some(path) = entry.get("path").and_then(Node::as_str) {
-                ctx.read_file(dir, path).map(|(_, t)| t)?
+                loader.read_file(dir, path).map(|(_, t)| t)?
             } else if let Some(p) = entry.get("patch") {
                 match p {
                     Node::Scalar(s) => s.value.to_string(),
@@ -343,7 +343,7 @@ pub fn json6902_field(
             } else {
                 return Err("must specify one of patch and path".into());
             };
-            let ops = parse_patches(ctx, &text)?
+            let ops = parse_patches(loader, &text)?
                 .first()
                 .cloned()
                 .unwrap_or_else(Node::null);
@@ -359,21 +359,21 @@ pub fn json6902_field(
                 .collect();
             apply_to(resources, &targets, &|r| apply_json6902(r, &ops))
         };
-        run(ctx, resources).map_err(|m| fail(label, m))?;
+        run(resources).map_err(|m| fail(label, m))?;
     }
     Ok(())
 }
 
 fn run_replacements(
-    ctx: &mut Ctx,
+    loader: &Loader,
     dir: &Path,
     list: &[Node],
     resources: &mut [Res],
 ) -> Result<(), String> {
     for entry in list {
         if let Some(path) = entry.get("path").and_then(Node::as_str) {
-            let text = ctx.read_file(dir, path).map(|(_, t)| t)?;
-            for doc in parse_patches(ctx, &text)?.iter() {
+            let text = loader.read_file(dir, path).map(|(_, t)| t)?;
+            for doc in parse_patches(loader, &text)?.iter() {
                 match doc {
                     Node::Sequence(s) => {
                         for r in &s.items {
@@ -391,22 +391,23 @@ fn run_replacements(
 }
 
 pub fn replacements_field(
-    ctx: &mut Ctx,
+    loader: &Loader,
     dir: &Path,
-    k: &Node,
+    field: Option<&Node>,
     resources: &mut [Res],
     fail: Fail,
 ) -> Result<(), Error> {
-    let Some(list) = k.get("replacements").and_then(Node::as_sequence) else {
+    let Some(list) = field.and_then(Node::as_sequence) else {
         return Ok(());
     };
-    run_replacements(ctx, dir, &list.items, resources)
+    run_replacements(loader, dir, &list.items, resources)
         .map_err(|m| fail(Some("replacements".into()), m))
 }
 
 /// The patch and replacement transformers given as plugin configs in `transformers`.
 pub fn plugin(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    schema: Option<&PatchSchema>,
     dir: &Path,
     cfg: &Node,
     resources: &mut Vec<Res>,
@@ -415,7 +416,7 @@ pub fn plugin(
     let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
     let label = Some(format!("transformers: {kind}"));
     let result = match kind {
-        "PatchTransformer" => run_patch_entry(ctx, dir, cfg, resources),
+        "PatchTransformer" => run_patch_entry(loader, schema, dir, cfg, resources),
         "PatchJson6902Transformer" => {
             let mut entry = cfg.clone();
             if let Some(m) = entry.as_mapping_mut() {
@@ -423,10 +424,9 @@ pub fn plugin(
                     m.insert("patch", op);
                 }
             }
-            run_patch_entry(ctx, dir, &entry, resources)
+            run_patch_entry(loader, schema, dir, &entry, resources)
         }
         "PatchStrategicMergeTransformer" => {
-            let mut wrapped = crate::yaml::Mapping::new();
             let mut items = Vec::new();
             for key in ["paths", "patches"] {
                 match cfg.get(key) {
@@ -435,14 +435,17 @@ pub fn plugin(
                     _ => {}
                 }
             }
-            wrapped.insert(
-                "patchesStrategicMerge",
-                Node::Sequence(crate::yaml::Sequence {
+            return strategic_merge_field(
+                loader,
+                schema,
+                dir,
+                Some(&Node::Sequence(crate::yaml::Sequence {
                     items,
                     ..Default::default()
-                }),
+                })),
+                resources,
+                fail,
             );
-            return strategic_merge_field(ctx, dir, &Node::Mapping(wrapped), resources, fail);
         }
         "ReplacementTransformer" => {
             let list = cfg
@@ -450,7 +453,7 @@ pub fn plugin(
                 .and_then(Node::as_sequence)
                 .map(|s| s.items.clone())
                 .unwrap_or_default();
-            run_replacements(ctx, dir, &list, resources)
+            run_replacements(loader, dir, &list, resources)
         }
         other => Err(format!("unable to load builtin {other}")),
     };

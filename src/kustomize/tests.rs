@@ -362,3 +362,112 @@ fn b6_folded_scalar_postbuild_built_objects_hold_the_printed_text() {
         "{out}"
     );
 }
+
+/// Transformers take the resource list, their field and (where they read files) the loader:
+/// no kustomization, target or file is needed to run one.
+mod in_memory {
+    use std::path::Path;
+
+    use super::super::error::Error;
+    use super::super::fieldspec::Config;
+    use super::super::loader::Loader;
+    use super::super::resmap::{absorb, append};
+    use super::super::resource::{Behavior, Res};
+    use super::super::{patch_wiring, transform, Options};
+    use crate::yaml::{parse_stream, Node, ParseOptions};
+
+    fn nodes(text: &str) -> Vec<Node> {
+        parse_stream(text, &ParseOptions::default())
+            .map(|docs| docs.into_iter().map(|d| d.into_root()).collect())
+            .unwrap_or_default()
+    }
+
+    fn resources(text: &str) -> Vec<Res> {
+        nodes(text).into_iter().map(Res::new).collect()
+    }
+
+    fn field(text: &str) -> Node {
+        nodes(text).into_iter().next().unwrap_or_else(Node::null)
+    }
+
+    fn get<'r>(r: &'r Res, path: &[&str]) -> Option<&'r str> {
+        r.node.get_path(path).and_then(Node::as_str)
+    }
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: old\n";
+
+    fn fail(entry: Option<String>, message: String) -> Error {
+        Error {
+            file: None,
+            entry,
+            message,
+        }
+    }
+
+    #[test]
+    fn namespace_and_common_labels_fields_on_a_list() -> Result<(), Error> {
+        let mut list = resources(DEPLOYMENT);
+        let config = Config::default();
+        transform::namespace_field(Some(&field("prod")), &mut list, &config, &fail)?;
+        transform::common_labels_field(Some(&field("team: a")), &mut list, &config);
+        let [web, ns] = list.as_slice() else {
+            panic!("two resources expected, got {}", list.len());
+        };
+        assert_eq!(get(web, &["metadata", "namespace"]), Some("prod"));
+        assert_eq!(get(ns, &["metadata", "name"]), Some("prod"));
+        for path in [
+            &["metadata", "labels", "team"][..],
+            &["spec", "selector", "matchLabels", "team"],
+            &["spec", "template", "metadata", "labels", "team"],
+        ] {
+            assert_eq!(get(web, path), Some("a"), "{path:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_inline_patch_needs_no_file() -> Result<(), Error> {
+        let options = Options::default();
+        let loader = Loader::new(&options);
+        let mut list = resources(DEPLOYMENT);
+        let patches = field(
+            "- target:\n    kind: Deployment\n  patch: |-\n    - op: add\n      path: /spec/replicas\n      value: 3\n",
+        );
+        let dir = Path::new("/nowhere");
+        patch_wiring::patches_field(&loader, None, dir, Some(&patches), &mut list, &fail)?;
+        assert_eq!(
+            list.first().and_then(|r| get(r, &["spec", "replicas"])),
+            Some("3")
+        );
+        // a patch file that is not there is the loader's error, with the entry
+        let missing = field("- path: absent.yaml\n");
+        let err = patch_wiring::patches_field(&loader, None, dir, Some(&missing), &mut list, &fail);
+        let err = err.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("patches[0]: "), "{err}");
+        assert!(err.contains("absent.yaml' doesn't exist"), "{err}");
+        Ok(())
+    }
+
+    #[test]
+    fn the_resource_map_refuses_a_second_id_and_absorbs_by_behaviour() {
+        let mut list = resources(DEPLOYMENT);
+        let again = resources(DEPLOYMENT).into_iter().next();
+        let err = again.map(|r| append(&mut list, r));
+        assert!(
+            matches!(&err, Some(Err(m)) if m.starts_with("may not add resource with an already registered id")),
+            "{err:?}"
+        );
+        let mut merged = Res::new(field(
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: old\n  labels:\n    x: y\n",
+        ));
+        merged.behavior = Some(Behavior::Replace);
+        let replace = |existing: &mut Res, new: &Res| existing.node = new.node.clone();
+        assert!(absorb(&mut list, merged, &replace).is_ok());
+        assert_eq!(list.len(), 2);
+        assert_eq!(
+            list.get(1)
+                .and_then(|r| get(r, &["metadata", "labels", "x"])),
+            Some("y")
+        );
+    }
+}

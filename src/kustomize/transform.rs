@@ -1,6 +1,8 @@
-//! The builtin transformers in kustomize's order (patches, namespace, prefix/suffix, labels,
-//! annotations, replicas, images), their plugin-config forms for the `transformers` field, custom
-//! field spec configurations, and legacy vars.
+//! The builtin transformers, one function per kustomization field (namespace, prefix/suffix,
+//! labels, annotations, replicas, images; the target calls them in kustomize's order), their
+//! plugin-config forms for the `transformers` field, custom field spec configurations, and
+//! legacy vars. Each takes the resources, its field and what else it needs (custom field specs,
+//! the loader), nothing of the target.
 //!
 //! Legacy vars are substituted in every string field of the final objects, a superset of
 //! kustomize's varReference fields.
@@ -11,13 +13,26 @@
 use std::collections::{hash_map, HashMap};
 use std::path::Path;
 
-use super::fieldspec::{self, apply_specs, merge_string_map, walk, FieldSpec, NameRef};
-use super::load::{Config, Ctx, Target, Var};
+use super::error::Error;
+use super::fieldspec::{self, apply_specs, merge_string_map, walk, Config, FieldSpec, NameRef};
+use super::loader::Loader;
+use super::patch::PatchSchema;
+use super::patch_wiring;
 use super::resource::{is_cluster_scoped, Gvk, Res};
-use super::Error;
 use crate::yaml::{
     parse_stream, resolve_kyaml, Mapping, Node, ParseOptions, Resolved, Scalar, ScalarStyle,
 };
+
+/// A legacy `vars` entry.
+#[derive(Clone, Debug)]
+pub struct Var {
+    pub name: String,
+    pub kind: String,
+    pub api_version: Option<String>,
+    pub obj_name: String,
+    pub namespace: Option<String>,
+    pub field_path: String,
+}
 
 type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
@@ -45,98 +60,121 @@ pub fn set_map_field(node: &mut Node, path: &[&str], key: &str, value: &str) {
     });
 }
 
-pub fn run_builtin(
-    ctx: &mut Ctx,
-    dir: &Path,
-    k: &Node,
-    target: &mut Target,
+/// `namespace`: sets the namespace of the namespaced objects.
+pub fn namespace_field(
+    field: Option<&Node>,
+    resources: &mut [Res],
+    config: &Config,
     fail: Fail,
 ) -> Result<(), Error> {
-    super::patch_wiring::strategic_merge_field(ctx, dir, k, &mut target.resources, fail)?;
-    super::patch_wiring::patches_field(ctx, dir, k, &mut target.resources, fail)?;
-    if let Some(ns) = k.get("namespace").and_then(Node::as_str) {
-        if !ns.is_empty() {
-            namespace(&mut target.resources, ns, &target.config.namespace, false)
-                .map_err(|m| fail(Some("namespace".into()), m))?;
-        }
+    match field.and_then(Node::as_str) {
+        Some(ns) if !ns.is_empty() => namespace(resources, ns, &config.namespace, false)
+            .map_err(|m| fail(Some("namespace".into()), m)),
+        _ => Ok(()),
     }
-    let prefix = k.get("namePrefix").and_then(Node::as_str).unwrap_or("");
-    let suffix = k.get("nameSuffix").and_then(Node::as_str).unwrap_or("");
-    prefix_suffix(
-        &mut target.resources,
-        prefix,
-        suffix,
-        &target.config.name_prefix,
-        true,
-    );
-    if let Some(labels) = k.get("labels").and_then(Node::as_sequence) {
-        for l in &labels.items {
-            let values = pairs(l.get("pairs"));
-            let flag = |key: &str| l.get(key).and_then(Node::as_str) == Some("true");
-            let mut specs = Vec::new();
-            if flag("includeSelectors") {
-                specs.extend(fieldspec::common_labels());
-                specs.extend(target.config.common_labels.iter().cloned());
-            } else {
-                if flag("includeVolumeClaimTemplates") {
-                    specs.push(FieldSpec::new(
-                        "StatefulSet",
-                        "apps",
-                        "spec/volumeClaimTemplates[]/metadata/labels",
-                        true,
-                    ));
-                }
-                if flag("includeTemplates") {
-                    specs.extend(fieldspec::template_labels("labels"));
-                }
-                specs.push(FieldSpec::new("", "", "metadata/labels", true));
-                specs.extend(target.config.common_labels.iter().cloned());
+}
+
+/// `namePrefix` and `nameSuffix`, applied together as kustomize's PrefixSuffixTransformer.
+pub fn name_prefix_suffix_fields(
+    prefix: Option<&Node>,
+    suffix: Option<&Node>,
+    resources: &mut [Res],
+    config: &Config,
+) {
+    let prefix = prefix.and_then(Node::as_str).unwrap_or("");
+    let suffix = suffix.and_then(Node::as_str).unwrap_or("");
+    prefix_suffix(resources, prefix, suffix, &config.name_prefix, true);
+}
+
+/// `labels`: each entry's pairs, on metadata only or, as asked, on templates and selectors.
+pub fn labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+    let Some(labels) = field.and_then(Node::as_sequence) else {
+        return;
+    };
+    for l in &labels.items {
+        let values = pairs(l.get("pairs"));
+        let flag = |key: &str| l.get(key).and_then(Node::as_str) == Some("true");
+        let mut specs = Vec::new();
+        if flag("includeSelectors") {
+            specs.extend(fieldspec::common_labels());
+            specs.extend(config.common_labels.iter().cloned());
+        } else {
+            if flag("includeVolumeClaimTemplates") {
+                specs.push(FieldSpec::new(
+                    "StatefulSet",
+                    "apps",
+                    "spec/volumeClaimTemplates[]/metadata/labels",
+                    true,
+                ));
             }
-            if let Some(fs) = l.get("fields").and_then(Node::as_sequence) {
-                specs.extend(fs.items.iter().map(FieldSpec::from_node));
+            if flag("includeTemplates") {
+                specs.extend(fieldspec::template_labels("labels"));
             }
-            set_pairs(&mut target.resources, &values, &specs);
+            specs.push(FieldSpec::new("", "", "metadata/labels", true));
+            specs.extend(config.common_labels.iter().cloned());
         }
+        if let Some(fs) = l.get("fields").and_then(Node::as_sequence) {
+            specs.extend(fs.items.iter().map(FieldSpec::from_node));
+        }
+        set_pairs(resources, &values, &specs);
     }
-    let common = pairs(k.get("commonLabels"));
+}
+
+/// `commonLabels`: labels on metadata, templates and selectors.
+pub fn common_labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+    let common = pairs(field);
     if !common.is_empty() {
         let mut specs = fieldspec::common_labels();
-        specs.extend(target.config.common_labels.iter().cloned());
-        set_pairs(&mut target.resources, &common, &specs);
+        specs.extend(config.common_labels.iter().cloned());
+        set_pairs(resources, &common, &specs);
     }
-    let annotations = pairs(k.get("commonAnnotations"));
+}
+
+/// `commonAnnotations`.
+pub fn common_annotations_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+    let annotations = pairs(field);
     if !annotations.is_empty() {
         let mut specs = fieldspec::common_annotations();
-        specs.extend(target.config.common_annotations.iter().cloned());
-        set_pairs(&mut target.resources, &annotations, &specs);
+        specs.extend(config.common_annotations.iter().cloned());
+        set_pairs(resources, &annotations, &specs);
     }
-    super::patch_wiring::json6902_field(ctx, dir, k, &mut target.resources, fail)?;
-    if let Some(reps) = k.get("replicas").and_then(Node::as_sequence) {
+}
+
+/// `replicas`.
+pub fn replicas_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+    if let Some(reps) = field.and_then(Node::as_sequence) {
         let mut specs = fieldspec::replicas();
-        specs.extend(target.config.replicas.iter().cloned());
+        specs.extend(config.replicas.iter().cloned());
         for r in &reps.items {
-            replicas(&mut target.resources, r, &specs);
+            replicas(resources, r, &specs);
         }
     }
-    let mut imgs: Vec<Node> = Vec::new();
-    for key in ["images", "imageTags"] {
-        if let Some(list) = k.get(key).and_then(Node::as_sequence) {
-            imgs.extend(list.items.iter().cloned());
+}
+
+/// `images` and the legacy `imageTags`, in that order.
+pub fn images_fields(
+    images_field: Option<&Node>,
+    image_tags: Option<&Node>,
+    resources: &mut [Res],
+    config: &Config,
+) {
+    for field in [images_field, image_tags] {
+        if let Some(list) = field.and_then(Node::as_sequence) {
+            for img in &list.items {
+                images(resources, img, &config.images);
+            }
         }
     }
-    for img in &imgs {
-        images(&mut target.resources, img, &target.config.images);
-    }
-    super::patch_wiring::replacements_field(ctx, dir, k, &mut target.resources, fail)?;
-    Ok(())
 }
 
 /// A `transformers` entry that is a builtin transformer's config.
 pub fn run_plugin(
-    ctx: &mut Ctx,
+    loader: &Loader,
+    schema: Option<&PatchSchema>,
     dir: &Path,
     cfg: &Node,
-    target: &mut Target,
+    resources: &mut Vec<Res>,
+    config: &Config,
     fail: Fail,
 ) -> Result<(), Error> {
     let kind = cfg.get("kind").and_then(Node::as_str).unwrap_or("");
@@ -155,36 +193,35 @@ pub fn run_plugin(
                 .unwrap_or("");
             let mut specs = specs_of("fieldSpecs");
             if specs.is_empty() {
-                specs = target.config.namespace.clone();
+                specs = config.namespace.clone();
             }
             let unset_only = cfg.get("unsetOnly").and_then(Node::as_str) == Some("true");
-            namespace(&mut target.resources, ns, &specs, unset_only)
-                .map_err(|m| fail(label.clone(), m))?;
+            namespace(resources, ns, &specs, unset_only).map_err(|m| fail(label.clone(), m))?;
         }
         "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
             let prefix = cfg.get("prefix").and_then(Node::as_str).unwrap_or("");
             let suffix = cfg.get("suffix").and_then(Node::as_str).unwrap_or("");
             let specs = specs_of("fieldSpecs");
             let all = specs.is_empty();
-            prefix_suffix(&mut target.resources, prefix, suffix, &specs, all);
+            prefix_suffix(resources, prefix, suffix, &specs, all);
         }
         "LabelTransformer" => {
             set_pairs(
-                &mut target.resources,
+                resources,
                 &pairs(cfg.get("labels")),
                 &specs_of("fieldSpecs"),
             );
         }
         "AnnotationsTransformer" => {
             set_pairs(
-                &mut target.resources,
+                resources,
                 &pairs(cfg.get("annotations")),
                 &specs_of("fieldSpecs"),
             );
         }
         "ImageTagTransformer" => {
             if let Some(img) = cfg.get("imageTag") {
-                images(&mut target.resources, img, &specs_of("fieldSpecs"));
+                images(resources, img, &specs_of("fieldSpecs"));
             }
         }
         "ReplicaCountTransformer" => {
@@ -193,14 +230,14 @@ pub fn run_plugin(
                 if specs.is_empty() {
                     specs = fieldspec::replicas();
                 }
-                replicas(&mut target.resources, r, &specs);
+                replicas(resources, r, &specs);
             }
         }
         "PatchTransformer"
         | "PatchStrategicMergeTransformer"
         | "PatchJson6902Transformer"
         | "ReplacementTransformer" => {
-            super::patch_wiring::plugin(ctx, dir, cfg, &mut target.resources, fail)?;
+            patch_wiring::plugin(loader, schema, dir, cfg, resources, fail)?;
         }
         "SortOrderTransformer" => {
             return Err(fail(

@@ -56,6 +56,9 @@ pub struct ParseOptions {
     pub max_expanded_nodes: usize,
     /// The deepest nesting accepted.
     pub max_depth: usize,
+    /// A key repeated in one mapping replaces the earlier entry (which is dropped; the later one
+    /// keeps its place), as Go's YAML-to-JSON readers do, instead of being an error.
+    pub last_key_wins: bool,
 }
 
 impl Default for ParseOptions {
@@ -63,16 +66,28 @@ impl Default for ParseOptions {
         ParseOptions {
             max_expanded_nodes: 1_000_000,
             max_depth: 512,
+            last_key_wins: false,
         }
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
+    pub kind: ErrorKind,
     pub message: String,
     pub pos: Pos,
     /// A second location that the message refers to, such as the first of two duplicate keys.
     pub related: Option<Pos>,
+}
+
+/// What kind of problem a parse [`Error`] is, for callers that treat one kind apart.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A syntax error, a limit reached, an unsupported construct.
+    #[default]
+    Other,
+    /// A key given twice in one mapping (`related` is where the first stands).
+    DuplicateKey { key: String },
 }
 
 impl fmt::Display for Error {

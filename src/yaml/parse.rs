@@ -77,6 +77,11 @@ impl KeyIndex {
         by_key.get(key).and_then(|&i| entries.get(i))
     }
 
+    /// Drops what is known, after an entry was removed.
+    fn forget(&mut self) {
+        self.by_key = None;
+    }
+
     /// Notes that the entry at `index` has key `key`, after [`KeyIndex::find`] found none.
     fn record(&mut self, key: &str, index: usize) {
         if let Some(by_key) = &mut self.by_key {
@@ -365,6 +370,7 @@ fn pos_of(span: &Span) -> Pos {
 fn scan_error(e: ScanError) -> Error {
     let mark = e.marker();
     Error {
+        kind: super::ErrorKind::Other,
         message: e.info().to_string(),
         pos: Pos {
             line: u32::try_from(mark.line()).unwrap_or(u32::MAX),
@@ -376,6 +382,7 @@ fn scan_error(e: ScanError) -> Error {
 
 fn error(pos: Pos, message: impl Into<String>) -> Error {
     Error {
+        kind: super::ErrorKind::Other,
         message: message.into(),
         pos,
         related: None,
@@ -653,21 +660,52 @@ impl<'o> Builder<'o> {
                             return Ok(());
                         }
                         if let Some(first) = keys.find(entries, &key.value) {
-                            return Err(Error {
-                                message: format!(
-                                    "duplicate mapping key `{}` (first defined at {})",
-                                    key.value, first.key.pos
-                                ),
-                                pos: key.pos,
-                                related: Some(first.key.pos),
-                            });
+                            if !self.options.last_key_wins {
+                                return Err(Error {
+                                    kind: super::ErrorKind::DuplicateKey {
+                                        key: key.value.to_string(),
+                                    },
+                                    message: format!(
+                                        "duplicate mapping key `{}` (first defined at {})",
+                                        key.value, first.key.pos
+                                    ),
+                                    pos: key.pos,
+                                    related: Some(first.key.pos),
+                                });
+                            }
+                            drop_entry(&mut self.entries, *start, &key.value, keys, merges);
                         }
+                        let entries = &self.entries[*start..];
                         keys.record(&key.value, entries.len());
                         self.entries.push(Entry { key, value: node });
                         Ok(())
                     }
                 }
             }
+        }
+    }
+}
+
+/// Removes the entry with `key` from the mapping whose entries start at `start`, for a later
+/// entry with the same key to take its place (at the end).
+fn drop_entry(
+    entries: &mut Vec<Entry>,
+    start: usize,
+    key: &str,
+    keys: &mut KeyIndex,
+    merges: &mut [(usize, Node)],
+) {
+    let Some(index) = entries
+        .get(start..)
+        .and_then(|mine| mine.iter().position(|e| e.key.value == key))
+    else {
+        return;
+    };
+    entries.remove(start + index);
+    keys.forget();
+    for (at, _) in merges.iter_mut() {
+        if *at > index {
+            *at -= 1;
         }
     }
 }
