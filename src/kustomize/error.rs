@@ -1,36 +1,69 @@
-//! The engine's error: the kustomization file, the offending entry and what went wrong.
+//! The engine's error: what kind of failure, where (the kustomization file and its entry, or the
+//! directory), in kustomize's words where kustomize has them.
 
-use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// A failed build: the kustomization file, the offending entry and what went wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    pub file: Option<PathBuf>,
-    pub entry: Option<String>,
-    pub message: String,
+use super::options::MAX_DEPTH;
+
+/// A failed build.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The directory to build is not there (shown as it was given).
+    #[error("'{dir}' doesn't exist")]
+    MissingRoot { dir: String },
+    /// A directory used as a kustomization holds no kustomization file.
+    #[error("{message}")]
+    NoKustomization { dir: PathBuf, message: String },
+    /// A kustomization includes itself, directly or through others.
+    #[error("cycle detected: '{dir}' includes itself")]
+    Cycle { dir: String },
+    /// Kustomizations nest deeper than [`MAX_DEPTH`].
+    #[error(
+        "kustomizations nest more than {MAX_DEPTH} deep at '{dir}' (included from '{parent}')"
+    )]
+    TooDeep { dir: String, parent: String },
+    /// A kustomization directory outside the file system root.
+    #[error("{message}")]
+    Outside { dir: PathBuf, message: String },
+    /// A problem with a kustomization file or what one of its entries names: the file (as
+    /// kustomize shows it), the entry (`patches[2]`) where known.
+    #[error("in kustomization {}: {}{message}", file.display(), EntryPrefix(entry.as_deref()))]
+    Kustomization {
+        file: PathBuf,
+        entry: Option<String>,
+        message: String,
+    },
+    /// Name references and vars, resolved once every kustomization is accumulated.
+    #[error("{message}")]
+    Finish { message: String },
+}
+
+/// `entry: `, or nothing.
+struct EntryPrefix<'a>(Option<&'a str>);
+
+impl std::fmt::Display for EntryPrefix<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(entry) => write!(f, "{entry}: "),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Error {
-    pub(super) fn msg(message: impl Into<String>) -> Self {
-        Error {
-            file: None,
-            entry: None,
-            message: message.into(),
+    /// The kustomization file the error is in, where there is one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            Error::Kustomization { file, .. } => Some(file),
+            _ => None,
+        }
+    }
+
+    /// The entry of the kustomization file (`resources[0] \`base\``), where known.
+    pub fn entry(&self) -> Option<&str> {
+        match self {
+            Error::Kustomization { entry, .. } => entry.as_deref(),
+            _ => None,
         }
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(file) = &self.file {
-            write!(f, "in kustomization {}: ", file.display())?;
-        }
-        if let Some(entry) = &self.entry {
-            write!(f, "{entry}: ")?;
-        }
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}

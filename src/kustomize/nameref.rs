@@ -134,7 +134,7 @@ pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
                     });
                 }
                 if let Some(e) = error {
-                    return Err(Error::msg(e));
+                    return Err(Error::Finish { message: e });
                 }
             }
         }

@@ -4,6 +4,7 @@
 //!
 //! Not for: legacy `vars` (see `transform`).
 
+use super::kustomization::strings;
 use super::patch::{field_path_get, field_path_update, FieldPath, PatchError, SetOptions};
 use super::resource::{Res, Selector};
 use crate::yaml::{resolve_kyaml, Node, Resolved, Scalar};
@@ -138,16 +139,7 @@ pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
         let create = str_opt(opts, "create").as_deref() == Some("true");
         let delim = str_opt(opts, "delimiter").filter(|d| !d.is_empty());
         let index = int_opt(opts, "index");
-        let paths: Vec<String> = t
-            .get("fieldPaths")
-            .and_then(Node::as_sequence)
-            .map(|s| {
-                s.items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let paths = strings(t.get("fieldPaths"));
         for res in resources.iter_mut() {
             if !select.matches_any_name(res) || rejects.iter().any(|r| r.matches_any_name(res)) {
                 continue;

@@ -62,7 +62,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         let shown = builder.loader.show(dir);
         // kustomize names the missing root as it was given, relative to where it runs
         let shown = shown.strip_prefix('/').unwrap_or(&shown).to_string();
-        return Err(Error::msg(format!("'{shown}' doesn't exist")));
+        return Err(Error::MissingRoot { dir: shown });
     }
     let target = builder.accumulate(dir, None, false)?;
     let mut resources = target.resources;
@@ -156,37 +156,42 @@ impl Builder<'_> {
     ) -> Result<Target, Error> {
         let dir = absolutize(dir);
         if self.stack.contains(&dir) {
-            return Err(Error::msg(format!(
-                "cycle detected: '{}' includes itself",
-                self.loader.show(&dir)
-            )));
+            return Err(Error::Cycle {
+                dir: self.loader.show(&dir),
+            });
         }
         if self.stack.len() >= MAX_DEPTH {
-            return Err(Error::msg(format!(
-                "kustomizations nest more than {} deep at '{}' (included from '{}')",
-                MAX_DEPTH,
-                self.loader.show(&dir),
-                self.stack
+            return Err(Error::TooDeep {
+                dir: self.loader.show(&dir),
+                parent: self
+                    .stack
                     .last()
                     .map(|parent| self.loader.show(parent))
-                    .unwrap_or_default()
-            )));
+                    .unwrap_or_default(),
+            });
         }
-        self.loader.check_fs_root(&dir).map_err(Error::msg)?;
+        self.loader
+            .check_fs_root(&dir)
+            .map_err(|message| Error::Outside {
+                dir: dir.clone(),
+                message,
+            })?;
         let (kfile, root) = match self.loader.read_kustomization(&dir) {
             Ok(found) => found,
-            Err(KustomizationError::Missing(message)) => return Err(Error::msg(message)),
+            Err(KustomizationError::Missing(message)) => {
+                return Err(Error::NoKustomization { dir, message })
+            }
             Err(KustomizationError::Unreadable { file, message }) => {
-                return Err(Error {
-                    file: Some(PathBuf::from(self.loader.show(&file))),
+                return Err(Error::Kustomization {
+                    file: PathBuf::from(self.loader.show(&file)),
                     entry: None,
                     message,
                 })
             }
         };
         let shown = PathBuf::from(self.loader.show(&kfile));
-        let fail = |entry: Option<String>, message: String| Error {
-            file: Some(shown.clone()),
+        let fail = |entry: Option<String>, message: String| Error::Kustomization {
+            file: shown.clone(),
             entry,
             message,
         };
@@ -425,28 +430,24 @@ impl Builder<'_> {
                 fail,
             )?;
         }
-        let Some(gens) = k.generators.as_ref().and_then(Node::as_sequence) else {
-            return Ok(());
-        };
-        for (i, g) in gens.items.iter().enumerate() {
-            let label = Some(format!("generators[{i}]"));
-            let configs = self
-                .plugin_configs(dir, g)
-                .map_err(|m| fail(label.clone(), m))?;
-            let configured_in = configured_in(&self.loader, dir, g, kfile);
-            for cfg in configs {
+        let generators = k.generators.as_ref();
+        self.for_each_plugin(
+            ("generators", generators),
+            dir,
+            kfile,
+            fail,
+            |this, cfg, at| {
                 generate::run_plugin(
-                    &self.loader,
-                    &mut self.env_keys_left_out,
+                    &this.loader,
+                    &mut this.env_keys_left_out,
                     dir,
-                    &cfg,
-                    &configured_in,
+                    cfg,
+                    at,
                     resources,
                     fail,
-                )?;
-            }
-        }
-        Ok(())
+                )
+            },
+        )
     }
 
     /// `components`: each transforms the resources accumulated so far and adds its own.
@@ -522,21 +523,18 @@ impl Builder<'_> {
         target: &mut Target,
         fail: Fail,
     ) -> Result<(), Error> {
-        let Some(ts) = k.transformers.as_ref().and_then(Node::as_sequence) else {
-            return Ok(());
-        };
-        for (i, t) in ts.items.iter().enumerate() {
-            let label = Some(format!("transformers[{i}]"));
-            let configs = self
-                .plugin_configs(dir, t)
-                .map_err(|m| fail(label.clone(), m))?;
-            let configured_in = configured_in(&self.loader, dir, t, kfile);
-            for cfg in configs {
+        let transformers = k.transformers.as_ref();
+        self.for_each_plugin(
+            ("transformers", transformers),
+            dir,
+            kfile,
+            fail,
+            |this, cfg, at| {
                 transform::run_plugin(
-                    &self.loader,
-                    self.schema.as_deref(),
+                    &this.loader,
+                    this.schema.as_deref(),
                     dir,
-                    &cfg,
+                    cfg,
                     &mut target.resources,
                     &target.config,
                     fail,
@@ -548,7 +546,7 @@ impl Builder<'_> {
                 };
                 for r in &mut target.resources {
                     r.transformations.push(Origin::Transformer {
-                        configured_in: configured_in.clone(),
+                        configured_in: at.to_path_buf(),
                         kind: cfg
                             .get("kind")
                             .and_then(Node::as_str)
@@ -558,9 +556,9 @@ impl Builder<'_> {
                         namespace: meta("namespace"),
                     });
                 }
-            }
-        }
-        Ok(())
+                Ok(())
+            },
+        )
     }
 
     fn load_openapi(&self, dir: &Path, openapi: &Node) -> Result<Option<PatchSchema>, String> {
@@ -594,6 +592,32 @@ impl Builder<'_> {
         PatchSchema::from_openapi(&doc)
             .map(Some)
             .map_err(|e| e.to_string())
+    }
+
+    /// Runs `run` on each plugin config of the `generators` or `transformers` field (`name`,
+    /// `field`), with where it was configured; an entry's configs run before the next entry
+    /// is read.
+    fn for_each_plugin(
+        &mut self,
+        (name, field): (&str, Option<&Node>),
+        dir: &Path,
+        kfile: &Path,
+        fail: Fail,
+        mut run: impl FnMut(&mut Self, &Node, &Path) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Some(entries) = field.and_then(Node::as_sequence) else {
+            return Ok(());
+        };
+        for (i, entry) in entries.items.iter().enumerate() {
+            let configs = self
+                .plugin_configs(dir, entry)
+                .map_err(|m| fail(Some(format!("{name}[{i}]")), m))?;
+            let configured_in = configured_in(&self.loader, dir, entry, kfile);
+            for cfg in &configs {
+                run(self, cfg, &configured_in)?;
+            }
+        }
+        Ok(())
     }
 
     /// The plugin configurations of a `generators`/`transformers` entry: a file (one or more

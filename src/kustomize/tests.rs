@@ -397,8 +397,8 @@ mod in_memory {
     const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: old\n";
 
     fn fail(entry: Option<String>, message: String) -> Error {
-        Error {
-            file: None,
+        Error::Kustomization {
+            file: "kustomization.yaml".into(),
             entry,
             message,
         }
@@ -443,7 +443,10 @@ mod in_memory {
         let missing = field("- path: absent.yaml\n");
         let err = patch_wiring::patches_field(&loader, None, dir, Some(&missing), &mut list, &fail);
         let err = err.err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.starts_with("patches[0]: "), "{err}");
+        assert!(
+            err.starts_with("in kustomization kustomization.yaml: patches[0]: "),
+            "{err}"
+        );
         assert!(err.contains("absent.yaml' doesn't exist"), "{err}");
         Ok(())
     }

@@ -664,17 +664,21 @@ pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Res
         let res = match matches.as_slice() {
             [one] => *one,
             [] => {
-                return Err(Error::msg(format!(
-                    "var '{}' cannot be mapped to a field in the set of known resources",
-                    v.name
-                )))
+                return Err(Error::Finish {
+                    message: format!(
+                        "var '{}' cannot be mapped to a field in the set of known resources",
+                        v.name
+                    ),
+                })
             }
             _ => {
-                return Err(Error::msg(format!(
-                    "unable to disambiguate var '{}': {} resources match",
-                    v.name,
-                    matches.len()
-                )))
+                return Err(Error::Finish {
+                    message: format!(
+                        "unable to disambiguate var '{}': {} resources match",
+                        v.name,
+                        matches.len()
+                    ),
+                })
             }
         };
         let value = lookup_dotted(&res.node, &v.field_path)

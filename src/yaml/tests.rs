@@ -160,6 +160,54 @@ fn duplicate_keys_are_an_error_naming_both_locations() {
 }
 
 #[test]
+fn a_duplicate_key_is_its_own_kind_or_with_last_key_wins_the_later_entry() {
+    let err = parse("a:\n  x: 1\n  x: 2\n").err();
+    assert_eq!(
+        err.map(|e| e.kind),
+        Some(ErrorKind::DuplicateKey { key: "x".into() })
+    );
+    let options = ParseOptions {
+        last_key_wins: true,
+        ..ParseOptions::default()
+    };
+    // the earlier entry (with what is nested under it) goes, the later one stays where it stands
+    let docs = parse_stream("a:\n  x: 1\nb: 2\na:\n  - y\nc: 3\n", &options);
+    let root = docs
+        .ok()
+        .and_then(|d| d.into_iter().next())
+        .map(|d| d.into_root());
+    let keys: Vec<String> = root
+        .as_ref()
+        .and_then(Node::as_mapping)
+        .map(|m| m.entries.iter().map(|e| e.key.value.to_string()).collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["b", "a", "c"]);
+    let a = root.as_ref().and_then(|r| r.get("a"));
+    assert!(a.is_some_and(|a| a.as_sequence().is_some()), "{a:?}");
+    // large mappings (indexed keys) too
+    let mut text: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+    text.push_str("k3: last\nk41: after\n");
+    let docs = parse_stream(&text, &options).ok();
+    let root = docs
+        .and_then(|d| d.into_iter().next())
+        .map(|d| d.into_root());
+    let m = root.as_ref().and_then(Node::as_mapping);
+    assert_eq!(m.map(|m| m.entries.len()), Some(41));
+    assert_eq!(
+        root.as_ref()
+            .and_then(|r| r.get("k3"))
+            .and_then(Node::as_str),
+        Some("last")
+    );
+    assert_eq!(
+        root.as_ref()
+            .and_then(|r| r.get("k41"))
+            .and_then(Node::as_str),
+        Some("after")
+    );
+}
+
+#[test]
 fn complex_keys_are_rejected_with_their_location() {
     let err = parse("? [a, b]\n: c\n").err();
     assert_eq!(
