@@ -686,13 +686,16 @@ fn circles(
         s.on_stack.insert(v);
         let edges = s.edges;
         for w in edges.get(v).into_iter().flatten() {
-            if !s.index.contains_key(w) {
+            let reach = if !s.index.contains_key(w) {
                 visit(s, w);
-                let low = s.index[w].1.min(s.index[v].1);
-                s.index.get_mut(v).map(|e| e.1 = low);
+                s.index[w].1
             } else if s.on_stack.contains(w) {
-                let low = s.index[w].0.min(s.index[v].1);
-                s.index.get_mut(v).map(|e| e.1 = low);
+                s.index[w].0
+            } else {
+                continue;
+            };
+            if let Some(entry) = s.index.get_mut(v) {
+                entry.1 = entry.1.min(reach);
             }
         }
         if s.index[v].0 == s.index[v].1 {
