@@ -743,8 +743,8 @@ const KNOWN_CIRCLES: &[&[&str]] = &[&[
 ]];
 
 /// Modules import one another one way: no circle of more than two files (two files that share
-/// items both ways are one concern split in two, a larger circle is a knot). Set
-/// `OFFLUX_SHOW_CIRCLES` to see the two-file circles as well.
+/// items both ways are one concern split in two, a larger circle is a knot). The two-file circles
+/// are printed (`--nocapture`).
 #[test]
 fn no_import_circle_larger_than_two_files() {
     let krate = Crate::load();
@@ -762,12 +762,11 @@ fn no_import_circle_larger_than_two_files() {
             })
             .unwrap_or_default()
     };
-    let verbose = std::env::var_os("OFFLUX_SHOW_CIRCLES").is_some();
     let mut report = Vec::new();
     for component in circles(&edges) {
         let files: Vec<String> = component.iter().map(show).collect();
         let known = KNOWN_CIRCLES.iter().any(|k| k.iter().eq(files.iter()));
-        if component.len() <= 2 && !verbose || known {
+        if known {
             continue;
         }
         let mut lines = vec![format!("circle of {} files:", component.len())];
@@ -783,9 +782,8 @@ fn no_import_circle_larger_than_two_files() {
         }
         report.push((component.len(), lines.join("\n")));
     }
-    if verbose {
-        let all: Vec<&str> = report.iter().map(|(_, r)| r.as_str()).collect();
-        eprintln!("{}", all.join("\n"));
+    for (_, circle) in report.iter().filter(|(len, _)| *len <= 2) {
+        eprintln!("{circle}");
     }
     let large: Vec<&str> = report
         .iter()
