@@ -20,8 +20,8 @@ mod emit;
 mod fast;
 mod files;
 mod node;
+mod order;
 mod parse;
-pub(crate) use parse::drop_break_added_at_end;
 mod reread;
 mod resolve;
 #[cfg(test)]
@@ -29,12 +29,12 @@ mod tests;
 
 pub use canon::{canonical_kyaml, from_json, reread_folded};
 pub use emit::{
-    emit_canonical_kyaml, emit_canonical_kyaml_onto, go_yaml_v2_key_order, reads_back_as_plain,
-    sort_keys, EmitOptions,
+    emit_canonical_kyaml, emit_canonical_kyaml_onto, reads_back_as_plain, Dialect, EmitOptions,
 };
 #[cfg(test)]
 pub(crate) use files::yaml_texts_under;
 pub use files::ParsedFiles;
+pub use order::{go_yaml_v2_key_order, sort_keys};
 pub use reread::{reread, reread_then, reread_value};
 
 pub use node::{
@@ -56,6 +56,9 @@ pub struct ParseOptions {
     pub max_expanded_nodes: usize,
     /// The deepest nesting accepted.
     pub max_depth: usize,
+    /// A repeated key replaces the earlier one's value, as go-yaml v2 reads a mapping into a Go
+    /// map (`sigs.k8s.io/yaml`, so Helm's `fromYaml`), instead of being an error.
+    pub last_key_wins: bool,
 }
 
 impl Default for ParseOptions {
@@ -63,6 +66,7 @@ impl Default for ParseOptions {
         ParseOptions {
             max_expanded_nodes: 1_000_000,
             max_depth: 512,
+            last_key_wins: false,
         }
     }
 }
@@ -86,7 +90,11 @@ impl std::error::Error for Error {}
 /// Parses a multi-document stream. Empty documents (a lone `---`) are kept as null documents so that
 /// callers can decide to skip them.
 pub fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
-    parse::parse_stream(text, options)
+    // The quick reader takes what it can read for certain; saphyr reads the rest.
+    if let Some(documents) = fast::parse(text, options) {
+        return Ok(documents);
+    }
+    parse::parse_saphyr(text, options)
 }
 
 /// Prints one node in the canonical form `kustomize build` uses, ending with a newline. Keys are

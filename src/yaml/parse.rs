@@ -62,10 +62,10 @@ struct KeyIndex {
 }
 
 impl KeyIndex {
-    /// The entry of `entries` whose key is `key`.
-    fn find<'e>(&mut self, entries: &'e [Entry], key: &str) -> Option<&'e Entry> {
+    /// The index in `entries` of the entry whose key is `key`.
+    fn find(&mut self, entries: &[Entry], key: &str) -> Option<usize> {
         if entries.len() < INDEXED_MAPPING_LEN {
-            return entries.iter().find(|e| e.key.value == key);
+            return entries.iter().position(|e| e.key.value == key);
         }
         let by_key = self.by_key.get_or_insert_with(|| {
             entries
@@ -74,7 +74,7 @@ impl KeyIndex {
                 .map(|(i, e)| (e.key.value.clone(), i))
                 .collect()
         });
-        by_key.get(key).and_then(|&i| entries.get(i))
+        by_key.get(key).copied()
     }
 
     /// Notes that the entry at `index` has key `key`, after [`KeyIndex::find`] found none.
@@ -99,17 +99,10 @@ struct Builder<'o> {
     root: Option<(Node, Pos)>,
 }
 
-/// How many closing brackets [`parse_stream`] will re-indent before giving up.
+/// How many closing brackets [`parse_saphyr`] will re-indent before giving up.
 const MAX_BRACKET_FIXES: usize = 64;
 
-pub(super) fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
-    if let Some(documents) = super::fast::parse(text, options) {
-        return Ok(documents);
-    }
-    parse_saphyr(text, options)
-}
-
-/// [`parse_stream`] by saphyr alone.
+/// `yaml::parse_stream` by saphyr alone.
 pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut first_error = match parse_events(text, options) {
         Ok(docs) => return Ok(docs),
@@ -652,7 +645,16 @@ impl<'o> Builder<'o> {
                             merges.push((entries.len(), node));
                             return Ok(());
                         }
-                        if let Some(first) = keys.find(entries, &key.value) {
+                        if let Some(i) = keys.find(entries, &key.value) {
+                            if self.options.last_key_wins {
+                                if let Some(earlier) = self.entries.get_mut(*start + i) {
+                                    earlier.value = node;
+                                }
+                                return Ok(());
+                            }
+                            let Some(first) = entries.get(i) else {
+                                return Ok(());
+                            };
                             return Err(Error {
                                 message: format!(
                                     "duplicate mapping key `{}` (first defined at {})",
