@@ -169,7 +169,7 @@ fn with_last_key_wins_a_repeated_key_replaces_the_earlier_value() {
     let long: String = (0..20).map(|i| format!("k{i}: {i}\n")).collect();
     for text in ["a: 1\nb: 2\na: 3\n".to_string(), format!("{long}k3: x\n")] {
         let docs = parse_stream(&text, &options).unwrap_or_else(|e| panic!("{e}"));
-        let root = &docs[0].root;
+        let root: &Node = &docs[0].root;
         let Node::Mapping(m) = root else {
             panic!("not a mapping: {root:?}")
         };
