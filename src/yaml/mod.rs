@@ -4,13 +4,15 @@
 //! and the canonical emitter that prints what `kustomize build` prints.
 //!
 //! - `parse_stream`: documents with anchors, aliases and `<<` merges expanded, duplicate keys and
-//!   non-scalar keys rejected with locations, alias bombs and deep nesting bounded.
+//!   non-scalar keys rejected with locations (`ParseOptions::last_key_wins` keeps a repeated
+//!   key's later value instead), alias bombs and deep nesting bounded.
 //! - `to_json_kyaml` / `to_json_helm`: the data kustomize (go-yaml v3) and Helm (go-yaml v2 through
 //!   JSON, numbers as float64) see; `resolve_*` type one scalar; `scalar_needs_quoting` says whether
 //!   a YAML 1.1 reader would mistype a plain string.
 //! - `emit`/`emit_stream`: kustomize's output form (go-yaml v2 after JSON). For exact
 //!   `kustomize build` bytes print `canonical_kyaml(node)` (numbers respelled, keys sorted); for
-//!   Helm's `toYaml` print `from_json(value)`. `EmitOptions::preserve_style` prints as kyaml's own
+//!   Helm's `toYaml` print `from_json(value)` with `Dialect::HelmToYaml` (`toYamlPretty`:
+//!   `Dialect::HelmToYamlPretty`). `EmitOptions::preserve_style` prints as kyaml's own
 //!   encoder does (source quoting and flow style kept).
 //!
 //! Not for: anything Kubernetes- or Flux-specific; comments are not kept.
