@@ -12,6 +12,7 @@ pub mod discovery;
 pub mod fs_facts;
 pub mod fsio;
 pub mod gitrev;
+pub(crate) mod golang;
 pub mod graph;
 pub mod helm;
 pub mod kustomize;

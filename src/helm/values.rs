@@ -60,7 +60,7 @@ pub fn from_yaml(text: &str, name: &str) -> Result<Value, Error> {
         other => Err(Error::Values(format!(
             "failed to parse {name}: error unmarshaling JSON: while decoding JSON: json: cannot \
              unmarshal {} into Go value of type map[string]interface {{}}",
-            json_kind(&other)
+            crate::template::json_kind(&other)
         ))),
     }
 }
@@ -160,18 +160,6 @@ pub fn json_to_value(json: serde_json::Value) -> Value {
                 .map(|(k, v)| (k, json_to_value(v)))
                 .collect(),
         ),
-    }
-}
-
-/// The JSON type name Go's decoder uses in `cannot unmarshal X into ...`.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Nil => "null",
-        Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Float(_) | Value::Complex(..) => "number",
-        Value::String(_) => "string",
-        Value::List(_) => "array",
-        Value::Map(_) => "object",
     }
 }
 

@@ -559,7 +559,7 @@ fn go_json(v: &Value, out: &mut String) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => out.push_str(&n.to_string()),
-        Value::String(s) => go_json_string(s, out),
+        Value::String(s) => crate::golang::json_string(out, s, true),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -578,7 +578,7 @@ fn go_json(v: &Value, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                go_json_string(k, out);
+                crate::golang::json_string(out, k, true);
                 out.push(':');
                 if let Some(v) = map.get(*k) {
                     go_json(v, out);
@@ -587,23 +587,4 @@ fn go_json(v: &Value, out: &mut String) {
             out.push('}');
         }
     }
-}
-
-fn go_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }

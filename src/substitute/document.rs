@@ -303,7 +303,7 @@ fn json_number_text(f: f64) -> String {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         return (f as u64).to_string();
     }
-    go_format_g(f)
+    crate::golang::format_float_g(f)
 }
 
 /// A key becomes a JSON object key: booleans and integers print as Go formats them; other scalars
@@ -410,43 +410,6 @@ fn is_yaml_style_float(s: &str) -> bool {
     };
     let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
     mantissa_ok && exponent_ok
-}
-
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits, exponent form when the decimal
-/// exponent is below -4 or at least 6 (`1e+06`, `1.5e-07`).
-pub(crate) fn go_format_g(f: f64) -> String {
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.to_owned();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits, e.g. `-1.2345e6`.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if !(-4..6).contains(&exp) {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        let dot = if rest.is_empty() { "" } else { "." };
-        let esign = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{first}{dot}{rest}e{esign}{:02}", exp.unsigned_abs());
-    }
-    let n = digits.len();
-    let body = if exp < 0 {
-        let zeros = "0".repeat(usize::try_from(-exp - 1).unwrap_or(0));
-        format!("0.{zeros}{digits}")
-    } else {
-        let point = usize::try_from(exp).unwrap_or(0) + 1;
-        if point >= n {
-            format!("{digits}{}", "0".repeat(point - n))
-        } else {
-            let (int, frac) = digits.split_at(point);
-            format!("{int}.{frac}")
-        }
-    };
-    format!("{sign}{body}")
 }
 
 #[cfg(test)]
@@ -763,7 +726,7 @@ data:
             (1e100, "1e+100"),
         ];
         for (f, want) in cases {
-            assert_eq!(go_format_g(f), want, "{f}");
+            assert_eq!(crate::golang::format_float_g(f), want, "{f}");
         }
     }
 

@@ -84,7 +84,11 @@ impl fmt::Display for ErrorKind {
             ErrorKind::DefaultFunction => f.write_str("unable to parse default function"),
             ErrorKind::TooDeep => f.write_str("substitutions nested too deeply"),
             ErrorKind::VariableNotSet { name } => {
-                write!(f, "variable not set (strict mode): {}", go_quote(name))
+                write!(
+                    f,
+                    "variable not set (strict mode): {}",
+                    crate::golang::quote(name)
+                )
             }
             ErrorKind::InvalidVariableName { name } => write!(
                 f,
@@ -114,22 +118,6 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-/// Quotes a string the way Go's `%q` does for the printable text variable names are made of.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.extend(c.escape_unicode()),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
 #[cfg(test)]
 mod tests {

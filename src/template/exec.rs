@@ -11,7 +11,7 @@ use super::funcs::FuncEnv;
 use super::gofmt::{self, format_v, quote};
 use super::parse::{Arg, Branch, Command, Node, Number, Pipe, Tree};
 use super::value::Value;
-use super::{Error, ExecOptions, Location, MissingKey, Set};
+use super::{Error, ExecErrorKind, ExecOptions, Location, MissingKey, Set};
 
 /// An evaluated value; `None` is Go's invalid `reflect.Value` (a missing value), which prints as
 /// `<no value>`, while `Some(Value::Nil)` is a nil interface (field access on it is an error).
@@ -121,7 +121,11 @@ pub(crate) fn execute(
                 quote(&set.name)
             )
         };
-        return Err(Error::exec(msg, ctx.chain.clone()));
+        return Err(Error::exec(
+            ExecErrorKind::UndefinedTemplate,
+            msg,
+            ctx.chain.clone(),
+        ));
     };
     execute_tree(ctx, set, name, tree, data, out)
 }
@@ -213,6 +217,7 @@ fn write(ctx: &mut Ctx<'_>, frame: &Frame<'_>, out: &mut String, s: &str) -> R<(
     if ctx.written > ctx.opts.max_output {
         let msg = format!("output exceeds the limit of {} bytes", ctx.opts.max_output);
         return Err(Error::exec(
+            ExecErrorKind::OutputLimit,
             format!("template: {}: {msg}", frame.name),
             ctx.chain.clone(),
         )
@@ -1341,9 +1346,7 @@ fn go_string(v: &Value) -> String {
 fn with_chain(f: Flow, inner: Option<Box<Error>>) -> Flow {
     match (f, inner) {
         (Flow::Err(mut e), Some(inner)) => {
-            let inner = *inner;
-            e.template_chain = inner.template_chain;
-            e.location = inner.location;
+            e.take_position_of(*inner);
             Flow::Err(e)
         }
         (f, _) => f,

@@ -1,7 +1,17 @@
-//! Go's `fmt` printing of template values: `Sprint`, `Sprintln`, `Sprintf` with Go's verbs, flags,
-//! widths and error markers (`%!d(string=x)`, `%!s(MISSING)`, `%!(EXTRA ...)`), and `strconv`'s
-//! float and quoting rules, so that output matches Go byte for byte.
-//! Not supported: `%p`, `%#v` beyond a close approximation, and Go-only types.
+//! Go's printing and reflection vocabulary for template values: `fmt`'s `Sprint`, `Sprintln` and
+//! `Sprintf` with Go's verbs, flags, widths and error markers (`%!d(string=x)`, `%!s(MISSING)`,
+//! `%!(EXTRA ...)`), `%T` and reflect kinds, Sprig's string coercions and "empty", and
+//! `encoding/json`'s encoder and decoder, so that output matches Go byte for byte. `strconv`'s
+//! spellings come from `crate::golang`.
+//!
+//! Not supported: `%p`, `%#v` beyond a close approximation, and Go-only types. Not for: YAML or
+//! TOML (see `funcs`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::golang::{self, can_backquote, json_float, quote_rune, quote_with};
+pub use crate::golang::{format_float_g, quote};
 
 use super::value::Value;
 
@@ -622,84 +632,219 @@ pub(crate) fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
     }
 }
 
-/// Go's `strconv.Quote`.
-pub fn quote(s: &str) -> String {
-    quote_with(s, false)
-}
-
-fn quote_with(s: &str, ascii_only: bool) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        escape_char(&mut out, c, '"', ascii_only);
+/// Sprig's `strval`: strings as they are, everything else through `%v`.
+pub fn strval(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => format_v(other),
     }
-    out.push('"');
-    out
 }
 
-fn quote_rune(c: char) -> String {
-    let mut out = String::from("'");
-    escape_char(&mut out, c, '\'', false);
-    out.push('\'');
-    out
-}
-
-fn escape_char(out: &mut String, c: char, quote: char, ascii_only: bool) {
-    if c == quote || c == '\\' {
-        out.push('\\');
-        out.push(c);
-        return;
+/// Sprig's `strslice`: a list's elements as strings (nils dropped), a nil as no strings, and any
+/// other value as a one-element list.
+pub fn strslice(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(items) => items
+            .iter()
+            .filter(|i| !matches!(i, Value::Nil))
+            .map(strval)
+            .collect(),
+        Value::Nil => Vec::new(),
+        other => vec![strval(other)],
     }
-    if ascii_only {
-        if (c as u32) < 0x80 && is_print(c) {
-            out.push(c);
-            return;
+}
+
+/// `fmt.Sprintf("%T", v)`.
+pub fn type_name(v: &Value) -> &'static str {
+    v.go_type_name()
+}
+
+/// `reflect.ValueOf(v).Kind().String()`.
+pub fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Float(_) => "float64",
+        Value::String(_) => "string",
+        Value::List(_) => "slice",
+        Value::Map(_) => "map",
+        Value::Complex(..) => "complex128",
+    }
+}
+
+/// Sprig's `empty`: Go's zero values and empty collections.
+pub fn is_empty(v: &Value) -> bool {
+    !v.is_truthy()
+}
+
+/// Options of the JSON encoder.
+#[derive(Clone, Copy)]
+pub struct JsonStyle {
+    /// `<`, `>` and `&` as `\u003c`... (Go's default; off for `toRawJson`).
+    pub escape_html: bool,
+    /// Two-space indentation, as `json.MarshalIndent(v, "", "  ")`.
+    pub pretty: bool,
+}
+
+/// `json.Marshal` with Go's key order (sorted) and escaping; NaN and infinities are errors as in Go.
+pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, String> {
+    let mut out = String::new();
+    write_json(&mut out, v, style, 0)?;
+    Ok(out)
+}
+
+fn newline_indent(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Result<(), String> {
+    match v {
+        Value::Nil => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
         }
-    } else if is_print(c) {
-        out.push(c);
-        return;
+        Value::Float(f) => out.push_str(
+            &json_float(*f)
+                .ok_or_else(|| format!("json: unsupported value: {}", format_float_g(*f)))?,
+        ),
+        Value::Complex(..) => return Err("json: unsupported type: complex128".into()),
+        Value::String(s) => golang::json_string(out, s, style.escape_html),
+        Value::List(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return Ok(());
+            }
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if style.pretty {
+                    newline_indent(out, depth + 1);
+                }
+                write_json(out, item, style, depth + 1)?;
+            }
+            if style.pretty {
+                newline_indent(out, depth);
+            }
+            out.push(']');
+        }
+        Value::Map(map) => {
+            if map.is_empty() {
+                out.push_str("{}");
+                return Ok(());
+            }
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if style.pretty {
+                    newline_indent(out, depth + 1);
+                }
+                golang::json_string(out, k, style.escape_html);
+                out.push(':');
+                if style.pretty {
+                    out.push(' ');
+                }
+                write_json(out, item, style, depth + 1)?;
+            }
+            if style.pretty {
+                newline_indent(out, depth);
+            }
+            out.push('}');
+        }
     }
-    match c {
-        '\x07' => out.push_str("\\a"),
-        '\x08' => out.push_str("\\b"),
-        '\x0c' => out.push_str("\\f"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        '\x0b' => out.push_str("\\v"),
-        c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-        c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-        c => out.push_str(&format!("\\U{:08x}", c as u32)),
+    Ok(())
+}
+
+/// `json.Unmarshal` into `interface{}`: numbers become float64, as in Go.
+pub fn from_json(text: &str) -> Result<Value, String> {
+    let parsed: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(text, &e))?;
+    Ok(from_serde(parsed))
+}
+
+fn json_error(text: &str, e: &serde_json::Error) -> String {
+    if text.trim().is_empty() {
+        return "unexpected end of JSON input".into();
+    }
+    if e.is_eof() {
+        return "unexpected end of JSON input".into();
+    }
+    let offset = text
+        .lines()
+        .take(e.line().saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum::<usize>()
+        + e.column().saturating_sub(1);
+    let ch = text
+        .get(offset.min(text.len())..)
+        .and_then(|rest| rest.chars().next())
+        .unwrap_or(' ');
+    let before = text
+        .get(..offset.min(text.len()))
+        .and_then(|head| head.trim_end().chars().last());
+    let expecting = if before == Some('{') {
+        "beginning of object key string"
+    } else {
+        "beginning of value"
+    };
+    format!("invalid character '{ch}' looking for {expecting}")
+}
+
+/// The JSON data `json.Marshal` makes of a value, as `serde_json` data: NaN, infinities and
+/// complex numbers are errors, as in Go.
+pub fn to_serde(v: &Value) -> Result<serde_json::Value, String> {
+    use serde_json::Value as Json;
+    Ok(match v {
+        Value::Nil => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Int(i) => Json::Number((*i).into()),
+        Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(Json::Number)
+            .ok_or_else(|| format!("json: unsupported value: {}", format_float_g(*f)))?,
+        Value::Complex(..) => return Err("json: unsupported type: complex128".into()),
+        Value::String(s) => Json::String(s.clone()),
+        Value::List(items) => Json::Array(items.iter().map(to_serde).collect::<Result<_, _>>()?),
+        Value::Map(m) => Json::Object(
+            m.iter()
+                .map(|(k, item)| Ok((k.clone(), to_serde(item)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+    })
+}
+
+/// Go's `interface{}` for decoded JSON data: every number a float64.
+pub fn from_serde(v: serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => Value::String(s),
+        serde_json::Value::Array(items) => Value::List(items.into_iter().map(from_serde).collect()),
+        serde_json::Value::Object(map) => Value::map(
+            map.into_iter()
+                .map(|(k, v)| (k, from_serde(v)))
+                .collect::<BTreeMap<_, _>>(),
+        ),
     }
 }
 
-/// An approximation of Go's `unicode.IsPrint`: graphic characters and the ASCII space.
-fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
+/// The Go type name of a decoded JSON value, for `cannot unmarshal X into Go value of type Y`.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "null",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::Float(_) | Value::Complex(..) => "number",
+        Value::String(_) => "string",
+        Value::List(_) => "array",
+        Value::Map(_) => "object",
     }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let u = c as u32;
-    !((0xE000..=0xF8FF).contains(&u)
-        // U+FFFC and U+FFFD (the replacement character) are symbols, and printable
-        || (0xFFF0..=0xFFFB).contains(&u)
-        || u == 0xFFFE
-        || u == 0xFFFF
-        || (0x200B..=0x200F).contains(&u)
-        || (0x2028..=0x202E).contains(&u)
-        || (0x2060..=0x206F).contains(&u)
-        || u == 0xFEFF
-        || u == 0xAD
-        // unassigned planes 4 to 13, and the private use planes 15 and 16
-        || (0x40000..=0xDFFFF).contains(&u)
-        || (0xF0000..=0x10FFFF).contains(&u))
-}
-
-fn can_backquote(s: &str) -> bool {
-    s.chars()
-        .all(|c| c != '`' && c != '\u{FEFF}' && (c == '\t' || !(c.is_control())))
 }
 
 #[cfg(test)]

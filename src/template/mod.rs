@@ -30,9 +30,9 @@ mod parse;
 mod value;
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
+pub(crate) use gofmt::json_kind;
 pub use gofmt::{sprint, sprintf};
 pub use value::{Map, Value};
 
@@ -90,69 +90,114 @@ pub struct Location {
     pub column: Option<usize>,
 }
 
-/// A parse or execution error, with Go's message text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Error {
-    message: String,
-    pub(crate) location: Option<Location>,
-    /// The names of the templates being executed when the error happened, outermost first.
-    pub(crate) template_chain: Vec<String>,
-    is_exec: bool,
+/// A parse or execution error: Go's message text (what `Display` prints, unchanged from Go's)
+/// and where it happened.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The text is not a valid template.
+    #[error("{message}")]
+    Parse { message: String, location: Location },
+    /// Executing a template failed.
+    #[error("{message}")]
+    Exec {
+        kind: ExecErrorKind,
+        message: String,
+        /// Where, when known (for nested calls, the innermost position).
+        location: Option<Location>,
+        /// The templates (and includes) being executed, outermost first.
+        template_chain: Vec<String>,
+    },
+}
+
+/// What stopped an execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecErrorKind {
+    /// The template to run is not defined in the set, or is empty.
+    UndefinedTemplate,
+    /// An action failed (Go's `executing "NAME" at <...>`): a function's error (`fail` and
+    /// `required` among them), a missing key under `missingkey=error`, a wrong argument, a
+    /// nesting or value-size limit.
+    Action,
+    /// The output grew past `ExecOptions::max_output`.
+    OutputLimit,
+    /// The executor itself failed (its thread panicked, or no thread could run it).
+    Internal,
 }
 
 impl Error {
     fn parse(message: String, location: Location) -> Self {
-        let location = Some(location);
-        Error {
-            message,
-            location,
-            template_chain: Vec::new(),
-            is_exec: false,
-        }
+        Error::Parse { message, location }
     }
 
-    fn exec(message: String, template_chain: Vec<String>) -> Self {
-        Error {
+    fn exec(kind: ExecErrorKind, message: String, template_chain: Vec<String>) -> Self {
+        Error::Exec {
+            kind,
             message,
             location: None,
             template_chain,
-            is_exec: true,
         }
     }
 
+    /// An action's failure at `location`.
     fn exec_at(message: String, template_chain: Vec<String>, location: Location) -> Self {
-        let location = Some(location);
-        Error {
+        Error::Exec {
+            kind: ExecErrorKind::Action,
             message,
-            location,
+            location: Some(location),
             template_chain,
-            is_exec: true,
         }
     }
 
     /// Where the error happened, when known (for nested calls, the innermost position).
     pub fn location(&self) -> Option<&Location> {
-        self.location.as_ref()
+        match self {
+            Error::Parse { location, .. } => Some(location),
+            Error::Exec { location, .. } => location.as_ref(),
+        }
     }
 
     /// The templates (and includes) being executed when the error happened, outermost first.
     pub fn template_chain(&self) -> &[String] {
-        &self.template_chain
+        match self {
+            Error::Parse { .. } => &[],
+            Error::Exec { template_chain, .. } => template_chain,
+        }
     }
 
     /// Whether the error happened while executing (as opposed to parsing).
     pub fn is_exec(&self) -> bool {
-        self.is_exec
+        matches!(self, Error::Exec { .. })
+    }
+
+    /// What stopped the execution; `None` for a parse error.
+    pub fn exec_kind(&self) -> Option<ExecErrorKind> {
+        match self {
+            Error::Parse { .. } => None,
+            Error::Exec { kind, .. } => Some(*kind),
+        }
+    }
+
+    /// Takes the position (template chain and location) of `inner`, the error of a nested
+    /// execution that this one reports.
+    pub(crate) fn take_position_of(&mut self, inner: Error) {
+        if let (
+            Error::Exec {
+                location,
+                template_chain,
+                ..
+            },
+            Error::Exec {
+                location: inner_location,
+                template_chain: inner_chain,
+                ..
+            },
+        ) = (self, inner)
+        {
+            *location = inner_location;
+            *template_chain = inner_chain;
+        }
     }
 }
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// A set of associated templates sharing functions and delimiters.
 #[derive(Clone)]
@@ -412,7 +457,7 @@ pub fn on_big_stack<T: Send>(
         match handle {
             Ok(h) => h.join().unwrap_or_else(|_| {
                 let msg = format!("template: {name}: internal error (panic)");
-                Some(Err(Error::exec(msg, Vec::new())))
+                Some(Err(Error::exec(ExecErrorKind::Internal, msg, Vec::new())))
             }),
             Err(_) => None,
         }
@@ -422,6 +467,7 @@ pub fn on_big_stack<T: Send>(
         None => match take() {
             Some(f) => f(),
             None => Err(Error::exec(
+                ExecErrorKind::Internal,
                 format!("template: {name}: internal error"),
                 Vec::new(),
             )),

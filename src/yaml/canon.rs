@@ -13,8 +13,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::emit::{go_yaml_v2_key_order, sort_keys};
 use super::node::{Entry, Mapping, Node, Scalar, ScalarStyle, Sequence};
+use super::order::{go_yaml_v2_key_order, sort_keys};
 use super::resolve::{kyaml_timestamp, resolve_kyaml, Resolved};
 
 /// The node as `kustomize build` would print it, ready for `emit`. Non-finite floats (which make
@@ -274,7 +274,7 @@ fn go_v3_folded_reread(value: &str) -> String {
 /// without a fraction or exponent reads back as an integer; anything else is printed with
 /// `strconv.FormatFloat(f, 'g', -1, 64)`.
 fn go_json_then_yaml_float(f: f64) -> String {
-    let (digits, exp) = shortest_digits(f);
+    let (digits, exp) = crate::golang::shortest_digits(f);
     let negative = f.is_sign_negative() && f != 0.0;
     let abs = f.abs();
     let json_uses_exponent = abs != 0.0 && !(1e-6..1e21).contains(&abs);
@@ -304,44 +304,7 @@ fn go_json_then_yaml_float(f: f64) -> String {
             };
         }
     }
-    go_format_g(negative, &digits, exp)
-}
-
-/// Shortest round-trip decimal digits of `f` and the exponent of the first digit
-/// (`1234.5` → ("12345", 3)).
-fn shortest_digits(f: f64) -> (String, i32) {
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    (digits, exponent.parse().unwrap_or(0))
-}
-
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
-fn go_format_g(negative: bool, digits: &str, exp: i32) -> String {
-    let sign = if negative { "-" } else { "" };
-    // With the shortest precision Go switches to the exponent form from 1e6 on.
-    if !(-4..6).contains(&exp) {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        let mantissa = if rest.is_empty() {
-            first.to_string()
-        } else {
-            format!("{first}.{rest}")
-        };
-        let esign = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{mantissa}e{esign}{:02}", exp.unsigned_abs());
-    }
-    if exp < 0 {
-        let zeros = "0".repeat(usize::try_from(-exp - 1).unwrap_or(0));
-        return format!("{sign}0.{zeros}{digits}");
-    }
-    let int_len = usize::try_from(exp + 1).unwrap_or(0);
-    if digits.len() <= int_len {
-        let zeros = "0".repeat(int_len - digits.len());
-        format!("{sign}{digits}{zeros}")
-    } else {
-        let (int_part, frac) = digits.split_at(int_len);
-        format!("{sign}{int_part}.{frac}")
-    }
+    crate::golang::format_float_g(f)
 }
 
 #[cfg(test)]

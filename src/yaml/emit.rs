@@ -11,10 +11,9 @@
 //!
 //! Not for: preserving comments, flow style or source quoting (kustomize drops them too).
 
-use std::cmp::Ordering;
-
 use super::canon::{kyaml_entries, respell};
 use super::node::{CollectionStyle, Entry, Mapping, Node, Scalar, ScalarStyle, Sequence};
+use super::order::sort_keys;
 use super::resolve::{
     is_plain_word, kyaml_timestamp, resolve_kyaml, scalar_needs_quoting, Resolved,
 };
@@ -30,6 +29,22 @@ pub struct EmitOptions {
     /// collections stay flow, non-string scalars keep their spelling. This is the output of
     /// kustomize's filters and KRM functions, not of `kustomize build`.
     pub preserve_style: bool,
+    /// Whose output to imitate where the programs that print through go-yaml differ.
+    pub dialect: Dialect,
+}
+
+/// The printers [`emit`] imitates beyond `kustomize build`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// `kustomize build` (go-yaml v2 after JSON). A `<<` key is double-quoted: written plain, as
+    /// go-yaml writes it, it would read back as a merge (kustomize itself loses such a key).
+    #[default]
+    Kustomize,
+    /// Helm's `toYaml` (`sigs.k8s.io/yaml`: go-yaml v2 after JSON), `<<` keys plain.
+    HelmToYaml,
+    /// Helm's `toYamlPretty` (go-yaml v3, indent 2): `<<` keys plain, a sequence that is a
+    /// mapping's value indented under its key, and no line folded, however long.
+    HelmToYamlPretty,
 }
 
 const BEST_WIDTH: usize = 80;
@@ -52,12 +67,18 @@ pub fn emit(node: &Node, options: &EmitOptions) -> String {
     } else {
         Mode::Json
     };
+    let mut emitter = Emitter::new(mode);
+    emitter.dialect = options.dialect;
+    if options.dialect == Dialect::HelmToYamlPretty {
+        emitter.best_width = usize::MAX;
+        emitter.indentless_sequences = false;
+    }
     if options.sort_keys {
         let mut sorted = node.clone();
         sort_keys(&mut sorted);
-        Emitter::new(mode).document(&sorted)
+        emitter.document(&sorted)
     } else {
-        Emitter::new(mode).document(node)
+        emitter.document(node)
     }
 }
 
@@ -84,79 +105,6 @@ pub fn emit_stream(nodes: &[Node], options: &EmitOptions) -> String {
         out.push_str(&emit(node, options));
     }
     out
-}
-
-/// Sorts every mapping's keys, recursively, in go-yaml v2's order: runs of digits compare as
-/// numbers and a non-letter sorts before a letter (`a9` < `a10`, `_A` < `A_`).
-pub fn sort_keys(node: &mut Node) {
-    match node {
-        Node::Scalar(_) => {}
-        Node::Sequence(s) => s.items.iter_mut().for_each(sort_keys),
-        Node::Mapping(m) => {
-            m.entries
-                .sort_by(|a, b| go_yaml_v2_key_order(&a.key.value, &b.key.value));
-            m.entries.iter_mut().for_each(|e| sort_keys(&mut e.value));
-        }
-    }
-}
-
-/// go-yaml v2's `keyList.Less` for string keys, as a total order.
-pub fn go_yaml_v2_key_order(a: &str, b: &str) -> Ordering {
-    // The first character where the keys differ; a prefix sorts first.
-    let Some(byte) = a.bytes().zip(b.bytes()).position(|(x, y)| x != y) else {
-        return a.len().cmp(&b.len());
-    };
-    // After equal bytes both keys have a character boundary at the same places.
-    let at = (0..=byte)
-        .rev()
-        .find(|&i| a.is_char_boundary(i))
-        .unwrap_or(0);
-    let first = |key: &str| {
-        key.get(at..)
-            .and_then(|k| k.chars().next())
-            .unwrap_or_default()
-    };
-    v2_order_at(a, b, at, first(a), first(b))
-}
-
-/// The order of two keys that first differ at byte `at` (the same in both, after an equal
-/// prefix), with `ca` and `cb` the differing characters.
-fn v2_order_at(a: &str, b: &str, at: usize, ca: char, cb: char) -> Ordering {
-    let al = ca.is_alphabetic();
-    let bl = cb.is_alphabetic();
-    if al && bl {
-        return ca.cmp(&cb);
-    }
-    if al || bl {
-        // A non-letter sorts before a letter.
-        return if bl {
-            Ordering::Less
-        } else {
-            Ordering::Greater
-        };
-    }
-    // Digit runs compare as numbers. A zero after other digits is part of a number, not a leading
-    // zero, so go-yaml starts both numbers at 1 there (which keeps `a10` after `a1`).
-    let mut start = 0i64;
-    if ca == '0' || cb == '0' {
-        let before = a.get(..at).unwrap_or_default().bytes().rev();
-        if before.take_while(u8::is_ascii_digit).any(|c| c != b'0') {
-            start = 1;
-        }
-    }
-    let number = |key: &str| -> (i64, usize) {
-        let run = key.get(at..).unwrap_or_default().bytes();
-        run.take_while(u8::is_ascii_digit)
-            .fold((start, 0), |(n, len), d| {
-                (
-                    n.wrapping_mul(10).wrapping_add(i64::from(d - b'0')),
-                    len + 1,
-                )
-            })
-    };
-    let (an, alen) = number(a);
-    let (bn, blen) = number(b);
-    an.cmp(&bn).then(alen.cmp(&blen)).then(ca.cmp(&cb))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -194,6 +142,11 @@ struct Emitter {
     simple_key_context: bool,
     flow_level: usize,
     mode: Mode,
+    /// The column past which long scalars fold.
+    best_width: usize,
+    /// A block sequence that is a mapping's value starts at the key's column.
+    indentless_sequences: bool,
+    dialect: Dialect,
 }
 
 impl Emitter {
@@ -209,6 +162,9 @@ impl Emitter {
             simple_key_context: false,
             flow_level: 0,
             mode,
+            best_width: BEST_WIDTH,
+            indentless_sequences: true,
+            dialect: Dialect::Kustomize,
         }
     }
 
@@ -316,7 +272,8 @@ impl Emitter {
             }
             Node::Mapping(m) if m.entries.is_empty() || flow(m.style) => self.flow_mapping(m),
             Node::Sequence(seq) => {
-                let indentless = self.mapping_context && !self.indention;
+                let indentless =
+                    self.indentless_sequences && self.mapping_context && !self.indention;
                 self.increase_indent(false, indentless);
                 for item in &seq.items {
                     self.write_indent();
@@ -351,7 +308,7 @@ impl Emitter {
             if i > 0 {
                 self.write_indicator(",", false, false, false);
             }
-            if self.column > BEST_WIDTH {
+            if self.column > self.best_width {
                 self.write_indent();
             }
             self.node(item, Context::SequenceItem);
@@ -369,7 +326,7 @@ impl Emitter {
             if i > 0 {
                 self.write_indicator(",", false, false, false);
             }
-            if self.column > BEST_WIDTH {
+            if self.column > self.best_width {
                 self.write_indent();
             }
             if is_simple_key(&entry.key) {
@@ -436,9 +393,18 @@ impl Emitter {
                     (text, Style::Plain)
                 }
             }
+            Mode::CanonicalKyaml | Mode::Json if is_key && self.dialect != Dialect::Kustomize => {
+                (s.value.as_str(), string_style(&s.value))
+            }
             Mode::CanonicalKyaml | Mode::Json => requested_style(s, is_key),
         };
-        let analysis = analyze(text);
+        let analysis =
+            if self.dialect != Dialect::Kustomize && text.contains(['\u{2028}', '\u{2029}']) {
+                // Helm's output is read back by go-yaml alone, which takes LS and PS for breaks.
+                analyze_chars(text, text.chars(), LineSeparators::Breaks)
+            } else {
+                analyze(text)
+            };
         let mut style = self.select_style(requested, &analysis, text);
         if self.mode == Mode::PreserveStyle {
             if let Some(tag) = &s.tag {
@@ -511,7 +477,11 @@ impl Emitter {
             rest = after;
             let Some(c) = c else { break };
             if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && !rest.starts_with(' ') {
+                if allow_breaks
+                    && !spaces
+                    && self.column > self.best_width
+                    && !rest.starts_with(' ')
+                {
                     self.write_indent();
                 } else {
                     self.put(c);
@@ -566,7 +536,7 @@ impl Emitter {
             if c == ' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.best_width
                     && !at_start
                     && !rest.is_empty()
                     && !rest.starts_with(' ')
@@ -588,8 +558,9 @@ impl Emitter {
             }
         }
         // go-yaml would put the closing quote at column 0 after a trailing break, which a strict
-        // reader rejects inside a collection; indenting it reads back the same.
-        if breaks {
+        // reader rejects inside a collection; indenting it reads back the same. Helm's output is
+        // go-yaml's own.
+        if breaks && self.dialect == Dialect::Kustomize {
             self.write_indent();
         }
         self.write_indicator("'", false, false, false);
@@ -611,7 +582,7 @@ impl Emitter {
             if c == ' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.best_width
                     && !at_start
                     && !rest.is_empty()
                 {
@@ -718,7 +689,7 @@ impl Emitter {
                     && !leading_spaces
                     && c == ' '
                     && chars.get(i + 1) != Some(&' ')
-                    && self.column > BEST_WIDTH
+                    && self.column > self.best_width
                 {
                     self.write_indent();
                 } else {
@@ -966,7 +937,7 @@ fn analyze(value: &str) -> Analysis {
     if value.is_ascii() || !has_special_non_ascii(bytes) {
         analyze_bytes(bytes)
     } else {
-        analyze_chars(value, value.chars())
+        analyze_chars(value, value.chars(), LineSeparators::Escaped)
     }
 }
 
@@ -1164,7 +1135,21 @@ fn analyze_lines(bytes: &[u8]) -> Analysis {
     }
 }
 
-fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
+/// How the analysis treats LS and PS (U+2028, U+2029).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineSeparators {
+    /// As characters that only double quotes may hold (escaped), so that YAML 1.2 readers read
+    /// the text back too.
+    Escaped,
+    /// As go-yaml does: line breaks.
+    Breaks,
+}
+
+fn analyze_chars(
+    value: &str,
+    chars: impl Iterator<Item = char>,
+    separators: LineSeparators,
+) -> Analysis {
     let mut block_indicators = value.starts_with("---") || value.starts_with("...");
     // A trailing ` -` is read as the start of a new scalar before `,`/`]`/`}` by saphyr, so such
     // text is quoted inside flow collections.
@@ -1215,7 +1200,9 @@ fn analyze_chars(value: &str, chars: impl Iterator<Item = char>) -> Analysis {
         }
         // LS and PS are line breaks to go-yaml (YAML 1.1) but ordinary characters to YAML 1.2
         // readers such as ours; only an escape in double quotes reads the same everywhere.
-        if !is_printable(c) || matches!(c, '\u{2028}' | '\u{2029}') {
+        if !is_printable(c)
+            || (separators == LineSeparators::Escaped && matches!(c, '\u{2028}' | '\u{2029}'))
+        {
             special_characters = true;
         }
         if c == ' ' {
@@ -1304,7 +1291,7 @@ mod tests {
                     let t = format!("{s}{c}");
                     assert_eq!(
                         super::analyze(&t),
-                        super::analyze_chars(&t, t.chars()),
+                        super::analyze_chars(&t, t.chars(), super::LineSeparators::Escaped),
                         "{t:?}"
                     );
                     checked += 1;
@@ -1326,20 +1313,10 @@ mod tests {
         ] {
             assert_eq!(
                 super::analyze(t),
-                super::analyze_chars(t, t.chars()),
+                super::analyze_chars(t, t.chars(), super::LineSeparators::Escaped),
                 "{t:?}"
             );
         }
         assert!(checked > 500_000);
-    }
-
-    #[test]
-    fn keys_sort_in_go_yaml_v2_order() {
-        let mut keys = ["a10", "A_", "_A", "a9", "é", "a1", "x01", "x1", "z", "a1"];
-        keys.sort_by(|a, b| super::go_yaml_v2_key_order(a, b));
-        assert_eq!(
-            keys,
-            ["_A", "A_", "a1", "a1", "a9", "a10", "x1", "x01", "z", "é"]
-        );
     }
 }

@@ -4,13 +4,15 @@
 //! and the canonical emitter that prints what `kustomize build` prints.
 //!
 //! - `parse_stream`: documents with anchors, aliases and `<<` merges expanded, duplicate keys and
-//!   non-scalar keys rejected with locations, alias bombs and deep nesting bounded.
+//!   non-scalar keys rejected with locations (`ParseOptions::last_key_wins` keeps a repeated
+//!   key's later value instead), alias bombs and deep nesting bounded.
 //! - `to_json_kyaml` / `to_json_helm`: the data kustomize (go-yaml v3) and Helm (go-yaml v2 through
 //!   JSON, numbers as float64) see; `resolve_*` type one scalar; `scalar_needs_quoting` says whether
 //!   a YAML 1.1 reader would mistype a plain string.
 //! - `emit`/`emit_stream`: kustomize's output form (go-yaml v2 after JSON). For exact
 //!   `kustomize build` bytes print `canonical_kyaml(node)` (numbers respelled, keys sorted); for
-//!   Helm's `toYaml` print `from_json(value)`. `EmitOptions::preserve_style` prints as kyaml's own
+//!   Helm's `toYaml` print `from_json(value)` with `Dialect::HelmToYaml` (`toYamlPretty`:
+//!   `Dialect::HelmToYamlPretty`). `EmitOptions::preserve_style` prints as kyaml's own
 //!   encoder does (source quoting and flow style kept).
 //!
 //! Not for: anything Kubernetes- or Flux-specific; comments are not kept.
@@ -20,8 +22,8 @@ mod emit;
 mod fast;
 mod files;
 mod node;
+mod order;
 mod parse;
-pub(crate) use parse::drop_break_added_at_end;
 mod reread;
 mod resolve;
 #[cfg(test)]
@@ -29,12 +31,12 @@ mod tests;
 
 pub use canon::{canonical_kyaml, from_json, reread_folded};
 pub use emit::{
-    emit_canonical_kyaml, emit_canonical_kyaml_onto, go_yaml_v2_key_order, reads_back_as_plain,
-    sort_keys, EmitOptions,
+    emit_canonical_kyaml, emit_canonical_kyaml_onto, reads_back_as_plain, Dialect, EmitOptions,
 };
 #[cfg(test)]
 pub(crate) use files::yaml_texts_under;
 pub use files::ParsedFiles;
+pub use order::{go_yaml_v2_key_order, sort_keys};
 pub use reread::{reread, reread_then, reread_value};
 
 pub use node::{
@@ -101,7 +103,11 @@ impl std::error::Error for Error {}
 /// Parses a multi-document stream. Empty documents (a lone `---`) are kept as null documents so that
 /// callers can decide to skip them.
 pub fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
-    parse::parse_stream(text, options)
+    // The quick reader takes what it can read for certain; saphyr reads the rest.
+    if let Some(documents) = fast::parse(text, options) {
+        return Ok(documents);
+    }
+    parse::parse_saphyr(text, options)
 }
 
 /// Prints one node in the canonical form `kustomize build` uses, ending with a newline. Keys are

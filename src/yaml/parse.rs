@@ -104,17 +104,10 @@ struct Builder<'o> {
     root: Option<(Node, Pos)>,
 }
 
-/// How many closing brackets [`parse_stream`] will re-indent before giving up.
+/// How many closing brackets [`parse_saphyr`] will re-indent before giving up.
 const MAX_BRACKET_FIXES: usize = 64;
 
-pub(super) fn parse_stream(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
-    if let Some(documents) = super::fast::parse(text, options) {
-        return Ok(documents);
-    }
-    parse_saphyr(text, options)
-}
-
-/// [`parse_stream`] by saphyr alone.
+/// `yaml::parse_stream` by saphyr alone.
 pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
     let mut first_error = match parse_events(text, options) {
         Ok(docs) => return Ok(docs),

@@ -208,6 +208,30 @@ fn a_duplicate_key_is_its_own_kind_or_with_last_key_wins_the_later_entry() {
 }
 
 #[test]
+fn with_last_key_wins_a_repeated_key_replaces_the_earlier_value() {
+    let options = ParseOptions {
+        last_key_wins: true,
+        ..ParseOptions::default()
+    };
+    // Short mappings look keys up by scanning, long ones through an index.
+    let long: String = (0..20).map(|i| format!("k{i}: {i}\n")).collect();
+    for text in ["a: 1\nb: 2\na: 3\n".to_string(), format!("{long}k3: x\n")] {
+        let docs = parse_stream(&text, &options).unwrap_or_else(|e| panic!("{e}"));
+        let root: &Node = &docs[0].root;
+        let Node::Mapping(m) = root else {
+            panic!("not a mapping: {root:?}")
+        };
+        let keys: Vec<&str> = m.entries.iter().map(|e| e.key.value.as_str()).collect();
+        let mut unique = keys.clone();
+        unique.dedup();
+        assert_eq!(keys.len(), unique.len(), "{keys:?}");
+    }
+    let docs = parse_stream("a: 1\nb: 2\na: 3\n", &options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scalar(&docs[0].root, &["a"]).value, "3");
+    assert!(parse("a: 1\na: 3\n").is_err());
+}
+
+#[test]
 fn complex_keys_are_rejected_with_their_location() {
     let err = parse("? [a, b]\n: c\n").err();
     assert_eq!(

@@ -674,6 +674,131 @@ x#: 8"##,
   a very long string with many words that goes well beyond the eighty column limit of the emitter ok
   second line that is also very long and goes well beyond the eighty column limit"#,
     ),
+    // Issue 28: where the template functions' own YAML code had drifted from `yaml/` and from
+    // Helm (timestamps are range-checked, digit runs wrap as Go's int64 does, `toYamlPretty`
+    // is go-yaml v3's layout) and Go 1.22's JSON escapes.
+    (r#"toYaml (dict "d" "2024-13-45")"#, r#"d: 2024-13-45"#),
+    (
+        r#"toYaml (dict "a2" 1 "a10000000000000000000" 2)"#,
+        r#"a10000000000000000000: 2
+a2: 1"#,
+    ),
+    (
+        r#"toYamlPretty (dict "a2" 1 "a10000000000000000000" 2)"#,
+        r#"a10000000000000000000: 2
+a2: 1"#,
+    ),
+    (
+        r#"toYaml (dict "k" "2024-02-30" "l" "2024-2-3" "m" "2023-02-29" "n" "2024-02-29T25:00:00Z")"#,
+        r#"k: 2024-02-30
+l: "2024-2-3"
+m: 2023-02-29
+"n": 2024-02-29T25:00:00Z"#,
+    ),
+    (
+        r#"toYamlPretty (dict "d" "2024-13-45" "e" "2024-01-02")"#,
+        r#"d: 2024-13-45
+e: "2024-01-02""#,
+    ),
+    (
+        r#"toYamlPretty (dict "i" (float64 "+Inf") "n" (float64 "-Inf"))"#,
+        r#"i: .inf
+"n": -.inf"#,
+    ),
+    (r#"toJson "\b\f""#, r#""\b\f""#),
+    (
+        r#"toYamlPretty (dict "k" "a very long string with many words that goes well beyond the eighty column limit of the emitter and then some more words")"#,
+        r#"k: a very long string with many words that goes well beyond the eighty column limit of the emitter and then some more words"#,
+    ),
+    (
+        r#"toYaml (dict "<<" 1 "k" "<<")"#,
+        r#"<<: 1
+k: <<"#,
+    ),
+    (
+        r#"toYamlPretty (dict "<<" 1 "k" "<<")"#,
+        r#"<<: 1
+k: <<"#,
+    ),
+    (r#"fromYaml "a: 1\n---\nb: [\n""#, r#"map[a:1]"#),
+    (
+        r#"toYamlPretty (dict "a" (list (list 1 2) (dict "b" (list 3))))"#,
+        r#"a:
+  - - 1
+    - 2
+  - b:
+      - 3"#,
+    ),
+    (
+        r#"toYamlPretty (list (list) (dict) (list 1) (list (list 2)))"#,
+        r#"- []
+- {}
+- - 1
+- - - 2"#,
+    ),
+    (
+        r#"toYamlPretty (dict "k" "a\n\n" "l" "x\r\ny" "m" " x\ny")"#,
+        r#"k: |+
+  a
+
+l: "x\r\ny"
+m: |2-
+   x
+  y"#,
+    ),
+    (
+        r#"toYamlPretty (dict "k" 1.5e300 "l" 123456789012345678 "m" 0.000001 "n" 100000.0 "o" 1000000.0)"#,
+        r#"k: 1.5e+300
+l: 123456789012345678
+m: 1e-06
+"n": 100000
+o: 1e+06"#,
+    ),
+    (
+        r#"toYaml (dict "k" 1.5e300 "l" -0.0 "m" 123456789012345678 "n" 0.000001)"#,
+        r#"k: 1.5e+300
+l: 0
+m: 123456789012345678
+"n": 1e-06"#,
+    ),
+    (
+        r#"fromYaml "a: .inf\n""#,
+        r#"map[Error:error converting YAML to JSON: json: unsupported value: +Inf]"#,
+    ),
+    (
+        r##"toYamlPretty (dict "k" "emoji 😀" "l" "é" "m" "\t" "n" "- a" "o" "a: b" "p" "#x" "q" "a #b")"##,
+        r#"k: "emoji \U0001F600"
+l: é
+m: "\t"
+"n": '- a'
+o: 'a: b'
+p: '#x'
+q: 'a #b'"#,
+    ),
+    (
+        r#"toYamlPretty (dict "k" "0x1F" "l" "0o17" "m" "1e3" "n" "~" "o" "-" "p" "null" "q" "True" "r" "NO" "s" "yes" "t" "1:30")"#,
+        r#"k: "0x1F"
+l: "0o17"
+m: "1e3"
+"n": "~"
+o: '-'
+p: "null"
+q: "True"
+r: "NO"
+s: "yes"
+t: "1:30""#,
+    ),
+    (
+        r#"toYamlPretty (dict "k" (list) "l" (dict) "m" "" "n" nil)"#,
+        r#"k: []
+l: {}
+m: ""
+"n": null"#,
+    ),
+    (
+        r#"fromYaml "a: 2024-13-45\nb: 2024-01-02\nc: 0x1F\nd: 1e3\ne: !!str 1\n""#,
+        r#"map[a:2024-13-45 b:2024-01-02 c:31 d:1000 e:1]"#,
+    ),
     (
         r#"toToml (dict "a" (dict "b" (dict "c" 1)) "d" 2)"#,
         r#"d = 2

@@ -72,7 +72,7 @@ pub fn format_duration(d: i64) -> String {
 
 /// `time.ParseDuration`.
 pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
-    let invalid = || format!("time: invalid duration {}", super::gofmt::go_quote(text));
+    let invalid = || format!("time: invalid duration {}", super::gofmt::quote(text));
     let (neg, mut s) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
         Some(b'+') => (false, &text[1..]),
@@ -105,7 +105,7 @@ pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
         if unit.is_empty() {
             return Err(format!(
                 "time: missing unit in duration {}",
-                super::gofmt::go_quote(text)
+                super::gofmt::quote(text)
             ));
         }
         let scale: f64 = match unit {
@@ -118,8 +118,8 @@ pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
             _ => {
                 return Err(format!(
                     "time: unknown unit {} in duration {}",
-                    super::gofmt::go_quote(unit),
-                    super::gofmt::go_quote(text)
+                    super::gofmt::quote(unit),
+                    super::gofmt::quote(text)
                 ))
             }
         };
@@ -448,10 +448,10 @@ pub fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String>
     let fail = || {
         format!(
             "parsing time {} as {}: cannot parse {} as {}",
-            super::gofmt::go_quote(value),
-            super::gofmt::go_quote(layout),
-            super::gofmt::go_quote(value),
-            super::gofmt::go_quote(layout)
+            super::gofmt::quote(value),
+            super::gofmt::quote(layout),
+            super::gofmt::quote(value),
+            super::gofmt::quote(layout)
         )
     };
     let (mut y, mut mo, mut d, mut h, mut mi, mut s, mut offset) =
@@ -550,7 +550,7 @@ pub fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String>
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 59 {
         return Err(format!(
             "parsing time {}: day out of range",
-            super::gofmt::go_quote(value)
+            super::gofmt::quote(value)
         ));
     }
     Ok(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset)

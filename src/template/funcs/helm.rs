@@ -12,8 +12,8 @@ use super::super::value::Value;
 use super::args::{self, exact, Result};
 use super::dates::{format_duration, parse_duration, NANOS_PER_SEC};
 use super::gofmt::{self, JsonStyle};
-use super::yaml::{self, Flavor};
 use super::{toml, FuncEnv, FuncError, Function};
+use crate::yaml;
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("toYaml", to_yaml),
@@ -43,33 +43,157 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     ("durationTruncateTo", duration_truncate_to),
 ];
 
-fn trimmed_yaml(v: &Value, flavor: Flavor) -> std::result::Result<String, String> {
-    yaml::to_yaml(v, flavor).map(|s| s.strip_suffix('\n').map(str::to_string).unwrap_or(s))
+/// `toYaml` and `mustToYaml`: `sigs.k8s.io/yaml.Marshal`, which goes through JSON (integral
+/// floats become integers; NaN, infinities and complex numbers are errors) and prints with
+/// go-yaml v2.
+fn marshal_v2(v: &Value) -> std::result::Result<String, String> {
+    let data = gofmt::to_serde(v).map_err(|e| format!("error marshaling into JSON: {e}"))?;
+    let options = yaml::EmitOptions {
+        dialect: yaml::Dialect::HelmToYaml,
+        ..yaml::EmitOptions::default()
+    };
+    Ok(trim_newline(yaml::emit_with(
+        &yaml::from_json(&data),
+        &options,
+    )))
+}
+
+/// `toYamlPretty`: go-yaml v3 with an indent of 2 on the Go values themselves (a float stays a
+/// float: `1.2345678e+07`).
+fn marshal_v3(v: &Value) -> String {
+    let options = yaml::EmitOptions {
+        sort_keys: true,
+        dialect: yaml::Dialect::HelmToYamlPretty,
+        ..yaml::EmitOptions::default()
+    };
+    trim_newline(yaml::emit_with(&yaml_node(v), &options))
+}
+
+fn trim_newline(mut text: String) -> String {
+    if text.ends_with('\n') {
+        text.pop();
+    }
+    text
+}
+
+/// A value as the tree go-yaml v3 encodes it from: strings stay strings whatever they look like,
+/// numbers and booleans are spelled as go-yaml v3 spells them.
+fn yaml_node(v: &Value) -> yaml::Node {
+    let plain = |text: String| yaml::Node::Scalar(yaml::Scalar::plain(text));
+    match v {
+        Value::Nil => yaml::Node::null(),
+        Value::Bool(b) => plain(b.to_string()),
+        Value::Int(i) => plain(i.to_string()),
+        Value::Float(f) if f.is_nan() => plain(".nan".into()),
+        Value::Float(f) if f.is_infinite() => plain(if *f > 0.0 { ".inf" } else { "-.inf" }.into()),
+        Value::Float(f) => plain(gofmt::format_float_g(*f)),
+        Value::Complex(..) => plain(v.to_string()),
+        Value::String(s) => yaml::Node::string(s.as_str()),
+        Value::List(items) => yaml::Node::Sequence(yaml::Sequence {
+            items: items.iter().map(yaml_node).collect(),
+            ..yaml::Sequence::default()
+        }),
+        Value::Map(m) => {
+            let mut mapping = yaml::Mapping::new();
+            for (k, item) in m.iter() {
+                mapping.entries.push(yaml::Entry {
+                    key: yaml::Scalar::string(k.as_str()),
+                    value: yaml_node(item),
+                });
+            }
+            yaml::Node::Mapping(mapping)
+        }
+    }
 }
 
 fn to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("toYaml", a, 1)?;
-    Ok(Value::String(
-        trimmed_yaml(&a[0], Flavor::V2).unwrap_or_default(),
-    ))
+    Ok(Value::String(marshal_v2(&a[0]).unwrap_or_default()))
 }
 
 fn to_yaml_pretty(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("toYamlPretty", a, 1)?;
-    Ok(Value::String(
-        trimmed_yaml(&a[0], Flavor::V3Pretty).unwrap_or_default(),
-    ))
+    Ok(Value::String(marshal_v3(&a[0])))
 }
 
 fn must_to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("mustToYaml", a, 1)?;
-    trimmed_yaml(&a[0], Flavor::V2)
-        .map(Value::String)
-        .map_err(FuncError)
+    marshal_v2(&a[0]).map(Value::String).map_err(FuncError)
+}
+
+/// `sigs.k8s.io/yaml.Unmarshal` into `interface{}`: the first document, typed as go-yaml v2
+/// (YAML 1.1) types it, then JSON's view of it (numbers are float64; keys are strings).
+fn unmarshal(text: &str) -> std::result::Result<Value, String> {
+    let documents = parse_first_document(text).map_err(|e| {
+        format!(
+            "error converting YAML to JSON: yaml: line {}: {}",
+            e.pos.line, e.message
+        )
+    })?;
+    let Some(document) = documents.first() else {
+        return Ok(Value::Nil);
+    };
+    if let Some(f) = non_finite_float(&document.root) {
+        return Err(format!(
+            "error converting YAML to JSON: json: unsupported value: {}",
+            gofmt::format_float_g(f)
+        ));
+    }
+    Ok(gofmt::from_serde(yaml::to_json_helm(&document.root)))
+}
+
+/// The documents of `text`, read as far as go-yaml reads for the first one: a syntax error in a
+/// later document is not seen.
+fn parse_first_document(text: &str) -> std::result::Result<Vec<yaml::Document>, yaml::Error> {
+    let options = yaml::ParseOptions {
+        last_key_wins: true,
+        ..yaml::ParseOptions::default()
+    };
+    let error = match yaml::parse_stream(text, &options) {
+        Ok(documents) => return Ok(documents),
+        Err(e) => e,
+    };
+    // The text up to the second document's `---`, when the error lies beyond it.
+    let mut offset = 0;
+    let mut content = false;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        if number + 1 >= error.pos.line as usize {
+            break;
+        }
+        let is_start = line.starts_with("---") && line[3..].starts_with([' ', '\t', '\r', '\n'])
+            || line.trim_end() == "---";
+        if is_start && content {
+            return yaml::parse_stream(&text[..offset], &options).map_err(|_| error);
+        }
+        let trimmed = line.trim();
+        content |= !trimmed.is_empty() && !trimmed.starts_with('#') && !is_start;
+        offset += line.len();
+    }
+    Err(error)
+}
+
+/// The first NaN or infinity go-yaml v2 reads in `node`, which JSON cannot hold.
+fn non_finite_float(node: &yaml::Node) -> Option<f64> {
+    match node {
+        yaml::Node::Scalar(s) => match yaml::resolve_helm(s) {
+            yaml::Resolved::Float(f) if !f.is_finite() => Some(f),
+            _ => None,
+        },
+        yaml::Node::Sequence(seq) => seq.items.iter().find_map(non_finite_float),
+        yaml::Node::Mapping(m) => m.entries.iter().find_map(|e| non_finite_float(&e.value)),
+    }
 }
 
 fn error_map(msg: String) -> Value {
     Value::map(BTreeMap::from([("Error".to_string(), Value::String(msg))]))
+}
+
+/// `json: cannot unmarshal X into Go value of type T` for a decoded value of the wrong shape.
+fn unmarshal_type_error(v: &Value, go_type: &str) -> String {
+    format!(
+        "json: cannot unmarshal {} into Go value of type {go_type}",
+        gofmt::json_kind(v)
+    )
 }
 
 /// A decoded document as a map, or Helm's error map.
@@ -79,7 +203,7 @@ fn as_map(decoded: std::result::Result<Value, String>, prefix: &str) -> Value {
         Ok(Value::Nil) => Value::map(BTreeMap::new()),
         Ok(other) => error_map(format!(
             "{prefix}{}",
-            yaml::unmarshal_type_error(&other, "map[string]interface {}")
+            unmarshal_type_error(&other, "map[string]interface {}")
         )),
         Err(e) => error_map(e),
     }
@@ -91,7 +215,7 @@ fn as_list(decoded: std::result::Result<Value, String>, prefix: &str) -> Value {
         Ok(Value::Nil) => Value::List(Vec::new()),
         Ok(other) => Value::List(vec![Value::String(format!(
             "{prefix}{}",
-            yaml::unmarshal_type_error(&other, "[]interface {}")
+            unmarshal_type_error(&other, "[]interface {}")
         ))]),
         Err(e) => Value::List(vec![Value::String(e)]),
     }
@@ -101,18 +225,12 @@ const YAML_JSON_PREFIX: &str = "error unmarshaling JSON: while decoding JSON: ";
 
 fn from_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("fromYaml", a, 1)?;
-    Ok(as_map(
-        yaml::from_yaml(args::string(&a[0])?),
-        YAML_JSON_PREFIX,
-    ))
+    Ok(as_map(unmarshal(args::string(&a[0])?), YAML_JSON_PREFIX))
 }
 
 fn from_yaml_array(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("fromYamlArray", a, 1)?;
-    Ok(as_list(
-        yaml::from_yaml(args::string(&a[0])?),
-        YAML_JSON_PREFIX,
-    ))
+    Ok(as_list(unmarshal(args::string(&a[0])?), YAML_JSON_PREFIX))
 }
 
 const JSON: JsonStyle = JsonStyle {
@@ -182,7 +300,7 @@ fn to_duration(v: &Value) -> std::result::Result<i64, String> {
         Value::String(s) => {
             let t = s.trim();
             if t.is_empty() {
-                return Err(format!("invalid duration {}", gofmt::go_quote(s)));
+                return Err(format!("invalid duration {}", gofmt::quote(s)));
             }
             parse_duration(t)
         }

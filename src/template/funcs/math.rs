@@ -5,7 +5,7 @@
 
 use super::super::value::Value;
 use super::args::{self, at_least, err, exact, to_float64, to_int64, Result};
-use super::gofmt::sprint;
+use super::gofmt::format_v;
 use super::{FuncEnv, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
@@ -172,7 +172,7 @@ fn float64(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 /// `strconv.ParseInt(fmt.Sprint(v), 8, 64)`, 0 on failure.
 fn to_decimal(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("toDecimal", a, 1)?;
-    let text = sprint(&a[0]);
+    let text = format_v(&a[0]);
     let (neg, body) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(&text)),

@@ -30,7 +30,6 @@ mod dates;
 mod defaults;
 mod dicts;
 mod encoding;
-mod gofmt;
 mod helm;
 mod lists;
 mod math;
@@ -40,13 +39,13 @@ mod regexes;
 mod semver;
 mod strings;
 mod toml;
-mod yaml;
 
 /// Masterminds semver (versions, constraints), shared with chart dependency and kubeVersion checks.
 pub mod semver_api {
     pub use super::semver::{compare, parse_version, satisfies, Version};
 }
 
+use super::gofmt;
 use super::value::Value;
 
 /// What a function may draw on besides its arguments: a seeded random source and a fixed clock, so

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::super::value::Value;
 use super::args::{self, err, exact, Result};
-use super::gofmt::{go_quote, strslice, strval};
+use super::gofmt::{quote as go_quote, strslice, strval};
 use super::{FuncEnv, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
@@ -538,7 +538,7 @@ fn cat(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     let parts: Vec<String> = a
         .iter()
         .filter(|v| !matches!(v, Value::Nil))
-        .map(super::gofmt::sprint)
+        .map(super::gofmt::format_v)
         .collect();
     s(parts.join(" "))
 }

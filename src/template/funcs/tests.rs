@@ -1,7 +1,7 @@
 //! Direct tests of the function maps: registration, and Go-faithful results for a sample of
 //! functions per area.
 
-use super::gofmt::sprint as go_sprint;
+use super::gofmt::format_v as go_sprint;
 use super::*;
 
 fn env() -> FuncEnv {

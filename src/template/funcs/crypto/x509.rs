@@ -145,7 +145,7 @@ impl Template {
                     .or_else(|_| fail(format!("error parsing ip: {s}"))),
                 other => fail(format!(
                     "error parsing ip: {} is not a string",
-                    super::super::gofmt::sprint(other)
+                    super::super::gofmt::format_v(other)
                 )),
             })
             .collect::<Result<Vec<_>>>()?;
@@ -155,7 +155,7 @@ impl Template {
                 Value::String(s) => Ok(s.clone()),
                 other => fail(format!(
                     "error processing alternate dns name: {} is not a string",
-                    super::super::gofmt::sprint(other)
+                    super::super::gofmt::format_v(other)
                 )),
             })
             .collect::<Result<Vec<_>>>()?;
