@@ -148,16 +148,24 @@ impl Changes {
 }
 
 /// Keeps in `report` only the selected Flux objects' statuses and outputs; returns how many
-/// Flux objects were left out.
-pub fn retain(report: &mut RunReport, selection: &Selection) -> usize {
-    let before = report.statuses.len();
+/// Flux objects (of the run, or written in `repository`) were left out.
+pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Repository) -> usize {
+    let mut known: BTreeSet<KindName> = repository
+        .flux_objects
+        .iter()
+        .map(|f| kind_name(&f.object.id))
+        .collect();
+    known.extend(report.statuses.iter().map(|(id, _)| kind_name(id)));
     report.statuses.retain(|(id, _)| selection.contains(id));
     report.rendered.retain(|id, _| selection.contains(id));
     report.origins.retain(|id, _| selection.contains(id));
     report.notes.retain(|id, _| selection.contains(id));
     report.unread_values.retain(|id, _| selection.contains(id));
     report.clusters.retain(|id, _| selection.contains(id));
-    before - report.statuses.len()
+    for (id, _) in &report.statuses {
+        known.remove(&kind_name(id));
+    }
+    known.len()
 }
 
 /// The changed files under `root` (relative to the git working tree), made relative to it.
@@ -517,16 +525,20 @@ impl<'r> Reader<'r> {
     }
 }
 
-/// Kinds whose output is known only once they run: a change to one makes the run whole.
-fn opaque(kind: FluxKind) -> bool {
-    matches!(
-        kind,
-        FluxKind::ResourceSet
-            | FluxKind::ResourceSetInputProvider
-            | FluxKind::FluxInstance
-            | FluxKind::ArtifactGenerator
-            | FluxKind::ExternalArtifact
-    )
+/// Producers whose output is known only once they run (what a ResourceSet or a FluxInstance
+/// makes, what an artifact holds): a change to one makes the run whole.
+fn opaque(flux: &FluxObject) -> bool {
+    let artifact =
+        matches!(&flux.spec, FluxSpec::Kustomization(k) if k.source_ref.kind == "ExternalArtifact");
+    artifact
+        || matches!(
+            flux.kind,
+            FluxKind::ResourceSet
+                | FluxKind::ResourceSetInputProvider
+                | FluxKind::FluxInstance
+                | FluxKind::ArtifactGenerator
+                | FluxKind::ExternalArtifact
+        )
 }
 
 /// What a change of `files` (relative to the repository root) selects in `repository`.
@@ -790,7 +802,7 @@ pub fn select(repository: &Repository, files: &[ChangedFile]) -> Selection {
         for &i in index.get(key).into_iter().flatten() {
             if let Some(flux) = objects.get(i) {
                 // An ancestor runs as in a full run; only a changed one makes what is unknown.
-                if opaque(flux.kind) && selected.contains(&i) && selection.full.is_none() {
+                if opaque(flux) && selected.contains(&i) && selection.full.is_none() {
                     selection.full = Some(format!(
                         "{} {} is affected, and what it makes is known only once it runs",
                         flux.object.id.kind, flux.object.id.name
