@@ -223,7 +223,7 @@ impl RunArgs {
             Some(targets) => self.run_discovered(repository, targets)?,
             None => (repository, RunReport::default()),
         };
-        let count = crate::controllers::changed::retain(&mut report, selection);
+        let count = crate::controllers::changed::retain(&mut report, selection, &repository);
         let left_out = LeftOut {
             count,
             base: base_label.to_owned(),
