@@ -9,6 +9,11 @@
 //! A fixed seed and a few edits by default (bounded time); `OFFLUX_CHANGED_CASES=N` runs N edits
 //! per repository and `OFFLUX_CHANGED_SEED` picks another seed.
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests read their settings from the environment"
+)]
+
 #[path = "common/fleet.rs"]
 mod fleet;
 #[path = "../src/test_data.rs"]
