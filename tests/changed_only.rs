@@ -187,10 +187,14 @@ fn apply_edit(rng: &mut Rng, repo: &Path, kind: usize) -> Option<String> {
         p.parent()
             .is_some_and(|d| repo.join(d).join("kustomization.yaml").is_file())
     };
-    let edit_file = |rng: &mut Rng, file: &Path, within: &dyn Fn(&[&str], usize) -> bool| {
-        let (text, what) = edit_lines(rng, &read(file), within)?;
-        std::fs::write(repo.join(file), text).expect("write");
-        Some(format!("{}: {what}", file.display()))
+    // A file with a value to change, among a few of the candidates.
+    let edit_one = |rng: &mut Rng, files: &[&PathBuf], within: &dyn Fn(&[&str], usize) -> bool| {
+        (0..10).find_map(|_| {
+            let file = rng.pick(files)?;
+            let (text, what) = edit_lines(rng, &read(file), within)?;
+            std::fs::write(repo.join(file), text).expect("write");
+            Some(format!("{}: {what}", file.display()))
+        })
     };
     match kind {
         // A value of a HelmRelease.
@@ -203,8 +207,7 @@ fn apply_edit(rng: &mut Rng, repo: &Path, kind: usize) -> Option<String> {
                         && read(p).contains("\n  values:")
                 })
                 .collect();
-            let file = rng.pick(&releases)?;
-            edit_file(rng, file, &|lines, i| under(lines, i, "  values:"))
+            edit_one(rng, &releases, &|lines, i| under(lines, i, "  values:"))
         }
         // A file of a kustomization directory.
         1 => {
@@ -213,8 +216,7 @@ fn apply_edit(rng: &mut Rng, repo: &Path, kind: usize) -> Option<String> {
                 .filter(|p| is_yaml(p) && in_kustomization_dir(p))
                 .filter(|p| p.file_name().is_some_and(|n| n != "kustomization.yaml"))
                 .collect();
-            let file = rng.pick(&candidates)?;
-            edit_file(rng, file, &|_, _| true)
+            edit_one(rng, &candidates, &|_, _| true)
         }
         // A post-build variable of a ConfigMap some Kustomization substitutes from.
         2 => {
@@ -258,8 +260,7 @@ fn apply_edit(rng: &mut Rng, repo: &Path, kind: usize) -> Option<String> {
                 .iter()
                 .filter(|p| is_yaml(p) && p.components().any(|c| c.as_os_str() == "components"))
                 .collect();
-            let file = rng.pick(&candidates)?;
-            edit_file(rng, file, &|_, _| true)
+            edit_one(rng, &candidates, &|_, _| true)
         }
         // A deleted file.
         _ => {
