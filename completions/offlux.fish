@@ -67,6 +67,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l chart-cache -d 'A
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l base -d 'With `--changed-only`: the revision compared against [default: the merge base of HEAD with `origin/HEAD`, else `main` or `master`]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l crds -d 'CustomResourceDefinitions for kinds the repository uses but does not install (a file, or a directory of YAML or JSON files, read recursively). CRDs the repository renders win' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -s o -l output -d 'Output format' -r -f -a "human\t''
 json\t''
@@ -81,6 +82,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-substituti
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l changed-only -d 'Reconcile and report only the producers a change since the base revision can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the working tree is compared with the base in git'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l validate -d 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l all-entry-points -d 'Judge every file of the repository for orphans (OFX111, OFX112) against what every entry point applies: `--path`, the `validate.orphans.entry-points` of `.offlux.yaml`, and each directory a bootstrap Kustomization (`flux-system`) or FluxInstance syncs'
@@ -103,6 +105,7 @@ junit\t''
 github\t''
 sarif\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l crds -d 'CustomResourceDefinitions for kinds the repository uses but does not install (a file, or a directory of YAML or JSON files, read recursively). CRDs the repository renders win' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l base -d 'With `--changed-only`: the revision compared against [default: the merge base of HEAD with `origin/HEAD`, else `main` or `master`]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
@@ -113,6 +116,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand validate" -l allow-private
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l strict-schemas -d 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l all-entry-points -d 'Judge every file of the repository for orphans (OFX111, OFX112) against what every entry point applies: `--path`, the `validate.orphans.entry-points` of `.offlux.yaml`, and each directory a bootstrap Kustomization (`flux-system`) or FluxInstance syncs'
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l changed-only -d 'Reconcile and report only the producers a change since the base revision can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the working tree is compared with the base in git'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -s V -l version -d 'Print version'
@@ -162,6 +166,7 @@ false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-crds -d 'Leave CustomResourceDefinitions out of the output' -r -f -a "true\t''
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l base -d 'With `--changed-only`: the revision compared against [default: the merge base of HEAD with `origin/HEAD`, else `main` or `master`]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l out -d 'Write one file per producer under this directory instead of printing' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand render" -s o -l output -d 'Output format' -r -f -a "yaml\t''
 json\t''"
@@ -173,6 +178,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand render" -l strict-substitu
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l changed-only -d 'Reconcile and report only the producers a change since the base revision can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the working tree is compared with the base in git'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand render" -s V -l version -d 'Print version'
@@ -262,6 +268,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l allow-private-net
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l exit-zero -d 'Exit with 0 when there are differences (failures to run are still 2)'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-secrets -d 'Leave Secrets out (by default they are compared with their values hidden)'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l changed-only -d 'Reconcile and compare only the producers the change can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the others are left out of both sides, with a note'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s V -l version -d 'Print version'

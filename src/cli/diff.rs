@@ -10,10 +10,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::exit::{CliError, ExitStatus};
-use super::run_args::RunArgs;
+use super::run_args::{LeftOut, RunArgs};
 use super::stdout::Output;
 use super::test::{rows, Verdict};
 use super::{exit, out_dir, Context};
+use crate::controllers::changed;
 use crate::controllers::runtime::RunReport;
 use crate::diff::{self, Change, ObjectChange, Outcome, ProducerKey, Report, Side};
 use crate::gitrev;
@@ -56,6 +57,11 @@ pub struct DiffArgs {
     /// diffs that do not fit are left out with a note.
     #[arg(long, default_value_t = 60_000, value_name = "BYTES")]
     pub max_size: usize,
+    /// Reconcile and compare only the producers the change can affect (their files, components,
+    /// values, charts and the data they read changed), what depends on them and what creates
+    /// them; the others are left out of both sides, with a note.
+    #[arg(long)]
+    pub changed_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -106,45 +112,16 @@ pub fn run(args: &DiffArgs, context: &Context, out: &mut Output) -> Result<ExitS
         }
     };
     let paths = (path.as_path(), root.as_path());
-    let base_name = format!("base `{base_name}` ({})", short(base_id));
-    // The base is written out while the head reconciles: writing is mostly waiting on the disk.
-    let (base_dir, head) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| write_revision(&repository, base_id, &base_name));
-        let head = match &args.head {
-            Some(name) => repository
-                .resolve(name)
-                .map_err(|error| format!("head: {error}"))
-                .and_then(|id| {
-                    let name = format!("head `{name}` ({})", short(id));
-                    let dir = write_revision(&repository, id, &name)?;
-                    reconcile_dir(dir, &name, paths, &args.run)
-                }),
-            None => args
-                .run
-                .run()
-                .map(|(repository, report)| {
-                    let root = repository.root.clone();
-                    exit::leave_to_exit(repository);
-                    Reconciled {
-                        name: "working tree".to_owned(),
-                        root,
-                        report,
-                        dir: None,
-                    }
-                })
-                .map_err(|message| format!("working tree: {message}")),
-        };
-        let base_dir = writer
-            .join()
-            .unwrap_or_else(|_| Err(format!("{base_name}: writing the revision failed")));
-        (base_dir, head)
-    });
-    let head = match head {
-        Ok(side) => side,
-        Err(message) => return Err(CliError::usage(message, None)),
+    let base_ref = base_name;
+    let base_name = format!("base `{base_ref}` ({})", short(base_id));
+    let sides = if args.changed_only {
+        changed_sides(&repository, (base_id, &base_ref, &base_name), paths, args)
+            .map(|(base, head, left_out)| (base, head, Some(left_out)))
+    } else {
+        whole_sides(&repository, base_id, &base_name, paths, args).map(|(b, h)| (b, h, None))
     };
-    let base = match base_dir.and_then(|dir| reconcile_dir(dir, &base_name, paths, &args.run)) {
-        Ok(side) => side,
+    let (base, head, left_out) = match sides {
+        Ok(sides) => sides,
         Err(message) => return Err(CliError::usage(message, None)),
     };
     if base.report.cancelled || head.report.cancelled {
@@ -184,8 +161,14 @@ pub fn run(args: &DiffArgs, context: &Context, out: &mut Output) -> Result<ExitS
     let color = context.color && std::io::stdout().is_terminal();
     let text = match args.output {
         DiffFormat::Human => human(&report, labels, color),
-        DiffFormat::Markdown => markdown(&report, labels, args.max_size),
-        DiffFormat::Json => json(&report),
+        DiffFormat::Markdown => {
+            let mut text = markdown(&report, labels, args.max_size);
+            if let Some(left_out) = &left_out {
+                let _ = writeln!(text, "\n_{}_", left_out.sentence());
+            }
+            text
+        }
+        DiffFormat::Json => json(&report, left_out.as_ref()),
         DiffFormat::Github => github(&report, &files),
     };
     out.write(&text)?;
@@ -216,6 +199,116 @@ pub fn run(args: &DiffArgs, context: &Context, out: &mut Output) -> Result<ExitS
         exit::leave_to_exit(side.report);
     }
     Ok(ExitStatus::failures_if(differs && !args.exit_zero))
+}
+
+/// Both sides reconciled whole.
+fn whole_sides(
+    repository: &gitrev::Repository,
+    base_id: gitrev::ObjectId,
+    base_name: &str,
+    paths: (&Path, &Path),
+    args: &DiffArgs,
+) -> Result<(Reconciled, Reconciled), String> {
+    // The base is written out while the head reconciles: writing is mostly waiting on the disk.
+    let (base_dir, head) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_revision(repository, base_id, base_name));
+        let head = match &args.head {
+            Some(name) => repository
+                .resolve(name)
+                .map_err(|error| format!("head: {error}"))
+                .and_then(|id| {
+                    let name = format!("head `{name}` ({})", short(id));
+                    let dir = write_revision(repository, id, &name)?;
+                    reconcile_dir(dir, &name, paths, &args.run)
+                }),
+            None => args
+                .run
+                .run()
+                .map(|(repository, report)| {
+                    let root = repository.root.clone();
+                    exit::leave_to_exit(repository);
+                    Reconciled {
+                        name: "working tree".to_owned(),
+                        root,
+                        report,
+                        dir: None,
+                    }
+                })
+                .map_err(|message| format!("working tree: {message}")),
+        };
+        let base_dir = writer
+            .join()
+            .unwrap_or_else(|_| Err(format!("{base_name}: writing the revision failed")));
+        (base_dir, head)
+    });
+    let head = head?;
+    let base = base_dir.and_then(|dir| reconcile_dir(dir, base_name, paths, &args.run))?;
+    Ok((base, head))
+}
+
+/// `--changed-only`: both sides discovered, the producers the change can affect on either
+/// side selected (`controllers::changed`), and both reconciled narrowed to them.
+fn changed_sides(
+    repository: &gitrev::Repository,
+    (base_id, base_ref, base_name): (gitrev::ObjectId, &str, &str),
+    (path, root): (&Path, &Path),
+    args: &DiffArgs,
+) -> Result<(Reconciled, Reconciled, LeftOut), String> {
+    let head_id = match &args.head {
+        Some(name) => Some((
+            repository
+                .resolve(name)
+                .map_err(|error| format!("head: {error}"))?,
+            name,
+        )),
+        None => None,
+    };
+    let changes = changed::Changes::between(repository, base_id, base_ref, head_id.map(|h| h.0))?;
+    let files = changed::under_root(&changes.files, root);
+    let base_dir = write_revision(repository, base_id, base_name)?;
+    let head_dir = match head_id {
+        Some((id, name)) => {
+            let label = format!("head `{name}` ({})", short(id));
+            Some((write_revision(repository, id, &label)?, label))
+        }
+        None => None,
+    };
+    let discover = |dir: Option<&tempfile::TempDir>, name: &str| {
+        let mut run = args.run.clone();
+        if let Some(dir) = dir {
+            run.repo.path = dir.path().join(path);
+            run.repo.root = Some(dir.path().join(root));
+        }
+        let found = run.repo.discover().map_err(|e| format!("{name}: {e}"))?;
+        Ok::<_, String>((run, found))
+    };
+    let head_name = head_dir
+        .as_ref()
+        .map_or_else(|| "working tree".to_owned(), |(_, label)| label.clone());
+    let (head_run, head_found) = discover(head_dir.as_ref().map(|(d, _)| d), &head_name)?;
+    let (base_run, base_found) = discover(Some(&base_dir), base_name)?;
+    let selection =
+        changed::select(&head_found, &files).union(changed::select(&base_found, &files));
+    let side = |run: &RunArgs, found, name: &str, dir: Option<tempfile::TempDir>| {
+        let (found, report, left_out) = run
+            .run_selection(found, &selection, &changes.base_label)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let root = found.root.clone();
+        exit::leave_to_exit(found);
+        Ok::<_, String>((
+            Reconciled {
+                name: name.to_owned(),
+                report,
+                root,
+                dir,
+            },
+            left_out,
+        ))
+    };
+    let (head, left_out) = side(&head_run, head_found, &head_name, head_dir.map(|(d, _)| d))?;
+    let (base, _) = side(&base_run, base_found, base_name, Some(base_dir))?;
+    left_out.print();
+    Ok((base, head, left_out))
 }
 
 fn short(id: gitrev::ObjectId) -> String {
@@ -603,7 +696,7 @@ fn html_escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn json(report: &Report) -> String {
+fn json(report: &Report, left_out: Option<&LeftOut>) -> String {
     let mut items = Vec::new();
     for (producer, changes) in &report.producers {
         let producer_json = serde_json::json!({
@@ -652,7 +745,13 @@ fn json(report: &Report) -> String {
             items.push(item);
         }
     }
-    let mut text = serde_json::to_string_pretty(&items).unwrap_or_default();
+    let mut text = match left_out {
+        Some(left_out) => serde_json::to_string_pretty(
+            &serde_json::json!({"changedOnly": left_out, "changes": items}),
+        ),
+        None => serde_json::to_string_pretty(&items),
+    }
+    .unwrap_or_default();
     text.push('\n');
     text
 }

@@ -17,6 +17,8 @@ pub struct RenderArgs {
     pub run: RunArgs,
     #[command(flatten)]
     pub skip: SkipArgs,
+    #[command(flatten)]
+    pub changed: super::run_args::ChangedArgs,
     /// Write one file per producer under this directory instead of printing.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -26,7 +28,7 @@ pub struct RenderArgs {
 }
 
 pub fn run(args: &RenderArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
-    let (repository, report) = match args.run.run() {
+    let (repository, report, _) = match args.run.run_changed(&args.changed, Vec::new()) {
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };

@@ -68,6 +68,67 @@ pub struct RunArgs {
     pub sources: Vec<String>,
 }
 
+/// `--changed-only` and the revision it compares against.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ChangedArgs {
+    /// Reconcile and report only the producers a change since the base revision can affect
+    /// (their files, components, values, charts and the data they read changed), what depends on
+    /// them and what creates them; the working tree is compared with the base in git.
+    #[arg(long)]
+    pub changed_only: bool,
+    /// With `--changed-only`: the revision compared against [default: the merge base of HEAD
+    /// with `origin/HEAD`, else `main` or `master`].
+    #[arg(long, value_name = "REF", requires = "changed_only")]
+    pub base: Option<String>,
+}
+
+/// What `--changed-only` left out, for the outputs that say so.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LeftOut {
+    /// Flux objects not reconciled or not reported.
+    #[serde(rename = "leftOut")]
+    pub count: usize,
+    /// The revision compared against.
+    pub base: String,
+    /// Why the run was whole, when it was.
+    #[serde(rename = "fullRun", skip_serializing_if = "Option::is_none")]
+    pub full: Option<String>,
+    /// Files changed under the repository root.
+    #[serde(rename = "changedFiles")]
+    pub changed: usize,
+    /// Of those, files no producer reads.
+    #[serde(rename = "unreadFiles")]
+    pub unread: usize,
+    /// Flux objects reconciled and reported.
+    pub reconciled: usize,
+}
+
+impl LeftOut {
+    /// The note on stderr.
+    pub fn print(&self) {
+        eprintln!("note: {}", self.sentence());
+    }
+
+    /// What was left out, in one sentence.
+    pub fn sentence(&self) -> String {
+        let unread = if self.unread > 0 {
+            format!(" ({} read by no producer)", self.unread)
+        } else {
+            String::new()
+        };
+        match &self.full {
+            Some(reason) => format!(
+                "--changed-only: {} files changed since {}; {reason}, so everything was reconciled",
+                self.changed, self.base
+            ),
+            None => format!(
+                "--changed-only: {} files changed since {}{unread}; {} Flux objects reconciled, {} left out",
+                self.changed, self.base, self.reconciled, self.count
+            ),
+        }
+    }
+}
+
 /// The `sources:` map of `.offlux.yaml` (`NAME` or `KIND/NAMESPACE/NAME` to a directory relative
 /// to the repository root).
 fn configured_sources(root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
@@ -106,6 +167,80 @@ impl RunArgs {
 
     /// [`RunArgs::run`] for a command about `scope` only (all of the repository when empty).
     pub fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
+        let repository = self.repo.discover().map_err(|e| e.to_string())?;
+        self.run_discovered(repository, scope)
+    }
+
+    /// [`RunArgs::run_scoped`] with `--changed-only`: only the producers a change since the base
+    /// revision can affect are reconciled and reported (see `controllers::changed`); what was
+    /// left out is said on stderr. Without the flag, [`RunArgs::run_scoped`].
+    pub fn run_changed(
+        &self,
+        changed: &ChangedArgs,
+        scope: Vec<Target>,
+    ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
+        if !changed.changed_only {
+            let (repository, report) = self.run_scoped(scope)?;
+            return Ok((repository, report, None));
+        }
+        let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
+        let changes =
+            crate::controllers::changed::Changes::working_tree(start, changed.base.as_deref())?;
+        let repository = self.repo.discover().map_err(|e| e.to_string())?;
+        let files = changes.under(&repository.root);
+        let selection = crate::controllers::changed::select(&repository, &files);
+        let (repository, report, left_out) =
+            self.run_selection(repository, &selection, &changes.base_label)?;
+        left_out.print();
+        Ok((repository, report, Some(left_out)))
+    }
+
+    /// Runs `repository` as `selection` asks: whole when it says so, not at all when it selects
+    /// nothing, else narrowed to it; the report keeps only the selected producers.
+    pub fn run_selection(
+        &self,
+        repository: Repository,
+        selection: &crate::controllers::changed::Selection,
+        base_label: &str,
+    ) -> Result<(Repository, RunReport, LeftOut), String> {
+        let mapped = !self.sources.is_empty() || !configured_sources(&repository.root)?.is_empty();
+        let full = selection.full.clone().or_else(|| {
+            mapped.then(|| "sources are read from other directories (`--sources`)".to_owned())
+        });
+        if let Some(reason) = &full {
+            let (repository, report) = self.run_discovered(repository, Vec::new())?;
+            let left_out = LeftOut {
+                count: 0,
+                base: base_label.to_owned(),
+                full: Some(reason.clone()),
+                changed: selection.changed,
+                unread: selection.unread,
+                reconciled: report.statuses.len(),
+            };
+            return Ok((repository, report, left_out));
+        }
+        let (repository, mut report) = match selection.targets(&repository) {
+            Some(targets) => self.run_discovered(repository, targets)?,
+            None => (repository, RunReport::default()),
+        };
+        let count = crate::controllers::changed::retain(&mut report, selection, &repository);
+        let left_out = LeftOut {
+            count,
+            base: base_label.to_owned(),
+            full: None,
+            changed: selection.changed,
+            unread: selection.unread,
+            reconciled: report.statuses.len(),
+        };
+        Ok((repository, report, left_out))
+    }
+
+    /// Reconciles a repository already discovered, for a command about `scope` only.
+    pub fn run_discovered(
+        &self,
+        mut repository: Repository,
+        scope: Vec<Target>,
+    ) -> Result<(Repository, RunReport), String> {
         let mut user_values = BTreeMap::new();
         for pair in &self.substitute {
             let (name, value) = pair
@@ -139,7 +274,6 @@ impl RunArgs {
             crate::helm::KubeVersion::parse(version)
                 .map_err(|e| format!("`--kube-version {version}`: {e}"))?;
         }
-        let mut repository = self.repo.discover().map_err(|e| e.to_string())?;
         // The command line's mappings come first, so they win over the file's.
         let mut source_dirs = Vec::new();
         for list in &self.sources {

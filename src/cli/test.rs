@@ -31,6 +31,8 @@ pub struct TestArgs {
     pub no_scope: bool,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub changed: super::run_args::ChangedArgs,
     /// Also check every rendered object as `offlux validate` does: each error is a FAIL row for
     /// its object; warnings are counted on stderr.
     #[arg(long)]
@@ -383,7 +385,7 @@ pub fn run(args: &TestArgs, context: &Context, out: &mut Output) -> Result<ExitS
         }
         _ => Vec::new(),
     };
-    let (repository, report) = match args.run.run_scoped(scope) {
+    let (repository, report, left_out) = match args.run.run_changed(&args.changed, scope) {
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
@@ -449,7 +451,13 @@ pub fn run(args: &TestArgs, context: &Context, out: &mut Output) -> Result<ExitS
             text
         }
         TestFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&rows).unwrap_or_default();
+            let mut text = match &left_out {
+                Some(left_out) => serde_json::to_string_pretty(
+                    &serde_json::json!({"changedOnly": left_out, "rows": rows}),
+                ),
+                None => serde_json::to_string_pretty(&rows),
+            }
+            .unwrap_or_default();
             text.push('\n');
             text
         }

@@ -37,6 +37,8 @@ pub struct ValidateArgs {
     pub schemas: SchemaArgs,
     #[command(flatten)]
     pub orphans: OrphanArgs,
+    #[command(flatten)]
+    pub changed: super::run_args::ChangedArgs,
 }
 
 /// Where schemas come from besides the repository, and how strict to be without one.
@@ -154,7 +156,7 @@ pub fn run(
         Ok(schemas) => schemas,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    let (repository, run_report) = match args.run.run() {
+    let (repository, run_report, left_out) = match args.run.run_changed(&args.changed, Vec::new()) {
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
@@ -177,13 +179,35 @@ pub fn run(
         // A `.offlux.yaml` offlux cannot use is an input error, as in `offlux test --validate`.
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    if left_out.is_some() {
+        // Orphans are judged against everything a run reaches, which a narrowed run is not.
+        use crate::validate::Code;
+        findings.retain(|f| {
+            !matches!(
+                f.code,
+                Code::OrphanManifest
+                    | Code::ForgottenProducer
+                    | Code::UnusedSource
+                    | Code::UnreadValues
+            )
+        });
+    }
     // The human format has listed them on stderr already; the others carry them as findings.
     if args.output != ValidateFormat::Human {
         findings.splice(0..0, producer_findings(&run_report));
     }
     let text = match args.output {
         ValidateFormat::Human => human(&findings, objects),
-        ValidateFormat::Json => serde_json::to_string_pretty(&findings).unwrap_or_default() + "\n",
+        ValidateFormat::Json => {
+            match &left_out {
+                Some(left_out) => serde_json::to_string_pretty(
+                    &serde_json::json!({"changedOnly": left_out, "findings": findings}),
+                ),
+                None => serde_json::to_string_pretty(&findings),
+            }
+            .unwrap_or_default()
+                + "\n"
+        }
         ValidateFormat::Junit => junit(&findings),
         ValidateFormat::Github => github(&findings, objects),
         ValidateFormat::Sarif => sarif(&findings),

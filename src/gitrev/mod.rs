@@ -14,11 +14,13 @@
 
 mod objects;
 mod refs;
+mod status;
 mod tree;
 
 use std::path::{Path, PathBuf};
 
 pub use objects::ObjectId;
+pub use status::{changed_files, ChangedFile};
 pub use tree::{materialise, Materialised};
 
 /// Why a revision could not be read.

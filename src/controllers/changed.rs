@@ -1,0 +1,842 @@
+//! `--changed-only`: which producers a change between two revisions can affect, so a run
+//! reconciles and reports those alone.
+//!
+//! The changed files come from git (`gitrev::changed_files`: the base commit's tree against the
+//! working tree or another commit). Each is attributed, from the files as written, to the
+//! producers that read it: a Kustomization reads the kustomization files of its `spec.path`,
+//! every path they name (resources, components, bases, patches, generator files, anything a
+//! field names), its `components`, and, where Flux generates the kustomization, every YAML file
+//! under the path; a HelmRelease reads a chart in the repository and its `valuesFiles`. A file
+//! also changes the objects written in it (before or after the change): a changed Flux object is
+//! selected itself, a changed ConfigMap or Secret selects its consumers (`substituteFrom`,
+//! `valuesFrom`), a changed source the producers that use it.
+//!
+//! The selection is then closed over what depends on it: a producer whose whole output may
+//! change (its kustomization, a patch or a generator input changed, or its own definition)
+//! brings in its children and the consumers of the objects it writes or generates; any selected
+//! producer brings in the producers that `dependsOn` it (its outcome decides theirs). A file
+//! listed as a plain resource changes only the objects written in it. Last, the ancestors of
+//! every selected producer are selected: they are what creates it.
+//!
+//! The run itself is narrowed by `scope` (one way to narrow a run): the selected producers are
+//! its targets. A full run is asked for, with the reason, when a change touches what every
+//! producer reads (`.offlux.yaml`, ignore files) or a producer whose output is known only once it
+//! runs (ResourceSet, FluxInstance, ArtifactGenerator). Names are compared by kind and name, as
+//! `scope` does: a namespace a build adds never hides a match.
+//!
+//! Not for: reading git (that is `gitrev`) or printing (that is `cli`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Component, Path, PathBuf};
+
+use super::runtime::RunReport;
+use super::scope::Target;
+use crate::discovery::{Repository, KUSTOMIZATION_FILE_NAMES};
+use crate::gitrev::ChangedFile;
+use crate::model::{ChartSource, FluxKind, FluxObject, FluxSpec, HelmChartTemplate, ResourceId};
+use crate::yaml::Node;
+
+/// Kustomizations nest at most this deep in a static reading.
+const MAX_DEPTH: usize = 64;
+
+/// Files every producer depends on: a change to one makes the run whole.
+const GLOBAL_FILES: &[&str] = &[".offlux.yaml", ".sourceignore", ".krmignore", ".gitignore"];
+
+/// What a change selects in one repository.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// The producers (and the sources they use) to reconcile and report, as written.
+    pub producers: BTreeSet<ResourceId>,
+    /// Set when only a full run is faithful: why.
+    pub full: Option<String>,
+    /// Changed files under the repository root.
+    pub changed: usize,
+    /// Of those, files no producer reads and that define no object.
+    pub unread: usize,
+}
+
+impl Selection {
+    /// Both selections: what either side of a diff needs.
+    pub fn union(mut self, other: Selection) -> Selection {
+        self.producers.extend(other.producers);
+        self.full = self.full.or(other.full);
+        self.changed = self.changed.max(other.changed);
+        self.unread = self.unread.min(other.unread);
+        self
+    }
+
+    /// The scope targets for `repository`: the selected producers written in its files (a
+    /// target no file defines would make the scope whole). `None` when nothing is selected there.
+    pub fn targets(&self, repository: &Repository) -> Option<Vec<Target>> {
+        let written: BTreeSet<KindName> = repository
+            .flux_objects
+            .iter()
+            .map(|f| kind_name(&f.object.id))
+            .collect();
+        let targets: Vec<Target> = self
+            .producers
+            .iter()
+            .filter(|id| written.contains(&kind_name(id)))
+            .map(|id| Target {
+                kinds: vec![id.kind.to_string()],
+                name: Some(id.name.to_string()),
+                namespace: (!id.namespace.is_empty()).then(|| id.namespace.to_string()),
+            })
+            .collect();
+        (!targets.is_empty()).then_some(targets)
+    }
+
+    /// Whether `id` (as a run names it) is selected.
+    pub fn contains(&self, id: &ResourceId) -> bool {
+        self.producers.iter().any(|s| {
+            s.kind == id.kind
+                && s.name == id.name
+                && (s.namespace.is_empty() || s.namespace == id.namespace)
+        })
+    }
+}
+
+/// The files a change touched, read from git.
+#[derive(Debug)]
+pub struct Changes {
+    /// `` `main` (89793243e8ec) ``: the base, for messages.
+    pub base_label: String,
+    /// The git working tree's top (canonical).
+    pub work_tree: PathBuf,
+    /// Relative to the working tree's top.
+    pub files: Vec<ChangedFile>,
+}
+
+impl Changes {
+    /// The working tree holding `start` against `base` (default: the merge base of HEAD with the
+    /// default branch).
+    pub fn working_tree(start: &Path, base: Option<&str>) -> Result<Changes, String> {
+        let repository = crate::gitrev::Repository::discover(start)
+            .map_err(|e| format!("--changed-only: {e}"))?;
+        let (id, name) = match base {
+            Some(name) => repository.resolve(name).map(|id| (id, name.to_owned())),
+            None => repository.default_base(),
+        }
+        .map_err(|e| format!("--changed-only: base: {e}"))?;
+        Changes::between(&repository, id, &name, None)
+    }
+
+    /// `base` against `head` (a commit, or the working tree when `None`).
+    pub fn between(
+        repository: &crate::gitrev::Repository,
+        base: crate::gitrev::ObjectId,
+        base_name: &str,
+        head: Option<crate::gitrev::ObjectId>,
+    ) -> Result<Changes, String> {
+        let files = crate::gitrev::changed_files(repository, base, head)
+            .map_err(|e| format!("--changed-only: {e}"))?;
+        let short: String = base.to_hex().chars().take(12).collect();
+        Ok(Changes {
+            base_label: format!("`{base_name}` ({short})"),
+            work_tree: repository.work_tree.clone(),
+            files,
+        })
+    }
+
+    /// The changed files under `root` (a directory of the working tree), relative to it.
+    pub fn under(&self, root: &Path) -> Vec<ChangedFile> {
+        match root.strip_prefix(&self.work_tree) {
+            Ok(relative) => under_root(&self.files, relative),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// Keeps in `report` only the selected Flux objects' statuses and outputs; returns how many
+/// Flux objects (of the run, or written in `repository`) were left out.
+pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Repository) -> usize {
+    let mut known: BTreeSet<KindName> = repository
+        .flux_objects
+        .iter()
+        .map(|f| kind_name(&f.object.id))
+        .collect();
+    known.extend(report.statuses.iter().map(|(id, _)| kind_name(id)));
+    report.statuses.retain(|(id, _)| selection.contains(id));
+    report.rendered.retain(|id, _| selection.contains(id));
+    report.origins.retain(|id, _| selection.contains(id));
+    report.notes.retain(|id, _| selection.contains(id));
+    report.unread_values.retain(|id, _| selection.contains(id));
+    report.clusters.retain(|id, _| selection.contains(id));
+    for (id, _) in &report.statuses {
+        known.remove(&kind_name(id));
+    }
+    known.len()
+}
+
+/// The changed files under `root` (relative to the git working tree), made relative to it.
+pub fn under_root(files: &[ChangedFile], root: &Path) -> Vec<ChangedFile> {
+    files
+        .iter()
+        .filter_map(|file| {
+            let path = if root.as_os_str().is_empty() {
+                file.path.clone()
+            } else {
+                file.path.strip_prefix(root).ok()?.to_path_buf()
+            };
+            Some(ChangedFile {
+                path,
+                base: file.base.clone(),
+            })
+        })
+        .collect()
+}
+
+type KindName = (String, String);
+
+fn kind_name(id: &ResourceId) -> KindName {
+    (id.kind.to_string(), id.name.to_string())
+}
+
+fn pair(kind: &str, name: &str) -> KindName {
+    (kind.to_owned(), name.to_owned())
+}
+
+/// How much of a producer's output a file can change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Reach {
+    /// Only the objects written in it (a plain resource).
+    Objects,
+    /// What one kustomization of the producer's tree outputs (its group).
+    Group(usize),
+    /// Anything the producer outputs.
+    Whole,
+}
+
+/// The files one kustomization builds from and the objects its generators make: what a change
+/// to its own settings (patches, generators, namespace...) can change.
+#[derive(Default)]
+struct Group {
+    files: BTreeSet<PathBuf>,
+    generated: BTreeSet<KindName>,
+}
+
+/// What one producer reads, relative to the repository root.
+#[derive(Default)]
+struct Inputs {
+    files: BTreeMap<PathBuf, BTreeSet<Reach>>,
+    /// Directories whose files it may read: `(dir, reach, YAML files only)`.
+    dirs: Vec<(PathBuf, Reach, bool)>,
+    groups: Vec<Group>,
+    /// The groups being read, innermost last: a file read now belongs to each.
+    active: Vec<usize>,
+}
+
+impl Inputs {
+    fn add_file(&mut self, path: PathBuf, reach: Reach) {
+        for &g in &self.active {
+            if let Some(group) = self.groups.get_mut(g) {
+                group.files.insert(path.clone());
+            }
+        }
+        self.files.entry(path).or_default().insert(reach);
+    }
+
+    fn add_generated(&mut self, key: KindName) {
+        for &g in &self.active {
+            if let Some(group) = self.groups.get_mut(g) {
+                group.generated.insert(key.clone());
+            }
+        }
+    }
+
+    /// How far `path` reaches into this producer's output, if it reads it.
+    fn reach(&self, path: &Path, kustomization_dirs: &BTreeSet<PathBuf>) -> BTreeSet<Reach> {
+        let mut found = self.files.get(path).cloned().unwrap_or_default();
+        for (dir, reach, yaml_only) in &self.dirs {
+            if !path.starts_with(dir) || (*yaml_only && !is_yaml(path)) {
+                continue;
+            }
+            // A directory Flux generates a kustomization for reads a nested kustomization's
+            // directory through that kustomization, whose named files are listed already.
+            let nested = *yaml_only
+                && path
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(dir) && a != dir)
+                    .any(|a| kustomization_dirs.contains(a));
+            if !nested {
+                found.insert(*reach);
+            }
+        }
+        found
+    }
+}
+
+fn is_yaml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+/// `entry` (relative, as a kustomization names it) joined to `dir` without touching the file
+/// system; `None` when it is absolute or climbs above the root.
+fn join_lexically(dir: &Path, entry: &str) -> Option<PathBuf> {
+    let mut parts: Vec<&std::ffi::OsStr> = dir
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    for component in Path::new(entry).components() {
+        match component {
+            Component::Normal(n) => parts.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.iter().collect())
+}
+
+fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("github.com/")
+        || entry.starts_with("git@")
+        || entry.starts_with("oci:")
+}
+
+/// Every scalar string under `node`.
+fn strings<'n>(node: &'n Node, out: &mut Vec<&'n str>) {
+    match node {
+        Node::Scalar(s) => out.push(s.value.as_str()),
+        Node::Sequence(seq) => seq.items.iter().for_each(|item| strings(item, out)),
+        Node::Mapping(map) => map.iter().for_each(|(_, value)| strings(value, out)),
+    }
+}
+
+/// The static reading of a repository's files that attribution needs.
+struct Reader<'r> {
+    repository: &'r Repository,
+    /// Directories (relative) holding a kustomization file.
+    kustomization_dirs: BTreeSet<PathBuf>,
+    /// YAML files, relative, sorted.
+    yaml_files: Vec<PathBuf>,
+}
+
+impl<'r> Reader<'r> {
+    fn new(repository: &'r Repository) -> Self {
+        let yaml_files: Vec<PathBuf> = repository
+            .yaml_files
+            .iter()
+            .filter_map(|f| f.strip_prefix(&repository.root).ok())
+            .map(Path::to_path_buf)
+            .collect();
+        let kustomization_dirs = yaml_files
+            .iter()
+            .filter(|f| {
+                f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
+            })
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .collect();
+        Reader {
+            repository,
+            kustomization_dirs,
+            yaml_files,
+        }
+    }
+
+    fn absolute(&self, relative: &Path) -> PathBuf {
+        self.repository.root.join(relative)
+    }
+
+    fn kustomization_file(&self, dir: &Path) -> Option<PathBuf> {
+        KUSTOMIZATION_FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|file| self.absolute(file).is_file())
+    }
+
+    fn kustomization_node(&self, file: &Path) -> Option<std::sync::Arc<Node>> {
+        let absolute = self.absolute(file);
+        if let Some(documents) = self.repository.parsed_files.get(&absolute) {
+            return documents.first().map(|d| d.root.clone());
+        }
+        let text = crate::fsio::read_to_string(
+            &self.repository.fs_facts,
+            &absolute,
+            crate::fsio::Confine::within(&self.repository.root),
+        )
+        .ok()?;
+        let documents =
+            crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default()).ok()?;
+        documents.into_iter().next().map(|d| d.root)
+    }
+
+    /// What a build of `dir` reads. `component_of` is the reach of the kustomization that
+    /// includes `dir` as a component (its patches change what that one outputs); `seen` guards
+    /// against cycles.
+    fn directory(
+        &self,
+        dir: &Path,
+        component_of: Option<Reach>,
+        depth: usize,
+        seen: &mut BTreeSet<(PathBuf, Option<Reach>)>,
+        out: &mut Inputs,
+    ) {
+        if depth > MAX_DEPTH || !seen.insert((dir.to_path_buf(), component_of)) {
+            return;
+        }
+        let Some(file) = self.kustomization_file(dir) else {
+            // Flux generates the kustomization: every YAML file below, and each directory
+            // below with its own kustomization file, not entered.
+            out.dirs.push((dir.to_path_buf(), Reach::Objects, true));
+            let start = self.yaml_files.partition_point(|f| f.as_path() < dir);
+            let mut nested = BTreeSet::new();
+            for yaml in self.yaml_files[start..]
+                .iter()
+                .take_while(|f| f.starts_with(dir))
+            {
+                let inner = yaml
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(dir) && *a != dir)
+                    .filter(|a| self.kustomization_dirs.contains(*a))
+                    .last();
+                match inner {
+                    Some(inner) => {
+                        nested.insert(inner.to_path_buf());
+                    }
+                    None => out.add_file(yaml.clone(), Reach::Objects),
+                }
+            }
+            for nested in nested {
+                self.directory(&nested, None, depth + 1, seen, out);
+            }
+            return;
+        };
+        let node = self.kustomization_node(&file);
+        let component = node
+            .as_ref()
+            .and_then(|n| n.get("kind"))
+            .and_then(Node::as_str)
+            == Some("Component");
+        // A component's settings change what the kustomization including it outputs; any
+        // other kustomization's, what it outputs itself.
+        let own = if component {
+            component_of.unwrap_or(Reach::Whole)
+        } else {
+            let group = out.groups.len();
+            out.groups.push(Group::default());
+            out.active.push(group);
+            Reach::Group(group)
+        };
+        out.add_file(file, own);
+        match node.as_ref().and_then(|n| n.as_mapping()) {
+            Some(map) => {
+                for (key, value) in map.iter() {
+                    self.fields(dir, key, value, own, depth, seen, out);
+                }
+            }
+            // Unreadable: anything in the directory may be what it names.
+            None => out.dirs.push((dir.to_path_buf(), own, false)),
+        }
+        if !component {
+            out.active.pop();
+        }
+    }
+
+    /// The paths one field of the kustomization in `dir` names, and the objects it generates.
+    #[allow(clippy::too_many_arguments)]
+    fn fields(
+        &self,
+        dir: &Path,
+        key: &str,
+        value: &Node,
+        own: Reach,
+        depth: usize,
+        seen: &mut BTreeSet<(PathBuf, Option<Reach>)>,
+        out: &mut Inputs,
+    ) {
+        let resource = matches!(key, "resources" | "bases");
+        if matches!(key, "configMapGenerator" | "secretGenerator") {
+            let kind = if key == "configMapGenerator" {
+                "ConfigMap"
+            } else {
+                "Secret"
+            };
+            for generator in value.as_sequence().into_iter().flat_map(|s| &s.items) {
+                if let Some(name) = generator.get("name").and_then(Node::as_str) {
+                    out.add_generated(pair(kind, name));
+                }
+            }
+        }
+        let mut named = Vec::new();
+        strings(value, &mut named);
+        for text in named {
+            if text.contains('\n') || is_remote(text) {
+                continue;
+            }
+            let candidates = [Some(text), text.split_once('=').map(|(_, f)| f)];
+            for candidate in candidates.into_iter().flatten() {
+                let Some(path) = join_lexically(dir, candidate.trim()) else {
+                    continue;
+                };
+                let absolute = self.absolute(&path);
+                if absolute.is_dir() {
+                    if path != dir {
+                        let component_of = (!resource).then_some(own);
+                        self.directory(&path, component_of, depth + 1, seen, out);
+                    }
+                } else {
+                    // A file, or a path that is not there (deleted, perhaps): the build reads
+                    // it, or fails for want of it.
+                    out.add_file(path, if resource { Reach::Objects } else { own });
+                }
+            }
+        }
+    }
+
+    fn kustomization(&self, dir: &str, components: &[String]) -> Inputs {
+        let mut out = Inputs::default();
+        let mut seen = BTreeSet::new();
+        let Some(dir) = join_lexically(Path::new(""), dir) else {
+            return out;
+        };
+        self.directory(&dir, None, 0, &mut seen, &mut out);
+        for component in components {
+            if let Some(path) = join_lexically(&dir, component) {
+                self.directory(&path, Some(Reach::Whole), 0, &mut seen, &mut out);
+            }
+        }
+        out
+    }
+
+    /// A chart in the repository and its values files.
+    fn chart(&self, chart: &HelmChartTemplate, out: &mut Inputs) {
+        if chart.source_ref.kind == "HelmRepository" {
+            return;
+        }
+        if let Some(dir) = join_lexically(Path::new(""), &chart.chart) {
+            out.dirs.push((dir, Reach::Whole, false));
+        }
+        for file in &chart.values_files {
+            if let Some(path) = join_lexically(Path::new(""), file) {
+                out.add_file(path, Reach::Whole);
+            }
+        }
+    }
+}
+
+/// Producers whose output is known only once they run (what a ResourceSet or a FluxInstance
+/// makes, what an artifact holds): a change to one makes the run whole.
+fn opaque(flux: &FluxObject) -> bool {
+    let artifact =
+        matches!(&flux.spec, FluxSpec::Kustomization(k) if k.source_ref.kind == "ExternalArtifact");
+    artifact
+        || matches!(
+            flux.kind,
+            FluxKind::ResourceSet
+                | FluxKind::ResourceSetInputProvider
+                | FluxKind::FluxInstance
+                | FluxKind::ArtifactGenerator
+                | FluxKind::ExternalArtifact
+        )
+}
+
+/// What a change of `files` (relative to the repository root) selects in `repository`.
+pub fn select(repository: &Repository, files: &[ChangedFile]) -> Selection {
+    let mut selection = Selection {
+        changed: files.len(),
+        ..Selection::default()
+    };
+    if let Some(file) = files.iter().find(|f| {
+        f.path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| GLOBAL_FILES.contains(&n))
+    }) {
+        selection.full = Some(format!(
+            "`{}` changed, which every producer depends on",
+            file.path.display()
+        ));
+        return selection;
+    }
+    let reader = Reader::new(repository);
+    let objects: Vec<&FluxObject> = repository.flux_objects.iter().collect();
+    let helm_charts: BTreeMap<KindName, &HelmChartTemplate> = objects
+        .iter()
+        .filter_map(|f| Some((kind_name(&f.object.id), f.as_source()?.chart.as_ref()?)))
+        .collect();
+    let inputs: Vec<Inputs> = objects
+        .iter()
+        .map(|f| match &f.spec {
+            // An artifact's files are copied from anywhere in the working tree.
+            FluxSpec::Kustomization(k) if k.source_ref.kind == "ExternalArtifact" => Inputs {
+                dirs: vec![(PathBuf::new(), Reach::Whole, false)],
+                ..Inputs::default()
+            },
+            FluxSpec::Kustomization(k) => reader.kustomization(&k.path, &k.components),
+            FluxSpec::HelmRelease(h) => {
+                let mut out = Inputs::default();
+                match &h.chart {
+                    ChartSource::Template(chart) => reader.chart(chart, &mut out),
+                    ChartSource::Ref(r) => {
+                        if let Some(chart) = helm_charts.get(&pair(&r.kind, &r.name)) {
+                            reader.chart(chart, &mut out);
+                        }
+                    }
+                }
+                out
+            }
+            _ => Inputs::default(),
+        })
+        .collect();
+
+    // What each producer uses by name: sources, data, dependencies.
+    let mut uses: BTreeMap<KindName, BTreeSet<usize>> = BTreeMap::new();
+    let mut dependants: BTreeMap<KindName, BTreeSet<usize>> = BTreeMap::new();
+    for (i, flux) in objects.iter().enumerate() {
+        let mut used = Vec::new();
+        match &flux.spec {
+            FluxSpec::Kustomization(k) => {
+                used.push(pair(&k.source_ref.kind, &k.source_ref.name));
+                for data in k.post_build.iter().flat_map(|p| &p.substitute_from) {
+                    used.push(pair(&data.kind, &data.name));
+                }
+            }
+            FluxSpec::HelmRelease(h) => {
+                match &h.chart {
+                    ChartSource::Template(chart) => {
+                        used.push(pair(&chart.source_ref.kind, &chart.source_ref.name));
+                    }
+                    ChartSource::Ref(r) => {
+                        used.push(pair(&r.kind, &r.name));
+                        if let Some(chart) = helm_charts.get(&pair(&r.kind, &r.name)) {
+                            used.push(pair(&chart.source_ref.kind, &chart.source_ref.name));
+                        }
+                    }
+                }
+                for data in &h.values_from {
+                    used.push(pair(&data.kind, &data.name));
+                }
+            }
+            _ => {}
+        }
+        for key in used {
+            uses.entry(key).or_default().insert(i);
+        }
+        for dependency in flux.depends_on() {
+            let kind = dependency
+                .kind
+                .clone()
+                .unwrap_or_else(|| flux.object.id.kind.to_string());
+            dependants
+                .entry(pair(&kind, &dependency.name))
+                .or_default()
+                .insert(i);
+        }
+    }
+    let index: BTreeMap<KindName, Vec<usize>> =
+        objects
+            .iter()
+            .enumerate()
+            .fold(BTreeMap::new(), |mut index, (i, f)| {
+                index.entry(kind_name(&f.object.id)).or_default().push(i);
+                index
+            });
+    // Parents and children, from discovery's static reading.
+    let mut parents: BTreeMap<KindName, BTreeSet<KindName>> = BTreeMap::new();
+    let mut children: BTreeMap<KindName, BTreeSet<KindName>> = BTreeMap::new();
+    // Objects each producer writes (applies from a file).
+    let mut writes: BTreeMap<KindName, BTreeSet<KindName>> = BTreeMap::new();
+    for ((_, id), parent) in &repository.parents {
+        let (child, parent) = (kind_name(id), kind_name(parent));
+        writes
+            .entry(parent.clone())
+            .or_default()
+            .insert(child.clone());
+        if FluxKind::from_group_kind(&id.group, &id.kind).is_some() {
+            parents
+                .entry(child.clone())
+                .or_default()
+                .insert(parent.clone());
+            children.entry(parent).or_default().insert(child);
+        }
+    }
+
+    // Where each object is written.
+    let mut written_in: BTreeMap<&Path, Vec<KindName>> = BTreeMap::new();
+    for object in repository
+        .flux_objects
+        .iter()
+        .map(|f| &f.object)
+        .chain(&repository.data_objects)
+    {
+        written_in
+            .entry(object.file.as_path())
+            .or_default()
+            .push(kind_name(&object.id));
+    }
+
+    // Direct effects of each file: producers that read it, and objects whose content may change.
+    let mut whole: BTreeSet<usize> = BTreeSet::new();
+    let mut partial: BTreeSet<usize> = BTreeSet::new();
+    let mut changed_objects: BTreeSet<KindName> = BTreeSet::new();
+    for file in files {
+        let mut read = false;
+        for (i, input) in inputs.iter().enumerate() {
+            for reach in input.reach(&file.path, &reader.kustomization_dirs) {
+                read = true;
+                match reach {
+                    Reach::Whole => {
+                        whole.insert(i);
+                    }
+                    Reach::Objects => {
+                        partial.insert(i);
+                    }
+                    Reach::Group(g) => {
+                        partial.insert(i);
+                        if let Some(group) = input.groups.get(g) {
+                            changed_objects.extend(group.generated.iter().cloned());
+                            for path in &group.files {
+                                changed_objects.extend(
+                                    written_in
+                                        .get(path.as_path())
+                                        .into_iter()
+                                        .flatten()
+                                        .cloned(),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut defined: BTreeSet<KindName> = written_in
+            .get(file.path.as_path())
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        if let Some(text) = file
+            .base
+            .as_ref()
+            .filter(|_| is_yaml(&file.path))
+            .and_then(|b| std::str::from_utf8(b).ok())
+        {
+            if let Ok(before) = crate::model::parse_objects(text, &file.path) {
+                defined.extend(before.iter().map(|o| kind_name(&o.id)));
+            }
+        }
+        if !read && defined.is_empty() {
+            selection.unread += 1;
+        }
+        changed_objects.extend(defined);
+    }
+    for key in &changed_objects {
+        for &i in index.get(key).into_iter().flatten() {
+            whole.insert(i);
+        }
+        for &i in uses.get(key).into_iter().flatten() {
+            whole.insert(i);
+        }
+    }
+
+    // Closure: children and consumers of what a producer may change whole; dependants of any.
+    let mut queue: Vec<usize> = whole.iter().copied().collect();
+    let mut dependants_done: BTreeSet<usize> = BTreeSet::new();
+    queue.extend(partial.iter().copied());
+    let mut selected: BTreeSet<usize> = whole.union(&partial).copied().collect();
+    while let Some(i) = queue.pop() {
+        let Some(flux) = objects.get(i) else { continue };
+        let key = kind_name(&flux.object.id);
+        let mut next: BTreeSet<usize> = BTreeSet::new();
+        if whole.contains(&i) {
+            let mut made: BTreeSet<KindName> = writes.get(&key).cloned().unwrap_or_default();
+            made.extend(
+                inputs
+                    .get(i)
+                    .into_iter()
+                    .flat_map(|x| &x.groups)
+                    .flat_map(|g| g.generated.iter().cloned()),
+            );
+            for object in made.iter().chain(children.get(&key).into_iter().flatten()) {
+                next.extend(index.get(object).into_iter().flatten());
+                next.extend(uses.get(object).into_iter().flatten());
+            }
+        }
+        if dependants_done.insert(i) {
+            next.extend(dependants.get(&key).into_iter().flatten());
+        }
+        for n in next {
+            let fresh = whole.insert(n);
+            selected.insert(n);
+            if fresh {
+                queue.push(n);
+            }
+        }
+    }
+
+    // Ancestors, and the sources the selected producers use.
+    let mut keys: BTreeSet<KindName> = selected
+        .iter()
+        .filter_map(|&i| objects.get(i))
+        .map(|f| kind_name(&f.object.id))
+        .collect();
+    let mut up: Vec<KindName> = keys.iter().cloned().collect();
+    while let Some(key) = up.pop() {
+        for parent in parents.get(&key).into_iter().flatten() {
+            if keys.insert(parent.clone()) {
+                up.push(parent.clone());
+            }
+        }
+    }
+    let used_sources: Vec<KindName> = uses
+        .iter()
+        .filter(|(key, users)| {
+            FluxKind::from_kind(&key.0).is_some_and(FluxKind::is_source)
+                && users.iter().any(|i| selected.contains(i))
+        })
+        .map(|(key, _)| key.clone())
+        .collect();
+    keys.extend(used_sources);
+    for key in &keys {
+        for &i in index.get(key).into_iter().flatten() {
+            if let Some(flux) = objects.get(i) {
+                // An ancestor runs as in a full run; only a changed one makes what is unknown.
+                if opaque(flux) && selected.contains(&i) && selection.full.is_none() {
+                    selection.full = Some(format!(
+                        "{} {} is affected, and what it makes is known only once it runs",
+                        flux.object.id.kind, flux.object.id.name
+                    ));
+                }
+                selection.producers.insert(flux.object.id.clone());
+            }
+        }
+    }
+    selection
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joining_never_climbs_above_the_root() {
+        assert_eq!(
+            join_lexically(Path::new("a/b"), "../c/./d.yaml"),
+            Some(PathBuf::from("a/c/d.yaml"))
+        );
+        assert_eq!(join_lexically(Path::new("a"), "../../c"), None);
+        assert_eq!(join_lexically(Path::new("a"), "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn a_namespace_written_nowhere_matches_any() {
+        let selection = Selection {
+            producers: [ResourceId::new("v1", "HelmRelease", "", "app")].into(),
+            ..Selection::default()
+        };
+        assert!(selection.contains(&ResourceId::new("v1", "HelmRelease", "media", "app")));
+        assert!(!selection.contains(&ResourceId::new("v1", "HelmRelease", "media", "other")));
+        assert!(!selection.contains(&ResourceId::new("v1", "Kustomization", "media", "app")));
+    }
+}

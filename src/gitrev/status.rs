@@ -1,0 +1,232 @@
+//! Which files differ between a commit and the working tree, or between two commits: what
+//! `--changed-only` attributes to producers. Two commits are compared tree by tree (a subtree
+//! with the same id is the same); the working tree is compared file by file with the blobs of the
+//! commit's tree, and the files the commit lacks are found by a walk that honours `.gitignore`
+//! (an ignored file is not a change). Each changed file comes with its content in the commit,
+//! where it had one, so a caller can tell what a deleted or edited file defined.
+//!
+//! Not for: renames (a rename is a deletion and an addition), the index (staged and unstaged
+//! changes are the same here), or submodule contents (a submodule's entry is left out).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::objects::{Kind, ObjectId};
+use super::tree::parse_tree;
+use super::{GitError, Repository};
+
+/// Directories nest at most this deep.
+const MAX_DEPTH: usize = 256;
+
+/// A file that differs, relative to the working tree's top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedFile {
+    pub path: PathBuf,
+    /// Its content in the base commit; `None` when it was added, or is too large to read.
+    pub base: Option<std::sync::Arc<Vec<u8>>>,
+}
+
+const MODE_TREE: u32 = 0o040000;
+const MODE_SUBMODULE: u32 = 0o160000;
+const MODE_SYMLINK: u32 = 0o120000;
+
+/// The files that differ between `base` and `head` (a commit), or the working tree when `head`
+/// is `None`; sorted by path.
+pub fn changed_files(
+    repository: &Repository,
+    base: ObjectId,
+    head: Option<ObjectId>,
+) -> Result<Vec<ChangedFile>, GitError> {
+    let base_tree = repository.tree_of(base)?;
+    let mut changed = Vec::new();
+    match head {
+        Some(head) => {
+            let head_tree = repository.tree_of(head)?;
+            diff_trees(
+                repository,
+                Some(base_tree),
+                Some(head_tree),
+                &PathBuf::new(),
+                0,
+                &mut changed,
+            )?;
+        }
+        None => {
+            let mut blobs = BTreeMap::new();
+            list_blobs(repository, base_tree, &PathBuf::new(), 0, &mut blobs)?;
+            let work_tree = &repository.work_tree;
+            for (path, (mode, id)) in &blobs {
+                if !same_as_working_file(repository, &work_tree.join(path), *mode, *id) {
+                    changed.push(ChangedFile {
+                        path: path.clone(),
+                        base: read_blob(repository, *id),
+                    });
+                }
+            }
+            for path in working_files(work_tree) {
+                if !blobs.contains_key(&path) {
+                    changed.push(ChangedFile { path, base: None });
+                }
+            }
+        }
+    }
+    changed.sort_by(|a, b| a.path.cmp(&b.path));
+    changed.dedup_by(|a, b| a.path == b.path);
+    Ok(changed)
+}
+
+fn tree_entries(
+    repository: &Repository,
+    tree: ObjectId,
+) -> Result<Vec<super::tree::TreeEntry>, GitError> {
+    let object = repository.read(tree)?;
+    if object.kind != Kind::Tree {
+        return Err(GitError::Corrupt {
+            id: tree.to_string(),
+            message: format!("expected a tree, found a {}", object.kind.name()),
+        });
+    }
+    parse_tree(tree, &object.data)
+}
+
+fn too_deep(path: &Path) -> GitError {
+    GitError::Unsupported(format!(
+        "`{}`: directories nest deeper than {MAX_DEPTH}",
+        path.display()
+    ))
+}
+
+/// Every blob and symlink of `tree`, by path.
+fn list_blobs(
+    repository: &Repository,
+    tree: ObjectId,
+    prefix: &Path,
+    depth: usize,
+    out: &mut BTreeMap<PathBuf, (u32, ObjectId)>,
+) -> Result<(), GitError> {
+    if depth > MAX_DEPTH {
+        return Err(too_deep(prefix));
+    }
+    for entry in tree_entries(repository, tree)? {
+        let path = prefix.join(&entry.name);
+        match entry.mode {
+            MODE_TREE => list_blobs(repository, entry.id, &path, depth + 1, out)?,
+            MODE_SUBMODULE => {}
+            mode => {
+                out.insert(path, (mode, entry.id));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The files of two trees that differ; a subtree with the same id on both sides is skipped.
+fn diff_trees(
+    repository: &Repository,
+    base: Option<ObjectId>,
+    head: Option<ObjectId>,
+    prefix: &Path,
+    depth: usize,
+    out: &mut Vec<ChangedFile>,
+) -> Result<(), GitError> {
+    if base == head {
+        return Ok(());
+    }
+    if depth > MAX_DEPTH {
+        return Err(too_deep(prefix));
+    }
+    let entries = |tree: Option<ObjectId>| -> Result<BTreeMap<String, (u32, ObjectId)>, GitError> {
+        Ok(match tree {
+            Some(tree) => tree_entries(repository, tree)?
+                .into_iter()
+                .map(|e| (e.name, (e.mode, e.id)))
+                .collect(),
+            None => BTreeMap::new(),
+        })
+    };
+    let base_entries = entries(base)?;
+    let head_entries = entries(head)?;
+    let mut names: Vec<&String> = base_entries.keys().chain(head_entries.keys()).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let path = prefix.join(name);
+        let before = base_entries.get(name).copied();
+        let after = head_entries.get(name).copied();
+        if before == after {
+            continue;
+        }
+        let tree_of = |side: Option<(u32, ObjectId)>| side.filter(|(m, _)| *m == MODE_TREE);
+        let file_of = |side: Option<(u32, ObjectId)>| {
+            side.filter(|(m, _)| *m != MODE_TREE && *m != MODE_SUBMODULE)
+        };
+        let (base_tree, head_tree) = (tree_of(before), tree_of(after));
+        if base_tree.is_some() || head_tree.is_some() {
+            diff_trees(
+                repository,
+                base_tree.map(|(_, id)| id),
+                head_tree.map(|(_, id)| id),
+                &path,
+                depth + 1,
+                out,
+            )?;
+        }
+        let (base_file, head_file) = (file_of(before), file_of(after));
+        if (base_file.is_some() || head_file.is_some()) && base_file != head_file {
+            out.push(ChangedFile {
+                path,
+                base: base_file.and_then(|(_, id)| read_blob(repository, id)),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn read_blob(repository: &Repository, id: ObjectId) -> Option<std::sync::Arc<Vec<u8>>> {
+    repository
+        .read(id)
+        .ok()
+        .filter(|o| o.kind == Kind::Blob)
+        .map(|o| o.data)
+}
+
+/// Whether the working tree's `file` holds what the blob `id` holds (a symlink: its target).
+fn same_as_working_file(repository: &Repository, file: &Path, mode: u32, id: ObjectId) -> bool {
+    let Ok(meta) = std::fs::symlink_metadata(file) else {
+        return false;
+    };
+    let Some(blob) = read_blob(repository, id) else {
+        return false;
+    };
+    if mode == MODE_SYMLINK {
+        return meta.file_type().is_symlink()
+            && std::fs::read_link(file)
+                .is_ok_and(|target| target.as_os_str().as_encoded_bytes() == &blob[..]);
+    }
+    if !meta.is_file() || meta.len() != blob.len() as u64 {
+        return false;
+    }
+    std::fs::read(file).is_ok_and(|bytes| bytes == *blob)
+}
+
+/// The files of the working tree that git would see (ignored files and `.git` left out),
+/// relative to its top.
+fn working_files(work_tree: &Path) -> Vec<PathBuf> {
+    let walk = ignore::WalkBuilder::new(work_tree)
+        .hidden(false)
+        .parents(false)
+        .git_global(false)
+        .ignore(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build();
+    walk.filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_some_and(|t| !t.is_dir()))
+        .filter_map(|entry| {
+            entry
+                .path()
+                .strip_prefix(work_tree)
+                .ok()
+                .map(Path::to_path_buf)
+        })
+        .collect()
+}
