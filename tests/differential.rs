@@ -4,6 +4,9 @@
 //! - `kustomize`: random kustomization trees against `kustomize-build` (kustomize v5.5.0).
 //! - `template`: random Go template, Sprig and Helm function expressions against `helm-template`
 //!   (Helm v4), many expressions per chart.
+//! - `helm`: every corpus chart with generated values (paths of its own `values.yaml` toggled),
+//!   kube and API versions, against `helm-template`'s library, many renders per process.
+//! - `envsubst`: generated `${...}` forms and documents against upstream's envsubst semantics.
 //!
 //! CI runs a bounded number of cases with a fixed seed. A long campaign sets
 //! `OFFLUX_DIFF_CASES=N` (cases per area) and `OFFLUX_DIFF_SEED=S`, and `OFFLUX_DIFF_KEEP=DIR` to
@@ -26,6 +29,8 @@ use common::test_data;
 mod envsubst;
 #[path = "differential/gen.rs"]
 mod gen;
+#[path = "differential/helm.rs"]
+mod helm;
 #[path = "differential/kustomize.rs"]
 mod kustomize;
 #[path = "differential/template.rs"]

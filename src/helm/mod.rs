@@ -53,6 +53,8 @@ pub enum Error {
     Template(String),
     /// The chart cannot be installed on its own (a library chart).
     NotInstallable { chart: String, chart_type: String },
+    /// The release name is not one Helm installs: a DNS subdomain of at most 53 characters.
+    InvalidReleaseName { name: String },
     /// A rendered manifest is not valid YAML.
     Manifest { template: String, message: String },
 }
@@ -74,6 +76,12 @@ impl fmt::Display for Error {
             Error::NotInstallable { chart, chart_type } => {
                 write!(f, "{chart}: {chart_type} charts are not installable")
             }
+            Error::InvalidReleaseName { name } => write!(
+                f,
+                "release name check failed: release name {name:?}: invalid release name, must \
+                 match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ \
+                 and the length must not be longer than 53"
+            ),
             Error::Manifest { template, message } => {
                 write!(f, "YAML parse error on {template}: {message}")
             }

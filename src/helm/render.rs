@@ -447,6 +447,18 @@ fn check_dependencies(chart: &Chart) -> Result<(), Error> {
     })
 }
 
+/// Helm's `ValidateReleaseName`: at most 53 characters, dot-separated labels of lowercase letters,
+/// digits and `-` that start and end with a letter or digit.
+fn valid_release_name(name: &str) -> bool {
+    let label_ok = |label: &str| {
+        let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+        label.starts_with(alnum)
+            && label.ends_with(alnum)
+            && label.chars().all(|c| alnum(c) || c == '-')
+    };
+    !name.is_empty() && name.len() <= 53 && name.split('.').all(label_ok)
+}
+
 /// `helm template` on a loaded chart: dependencies processed, `user_values` coalesced over the
 /// defaults, the schema and `kubeVersion` checked, the chart rendered and its output sorted.
 pub fn template(
@@ -458,6 +470,11 @@ pub fn template(
         return Err(Error::NotInstallable {
             chart: chart.name().to_string(),
             chart_type: chart.metadata.chart_type.clone(),
+        });
+    }
+    if !valid_release_name(&options.release.name) {
+        return Err(Error::InvalidReleaseName {
+            name: options.release.name.clone(),
         });
     }
     let declared_missing = check_dependencies(&chart);
@@ -630,6 +647,38 @@ mod tests {
         c.metadata.chart_type = "library".into();
         let err = template(c, &values(&[]), &RenderOptions::new("r", "ns")).unwrap_err();
         assert_eq!(err.to_string(), "lib: library charts are not installable");
+    }
+
+    #[test]
+    fn release_names_are_checked_as_helm_install_does() {
+        for bad in [
+            "",
+            "Upper",
+            "under_score",
+            "-lead",
+            "trail-",
+            "a..b",
+            &"x".repeat(54),
+        ] {
+            let err = template(
+                chart("c", &[], vec![]),
+                &values(&[]),
+                &RenderOptions::new(bad, "ns"),
+            )
+            .unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidReleaseName { .. }),
+                "{bad:?}: {err}"
+            );
+        }
+        for good in ["r", "a-1", "a.b-c", &"x".repeat(53)] {
+            let out = template(
+                chart("c", &[], vec![]),
+                &values(&[]),
+                &RenderOptions::new(good, "ns"),
+            );
+            assert!(out.is_ok(), "{good:?}: {out:?}");
+        }
     }
 
     #[test]
