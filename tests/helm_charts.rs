@@ -39,14 +39,7 @@ fn corpus_charts_render_as_the_reference_does() {
         return;
     };
     let mut cases: Vec<(PathBuf, bool)> = Vec::new();
-    let mut charts: Vec<PathBuf> = std::fs::read_dir(&charts_dir)
-        .expect("read corpus charts")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("Chart.yaml").is_file())
-        .collect();
-    charts.sort();
-    for chart in charts {
+    for chart in common::helm_oracle::chart_dirs(&charts_dir) {
         if chart.join("crds").is_dir() {
             cases.push((chart.clone(), true));
         }

@@ -1215,7 +1215,19 @@ fn eval_function_uncapped(
         "tpl" => {
             want(ctx, fr, Some(2), 0)?;
             let a = eval_ev_args(ctx, fr, dot, cmd, final_)?;
-            let text = go_string(a.first().and_then(|v| v.as_deref()).unwrap_or(&NIL));
+            // Helm's `tpl` takes a Go string: anything else, a missing value included, is refused
+            // before the call
+            let text = match a.first().and_then(|v| v.as_deref()) {
+                Some(Value::String(s)) => s.clone(),
+                other => {
+                    let got = match other {
+                        Some(Value::Nil) | None => "interface {}".to_string(),
+                        Some(v) => v.go_type_name().to_string(),
+                    };
+                    let msg = format!("wrong type for value; expected string; got {got}");
+                    return Err(fr.error(ctx, cmd_pos, &ctx_str, &msg).into());
+                }
+            };
             let data = match a.get(1) {
                 Some(Some(v)) if **v != Value::Nil => Some(v.clone()),
                 _ => None,

@@ -119,6 +119,19 @@ fn tpl_parses_into_the_current_set_and_strips_no_value() {
 }
 
 #[test]
+fn tpl_refuses_a_text_that_is_not_a_string() {
+    let set = helm_set(&[("t", "{{ tpl .Values.missing . }}"), ("n", "{{ tpl 1 . }}")]);
+    let data = values(&[("Values", values(&[]))]);
+    let err = run(&set, "t", &data, &zero()).unwrap_err();
+    assert!(
+        err.contains("wrong type for value; expected string; got interface {}"),
+        "{err}"
+    );
+    let err = run(&set, "n", &data, &zero()).unwrap_err();
+    assert!(err.contains("expected string; got int"), "{err}");
+}
+
+#[test]
 fn required_fails_on_nil_and_empty_strings() {
     let set = helm_set(&[("t", "{{ required \"x is required\" .x }}")]);
     let err = run(&set, "t", &values(&[]), &ExecOptions::default()).unwrap_err();

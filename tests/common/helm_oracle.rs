@@ -13,6 +13,19 @@ pub fn shared() -> PathBuf {
     super::test_data::root()
 }
 
+/// The chart directories (those with a `Chart.yaml`) in `dir`, in name order.
+#[allow(dead_code)] // not every test crate that shares this module lists charts
+pub fn chart_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read the charts directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("Chart.yaml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 /// `helm template RELEASE CHART -n NAMESPACE [-f VALUES] FLAGS…` by the reference.
 pub fn oracle(
     chart: &Path,

@@ -247,3 +247,57 @@ pub fn first_difference(expected: &str, actual: &str) -> usize {
         }
     }
 }
+
+/// offlux's answer `got` against the reference's recorded one in `case` (`expected.yaml`, or
+/// `expected_error.txt`, which offlux's error must contain): `None` when they agree, else how
+/// they differ.
+pub fn recorded_verdict(case: &std::path::Path, got: &Result<String, String>) -> Option<String> {
+    match (
+        std::fs::read_to_string(case.join("expected.yaml")),
+        std::fs::read_to_string(case.join("expected_error.txt")),
+    ) {
+        (Ok(want), _) => match got {
+            Ok(out) if *out == want => None,
+            Ok(out) => Some(format!("differs at line {}", first_difference(&want, out))),
+            Err(e) => Some(format!("fails: {e}")),
+        },
+        (_, Ok(want)) => match got {
+            Err(e) if e.contains(want.trim()) => None,
+            other => Some(format!(
+                "want an error containing {:?}, got {other:?}",
+                want.trim()
+            )),
+        },
+        _ => Some("has neither expected.yaml nor expected_error.txt".into()),
+    }
+}
+
+/// Fails unless every regression case (name, verdict) agrees with the reference's answer.
+pub fn assert_regressions_agree(verdicts: Vec<(String, Option<String>)>) {
+    let failures: Vec<String> = verdicts
+        .into_iter()
+        .filter_map(|(name, verdict)| verdict.map(|why| format!("{name}: {why}")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Fails unless every known disagreement under `root` has its `CAUSE` and still differs: one that
+/// agrees now is to be moved to the regressions.
+pub fn assert_known_still_differ(root: &str, verdicts: Vec<(String, Option<String>)>) {
+    let agree: Vec<String> = verdicts
+        .into_iter()
+        .filter(|(name, verdict)| {
+            let cause = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(root)
+                .join(name)
+                .join("CAUSE");
+            assert!(cause.is_file(), "{root}/{name} needs a CAUSE");
+            verdict.is_none()
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        agree.is_empty(),
+        "these known disagreements agree with the reference now: move them to the regressions: {agree:?}"
+    );
+}

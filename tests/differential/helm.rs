@@ -311,15 +311,8 @@ fn generate(g: &mut Gen, chart: &Chart) -> Case {
 
 /// The corpus charts that can render offline, and how many were skipped (with why).
 fn charts(dir: &Path) -> (Vec<Chart>, Vec<String>) {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read corpus charts")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("Chart.yaml").is_file())
-        .collect();
-    dirs.sort();
     let (mut out, mut skipped) = (Vec::new(), Vec::new());
-    for dir in dirs {
+    for dir in crate::common::helm_oracle::chart_dirs(dir) {
         let name = dir
             .file_name()
             .and_then(|n| n.to_str())
@@ -720,25 +713,7 @@ fn recorded_cases(root: &str) -> Vec<(String, Option<String>)> {
             continue;
         };
         let got = offlux_render(&case, &values_file(scratch.path(), n, &case));
-        let verdict = match (
-            std::fs::read_to_string(dir.join("expected.yaml")),
-            std::fs::read_to_string(dir.join("expected_error.txt")),
-        ) {
-            (Ok(want), _) => match &got {
-                Ok(text) if *text == want => None,
-                Ok(text) => Some(format!("differs at line {}", first_difference(&want, text))),
-                Err(e) => Some(format!("fails: {e}")),
-            },
-            (_, Ok(want)) => match &got {
-                Err(e) if e.contains(want.trim()) => None,
-                other => Some(format!(
-                    "want an error containing {:?}, got {other:?}",
-                    want.trim()
-                )),
-            },
-            _ => Some("has neither expected.yaml nor expected_error.txt".into()),
-        };
-        out.push((name, verdict));
+        out.push((name, gen::recorded_verdict(dir, &got)));
     }
     out
 }
@@ -747,11 +722,7 @@ fn recorded_cases(root: &str) -> Vec<(String, Option<String>)> {
 /// (`tests/differential/regressions/helm/`): offlux must agree.
 #[test]
 fn helm_regressions_render_as_helm_did() {
-    let failures: Vec<String> = recorded_cases("tests/differential/regressions/helm")
-        .into_iter()
-        .filter_map(|(name, verdict)| verdict.map(|why| format!("{name}: {why}")))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    gen::assert_regressions_agree(recorded_cases("tests/differential/regressions/helm"));
 }
 
 /// Disagreements the generator found and that are not fixed (`tests/differential/known/helm/`,
@@ -760,20 +731,5 @@ fn helm_regressions_render_as_helm_did() {
 #[test]
 fn known_helm_disagreements_still_differ() {
     let root = "tests/differential/known/helm";
-    let agree: Vec<String> = recorded_cases(root)
-        .into_iter()
-        .filter(|(name, verdict)| {
-            let cause = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(root)
-                .join(name)
-                .join("CAUSE");
-            assert!(cause.is_file(), "{root}/{name} needs a CAUSE");
-            verdict.is_none()
-        })
-        .map(|(name, _)| name)
-        .collect();
-    assert!(
-        agree.is_empty(),
-        "these known disagreements agree with Helm now: move them to the regressions: {agree:?}"
-    );
+    gen::assert_known_still_differ(root, recorded_cases(root));
 }

@@ -794,24 +794,7 @@ fn recorded_cases(dir: &str) -> Vec<(String, Option<String>)> {
                 .to_string_lossy()
                 .into_owned();
             let got = offlux(&case.join("in"), Reorder::Legacy);
-            let verdict = match (
-                std::fs::read_to_string(case.join("expected.yaml")),
-                std::fs::read_to_string(case.join("expected_error.txt")),
-            ) {
-                (Ok(want), _) => match &got {
-                    Ok(out) if *out == want => None,
-                    Ok(out) => Some(format!("differs at line {}", first_difference(&want, out))),
-                    Err(e) => Some(format!("fails: {e}")),
-                },
-                (_, Ok(want)) => match &got {
-                    Err(e) if e.contains(want.trim()) => None,
-                    other => Some(format!(
-                        "want an error containing {:?}, got {other:?}",
-                        want.trim()
-                    )),
-                },
-                _ => Some("has neither expected.yaml nor expected_error.txt".into()),
-            };
+            let verdict = gen::recorded_verdict(case, &got);
             (name, verdict)
         })
         .collect()
@@ -821,11 +804,7 @@ fn recorded_cases(dir: &str) -> Vec<(String, Option<String>)> {
 /// (`tests/differential/regressions/kustomize/`): offlux must agree.
 #[test]
 fn kustomize_regressions_build_as_the_reference_did() {
-    let failures: Vec<String> = recorded_cases("tests/differential/regressions/kustomize")
-        .into_iter()
-        .filter_map(|(name, verdict)| verdict.map(|why| format!("{name}: {why}")))
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    gen::assert_regressions_agree(recorded_cases("tests/differential/regressions/kustomize"));
 }
 
 /// Disagreements the generator found and that are not fixed (`tests/differential/known/kustomize/`,
@@ -834,20 +813,5 @@ fn kustomize_regressions_build_as_the_reference_did() {
 #[test]
 fn known_kustomize_disagreements_still_differ() {
     let root = "tests/differential/known/kustomize";
-    let agree: Vec<String> = recorded_cases(root)
-        .into_iter()
-        .filter(|(name, verdict)| {
-            let cause = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join(root)
-                .join(name)
-                .join("CAUSE");
-            assert!(cause.is_file(), "{root}/{name} needs a CAUSE");
-            verdict.is_none()
-        })
-        .map(|(name, _)| name)
-        .collect();
-    assert!(
-        agree.is_empty(),
-        "these known disagreements agree with the reference now: move them to the regressions: {agree:?}"
-    );
+    gen::assert_known_still_differ(root, recorded_cases(root));
 }

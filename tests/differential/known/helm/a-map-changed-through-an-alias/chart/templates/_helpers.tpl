@@ -1,0 +1,4 @@
+{{- define "touch" -}}
+{{- $labels := .extra | default dict -}}
+{{- $_ := set $labels "app" "server" -}}
+{{- end -}}
