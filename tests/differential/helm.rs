@@ -117,6 +117,26 @@ impl Case {
     }
 }
 
+/// Values the generator leaves alone in some charts, each for a known disagreement it would hit:
+/// (chart directory prefix, a word of the dotted values path, the case under
+/// `tests/differential/known/helm/`).
+const AVOID: &[(&str, &str, &str)] = &[
+    (
+        "gateway-helm-",
+        "global.images",
+        "splitn-missing-index-is-an-empty-string",
+    ),
+    ("victoria-", "abels", "a-map-changed-through-an-alias"),
+];
+
+fn avoided(chart: &Path, path: &[String]) -> bool {
+    let name = chart.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let dotted = path.join(".");
+    AVOID
+        .iter()
+        .any(|(prefix, part, _)| name.starts_with(prefix) && dotted.contains(part))
+}
+
 /// A place in a chart's default values: its path and value.
 struct Entry {
     path: Vec<String>,
@@ -259,6 +279,7 @@ fn generate(g: &mut Gen, chart: &Chart) -> Case {
     let weighted: Vec<(u32, &Entry, Json)> = chart
         .entries
         .iter()
+        .filter(|e| !avoided(&chart.dir, &e.path))
         .filter_map(|e| mutation(g, e).map(|(w, v)| (w, e, v)))
         .collect();
     let total: u32 = weighted.iter().map(|(w, _, _)| w).sum();
@@ -731,5 +752,9 @@ fn helm_regressions_render_as_helm_did() {
 #[test]
 fn known_helm_disagreements_still_differ() {
     let root = "tests/differential/known/helm";
+    for (_, _, case) in AVOID {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(root).join(case);
+        assert!(dir.is_dir(), "the generator avoids {case}, which {root} lacks");
+    }
     gen::assert_known_still_differ(root, recorded_cases(root));
 }
