@@ -130,7 +130,10 @@ const AVOID: &[(&str, &str, &str)] = &[
 ];
 
 fn avoided(chart: &Path, path: &[String]) -> bool {
-    let name = chart.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = chart
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     let dotted = path.join(".");
     AVOID
         .iter()
@@ -754,7 +757,10 @@ fn known_helm_disagreements_still_differ() {
     let root = "tests/differential/known/helm";
     for (_, _, case) in AVOID {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(root).join(case);
-        assert!(dir.is_dir(), "the generator avoids {case}, which {root} lacks");
+        assert!(
+            dir.is_dir(),
+            "the generator avoids {case}, which {root} lacks"
+        );
     }
     gen::assert_known_still_differ(root, recorded_cases(root));
 }
