@@ -45,27 +45,14 @@ fn corpus_charts_render_as_the_reference_does() {
         }
         cases.push((chart, false));
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some((chart, crds)) = cases.get(i) else {
-                    break;
-                };
-                let flags: &[&str] = if *crds { &["--include-crds"] } else { &[] };
-                let verdict = compare(offlux(chart, *crds), || {
-                    oracle(chart, RELEASE, NAMESPACE, None, flags)
-                });
-                if let Ok(mut r) = results.lock() {
-                    r.push((i, verdict));
-                }
+    let results: Vec<(usize, Verdict)> =
+        common::helm_oracle::on_two_workers(&cases, |i, (chart, crds)| {
+            let flags: &[&str] = if *crds { &["--include-crds"] } else { &[] };
+            let verdict = compare(offlux(chart, *crds), || {
+                oracle(chart, RELEASE, NAMESPACE, None, flags)
             });
-        }
-    });
-    let mut results = results.into_inner().expect("results");
-    results.sort_by_key(|(i, _)| *i);
+            (i, verdict)
+        });
     let (mut identical, mut same, mut both_fail, mut failed) = (0, 0, 0, Vec::new());
     for (i, verdict) in &results {
         let (chart, crds) = &cases[*i];

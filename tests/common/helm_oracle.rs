@@ -26,6 +26,28 @@ pub fn chart_dirs(dir: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// `f` on each of `items` (with its index) on two worker threads; the results in the items' order.
+#[allow(dead_code)] // not every test crate that shares this module runs cases in parallel
+pub fn on_two_workers<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(item) = items.get(i) else { break };
+                let result = f(i, item);
+                if let Ok(mut r) = results.lock() {
+                    r.push((i, result));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(i, _)| *i);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
 /// `helm template RELEASE CHART -n NAMESPACE [-f VALUES] FLAGS…` by the reference.
 pub fn oracle(
     chart: &Path,

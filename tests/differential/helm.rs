@@ -552,34 +552,30 @@ fn corpus_charts_with_generated_values_render_as_helm_does() {
         .chunks(PER_PROCESS)
         .map(<[usize]>::to_vec)
         .collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(chunk) = chunks.get(i) else { break };
-                let batch: Vec<(&Case, PathBuf)> = chunk
+    let results: Vec<(usize, Result<String, String>, Result<String, String>)> =
+        crate::common::helm_oracle::on_two_workers(&chunks, |i, chunk| {
+            let batch: Vec<(&Case, PathBuf)> = chunk
+                .iter()
+                .map(|n| (&cases[*n], files[*n].clone()))
+                .collect();
+            let (ours, theirs) = std::thread::scope(|inner| {
+                let handle = inner.spawn(|| reference(scratch.path(), &i.to_string(), &batch));
+                let ours: Vec<Result<String, String>> = batch
                     .iter()
-                    .map(|n| (&cases[*n], files[*n].clone()))
+                    .map(|(case, values)| offlux_render(case, values))
                     .collect();
-                let theirs = std::thread::scope(|inner| {
-                    let handle = inner.spawn(|| reference(scratch.path(), &i.to_string(), &batch));
-                    let ours: Vec<Result<String, String>> = batch
-                        .iter()
-                        .map(|(case, values)| offlux_render(case, values))
-                        .collect();
-                    (ours, handle.join().expect("the reference batch"))
-                });
-                let mut r = results.lock().expect("results");
-                for (k, n) in chunk.iter().enumerate() {
-                    r.push((*n, theirs.0[k].clone(), theirs.1[k].clone()));
-                }
+                (ours, handle.join().expect("the reference batch"))
             });
-        }
-    });
-    let mut results = results.into_inner().expect("results");
-    results.sort_by_key(|(n, _, _)| *n);
+            chunk
+                .iter()
+                .zip(ours)
+                .zip(theirs)
+                .map(|((n, o), t)| (*n, o, t))
+                .collect::<Vec<_>>()
+        })
+        .into_iter()
+        .flatten()
+        .collect();
     // the cases whose outputs differ are rendered by the reference a second time
     let differing: Vec<usize> = results
         .iter()
