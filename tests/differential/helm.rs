@@ -202,8 +202,20 @@ fn example(key: &str) -> Option<Json> {
     Some(v)
 }
 
-/// A change to one entry, with its weight (how much it is worth trying), or none.
+/// A change to one entry, with its weight (how much it is worth trying), or none. A generated
+/// label or annotation key is named after the entry's path: the same key in two maps a template
+/// prints together differs (see `known/helm/duplicate-keys-in-a-rendered-manifest`).
 fn mutation(g: &mut Gen, entry: &Entry) -> Option<(u32, Json)> {
+    let (weight, mut value) = any_mutation(g, entry)?;
+    if let Some(map) = value.as_object_mut() {
+        if let Some(v) = map.remove("gen.example.com/key") {
+            map.insert(format!("gen.example.com/{}", entry.path.join("-")), v);
+        }
+    }
+    Some((weight, value))
+}
+
+fn any_mutation(g: &mut Gen, entry: &Entry) -> Option<(u32, Json)> {
     let key = entry.path.last().map(String::as_str).unwrap_or_default();
     let switch = matches!(key, "enabled" | "create" | "enable" | "install");
     match &entry.value {
