@@ -80,6 +80,9 @@ const API_VERSIONS: &[&str] = &[
     "route.openshift.io/v1/Route",
 ];
 
+/// A render's text, or why it failed.
+type Render = Result<String, String>;
+
 /// One generated case.
 struct Case {
     chart: PathBuf,
@@ -564,7 +567,7 @@ fn corpus_charts_with_generated_values_render_as_helm_does() {
         .chunks(PER_PROCESS)
         .map(<[usize]>::to_vec)
         .collect();
-    let results: Vec<(usize, Result<String, String>, Result<String, String>)> =
+    let results: Vec<(usize, Render, Render)> =
         crate::common::helm_oracle::on_two_workers(&chunks, |i, chunk| {
             let batch: Vec<(&Case, PathBuf)> = chunk
                 .iter()
