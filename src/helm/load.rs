@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::chart::{Chart, ChartFile, Dependency, LoadOptions, Metadata};
+use super::chart::{Chart, ChartFile, Dependency, Metadata};
 use super::helmignore::{Rules, HELMIGNORE};
 use super::Error;
 use crate::fsio::{self, FileKind, FsFacts};
@@ -17,6 +17,30 @@ use crate::template::Value;
 use crate::yaml::{self, Node, Resolved, Scalar};
 
 /// What a chart and its subcharts have used of the caps in [`LoadOptions`].
+/// Limits that keep a hostile chart from exhausting memory.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// The largest archive accepted, compressed.
+    pub max_archive_bytes: u64,
+    /// The most bytes a chart (with its subcharts) may hold once decompressed.
+    pub max_total_bytes: u64,
+    /// The most files a chart (with its subcharts) may hold.
+    pub max_entries: usize,
+    /// How deep subcharts may nest.
+    pub max_depth: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            max_archive_bytes: 64 << 20,
+            max_total_bytes: 256 << 20,
+            max_entries: 20_000,
+            max_depth: 16,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Budget {
     bytes: u64,
@@ -73,7 +97,9 @@ fn in_subchart(error: Error, sub: &str, parent: &str) -> Error {
     }
 }
 
-pub(crate) fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error> {
+/// Loads a chart from a directory (Helm's `loader.LoadDir`): `.helmignore` applies, files are
+/// read in name order, symlinks leading outside the directory are refused.
+pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error> {
     let mut ctx = Ctx {
         options,
         budget: Budget::default(),
@@ -242,7 +268,9 @@ fn strip_bom(mut data: Vec<u8>) -> Vec<u8> {
     data
 }
 
-pub(crate) fn load_archive(
+/// Loads a chart from a `.tgz` held in memory (Helm's `loader.LoadArchive`). `name` is what
+/// errors call it (a file name or URL).
+pub fn load_archive(
     name: &str,
     bytes: &[u8],
     options: &LoadOptions,

@@ -2,8 +2,9 @@
 //! with no helm binary. Knows nothing of Flux, the Store or the CLI: a chart and values go in,
 //! manifests (and hooks, CRDs, notes) come out.
 //!
-//! - [`chart`]: the chart model (`Chart.yaml`, values, templates, files, subcharts) and its
-//!   loaders from a directory or a `.tgz` held in memory (`.helmignore`, size and entry caps).
+//! - [`chart`]: the chart model (`Chart.yaml`, values, templates, files, subcharts).
+//! - `load`: the chart's loaders from a directory or a `.tgz` held in memory (`.helmignore`,
+//!   checked entry names, size and entry caps); archives are never unpacked to disk.
 //! - [`values`]: Helm's values coalescing (chart defaults, subchart scoping, `global`, nulls
 //!   deleting keys), dependency processing (`condition`, `tags`, `alias`, `import-values`),
 //!   `--set` parsing and `values.schema.json` validation.
@@ -28,8 +29,9 @@ mod sort;
 pub mod values;
 mod values_usage;
 
-pub use chart::{load_archive, load_dir, Chart, ChartFile, Dependency, LoadOptions, Metadata};
+pub use chart::{Chart, ChartFile, Dependency, Metadata};
 pub use kube_version::KubeVersion;
+pub use load::{load_archive, load_dir, LoadOptions};
 pub use render::{
     render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
 };
