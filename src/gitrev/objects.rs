@@ -488,7 +488,7 @@ fn read_loose(path: &Path, id: ObjectId) -> Result<Object, GitError> {
 }
 
 /// Why a packed entry could not be read or rebuilt from its delta.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PackError {
     #[error("pack lock poisoned")]
     Poisoned,
@@ -500,7 +500,7 @@ pub enum PackError {
     TruncatedHeader,
     #[error("entry size overflows")]
     EntrySizeOverflows,
-    #[error("object larger than {MAX_OBJECT_BYTES} bytes")]
+    #[error("object larger than {max} bytes", max = MAX_OBJECT_BYTES)]
     TooLarge,
     #[error("delta offset overflows")]
     DeltaOffsetOverflows,
