@@ -736,7 +736,6 @@ fn circles(
 const KNOWN_CIRCLES: &[&[&str]] = &[&[
     "helm/chart.rs",
     "helm/files.rs",
-    "helm/load.rs",
     "helm/render.rs",
     "helm/values.rs",
     "helm/values/schema.rs",

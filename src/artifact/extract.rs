@@ -14,20 +14,38 @@ pub struct Member {
     pub data: Option<Vec<u8>>,
 }
 
-pub fn members(bytes: &[u8]) -> Result<Vec<Member>, String> {
+/// Why a tarball could not be unpacked.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    /// The gzip or tar stream is unreadable (the decoder's message).
+    #[error("{0}")]
+    Read(String),
+    #[error("member `{0}` has an absolute path")]
+    AbsolutePath(String),
+    #[error("member `{0}` leaves the destination")]
+    LeavesDestination(String),
+    #[error("the archive unpacks to more than 256 MiB")]
+    TooLarge,
+}
+
+fn read_error(error: std::io::Error) -> ExtractError {
+    ExtractError::Read(error.to_string())
+}
+
+pub fn members(bytes: &[u8]) -> Result<Vec<Member>, ExtractError> {
     let decoder = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(decoder.take(MAX_UNPACKED + 1));
     let mut out = Vec::new();
     let mut total: u64 = 0;
-    for entry in archive.entries().map_err(|e| e.to_string())? {
-        let mut entry = entry.map_err(|e| e.to_string())?;
-        let raw = entry.path().map_err(|e| e.to_string())?.into_owned();
+    for entry in archive.entries().map_err(read_error)? {
+        let mut entry = entry.map_err(read_error)?;
+        let raw = entry.path().map_err(read_error)?.into_owned();
         let raw = raw.to_string_lossy().replace('\\', "/");
         if raw.starts_with('/') {
-            return Err(format!("member `{raw}` has an absolute path"));
+            return Err(ExtractError::AbsolutePath(raw));
         }
         let Some(path) = super::clean(&raw) else {
-            return Err(format!("member `{raw}` leaves the destination"));
+            return Err(ExtractError::LeavesDestination(raw));
         };
         let kind = entry.header().entry_type();
         if kind.is_dir() {
@@ -36,10 +54,10 @@ pub fn members(bytes: &[u8]) -> Result<Vec<Member>, String> {
             }
         } else if kind.is_file() {
             let mut data = Vec::new();
-            entry.read_to_end(&mut data).map_err(|e| e.to_string())?;
+            entry.read_to_end(&mut data).map_err(read_error)?;
             total += data.len() as u64;
             if total > MAX_UNPACKED {
-                return Err("the archive unpacks to more than 256 MiB".into());
+                return Err(ExtractError::TooLarge);
             }
             out.push(Member {
                 path,

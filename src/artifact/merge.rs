@@ -8,22 +8,30 @@ use serde_json::{Map, Value};
 
 use crate::yaml::{emit, from_json, parse_stream, to_json_helm, ParseOptions};
 
-fn read_map(bytes: &[u8]) -> Result<Map<String, Value>, String> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|_| "cannot unmarshal YAML document: not UTF-8 text".to_string())?;
-    let documents = parse_stream(text, &ParseOptions::default())
-        .map_err(|e| format!("cannot unmarshal YAML document: {}", e.message))?;
+/// Why two files could not be merged, in the words of the YAML decoder upstream uses.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    #[error("cannot unmarshal YAML document: not UTF-8 text")]
+    NotUtf8,
+    #[error("cannot unmarshal YAML document: {message}")]
+    Yaml { line: u32, message: String },
+    /// A document holds a list or a scalar where a map is needed.
+    #[error("cannot unmarshal YAML document: a {0} is not a map")]
+    NotAMap(&'static str),
+}
+
+fn read_map(bytes: &[u8]) -> Result<Map<String, Value>, MergeError> {
+    let text = std::str::from_utf8(bytes).map_err(|_| MergeError::NotUtf8)?;
+    let documents = parse_stream(text, &ParseOptions::default()).map_err(|e| MergeError::Yaml {
+        line: e.pos.line,
+        message: e.message,
+    })?;
     let mut folded = Map::new();
     for document in documents {
         match to_json_helm(&document.root) {
             Value::Null => {}
             Value::Object(map) => merge_into(&mut folded, map),
-            other => {
-                return Err(format!(
-                    "cannot unmarshal YAML document: a {} is not a map",
-                    kind_of(&other)
-                ))
-            }
+            other => return Err(MergeError::NotAMap(kind_of(&other))),
         }
     }
     Ok(folded)
@@ -51,7 +59,7 @@ fn merge_into(base: &mut Map<String, Value>, incoming: Map<String, Value>) {
 }
 
 /// `incoming` merged over `existing`, printed.
-pub fn merge(existing: &[u8], incoming: &[u8]) -> Result<Vec<u8>, String> {
+pub fn merge(existing: &[u8], incoming: &[u8]) -> Result<Vec<u8>, MergeError> {
     let mut base = read_map(existing)?;
     merge_into(&mut base, read_map(incoming)?);
     Ok(emit(&from_json(&Value::Object(base))).into_bytes())
@@ -77,6 +85,10 @@ mod tests {
     #[test]
     fn a_scalar_document_cannot_be_merged() {
         let error = merge(b"a: b\n", b"A=B\n").unwrap_err();
-        assert!(error.contains("cannot unmarshal YAML document"), "{error}");
+        assert_eq!(error, MergeError::NotAMap("string"));
+        assert!(
+            error.to_string().contains("cannot unmarshal YAML document"),
+            "{error}"
+        );
     }
 }

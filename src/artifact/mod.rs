@@ -16,7 +16,9 @@ mod merge;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use extract::ExtractError;
 pub use glob::{doublestar_match, go_match};
+pub use merge::MergeError;
 
 /// What a path in a source tree is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,8 +33,17 @@ pub trait SourceTree {
     /// What `path` is; `None` when it does not exist (or the view does not show it).
     fn kind(&self, path: &str) -> Option<EntryKind>;
     /// The names in directory `path`, in byte order.
-    fn list(&self, path: &str) -> Result<Vec<String>, String>;
-    fn read(&self, path: &str) -> Result<Vec<u8>, String>;
+    fn list(&self, path: &str) -> Result<Vec<String>, SourceError>;
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError>;
+}
+
+/// A source tree could not list or read `path`; `message` is the view's own (a file-system
+/// error, say), shown as it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SourceError {
+    pub path: String,
+    pub message: String,
 }
 
 /// How a copy writes over what earlier copies left.
@@ -89,13 +100,54 @@ pub struct Artifact {
 /// A failed copy operation, with upstream's wording.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    #[error("copy {index} (`{from}` to `{to}`): {message}")]
+    #[error("copy {index} (`{from}` to `{to}`): {kind}")]
     Copy {
         index: usize,
         from: String,
         to: String,
-        message: String,
+        #[source]
+        kind: CopyError,
     },
+}
+
+/// Why one copy operation failed; paths and patterns are the operation's own.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CopyError {
+    #[error("invalid exclude pattern '{0}'")]
+    InvalidExclude(String),
+    #[error("invalid source '{0}': must start with '@'")]
+    InvalidSource(String),
+    #[error("source alias '{0}' not found")]
+    UnknownAlias(String),
+    #[error("invalid destination '{0}': must start with '@artifact/'")]
+    InvalidDestination(String),
+    #[error("destination '{0}' leaves the artifact")]
+    DestinationOutside(String),
+    #[error("source '{0}' does not exist")]
+    SourceMissing(String),
+    #[error("extract strategy is not supported for directories")]
+    ExtractDirectory,
+    #[error("extract strategy requires tarball file: '{0}'")]
+    NotATarball(String),
+    #[error("invalid pattern '{0}': syntax error in pattern")]
+    InvalidPattern(String),
+    #[error("no files match pattern '{pattern}' in source '{alias}'")]
+    NoMatch { pattern: String, alias: String },
+    #[error("all files matching pattern '{pattern}' in source '{alias}' were excluded")]
+    AllExcluded { pattern: String, alias: String },
+    /// A path of the artifact that must be a directory is a file.
+    #[error("`{0}` is a file, not a directory")]
+    NotADirectory(String),
+    /// A file would replace a directory of the artifact.
+    #[error("`{0}` is a directory")]
+    IsADirectory(String),
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// The `Merge` strategy could not merge onto the artifact's `target`.
+    #[error("{kind}")]
+    Merge { target: String, kind: MergeError },
+    #[error("failed to extract tarball '{path}': {kind}")]
+    Extract { path: String, kind: ExtractError },
 }
 
 /// The sources of a build, by alias.
@@ -105,11 +157,11 @@ pub type Sources<'a> = BTreeMap<String, &'a dyn SourceTree>;
 pub fn build(copies: &[Copy], sources: &Sources) -> Result<Artifact, Error> {
     let mut artifact = Artifact::default();
     for (index, copy) in copies.iter().enumerate() {
-        apply(copy, sources, &mut artifact).map_err(|message| Error::Copy {
+        apply(copy, sources, &mut artifact).map_err(|kind| Error::Copy {
             index,
             from: copy.from.clone(),
             to: copy.to.clone(),
-            message,
+            kind,
         })?;
     }
     Ok(artifact)
@@ -160,7 +212,7 @@ impl Artifact {
         path.is_empty() || matches!(self.entries.get(path), Some(Entry::Dir))
     }
 
-    fn add_dir(&mut self, path: &str) -> Result<(), String> {
+    fn add_dir(&mut self, path: &str) -> Result<(), CopyError> {
         let mut current = String::new();
         for segment in path.split('/').filter(|s| !s.is_empty()) {
             if !current.is_empty() {
@@ -169,9 +221,7 @@ impl Artifact {
             current.push_str(segment);
             match self.entries.get(&current) {
                 Some(Entry::Dir) => {}
-                Some(Entry::File(_)) => {
-                    return Err(format!("`{current}` is a file, not a directory"))
-                }
+                Some(Entry::File(_)) => return Err(CopyError::NotADirectory(current)),
                 None => {
                     self.entries.insert(current.clone(), Entry::Dir);
                 }
@@ -180,12 +230,12 @@ impl Artifact {
         Ok(())
     }
 
-    fn add_file(&mut self, path: &str, origin: Origin) -> Result<(), String> {
+    fn add_file(&mut self, path: &str, origin: Origin) -> Result<(), CopyError> {
         if let Some((parent, _)) = path.rsplit_once('/') {
             self.add_dir(parent)?;
         }
         if matches!(self.entries.get(path), Some(Entry::Dir)) || path.is_empty() {
-            return Err(format!("`{path}` is a directory"));
+            return Err(CopyError::IsADirectory(path.to_string()));
         }
         self.entries.insert(path.to_string(), Entry::File(origin));
         Ok(())
@@ -247,30 +297,25 @@ impl Excludes<'_> {
     }
 }
 
-fn apply(copy: &Copy, sources: &Sources, artifact: &mut Artifact) -> Result<(), String> {
+fn apply(copy: &Copy, sources: &Sources, artifact: &mut Artifact) -> Result<(), CopyError> {
     if let Some(bad) = copy.exclude.iter().find(|p| !glob::doublestar_valid(p)) {
-        return Err(format!("invalid exclude pattern '{bad}'"));
+        return Err(CopyError::InvalidExclude(bad.clone()));
     }
     let from = copy
         .from
         .strip_prefix('@')
-        .ok_or_else(|| format!("invalid source '{}': must start with '@'", copy.from))?;
+        .ok_or_else(|| CopyError::InvalidSource(copy.from.clone()))?;
     let (alias, pattern) = from.split_once('/').unwrap_or((from, ""));
     let source = *sources
         .get(alias)
-        .ok_or_else(|| format!("source alias '{alias}' not found"))?;
+        .ok_or_else(|| CopyError::UnknownAlias(alias.to_string()))?;
     let to = copy
         .to
         .strip_prefix("@artifact/")
         .or_else(|| (copy.to == "@artifact").then_some(""))
-        .ok_or_else(|| {
-            format!(
-                "invalid destination '{}': must start with '@artifact/'",
-                copy.to
-            )
-        })?;
+        .ok_or_else(|| CopyError::InvalidDestination(copy.to.clone()))?;
     let to_is_dir = to.is_empty() || to.ends_with('/');
-    let dest = clean(to).ok_or_else(|| format!("destination '{to}' leaves the artifact"))?;
+    let dest = clean(to).ok_or_else(|| CopyError::DestinationOutside(to.to_string()))?;
     let copier = Copier {
         alias,
         source,
@@ -306,13 +351,13 @@ impl Copier<'_> {
         to_is_dir: bool,
         exclude: &[String],
         artifact: &mut Artifact,
-    ) -> Result<(), String> {
-        let missing = || format!("source '{pattern}' does not exist");
+    ) -> Result<(), CopyError> {
+        let missing = || CopyError::SourceMissing(pattern.to_string());
         let path = clean(pattern).ok_or_else(missing)?;
         match self.source.kind(&path).ok_or_else(missing)? {
             EntryKind::Dir => {
                 if self.strategy == Strategy::Extract {
-                    return Err("extract strategy is not supported for directories".into());
+                    return Err(CopyError::ExtractDirectory);
                 }
                 let target = if path.is_empty() {
                     dest.to_string()
@@ -335,7 +380,7 @@ impl Copier<'_> {
                 }
                 if self.strategy == Strategy::Extract {
                     if !is_tarball(&path) {
-                        return Err(format!("extract strategy requires tarball file: '{path}'"));
+                        return Err(CopyError::NotATarball(path));
                     }
                     return self.extract(&path, dest, artifact);
                 }
@@ -355,7 +400,7 @@ impl Copier<'_> {
         dest: &str,
         exclude: &[String],
         artifact: &mut Artifact,
-    ) -> Result<(), String> {
+    ) -> Result<(), CopyError> {
         let base = pattern
             .split('/')
             .take_while(|segment| !glob::is_glob(segment))
@@ -365,17 +410,14 @@ impl Copier<'_> {
             patterns: exclude,
             base,
         };
-        let no_match = || {
-            format!(
-                "no files match pattern '{pattern}' in source '{}'",
-                self.alias
-            )
+        let no_match = || CopyError::NoMatch {
+            pattern: pattern.to_string(),
+            alias: self.alias.to_string(),
         };
+        let invalid = || CopyError::InvalidPattern(pattern.to_string());
         if self.strategy == Strategy::Extract {
             if !glob::doublestar_valid(pattern) {
-                return Err(format!(
-                    "invalid pattern '{pattern}': syntax error in pattern"
-                ));
+                return Err(invalid());
             }
             let matches = doublestar_glob(self.source, pattern)?;
             if matches.is_empty() {
@@ -389,8 +431,7 @@ impl Copier<'_> {
             }
             return Ok(());
         }
-        let matches = go_glob(self.source, pattern)
-            .map_err(|_| format!("invalid pattern '{pattern}': syntax error in pattern"))?;
+        let matches = go_glob(self.source, pattern).map_err(|_| invalid())?;
         let matches: Vec<String> = matches
             .into_iter()
             .filter(|m| m != "." && m != "..")
@@ -400,10 +441,10 @@ impl Copier<'_> {
         }
         let kept: Vec<&String> = matches.iter().filter(|m| !excludes.excludes(m)).collect();
         if kept.is_empty() {
-            return Err(format!(
-                "all files matching pattern '{pattern}' in source '{}' were excluded",
-                self.alias
-            ));
+            return Err(CopyError::AllExcluded {
+                pattern: pattern.to_string(),
+                alias: self.alias.to_string(),
+            });
         }
         let strip = pattern.strip_suffix("/**");
         for path in kept {
@@ -429,7 +470,7 @@ impl Copier<'_> {
         target: &str,
         excludes: &Excludes,
         artifact: &mut Artifact,
-    ) -> Result<(), String> {
+    ) -> Result<(), CopyError> {
         artifact.add_dir(target)?;
         for name in self.source.list(path)? {
             let child = join(path, &name);
@@ -449,7 +490,7 @@ impl Copier<'_> {
     }
 
     /// Copies file `path` to `target`; with `Merge`, onto the file already there.
-    fn file(&self, path: &str, target: &str, artifact: &mut Artifact) -> Result<(), String> {
+    fn file(&self, path: &str, target: &str, artifact: &mut Artifact) -> Result<(), CopyError> {
         let existing = match artifact.entries.get(target) {
             Some(Entry::File(origin)) if self.strategy == Strategy::Merge => Some(origin.clone()),
             _ => None,
@@ -458,19 +499,24 @@ impl Copier<'_> {
             Some(existing) => {
                 let base = read_origin(&existing, self.sources)?;
                 let incoming = self.source.read(path)?;
-                Origin::Data(merge::merge(&base, &incoming)?.into())
+                let merged = merge::merge(&base, &incoming).map_err(|kind| CopyError::Merge {
+                    target: target.to_string(),
+                    kind,
+                })?;
+                Origin::Data(merged.into())
             }
             None => self.origin(path),
         };
         artifact.add_file(target, origin)
     }
 
-    fn extract(&self, path: &str, dest: &str, artifact: &mut Artifact) -> Result<(), String> {
+    fn extract(&self, path: &str, dest: &str, artifact: &mut Artifact) -> Result<(), CopyError> {
         let bytes = self.source.read(path)?;
         artifact.add_dir(dest)?;
-        for member in extract::members(&bytes)
-            .map_err(|e| format!("failed to extract tarball '{path}': {e}"))?
-        {
+        for member in extract::members(&bytes).map_err(|kind| CopyError::Extract {
+            path: path.to_string(),
+            kind,
+        })? {
             let target = join(dest, &member.path);
             match member.data {
                 None => artifact.add_dir(&target)?,
@@ -482,13 +528,13 @@ impl Copier<'_> {
 }
 
 /// The bytes `origin` stands for.
-pub fn read_origin(origin: &Origin, sources: &Sources) -> Result<Vec<u8>, String> {
+pub fn read_origin(origin: &Origin, sources: &Sources) -> Result<Vec<u8>, CopyError> {
     match origin {
         Origin::Data(data) => Ok(data.to_vec()),
-        Origin::Source { alias, path } => sources
+        Origin::Source { alias, path } => Ok(sources
             .get(alias)
-            .ok_or_else(|| format!("source alias '{alias}' not found"))?
-            .read(path),
+            .ok_or_else(|| CopyError::UnknownAlias(alias.clone()))?
+            .read(path)?),
     }
 }
 
@@ -530,7 +576,7 @@ fn go_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>, glob::
 }
 
 /// Doublestar's `Glob`: every path under the root whose relative path matches, in byte order.
-fn doublestar_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>, String> {
+fn doublestar_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>, SourceError> {
     let mut matches = Vec::new();
     let mut stack = vec![String::new()];
     while let Some(dir) = stack.pop() {

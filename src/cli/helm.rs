@@ -91,7 +91,7 @@ pub fn run(args: &HelmArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     if let Some(version) = &args.kube_version {
         match KubeVersion::parse(version) {
             Ok(v) => options.kube_version = v,
-            Err(message) => return Err(CliError::usage(message, None)),
+            Err(error) => return Err(CliError::usage(error.to_string(), None)),
         }
     }
     if !args.chart.exists() {
@@ -134,7 +134,7 @@ fn load(path: &std::path::Path) -> Result<helm::Chart, helm::Error> {
         crate::fsio::read(&crate::fsio::FsFacts::default(), path, confine).map_err(|e| {
             helm::Error::Load {
                 chart: name.clone(),
-                message: e.to_string(),
+                kind: helm::LoadError::Unreadable(e.to_string()),
             }
         })?;
     helm::load_archive(&name, &bytes, &options)

@@ -221,7 +221,7 @@ pub fn run(
 /// `--kube-version`, or Helm's default.
 pub fn kube_version(run: &RunArgs) -> Result<KubeVersion, String> {
     match &run.kube_version {
-        Some(text) => KubeVersion::parse(text),
+        Some(text) => KubeVersion::parse(text).map_err(|e| e.to_string()),
         None => Ok(KubeVersion::default()),
     }
 }

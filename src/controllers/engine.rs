@@ -185,8 +185,8 @@ impl HelmRenderer for HelmEngine {
         let chart_label = format!("{} {}", chart.metadata.name, chart.metadata.version);
         let mut options = helm::RenderOptions::new(&request.release_name, &request.namespace);
         if let Some(version) = &request.kube_version {
-            options.kube_version =
-                helm::KubeVersion::parse(version).map_err(HelmRenderError::Failed)?;
+            options.kube_version = helm::KubeVersion::parse(version)
+                .map_err(|e| HelmRenderError::Failed(e.to_string()))?;
         }
         options.include_crds = request.include_crds;
         options.no_hooks = request.disable_hooks;

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::artifact::{self, Artifact, Copy, Entry, EntryKind, Origin, SourceTree, Strategy};
+use crate::artifact::{
+    self, Artifact, Copy, Entry, EntryKind, Origin, SourceError, SourceTree, Strategy,
+};
 use crate::fsio::{self, FileKind, FsFacts};
 use crate::model::{ArtifactGenerator, FluxKind, FluxObject, FluxSpec, ResourceId};
 
@@ -48,9 +50,9 @@ impl SourceTree for DirTree {
         }
     }
 
-    fn list(&self, path: &str) -> Result<Vec<String>, String> {
+    fn list(&self, path: &str) -> Result<Vec<String>, SourceError> {
         let entries = fsio::read_dir(&self.facts, &self.root.join(path), Some(&self.root))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| source_error(path, e))?;
         Ok(entries
             .into_iter()
             .filter_map(|e| e.name.into_string().ok())
@@ -58,13 +60,20 @@ impl SourceTree for DirTree {
             .collect())
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         fsio::read(
             &self.facts,
             &self.root.join(path),
             fsio::Confine::within(&self.root),
         )
-        .map_err(|e| e.to_string())
+        .map_err(|e| source_error(path, e))
+    }
+}
+
+fn source_error(path: &str, error: impl std::fmt::Display) -> SourceError {
+    SourceError {
+        path: path.to_string(),
+        message: error.to_string(),
     }
 }
 
@@ -266,7 +275,7 @@ fn write(
         let written = match entry {
             Entry::Dir => fsio::create_dir_all(&target),
             Entry::File(origin) => {
-                let bytes = artifact::read_origin(origin, sources)?;
+                let bytes = artifact::read_origin(origin, sources).map_err(|e| e.to_string())?;
                 if let Origin::Source { alias, path: from } = origin {
                     if let Some(tree) = trees.get(alias) {
                         origins.insert(target.clone(), tree.root.join(from));

@@ -19,7 +19,7 @@ mod tree;
 
 use std::path::{Path, PathBuf};
 
-pub use objects::ObjectId;
+pub use objects::{ObjectId, PackError};
 pub use status::{changed_files, ChangedFile};
 pub use tree::{materialise, Materialised};
 
@@ -38,6 +38,8 @@ pub enum GitError {
     MissingObject(ObjectId, &'static str),
     #[error("object {id}: {message}")]
     Corrupt { id: String, message: String },
+    #[error("object {id}: {kind}")]
+    Pack { id: String, kind: PackError },
     #[error("{0}")]
     Unsupported(String),
 }

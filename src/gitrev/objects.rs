@@ -375,22 +375,26 @@ impl Store {
             if deltas.len() > MAX_DELTA_CHAIN {
                 return Err(corrupt(id, "delta chain too long"));
             }
-            let (entry, data_at) = read_entry_header(pack, at).map_err(|m| corrupt(id, &m))?;
+            let (entry, data_at) =
+                read_entry_header(pack, at).map_err(|kind| pack_error(id, kind))?;
             match entry {
                 Entry::Whole(kind, size) => {
-                    let data = inflate_at(pack, data_at, size).map_err(|m| corrupt(id, &m))?;
+                    let data =
+                        inflate_at(pack, data_at, size).map_err(|kind| pack_error(id, kind))?;
                     break Object {
                         kind,
                         data: Arc::new(data),
                     };
                 }
                 Entry::OffsetDelta { base, size } => {
-                    let delta = inflate_at(pack, data_at, size).map_err(|m| corrupt(id, &m))?;
+                    let delta =
+                        inflate_at(pack, data_at, size).map_err(|kind| pack_error(id, kind))?;
                     deltas.push((at, delta));
                     at = base;
                 }
                 Entry::RefDelta { base, size } => {
-                    let delta = inflate_at(pack, data_at, size).map_err(|m| corrupt(id, &m))?;
+                    let delta =
+                        inflate_at(pack, data_at, size).map_err(|kind| pack_error(id, kind))?;
                     deltas.push((at, delta));
                     match pack.find(&base) {
                         Some(base_at) => at = base_at,
@@ -400,7 +404,7 @@ impl Store {
             }
         };
         while let Some((at, delta)) = deltas.pop() {
-            let data = apply_delta(&base.data, &delta).map_err(|m| corrupt(id, &m))?;
+            let data = apply_delta(&base.data, &delta).map_err(|kind| pack_error(id, kind))?;
             base = Object {
                 kind: base.kind,
                 data: Arc::new(data),
@@ -430,6 +434,13 @@ impl Store {
             cache.bytes += object.data.len();
             cache.entries.insert((n, offset), object.clone());
         }
+    }
+}
+
+fn pack_error(id: ObjectId, kind: PackError) -> GitError {
+    GitError::Pack {
+        id: id.to_string(),
+        kind,
     }
 }
 
@@ -476,23 +487,64 @@ fn read_loose(path: &Path, id: ObjectId) -> Result<Object, GitError> {
     })
 }
 
+/// Why a packed entry could not be read or rebuilt from its delta.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PackError {
+    #[error("pack lock poisoned")]
+    Poisoned,
+    #[error("{}: {message}", path.display())]
+    Seek { path: PathBuf, message: String },
+    #[error("{0}")]
+    Read(String),
+    #[error("truncated entry header")]
+    TruncatedHeader,
+    #[error("entry size overflows")]
+    EntrySizeOverflows,
+    #[error("object larger than {max} bytes", max = MAX_OBJECT_BYTES)]
+    TooLarge,
+    #[error("delta offset overflows")]
+    DeltaOffsetOverflows,
+    #[error("delta base before the pack's start")]
+    BaseBeforeStart,
+    #[error("bad base id")]
+    BadBaseId,
+    #[error("unknown entry type {0}")]
+    UnknownEntryType(u8),
+    #[error("inflated size does not match the entry's")]
+    InflatedSize,
+    #[error("truncated delta")]
+    TruncatedDelta,
+    #[error("delta size overflows")]
+    DeltaSizeOverflows,
+    #[error("delta's base size does not match its base")]
+    BaseSize,
+    #[error("delta copies past its base")]
+    CopyPastBase,
+    #[error("delta instruction 0 is reserved")]
+    ReservedInstruction,
+    #[error("delta builds more than its target size")]
+    Overrun,
+    #[error("delta builds less than its target size")]
+    Underrun,
+}
+
 /// Reads the header of the entry at `offset`: its type and size, and the base of a delta.
 /// Returns the entry and where its compressed data starts.
-fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), String> {
-    let mut file = pack
-        .file
-        .lock()
-        .map_err(|_| "pack lock poisoned".to_owned())?;
+fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), PackError> {
+    let mut file = pack.file.lock().map_err(|_| PackError::Poisoned)?;
     file.seek(SeekFrom::Start(offset))
-        .map_err(|e| format!("{}: {e}", pack.path.display()))?;
+        .map_err(|e| PackError::Seek {
+            path: pack.path.clone(),
+            message: e.to_string(),
+        })?;
     let mut header = [0u8; 32];
-    let got = read_up_to(&mut *file, &mut header).map_err(|e| e.to_string())?;
+    let got = read_up_to(&mut *file, &mut header).map_err(|e| PackError::Read(e.to_string()))?;
     let header = &header[..got];
     let mut at = 0;
     let mut next = || {
         let byte = header.get(at).copied();
         at += 1;
-        byte.ok_or_else(|| "truncated entry header".to_owned())
+        byte.ok_or(PackError::TruncatedHeader)
     };
     let first = next()?;
     let code = (first >> 4) & 7;
@@ -502,13 +554,13 @@ fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), String> {
     while byte & 0x80 != 0 {
         byte = next()?;
         if shift > 60 {
-            return Err("entry size overflows".to_owned());
+            return Err(PackError::EntrySizeOverflows);
         }
         size |= u64::from(byte & 0x7f) << shift;
         shift += 7;
     }
     if size > MAX_OBJECT_BYTES {
-        return Err(format!("object larger than {MAX_OBJECT_BYTES} bytes"));
+        return Err(PackError::TooLarge);
     }
     let entry = match code {
         6 => {
@@ -519,25 +571,23 @@ fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), String> {
                 back = back
                     .checked_add(1)
                     .and_then(|b| b.checked_mul(128))
-                    .ok_or_else(|| "delta offset overflows".to_owned())?
+                    .ok_or(PackError::DeltaOffsetOverflows)?
                     | u64::from(byte & 0x7f);
             }
             let base = offset
                 .checked_sub(back)
                 .filter(|_| back > 0)
-                .ok_or_else(|| "delta base before the pack's start".to_owned())?;
+                .ok_or(PackError::BaseBeforeStart)?;
             Entry::OffsetDelta { base, size }
         }
         7 => {
-            let bytes = header
-                .get(at..at + 20)
-                .ok_or_else(|| "truncated entry header".to_owned())?;
+            let bytes = header.get(at..at + 20).ok_or(PackError::TruncatedHeader)?;
             at += 20;
-            let base = ObjectId::from_slice(bytes).ok_or_else(|| "bad base id".to_owned())?;
+            let base = ObjectId::from_slice(bytes).ok_or(PackError::BadBaseId)?;
             Entry::RefDelta { base, size }
         }
         code => Entry::Whole(
-            Kind::from_pack_type(code).ok_or_else(|| format!("unknown entry type {code}"))?,
+            Kind::from_pack_type(code).ok_or(PackError::UnknownEntryType(code))?,
             size,
         ),
     };
@@ -556,33 +606,33 @@ fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usiz
 }
 
 /// Inflates the zlib stream at `offset`, which must give exactly `size` bytes.
-fn inflate_at(pack: &Pack, offset: u64, size: u64) -> Result<Vec<u8>, String> {
-    let mut file = pack
-        .file
-        .lock()
-        .map_err(|_| "pack lock poisoned".to_owned())?;
+fn inflate_at(pack: &Pack, offset: u64, size: u64) -> Result<Vec<u8>, PackError> {
+    let mut file = pack.file.lock().map_err(|_| PackError::Poisoned)?;
     file.seek(SeekFrom::Start(offset))
-        .map_err(|e| format!("{}: {e}", pack.path.display()))?;
+        .map_err(|e| PackError::Seek {
+            path: pack.path.clone(),
+            message: e.to_string(),
+        })?;
     let mut data = Vec::with_capacity(size as usize);
     flate2::bufread::ZlibDecoder::new(BufReader::new(&mut *file))
         .take(size + 1)
         .read_to_end(&mut data)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| PackError::Read(e.to_string()))?;
     if data.len() as u64 != size {
-        return Err("inflated size does not match the entry's".to_owned());
+        return Err(PackError::InflatedSize);
     }
     Ok(data)
 }
 
 /// A size in a delta's header: little-endian groups of seven bits.
-fn delta_size(delta: &[u8], at: &mut usize) -> Result<u64, String> {
+fn delta_size(delta: &[u8], at: &mut usize) -> Result<u64, PackError> {
     let mut size = 0u64;
     let mut shift = 0;
     loop {
-        let byte = *delta.get(*at).ok_or("truncated delta")?;
+        let byte = *delta.get(*at).ok_or(PackError::TruncatedDelta)?;
         *at += 1;
         if shift > 63 {
-            return Err("delta size overflows".to_owned());
+            return Err(PackError::DeltaSizeOverflows);
         }
         size |= u64::from(byte & 0x7f) << shift;
         shift += 7;
@@ -593,15 +643,15 @@ fn delta_size(delta: &[u8], at: &mut usize) -> Result<u64, String> {
 }
 
 /// Builds an object from its base and a delta (copy and insert instructions).
-pub(super) fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
+pub(super) fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, PackError> {
     let mut at = 0;
     let source = delta_size(delta, &mut at)?;
     let target = delta_size(delta, &mut at)?;
     if source != base.len() as u64 {
-        return Err("delta's base size does not match its base".to_owned());
+        return Err(PackError::BaseSize);
     }
     if target > MAX_OBJECT_BYTES {
-        return Err(format!("object larger than {MAX_OBJECT_BYTES} bytes"));
+        return Err(PackError::TooLarge);
     }
     let mut out = Vec::with_capacity(target as usize);
     while let Some(&op) = delta.get(at) {
@@ -611,13 +661,15 @@ pub(super) fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> 
             let mut size = 0usize;
             for bit in 0..4 {
                 if op & (1 << bit) != 0 {
-                    offset |= usize::from(*delta.get(at).ok_or("truncated delta")?) << (8 * bit);
+                    offset |=
+                        usize::from(*delta.get(at).ok_or(PackError::TruncatedDelta)?) << (8 * bit);
                     at += 1;
                 }
             }
             for bit in 0..3 {
                 if op & (0x10 << bit) != 0 {
-                    size |= usize::from(*delta.get(at).ok_or("truncated delta")?) << (8 * bit);
+                    size |=
+                        usize::from(*delta.get(at).ok_or(PackError::TruncatedDelta)?) << (8 * bit);
                     at += 1;
                 }
             }
@@ -627,23 +679,23 @@ pub(super) fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> 
             let piece = offset
                 .checked_add(size)
                 .and_then(|end| base.get(offset..end))
-                .ok_or("delta copies past its base")?;
+                .ok_or(PackError::CopyPastBase)?;
             out.extend_from_slice(piece);
         } else if op != 0 {
             let piece = delta
                 .get(at..at + usize::from(op))
-                .ok_or("truncated delta")?;
+                .ok_or(PackError::TruncatedDelta)?;
             out.extend_from_slice(piece);
             at += usize::from(op);
         } else {
-            return Err("delta instruction 0 is reserved".to_owned());
+            return Err(PackError::ReservedInstruction);
         }
         if out.len() as u64 > target {
-            return Err("delta builds more than its target size".to_owned());
+            return Err(PackError::Overrun);
         }
     }
     if out.len() as u64 != target {
-        return Err("delta builds less than its target size".to_owned());
+        return Err(PackError::Underrun);
     }
     Ok(out)
 }

@@ -17,12 +17,20 @@ fn a_delta_copies_and_inserts() {
 fn a_delta_that_reaches_past_its_base_is_refused() {
     let base = b"abc";
     let delta = [3, 10, 0x80 | 0x01 | 0x10, 2, 10];
-    assert!(apply_delta(base, &delta).is_err());
-    // Wrong base size, reserved instruction, short target.
-    assert!(apply_delta(base, &[4, 1, 1, b'x']).is_err());
-    assert!(apply_delta(base, &[3, 1, 0]).is_err());
-    assert!(apply_delta(base, &[3, 2, 1, b'x']).is_err());
-    assert!(apply_delta(base, &[3]).is_err());
+    assert_eq!(apply_delta(base, &delta), Err(PackError::CopyPastBase));
+    assert_eq!(
+        apply_delta(base, &[4, 1, 1, b'x']),
+        Err(PackError::BaseSize)
+    );
+    assert_eq!(
+        apply_delta(base, &[3, 1, 0]),
+        Err(PackError::ReservedInstruction)
+    );
+    assert_eq!(
+        apply_delta(base, &[3, 2, 1, b'x']),
+        Err(PackError::Underrun)
+    );
+    assert_eq!(apply_delta(base, &[3]), Err(PackError::TruncatedDelta));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::objects::{Kind, ObjectId};
+use super::objects::{Kind, ObjectId, PackError};
 use super::{GitError, Repository};
 
 /// Directories nest at most this deep.
@@ -80,11 +80,12 @@ pub fn materialise(
                 _ => {
                     let blob = match repository.read(entry.id) {
                         Ok(blob) => blob,
-                        Err(GitError::Corrupt { message, .. })
-                            if message.starts_with("object larger") =>
-                        {
+                        Err(GitError::Pack {
+                            kind: kind @ PackError::TooLarge,
+                            ..
+                        }) => {
                             done.notes
-                                .push(format!("`{}`: {message}; not written", path.display()));
+                                .push(format!("`{}`: {kind}; not written", path.display()));
                             continue;
                         }
                         Err(error) => return Err(error),

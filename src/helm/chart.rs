@@ -1,9 +1,7 @@
 //! The chart model, as Helm's loader builds it: `Chart.yaml` metadata, default values, the schema,
 //! templates, other files (what `.Files` sees, `crds/` included) and subcharts from `charts/`.
 //!
-//! Loading reads a directory or a `.tgz` held in memory; archives are never unpacked to disk.
-//! Entry names are checked (no `..`, no absolute paths) and sizes and entry counts are capped, so
-//! a hostile chart cannot read outside itself or exhaust memory.
+//! Only the model: loading it from a directory or an archive is `load`'s job.
 
 use crate::template::Value;
 
@@ -103,44 +101,4 @@ impl Chart {
             dependency.collect_crds(&format!("{prefix}/charts/{}", dependency.name()), out);
         }
     }
-}
-
-/// Limits that keep a hostile chart from exhausting memory.
-#[derive(Clone, Debug)]
-pub struct LoadOptions {
-    /// The largest archive accepted, compressed.
-    pub max_archive_bytes: u64,
-    /// The most bytes a chart (with its subcharts) may hold once decompressed.
-    pub max_total_bytes: u64,
-    /// The most files a chart (with its subcharts) may hold.
-    pub max_entries: usize,
-    /// How deep subcharts may nest.
-    pub max_depth: usize,
-}
-
-impl Default for LoadOptions {
-    fn default() -> Self {
-        LoadOptions {
-            max_archive_bytes: 64 << 20,
-            max_total_bytes: 256 << 20,
-            max_entries: 20_000,
-            max_depth: 16,
-        }
-    }
-}
-
-/// Loads a chart from a directory (Helm's `loader.LoadDir`): `.helmignore` applies, files are
-/// read in name order, symlinks leading outside the directory are refused.
-pub fn load_dir(dir: &std::path::Path, options: &LoadOptions) -> Result<Chart, super::Error> {
-    super::load::load_dir(dir, options)
-}
-
-/// Loads a chart from a `.tgz` held in memory (Helm's `loader.LoadArchive`). `name` is what
-/// errors call it (a file name or URL).
-pub fn load_archive(
-    name: &str,
-    bytes: &[u8],
-    options: &LoadOptions,
-) -> Result<Chart, super::Error> {
-    super::load::load_archive(name, bytes, options)
 }

@@ -17,6 +17,15 @@ struct Pattern {
     base_only: bool,
 }
 
+/// A `.helmignore` rule Helm refuses, in Helm's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error("double-star (**) syntax is not supported")]
+    DoubleStar,
+    #[error("syntax error in pattern {0:?}")]
+    Syntax(String),
+}
+
 /// A parsed rule set, evaluated in order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Rules {
@@ -25,7 +34,7 @@ pub(crate) struct Rules {
 
 impl Rules {
     /// Parses a `.helmignore` file's text; errors carry Helm's wording.
-    pub(crate) fn parse(text: &str) -> Result<Rules, String> {
+    pub(crate) fn parse(text: &str) -> Result<Rules, RuleError> {
         let mut rules = Rules::default();
         for line in text.lines() {
             rules.add(line)?;
@@ -39,17 +48,17 @@ impl Rules {
         let _ = self.add("templates/.?*");
     }
 
-    fn add(&mut self, line: &str) -> Result<(), String> {
+    fn add(&mut self, line: &str) -> Result<(), RuleError> {
         let rule = line.trim();
         if rule.is_empty() || rule.starts_with('#') {
             return Ok(());
         }
         if rule.contains("**") {
-            return Err("double-star (**) syntax is not supported".into());
+            return Err(RuleError::DoubleStar);
         }
         let chars: Vec<char> = rule.chars().collect();
         if !valid_glob(&chars) {
-            return Err(format!("syntax error in pattern {rule:?}"));
+            return Err(RuleError::Syntax(rule.to_string()));
         }
         let mut rule = rule;
         let negate = rule.starts_with('!');
@@ -263,12 +272,23 @@ mod tests {
 
     #[test]
     fn helmignore_rejects_double_star_and_bad_patterns() {
+        let error = Rules::parse("a/**/b\n").err();
+        assert_eq!(error, Some(RuleError::DoubleStar));
         assert_eq!(
-            Rules::parse("a/**/b\n").err().as_deref(),
+            error.map(|e| e.to_string()).as_deref(),
             Some("double-star (**) syntax is not supported")
         );
-        assert!(Rules::parse("[abc\n").is_err());
-        assert!(Rules::parse("a\\\n").is_err());
+        assert_eq!(
+            Rules::parse("[abc\n").err(),
+            Some(RuleError::Syntax("[abc".into()))
+        );
+        assert_eq!(
+            Rules::parse("a\\\n")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
+            Some("syntax error in pattern \"a\\\\\"")
+        );
     }
 
     #[test]

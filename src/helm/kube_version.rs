@@ -4,6 +4,17 @@
 use crate::template::funcs::semver_api::{parse_version, satisfies};
 use crate::template::Value;
 
+/// Why a version or a `kubeVersion` constraint could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KubeVersionError {
+    /// `--kube-version` (or its equivalent) is not a semantic version.
+    #[error("invalid kube version {text:?}: expected a semantic version")]
+    Invalid { text: String },
+    /// The version or the chart's constraint could not be read (the semver library's message).
+    #[error("{message}")]
+    Constraint { constraint: String, message: String },
+}
+
 /// A Kubernetes version as Helm's `chartutil.KubeVersion` holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KubeVersion {
@@ -26,9 +37,10 @@ impl Default for KubeVersion {
 
 impl KubeVersion {
     /// Parses `1.33`, `v1.33.0` or `1.33.0-gke.1` as `helm template --kube-version` does.
-    pub fn parse(text: &str) -> Result<KubeVersion, String> {
-        let parsed = parse_version(text.trim())
-            .map_err(|_| format!("invalid kube version {text:?}: expected a semantic version"))?;
+    pub fn parse(text: &str) -> Result<KubeVersion, KubeVersionError> {
+        let parsed = parse_version(text.trim()).map_err(|_| KubeVersionError::Invalid {
+            text: text.to_string(),
+        })?;
         let mut version = format!("v{}.{}.{}", parsed.major, parsed.minor, parsed.patch);
         if !parsed.pre.is_empty() {
             version.push('-');
@@ -46,9 +58,13 @@ impl KubeVersion {
     }
 
     /// Whether a chart's `kubeVersion` constraint admits this version (Masterminds semantics).
-    pub fn satisfies(&self, constraint: &str) -> Result<bool, String> {
-        let version = parse_version(&self.version)?;
-        satisfies(constraint, &version)
+    pub fn satisfies(&self, constraint: &str) -> Result<bool, KubeVersionError> {
+        let unreadable = |message| KubeVersionError::Constraint {
+            constraint: constraint.to_string(),
+            message,
+        };
+        let version = parse_version(&self.version).map_err(unreadable)?;
+        satisfies(constraint, &version).map_err(unreadable)
     }
 
     /// `.Capabilities.KubeVersion` as template data.

@@ -9,14 +9,38 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::chart::{Chart, ChartFile, Dependency, LoadOptions, Metadata};
+use super::chart::{Chart, ChartFile, Dependency, Metadata};
 use super::helmignore::{Rules, HELMIGNORE};
-use super::Error;
+use super::{Error, LoadError};
 use crate::fsio::{self, FileKind, FsFacts};
 use crate::template::Value;
 use crate::yaml::{self, Node, Resolved, Scalar};
 
 /// What a chart and its subcharts have used of the caps in [`LoadOptions`].
+/// Limits that keep a hostile chart from exhausting memory.
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    /// The largest archive accepted, compressed.
+    pub max_archive_bytes: u64,
+    /// The most bytes a chart (with its subcharts) may hold once decompressed.
+    pub max_total_bytes: u64,
+    /// The most files a chart (with its subcharts) may hold.
+    pub max_entries: usize,
+    /// How deep subcharts may nest.
+    pub max_depth: usize,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            max_archive_bytes: 64 << 20,
+            max_total_bytes: 256 << 20,
+            max_entries: 20_000,
+            max_depth: 16,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Budget {
     bytes: u64,
@@ -35,66 +59,70 @@ impl Ctx<'_> {
         if self.budget.entries > self.options.max_entries {
             return Err(load_error(
                 chart,
-                format!(
-                    "{name}: chart holds more than {} files (the entry limit)",
-                    self.options.max_entries
-                ),
+                LoadError::TooManyFiles {
+                    file: name.to_string(),
+                    max: self.options.max_entries,
+                },
             ));
         }
         self.budget.bytes = self.budget.bytes.saturating_add(size);
         if self.budget.bytes > self.options.max_total_bytes {
             return Err(load_error(
                 chart,
-                format!(
-                    "{name}: chart is larger than {} bytes decompressed (the size limit)",
-                    self.options.max_total_bytes
-                ),
+                LoadError::TooLarge {
+                    file: name.to_string(),
+                    max: self.options.max_total_bytes,
+                },
             ));
         }
         Ok(())
     }
 }
 
-fn load_error(chart: &str, message: impl Into<String>) -> Error {
+fn load_error(chart: &str, kind: LoadError) -> Error {
     Error::Load {
         chart: chart.to_string(),
-        message: message.into(),
+        kind,
     }
 }
 
 /// Prefixes a subchart's error with where it sits, keeping the innermost chart's name.
 fn in_subchart(error: Error, sub: &str, parent: &str) -> Error {
     match error {
-        Error::Load { chart, message } => Error::Load {
+        Error::Load { chart, kind } => Error::Load {
             chart,
-            message: format!("error unpacking subchart {sub} in {parent}: {message}"),
+            kind: LoadError::Subchart {
+                subchart: sub.to_string(),
+                parent: parent.to_string(),
+                kind: Box::new(kind),
+            },
         },
         other => other,
     }
 }
 
-pub(crate) fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error> {
+/// Loads a chart from a directory (Helm's `loader.LoadDir`): `.helmignore` applies, files are
+/// read in name order, symlinks leading outside the directory are refused.
+pub fn load_dir(dir: &Path, options: &LoadOptions) -> Result<Chart, Error> {
     let mut ctx = Ctx {
         options,
         budget: Budget::default(),
         facts: FsFacts::default(),
     };
     let label = dir.display().to_string();
-    let root = ctx.facts.resolve(dir).ok_or_else(|| {
-        load_error(
-            &label,
-            "cannot read chart directory: no such file or directory",
-        )
-    })?;
+    let root = ctx
+        .facts
+        .resolve(dir)
+        .ok_or_else(|| load_error(&label, LoadError::NoDirectory))?;
     if !ctx.facts.is_dir(&root) {
-        return Err(load_error(&label, "not a directory"));
+        return Err(load_error(&label, LoadError::NotADirectory));
     }
     let mut rules = Rules::default();
     let ignore_path = root.join(HELMIGNORE);
     if ctx.facts.is_file(&ignore_path) {
         let text = read_limited(&ctx.facts, &root, &ignore_path, &label, HELMIGNORE, options)?;
         rules = Rules::parse(&String::from_utf8_lossy(&text))
-            .map_err(|e| load_error(&label, format!("{HELMIGNORE}: {e}")))?;
+            .map_err(|rule| load_error(&label, LoadError::Helmignore { rule }))?;
     }
     rules.add_defaults();
     let mut files = Vec::new();
@@ -122,12 +150,18 @@ fn read_limited(
     fsio::read(facts, path, confine).map_err(|e| match e.kind {
         fsio::ReadErrorKind::TooLarge { .. } => load_error(
             chart,
-            format!(
-                "{name}: chart is larger than {} bytes decompressed (the size limit)",
-                options.max_total_bytes
-            ),
+            LoadError::TooLarge {
+                file: name.to_string(),
+                max: options.max_total_bytes,
+            },
         ),
-        kind => load_error(chart, format!("{name}: {kind}")),
+        kind => load_error(
+            chart,
+            LoadError::Read {
+                file: name.to_string(),
+                message: kind.to_string(),
+            },
+        ),
     })
 }
 
@@ -143,13 +177,20 @@ fn walk(
     stack: &mut Vec<PathBuf>,
     files: &mut Vec<ChartFile>,
 ) -> Result<(), Error> {
-    let entries = fsio::read_dir(&ctx.facts, dir, Some(root))
-        .map_err(|e| load_error(chart, format!("{}: {}", display_rel(prefix), e.kind)))?;
+    let entries = fsio::read_dir(&ctx.facts, dir, Some(root)).map_err(|e| {
+        load_error(
+            chart,
+            LoadError::Read {
+                file: display_rel(prefix).to_string(),
+                message: e.kind.to_string(),
+            },
+        )
+    })?;
     for entry in entries {
         let Some(file_name) = entry.name.to_str() else {
             return Err(load_error(
                 chart,
-                format!("{}: file name is not UTF-8", entry.path.display()),
+                LoadError::NameNotUtf8(entry.path.display().to_string()),
             ));
         };
         let rel = if prefix.is_empty() {
@@ -171,23 +212,26 @@ fn walk(
                     }) => {
                         return Err(load_error(
                             chart,
-                            format!(
-                                "{rel}: symbolic link leads outside the chart directory (to {})",
-                                real.display()
-                            ),
+                            LoadError::SymlinkOutside {
+                                file: rel,
+                                target: real,
+                            },
                         ))
                     }
                     Err(e) => {
                         return Err(load_error(
                             chart,
-                            format!("{rel}: broken symbolic link: {}", e.kind),
+                            LoadError::SymlinkUnreadable {
+                                file: rel,
+                                message: e.kind.to_string(),
+                            },
                         ))
                     }
                 };
                 let kind = ctx
                     .facts
                     .kind(&target)
-                    .ok_or_else(|| load_error(chart, format!("{rel}: broken symbolic link")))?;
+                    .ok_or_else(|| load_error(chart, LoadError::BrokenSymlink(rel.clone())))?;
                 path = target;
                 kind
             }
@@ -199,9 +243,9 @@ fn walk(
             let canonical = ctx
                 .facts
                 .resolve(&path)
-                .ok_or_else(|| load_error(chart, format!("{rel}: no such directory")))?;
+                .ok_or_else(|| load_error(chart, LoadError::NoSuchDirectory(rel.clone())))?;
             if stack.contains(&canonical) {
-                return Err(load_error(chart, format!("{rel}: symbolic link loop")));
+                return Err(load_error(chart, LoadError::SymlinkLoop(rel)));
             }
             stack.push(canonical.clone());
             walk(root, &canonical, &rel, rules, chart, ctx, stack, files)?;
@@ -212,10 +256,7 @@ fn walk(
             continue;
         }
         if kind != FileKind::File {
-            return Err(load_error(
-                chart,
-                format!("cannot load irregular file {rel} as it has file mode type bits set"),
-            ));
+            return Err(load_error(chart, LoadError::IrregularFile(rel)));
         }
         let data = read_limited(&ctx.facts, root, &path, chart, &rel, ctx.options)?;
         ctx.take(chart, &rel, data.len() as u64)?;
@@ -242,11 +283,9 @@ fn strip_bom(mut data: Vec<u8>) -> Vec<u8> {
     data
 }
 
-pub(crate) fn load_archive(
-    name: &str,
-    bytes: &[u8],
-    options: &LoadOptions,
-) -> Result<Chart, Error> {
+/// Loads a chart from a `.tgz` held in memory (Helm's `loader.LoadArchive`). `name` is what
+/// errors call it (a file name or URL).
+pub fn load_archive(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<Chart, Error> {
     let mut ctx = Ctx {
         options,
         budget: Budget::default(),
@@ -280,18 +319,14 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
     if bytes.len() as u64 > options.max_archive_bytes {
         return Err(load_error(
             name,
-            format!(
-                "archive is {} bytes, more than the {} bytes allowed",
-                bytes.len(),
-                options.max_archive_bytes
-            ),
+            LoadError::ArchiveTooLarge {
+                size: bytes.len(),
+                max: options.max_archive_bytes,
+            },
         ));
     }
     if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Err(load_error(
-            name,
-            "file does not appear to be a gzipped archive",
-        ));
+        return Err(load_error(name, LoadError::NotGzip));
     }
     // Tar headers and padding cost up to about 1 KiB per entry on top of the file data.
     let remaining = options.max_total_bytes.saturating_sub(ctx.budget.bytes);
@@ -304,19 +339,16 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
     let mut tar = tar::Archive::new(stream);
     let entries = tar
         .entries()
-        .map_err(|e| load_error(name, format!("reading archive: {e}")))?;
+        .map_err(|e| load_error(name, LoadError::Archive(e.to_string())))?;
     let mut files = Vec::new();
     let mut seen = 0usize;
     for entry in entries {
-        let mut entry = entry.map_err(|e| load_error(name, format!("reading archive: {e}")))?;
+        let mut entry = entry.map_err(|e| load_error(name, LoadError::Archive(e.to_string())))?;
         seen += 1;
         if seen > options.max_entries {
             return Err(load_error(
                 name,
-                format!(
-                    "archive holds more than {} entries (the entry limit)",
-                    options.max_entries
-                ),
+                LoadError::TooManyEntries(options.max_entries),
             ));
         }
         let kind = entry.header().entry_type();
@@ -329,7 +361,7 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
             continue;
         }
         let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        let file_name = archive_entry_name(&raw).map_err(|m| load_error(name, m))?;
+        let file_name = archive_entry_name(&raw).map_err(|kind| load_error(name, kind))?;
         if !(kind.is_file() || kind.is_contiguous()) {
             // Links, devices and FIFOs carry no data; Helm would load them as empty files.
             continue;
@@ -340,56 +372,57 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
         (&mut entry)
             .take(size.saturating_add(1))
             .read_to_end(&mut data)
-            .map_err(|e| load_error(name, format!("{file_name}: {e}")))?;
+            .map_err(|e| {
+                load_error(
+                    name,
+                    LoadError::Read {
+                        file: file_name.clone(),
+                        message: e.to_string(),
+                    },
+                )
+            })?;
         files.push(ChartFile {
             name: file_name,
             data: strip_bom(data),
         });
     }
     if files.is_empty() {
-        return Err(load_error(name, "no files in chart archive"));
+        return Err(load_error(name, LoadError::EmptyArchive));
     }
     load_files(files, name, depth, ctx)
 }
 
 /// An archive entry's path inside the chart: the top directory stripped, `\` taken as a separator,
 /// cleaned; anything that could reach outside the chart is refused.
-fn archive_entry_name(raw: &str) -> Result<String, String> {
+fn archive_entry_name(raw: &str) -> Result<String, LoadError> {
+    let outside = || LoadError::OutsideBase(raw.to_string());
     let normalized = raw.replace('\\', "/");
     if normalized.starts_with('/') || has_drive(&normalized) {
-        return Err(format!("chart illegally contains absolute paths: {raw:?}"));
+        return Err(LoadError::AbsolutePath(raw.to_string()));
     }
     let mut parts = normalized.splitn(2, '/');
     let top = parts.next().unwrap_or("");
     let rest = parts.next().unwrap_or("");
     if top == "Chart.yaml" {
-        return Err("chart yaml not in base directory".into());
+        return Err(LoadError::ChartYamlNotInBase);
     }
     if top == ".." {
-        return Err(format!(
-            "chart illegally contains content outside the base directory: {raw:?}"
-        ));
+        return Err(outside());
     }
     let mut clean: Vec<&str> = Vec::new();
     for part in rest.split('/') {
         match part {
             "" | "." => {}
-            ".." => {
-                return Err(format!(
-                    "chart illegally contains content outside the base directory: {raw:?}"
-                ))
-            }
+            ".." => return Err(outside()),
             p => clean.push(p),
         }
     }
     if clean.is_empty() {
-        return Err(format!(
-            "chart illegally contains content outside the base directory: {raw:?}"
-        ));
+        return Err(outside());
     }
     let joined = clean.join("/");
     if has_drive(&joined) {
-        return Err("chart contains illegally named files".into());
+        return Err(LoadError::IllegalName);
     }
     Ok(joined)
 }
@@ -407,13 +440,7 @@ fn load_files(
     ctx: &mut Ctx<'_>,
 ) -> Result<Chart, Error> {
     if depth > ctx.options.max_depth {
-        return Err(load_error(
-            label,
-            format!(
-                "subcharts nest deeper than {} levels",
-                ctx.options.max_depth
-            ),
-        ));
+        return Err(load_error(label, LoadError::TooDeep(ctx.options.max_depth)));
     }
     let mut chart_yaml: Option<Vec<u8>> = None;
     let mut requirements: Option<Vec<u8>> = None;
@@ -449,7 +476,7 @@ fn load_files(
         }
     }
     let Some(chart_yaml) = chart_yaml else {
-        return Err(load_error(label, "Chart.yaml file is missing"));
+        return Err(load_error(label, LoadError::NoChartYaml));
     };
     let mut metadata = parse_metadata(&chart_yaml, label)?;
     let v1 = metadata.api_version == "v1";
@@ -473,7 +500,7 @@ fn load_files(
             });
         }
     }
-    validate(&mut metadata).map_err(|m| load_error(label, format!("validation: {m}")))?;
+    validate(&mut metadata).map_err(|m| load_error(label, LoadError::Validation(m)))?;
     metadata.template_data = template_data(&chart_yaml, &metadata, label)?;
     let name = metadata.name.clone();
     chart.metadata = metadata;
@@ -489,7 +516,10 @@ fn load_files(
             let Some(file) = files.into_iter().next().filter(|f| f.name.is_empty()) else {
                 return Err(load_error(
                     &name,
-                    format!("error unpacking subchart tar in {name}: expected {sub} to be a file"),
+                    LoadError::SubchartNotAFile {
+                        parent: name.clone(),
+                        subchart: sub,
+                    },
                 ));
             };
             archive(&sub, &file.data, depth + 1, ctx)
@@ -508,10 +538,18 @@ fn load_files(
 }
 
 fn parse_yaml_root(data: &[u8], label: &str, file: &str) -> Result<Node, Error> {
-    let text = std::str::from_utf8(data)
-        .map_err(|e| load_error(label, format!("cannot load {file}: {e}")))?;
+    let syntax = |message: String| {
+        load_error(
+            label,
+            LoadError::Syntax {
+                file: file.to_string(),
+                message,
+            },
+        )
+    };
+    let text = std::str::from_utf8(data).map_err(|e| syntax(e.to_string()))?;
     let docs = yaml::parse_stream(text, &yaml::ParseOptions::default())
-        .map_err(|e| load_error(label, format!("cannot load {file}: {e}")))?;
+        .map_err(|e| syntax(e.to_string()))?;
     Ok(docs
         .into_iter()
         .next()
@@ -524,10 +562,7 @@ fn parse_values(data: &[u8], label: &str) -> Result<Value, Error> {
     match json_to_value(&yaml::to_json_helm(&root)) {
         Value::Nil => Ok(Value::map(BTreeMap::new())),
         map @ Value::Map(_) => Ok(map),
-        _ => Err(load_error(
-            label,
-            "cannot load values.yaml: error converting YAML to JSON: values are not a map",
-        )),
+        _ => Err(load_error(label, LoadError::ValuesNotAMap)),
     }
 }
 
@@ -549,15 +584,19 @@ pub(crate) fn json_to_value(json: &serde_json::Value) -> Value {
 
 // ---- Chart.yaml ----
 
-fn type_error(file: &str, field: &str, want: &str) -> String {
-    format!("cannot load {file}: field {field} must be {want}")
+fn type_error(file: &str, field: &str, want: &'static str) -> LoadError {
+    LoadError::FieldType {
+        file: file.to_string(),
+        field: field.to_string(),
+        want,
+    }
 }
 
 fn mapping<'a>(
     node: &'a Node,
     file: &str,
     field: &str,
-) -> Result<Option<&'a yaml::Mapping>, String> {
+) -> Result<Option<&'a yaml::Mapping>, LoadError> {
     match node {
         Node::Mapping(m) => Ok(Some(m)),
         Node::Scalar(s) if s.is_null() => Ok(None),
@@ -566,7 +605,7 @@ fn mapping<'a>(
 }
 
 /// A string field as `sigs.k8s.io/yaml` fills a Go string: the scalar's text, null as empty.
-fn string_field(node: Option<&Node>, file: &str, field: &str) -> Result<String, String> {
+fn string_field(node: Option<&Node>, file: &str, field: &str) -> Result<String, LoadError> {
     match node {
         None => Ok(String::new()),
         Some(Node::Scalar(s)) if s.is_null() => Ok(String::new()),
@@ -575,7 +614,7 @@ fn string_field(node: Option<&Node>, file: &str, field: &str) -> Result<String, 
     }
 }
 
-fn string_list(node: Option<&Node>, file: &str, field: &str) -> Result<Vec<String>, String> {
+fn string_list(node: Option<&Node>, file: &str, field: &str) -> Result<Vec<String>, LoadError> {
     match node {
         None => Ok(Vec::new()),
         Some(Node::Scalar(s)) if s.is_null() => Ok(Vec::new()),
@@ -588,7 +627,7 @@ fn string_list(node: Option<&Node>, file: &str, field: &str) -> Result<Vec<Strin
     }
 }
 
-fn bool_field(node: Option<&Node>, file: &str, field: &str) -> Result<Option<bool>, String> {
+fn bool_field(node: Option<&Node>, file: &str, field: &str) -> Result<Option<bool>, LoadError> {
     match node {
         None => Ok(None),
         Some(Node::Scalar(s)) if s.is_null() => Ok(None),
@@ -607,7 +646,7 @@ fn resolve_bool(s: &Scalar) -> Option<bool> {
     }
 }
 
-fn parse_dependencies(node: Option<&Node>, file: &str) -> Result<Vec<Dependency>, String> {
+fn parse_dependencies(node: Option<&Node>, file: &str) -> Result<Vec<Dependency>, LoadError> {
     let items = match node {
         None => return Ok(Vec::new()),
         Some(Node::Scalar(s)) if s.is_null() => return Ok(Vec::new()),
@@ -617,7 +656,9 @@ fn parse_dependencies(node: Option<&Node>, file: &str) -> Result<Vec<Dependency>
     let mut out = Vec::new();
     for item in items {
         let Some(m) = mapping(item, file, "dependencies")? else {
-            return Err(format!("cannot load {file}: dependencies must not be null"));
+            return Err(LoadError::NullDependency {
+                file: file.to_string(),
+            });
         };
         let import_values = match m.get("import-values") {
             None => Vec::new(),
@@ -650,7 +691,7 @@ fn parse_dependencies(node: Option<&Node>, file: &str) -> Result<Vec<Dependency>
 fn parse_metadata(data: &[u8], label: &str) -> Result<Metadata, Error> {
     let root = parse_yaml_root(data, label, "Chart.yaml")?;
     let file = "Chart.yaml";
-    let wrap = |m: String| load_error(label, m);
+    let wrap = |kind: LoadError| load_error(label, kind);
     let empty = yaml::Mapping::new();
     let m = mapping(&root, file, "Chart.yaml")
         .map_err(wrap)?
@@ -677,7 +718,7 @@ fn parse_metadata(data: &[u8], label: &str) -> Result<Metadata, Error> {
 fn parse_requirements(data: &[u8], label: &str) -> Result<Option<Vec<Dependency>>, Error> {
     let file = "requirements.yaml";
     let root = parse_yaml_root(data, label, file)?;
-    let wrap = |m: String| load_error(label, m);
+    let wrap = |kind: LoadError| load_error(label, kind);
     let Some(m) = mapping(&root, file, file).map_err(wrap)? else {
         return Ok(None);
     };
@@ -793,7 +834,7 @@ fn is_semver(version: &str) -> bool {
 fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error> {
     let file = "Chart.yaml";
     let root = parse_yaml_root(data, label, file)?;
-    let wrap = |m: String| load_error(label, m);
+    let wrap = |kind: LoadError| load_error(label, kind);
     let empty = yaml::Mapping::new();
     let m = mapping(&root, file, file).map_err(wrap)?.unwrap_or(&empty);
     let s = |v: &str| Value::String(v.to_string());
@@ -1098,6 +1139,35 @@ mod tests {
         let m = message(load_archive("a.tgz", &a, &o));
         assert!(m.contains("deeper than 1"), "{m}");
         assert!(load_archive("a.tgz", &a, &LoadOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn load_errors_are_kinds_nested_by_subchart() {
+        let o = LoadOptions::default();
+        let Err(Error::Load { chart, kind }) = load_archive("x.tgz", b"not gzip", &o) else {
+            panic!("expected a load error");
+        };
+        assert_eq!((chart.as_str(), kind), ("x.tgz", LoadError::NotGzip));
+
+        let b = tgz(&[("b/values.yaml", b"a: 1\n")]);
+        let a = tgz(&[
+            ("a/Chart.yaml", b"apiVersion: v2\nname: a\nversion: 1.0.0\n"),
+            ("a/charts/b.tgz", &b),
+        ]);
+        let error = load_archive("a.tgz", &a, &o).err();
+        let want = Error::Load {
+            chart: "b.tgz".into(),
+            kind: LoadError::Subchart {
+                subchart: "b.tgz".into(),
+                parent: "a".into(),
+                kind: Box::new(LoadError::NoChartYaml),
+            },
+        };
+        assert_eq!(error, Some(want));
+        assert_eq!(
+            error.map(|e| e.to_string()).as_deref(),
+            Some("loading chart b.tgz: error unpacking subchart b.tgz in a: Chart.yaml file is missing")
+        );
     }
 
     fn chart_yaml_error(yaml: &str) -> String {

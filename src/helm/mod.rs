@@ -2,8 +2,9 @@
 //! with no helm binary. Knows nothing of Flux, the Store or the CLI: a chart and values go in,
 //! manifests (and hooks, CRDs, notes) come out.
 //!
-//! - [`chart`]: the chart model (`Chart.yaml`, values, templates, files, subcharts) and its
-//!   loaders from a directory or a `.tgz` held in memory (`.helmignore`, size and entry caps).
+//! - [`chart`]: the chart model (`Chart.yaml`, values, templates, files, subcharts).
+//! - `load`: the chart's loaders from a directory or a `.tgz` held in memory (`.helmignore`,
+//!   checked entry names, size and entry caps); archives are never unpacked to disk.
 //! - [`values`]: Helm's values coalescing (chart defaults, subchart scoping, `global`, nulls
 //!   deleting keys), dependency processing (`condition`, `tags`, `alias`, `import-values`),
 //!   `--set` parsing and `values.schema.json` validation.
@@ -17,6 +18,7 @@
 
 mod capabilities;
 pub mod chart;
+mod error;
 mod files;
 mod glob;
 mod helmignore;
@@ -28,65 +30,13 @@ mod sort;
 pub mod values;
 mod values_usage;
 
-pub use chart::{load_archive, load_dir, Chart, ChartFile, Dependency, LoadOptions, Metadata};
-pub use kube_version::KubeVersion;
+pub use chart::{Chart, ChartFile, Dependency, Metadata};
+pub use error::{Error, LoadError};
+pub use helmignore::RuleError;
+pub use kube_version::{KubeVersion, KubeVersionError};
+pub use load::{load_archive, load_dir, LoadOptions};
 pub use render::{
     render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
 };
 pub use sort::{split_manifests, INSTALL_ORDER};
 pub use values_usage::{unread_keys, ValuesPath, ValuesUsage};
-
-use std::fmt;
-
-/// Why a chart could not be loaded or rendered. Messages follow Helm's wording where users know it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Error {
-    /// The chart (or one of its subcharts) could not be loaded: what and where.
-    Load { chart: String, message: String },
-    /// Values could not be read, parsed or merged (a `--set` expression, a values file).
-    Values(String),
-    /// `values.schema.json` rejected the values; one line per violation.
-    Schema(String),
-    /// The chart's `kubeVersion` constraint excludes the target Kubernetes version.
-    KubeVersion { required: String, actual: String },
-    /// A template failed to parse or execute (Go's message, which names the template and line).
-    Template(String),
-    /// The chart cannot be installed on its own (a library chart).
-    NotInstallable { chart: String, chart_type: String },
-    /// The release name is not one Helm installs: a DNS subdomain of at most 53 characters.
-    InvalidReleaseName { name: String },
-    /// A rendered manifest is not valid YAML.
-    Manifest { template: String, message: String },
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Load { chart, message } => write!(f, "loading chart {chart}: {message}"),
-            Error::Values(message) => write!(f, "values: {message}"),
-            Error::Schema(message) => write!(
-                f,
-                "values don't meet the specifications of the schema(s) in the following chart(s):\n{message}"
-            ),
-            Error::KubeVersion { required, actual } => write!(
-                f,
-                "chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}"
-            ),
-            Error::Template(message) => f.write_str(message),
-            Error::NotInstallable { chart, chart_type } => {
-                write!(f, "{chart}: {chart_type} charts are not installable")
-            }
-            Error::InvalidReleaseName { name } => write!(
-                f,
-                "release name check failed: release name {name:?}: invalid release name, must \
-                 match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ \
-                 and the length must not be longer than 53"
-            ),
-            Error::Manifest { template, message } => {
-                write!(f, "YAML parse error on {template}: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for Error {}

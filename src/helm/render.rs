@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 
 pub use super::sort::Manifest;
-use super::{capabilities, files, sort, values, Chart, Error, KubeVersion};
+use super::{capabilities, files, sort, values, Chart, Error, KubeVersion, LoadError};
 use crate::template::funcs::{helm_functions, FuncEnv};
 use crate::template::{ExecOptions, MissingKey, Set, Value};
 
@@ -440,10 +440,7 @@ fn check_dependencies(chart: &Chart) -> Result<(), Error> {
     }
     Err(Error::Load {
         chart: chart.name().to_string(),
-        message: format!(
-            "found in Chart.yaml, but missing in charts/ directory: {} (the chart must be packaged or vendored with its dependencies)",
-            missing.join(", ")
-        ),
+        kind: LoadError::MissingDependencies(missing.into_iter().map(str::to_string).collect()),
     })
 }
 

@@ -251,8 +251,12 @@ pub fn checksum_from(objects: &mut [Object], lookup: &Lookup<'_>) -> Result<Vec<
             let Some(refs) = annotations.get(CHECKSUM_FROM).and_then(Json::as_str) else {
                 return Ok(());
             };
-            let digest = checksum(refs, &snapshot, lookup, &mut external)
-                .map_err(|e| Error::Copy(format!("{label}: {e}")))?;
+            let digest = checksum(refs, &snapshot, lookup, &mut external).map_err(|kind| {
+                Error::Checksum {
+                    object: label.clone(),
+                    kind,
+                }
+            })?;
             annotations.insert(CHECKSUM.into(), Json::String(digest));
             Ok(())
         });
@@ -291,24 +295,31 @@ fn walk_annotations(value: &mut Json, visit: &mut AnnotationVisitor<'_>) -> Resu
     Ok(())
 }
 
+/// Why a `checksumFrom` reference could not be honoured, in the operator's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChecksumError {
+    #[error("invalid {annotation} reference '{0}': must be in the format 'Kind/namespace/name'", annotation = CHECKSUM_FROM)]
+    Malformed(String),
+    #[error("invalid {annotation} reference '{0}': only ConfigMap and Secret are allowed", annotation = CHECKSUM_FROM)]
+    KindNotAllowed(String),
+    #[error("failed to resolve {annotation} reference {0}: not found", annotation = CHECKSUM_FROM)]
+    NotFound(String),
+}
+
 fn checksum(
     refs: &str,
     own: &[Object],
     lookup: &Lookup<'_>,
     external: &mut std::collections::BTreeSet<String>,
-) -> Result<String, String> {
+) -> Result<String, ChecksumError> {
     let mut hasher = Sha256::new();
     for reference in refs.split(',').map(str::trim).filter(|r| !r.is_empty()) {
         let parts: Vec<&str> = reference.split('/').collect();
         let [kind, namespace, name] = parts.as_slice() else {
-            return Err(format!(
-                "invalid {CHECKSUM_FROM} reference '{reference}': must be in the format 'Kind/namespace/name'"
-            ));
+            return Err(ChecksumError::Malformed(reference.to_string()));
         };
         if !matches!(*kind, "ConfigMap" | "Secret") {
-            return Err(format!(
-                "invalid {CHECKSUM_FROM} reference '{reference}': only ConfigMap and Secret are allowed"
-            ));
+            return Err(ChecksumError::KindNotAllowed(reference.to_string()));
         }
         let in_set = own.iter().find(|o| {
             str_at(o, &["apiVersion"]) == "v1"
@@ -319,9 +330,8 @@ fn checksum(
         let source = match in_set {
             Some(object) => object.clone(),
             None => {
-                let found = lookup(kind, namespace, name).ok_or_else(|| {
-                    format!("failed to resolve {CHECKSUM_FROM} reference {kind}/{namespace}/{name}: not found")
-                })?;
+                let found = lookup(kind, namespace, name)
+                    .ok_or_else(|| ChecksumError::NotFound(format!("{kind}/{namespace}/{name}")))?;
                 external.insert(format!("{kind}/{namespace}/{name}"));
                 found
             }

@@ -295,23 +295,34 @@ fn must_to_yaml_fn(_: &mut FuncEnv, args: &[Value]) -> Result<Value, FuncError> 
             args.len()
         )));
     };
-    to_yaml(value).map(Value::String).map_err(FuncError)
+    to_yaml(value)
+        .map(Value::String)
+        .map_err(|e| FuncError(e.to_string()))
 }
 
 /// sigs.k8s.io/yaml `Marshal`: through JSON, keys sorted, the trailing newline kept.
-fn to_yaml(value: &Value) -> Result<String, String> {
+fn to_yaml(value: &Value) -> Result<String, JsonError> {
     let json = value_to_json(value)?;
     Ok(yaml::emit(&yaml::from_json(&json)))
 }
 
-pub(crate) fn value_to_json(value: &Value) -> Result<Json, String> {
+/// A template value JSON cannot hold, in encoding/json's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum JsonError {
+    #[error("json: unsupported value: {0}")]
+    UnsupportedFloat(f64),
+    #[error("json: unsupported type: complex128")]
+    Complex,
+}
+
+pub(crate) fn value_to_json(value: &Value) -> Result<Json, JsonError> {
     Ok(match value {
         Value::Nil => Json::Null,
         Value::Bool(b) => Json::Bool(*b),
         Value::Int(i) => Json::Number(Number::from(*i)),
         Value::Float(f) => Number::from_f64(*f)
             .map(Json::Number)
-            .ok_or_else(|| format!("json: unsupported value: {f}"))?,
+            .ok_or(JsonError::UnsupportedFloat(*f))?,
         Value::String(s) => Json::String(s.clone()),
         Value::List(items) => Json::Array(
             items
@@ -322,9 +333,9 @@ pub(crate) fn value_to_json(value: &Value) -> Result<Json, String> {
         Value::Map(map) => Json::Object(
             map.iter()
                 .map(|(k, v)| Ok((k.clone(), value_to_json(v)?)))
-                .collect::<Result<Map<_, _>, String>>()?,
+                .collect::<Result<Map<_, _>, JsonError>>()?,
         ),
-        Value::Complex(..) => return Err("json: unsupported type: complex128".into()),
+        Value::Complex(..) => return Err(JsonError::Complex),
     })
 }
 

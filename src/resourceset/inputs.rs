@@ -129,12 +129,13 @@ pub fn combine(
         "Permute" => {
             let mut permuter = Permuter::new(strategy.include_empty_providers);
             for (source, sets) in labelled {
-                permuter.add(&source.name, sets).map_err(|e| {
-                    Error::Inputs(format!(
-                        "failed to get inputs from {}/{}: {e}",
-                        source.kind, source.name
-                    ))
-                })?;
+                permuter
+                    .add(&source.name, sets)
+                    .map_err(|kind| Error::Permute {
+                        provider_kind: source.kind.clone(),
+                        provider: source.name.clone(),
+                        kind,
+                    })?;
             }
             Ok(permuter.combine())
         }
@@ -149,6 +150,21 @@ fn provider_value(source: &InputSource) -> Value {
     provider.insert("name".into(), source.name.clone().into());
     provider.insert("namespace".into(), source.namespace.clone().into());
     Value::Object(provider)
+}
+
+/// Why the `Permute` strategy refused a provider's input sets, in the operator's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PermuteError {
+    #[error("permutations have already been generated, cannot add more inputs")]
+    AlreadyCombined,
+    #[error("normalized provider name is empty: '{0}'")]
+    EmptyName(String),
+    #[error("adding provider '{provider}' with {inputs} inputs would exceed the maximum allowed permutations. max: {max}, got: {total}", max = MAX_PERMUTATIONS)]
+    TooMany {
+        provider: String,
+        inputs: usize,
+        total: usize,
+    },
 }
 
 /// The operator's permuter: the Cartesian product of the sources' sets, each wrapped under its
@@ -171,13 +187,13 @@ impl Permuter {
         }
     }
 
-    pub fn add(&mut self, name: &str, sets: Vec<InputSet>) -> Result<(), String> {
+    pub fn add(&mut self, name: &str, sets: Vec<InputSet>) -> Result<(), PermuteError> {
         if self.combined {
-            return Err("permutations have already been generated, cannot add more inputs".into());
+            return Err(PermuteError::AlreadyCombined);
         }
         let key = normalize_key(name);
         if key.is_empty() {
-            return Err(format!("normalized provider name is empty: '{name}'"));
+            return Err(PermuteError::EmptyName(name.to_string()));
         }
         if sets.is_empty() {
             self.saw_empty = true;
@@ -186,10 +202,11 @@ impl Permuter {
         let so_far: usize = self.sources.iter().map(|(_, s)| s.len()).product();
         let total = so_far.saturating_mul(sets.len());
         if total > MAX_PERMUTATIONS {
-            return Err(format!(
-                "adding provider '{name}' with {} inputs would exceed the maximum allowed permutations. max: {MAX_PERMUTATIONS}, got: {total}",
-                sets.len()
-            ));
+            return Err(PermuteError::TooMany {
+                provider: name.to_string(),
+                inputs: sets.len(),
+                total,
+            });
         }
         self.sources.push((key, sets));
         Ok(())

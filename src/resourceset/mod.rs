@@ -21,14 +21,16 @@ mod spec;
 
 use std::collections::BTreeMap;
 
-pub use annotations::{decoded_data, Lookup, CHECKSUM, COPY_FROM, OWNER_NAME, OWNER_NAMESPACE};
+pub use annotations::{
+    decoded_data, ChecksumError, Lookup, CHECKSUM, COPY_FROM, OWNER_NAME, OWNER_NAMESPACE,
+};
 pub use build::{
     build, build_steps, object_key, to_yaml_text, yaml_to_json, BuiltStep, Templates,
     RECONCILE_ANNOTATION,
 };
 pub use inputs::{
     combine, id, normalize_key, static_inputs, with_defaults, InputSet, InputSource, InputStrategy,
-    Permuter, MAX_PERMUTATIONS,
+    PermuteError, Permuter, MAX_PERMUTATIONS,
 };
 pub use slug::make as slugify;
 pub use spec::{
@@ -49,12 +51,27 @@ pub enum Error {
     /// Combining the input sets failed.
     #[error("{0}")]
     Inputs(String),
+    /// The `Permute` strategy could not take a provider's input sets.
+    #[error("failed to get inputs from {provider_kind}/{provider}: {kind}")]
+    Permute {
+        provider_kind: String,
+        provider: String,
+        #[source]
+        kind: PermuteError,
+    },
     /// A template failed to render or to read back.
     #[error("{0}")]
     Build(String),
     /// A data-copy annotation could not be honoured.
     #[error("{0}")]
     Copy(String),
+    /// The `checksumFrom` annotation of `object` (`Kind/namespace/name`) could not be honoured.
+    #[error("{object}: {kind}")]
+    Checksum {
+        object: String,
+        #[source]
+        kind: ChecksumError,
+    },
 }
 
 /// Whose rules to follow where the reconciler and the offline CLI (`flux-operator build

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use offlux::artifact::{self, Artifact, Copy, Entry, EntryKind, SourceTree, Strategy};
+use offlux::artifact::{self, Artifact, Copy, Entry, EntryKind, SourceError, SourceTree, Strategy};
 use offlux::yaml::{parse_stream, to_json_kyaml, ParseOptions};
 use serde_json::Value;
 
@@ -57,7 +57,7 @@ impl SourceTree for MemoryTree {
         }
     }
 
-    fn list(&self, path: &str) -> Result<Vec<String>, String> {
+    fn list(&self, path: &str) -> Result<Vec<String>, SourceError> {
         let prefix = if path.is_empty() {
             String::new()
         } else {
@@ -76,11 +76,11 @@ impl SourceTree for MemoryTree {
         Ok(names)
     }
 
-    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| format!("`{path}` is not a file"))
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        self.files.get(path).cloned().ok_or_else(|| SourceError {
+            path: path.to_string(),
+            message: format!("`{path}` is not a file"),
+        })
     }
 }
 
@@ -201,7 +201,8 @@ fn check(
     let content = |path: &str| -> Result<String, String> {
         match artifact.entries.get(path) {
             Some(Entry::File(origin)) => artifact::read_origin(origin, sources)
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned()),
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .map_err(|e| e.to_string()),
             _ => Err(format!("`{path}` is not a file of the artifact")),
         }
     };

@@ -911,7 +911,7 @@ fn run_unit(case: &Json) -> Outcome {
                     if let Err(e) =
                         permuter.add(name, sets(add.get("inputs").unwrap_or(&Json::Null)))
                     {
-                        result = Err(e);
+                        result = Err(e.to_string());
                         break;
                     }
                 }
