@@ -416,7 +416,7 @@ fn offlux_render(case: &Case, values: &Path) -> Result<String, String> {
     let values = helm::values::from_yaml(&text, "values.yaml").map_err(|e| e.to_string())?;
     let mut options = RenderOptions::new(&case.release, &case.namespace);
     if let Some(v) = &case.kube_version {
-        options.kube_version = KubeVersion::parse(v)?;
+        options.kube_version = KubeVersion::parse(v).map_err(|e| e.to_string())?;
     }
     options.api_versions = case.api_versions.clone();
     options.include_crds = case.include_crds;
