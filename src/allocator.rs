@@ -13,7 +13,7 @@
 use std::alloc::{GlobalAlloc, Layout};
 
 /// The alignment every block from mimalloc's plain entry points has, on this target.
-pub const PLAIN_ALIGN: usize = std::mem::size_of::<usize>();
+pub(crate) const PLAIN_ALIGN: usize = std::mem::size_of::<usize>();
 
 /// mimalloc as a [`GlobalAlloc`]; the binary installs it with `#[global_allocator]`.
 pub struct Mimalloc;

@@ -63,7 +63,7 @@ fn is_within_by_components(path: &Path, dir: &Path) -> bool {
 /// `path.strip_prefix(root)`, compared on the bytes where both are plainly spelled (the common
 /// case: a file found under the root it is shown relative to) and component by component
 /// otherwise.
-pub fn strip_root<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
+pub(crate) fn strip_root<'p>(path: &'p Path, root: &Path) -> Option<&'p Path> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -91,7 +91,7 @@ fn plainly_spelled(relative: &[u8]) -> bool {
 }
 
 /// A path's bytes, which the tables here (and discovery's) are keyed by.
-pub fn path_bytes(path: &Path) -> &[u8] {
+pub(crate) fn path_bytes(path: &Path) -> &[u8] {
     path.as_os_str().as_encoded_bytes()
 }
 

@@ -19,7 +19,7 @@ pub use crate::fs_facts::{is_within, FileKind, FsFacts};
 
 /// The largest file a guarded read takes, unless the caller asks for less: far above any
 /// manifest, values file or generator input a repository holds, far below what would hurt.
-pub const MAX_FILE_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// A refused or failed read, with the path as the caller spelled it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,7 +82,7 @@ impl<'a> Confine<'a> {
         }
     }
 
-    pub fn root_or_anywhere(root: Option<&'a Path>) -> Self {
+    pub(crate) fn root_or_anywhere(root: Option<&'a Path>) -> Self {
         Confine {
             root,
             max_bytes: MAX_FILE_BYTES,
@@ -211,7 +211,7 @@ pub fn absolute(path: &Path) -> PathBuf {
 
 /// Writes `bytes` to `path` through a temporary file in the same directory renamed into place (a
 /// reader never sees a partial file), creating the directory first. For caches offlux owns.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 /// The decimal digits and exponent of the shortest representation that round-trips: `d.ddd × 10^exp`
 /// (`1234.5` → ("12345", 3)).
-pub fn shortest_digits(f: f64) -> (String, i32) {
+pub(crate) fn shortest_digits(f: f64) -> (String, i32) {
     let s = format!("{:e}", f.abs());
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
@@ -16,7 +16,7 @@ pub fn shortest_digits(f: f64) -> (String, i32) {
 }
 
 /// `strconv.FormatFloat(f, 'g', -1, 64)`, which is also what `%v` prints.
-pub fn format_float_g(f: f64) -> String {
+pub(crate) fn format_float_g(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();
     }
@@ -36,7 +36,7 @@ pub fn format_float_g(f: f64) -> String {
 }
 
 /// `strconv.FormatFloat(f, 'f', -1, 64)`.
-pub fn format_float_f(f: f64) -> String {
+pub(crate) fn format_float_f(f: f64) -> String {
     if !f.is_finite() {
         return format_float_g(f);
     }
@@ -50,7 +50,7 @@ pub fn format_float_f(f: f64) -> String {
 /// `encoding/json`'s spelling of a finite float64: fixed notation unless the magnitude is below
 /// 1e-6 or at least 1e21, and then an exponent without a leading zero (`1e-7`). `None` for NaN
 /// and the infinities, which Go's encoder refuses.
-pub fn json_float(f: f64) -> Option<String> {
+pub(crate) fn json_float(f: f64) -> Option<String> {
     if !f.is_finite() {
         return None;
     }
@@ -110,7 +110,7 @@ fn format_fixed(sign: &str, digits: &str, exp: i32) -> String {
 /// Appends `s` as `encoding/json` (Go 1.22 and later) encodes a string: `\b`, `\f`, `\n`, `\r`
 /// and `\t` by name, other control characters, U+2028 and U+2029 as `\u00XX`, and with
 /// `escape_html` (Go's default; off for `SetEscapeHTML(false)`) `<`, `>` and `&` too.
-pub fn json_string(out: &mut String, s: &str, escape_html: bool) {
+pub(crate) fn json_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -137,12 +137,12 @@ pub fn json_string(out: &mut String, s: &str, escape_html: bool) {
 }
 
 /// Go's `strconv.Quote`.
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     quote_with(s, false)
 }
 
 /// `strconv.Quote`, or with `ascii_only` `strconv.QuoteToASCII`.
-pub fn quote_with(s: &str, ascii_only: bool) -> String {
+pub(crate) fn quote_with(s: &str, ascii_only: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -153,7 +153,7 @@ pub fn quote_with(s: &str, ascii_only: bool) -> String {
 }
 
 /// `strconv.QuoteRune`.
-pub fn quote_rune(c: char) -> String {
+pub(crate) fn quote_rune(c: char) -> String {
     let mut out = String::from("'");
     escape_char(&mut out, c, '\'', false);
     out.push('\'');
@@ -190,7 +190,7 @@ fn escape_char(out: &mut String, c: char, quote: char, ascii_only: bool) {
 }
 
 /// An approximation of Go's `unicode.IsPrint`: graphic characters and the ASCII space.
-pub fn is_print(c: char) -> bool {
+pub(crate) fn is_print(c: char) -> bool {
     if c == ' ' {
         return true;
     }
@@ -214,7 +214,7 @@ pub fn is_print(c: char) -> bool {
 }
 
 /// `strconv.CanBackquote`.
-pub fn can_backquote(s: &str) -> bool {
+pub(crate) fn can_backquote(s: &str) -> bool {
     s.chars()
         .all(|c| c != '`' && c != '\u{FEFF}' && (c == '\t' || !(c.is_control())))
 }

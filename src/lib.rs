@@ -2,6 +2,10 @@
 //!
 //! See ARCHITECTURE.md for the map of modules and the invariants between them.
 
+// Items neither the binary nor the integration tests use are `pub(crate)`; a `pub` item a private
+// module hides must say `pub(crate)` too, so what `pub` means stays true.
+#![deny(unreachable_pub)]
+
 pub mod allocator;
 pub mod artifact;
 pub mod cli;

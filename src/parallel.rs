@@ -21,7 +21,7 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
 /// `map` handing out `chunk` items at a time: 1 where single items can take long. Work is taken
 /// in small chunks by whichever thread is free: object sizes vary by orders of magnitude (a CRD
 /// against a ConfigMap), so fixed shares would leave one thread idle.
-pub fn map_chunked<T: Sync, R: Send>(
+pub(crate) fn map_chunked<T: Sync, R: Send>(
     items: &[T],
     chunk: usize,
     f: impl Fn(&T) -> R + Sync,
@@ -51,7 +51,7 @@ pub fn scope<'scope, R: Send>(work: impl FnOnce(&rayon::Scope<'scope>) -> R + Se
 /// Starts the pool, one thread per core, each with the stack every worker of ours gets; once per
 /// process, on first use or earlier. Without it rayon would start its default pool, with smaller
 /// stacks.
-pub fn start_pool() {
+pub(crate) fn start_pool() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
         // An error means a pool exists already: a test harness or an embedding program made it.

@@ -14,7 +14,7 @@ use std::path::PathBuf;
     clippy::disallowed_methods,
     reason = "tests are told where their data is by the environment"
 )]
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     match std::env::var_os("OFFLUX_TEST_DATA") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"),
@@ -26,18 +26,18 @@ pub fn root() -> PathBuf {
     clippy::disallowed_methods,
     reason = "CI tells the tests that their data must be there"
 )]
-pub fn required() -> bool {
+pub(crate) fn required() -> bool {
     std::env::var_os("OFFLUX_REQUIRE_TEST_DATA").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// `sub` under the shared test data (`corpus/repos`, `conformance/kustomize`, ...), canonical,
 /// or `None` after printing that `what` was skipped. Panics when the data is required.
-pub fn dir(sub: &str, what: &str) -> Option<PathBuf> {
+pub(crate) fn dir(sub: &str, what: &str) -> Option<PathBuf> {
     located(root().join(sub), what)
 }
 
 /// `path` if it is a directory, canonical; otherwise as `dir` says.
-pub fn located(path: PathBuf, what: &str) -> Option<PathBuf> {
+pub(crate) fn located(path: PathBuf, what: &str) -> Option<PathBuf> {
     if path.is_dir() {
         return Some(path.canonicalize().unwrap_or(path));
     }
@@ -55,7 +55,7 @@ pub fn located(path: PathBuf, what: &str) -> Option<PathBuf> {
 
 /// Says on the terminal that a test skipped, and why. Written to stderr directly, not through
 /// `eprintln!`, which the test harness captures and shows only for failing tests.
-pub fn skipped(why: &str) {
+pub(crate) fn skipped(why: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "skipped {why}");
 }

@@ -7,7 +7,7 @@ use std::io::Read;
 /// Unpacked bytes beyond this fail the extraction (a decompression bomb stops here).
 const MAX_UNPACKED: u64 = 256 * 1024 * 1024;
 
-pub struct Member {
+pub(crate) struct Member {
     /// Relative, cleaned.
     pub path: String,
     /// `None` for a directory.
@@ -32,7 +32,7 @@ fn read_error(error: std::io::Error) -> ExtractError {
     ExtractError::Read(error.to_string())
 }
 
-pub fn members(bytes: &[u8]) -> Result<Vec<Member>, ExtractError> {
+pub(super) fn members(bytes: &[u8]) -> Result<Vec<Member>, ExtractError> {
     let decoder = flate2::read::GzDecoder::new(bytes);
     let mut archive = tar::Archive::new(decoder.take(MAX_UNPACKED + 1));
     let mut out = Vec::new();

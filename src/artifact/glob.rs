@@ -22,12 +22,12 @@ enum Token {
 }
 
 /// Whether `text` holds any of Go's glob metacharacters (`fs.Glob`'s `hasMeta`).
-pub fn has_meta(text: &str) -> bool {
+pub(crate) fn has_meta(text: &str) -> bool {
     text.contains(['*', '?', '[', '\\'])
 }
 
 /// Whether a copy pattern is a glob, as the builder decides it (`* ? [ ]`).
-pub fn is_glob(text: &str) -> bool {
+pub(crate) fn is_glob(text: &str) -> bool {
     text.contains(['*', '?', '[', ']'])
 }
 
@@ -120,7 +120,7 @@ pub fn go_match(pattern: &str, name: &str) -> Result<bool, BadPattern> {
 }
 
 /// Checks a doublestar pattern's syntax (brackets, braces, escapes).
-pub fn doublestar_valid(pattern: &str) -> bool {
+pub(crate) fn doublestar_valid(pattern: &str) -> bool {
     expand_braces(pattern).is_ok_and(|alternatives| {
         alternatives
             .iter()

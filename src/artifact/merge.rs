@@ -59,7 +59,7 @@ fn merge_into(base: &mut Map<String, Value>, incoming: Map<String, Value>) {
 }
 
 /// `incoming` merged over `existing`, printed.
-pub fn merge(existing: &[u8], incoming: &[u8]) -> Result<Vec<u8>, MergeError> {
+pub(super) fn merge(existing: &[u8], incoming: &[u8]) -> Result<Vec<u8>, MergeError> {
     let mut base = read_map(existing)?;
     merge_into(&mut base, read_map(incoming)?);
     Ok(emit(&from_json(&Value::Object(base))).into_bytes())

@@ -169,7 +169,7 @@ pub fn build(copies: &[Copy], sources: &Sources) -> Result<Artifact, Error> {
 
 /// Files the archive leaves out (fluxcd/pkg `sourceignore`'s defaults): the artifact a consumer
 /// downloads lacks them even though the staging tree has them.
-pub fn archive_ignores(path: &str) -> bool {
+pub(crate) fn archive_ignores(path: &str) -> bool {
     const DIRS: [&str; 3] = [".git", ".github", ".circleci"];
     const NAMES: [&str; 14] = [
         ".gitignore",
@@ -203,7 +203,7 @@ pub fn archive_ignores(path: &str) -> bool {
 
 impl Artifact {
     /// The tree as a consumer sees it after downloading the archive.
-    pub fn archived(mut self) -> Artifact {
+    pub(crate) fn archived(mut self) -> Artifact {
         self.entries.retain(|path, _| !archive_ignores(path));
         self
     }

@@ -51,7 +51,11 @@ pub enum BuildKind {
 /// The namespace `build ks`/`build hr` without a NAME looks in, as flux-local's.
 const DEFAULT_NAMESPACE: &str = "flux-system";
 
-pub fn run(args: &BuildArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(
+    args: &BuildArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let (kind, verb) = match args.what {
         BuildKind::Hr => ("HelmRelease", "hr"),
         _ => ("Kustomization", "ks"),

@@ -15,7 +15,7 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(args: &CompletionsArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(args: &CompletionsArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     let mut command = super::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "offlux", &mut script);

@@ -83,7 +83,11 @@ struct Reconciled {
     dir: Option<tempfile::TempDir>,
 }
 
-pub fn run(args: &DiffArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(
+    args: &DiffArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let start = args.run.repo.root.as_ref().unwrap_or(&args.run.repo.path);
     let repository = match gitrev::Repository::discover(start) {
         Ok(repository) => repository,

@@ -18,7 +18,7 @@ pub enum ExitStatus {
 
 impl ExitStatus {
     /// `Failures` when `failed`, else `Success`.
-    pub fn failures_if(failed: bool) -> Self {
+    pub(crate) fn failures_if(failed: bool) -> Self {
         if failed {
             ExitStatus::Failures
         } else {
@@ -61,14 +61,14 @@ impl CliError {
 
     /// A reader that went away: the output was wanted only in part, and the command ends
     /// quietly with success, as ripgrep does.
-    pub fn is_closed_stdout(&self) -> bool {
+    pub(crate) fn is_closed_stdout(&self) -> bool {
         matches!(self, CliError::Stdout(error) if error.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 
-pub const SUCCESS: u8 = 0;
-pub const FAILURES: u8 = 1;
-pub const USAGE: u8 = 2;
+pub(crate) const SUCCESS: u8 = 0;
+pub(crate) const FAILURES: u8 = 1;
+pub(crate) const USAGE: u8 = 2;
 
 /// The process's exit code for a command's result.
 pub fn code(result: &Result<ExitStatus, CliError>) -> u8 {
@@ -84,7 +84,7 @@ pub fn code(result: &Result<ExitStatus, CliError>) -> u8 {
 /// Leaves `value` to the operating system, for a command that is about to return its exit
 /// code: freeing a run's trees node by node is a noticeable part of a whole render, and the
 /// process's memory goes back whole anyway.
-pub fn leave_to_exit<T>(value: T) {
+pub(crate) fn leave_to_exit<T>(value: T) {
     std::mem::forget(value);
 }
 

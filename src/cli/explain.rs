@@ -11,7 +11,7 @@ pub struct ExplainArgs {
     pub code: Option<String>,
 }
 
-pub fn run(args: &ExplainArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(args: &ExplainArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     let Some(text) = &args.code else {
         for code in Code::ALL {
             out.write(&format!(

@@ -70,7 +70,11 @@ struct Record {
     spec: BTreeMap<&'static str, serde_json::Value>,
 }
 
-pub fn run(args: &GetArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(
+    args: &GetArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let selector = match args.selector.as_deref().map(parse_selector).transpose() {
         Ok(selector) => selector,
         Err(message) => {

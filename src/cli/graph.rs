@@ -22,7 +22,11 @@ pub enum GraphFormat {
     Json,
 }
 
-pub fn run(args: &GraphArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(
+    args: &GraphArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let repository = match args.repo.discover() {
         Ok(repository) => repository,
         Err(error) => return Err(CliError::usage(error.to_string(), None)),

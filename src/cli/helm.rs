@@ -74,7 +74,7 @@ pub struct HelmTemplateArgs {
     pub repeat: u32,
 }
 
-pub fn run(args: &HelmArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(args: &HelmArgs, out: &mut Output) -> Result<ExitStatus, CliError> {
     let HelmCommand::Template(args) = &args.command;
     let mut options = RenderOptions::new(&args.release, &args.namespace);
     options.include_crds = args.include_crds;

@@ -64,7 +64,7 @@ pub enum ReorderArg {
     None,
 }
 
-pub fn run(
+pub(super) fn run(
     args: &KustomizeArgs,
     context: &Context,
     out: &mut Output,

@@ -225,7 +225,7 @@ fn long_version() -> String {
 }
 
 /// What every command needs to know about how to talk to the user.
-pub struct Context {
+pub(crate) struct Context {
     pub color: bool,
     pub log_level: LogLevel,
 }

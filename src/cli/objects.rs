@@ -36,7 +36,7 @@ pub enum ObjectFormat {
 }
 
 /// The objects as one YAML stream or JSON array.
-pub fn format(objects: &[&Object], format: ObjectFormat) -> String {
+pub(super) fn format(objects: &[&Object], format: ObjectFormat) -> String {
     join(&documents(objects, format), format)
 }
 
@@ -46,7 +46,11 @@ const PRINT_RUN: usize = 16;
 /// Prints `format(objects, format)` on stdout. YAML is formatted in runs of objects on all cores
 /// and written run by run, so the stream is never held whole, nor each object in a buffer of its
 /// own (a render's largest allocations were these).
-pub fn print(objects: &[&Object], format: ObjectFormat, out: &mut Output) -> Result<(), CliError> {
+pub(super) fn print(
+    objects: &[&Object],
+    format: ObjectFormat,
+    out: &mut Output,
+) -> Result<(), CliError> {
     if format == ObjectFormat::Json {
         return out.write(&self::format(objects, format));
     }
@@ -69,7 +73,7 @@ pub fn print(objects: &[&Object], format: ObjectFormat, out: &mut Output) -> Res
 }
 
 /// Each object printed on its own, formatted on all cores; `join` makes the output of a run of them.
-pub fn documents(objects: &[&Object], format: ObjectFormat) -> Vec<String> {
+pub(super) fn documents(objects: &[&Object], format: ObjectFormat) -> Vec<String> {
     parallel::map(objects, |object| match format {
         ObjectFormat::Yaml => emit_canonical_kyaml(&object.node),
         // Pretty JSON at the top level; `join` indents it as an array item.
@@ -79,7 +83,7 @@ pub fn documents(objects: &[&Object], format: ObjectFormat) -> Vec<String> {
 
 /// Documents from `documents` as one YAML stream or JSON array, as printing all their objects at
 /// once would.
-pub fn join(documents: &[String], format: ObjectFormat) -> String {
+pub(super) fn join(documents: &[String], format: ObjectFormat) -> String {
     match format {
         ObjectFormat::Yaml => documents.join("---\n"),
         ObjectFormat::Json if documents.is_empty() => "[]\n".to_owned(),

@@ -33,14 +33,14 @@ pub struct OrphanArgs {
 
 /// `validate.orphans` of `.offlux.yaml`.
 #[derive(Debug, Default)]
-pub struct OrphanConfig {
+pub(crate) struct OrphanConfig {
     pub ignore: Vec<String>,
     pub entry_points: Vec<String>,
 }
 
 impl OrphanConfig {
     /// Reads the section from the configuration's first document; an absent section is empty.
-    pub fn read(config: Option<&Node>) -> Result<OrphanConfig, String> {
+    pub(super) fn read(config: Option<&Node>) -> Result<OrphanConfig, String> {
         let Some(section) = config.and_then(|c| c.get_path(&["validate", "orphans"])) else {
             return Ok(OrphanConfig::default());
         };
@@ -81,7 +81,7 @@ struct RunFacts {
 }
 
 /// The orphan findings of a run (and, when asked, of the repository's other entry points).
-pub fn findings(
+pub(super) fn findings(
     repository: &Repository,
     report: &RunReport,
     run: Option<&RunArgs>,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::model::ResourceId;
 
 /// The manifest's file name in DIR.
-pub const MANIFEST: &str = ".offlux-manifest";
+pub(super) const MANIFEST: &str = ".offlux-manifest";
 
 const MANIFEST_HEADER: &str =
     "# Files written by `offlux render --out`; its next run may replace or remove exactly these.";
@@ -22,7 +22,7 @@ const MAX_COMPONENT: usize = 200;
 
 /// A file of the layout, relative to DIR: three plain components.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct LayoutPath([String; 3]);
+pub(crate) struct LayoutPath([String; 3]);
 
 impl LayoutPath {
     fn to_path(&self) -> PathBuf {
@@ -52,7 +52,7 @@ impl fmt::Display for LayoutPath {
 /// `<Kind>/<namespace>/<name>.<ext>`; names are Kubernetes names, but a path separator or `..` in
 /// one must never lead outside the tree, and a name too long for a file name is shortened with a
 /// hash of the whole, so distinct names stay distinct files.
-pub fn producer_file(id: &ResourceId, extension: &str) -> LayoutPath {
+pub(crate) fn producer_file(id: &ResourceId, extension: &str) -> LayoutPath {
     // Producers are Flux objects, all namespaced: one without a namespace is in `default`.
     let namespace = component(super::test::shown_namespace(id), "");
     LayoutPath([
@@ -94,7 +94,7 @@ fn component(part: &str, suffix: &str) -> String {
 
 /// Why DIR was not written.
 #[derive(Debug, thiserror::Error)]
-pub enum OutError {
+pub(crate) enum OutError {
     #[error("`{dir}` is or contains the repository root `{root}`; offlux writes only to a directory of its own")]
     HoldsRepository { dir: PathBuf, root: PathBuf },
     #[error(
@@ -112,7 +112,7 @@ pub enum OutError {
 
 impl OutError {
     /// Whether the directory itself is unusable (a usage error), not the writing.
-    pub fn is_refusal(&self) -> bool {
+    pub(crate) fn is_refusal(&self) -> bool {
         !matches!(self, OutError::Io { .. })
     }
 }
@@ -126,7 +126,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> OutError + '_ {
 
 /// Refuses a DIR that is, or contains, the repository root. Returns whether DIR lies inside the
 /// repository (its files would be read as part of the repository by the next run).
-pub fn check_location(dir: &Path, root: &Path) -> Result<bool, OutError> {
+pub(crate) fn check_location(dir: &Path, root: &Path) -> Result<bool, OutError> {
     let Ok(root) = root.canonicalize() else {
         return Ok(false);
     };
@@ -164,7 +164,7 @@ pub fn check_location(dir: &Path, root: &Path) -> Result<bool, OutError> {
 
 /// What a write did.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Written {
+pub(crate) struct Written {
     pub written: usize,
     pub removed: usize,
     /// Files of failed producers kept from the last run.
@@ -176,7 +176,7 @@ pub struct Written {
 /// written now nor in `keep` (the files of producers that failed this time keep their last good
 /// output); then records what `dir` now holds of offlux's in the manifest. Nothing in `dir` is
 /// touched when it holds, in the layout, a file offlux did not write or a symbolic link.
-pub fn write_tree(
+pub(crate) fn write_tree(
     dir: &Path,
     files: &[(LayoutPath, String)],
     keep: &BTreeSet<LayoutPath>,

@@ -27,7 +27,11 @@ pub struct RenderArgs {
     pub output: ObjectFormat,
 }
 
-pub fn run(args: &RenderArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(
+    args: &RenderArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     let (repository, report, _) = match args.run.run_changed(&args.changed, Vec::new()) {
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),

@@ -13,7 +13,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 /// Largest file quoted in a snippet; bigger files get the location line only.
 const MAX_SNIPPET_SOURCE: u64 = 4 * 1024 * 1024;
 
-pub fn shown(diagnostic: &Diagnostic, level: LogLevel) -> bool {
+pub(super) fn shown(diagnostic: &Diagnostic, level: LogLevel) -> bool {
     match diagnostic.severity {
         Severity::Error => true,
         Severity::Warning => level >= LogLevel::Warn,
@@ -29,7 +29,7 @@ const LISTED_MORE: usize = 20;
 /// Prints the diagnostics the log level asks for to stderr, each once, grouped by cause: the
 /// first few of a cause with a snippet of their file, the rest one line each (a repository with
 /// a hundred SOPS files gets three snippets and a list, not a hundred snippets).
-pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Context) {
+pub(crate) fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Context) {
     let mut seen = std::collections::HashSet::new();
     let mut groups: Vec<(String, Vec<&Diagnostic>)> = Vec::new();
     let mut group_of = std::collections::HashMap::new();
@@ -81,7 +81,7 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context: &Cont
 
 /// Says on stderr why a command ended early: `error: MESSAGE`, and `hint: HINT` when there is
 /// one. A reader of stdout that went away is not reported.
-pub fn print_error(error: &CliError) {
+pub(crate) fn print_error(error: &CliError) {
     if error.is_closed_stdout() {
         return;
     }
@@ -117,7 +117,7 @@ fn one_line(diagnostic: &Diagnostic) -> String {
     line
 }
 
-pub fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
+pub(super) fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
     let mut message = String::new();
     if let Some(object) = &diagnostic.object {
         message.push_str(object);
@@ -224,7 +224,7 @@ fn byte_offset(text: &str, line: u32, column: u32) -> Option<usize> {
 }
 
 /// Text for an XML attribute or element.
-pub fn xml_escape(text: &str) -> String {
+pub(crate) fn xml_escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -232,14 +232,14 @@ pub fn xml_escape(text: &str) -> String {
 }
 
 /// A GitHub workflow command's message: `%`, CR and LF escaped.
-pub fn github_data(text: &str) -> String {
+pub(crate) fn github_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// A GitHub workflow command's property value: also `:` and `,` escaped.
-pub fn github_property(text: &str) -> String {
+pub(crate) fn github_property(text: &str) -> String {
     github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 

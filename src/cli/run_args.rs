@@ -84,7 +84,7 @@ pub struct ChangedArgs {
 
 /// What `--changed-only` left out, for the outputs that say so.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct LeftOut {
+pub(crate) struct LeftOut {
     /// Flux objects not reconciled or not reported.
     #[serde(rename = "leftOut")]
     pub count: usize,
@@ -105,12 +105,12 @@ pub struct LeftOut {
 
 impl LeftOut {
     /// The note on stderr.
-    pub fn print(&self) {
+    pub(crate) fn print(&self) {
         eprintln!("note: {}", self.sentence());
     }
 
     /// What was left out, in one sentence.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         let unread = if self.unread > 0 {
             format!(" ({} read by no producer)", self.unread)
         } else {
@@ -166,7 +166,7 @@ impl RunArgs {
     }
 
     /// [`RunArgs::run`] for a command about `scope` only (all of the repository when empty).
-    pub fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
+    pub(crate) fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
         let repository = self.repo.discover().map_err(|e| e.to_string())?;
         self.run_discovered(repository, scope)
     }
@@ -174,7 +174,7 @@ impl RunArgs {
     /// [`RunArgs::run_scoped`] with `--changed-only`: only the producers a change since the base
     /// revision can affect are reconciled and reported (see `controllers::changed`); what was
     /// left out is said on stderr. Without the flag, [`RunArgs::run_scoped`].
-    pub fn run_changed(
+    pub(crate) fn run_changed(
         &self,
         changed: &ChangedArgs,
         scope: Vec<Target>,
@@ -197,7 +197,7 @@ impl RunArgs {
 
     /// Runs `repository` as `selection` asks: whole when it says so, not at all when it selects
     /// nothing, else narrowed to it; the report keeps only the selected producers.
-    pub fn run_selection(
+    pub(crate) fn run_selection(
         &self,
         repository: Repository,
         selection: &crate::controllers::changed::Selection,
@@ -236,7 +236,7 @@ impl RunArgs {
     }
 
     /// Reconciles a repository already discovered, for a command about `scope` only.
-    pub fn run_discovered(
+    pub(crate) fn run_discovered(
         &self,
         mut repository: Repository,
         scope: Vec<Target>,
@@ -340,7 +340,7 @@ impl RunArgs {
 }
 
 /// offlux's own environment (its UTF-8 variables), for `--env-from-process`.
-pub fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> {
+pub(crate) fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> {
     std::sync::Arc::new(
         std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))

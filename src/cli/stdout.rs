@@ -8,35 +8,35 @@ use std::io::{BufWriter, StdoutLock, Write};
 
 use super::exit::CliError;
 
-pub struct Output {
+pub(super) struct Output {
     out: BufWriter<StdoutLock<'static>>,
 }
 
 impl Output {
     /// Locks stdout for the rest of the process.
-    pub fn lock() -> Self {
+    pub(super) fn lock() -> Self {
         Output {
             out: BufWriter::with_capacity(64 * 1024, std::io::stdout().lock()),
         }
     }
 
     /// Writes `text` and passes it on.
-    pub fn write(&mut self, text: &str) -> Result<(), CliError> {
+    pub(super) fn write(&mut self, text: &str) -> Result<(), CliError> {
         self.write_bytes(text.as_bytes())
     }
 
     /// Writes `bytes` and passes them on.
-    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), CliError> {
         self.write_part(bytes)?;
         self.flush()
     }
 
     /// Writes part of a longer output; the next `flush` or `write` passes it on.
-    pub fn write_part(&mut self, bytes: &[u8]) -> Result<(), CliError> {
+    pub(crate) fn write_part(&mut self, bytes: &[u8]) -> Result<(), CliError> {
         self.out.write_all(bytes).map_err(CliError::Stdout)
     }
 
-    pub fn flush(&mut self) -> Result<(), CliError> {
+    pub(super) fn flush(&mut self) -> Result<(), CliError> {
         self.out.flush().map_err(CliError::Stdout)
     }
 }

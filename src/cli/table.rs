@@ -1,7 +1,7 @@
 //! Plain aligned tables for terminal output.
 
 /// Formats rows under headers, columns separated by two spaces; trailing spaces trimmed.
-pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+pub(super) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {

@@ -67,7 +67,7 @@ pub enum TestFormat {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "UPPERCASE")]
-pub enum Verdict {
+pub(super) enum Verdict {
     Pass,
     Fail,
     Skipped,
@@ -87,7 +87,7 @@ impl Verdict {
 
 /// One reported object.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub kind: String,
     pub namespace: String,
     pub name: String,
@@ -106,7 +106,7 @@ pub struct Row {
 
 /// The namespace a Flux object is shown in: one applied without a namespace lands in the
 /// cluster's `default` namespace.
-pub fn shown_namespace(id: &ResourceId) -> &str {
+pub(crate) fn shown_namespace(id: &ResourceId) -> &str {
     if id.namespace.is_empty() {
         "default"
     } else {
@@ -132,7 +132,7 @@ fn root_cause(
 /// Prints an `error:` line on stderr for each Flux object that failed or is blocked, and says
 /// whether there was one: commands that print objects or findings must not pass a repository
 /// whose producers broke (their output is missing, not empty).
-pub fn print_failed_producers(report: &RunReport) -> bool {
+pub(crate) fn print_failed_producers(report: &RunReport) -> bool {
     let errors: String = rows(report)
         .iter()
         .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
@@ -147,7 +147,7 @@ pub fn print_failed_producers(report: &RunReport) -> bool {
     !errors.is_empty()
 }
 
-pub fn rows(report: &RunReport) -> Vec<Row> {
+pub(super) fn rows(report: &RunReport) -> Vec<Row> {
     let statuses: BTreeMap<&ResourceId, &StatusRecord<ResourceId>> =
         report.statuses.iter().map(|(id, r)| (id, r)).collect();
     report
@@ -357,7 +357,11 @@ fn github(rows: &[Row]) -> String {
     out
 }
 
-pub fn run(args: &TestArgs, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+pub(super) fn run(
+    args: &TestArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
     use super::validate::SchemaSources;
     let schemas = if args.validate {
         SchemaSources::load(&args.schemas).map(Some)

@@ -61,13 +61,13 @@ impl SchemaArgs {
 }
 
 /// Schemas gathered before reconciling: a bad `--crds` is a usage error, found at once.
-pub struct SchemaSources {
+pub(crate) struct SchemaSources {
     strict: bool,
     crds: Vec<serde_json::Value>,
 }
 
 impl SchemaSources {
-    pub fn load(args: &SchemaArgs) -> Result<SchemaSources, String> {
+    pub(super) fn load(args: &SchemaArgs) -> Result<SchemaSources, String> {
         let mut crds = Vec::new();
         for path in &args.crds {
             let mut files = Vec::new();
@@ -84,7 +84,7 @@ impl SchemaSources {
     }
 
     /// `--strict-schemas` and `--crds` belong to validation: refused where nothing validates.
-    pub fn refuse_without_validation(args: &SchemaArgs) -> Result<(), String> {
+    pub(crate) fn refuse_without_validation(args: &SchemaArgs) -> Result<(), String> {
         if args.is_set() {
             return Err("`--strict-schemas` and `--crds` need `--validate`".into());
         }
@@ -143,7 +143,7 @@ pub enum ValidateFormat {
 
 const CONFIG_FILE: &str = ".offlux.yaml";
 
-pub fn run(
+pub(super) fn run(
     args: &ValidateArgs,
     context: &Context,
     out: &mut Output,
@@ -219,7 +219,7 @@ pub fn run(
 }
 
 /// `--kube-version`, or Helm's default.
-pub fn kube_version(run: &RunArgs) -> Result<KubeVersion, String> {
+pub(super) fn kube_version(run: &RunArgs) -> Result<KubeVersion, String> {
     match &run.kube_version {
         Some(text) => KubeVersion::parse(text).map_err(|e| e.to_string()),
         None => Ok(KubeVersion::default()),
@@ -229,7 +229,7 @@ pub fn kube_version(run: &RunArgs) -> Result<KubeVersion, String> {
 /// The findings on everything the run rendered, with the repository's configured severities,
 /// and the number of objects checked. `Err` names a bad configuration file.
 /// `run` (when given) reconciles the other entry points the orphan checks are asked to judge.
-pub fn check(
+pub(super) fn check(
     repository: &crate::discovery::Repository,
     run_report: &RunReport,
     kube: &KubeVersion,

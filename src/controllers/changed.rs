@@ -110,7 +110,7 @@ pub struct Changes {
 impl Changes {
     /// The working tree holding `start` against `base` (default: the merge base of HEAD with the
     /// default branch).
-    pub fn working_tree(start: &Path, base: Option<&str>) -> Result<Changes, String> {
+    pub(crate) fn working_tree(start: &Path, base: Option<&str>) -> Result<Changes, String> {
         let repository = crate::gitrev::Repository::discover(start)
             .map_err(|e| format!("--changed-only: {e}"))?;
         let (id, name) = match base {
@@ -169,7 +169,7 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
 }
 
 /// The changed files under `root` (relative to the git working tree), made relative to it.
-pub fn under_root(files: &[ChangedFile], root: &Path) -> Vec<ChangedFile> {
+pub(crate) fn under_root(files: &[ChangedFile], root: &Path) -> Vec<ChangedFile> {
     files
         .iter()
         .filter_map(|file| {

@@ -19,7 +19,7 @@ const MAX_DEPTH: usize = 32;
 /// The cluster `object`'s `spec.kubeConfig` names, relative to the cluster it lives in:
 /// `Secret/<namespace>/<name>` (with `[<key>]` when a key is given) or
 /// `ConfigMap/<namespace>/<name>`.
-pub fn kube_config_target(object: &Object) -> Option<String> {
+pub(crate) fn kube_config_target(object: &Object) -> Option<String> {
     let config = object.node.get_path(&["spec", "kubeConfig"])?;
     let namespace = object.id.namespace.as_str();
     let name_of = |reference: &Node| {
@@ -48,7 +48,7 @@ pub fn kube_config_target(object: &Object) -> Option<String> {
 /// For each of `ids` that applies to a cluster other than the one offlux starts in, that
 /// cluster: the kubeConfig targets from the outermost in, joined by ` > `. `rendered` says who
 /// applied what; `published` gives a Flux object as the run ended (with its `spec`).
-pub fn target_clusters<'a>(
+pub(crate) fn target_clusters<'a>(
     ids: impl IntoIterator<Item = &'a ResourceId>,
     rendered: &BTreeMap<ResourceId, Vec<Object>>,
     published: &dyn Fn(&ResourceId) -> Option<Arc<Object>>,

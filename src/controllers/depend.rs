@@ -186,7 +186,7 @@ fn short(id: &ResourceId) -> String {
 
 /// The view of an object a readyExpr sees. A Ready dependency offline carries the status Flux
 /// would report: a `Ready` condition set to `True`.
-pub fn projection(object: &Object, ready: bool) -> serde_json::Value {
+pub(crate) fn projection(object: &Object, ready: bool) -> serde_json::Value {
     let json = crate::yaml::to_json_kyaml(&object.node);
     let mut projected = serde_json::Map::new();
     projected.insert(
@@ -297,7 +297,7 @@ const CYCLE_NAMED: usize = 10;
 
 /// The failure of every member of a dependency cycle: `dependency cycle: a → b → c → a`, the path
 /// as the scheduler found it (from its smallest id, the first id repeated at the end).
-pub fn cycle_message(path: &[ResourceId]) -> String {
+pub(crate) fn cycle_message(path: &[ResourceId]) -> String {
     let distinct = path.len().saturating_sub(1);
     let names: Vec<String> = if distinct > CYCLE_NAMED {
         let mut names: Vec<String> = path.iter().take(CYCLE_NAMED).map(label).collect();
@@ -394,13 +394,15 @@ fn shortest_cycle_through(
 /// `spec.path` holds its file. An object written without a namespace is found under any namespace
 /// a build may give it.
 #[derive(Debug, Default)]
-pub struct Producers {
+pub(crate) struct Producers {
     by_id: BTreeMap<ResourceId, BTreeSet<ResourceId>>,
 }
 
 impl Producers {
     /// From `(object, parent)` pairs, such as discovery's parents.
-    pub fn new<'a>(parents: impl IntoIterator<Item = (&'a ResourceId, &'a ResourceId)>) -> Self {
+    pub(crate) fn new<'a>(
+        parents: impl IntoIterator<Item = (&'a ResourceId, &'a ResourceId)>,
+    ) -> Self {
         let mut by_id: BTreeMap<ResourceId, BTreeSet<ResourceId>> = BTreeMap::new();
         for (id, parent) in parents {
             by_id.entry(id.clone()).or_default().insert(parent.clone());
@@ -410,7 +412,7 @@ impl Producers {
 
     /// The producers of `id`, sorted: of the object with that id, or else of the one with its
     /// group, kind and name written without a namespace.
-    pub fn of(&self, id: &ResourceId) -> Vec<ResourceId> {
+    pub(crate) fn of(&self, id: &ResourceId) -> Vec<ResourceId> {
         if let Some(by) = self.by_id.get(id) {
             return by.iter().cloned().collect();
         }

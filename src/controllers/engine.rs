@@ -91,7 +91,7 @@ impl KustomizationBuilder for KustomizeEngine {
 
 /// The warning for an env file's bare key left out, at its file (relative to `root` when under
 /// it) and line.
-pub fn env_key_left_out(left_out: &kustomize::EnvKeyLeftOut, root: &Path) -> Diagnostic {
+pub(crate) fn env_key_left_out(left_out: &kustomize::EnvKeyLeftOut, root: &Path) -> Diagnostic {
     let file = crate::fs_facts::strip_root(&left_out.file, root)
         .unwrap_or(&left_out.file)
         .to_path_buf();
@@ -124,10 +124,11 @@ pub struct HelmEngine {
 }
 
 /// [`helm::ValuesUsage`] by chart location, shared by the engine's clones.
-pub type ValuesUsages = Arc<Mutex<HashMap<String, Arc<helm::ValuesUsage>>>>;
+pub(crate) type ValuesUsages = Arc<Mutex<HashMap<String, Arc<helm::ValuesUsage>>>>;
 
 /// Charts by location, shared by the engine's clones.
-pub type LoadedCharts = Arc<Mutex<HashMap<String, Result<Arc<helm::Chart>, HelmRenderError>>>>;
+pub(crate) type LoadedCharts =
+    Arc<Mutex<HashMap<String, Result<Arc<helm::Chart>, HelmRenderError>>>>;
 
 impl HelmEngine {
     fn chart(&self, location: &ChartLocation) -> Result<helm::Chart, HelmRenderError> {
@@ -324,7 +325,7 @@ fn values_files(
 
 /// A chart from a Helm repository or an OCI registry: from the chart cache, or fetched (and kept
 /// in the download cache by digest) unless offline.
-pub fn repository_chart(
+pub(crate) fn repository_chart(
     chart: &RepositoryChart,
     engine: &HelmEngine,
 ) -> Result<helm::Chart, HelmRenderError> {

@@ -21,14 +21,14 @@ use crate::model::{ArtifactGenerator, FluxKind, FluxObject, FluxSpec, ResourceId
 /// hidden), and `.git` is left out as source-controller leaves it out of an artifact. Every read of
 /// a source file for an artifact goes through here, and here through `fsio`.
 #[derive(Clone, Debug)]
-pub struct DirTree {
+pub(crate) struct DirTree {
     root: PathBuf,
     facts: Arc<FsFacts>,
 }
 
 impl DirTree {
     /// `root` must exist; it is resolved so containment checks compare like with like.
-    pub fn new(root: &Path, facts: Arc<FsFacts>) -> Option<DirTree> {
+    pub(crate) fn new(root: &Path, facts: Arc<FsFacts>) -> Option<DirTree> {
         let root = facts.resolve(&fsio::absolute(root))?;
         (facts.kind(&root) == Some(FileKind::Directory)).then_some(DirTree { root, facts })
     }
@@ -79,19 +79,17 @@ fn source_error(path: &str, error: impl std::fmt::Display) -> SourceError {
 
 /// Where a Kustomization reads an ExternalArtifact's files from.
 #[derive(Clone, Debug)]
-pub struct ArtifactRoot {
+pub(crate) struct ArtifactRoot {
     /// The artifact's root directory.
     pub root: PathBuf,
     /// Every file of the artifact under `root`, sorted as paths sort.
     pub files: Vec<PathBuf>,
     /// For a written artifact, each written file's source file, where it is one.
     pub origins: BTreeMap<PathBuf, PathBuf>,
-    /// Whether `root` is a directory of a source (not a written copy).
-    pub in_place: bool,
 }
 
 /// The ArtifactGenerator (and its artifact's index) that produces `reference`.
-pub fn generator_of<'a>(
+pub(crate) fn generator_of<'a>(
     reference: &ResourceId,
     flux_objects: &'a [FluxObject],
 ) -> Option<(&'a FluxObject, &'a ArtifactGenerator, usize)> {
@@ -106,7 +104,7 @@ pub fn generator_of<'a>(
 }
 
 /// The id of a generator source, its namespace defaulting to the generator's.
-pub fn source_id(flux: &FluxObject, source: &crate::model::CrossRef) -> ResourceId {
+pub(crate) fn source_id(flux: &FluxObject, source: &crate::model::CrossRef) -> ResourceId {
     let namespace = if source.namespace.is_empty() {
         flux.namespace()
     } else {
@@ -124,7 +122,7 @@ pub fn source_id(flux: &FluxObject, source: &crate::model::CrossRef) -> Resource
 /// Assembles the artifact `index` of `generator`. `source_dir` gives each source's directory, or
 /// why it has none offline; `scratch` is where an artifact that is not a source directory as it
 /// stands is written.
-pub fn assemble(
+pub(crate) fn assemble(
     flux: &FluxObject,
     generator: &ArtifactGenerator,
     index: usize,
@@ -184,7 +182,6 @@ pub fn assemble(
             root,
             files,
             origins: BTreeMap::new(),
-            in_place: true,
         });
     }
     write(&built, &sources, &trees, scratch).map_err(|e| format!("{label}: {e}"))
@@ -291,12 +288,11 @@ fn write(
         root,
         files,
         origins,
-        in_place: false,
     })
 }
 
 /// A whole directory read as a source: every file under it (`.git` aside).
-pub fn whole_directory(tree: &DirTree) -> ArtifactRoot {
+pub(crate) fn whole_directory(tree: &DirTree) -> ArtifactRoot {
     let mut files = Vec::new();
     let mut stack = vec![String::new()];
     while let Some(dir) = stack.pop() {
@@ -318,6 +314,5 @@ pub fn whole_directory(tree: &DirTree) -> ArtifactRoot {
         root: tree.root.clone(),
         files,
         origins: BTreeMap::new(),
-        in_place: true,
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::{CommonMetadata, FluxSync};
 use crate::yaml::{Node, Scalar};
 
-pub const GROUP_VERSION: &str = "fluxcd.controlplane.io/v1";
+pub(crate) const GROUP_VERSION: &str = "fluxcd.controlplane.io/v1";
 
 /// The kinds `spec.sync.kind` may name.
 const SYNC_KINDS: [&str; 3] = ["GitRepository", "OCIRepository", "Bucket"];
@@ -22,14 +22,14 @@ const SYNC_KINDS: [&str; 3] = ["GitRepository", "OCIRepository", "Bucket"];
 /// A Flux version as the operator compares it: major and minor; `None` for the minor of a
 /// range such as `2.x`, which resolves to the newest release of the major.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct FluxVersion {
+pub(crate) struct FluxVersion {
     pub major: u64,
     pub minor: Option<u64>,
 }
 
 impl FluxVersion {
     /// Reads `2.3.0`, `v2.3`, `2.7.x`, `2.x`, `>=2.6.0`.
-    pub fn parse(text: &str) -> Result<FluxVersion, String> {
+    pub(crate) fn parse(text: &str) -> Result<FluxVersion, String> {
         let trimmed = text
             .trim()
             .trim_start_matches(['>', '<', '=', '~', '^', ' '])
@@ -48,7 +48,7 @@ impl FluxVersion {
     }
 
     /// Whether this version (the newest of a range) is at least `major.minor`.
-    pub fn at_least(self, major: u64, minor: u64) -> bool {
+    pub(crate) fn at_least(self, major: u64, minor: u64) -> bool {
         self.major > major || (self.major == major && self.minor.is_none_or(|m| m >= minor))
     }
 
@@ -98,7 +98,7 @@ pub fn validate_sync(
 }
 
 /// The API version of a generated source: OCIRepository and Bucket are `v1` from Flux 2.6.0 on.
-pub fn source_api_version(kind: &str, flux_version: Option<&str>) -> &'static str {
+pub(crate) fn source_api_version(kind: &str, flux_version: Option<&str>) -> &'static str {
     let v1 = kind == "GitRepository"
         || flux_version
             .map_or(
@@ -117,14 +117,14 @@ pub fn source_api_version(kind: &str, flux_version: Option<&str>) -> &'static st
 }
 
 /// The name of the generated objects.
-pub fn sync_name<'a>(sync: &'a FluxSync, namespace: &'a str) -> &'a str {
+pub(crate) fn sync_name<'a>(sync: &'a FluxSync, namespace: &'a str) -> &'a str {
     sync.name.as_deref().unwrap_or(namespace)
 }
 
 /// Go's `time.Duration` text for an interval made of whole hours, minutes and seconds (`5m` is
 /// `5m0s`, `1h` is `1h0m0s`), as the operator prints the interval it parsed; anything else as
 /// written.
-pub fn go_duration(text: &str) -> String {
+pub(crate) fn go_duration(text: &str) -> String {
     let mut seconds: u64 = 0;
     let mut number = String::new();
     for c in text.chars() {
@@ -157,7 +157,7 @@ pub fn go_duration(text: &str) -> String {
 
 /// The source and the Kustomization `spec.sync` generates, in the instance's namespace, before
 /// patches and metadata. `interval` is the source's interval as the operator prints it.
-pub fn sync_objects(
+pub(crate) fn sync_objects(
     namespace: &str,
     sync: &FluxSync,
     flux_version: Option<&str>,

@@ -24,7 +24,7 @@ pub struct Generated {
 }
 
 /// The existing kustomization file in `dir`, if any, by kustomize's precedence of names.
-pub fn existing_kustomization_file(dir: &Path, facts: &FsFacts) -> Option<PathBuf> {
+pub(crate) fn existing_kustomization_file(dir: &Path, facts: &FsFacts) -> Option<PathBuf> {
     KUSTOMIZATION_FILE_NAMES
         .iter()
         .map(|name| dir.join(name))
@@ -34,7 +34,7 @@ pub fn existing_kustomization_file(dir: &Path, facts: &FsFacts) -> Option<PathBu
 /// Generates the resource list Flux would write for `dir`: YAML files (lexical order per
 /// directory), and subdirectories that hold their own kustomization as single entries, not entered.
 /// `visible` lists the files the source exposes (ignore rules already applied), sorted.
-pub fn generated_resources(dir: &Path, visible: &[PathBuf], facts: &FsFacts) -> Vec<String> {
+pub(crate) fn generated_resources(dir: &Path, visible: &[PathBuf], facts: &FsFacts) -> Vec<String> {
     let mut resources = Vec::new();
     collect(dir, dir, visible, facts, &mut resources);
     resources

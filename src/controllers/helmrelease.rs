@@ -20,8 +20,8 @@ use crate::template::Value;
 use crate::yaml::{Mapping, Node, Scalar, Sequence};
 
 /// The labels helm-controller's origin post-renderer puts on every object of a release.
-pub const ORIGIN_NAME: &str = "helm.toolkit.fluxcd.io/name";
-pub const ORIGIN_NAMESPACE: &str = "helm.toolkit.fluxcd.io/namespace";
+pub(crate) const ORIGIN_NAME: &str = "helm.toolkit.fluxcd.io/name";
+pub(crate) const ORIGIN_NAMESPACE: &str = "helm.toolkit.fluxcd.io/namespace";
 
 /// Renders a chart as a release. Implementations load (or fetch) the chart; they know nothing of
 /// Flux objects.
@@ -112,7 +112,7 @@ pub struct UnreadKey {
 
 /// Where each unread key is written: in `written`, the HelmRelease as read from its file, when
 /// its `spec.values` holds the key, else at the HelmRelease itself.
-pub fn locate_unread(
+pub(crate) fn locate_unread(
     chart: &str,
     paths: &[Vec<String>],
     written: &Object,
@@ -164,7 +164,7 @@ pub enum HelmRenderError {
 
 /// helm-controller's `release.ShortenName`: a name longer than 53 characters becomes its first 40
 /// characters, a dash and the first 12 hex digits of the SHA-256 of the whole name.
-pub fn shorten_name(name: &str) -> String {
+pub(crate) fn shorten_name(name: &str) -> String {
     const MAX_LENGTH: usize = 53;
     const HASH_LENGTH: usize = 12;
     if name.len() <= MAX_LENGTH {
@@ -191,7 +191,7 @@ pub fn release_name(name: &str, spec: &HelmRelease) -> String {
 }
 
 /// `spec.targetNamespace`, or the HelmRelease's own namespace.
-pub fn release_namespace<'a>(namespace: &'a str, spec: &'a HelmRelease) -> &'a str {
+pub(crate) fn release_namespace<'a>(namespace: &'a str, spec: &'a HelmRelease) -> &'a str {
     match &spec.target_namespace {
         Some(target) if !target.is_empty() => target,
         // Applied without a namespace, the HelmRelease lands in the cluster's default one, and
@@ -203,7 +203,7 @@ pub fn release_namespace<'a>(namespace: &'a str, spec: &'a HelmRelease) -> &'a s
 
 /// The outcome of composing a release's values.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ComposedValues {
+pub(crate) enum ComposedValues {
     /// The values, and notes about references that were left out.
     Ready {
         values: Value,
@@ -221,7 +221,7 @@ pub enum ComposedValues {
 /// `lookup` finds a ConfigMap or Secret; `declared` names the in-repository producer of a Secret
 /// that is not in the repository itself (an ExternalSecret, a SealedSecret); `absent_is_final`
 /// says nothing more can arrive.
-pub fn compose_values<'a>(
+pub(crate) fn compose_values<'a>(
     namespace: &str,
     spec: &HelmRelease,
     inline_values: Option<&Node>,
@@ -331,7 +331,7 @@ fn replace_path_value(values: &mut Value, path: &str, value: &str) -> Result<(),
 
 /// Inline `values` as helm-controller sees them: the object went to the API server as JSON
 /// (kustomize's typing), and comes back through `json.Unmarshal` (numbers as float64).
-pub fn node_to_value(node: &Node) -> Value {
+pub(crate) fn node_to_value(node: &Node) -> Value {
     json_to_value(crate::yaml::to_json_kyaml(node))
 }
 
@@ -368,7 +368,7 @@ const CLUSTER_SCOPED: &[&str] = &[
     "VolumeAttachment",
 ];
 
-pub fn is_cluster_scoped(kind: &str) -> bool {
+pub(crate) fn is_cluster_scoped(kind: &str) -> bool {
     CLUSTER_SCOPED.contains(&kind)
 }
 
@@ -376,7 +376,7 @@ pub fn is_cluster_scoped(kind: &str) -> bool {
 /// post-renderer in order, then origin labels and `commonMetadata`; then, as Helm's kube client
 /// does when applying, the release namespace on namespaced objects that name none. CRDs from the
 /// chart's `crds/` directory are applied as they are.
-pub fn post_process(
+pub(crate) fn post_process(
     rendered: RenderedRelease,
     spec: &HelmRelease,
     name: &str,

@@ -5,7 +5,7 @@ pub mod changed;
 pub mod cluster;
 pub mod depend;
 pub mod engine;
-pub mod external_artifact;
+pub(crate) mod external_artifact;
 pub mod flux_instance;
 pub mod generate;
 pub mod helmrelease;

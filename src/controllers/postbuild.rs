@@ -11,7 +11,7 @@ use crate::model::{Object, PostBuild, ResourceId};
 use crate::yaml::Node;
 
 /// What a SOPS-encrypted value is replaced by: offlux never decrypts, and never prints ciphertext.
-pub const SOPS_PLACEHOLDER: &str = "offlux-sops-encrypted-value";
+pub(crate) const SOPS_PLACEHOLDER: &str = "offlux-sops-encrypted-value";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Variables {
@@ -72,7 +72,7 @@ pub fn collect<'a>(
 
 /// The key/value data of a ConfigMap (`data`) or Secret (`data` decoded, plus `stringData`, which
 /// the API server folds into `data`). SOPS-encrypted values become the placeholder.
-pub fn data_of(object: &Object) -> BTreeMap<String, String> {
+pub(crate) fn data_of(object: &Object) -> BTreeMap<String, String> {
     let encrypted = object.is_sops_encrypted();
     let mut data = BTreeMap::new();
     let entries = |key: &str| {
@@ -118,7 +118,7 @@ pub fn data_of(object: &Object) -> BTreeMap<String, String> {
 /// Replaces SOPS ciphertext in a built object by the placeholder, as Flux would have decrypted it
 /// before applying: offlux never decrypts and never prints ciphertext. The `sops` metadata goes;
 /// a Secret's `data` values get the placeholder base64-encoded, as `data` must be.
-pub fn mask_sops(node: &mut Node) {
+pub(crate) fn mask_sops(node: &mut Node) {
     let Some(root) = node.as_mapping_mut() else {
         return;
     };

@@ -42,7 +42,7 @@ pub fn resolve(
 
 /// Resolves `reference` given its definition, if there is one (written in the repository or
 /// published by a build).
-pub fn resolve_with(
+pub(crate) fn resolve_with(
     reference: &ResourceId,
     defined: Option<&FluxObject>,
     git_remote: Option<&str>,

@@ -79,7 +79,10 @@ impl SourceMapping {
 }
 
 /// The mapping for `id`: an exact `KIND/NAMESPACE/NAME` one before one by name.
-pub fn mapped<'a>(mappings: &'a [SourceMapping], id: &ResourceId) -> Option<&'a SourceMapping> {
+pub(crate) fn mapped<'a>(
+    mappings: &'a [SourceMapping],
+    id: &ResourceId,
+) -> Option<&'a SourceMapping> {
     let mut matching = mappings.iter().filter(|m| m.matches(id));
     let first = matching.clone().next();
     matching.find(|m| m.kind.is_some()).or(first)

@@ -20,7 +20,7 @@ use crate::parallel;
 use crate::yaml::{emit_canonical_kyaml, Node};
 
 /// What a Secret's values are replaced with in a diff.
-pub const REDACTED: &str = "<redacted>";
+pub(crate) const REDACTED: &str = "<redacted>";
 
 /// A Flux object on either side: Kustomization, HelmRelease, source...
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -178,7 +178,7 @@ impl Report {
         counts
     }
 
-    pub fn status_changes(&self) -> usize {
+    pub(crate) fn status_changes(&self) -> usize {
         self.producers
             .values()
             .filter(|p| p.status.is_some())
@@ -276,7 +276,7 @@ fn secret_keys(before: &BTreeMap<String, String>, after: &BTreeMap<String, Strin
 }
 
 /// A unified diff of two texts, with `base/`…`head/` headers naming the object.
-pub fn unified(before: &str, after: &str, label: &str, context: usize) -> String {
+pub(crate) fn unified(before: &str, after: &str, label: &str, context: usize) -> String {
     if before == after {
         return String::new();
     }

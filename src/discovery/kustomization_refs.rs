@@ -9,7 +9,7 @@ use super::paths::{BytePath, PathKey};
 use crate::yaml::Node;
 
 #[derive(Default)]
-pub struct KustomizationRefs {
+pub(crate) struct KustomizationRefs {
     /// Files used as patches or generator inputs, never as resources.
     pub non_resource_files: foldhash::HashSet<BytePath>,
     /// Files a `configMapGenerator` or `secretGenerator` reads: data, whatever they look like.
@@ -23,7 +23,7 @@ pub struct KustomizationRefs {
 
 /// What one kustomization file says about the files it names, read on its own so that files can
 /// be read on any thread; [`KustomizationRefs::add`] gathers them.
-pub struct FileRefs {
+pub(crate) struct FileRefs {
     non_resource_files: Vec<PathBuf>,
     generator_inputs: Vec<PathBuf>,
     dir: PathKey,
@@ -33,7 +33,7 @@ pub struct FileRefs {
 
 impl FileRefs {
     /// Reads the kustomization in `dir` (absolute).
-    pub fn read(dir: &Path, kustomization: &Node) -> Self {
+    pub(super) fn read(dir: &Path, kustomization: &Node) -> Self {
         let files = |key: &str| {
             kustomization
                 .get(key)
@@ -99,7 +99,7 @@ impl FileRefs {
 
 impl KustomizationRefs {
     /// Records what one kustomization file says; a later file's namespace for a file wins.
-    pub fn add(&mut self, refs: FileRefs) {
+    pub(super) fn add(&mut self, refs: FileRefs) {
         self.non_resource_files
             .extend(refs.non_resource_files.into_iter().map(BytePath));
         self.generator_inputs
@@ -126,7 +126,7 @@ fn is_remote(entry: &str) -> bool {
 }
 
 /// Removes `.` and `..` lexically, so paths written differently compare equal.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -9,7 +9,7 @@ use crate::model::{is_sops_document, FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::{self, Document, Node, ParseOptions, Pos};
 
 /// What one file held.
-pub struct LoadedFile {
+pub(crate) struct LoadedFile {
     /// Every document that is a Kubernetes object (has `apiVersion` and `kind`).
     pub objects: Vec<Object>,
     /// For each of `objects`, its reading as a Flux object when it is one and reads cleanly;
@@ -28,7 +28,7 @@ pub struct LoadedFile {
 
 impl LoadedFile {
     /// The file's kustomize configuration, when it is a `kustomization.yaml`.
-    pub fn kustomization(&self) -> Option<&Node> {
+    pub(super) fn kustomization(&self) -> Option<&Node> {
         let index = self.kustomization?;
         self.documents.as_ref()?.get(index).map(|d| &*d.root)
     }
@@ -45,7 +45,12 @@ pub fn is_kustomization_file(path: &Path) -> bool {
 /// The first read's buffer: more than nine in ten repository YAML files fit.
 const READ_BUFFER: usize = 16 << 10;
 
-pub fn load_file(absolute: &Path, relative: PathBuf, max_size: u64, keep: Keep) -> LoadedFile {
+pub(crate) fn load_file(
+    absolute: &Path,
+    relative: PathBuf,
+    max_size: u64,
+    keep: Keep,
+) -> LoadedFile {
     let mut loaded = LoadedFile::empty();
     let read = read_documents(absolute, &relative, max_size, &mut loaded.diagnostics);
     loaded.keep_read(read, absolute, &relative, keep);
@@ -75,7 +80,7 @@ impl LoadedFile {
 }
 
 /// What `load_file` with `keep` gives, for a file it already read with another.
-pub fn keep_again(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep) {
+pub(crate) fn keep_again(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep) {
     if loaded.documents.is_some() {
         // A file that parsed has no diagnostics but those `collect` makes.
         loaded.objects.clear();
@@ -193,7 +198,7 @@ fn collect(loaded: &mut LoadedFile, absolute: &Path, relative: &Path, keep: Keep
 
 /// Which objects a file's reader keeps; every document is still checked for a valid identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Keep {
+pub(crate) enum Keep {
     All,
     /// Flux objects, ConfigMaps and Secrets: what discovery collects from a resource file.
     FluxAndData,

@@ -29,8 +29,8 @@ pub use paths::{apply_variable_defaults, secure_join};
 use paths::{BytePath, PathKey};
 
 /// The GitRepository Flux bootstraps from; it stands for the working tree.
-pub const BOOTSTRAP_NAME: &str = "flux-system";
-pub const BOOTSTRAP_NAMESPACE: &str = "flux-system";
+pub(crate) const BOOTSTRAP_NAME: &str = "flux-system";
+pub(crate) const BOOTSTRAP_NAMESPACE: &str = "flux-system";
 
 #[derive(Clone, Debug)]
 pub struct Options {

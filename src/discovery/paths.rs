@@ -56,7 +56,7 @@ pub fn apply_variable_defaults(text: &str) -> Result<String, Vec<String>> {
 }
 
 /// `path` relative to `root`, for display; falls back to the path itself.
-pub fn relative_to(path: &Path, root: &Path) -> PathBuf {
+pub(crate) fn relative_to(path: &Path, root: &Path) -> PathBuf {
     crate::fs_facts::strip_root(path, root)
         .unwrap_or(path)
         .to_path_buf()
@@ -66,7 +66,7 @@ pub fn relative_to(path: &Path, root: &Path) -> PathBuf {
 /// `Hash` walks its components, which cost more than the lookup. For paths in one spelling
 /// (normalised), where equal bytes and equal components are the same thing.
 #[derive(Clone, Debug)]
-pub struct BytePath(pub PathBuf);
+pub(crate) struct BytePath(pub PathBuf);
 
 impl PartialEq for BytePath {
     fn eq(&self, other: &Self) -> bool {
@@ -92,10 +92,10 @@ impl std::borrow::Borrow<[u8]> for BytePath {
 /// `Path`'s component order (a directory sorts just before what lies under it), and comparing or
 /// hashing one costs a `memcmp`, not a walk over components.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PathKey(Box<[u8]>);
+pub(crate) struct PathKey(Box<[u8]>);
 
 impl PathKey {
-    pub fn of(path: &Path) -> Self {
+    pub(super) fn of(path: &Path) -> Self {
         #[cfg(unix)]
         {
             PathKey(
@@ -113,7 +113,7 @@ impl PathKey {
     }
 
     /// The path, then each ancestor up to the root, nearest first (as keys' bytes).
-    pub fn self_and_ancestors(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn self_and_ancestors(&self) -> impl Iterator<Item = &[u8]> {
         let bytes = &self.0[..];
         let ends = (1..bytes.len()).rev().filter(move |&i| bytes[i] == 0);
         std::iter::once(bytes)
@@ -122,7 +122,7 @@ impl PathKey {
     }
 
     /// Whether this is `dir` or lies under it.
-    pub fn is_within(&self, dir: &PathKey) -> bool {
+    pub(super) fn is_within(&self, dir: &PathKey) -> bool {
         self.0.starts_with(&dir.0) && self.0.get(dir.0.len()).is_none_or(|&b| b == 0)
     }
 }

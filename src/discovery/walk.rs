@@ -38,14 +38,14 @@ const DEFAULT_EXCLUSIONS: &[&str] = &[
     "**/.flux.yaml",
 ];
 
-pub struct Listing {
+pub(crate) struct Listing {
     /// YAML files (absolute paths under the root), sorted by path components: the walk visits
     /// each directory's entries in byte order, depth first, which is that order.
     pub yaml_files: Vec<PathBuf>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-pub fn is_yaml(path: &Path) -> bool {
+pub(super) fn is_yaml(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
@@ -56,7 +56,7 @@ pub fn is_yaml(path: &Path) -> bool {
 /// `facts`. As each YAML file is found, `on_yaml_file` gets its index in the listing and its path,
 /// unless it lies in a Helm chart's `templates/` (Go templates, not YAML), so that reading can
 /// start while the walk goes on.
-pub fn list_yaml_files(
+pub(crate) fn list_yaml_files(
     root: &Path,
     facts: &FsFacts,
     on_yaml_file: &mut dyn FnMut(usize, &Path),

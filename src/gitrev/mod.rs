@@ -168,7 +168,7 @@ impl Repository {
     /// The revision a diff compares against by default: the merge base of `HEAD` with the
     /// default branch (`origin/HEAD`, else `main`, `master`, `origin/main`, `origin/master`),
     /// with the name of the branch used.
-    pub fn default_base(&self) -> Result<(ObjectId, String), GitError> {
+    pub(crate) fn default_base(&self) -> Result<(ObjectId, String), GitError> {
         let head = self.resolve("HEAD")?;
         for name in [
             "refs/remotes/origin/HEAD",
@@ -195,7 +195,11 @@ impl Repository {
 
     /// The best common ancestor of two commits: the most recent (by committer time) ancestor
     /// of `b` that is also an ancestor of `a`. `None` when the histories are unrelated.
-    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>, GitError> {
+    pub(crate) fn merge_base(
+        &self,
+        a: ObjectId,
+        b: ObjectId,
+    ) -> Result<Option<ObjectId>, GitError> {
         const MAX_COMMITS: usize = 2_000_000;
         let mut of_a = std::collections::HashSet::new();
         let mut queue = vec![a];
@@ -227,7 +231,7 @@ impl Repository {
     }
 
     /// The tree of a commit.
-    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
+    pub(crate) fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
         Ok(self.commit(commit)?.tree)
     }
 

@@ -12,7 +12,7 @@ use super::{read_limited, GitError};
 
 /// The largest object read: far above any file a Flux repository holds; a larger blob is not
 /// something a run could read anyway (`fsio::MAX_FILE_BYTES`).
-pub const MAX_OBJECT_BYTES: u64 = crate::fsio::MAX_FILE_BYTES;
+pub(crate) const MAX_OBJECT_BYTES: u64 = crate::fsio::MAX_FILE_BYTES;
 /// git itself writes chains of at most 50 (4095 with `--depth`); a longer one is refused.
 const MAX_DELTA_CHAIN: usize = 10_000;
 /// Resolved delta bases kept for the objects that follow (trees and blobs share bases).
@@ -24,7 +24,7 @@ pub struct ObjectId(pub [u8; 20]);
 
 impl ObjectId {
     /// A full 40-digit hexadecimal id.
-    pub fn from_hex(text: &str) -> Option<Self> {
+    pub(crate) fn from_hex(text: &str) -> Option<Self> {
         if text.len() != 40 {
             return None;
         }
@@ -54,7 +54,7 @@ impl fmt::Debug for ObjectId {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(super) enum Kind {
     Commit,
     Tree,
     Blob,
@@ -62,7 +62,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Kind::Commit => "commit",
             Kind::Tree => "tree",
@@ -93,13 +93,13 @@ impl Kind {
 }
 
 #[derive(Clone, Debug)]
-pub struct Object {
+pub(super) struct Object {
     pub kind: Kind,
     pub data: Arc<Vec<u8>>,
 }
 
 /// The parts of a commit a diff needs.
-pub struct Commit {
+pub(crate) struct Commit {
     pub tree: ObjectId,
     pub parents: Vec<ObjectId>,
     /// The committer's time, seconds since the epoch.
@@ -107,7 +107,7 @@ pub struct Commit {
 }
 
 impl Commit {
-    pub fn parse(id: ObjectId, data: &[u8]) -> Result<Self, GitError> {
+    pub(super) fn parse(id: ObjectId, data: &[u8]) -> Result<Self, GitError> {
         let corrupt = |message: &str| GitError::Corrupt {
             id: id.to_string(),
             message: message.to_owned(),
@@ -143,7 +143,7 @@ impl Commit {
 }
 
 /// The object an annotated tag points at.
-pub fn tag_target(id: ObjectId, data: &[u8]) -> Result<ObjectId, GitError> {
+pub(crate) fn tag_target(id: ObjectId, data: &[u8]) -> Result<ObjectId, GitError> {
     data.split(|&b| b == b'\n')
         .find_map(|line| {
             let text = std::str::from_utf8(line).ok()?;
@@ -253,7 +253,7 @@ enum Entry {
     RefDelta { base: ObjectId, size: u64 },
 }
 
-pub struct Store {
+pub(super) struct Store {
     loose: Vec<PathBuf>,
     packs: Vec<Pack>,
     cache: Mutex<Cache>,
@@ -275,7 +275,7 @@ struct Cache {
 }
 
 impl Store {
-    pub fn open(objects: &Path) -> Result<Self, GitError> {
+    pub(super) fn open(objects: &Path) -> Result<Self, GitError> {
         let mut loose = vec![objects.to_path_buf()];
         if let Ok(text) = std::fs::read_to_string(objects.join("info").join("alternates")) {
             for line in text.lines().map(str::trim) {
@@ -306,7 +306,7 @@ impl Store {
         })
     }
 
-    pub fn read(&self, id: ObjectId) -> Result<Object, GitError> {
+    pub(super) fn read(&self, id: ObjectId) -> Result<Object, GitError> {
         self.read_bounded(id, 0)
     }
 
@@ -330,7 +330,7 @@ impl Store {
     }
 
     /// Ids that start with `prefix` (lowercase hexadecimal, four digits or more).
-    pub fn find_prefix(&self, prefix: &str) -> Result<Vec<ObjectId>, GitError> {
+    pub(crate) fn find_prefix(&self, prefix: &str) -> Result<Vec<ObjectId>, GitError> {
         let mut found = Vec::new();
         for pack in &self.packs {
             pack.with_prefix(prefix, &mut found);

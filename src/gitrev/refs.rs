@@ -8,7 +8,7 @@ use super::{read_small, GitError};
 
 /// A step from a commit to one of its ancestors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// `~N`: the first parent, N times.
     Ancestor(usize),
     /// `^N`: the Nth parent (`^0` is the commit itself).
@@ -16,7 +16,7 @@ pub enum Step {
 }
 
 /// Splits `main~2^2` into `main` and its steps; `None` for a malformed suffix.
-pub fn split_suffixes(revision: &str) -> Option<(&str, Vec<Step>)> {
+pub(crate) fn split_suffixes(revision: &str) -> Option<(&str, Vec<Step>)> {
     let cut = revision.find(['~', '^']).unwrap_or(revision.len());
     let (base, mut rest) = revision.split_at(cut);
     if base.is_empty() {
@@ -46,7 +46,11 @@ pub fn split_suffixes(revision: &str) -> Option<(&str, Vec<Step>)> {
 
 /// The object a ref name points at, trying `name`, `refs/name`, `refs/tags/name`,
 /// `refs/heads/name`, `refs/remotes/name` and `refs/remotes/name/HEAD` as git does.
-pub fn lookup(git_dir: &Path, common_dir: &Path, name: &str) -> Result<Option<ObjectId>, GitError> {
+pub(super) fn lookup(
+    git_dir: &Path,
+    common_dir: &Path,
+    name: &str,
+) -> Result<Option<ObjectId>, GitError> {
     if name.is_empty()
         || name.starts_with('/')
         || name

@@ -7,7 +7,7 @@ use crate::template::Value;
 /// `chartutil.DefaultVersionSet` of Helm v4.2 (Kubernetes 1.36 client libraries), in its order,
 /// read from the reference Helm. Group/versions only: `Has "policy/v1/PodDisruptionBudget"` is
 /// false unless `--api-versions` adds it.
-pub const DEFAULT_API_VERSIONS: &[&str] = &[
+pub(crate) const DEFAULT_API_VERSIONS: &[&str] = &[
     "v1",
     "admissionregistration.k8s.io/v1",
     "admissionregistration.k8s.io/v1alpha1",

@@ -68,7 +68,7 @@ impl KubeVersion {
     }
 
     /// `.Capabilities.KubeVersion` as template data.
-    pub fn template_data(&self) -> Value {
+    pub(crate) fn template_data(&self) -> Value {
         Value::map(
             [
                 ("Version", self.version.clone()),

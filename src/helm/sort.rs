@@ -121,7 +121,7 @@ impl Manifest {
         !self.hook_events.is_empty()
     }
 
-    pub fn is_test_hook(&self) -> bool {
+    pub(crate) fn is_test_hook(&self) -> bool {
         self.hook_events
             .iter()
             .any(|e| e == "test" || e == "test-success")

@@ -68,7 +68,7 @@ pub fn from_yaml(text: &str, name: &str) -> Result<Value, Error> {
 /// Helm's `mergeMaps` for successive `-f` files and `--set` layers: `over` wins, maps merge
 /// recursively, everything else (lists included) is replaced. A `base` that is not a map counts
 /// as empty; an `over` that is not a map leaves `base` as it is.
-pub fn merge_maps(base: Value, over: Value) -> Value {
+pub(crate) fn merge_maps(base: Value, over: Value) -> Value {
     match (base, over) {
         (Value::Map(base), Value::Map(over)) => Value::map(merge_tables(
             Arc::unwrap_or_clone(base),
@@ -99,7 +99,7 @@ fn merge_tables(mut out: Map, over: Map) -> Map {
 ///
 /// Afterwards `chart.dependencies` and `chart.metadata.dependencies` hold only enabled subcharts,
 /// aliased subcharts are renamed copies, and each chart's `values` include what it imported.
-pub fn process_dependencies(chart: &mut Chart, user: &Value) -> Result<(), Error> {
+pub(crate) fn process_dependencies(chart: &mut Chart, user: &Value) -> Result<(), Error> {
     dependencies::process(chart, user)
 }
 
@@ -117,7 +117,7 @@ pub fn coalesce_values(chart: &Chart, user: &Value) -> Value {
 
 /// [`coalesce_values`], failing as Helm does when a subchart's key holds something other than a
 /// map (`type mismatch on NAME: ...`).
-pub fn try_coalesce_values(chart: &Chart, user: &Value) -> Result<Value, Error> {
+pub(crate) fn try_coalesce_values(chart: &Chart, user: &Value) -> Result<Value, Error> {
     coalesce::coalesce_values(chart, user).map_err(|(_, error)| error)
 }
 
@@ -125,7 +125,11 @@ pub fn try_coalesce_values(chart: &Chart, user: &Value) -> Result<Value, Error> 
 ///
 /// `values` should be a map (a `Nil` is replaced by one). On error `values` may hold part of the
 /// expression's assignments, as in Helm; callers stop there.
-pub fn apply_set(expression: &str, values: &mut Value, as_string: bool) -> Result<(), Error> {
+pub(crate) fn apply_set(
+    expression: &str,
+    values: &mut Value,
+    as_string: bool,
+) -> Result<(), Error> {
     let flag = if as_string { "--set-string" } else { "--set" };
     if matches!(values, Value::Nil) {
         *values = Value::map(Map::new());
@@ -146,7 +150,7 @@ pub fn validate_schema(chart: &Chart, values: &Value) -> Result<(), Error> {
 }
 
 /// JSON data as Go's `json.Unmarshal` into `interface{}` gives it: every number a float64.
-pub fn json_to_value(json: serde_json::Value) -> Value {
+pub(crate) fn json_to_value(json: serde_json::Value) -> Value {
     match json {
         serde_json::Value::Null => Value::Nil,
         serde_json::Value::Bool(b) => Value::Bool(b),

@@ -8,7 +8,7 @@ use super::resource::Gvk;
 use crate::yaml::{Mapping, Node, Scalar};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldSpec {
+pub(crate) struct FieldSpec {
     pub group: String,
     pub version: String,
     pub kind: String,
@@ -17,7 +17,7 @@ pub struct FieldSpec {
 }
 
 impl FieldSpec {
-    pub fn new(kind: &str, group: &str, path: &str, create: bool) -> FieldSpec {
+    pub(super) fn new(kind: &str, group: &str, path: &str, create: bool) -> FieldSpec {
         FieldSpec {
             group: group.to_string(),
             version: String::new(),
@@ -27,7 +27,7 @@ impl FieldSpec {
         }
     }
 
-    pub fn from_node(node: &Node) -> FieldSpec {
+    pub(crate) fn from_node(node: &Node) -> FieldSpec {
         let get = |k: &str| node.get(k).and_then(Node::as_str).unwrap_or("").to_string();
         FieldSpec {
             group: get("group"),
@@ -38,7 +38,7 @@ impl FieldSpec {
         }
     }
 
-    pub fn applies_to(&self, gvk: &Gvk) -> bool {
+    pub(crate) fn applies_to(&self, gvk: &Gvk) -> bool {
         (self.kind.is_empty() || self.kind == gvk.kind)
             && (self.group.is_empty() || self.group == gvk.group)
             && (self.version.is_empty() || self.version == gvk.version)
@@ -46,7 +46,7 @@ impl FieldSpec {
 }
 
 /// Splits `a/b\/c/d` into segments, honouring the `\/` escape.
-pub fn split_path(path: &str) -> Vec<String> {
+pub(crate) fn split_path(path: &str) -> Vec<String> {
     if !path.contains('\\') {
         if path.is_empty() {
             return Vec::new();
@@ -74,7 +74,7 @@ pub fn split_path(path: &str) -> Vec<String> {
 
 /// Visits every node at `path`, descending through sequences along the way. With `create`, missing
 /// mappings on the way (and the final field, as `null`) are created; `visit` then sees the null.
-pub fn walk<S: AsRef<str>>(
+pub(super) fn walk<S: AsRef<str>>(
     node: &mut Node,
     path: &[S],
     create: bool,
@@ -121,7 +121,7 @@ pub fn walk<S: AsRef<str>>(
 }
 
 /// Applies `visit` to the fields named by every spec that applies to the node's kind.
-pub fn apply_specs<'s>(
+pub(crate) fn apply_specs<'s>(
     node: &mut Node,
     specs: impl IntoIterator<Item = &'s FieldSpec>,
     visit: &mut dyn FnMut(&mut Node),
@@ -138,7 +138,7 @@ pub fn apply_specs<'s>(
 }
 
 /// Sets string entries into a map node (creating the mapping when the field was null).
-pub fn merge_string_map(target: &mut Node, pairs: &[(String, String)]) {
+pub(crate) fn merge_string_map(target: &mut Node, pairs: &[(String, String)]) {
     if !matches!(target, Node::Mapping(_)) {
         if !target.is_null() {
             return;
@@ -162,7 +162,7 @@ const WORKLOADS_TEMPLATE: &[(&str, &str)] = &[
 ];
 
 /// `metadata/labels` of everything and the pod template labels of workloads.
-pub fn template_labels(field: &str) -> Vec<FieldSpec> {
+pub(crate) fn template_labels(field: &str) -> Vec<FieldSpec> {
     let mut out = Vec::new();
     for (kind, group) in WORKLOADS_TEMPLATE {
         out.push(FieldSpec::new(
@@ -187,20 +187,20 @@ pub fn template_labels(field: &str) -> Vec<FieldSpec> {
     out
 }
 
-pub fn metadata_labels() -> Vec<FieldSpec> {
+pub(crate) fn metadata_labels() -> Vec<FieldSpec> {
     let mut out = vec![FieldSpec::new("", "", "metadata/labels", true)];
     out.extend(template_labels("labels"));
     out
 }
 
-pub fn common_annotations() -> Vec<FieldSpec> {
+pub(crate) fn common_annotations() -> Vec<FieldSpec> {
     let mut out = vec![FieldSpec::new("", "", "metadata/annotations", true)];
     out.extend(template_labels("annotations"));
     out
 }
 
 /// Selector fields commonLabels (and `labels` with includeSelectors) reach.
-pub fn selector_labels() -> Vec<FieldSpec> {
+pub(crate) fn selector_labels() -> Vec<FieldSpec> {
     let mut out = vec![
         FieldSpec {
             version: "v1".into(),
@@ -283,13 +283,13 @@ pub fn selector_labels() -> Vec<FieldSpec> {
 }
 
 /// All fields commonLabels reaches.
-pub fn common_labels() -> Vec<FieldSpec> {
+pub(crate) fn common_labels() -> Vec<FieldSpec> {
     let mut out = selector_labels();
     out.extend(metadata_labels());
     out
 }
 
-pub fn replicas() -> Vec<FieldSpec> {
+pub(super) fn replicas() -> Vec<FieldSpec> {
     vec![
         FieldSpec::new("Deployment", "", "spec/replicas", true),
         FieldSpec::new("ReplicationController", "", "spec/replicas", true),
@@ -300,7 +300,7 @@ pub fn replicas() -> Vec<FieldSpec> {
 
 /// One row of the name reference table: fields of referrers that hold the name of a `kind`.
 #[derive(Clone, Debug)]
-pub struct NameRef {
+pub(crate) struct NameRef {
     pub kind: String,
     pub group: String,
     /// Empty selects every version (and an empty group every group), as a kustomize selector.
@@ -310,7 +310,7 @@ pub struct NameRef {
 
 impl NameRef {
     /// Whether an object of `gvk` is a target of this row.
-    pub fn selects(&self, gvk: &Gvk) -> bool {
+    pub(super) fn selects(&self, gvk: &Gvk) -> bool {
         gvk.kind == self.kind
             && (self.group.is_empty() || gvk.group == self.group)
             && (self.version.is_empty() || gvk.version == self.version)
@@ -320,7 +320,7 @@ impl NameRef {
 /// Custom field specs a kustomization adds through `configurations` (they apply to its whole
 /// subtree's results, and parents inherit them).
 #[derive(Clone, Debug, Default)]
-pub struct Config {
+pub(crate) struct Config {
     pub common_labels: Vec<FieldSpec>,
     pub common_annotations: Vec<FieldSpec>,
     pub name_prefix: Vec<FieldSpec>,
@@ -332,7 +332,7 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn merge(&mut self, other: &Config) {
+    pub(super) fn merge(&mut self, other: &Config) {
         self.common_labels
             .extend(other.common_labels.iter().cloned());
         self.common_annotations
@@ -369,7 +369,7 @@ fn pod_specs(leaves: &[&str], parents: &[(&str, &str)]) -> Vec<FieldSpec> {
     out
 }
 
-pub fn name_references() -> Vec<NameRef> {
+pub(crate) fn name_references() -> Vec<NameRef> {
     let scale = |k: &str| NameRef {
         kind: k.into(),
         group: String::new(),

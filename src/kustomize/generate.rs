@@ -23,7 +23,7 @@ type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 /// object, absorbed into `resources` by its behaviour. Env file keys that would come from the
 /// process environment, when none was given, go to `left_out`.
 #[allow(clippy::too_many_arguments)]
-pub fn generator_field(
+pub(crate) fn generator_field(
     loader: &Loader,
     left_out: &mut Vec<EnvKeyLeftOut>,
     dir: &Path,
@@ -52,7 +52,7 @@ pub fn generator_field(
 }
 
 /// A `generators` entry that is a builtin generator's config.
-pub fn run_plugin(
+pub(crate) fn run_plugin(
     loader: &Loader,
     left_out: &mut Vec<EnvKeyLeftOut>,
     dir: &Path,
@@ -491,7 +491,7 @@ fn merge_entries(target: &mut Mapping, add: &Mapping) {
 }
 
 /// Appends the content hash to the names of generated objects that want one.
-pub fn add_hashes(resources: &mut [Res]) {
+pub(crate) fn add_hashes(resources: &mut [Res]) {
     for r in resources.iter_mut() {
         if !r.needs_hash {
             continue;
@@ -506,7 +506,7 @@ pub fn add_hashes(resources: &mut [Res]) {
 /// kustomize's hash of a ConfigMap or Secret (`api/hasher`): sha256 of the Go JSON encoding of a
 /// map of kind, name, data (and binaryData/type/stringData), as 10 characters with some digits
 /// and letters substituted.
-pub fn content_hash(node: &Node) -> String {
+pub(crate) fn content_hash(node: &Node) -> String {
     let kind = node.get("kind").and_then(Node::as_str).unwrap_or("");
     // Upstream looks the name up with the single key `metadata/name`, which never exists, so
     // the name always hashes as the empty string.

@@ -10,7 +10,7 @@ use crate::yaml::Node;
 
 /// A kustomization (or component) file.
 #[derive(Clone, Debug, Default)]
-pub struct Kustomization {
+pub(super) struct Kustomization {
     pub api_version: Option<Node>,
     pub kind: Option<Node>,
     pub metadata: Option<Node>,
@@ -102,7 +102,7 @@ const DEPRECATED: &[(&str, &str)] = &[
 impl Kustomization {
     /// The kustomization a file's root node holds (an empty file is an empty kustomization).
     /// Errors in kustomize's words.
-    pub fn from_node(root: &Node) -> Result<Kustomization, String> {
+    pub(crate) fn from_node(root: &Node) -> Result<Kustomization, String> {
         let mut k = Kustomization::default();
         let Some(mapping) = root.as_mapping() else {
             return Ok(k);
@@ -125,7 +125,7 @@ impl Kustomization {
     }
 
     /// The deprecated fields this kustomization sets, each with its replacement.
-    pub fn deprecated(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    pub(super) fn deprecated(&self) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
         let set = [
             &self.bases,
             &self.common_labels,
@@ -142,7 +142,7 @@ impl Kustomization {
     }
 
     /// `kind`, `Kustomization` when unset.
-    pub fn kind(&self) -> &str {
+    pub(super) fn kind(&self) -> &str {
         self.kind
             .as_ref()
             .and_then(Node::as_str)
@@ -151,7 +151,7 @@ impl Kustomization {
 }
 
 /// The strings of a list field (other items are skipped).
-pub fn strings(field: Option<&Node>) -> Vec<String> {
+pub(super) fn strings(field: Option<&Node>) -> Vec<String> {
     field
         .and_then(Node::as_sequence)
         .map(|s| {

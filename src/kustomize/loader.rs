@@ -13,7 +13,7 @@ use crate::fsio;
 use crate::yaml::{parse_stream, Document, ErrorKind, Node, ParseOptions};
 
 /// Why a directory's kustomization could not be had.
-pub enum KustomizationError {
+pub(crate) enum KustomizationError {
     /// No kustomization file in the directory (kustomize's message).
     Missing(String),
     /// The file could not be read or parsed.
@@ -21,27 +21,27 @@ pub enum KustomizationError {
 }
 
 /// File access for one build.
-pub struct Loader<'a> {
+pub(crate) struct Loader<'a> {
     pub options: &'a Options,
 }
 
 impl<'a> Loader<'a> {
-    pub fn new(options: &'a Options) -> Self {
+    pub(super) fn new(options: &'a Options) -> Self {
         Loader { options }
     }
 
     /// The documents of `path` if they were parsed before the build.
-    pub fn parsed(&self, path: &Path) -> Option<&Arc<[Document]>> {
+    pub(super) fn parsed(&self, path: &Path) -> Option<&Arc<[Document]>> {
         self.options.parsed_files.as_ref()?.get(path)
     }
 
     /// `path.canonicalize()`, remembered across the builds that share the options.
-    pub fn real_path(&self, path: &Path) -> Option<PathBuf> {
+    pub(crate) fn real_path(&self, path: &Path) -> Option<PathBuf> {
         self.options.fs_facts.resolve(path)
     }
 
     /// A path as kustomize shows it: relative to the display root, written as absolute.
-    pub fn show(&self, path: &Path) -> String {
+    pub(super) fn show(&self, path: &Path) -> String {
         if let Some(root) = &self.options.display_root {
             let root = self.real_path(root).unwrap_or_else(|| root.clone());
             let abs = absolutize(path);
@@ -55,7 +55,7 @@ impl<'a> Loader<'a> {
     /// Where an entry of a kustomization in `dir` points. With a display root, that directory
     /// is the file system's root: absolute entries start there and `..` stops there, as in
     /// kustomize's in-memory file system.
-    pub fn resolve(&self, dir: &Path, entry: &str) -> PathBuf {
+    pub(super) fn resolve(&self, dir: &Path, entry: &str) -> PathBuf {
         let Some(root) = &self.options.display_root else {
             return dir.join(entry);
         };
@@ -97,7 +97,7 @@ impl<'a> Loader<'a> {
     }
 
     /// Reads a file a kustomization in `dir` refers to, under the load restrictor.
-    pub fn read_file(&self, dir: &Path, entry: &str) -> Result<(PathBuf, String), String> {
+    pub(crate) fn read_file(&self, dir: &Path, entry: &str) -> Result<(PathBuf, String), String> {
         let (path, bytes) = self.read_bytes(dir, entry)?;
         String::from_utf8(bytes)
             .map(|text| (path.clone(), text))
@@ -106,7 +106,7 @@ impl<'a> Loader<'a> {
 
     /// The bytes of a file a kustomization in `dir` refers to, read through the guarded door
     /// under the load restrictor (and inside the file system root).
-    pub fn read_bytes(&self, dir: &Path, entry: &str) -> Result<(PathBuf, Vec<u8>), String> {
+    pub(crate) fn read_bytes(&self, dir: &Path, entry: &str) -> Result<(PathBuf, Vec<u8>), String> {
         let path = self.resolve(dir, entry);
         let root = self.read_root(dir);
         let confine = fsio::Confine::root_or_anywhere(root);
@@ -119,7 +119,7 @@ impl<'a> Loader<'a> {
     /// The directory a file read for a kustomization in `dir` must lie in: the kustomization's own
     /// under `LoadRestrictionsRootOnly` (its directory already lies in the file system root), else
     /// the file system root, if any.
-    pub fn read_root<'p>(&'p self, dir: &'p Path) -> Option<&'p Path> {
+    pub(crate) fn read_root<'p>(&'p self, dir: &'p Path) -> Option<&'p Path> {
         match self.options.load_restrictor {
             LoadRestrictor::RootOnly => Some(dir),
             LoadRestrictor::None => self.options.fs_root.as_deref(),
@@ -153,7 +153,7 @@ impl<'a> Loader<'a> {
     }
 
     /// Refuses paths outside `Options::fs_root`, symlinks resolved.
-    pub fn check_fs_root(&self, path: &Path) -> Result<(), String> {
+    pub(crate) fn check_fs_root(&self, path: &Path) -> Result<(), String> {
         let Some(fs_root) = &self.options.fs_root else {
             return Ok(());
         };
@@ -183,7 +183,7 @@ impl<'a> Loader<'a> {
         }
     }
 
-    pub fn check_restrictor(&self, dir: &Path, path: &Path) -> Result<(), String> {
+    pub(crate) fn check_restrictor(&self, dir: &Path, path: &Path) -> Result<(), String> {
         self.check_fs_root(path)?;
         let Some(root) = self.read_root(dir) else {
             return Ok(());
@@ -199,7 +199,10 @@ impl<'a> Loader<'a> {
 
     /// The kustomization of `dir`: its file (where the file would be, for an override standing
     /// in for a missing one) and its root node.
-    pub fn read_kustomization(&self, dir: &Path) -> Result<(PathBuf, Node), KustomizationError> {
+    pub(crate) fn read_kustomization(
+        &self,
+        dir: &Path,
+    ) -> Result<(PathBuf, Node), KustomizationError> {
         let overridden = self
             .options
             .kustomization_override
@@ -253,7 +256,12 @@ impl<'a> Loader<'a> {
     }
 
     /// The resources of the file `path`, the resource entry `entry` of a kustomization in `dir`.
-    pub fn load_file(&self, dir: &Path, entry: &str, path: &Path) -> Result<Vec<Node>, String> {
+    pub(crate) fn load_file(
+        &self,
+        dir: &Path,
+        entry: &str,
+        path: &Path,
+    ) -> Result<Vec<Node>, String> {
         let shown = || self.show(&absolutize(path));
         if let Err(security) = self.check_restrictor(dir, path) {
             let shown = shown();
@@ -277,11 +285,11 @@ impl<'a> Loader<'a> {
     }
 
     /// What is at `path`, if anything.
-    pub fn kind(&self, path: &Path) -> Option<FileKind> {
+    pub(super) fn kind(&self, path: &Path) -> Option<FileKind> {
         self.options.fs_facts.kind(path)
     }
 
-    pub fn find_kustomization(&self, dir: &Path) -> Result<PathBuf, String> {
+    pub(crate) fn find_kustomization(&self, dir: &Path) -> Result<PathBuf, String> {
         for name in KUSTOMIZATION_FILE_NAMES {
             let p = dir.join(name);
             if self.options.fs_facts.is_file(&p) {
@@ -295,7 +303,7 @@ impl<'a> Loader<'a> {
     }
 }
 
-pub fn absolutize(path: &Path) -> PathBuf {
+pub(crate) fn absolutize(path: &Path) -> PathBuf {
     if path.is_absolute() && is_plain_absolute(path) {
         return path.to_path_buf();
     }
@@ -362,7 +370,7 @@ fn is_plain_absolute(path: &Path) -> bool {
     }
 }
 
-pub fn is_remote(entry: &str) -> bool {
+pub(crate) fn is_remote(entry: &str) -> bool {
     entry.contains("://")
         || entry.starts_with("git@")
         || entry.starts_with("github.com/")
@@ -372,7 +380,7 @@ pub fn is_remote(entry: &str) -> bool {
 }
 
 /// Parses YAML text into resources, flattening `List` kinds.
-pub fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
+pub(crate) fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
     let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| {
         // go-yaml's wording for a repeated key, which kustomize passes on
         let message = match &e.kind {

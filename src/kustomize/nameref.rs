@@ -35,7 +35,7 @@ struct Referrer<'a> {
 /// The builtin name reference table, built once.
 static BUILTIN_NAME_REFERENCES: LazyLock<Vec<NameRef>> = LazyLock::new(name_references);
 
-pub fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
+pub(super) fn fix(resources: &mut [Res], config: &Config) -> Result<(), Error> {
     let rows: Vec<&NameRef> = BUILTIN_NAME_REFERENCES
         .iter()
         .chain(&config.name_reference)

@@ -178,7 +178,7 @@ fn strip_identity(patch: &Node) -> Node {
     p
 }
 
-pub fn strategic_merge_field(
+pub(crate) fn strategic_merge_field(
     loader: &Loader,
     schema: Option<&PatchSchema>,
     dir: &Path,
@@ -302,7 +302,7 @@ fn apply_json6902(res: &mut Res, ops: &Node) -> Result<bool, String> {
     Ok(true)
 }
 
-pub fn patches_field(
+pub(crate) fn patches_field(
     loader: &Loader,
     schema: Option<&PatchSchema>,
     dir: &Path,
@@ -320,7 +320,7 @@ pub fn patches_field(
     Ok(())
 }
 
-pub fn json6902_field(
+pub(crate) fn json6902_field(
     loader: &Loader,
     dir: &Path,
     field: Option<&Node>,
@@ -390,7 +390,7 @@ fn run_replacements(
     Ok(())
 }
 
-pub fn replacements_field(
+pub(crate) fn replacements_field(
     loader: &Loader,
     dir: &Path,
     field: Option<&Node>,
@@ -405,7 +405,7 @@ pub fn replacements_field(
 }
 
 /// The patch and replacement transformers given as plugin configs in `transformers`.
-pub fn plugin(
+pub(crate) fn plugin(
     loader: &Loader,
     schema: Option<&PatchSchema>,
     dir: &Path,

@@ -51,7 +51,7 @@ fn int_opt(node: Option<&Node>, key: &str) -> i64 {
 }
 
 /// Applies one replacement to the resources.
-pub fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
+pub(super) fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
     let source = rep.get("source");
     let static_value = rep.get("sourceValue");
     let mut value = match (source, static_value) {

@@ -7,7 +7,7 @@
 use super::resource::{Behavior, Gvk, Res};
 
 /// Adds a resource, refusing a second one with the same id.
-pub fn append(resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
+pub(super) fn append(resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
     let name = res.name();
     let existing = resources
         .iter()
@@ -30,12 +30,12 @@ fn refuse_duplicate(existing: Option<&Res>, res: &Res) -> Result<(), String> {
 /// `append` for many resources into one list: the list's resources by name, so that each new one
 /// is checked against those of its name only, not against every resource (reading each one's
 /// name again).
-pub struct Appender {
+pub(crate) struct Appender {
     by_name: foldhash::HashMap<String, Vec<usize>>,
 }
 
 impl Appender {
-    pub fn new(resources: &[Res]) -> Self {
+    pub(super) fn new(resources: &[Res]) -> Self {
         let mut by_name: foldhash::HashMap<String, Vec<usize>> = foldhash::HashMap::default();
         for (i, r) in resources.iter().enumerate() {
             by_name.entry(r.name().to_owned()).or_default().push(i);
@@ -44,7 +44,7 @@ impl Appender {
     }
 
     /// `append(resources, res)`, for the `resources` this was made for and added to since.
-    pub fn append(&mut self, resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
+    pub(super) fn append(&mut self, resources: &mut Vec<Res>, res: Res) -> Result<(), String> {
         let same_name = self.by_name.entry(res.name().to_owned()).or_default();
         let existing = same_name
             .iter()
@@ -58,7 +58,7 @@ impl Appender {
 }
 
 /// Adds a generated resource according to its behaviour.
-pub fn absorb(
+pub(crate) fn absorb(
     resources: &mut Vec<Res>,
     res: Res,
     merge: &dyn Fn(&mut Res, &Res),
@@ -152,7 +152,7 @@ fn or_tilde(ns: &str) -> &str {
 
 /// kustomize's legacy order: kind rank, then the group/version/kind string, then namespace and
 /// name.
-pub fn legacy_sort(resources: &mut [Res], order: Option<&(Vec<String>, Vec<String>)>) {
+pub(crate) fn legacy_sort(resources: &mut [Res], order: Option<&(Vec<String>, Vec<String>)>) {
     // kustomize ranks the kinds of `orderFirst` below zero and those of `orderLast` above it
     let rank = |kind: &str| match order {
         None => kind_rank(kind),

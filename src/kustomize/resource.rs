@@ -8,14 +8,14 @@ use crate::yaml::{Mapping, Node, Scalar};
 
 /// Group, version and kind.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Gvk {
+pub(crate) struct Gvk {
     pub group: String,
     pub version: String,
     pub kind: String,
 }
 
 impl Gvk {
-    pub fn of(node: &Node) -> Gvk {
+    pub(super) fn of(node: &Node) -> Gvk {
         let (group, version, kind) = Gvk::parts_of(node);
         Gvk {
             group: group.to_string(),
@@ -25,7 +25,7 @@ impl Gvk {
     }
 
     /// Group, version and kind as borrowed text, for comparisons that need no `Gvk`.
-    pub fn parts_of(node: &Node) -> (&str, &str, &str) {
+    pub(crate) fn parts_of(node: &Node) -> (&str, &str, &str) {
         let api = node.get("apiVersion").and_then(Node::as_str).unwrap_or("");
         let (group, version) = api.rsplit_once('/').unwrap_or(("", api));
         let kind = node.get("kind").and_then(Node::as_str).unwrap_or("");
@@ -33,7 +33,7 @@ impl Gvk {
     }
 
     /// kustomize's spelling: `Deployment.v1.apps`, with `[noVer]`/`[noGrp]` for empty parts.
-    pub fn id_string(&self) -> String {
+    pub(crate) fn id_string(&self) -> String {
         format!(
             "{}.{}.{}",
             self.kind,
@@ -52,7 +52,7 @@ fn or<'a>(s: &'a str, default: &'a str) -> &'a str {
 }
 
 /// Kinds that are not namespaced (the builtin list kustomize consults).
-pub fn is_cluster_scoped(gvk: &Gvk) -> bool {
+pub(crate) fn is_cluster_scoped(gvk: &Gvk) -> bool {
     let kind = gvk.kind.as_str();
     if matches!(
         kind,
@@ -95,14 +95,14 @@ pub fn is_cluster_scoped(gvk: &Gvk) -> bool {
 
 /// How a generated resource meets an existing one of the same id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Behavior {
+pub(crate) enum Behavior {
     Create,
     Merge,
     Replace,
 }
 
 #[derive(Clone, Debug)]
-pub struct Res {
+pub(crate) struct Res {
     pub node: Node,
     /// (name, namespace) ids held before each rename, oldest first; the original is first.
     pub prev: Vec<(String, String)>,
@@ -120,7 +120,7 @@ pub struct Res {
 
 /// Where a resource came from, for `buildMetadata: [originAnnotations]`.
 #[derive(Clone, Debug)]
-pub enum Origin {
+pub(crate) enum Origin {
     File(std::path::PathBuf),
     /// A builtin generator configured in a file (a kustomization or a plugin config).
     Generator {
@@ -138,7 +138,7 @@ pub enum Origin {
 }
 
 impl Res {
-    pub fn new(node: Node) -> Res {
+    pub(super) fn new(node: Node) -> Res {
         let orig_gvk = Gvk::of(&node);
         Res {
             node,
@@ -153,18 +153,18 @@ impl Res {
         }
     }
 
-    pub fn gvk(&self) -> Gvk {
+    pub(crate) fn gvk(&self) -> Gvk {
         Gvk::of(&self.node)
     }
 
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         self.node
             .get_path(&["metadata", "name"])
             .and_then(Node::as_str)
             .unwrap_or("")
     }
 
-    pub fn namespace(&self) -> &str {
+    pub(super) fn namespace(&self) -> &str {
         self.node
             .get_path(&["metadata", "namespace"])
             .and_then(Node::as_str)
@@ -172,7 +172,7 @@ impl Res {
     }
 
     /// The namespace for comparisons: an unset namespace of a namespaced kind is `default`.
-    pub fn effective_namespace(&self) -> &str {
+    pub(crate) fn effective_namespace(&self) -> &str {
         let ns = self.namespace();
         if ns.is_empty() && !is_cluster_scoped(&self.gvk()) {
             "default"
@@ -182,14 +182,14 @@ impl Res {
     }
 
     /// The name it was loaded or generated with.
-    pub fn original_name(&self) -> &str {
+    pub(crate) fn original_name(&self) -> &str {
         self.prev
             .first()
             .map(|p| p.0.as_str())
             .unwrap_or(self.name())
     }
 
-    pub fn original_namespace(&self) -> &str {
+    pub(crate) fn original_namespace(&self) -> &str {
         self.prev
             .first()
             .map(|p| p.1.as_str())
@@ -197,7 +197,7 @@ impl Res {
     }
 
     /// Every name the resource has had, current last.
-    pub fn all_names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn all_names(&self) -> impl Iterator<Item = &str> {
         self.prev
             .iter()
             .map(|p| p.0.as_str())
@@ -205,7 +205,7 @@ impl Res {
     }
 
     /// kustomize's current id string, as used in messages: `Deployment.v1.apps/name.[noNs]`.
-    pub fn id_string(&self) -> String {
+    pub(crate) fn id_string(&self) -> String {
         format!(
             "{}/{}.{}",
             self.gvk().id_string(),
@@ -215,7 +215,7 @@ impl Res {
     }
 
     /// Same current id (gvk, name, namespace with `default` equal to unset).
-    pub fn same_id(&self, other: &Res) -> bool {
+    pub(crate) fn same_id(&self, other: &Res) -> bool {
         // Names differ most often and cost least to compare, so they go first; the namespace
         // last, as telling an unset one from `default` needs the kind's scope.
         self.name() == other.name()
@@ -228,7 +228,7 @@ impl Res {
         self.prev.push(id);
     }
 
-    pub fn set_name(&mut self, name: &str) {
+    pub(super) fn set_name(&mut self, name: &str) {
         if name == self.name() {
             return;
         }
@@ -236,7 +236,7 @@ impl Res {
         set_meta(&mut self.node, "name", name);
     }
 
-    pub fn set_namespace(&mut self, ns: &str) {
+    pub(crate) fn set_namespace(&mut self, ns: &str) {
         if ns == self.namespace() {
             return;
         }
@@ -258,7 +258,7 @@ fn set_meta(node: &mut Node, key: &str, value: &str) {
 
 /// A `target`/`select` of patches and replacements.
 #[derive(Clone, Debug, Default)]
-pub struct Selector {
+pub(crate) struct Selector {
     pub group: Option<String>,
     pub version: Option<String>,
     pub kind: Option<String>,
@@ -269,7 +269,7 @@ pub struct Selector {
 }
 
 impl Selector {
-    pub fn from_node(node: &Node) -> Selector {
+    pub(crate) fn from_node(node: &Node) -> Selector {
         let get = |k: &str| node.get(k).and_then(Node::as_str).map(str::to_string);
         Selector {
             group: get("group"),
@@ -283,7 +283,7 @@ impl Selector {
     }
 
     /// Like `matches`, but a name also matches any earlier name of the resource.
-    pub fn matches_any_name(&self, res: &Res) -> bool {
+    pub(crate) fn matches_any_name(&self, res: &Res) -> bool {
         if self.matches(res) {
             return true;
         }
@@ -298,7 +298,7 @@ impl Selector {
 
     /// kustomize's `resmap.Select`, which patch targets use: the name matches the original name
     /// or the current one, and so does the namespace (not the names held in between).
-    pub fn matches_original_or_current(&self, res: &Res) -> bool {
+    pub(crate) fn matches_original_or_current(&self, res: &Res) -> bool {
         let either = |want: &Option<String>, original: &str, current: &str| match want {
             None => true,
             Some(w) if w.is_empty() => true,
@@ -314,7 +314,7 @@ impl Selector {
             .matches(res)
     }
 
-    pub fn matches(&self, res: &Res) -> bool {
+    pub(super) fn matches(&self, res: &Res) -> bool {
         let gvk = res.gvk();
         let field = |want: &Option<String>, have: &str| match want {
             None => true,
@@ -337,7 +337,7 @@ impl Selector {
 
 /// Matches `value` against a whole-string regular expression (kustomize anchors selector
 /// patterns); an invalid pattern matches only itself literally.
-pub fn regex_full(pattern: &str, value: &str) -> bool {
+pub(crate) fn regex_full(pattern: &str, value: &str) -> bool {
     if pattern == value {
         return true;
     }
@@ -365,7 +365,7 @@ pub fn regex_full(pattern: &str, value: &str) -> bool {
 }
 
 /// Kubernetes label selector syntax: `a=b,c!=d,e,!f,g in (x,y),h notin (z)`.
-pub fn label_selector_matches(selector: &str, labels: Option<&Node>) -> bool {
+pub(crate) fn label_selector_matches(selector: &str, labels: Option<&Node>) -> bool {
     let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Node::as_str);
     for term in split_terms(selector) {
         let term = term.trim();

@@ -24,7 +24,7 @@ use crate::yaml::{parse_stream, Node, ParseOptions};
 
 /// What a kustomization accumulated: its resources and what its parents inherit from it.
 #[derive(Default)]
-pub struct Target {
+pub(super) struct Target {
     pub resources: Vec<Res>,
     /// `sortOptions.order` of the top kustomization.
     pub sort: Option<String>,
@@ -49,7 +49,7 @@ struct Builder<'a> {
 
 type Fail<'f> = &'f dyn Fn(Option<String>, String) -> Error;
 
-pub fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
+pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     let mut builder = Builder {
         loader: Loader::new(options),
         schema: None,

@@ -25,7 +25,7 @@ use crate::yaml::{
 
 /// A legacy `vars` entry.
 #[derive(Clone, Debug)]
-pub struct Var {
+pub(crate) struct Var {
     pub name: String,
     pub kind: String,
     pub api_version: Option<String>,
@@ -54,14 +54,14 @@ fn pairs(node: Option<&Node>) -> Vec<(String, String)> {
 }
 
 /// Sets `key: value` in the string map at `path`, creating the maps.
-pub fn set_map_field(node: &mut Node, path: &[&str], key: &str, value: &str) {
+pub(crate) fn set_map_field(node: &mut Node, path: &[&str], key: &str, value: &str) {
     walk(node, path, true, &mut |n| {
         merge_string_map(n, &[(key.to_string(), value.to_string())])
     });
 }
 
 /// `namespace`: sets the namespace of the namespaced objects.
-pub fn namespace_field(
+pub(crate) fn namespace_field(
     field: Option<&Node>,
     resources: &mut [Res],
     config: &Config,
@@ -75,7 +75,7 @@ pub fn namespace_field(
 }
 
 /// `namePrefix` and `nameSuffix`, applied together as kustomize's PrefixSuffixTransformer.
-pub fn name_prefix_suffix_fields(
+pub(crate) fn name_prefix_suffix_fields(
     prefix: Option<&Node>,
     suffix: Option<&Node>,
     resources: &mut [Res],
@@ -87,7 +87,7 @@ pub fn name_prefix_suffix_fields(
 }
 
 /// `labels`: each entry's pairs, on metadata only or, as asked, on templates and selectors.
-pub fn labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+pub(crate) fn labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
     let Some(labels) = field.and_then(Node::as_sequence) else {
         return;
     };
@@ -121,7 +121,7 @@ pub fn labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config
 }
 
 /// `commonLabels`: labels on metadata, templates and selectors.
-pub fn common_labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+pub(crate) fn common_labels_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
     let common = pairs(field);
     if !common.is_empty() {
         let mut specs = fieldspec::common_labels();
@@ -131,7 +131,11 @@ pub fn common_labels_field(field: Option<&Node>, resources: &mut [Res], config: 
 }
 
 /// `commonAnnotations`.
-pub fn common_annotations_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+pub(crate) fn common_annotations_field(
+    field: Option<&Node>,
+    resources: &mut [Res],
+    config: &Config,
+) {
     let annotations = pairs(field);
     if !annotations.is_empty() {
         let mut specs = fieldspec::common_annotations();
@@ -141,7 +145,7 @@ pub fn common_annotations_field(field: Option<&Node>, resources: &mut [Res], con
 }
 
 /// `replicas`.
-pub fn replicas_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
+pub(crate) fn replicas_field(field: Option<&Node>, resources: &mut [Res], config: &Config) {
     if let Some(reps) = field.and_then(Node::as_sequence) {
         let mut specs = fieldspec::replicas();
         specs.extend(config.replicas.iter().cloned());
@@ -152,7 +156,7 @@ pub fn replicas_field(field: Option<&Node>, resources: &mut [Res], config: &Conf
 }
 
 /// `images` and the legacy `imageTags`, in that order.
-pub fn images_fields(
+pub(crate) fn images_fields(
     images_field: Option<&Node>,
     image_tags: Option<&Node>,
     resources: &mut [Res],
@@ -168,7 +172,7 @@ pub fn images_fields(
 }
 
 /// A `transformers` entry that is a builtin transformer's config.
-pub fn run_plugin(
+pub(crate) fn run_plugin(
     loader: &Loader,
     schema: Option<&PatchSchema>,
     dir: &Path,
@@ -267,7 +271,7 @@ fn set_pairs(resources: &mut [Res], values: &[(String, String)], specs: &[FieldS
 }
 
 /// Sets the namespace of namespaced objects; a Namespace object takes the namespace as its name.
-pub fn namespace(
+pub(super) fn namespace(
     resources: &mut [Res],
     ns: &str,
     extra: &[FieldSpec],
@@ -505,7 +509,7 @@ fn visit_containers(node: &mut Node, update: &dyn Fn(&str) -> Option<String>) {
 }
 
 /// Reads a `configurations` file: custom field specs per transformer.
-pub fn parse_config(text: &str) -> Result<Config, String> {
+pub(crate) fn parse_config(text: &str) -> Result<Config, String> {
     let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
     let mut config = Config::default();
     for doc in docs {
@@ -546,7 +550,7 @@ pub fn parse_config(text: &str) -> Result<Config, String> {
 /// The `crds` field: OpenAPI definitions (Go type name → `Schema`) whose
 /// `x-kubernetes-object-ref-kind` extensions declare name references from the custom kind's
 /// fields. Only that part is read.
-pub fn parse_crd_config(text: &str) -> Result<Config, String> {
+pub(crate) fn parse_crd_config(text: &str) -> Result<Config, String> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let doc = crate::yaml::from_json(&value);
     let mut config = Config::default();
@@ -613,7 +617,7 @@ fn crd_refs(
     }
 }
 
-pub fn check_sort_options(sort: &Node) -> Result<(), String> {
+pub(crate) fn check_sort_options(sort: &Node) -> Result<(), String> {
     match sort.get("order").and_then(Node::as_str) {
         Some("legacy") | Some("fifo") => Ok(()),
         _ => Err("the field 'sortOptions.order' must be one of [fifo, legacy]".into()),
@@ -639,7 +643,7 @@ fn lookup_dotted<'a>(node: &'a Node, path: &str) -> Option<&'a Node> {
 }
 
 /// Whether a resource is the object a var refers to (by any of its names and namespaces).
-pub fn var_matches(v: &Var, r: &Res) -> bool {
+pub(crate) fn var_matches(v: &Var, r: &Res) -> bool {
     let gvk = r.gvk();
     gvk.kind == v.kind
         && r.all_names().any(|n| n == v.obj_name)
@@ -654,7 +658,11 @@ pub fn var_matches(v: &Var, r: &Res) -> bool {
 }
 
 /// Replaces `$(VAR)` in string fields with the values of legacy vars.
-pub fn resolve_vars(resources: &mut [Res], vars: &[Var], config: &Config) -> Result<(), Error> {
+pub(crate) fn resolve_vars(
+    resources: &mut [Res],
+    vars: &[Var],
+    config: &Config,
+) -> Result<(), Error> {
     if vars.is_empty() {
         return Ok(());
     }

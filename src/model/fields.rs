@@ -19,7 +19,7 @@ impl std::fmt::Display for FieldError {
     }
 }
 
-pub type FieldResult<T> = Result<T, FieldError>;
+pub(crate) type FieldResult<T> = Result<T, FieldError>;
 
 /// A view of a mapping at a known field path (`spec.sourceRef`).
 #[derive(Clone)]
@@ -82,7 +82,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub fn required_str(&self, key: &str) -> FieldResult<String> {
+    pub(crate) fn required_str(&self, key: &str) -> FieldResult<String> {
         match self.str(key)? {
             Some(value) if !value.is_empty() => Ok(value),
             _ => Err(self.error(key, "is required", self.anchor)),
@@ -176,7 +176,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The string-to-string mapping at `key` (labels, `postBuild.substitute`).
-    pub fn str_map(&self, key: &str) -> FieldResult<BTreeMap<String, String>> {
+    pub(crate) fn str_map(&self, key: &str) -> FieldResult<BTreeMap<String, String>> {
         let Some(fields) = self.map(key)? else {
             return Ok(BTreeMap::new());
         };

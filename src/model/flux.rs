@@ -76,17 +76,17 @@ impl FluxKind {
     }
 
     /// The Flux kind for a group and kind, or None when the pair is not Flux's.
-    pub fn from_group_kind(group: &str, kind: &str) -> Option<FluxKind> {
+    pub(crate) fn from_group_kind(group: &str, kind: &str) -> Option<FluxKind> {
         FluxKind::ALL
             .into_iter()
             .find(|k| k.as_str() == kind && k.group() == group)
     }
 
-    pub fn from_kind(kind: &str) -> Option<FluxKind> {
+    pub(crate) fn from_kind(kind: &str) -> Option<FluxKind> {
         FluxKind::ALL.into_iter().find(|k| k.as_str() == kind)
     }
 
-    pub fn is_source(self) -> bool {
+    pub(crate) fn is_source(self) -> bool {
         matches!(
             self,
             FluxKind::GitRepository
@@ -381,7 +381,7 @@ impl FluxObject {
 
     /// A HelmRelease's inline `spec.values`, read in place: they can be large, and most readings
     /// of a spec never look at them.
-    pub fn helm_values(&self) -> Option<&Node> {
+    pub(crate) fn helm_values(&self) -> Option<&Node> {
         self.as_helm_release()?;
         self.object
             .node
@@ -392,21 +392,21 @@ impl FluxObject {
             .filter(|values| !values.is_null())
     }
 
-    pub fn as_helm_release(&self) -> Option<&HelmRelease> {
+    pub(crate) fn as_helm_release(&self) -> Option<&HelmRelease> {
         match &self.spec {
             FluxSpec::HelmRelease(h) => Some(h),
             _ => None,
         }
     }
 
-    pub fn as_flux_instance(&self) -> Option<&FluxInstance> {
+    pub(crate) fn as_flux_instance(&self) -> Option<&FluxInstance> {
         match &self.spec {
             FluxSpec::FluxInstance(f) => Some(f),
             _ => None,
         }
     }
 
-    pub fn as_source(&self) -> Option<&SourceSpec> {
+    pub(crate) fn as_source(&self) -> Option<&SourceSpec> {
         match &self.spec {
             FluxSpec::Source(s) => Some(s),
             _ => None,

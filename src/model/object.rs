@@ -31,7 +31,7 @@ pub struct ModelError {
 }
 
 impl ModelError {
-    pub fn from_field(file: PathBuf, object: Option<String>, error: FieldError) -> Self {
+    pub(crate) fn from_field(file: PathBuf, object: Option<String>, error: FieldError) -> Self {
         ModelError {
             file,
             pos: error.pos,
@@ -40,7 +40,7 @@ impl ModelError {
         }
     }
 
-    pub fn to_diagnostic(&self) -> Diagnostic {
+    pub(crate) fn to_diagnostic(&self) -> Diagnostic {
         let mut diagnostic =
             Diagnostic::error(self.message.clone()).at(Location::at(self.file.clone(), self.pos));
         if let Some(object) = &self.object {
@@ -65,7 +65,11 @@ impl std::error::Error for ModelError {}
 impl Object {
     /// Reads the identifying fields of a document. Returns `Ok(None)` for documents that are not
     /// Kubernetes objects at all (no `kind`), such as a values file or a `Chart.yaml`.
-    pub fn from_node(node: Node, file: PathBuf, pos: Pos) -> Result<Option<Object>, ModelError> {
+    pub(crate) fn from_node(
+        node: Node,
+        file: PathBuf,
+        pos: Pos,
+    ) -> Result<Option<Object>, ModelError> {
         Object::from_shared(Arc::new(node), file, pos)
     }
 
@@ -88,7 +92,11 @@ impl Object {
 
     /// The id [`Object::from_node`] would give the document, with the same errors, without taking
     /// the document: for readers that keep only some objects.
-    pub fn identify(node: &Node, file: &Path, pos: Pos) -> Result<Option<ResourceId>, ModelError> {
+    pub(crate) fn identify(
+        node: &Node,
+        file: &Path,
+        pos: Pos,
+    ) -> Result<Option<ResourceId>, ModelError> {
         let Node::Mapping(map) = node else {
             return Ok(None);
         };

@@ -6,10 +6,10 @@
 use std::fs::OpenOptions;
 
 /// Whether [`read_options`] refuses a final symlink and never blocks at open.
-pub const GUARDED_OPEN: bool = cfg!(unix);
+pub(crate) const GUARDED_OPEN: bool = cfg!(unix);
 
 /// Options that open a file for reading, guarded where the system allows ([`GUARDED_OPEN`]).
-pub fn read_options() -> OpenOptions {
+pub(crate) fn read_options() -> OpenOptions {
     let mut open = OpenOptions::new();
     open.read(true);
     #[cfg(unix)]

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 /// A memory-backed directory that exists on this system, if there is one.
-pub fn memory_backed_dir() -> Option<PathBuf> {
+pub(crate) fn memory_backed_dir() -> Option<PathBuf> {
     if !cfg!(target_os = "linux") {
         return None;
     }

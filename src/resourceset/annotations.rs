@@ -15,8 +15,8 @@ use super::Error;
 pub const OWNER_NAME: &str = "resourceset.fluxcd.controlplane.io/name";
 pub const OWNER_NAMESPACE: &str = "resourceset.fluxcd.controlplane.io/namespace";
 pub const COPY_FROM: &str = "fluxcd.controlplane.io/copyFrom";
-pub const CONVERT_KUBECONFIG_FROM: &str = "fluxcd.controlplane.io/convertKubeConfigFrom";
-pub const CHECKSUM_FROM: &str = "fluxcd.controlplane.io/checksumFrom";
+pub(crate) const CONVERT_KUBECONFIG_FROM: &str = "fluxcd.controlplane.io/convertKubeConfigFrom";
+pub(crate) const CHECKSUM_FROM: &str = "fluxcd.controlplane.io/checksumFrom";
 pub const CHECKSUM: &str = "fluxcd.controlplane.io/checksum";
 
 /// A ConfigMap or Secret outside the set, by kind, namespace and name.
@@ -39,7 +39,7 @@ fn metadata_map<'a>(object: &'a mut Object, field: &str) -> Option<&'a mut Map<S
 }
 
 /// Sets top-level labels (or annotations), the given values winning.
-pub fn set_metadata(object: &mut Object, field: &str, values: &BTreeMap<String, String>) {
+pub(crate) fn set_metadata(object: &mut Object, field: &str, values: &BTreeMap<String, String>) {
     if values.is_empty() {
         return;
     }
@@ -51,7 +51,7 @@ pub fn set_metadata(object: &mut Object, field: &str, values: &BTreeMap<String, 
 }
 
 /// The owner labels the operator puts on everything a ResourceSet generates.
-pub fn owner_labels(name: &str, namespace: &str) -> BTreeMap<String, String> {
+pub(crate) fn owner_labels(name: &str, namespace: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
         (OWNER_NAME.to_owned(), name.to_owned()),
         (OWNER_NAMESPACE.to_owned(), namespace.to_owned()),
@@ -113,7 +113,7 @@ fn split_ref(value: &str) -> Option<(&str, &str)> {
 
 /// `copyFrom`: a v1 ConfigMap takes the source's `data` (and `binaryData`); a v1 Secret takes
 /// the source's decoded data as `stringData`, and its type when it has none.
-pub fn copy_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), Error> {
+pub(crate) fn copy_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), Error> {
     let Some(value) = annotation(object, COPY_FROM).map(str::to_owned) else {
         return Ok(());
     };
@@ -162,7 +162,10 @@ pub fn copy_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), Error> 
 
 /// `convertKubeConfigFrom`: a v1 ConfigMap gets `address` and `ca.crt` from the first cluster
 /// of a kubeconfig held in a Secret, where it does not set them itself.
-pub fn convert_kubeconfig_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), Error> {
+pub(crate) fn convert_kubeconfig_from(
+    object: &mut Object,
+    lookup: &Lookup<'_>,
+) -> Result<(), Error> {
     let Some(value) = annotation(object, CONVERT_KUBECONFIG_FROM).map(str::to_owned) else {
         return Ok(());
     };
@@ -241,7 +244,10 @@ pub fn convert_kubeconfig_from(object: &mut Object, lookup: &Lookup<'_>) -> Resu
 /// `checksumFrom` on every `metadata.annotations` map in every object: references resolved from
 /// the set's own objects first, then through `lookup`. Returns the references resolved through
 /// `lookup`, sorted.
-pub fn checksum_from(objects: &mut [Object], lookup: &Lookup<'_>) -> Result<Vec<String>, Error> {
+pub(crate) fn checksum_from(
+    objects: &mut [Object],
+    lookup: &Lookup<'_>,
+) -> Result<Vec<String>, Error> {
     let snapshot: Vec<Object> = objects.to_vec();
     let mut external = std::collections::BTreeSet::new();
     for object in objects.iter_mut() {

@@ -161,7 +161,7 @@ pub fn object_key(object: &Map<String, Json>) -> String {
 }
 
 /// `Kind/namespace/name`, as the operator names an object in its messages.
-pub fn object_label(object: &Map<String, Json>) -> String {
+pub(crate) fn object_label(object: &Map<String, Json>) -> String {
     format!(
         "{}/{}/{}",
         str_at(object, &["kind"]),

@@ -66,7 +66,7 @@ pub(crate) struct Core<Id> {
 }
 
 impl<Id: NodeId> Core<Id> {
-    pub fn new(options: Options) -> Self {
+    pub(super) fn new(options: Options) -> Self {
         Core {
             options,
             nodes: Vec::new(),
@@ -163,7 +163,7 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// The object `id` was added or changed; `schedulable` says whether it is a node to run.
-    pub fn arrival(&mut self, id: Id, schedulable: bool) {
+    pub(crate) fn arrival(&mut self, id: Id, schedulable: bool) {
         self.event(&id, true);
         if !schedulable {
             return;
@@ -198,19 +198,19 @@ impl<Id: NodeId> Core<Id> {
         }
     }
 
-    pub fn is_node(&self, id: &Id) -> bool {
+    pub(crate) fn is_node(&self, id: &Id) -> bool {
         self.index.contains_key(id)
     }
 
     /// `id` turned terminal (`terminal`), or left a terminal status (nothing to wake).
-    pub fn status(&mut self, id: &Id, terminal: bool) {
+    pub(super) fn status(&mut self, id: &Id, terminal: bool) {
         if terminal {
             self.event(id, true);
         }
     }
 
     /// The next node of the ready queue, marked running.
-    pub fn next_ready(&mut self, drain: DrainLevel) -> Option<Job<Id>> {
+    pub(crate) fn next_ready(&mut self, drain: DrainLevel) -> Option<Job<Id>> {
         while let Some(node) = self.ready.pop_front() {
             // Entries of nodes finished meanwhile (stopped by the guard) are skipped.
             if self
@@ -225,16 +225,16 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// The event counter, for workers to read when a body starts.
-    pub fn sequence(&self) -> Arc<AtomicU64> {
+    pub(super) fn sequence(&self) -> Arc<AtomicU64> {
         Arc::clone(&self.sequence)
     }
 
-    pub fn has_ready(&self) -> bool {
+    pub(crate) fn has_ready(&self) -> bool {
         !self.ready.is_empty()
     }
 
     /// Marks a queued `node` running and makes its job.
-    pub fn start(&mut self, node: usize, drain: DrainLevel) -> Option<Job<Id>> {
+    pub(super) fn start(&mut self, node: usize, drain: DrainLevel) -> Option<Job<Id>> {
         let entry = self
             .nodes
             .get_mut(node)
@@ -250,7 +250,12 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// Applies what a body returned (`Err`: its panic message).
-    pub fn complete(&mut self, node: usize, start: u64, result: Result<Outcome<Id>, String>) {
+    pub(super) fn complete(
+        &mut self,
+        node: usize,
+        start: u64,
+        result: Result<Outcome<Id>, String>,
+    ) {
         let Some(entry) = self.nodes.get_mut(node) else {
             return;
         };
@@ -327,7 +332,7 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// A job that a worker returned unrun (the run was cancelled): the node is runnable again.
-    pub fn unrun(&mut self, node: usize) {
+    pub(crate) fn unrun(&mut self, node: usize) {
         if let Some(entry) = self.nodes.get_mut(node) {
             entry.state = State::Queued;
             entry.runs = entry.runs.saturating_sub(1);
@@ -338,7 +343,7 @@ impl<Id: NodeId> Core<Id> {
 
     /// Parked nodes in drain-round order: every node after the parked nodes it waits on, a cycle's
     /// members by id. All are marked queued, so wake-ups during the round leave them to the round.
-    pub fn take_parked(&mut self) -> Vec<usize> {
+    pub(crate) fn take_parked(&mut self) -> Vec<usize> {
         let mut parked: Vec<usize> = (0..self.nodes.len())
             .filter(|&node| {
                 self.nodes
@@ -385,7 +390,7 @@ impl<Id: NodeId> Core<Id> {
 
     /// The ids parked nodes wait on that are not nodes, sorted: the caller is asked who would
     /// produce them before [`Core::end_cycles`].
-    pub fn absent_waits(&self) -> Vec<Id> {
+    pub(crate) fn absent_waits(&self) -> Vec<Id> {
         let mut absent: Vec<Id> = self
             .nodes
             .iter()
@@ -402,7 +407,7 @@ impl<Id: NodeId> Core<Id> {
     /// Ends every parked node that waits in a cycle, each component's members with one shared
     /// path; `producers` maps an absent id to the nodes that would publish it. Returns the number
     /// of cycles ended. Linear in the parked nodes and their waits.
-    pub fn end_cycles(&mut self, producers: &[(Id, Vec<Id>)]) -> u32 {
+    pub(crate) fn end_cycles(&mut self, producers: &[(Id, Vec<Id>)]) -> u32 {
         let producers: HashMap<&Id, &[Id]> = producers
             .iter()
             .map(|(id, by)| (id, by.as_slice()))
@@ -506,12 +511,12 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// Whether any node is parked.
-    pub fn any_parked(&self) -> bool {
+    pub(crate) fn any_parked(&self) -> bool {
         self.nodes.iter().any(|entry| entry.state == State::Parked)
     }
 
     /// Ends every parked node as not ready, without waking anything: this is the last step of a run.
-    pub fn sweep(&mut self) {
+    pub(crate) fn sweep(&mut self) {
         for entry in &mut self.nodes {
             if entry.state == State::Parked {
                 let waiting_on = std::mem::take(&mut entry.waits);
@@ -524,7 +529,7 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// Every node's outcome, sorted by id.
-    pub fn report(&self, cancelled: bool) -> Vec<(Id, Final<Id>)> {
+    pub(super) fn report(&self, cancelled: bool) -> Vec<(Id, Final<Id>)> {
         let mut nodes: Vec<(Id, Final<Id>)> = self
             .nodes
             .iter()
@@ -545,7 +550,7 @@ impl<Id: NodeId> Core<Id> {
     }
 
     /// Resets the re-run guard's counters: each run gets a fresh budget.
-    pub fn begin_run(&mut self) {
+    pub(crate) fn begin_run(&mut self) {
         for entry in &mut self.nodes {
             entry.runs = 0;
             entry.changes = 0;

@@ -81,7 +81,7 @@ impl<Id: NodeId> Handle<Id> {
     /// The object `id` was added or changed. With `schedulable`, it is a node: a new one is
     /// registered and runs; a known one runs again (once its current run ends, if running). Either
     /// way, whatever is parked on `id` wakes.
-    pub fn on_arrival(&self, id: Id, schedulable: bool) {
+    pub(crate) fn on_arrival(&self, id: Id, schedulable: bool) {
         let mut core = self.shared.lock();
         core.arrival(id, schedulable);
         let runnable = core.has_ready();
@@ -91,7 +91,7 @@ impl<Id: NodeId> Handle<Id> {
 
     /// The status of `id` (a data object, or a node) changed; if it turned `terminal`, whatever is
     /// parked on it wakes. A node's own terminal outcome wakes its dependants without this call.
-    pub fn on_status(&self, id: &Id, terminal: bool) {
+    pub(crate) fn on_status(&self, id: &Id, terminal: bool) {
         let mut core = self.shared.lock();
         core.status(id, terminal);
         let runnable = core.has_ready();

@@ -37,7 +37,7 @@ impl Status {
     }
 
     /// Ready or Failed: only a re-run changes it.
-    pub fn is_terminal(&self) -> bool {
+    pub(crate) fn is_terminal(&self) -> bool {
         !matches!(self, Status::Pending)
     }
 

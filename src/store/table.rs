@@ -69,7 +69,10 @@ where
 
     /// Calls `callback` for every later event, on the thread of the writer that caused it, with no
     /// Store lock held (so the callback may read or write the Store).
-    pub fn subscribe(&self, callback: impl Fn(&Event<Id>) + Send + Sync + 'static) -> Subscription {
+    pub(crate) fn subscribe(
+        &self,
+        callback: impl Fn(&Event<Id>) + Send + Sync + 'static,
+    ) -> Subscription {
         let subscription = Subscription(self.next_subscription.fetch_add(1, Ordering::Relaxed));
         write(&self.subscribers).push((subscription, Arc::new(callback)));
         subscription
@@ -89,7 +92,7 @@ where
     }
 
     /// Stops delivery to a subscriber; events already being delivered may still arrive.
-    pub fn unsubscribe(&self, subscription: Subscription) {
+    pub(crate) fn unsubscribe(&self, subscription: Subscription) {
         write(&self.subscribers).retain(|(s, _)| *s != subscription);
     }
 
@@ -170,7 +173,7 @@ where
     }
 
     /// The objects whose id `keep` accepts, sorted by id; only those are copied out.
-    pub fn objects_where(&self, keep: impl Fn(&Id) -> bool) -> Vec<(Id, Arc<Obj>)> {
+    pub(crate) fn objects_where(&self, keep: impl Fn(&Id) -> bool) -> Vec<(Id, Arc<Obj>)> {
         let mut chosen: Vec<_> = read(&self.objects)
             .iter()
             .filter(|(id, _)| keep(id))
@@ -183,7 +186,7 @@ where
     /// Sets the status of `id` (an object need not exist: a failed lookup can be recorded too).
     /// Emits `Terminal` when the new status is terminal and differs from the old one (a change of
     /// `blocked_by` alone is silent); returns whether anything changed.
-    pub fn set_status(&self, id: Id, record: StatusRecord<Id>) -> bool {
+    pub(crate) fn set_status(&self, id: Id, record: StatusRecord<Id>) -> bool {
         let (changed, became_terminal) = {
             let mut statuses = write(&self.statuses);
             match statuses.get(&id) {
@@ -225,7 +228,7 @@ where
     }
 
     /// The statuses whose id `keep` accepts, sorted by id; only those are copied out.
-    pub fn statuses_where(&self, keep: impl Fn(&Id) -> bool) -> Vec<(Id, StatusRecord<Id>)> {
+    pub(crate) fn statuses_where(&self, keep: impl Fn(&Id) -> bool) -> Vec<(Id, StatusRecord<Id>)> {
         let mut chosen: Vec<_> = read(&self.statuses)
             .iter()
             .filter(|(id, _)| keep(id))

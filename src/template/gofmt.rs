@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::golang::{self, can_backquote, json_float, quote_rune, quote_with};
-pub use crate::golang::{format_float_g, quote};
+pub(super) use crate::golang::{format_float_g, quote};
 
 use super::value::Value;
 
@@ -31,7 +31,7 @@ pub fn sprint(args: &[Value]) -> String {
 }
 
 /// Go's `fmt.Sprintln`: operands printed with `%v`, always separated by spaces, newline appended.
-pub fn sprintln(args: &[Value]) -> String {
+pub(crate) fn sprintln(args: &[Value]) -> String {
     let parts: Vec<String> = args.iter().map(format_v).collect();
     let mut out = parts.join(" ");
     out.push('\n');
@@ -39,7 +39,7 @@ pub fn sprintln(args: &[Value]) -> String {
 }
 
 /// Go's `%v` of a value.
-pub fn format_v(v: &Value) -> String {
+pub(crate) fn format_v(v: &Value) -> String {
     let mut out = String::new();
     print_value(&mut out, v, 'v', &Flags::default());
     out
@@ -633,7 +633,7 @@ pub(crate) fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
 }
 
 /// Sprig's `strval`: strings as they are, everything else through `%v`.
-pub fn strval(v: &Value) -> String {
+pub(crate) fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => format_v(other),
@@ -642,7 +642,7 @@ pub fn strval(v: &Value) -> String {
 
 /// Sprig's `strslice`: a list's elements as strings (nils dropped), a nil as no strings, and any
 /// other value as a one-element list.
-pub fn strslice(v: &Value) -> Vec<String> {
+pub(crate) fn strslice(v: &Value) -> Vec<String> {
     match v {
         Value::List(items) => items
             .iter()
@@ -655,12 +655,12 @@ pub fn strslice(v: &Value) -> Vec<String> {
 }
 
 /// `fmt.Sprintf("%T", v)`.
-pub fn type_name(v: &Value) -> &'static str {
+pub(crate) fn type_name(v: &Value) -> &'static str {
     v.go_type_name()
 }
 
 /// `reflect.ValueOf(v).Kind().String()`.
-pub fn kind_name(v: &Value) -> &'static str {
+pub(crate) fn kind_name(v: &Value) -> &'static str {
     match v {
         Value::Nil => "invalid",
         Value::Bool(_) => "bool",
@@ -674,13 +674,13 @@ pub fn kind_name(v: &Value) -> &'static str {
 }
 
 /// Sprig's `empty`: Go's zero values and empty collections.
-pub fn is_empty(v: &Value) -> bool {
+pub(super) fn is_empty(v: &Value) -> bool {
     !v.is_truthy()
 }
 
 /// Options of the JSON encoder.
 #[derive(Clone, Copy)]
-pub struct JsonStyle {
+pub(crate) struct JsonStyle {
     /// `<`, `>` and `&` as `\u003c`... (Go's default; off for `toRawJson`).
     pub escape_html: bool,
     /// Two-space indentation, as `json.MarshalIndent(v, "", "  ")`.
@@ -688,7 +688,7 @@ pub struct JsonStyle {
 }
 
 /// `json.Marshal` with Go's key order (sorted) and escaping; NaN and infinities are errors as in Go.
-pub fn to_json(v: &Value, style: JsonStyle) -> Result<String, String> {
+pub(super) fn to_json(v: &Value, style: JsonStyle) -> Result<String, String> {
     let mut out = String::new();
     write_json(&mut out, v, style, 0)?;
     Ok(out)
@@ -764,7 +764,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Re
 }
 
 /// `json.Unmarshal` into `interface{}`: numbers become float64, as in Go.
-pub fn from_json(text: &str) -> Result<Value, String> {
+pub(super) fn from_json(text: &str) -> Result<Value, String> {
     let parsed: serde_json::Value = serde_json::from_str(text).map_err(|e| json_error(text, &e))?;
     Ok(from_serde(parsed))
 }
@@ -799,7 +799,7 @@ fn json_error(text: &str, e: &serde_json::Error) -> String {
 
 /// The JSON data `json.Marshal` makes of a value, as `serde_json` data: NaN, infinities and
 /// complex numbers are errors, as in Go.
-pub fn to_serde(v: &Value) -> Result<serde_json::Value, String> {
+pub(crate) fn to_serde(v: &Value) -> Result<serde_json::Value, String> {
     use serde_json::Value as Json;
     Ok(match v {
         Value::Nil => Json::Null,
@@ -820,7 +820,7 @@ pub fn to_serde(v: &Value) -> Result<serde_json::Value, String> {
 }
 
 /// Go's `interface{}` for decoded JSON data: every number a float64.
-pub fn from_serde(v: serde_json::Value) -> Value {
+pub(crate) fn from_serde(v: serde_json::Value) -> Value {
     match v {
         serde_json::Value::Null => Value::Nil,
         serde_json::Value::Bool(b) => Value::Bool(b),
@@ -836,7 +836,7 @@ pub fn from_serde(v: serde_json::Value) -> Value {
 }
 
 /// The Go type name of a decoded JSON value, for `cannot unmarshal X into Go value of type Y`.
-pub fn json_kind(v: &Value) -> &'static str {
+pub(crate) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Nil => "null",
         Value::Bool(_) => "bool",

@@ -216,7 +216,7 @@ pub struct Set {
 /// Methods on data, Go's `.Receiver.Method args` (Helm's `.Files.Get`, `.Capabilities.APIVersions.Has`):
 /// called with the receiver, the method name and the arguments where Go would find no field or map
 /// key (and before a map key when arguments are given). `None` means "no such method".
-pub type MethodFn =
+pub(crate) type MethodFn =
     fn(&mut FuncEnv, &Value, &str, &[Value]) -> Option<Result<Value, funcs::FuncError>>;
 
 impl Set {
@@ -341,7 +341,7 @@ impl Set {
 
     /// Like [`Set::execute`], taking `data` and handing it back unchanged, so that a caller that
     /// runs many templates over the same large data never copies it.
-    pub fn execute_owned(
+    pub(crate) fn execute_owned(
         &self,
         name: &str,
         data: Value,
@@ -438,7 +438,7 @@ pub(crate) fn parse_trees(name: &str, text: &str) -> Result<Vec<parse::Tree>, Er
 /// caller is already such a thread. A caller that executes many templates in a row (a chart's)
 /// wraps them all in one call: a thread started per template, each touching fresh stack pages,
 /// cost more than many of the templates themselves.
-pub fn on_big_stack<T: Send>(
+pub(crate) fn on_big_stack<T: Send>(
     name: &str,
     f: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {

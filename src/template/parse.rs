@@ -103,7 +103,7 @@ pub(crate) enum Arg {
 }
 
 impl Arg {
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         match self {
             Arg::Field { pos, .. }
             | Arg::Variable { pos, .. }

@@ -43,7 +43,7 @@ impl Value {
     }
 
     /// Go's truth: false, 0, nil, and empty strings, slices and maps are false.
-    pub fn is_truthy(&self) -> bool {
+    pub(crate) fn is_truthy(&self) -> bool {
         match self {
             Value::Nil => false,
             Value::Bool(b) => *b,

@@ -29,7 +29,7 @@ const fn api(
     }
 }
 
-pub const RETIRED: &[RetiredApi] = &[
+pub(crate) const RETIRED: &[RetiredApi] = &[
     api(
         "extensions/v1beta1",
         &["Ingress"],

@@ -14,7 +14,7 @@ pub struct Explanation {
 }
 
 impl Code {
-    pub fn explanation(self) -> Explanation {
+    pub(crate) fn explanation(self) -> Explanation {
         match self {
             Code::ProducerFailed => Explanation {
                 meaning: "A Kustomization, HelmRelease or ResourceSet failed to build or render, \

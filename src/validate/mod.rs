@@ -44,7 +44,7 @@ pub use orphans::{find as find_orphans, lexical_join, Applied, Layout, OrphanInp
 pub use schema::{supported_minors, GroupVersionKind, Schemas, Verdict, Violation};
 
 /// The annotation listing the codes an object opts out of.
-pub const IGNORE_ANNOTATION: &str = "offlux.io/ignore";
+pub(crate) const IGNORE_ANNOTATION: &str = "offlux.io/ignore";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -159,7 +159,7 @@ impl Code {
         }
     }
 
-    pub fn default_severity(self) -> Severity {
+    pub(crate) fn default_severity(self) -> Severity {
         match self {
             Code::ProducerFailed
             | Code::DuplicateObject
@@ -234,7 +234,7 @@ pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
 
 /// [`validate`], with `made` (findings made elsewhere, such as OFX110 from a run's HelmReleases)
 /// opted out, re-graded and sorted with the rest.
-pub fn validate_with(
+pub(crate) fn validate_with(
     objects: &[Produced<'_>],
     made: Vec<Finding>,
     options: &Options,

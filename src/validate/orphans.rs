@@ -51,14 +51,14 @@ impl Layout {
     }
 
     /// Whether some kustomization file names `file` (as a resource, patch, generator input...).
-    pub fn is_input(&self, file: &Path) -> bool {
+    pub(crate) fn is_input(&self, file: &Path) -> bool {
         self.inputs.contains(file)
     }
 
     /// Whether applying `entry` applies `file`, as Flux does a directory without a kustomization
     /// file: every YAML file below it, but those under a directory that has its own (which names
     /// its files itself).
-    pub fn generated_by(&self, entry: &Path, file: &Path) -> bool {
+    pub(crate) fn generated_by(&self, entry: &Path, file: &Path) -> bool {
         !self.kustomization_dirs.contains(entry)
             && file.starts_with(entry)
             && !file

@@ -82,13 +82,13 @@ const BUILTIN: &[(&str, &str, bool)] = &[
     ("storage.k8s.io", "VolumeAttachment", false),
 ];
 
-pub struct Scopes {
+pub(crate) struct Scopes {
     custom: BTreeMap<(String, String), bool>,
 }
 
 impl Scopes {
     /// Built-in kinds, and the CRDs found among `objects`.
-    pub fn from_objects<'a>(objects: impl Iterator<Item = &'a Object>) -> Scopes {
+    pub(crate) fn from_objects<'a>(objects: impl Iterator<Item = &'a Object>) -> Scopes {
         let mut custom = BTreeMap::new();
         for object in objects {
             if object.id.kind != "CustomResourceDefinition" {
@@ -112,7 +112,7 @@ impl Scopes {
     }
 
     /// `None` when the kind is neither built in nor defined by a CRD among the objects.
-    pub fn is_namespaced(&self, group: &str, kind: &str) -> Option<bool> {
+    pub(crate) fn is_namespaced(&self, group: &str, kind: &str) -> Option<bool> {
         BUILTIN
             .iter()
             .find(|(g, k, _)| *g == group && *k == kind)

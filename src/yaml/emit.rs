@@ -61,7 +61,7 @@ enum Style {
     Folded,
 }
 
-pub fn emit(node: &Node, options: &EmitOptions) -> String {
+pub(super) fn emit(node: &Node, options: &EmitOptions) -> String {
     let mode = if options.preserve_style {
         Mode::PreserveStyle
     } else {
@@ -96,7 +96,7 @@ pub fn emit_canonical_kyaml_onto(node: &Node, out: String) -> String {
     emitter.document(node)
 }
 
-pub fn emit_stream(nodes: &[Node], options: &EmitOptions) -> String {
+pub(super) fn emit_stream(nodes: &[Node], options: &EmitOptions) -> String {
     let mut out = String::new();
     for (i, node) in nodes.iter().enumerate() {
         if i > 0 {

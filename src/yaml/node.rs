@@ -97,7 +97,7 @@ pub struct Entry {
 
 impl Entry {
     /// Whether the key's text is `key` (see [`same_text`]).
-    pub fn has_key(&self, key: &str) -> bool {
+    pub(crate) fn has_key(&self, key: &str) -> bool {
         same_text(&self.key.value, key)
     }
 }
@@ -262,14 +262,14 @@ impl Node {
         }
     }
 
-    pub fn as_mapping_mut(&mut self) -> Option<&mut Mapping> {
+    pub(crate) fn as_mapping_mut(&mut self) -> Option<&mut Mapping> {
         match self {
             Node::Mapping(m) => Some(m),
             _ => None,
         }
     }
 
-    pub fn as_sequence(&self) -> Option<&Sequence> {
+    pub(crate) fn as_sequence(&self) -> Option<&Sequence> {
         match self {
             Node::Sequence(s) => Some(s),
             _ => None,
@@ -294,7 +294,7 @@ impl Node {
     }
 
     /// A short name for the node's kind, for error messages.
-    pub fn kind_name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         match self {
             Node::Scalar(s) if s.is_null() => "null",
             Node::Scalar(_) => "scalar",

@@ -349,7 +349,7 @@ pub(super) struct Timestamp {
 
 impl Timestamp {
     /// Go's `time.Time` JSON form (RFC 3339 with nanoseconds, trailing zeros trimmed).
-    pub fn rfc3339(&self) -> String {
+    pub(crate) fn rfc3339(&self) -> String {
         let mut out = format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
             self.year, self.month, self.day, self.hour, self.minute, self.second

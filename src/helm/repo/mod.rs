@@ -95,7 +95,7 @@ pub struct ChartRequest {
 
 impl ChartRequest {
     /// The chart's name: `chart`, or the last path segment of a direct OCI reference.
-    pub fn chart_name(&self) -> String {
+    pub(crate) fn chart_name(&self) -> String {
         if !self.chart.is_empty() {
             return self.chart.clone();
         }

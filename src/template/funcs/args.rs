@@ -7,14 +7,14 @@ use super::super::value::Value;
 use super::gofmt::type_name;
 use super::FuncError;
 
-pub type Result<T> = std::result::Result<T, FuncError>;
+pub(super) type Result<T> = std::result::Result<T, FuncError>;
 
-pub fn err<T>(msg: impl Into<String>) -> Result<T> {
+pub(super) fn err<T>(msg: impl Into<String>) -> Result<T> {
     Err(FuncError(msg.into()))
 }
 
 /// Exactly `n` arguments, with `text/template`'s message otherwise.
-pub fn exact(name: &str, args: &[Value], n: usize) -> Result<()> {
+pub(super) fn exact(name: &str, args: &[Value], n: usize) -> Result<()> {
     if args.len() != n {
         return err(format!(
             "wrong number of args for {name}: want {n} got {}",
@@ -25,7 +25,7 @@ pub fn exact(name: &str, args: &[Value], n: usize) -> Result<()> {
 }
 
 /// At least `n` arguments (a variadic Go function).
-pub fn at_least(name: &str, args: &[Value], n: usize) -> Result<()> {
+pub(crate) fn at_least(name: &str, args: &[Value], n: usize) -> Result<()> {
     if args.len() < n {
         return err(format!(
             "wrong number of args for {name}: want at least {n} got {}",
@@ -46,7 +46,7 @@ fn wrong_type(expected: &str, got: &Value) -> FuncError {
 }
 
 /// A Go `string` parameter.
-pub fn string(v: &Value) -> Result<&str> {
+pub(super) fn string(v: &Value) -> Result<&str> {
     match v {
         Value::String(s) => Ok(s),
         other => Err(wrong_type("string", other)),
@@ -54,7 +54,7 @@ pub fn string(v: &Value) -> Result<&str> {
 }
 
 /// A Go `int` parameter.
-pub fn int(v: &Value) -> Result<i64> {
+pub(super) fn int(v: &Value) -> Result<i64> {
     match v {
         Value::Int(i) => Ok(*i),
         other => Err(wrong_type("int", other)),
@@ -62,7 +62,7 @@ pub fn int(v: &Value) -> Result<i64> {
 }
 
 /// A Go `float64` parameter (integer constants convert).
-pub fn float(v: &Value) -> Result<f64> {
+pub(crate) fn float(v: &Value) -> Result<f64> {
     match v {
         Value::Float(f) => Ok(*f),
         Value::Int(i) => Ok(*i as f64),
@@ -71,7 +71,7 @@ pub fn float(v: &Value) -> Result<f64> {
 }
 
 /// A Go `bool` parameter.
-pub fn boolean(v: &Value) -> Result<bool> {
+pub(super) fn boolean(v: &Value) -> Result<bool> {
     match v {
         Value::Bool(b) => Ok(*b),
         other => Err(wrong_type("bool", other)),
@@ -79,7 +79,7 @@ pub fn boolean(v: &Value) -> Result<bool> {
 }
 
 /// A Go `map[string]interface{}` parameter.
-pub fn map(v: &Value) -> Result<&std::collections::BTreeMap<String, Value>> {
+pub(super) fn map(v: &Value) -> Result<&std::collections::BTreeMap<String, Value>> {
     match v {
         Value::Map(m) => Ok(m),
         other => Err(wrong_type("map[string]interface {}", other)),
@@ -95,7 +95,7 @@ fn trim_zero_decimal(s: &str) -> &str {
 }
 
 /// `strconv.ParseInt(s, 0, 64)`: base prefixes, underscores only with a prefix, optional sign.
-pub fn parse_go_int(s: &str) -> Option<i64> {
+pub(crate) fn parse_go_int(s: &str) -> Option<i64> {
     let (neg, body) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -127,7 +127,7 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
 }
 
 /// `cast.ToInt64`: numbers truncate, strings parse (base prefixes allowed), failures give 0.
-pub fn to_int64(v: &Value) -> i64 {
+pub(crate) fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) => *i,
         // Go's conversion on amd64: a float out of int64's range (or not finite) gives the
@@ -143,7 +143,7 @@ pub fn to_int64(v: &Value) -> i64 {
 }
 
 /// `cast.ToFloat64`: numbers convert, strings parse, failures give 0.
-pub fn to_float64(v: &Value) -> f64 {
+pub(crate) fn to_float64(v: &Value) -> f64 {
     match v {
         Value::Int(i) => *i as f64,
         Value::Float(f) => *f,
@@ -154,7 +154,7 @@ pub fn to_float64(v: &Value) -> f64 {
 }
 
 /// `strconv.ParseFloat(s, 64)` for the forms Go accepts (decimal, exponent, Inf, NaN).
-pub fn parse_go_float(s: &str) -> Option<f64> {
+pub(crate) fn parse_go_float(s: &str) -> Option<f64> {
     let lower = s.to_ascii_lowercase();
     let body = lower.trim_start_matches(['+', '-']);
     match body {

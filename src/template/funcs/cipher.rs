@@ -11,7 +11,7 @@ use super::args::{self, err, exact, Result};
 use super::random::next_u64;
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] =
+pub(crate) const FUNCTIONS: &[(&str, Function)] =
     &[("encryptAES", encrypt_aes), ("decryptAES", decrypt_aes)];
 
 /// Multiplication in GF(2^8) with the AES polynomial.

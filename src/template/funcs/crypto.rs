@@ -19,7 +19,7 @@ use super::super::value::Value;
 use super::args::{self, err, exact, Result};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("sha1sum", sha1sum),
     ("sha256sum", sha256sum),
     ("sha512sum", sha512sum),

@@ -10,7 +10,7 @@ use super::super::value::Value;
 use super::args::{self, err, exact, Result};
 use super::{FuncEnv, FuncError, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("now", now),
     ("ago", ago),
     ("date", date),
@@ -29,10 +29,10 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     ("unixEpoch", unix_epoch),
 ];
 
-pub const NANOS_PER_SEC: i64 = 1_000_000_000;
+pub(crate) const NANOS_PER_SEC: i64 = 1_000_000_000;
 
 /// `time.Duration.String()`.
-pub fn format_duration(d: i64) -> String {
+pub(crate) fn format_duration(d: i64) -> String {
     if d == 0 {
         return "0s".into();
     }
@@ -71,7 +71,7 @@ pub fn format_duration(d: i64) -> String {
 }
 
 /// `time.ParseDuration`.
-pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
+pub(crate) fn parse_duration(text: &str) -> std::result::Result<i64, String> {
     let invalid = || format!("time: invalid duration {}", super::gofmt::quote(text));
     let (neg, mut s) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -390,7 +390,7 @@ fn next_chunk(layout: &str) -> Option<(usize, &'static str)> {
 }
 
 /// `time.Time.Format` for a UTC time given in Unix seconds.
-pub fn format_time(layout: &str, unix: i64) -> String {
+pub(crate) fn format_time(layout: &str, unix: i64) -> String {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
     let (y, mo, d) = civil_from_days(days);
@@ -444,7 +444,7 @@ pub fn format_time(layout: &str, unix: i64) -> String {
 }
 
 /// `time.Parse` for the numeric and named elements; zones other than UTC offsets are UTC.
-pub fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String> {
+pub(crate) fn parse_time(layout: &str, value: &str) -> std::result::Result<i64, String> {
     let fail = || {
         format!(
             "parsing time {} as {}: cannot parse {} as {}",

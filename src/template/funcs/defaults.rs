@@ -8,7 +8,7 @@ use super::args::{self, err, exact, Result};
 use super::gofmt::{self, is_empty, kind_name, type_name, JsonStyle};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("default", default),
     ("empty", empty),
     ("coalesce", coalesce),

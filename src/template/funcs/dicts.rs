@@ -11,7 +11,7 @@ use super::args::{self, at_least, err, exact, Result};
 use super::gofmt::{is_empty, strval};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("dict", dict),
     ("get", get),
     ("set", set),
@@ -125,7 +125,11 @@ fn omit(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 /// `mergo.Merge` (and `WithOverride`) on `map[string]interface{}`: nested maps merge key by key;
 /// without override a key is only filled when missing or empty in `dst`; with override scalars
 /// and lists from `src` replace, while a non-empty `dst` value is never replaced by a map.
-pub fn mergo(dst: &mut BTreeMap<String, Value>, src: &BTreeMap<String, Value>, overwrite: bool) {
+pub(crate) fn mergo(
+    dst: &mut BTreeMap<String, Value>,
+    src: &BTreeMap<String, Value>,
+    overwrite: bool,
+) {
     for (key, s) in src {
         let d = dst.get_mut(key);
         match (s, d) {

@@ -9,7 +9,7 @@ use super::super::value::Value;
 use super::args::{self, exact, Result};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("b64enc", b64enc),
     ("b64dec", b64dec),
     ("b32enc", b32enc),
@@ -45,7 +45,7 @@ fn b64dec(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /// RFC 4648 base32 with padding, as `base32.StdEncoding`.
-pub fn base32_encode(data: &[u8]) -> String {
+pub(crate) fn base32_encode(data: &[u8]) -> String {
     let mut out = String::new();
     for chunk in data.chunks(5) {
         let mut buf = [0u8; 5];

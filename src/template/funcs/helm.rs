@@ -15,7 +15,7 @@ use super::gofmt::{self, JsonStyle};
 use super::{toml, FuncEnv, FuncError, Function};
 use crate::yaml;
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("toYaml", to_yaml),
     ("toYamlPretty", to_yaml_pretty),
     ("mustToYaml", must_to_yaml),

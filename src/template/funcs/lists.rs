@@ -8,7 +8,7 @@ use super::args::{self, at_least, err, exact, Result};
 use super::gofmt::{is_empty, kind_name};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("list", list),
     ("tuple", list),
     ("append", push),

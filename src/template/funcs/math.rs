@@ -8,7 +8,7 @@ use super::args::{self, at_least, err, exact, to_float64, to_int64, Result};
 use super::gofmt::format_v;
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("add1", add1),
     ("add", add),
     ("sub", sub),

@@ -41,8 +41,8 @@ mod strings;
 mod toml;
 
 /// Masterminds semver (versions, constraints), shared with chart dependency and kubeVersion checks.
-pub mod semver_api {
-    pub use super::semver::{compare, parse_version, satisfies, Version};
+pub(crate) mod semver_api {
+    pub(crate) use super::semver::{compare, parse_version, satisfies, Version};
 }
 
 use super::gofmt;
@@ -110,7 +110,7 @@ pub fn sprig_methods(
 }
 
 /// Whether Go's version of the function changes the map passed as its first argument.
-pub fn mutates_first_arg(name: &str) -> bool {
+pub(crate) fn mutates_first_arg(name: &str) -> bool {
     matches!(
         name,
         "set" | "unset" | "merge" | "mustMerge" | "mergeOverwrite" | "mustMergeOverwrite"

@@ -9,7 +9,7 @@ use super::super::value::Value;
 use super::args::{self, exact, Result};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("base", base),
     ("dir", dir),
     ("clean", clean),
@@ -25,7 +25,7 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
 ];
 
 /// `path.Clean`: lexical simplification of `.`/`..` and repeated slashes.
-pub fn clean_path(p: &str) -> String {
+pub(crate) fn clean_path(p: &str) -> String {
     if p.is_empty() {
         return ".".into();
     }

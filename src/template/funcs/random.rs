@@ -10,7 +10,7 @@ use super::super::value::Value;
 use super::args::{self, err, exact, Result};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("randAlphaNum", rand_alpha_num),
     ("randAlpha", rand_alpha),
     ("randAscii", rand_ascii),
@@ -22,7 +22,7 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
 ];
 
 /// SplitMix64: small, fast, and good enough for shapes.
-pub fn next_u64(env: &mut FuncEnv) -> u64 {
+pub(super) fn next_u64(env: &mut FuncEnv) -> u64 {
     env.rng_state = env.rng_state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = env.rng_state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -9,7 +9,7 @@ use super::super::value::Value;
 use super::args::{self, exact, Result};
 use super::{FuncEnv, FuncError, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("regexMatch", regex_match),
     ("mustRegexMatch", must_regex_match),
     ("regexFindAll", regex_find_all),

@@ -12,10 +12,11 @@ use super::super::value::Value;
 use super::args::{self, exact, Result};
 use super::{FuncEnv, FuncError, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[("semver", semver), ("semverCompare", semver_compare)];
+pub(crate) const FUNCTIONS: &[(&str, Function)] =
+    &[("semver", semver), ("semverCompare", semver_compare)];
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Version {
+pub(crate) struct Version {
     pub major: u64,
     pub minor: u64,
     pub patch: u64,
@@ -37,7 +38,7 @@ fn parse_num(s: &str) -> Option<u64> {
 }
 
 /// `semver.NewVersion`.
-pub fn parse_version(text: &str) -> std::result::Result<Version, String> {
+pub(crate) fn parse_version(text: &str) -> std::result::Result<Version, String> {
     let invalid = || "Invalid Semantic Version".to_string();
     let body = text.strip_prefix('v').unwrap_or(text);
     let (body, metadata) = match body.split_once('+') {
@@ -89,7 +90,7 @@ fn compare_pre(a: &str, b: &str) -> Ordering {
     pa.len().cmp(&pb.len())
 }
 
-pub fn compare(a: &Version, b: &Version) -> Ordering {
+pub(crate) fn compare(a: &Version, b: &Version) -> Ordering {
     (a.major, a.minor, a.patch)
         .cmp(&(b.major, b.minor, b.patch))
         .then_with(|| compare_pre(&a.pre, &b.pre))
@@ -305,7 +306,7 @@ fn and_terms(alt: &str) -> std::result::Result<Vec<String>, String> {
 }
 
 /// `semver.NewConstraint(c).Check(v)`.
-pub fn satisfies(constraint: &str, version: &Version) -> std::result::Result<bool, String> {
+pub(crate) fn satisfies(constraint: &str, version: &Version) -> std::result::Result<bool, String> {
     let mut any = false;
     for alt in constraint.split("||") {
         let group = and_terms(alt)?
@@ -382,7 +383,7 @@ fn version_string(v: &Version) -> String {
 
 /// Methods of Masterminds' `*semver.Version` on what `semver` returns (`Compare`, `Equal`,
 /// `LessThan`, `GreaterThan`, `String`), for the executor's method hook.
-pub fn version_method(recv: &Value, name: &str, args: &[Value]) -> Option<Result<Value>> {
+pub(crate) fn version_method(recv: &Value, name: &str, args: &[Value]) -> Option<Result<Value>> {
     let v = version_of(recv)?;
     let other = || -> Result<Version> {
         exact(name, args, 1)?;

@@ -10,7 +10,7 @@ use super::args::{self, err, exact, Result};
 use super::gofmt::{quote as go_quote, strslice, strval};
 use super::{FuncEnv, Function};
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+pub(crate) const FUNCTIONS: &[(&str, Function)] = &[
     ("hello", hello),
     ("abbrev", abbrev),
     ("abbrevboth", abbrevboth),

@@ -12,7 +12,7 @@ use super::super::value::Value;
 use super::gofmt::format_float_g;
 
 /// `toml.NewEncoder(w).Encode(v)` for a map.
-pub fn to_toml(v: &Value) -> Result<String, String> {
+pub(crate) fn to_toml(v: &Value) -> Result<String, String> {
     let m = match v {
         Value::Map(m) => m,
         // Anything else is written as a single inline value, as BurntSushi's encoder does.
@@ -169,7 +169,7 @@ fn inline(out: &mut String, v: &Value) -> Result<(), String> {
 }
 
 /// `toml.Unmarshal` into a map; errors read `toml: line N: ...` as BurntSushi's do.
-pub fn from_toml(text: &str) -> Result<Value, String> {
+pub(crate) fn from_toml(text: &str) -> Result<Value, String> {
     let mut p = Reader {
         s: text.as_bytes(),
         text,

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use jsonschema::{Keyword, ValidationError};
 use serde_json::{Map, Value};
 
-pub const KEYWORD: &str = "x-kubernetes-validations";
+pub(crate) const KEYWORD: &str = "x-kubernetes-validations";
 
 /// The CEL environment Kubernetes evaluates rules in, as far as the `cel` crate has it: the
 /// standard library with the strings and lists extensions.
@@ -33,13 +33,13 @@ struct Rule {
     message: Option<String>,
 }
 
-pub struct CelRules {
+pub(crate) struct CelRules {
     env: Option<Arc<cel::Env>>,
     rules: Vec<Rule>,
 }
 
 /// The keyword's factory for `jsonschema::options().with_keyword`.
-pub fn factory<'a>(
+pub(crate) fn factory<'a>(
     _parent: &'a Map<String, Value>,
     value: &'a Value,
     _location: jsonschema::paths::Location,

@@ -60,7 +60,7 @@ pub fn supported_minors() -> &'static [u64] {
 }
 
 /// The built-in definitions of one minor version, and which definition each kind is.
-pub struct KubernetesSchemas {
+pub(crate) struct KubernetesSchemas {
     pub minor: u64,
     definitions: BTreeMap<&'static str, &'static Value>,
     kinds: BTreeMap<GroupVersionKind, &'static str>,
@@ -68,7 +68,7 @@ pub struct KubernetesSchemas {
 
 impl KubernetesSchemas {
     /// The schemas of `minor`, or of the nearest version the table holds.
-    pub fn for_minor(minor: u64) -> Self {
+    pub(crate) fn for_minor(minor: u64) -> Self {
         let table = table();
         let first = table.minors.first().copied().unwrap_or(0);
         let last = table.minors.last().copied().unwrap_or(0);
@@ -109,12 +109,12 @@ impl KubernetesSchemas {
     }
 
     /// Whether the group is one of Kubernetes' own (served by the API server itself).
-    pub fn serves_group(&self, group: &str) -> bool {
+    pub(crate) fn serves_group(&self, group: &str) -> bool {
         self.kinds.keys().any(|gvk| gvk.group == group)
     }
 
     /// A self-contained schema for `gvk`: its definition and every definition it refers to.
-    pub fn schema_of(&self, gvk: &GroupVersionKind) -> Option<Value> {
+    pub(crate) fn schema_of(&self, gvk: &GroupVersionKind) -> Option<Value> {
         let root = *self.kinds.get(gvk)?;
         let mut needed = BTreeMap::new();
         let mut pending = vec![root];

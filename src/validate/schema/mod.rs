@@ -39,7 +39,7 @@ impl GroupVersionKind {
     }
 
     /// From an object's `apiVersion` (`group/version`, or `version` for the core group) and kind.
-    pub fn from_api_version(api_version: &str, kind: &str) -> Self {
+    pub(crate) fn from_api_version(api_version: &str, kind: &str) -> Self {
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         GroupVersionKind::new(group, version, kind)
     }
@@ -157,7 +157,7 @@ impl<'a> Schemas<'a> {
     }
 
     /// Whether `gvk` was prepared and has a schema (without one, `check` does not read the object).
-    pub fn has_schema(&self, gvk: &GroupVersionKind) -> bool {
+    pub(crate) fn has_schema(&self, gvk: &GroupVersionKind) -> bool {
         self.compiled.get(gvk).is_some_and(Result::is_ok)
     }
 

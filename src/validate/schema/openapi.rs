@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 /// The JSON Schema of a custom resource whose CRD version has `schema` as its
 /// `openAPIV3Schema`. The root accepts `apiVersion`, `kind` and `metadata` whether declared or not.
-pub fn custom_resource_schema(schema: &Value) -> Value {
+pub(crate) fn custom_resource_schema(schema: &Value) -> Value {
     let mut root = match translate(schema, Fields::Declared) {
         Value::Object(map) => map,
         _ => Map::new(),

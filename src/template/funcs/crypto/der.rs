@@ -6,17 +6,17 @@
 
 use base64::Engine as _;
 
-pub const SEQUENCE: u8 = 0x30;
-pub const SET: u8 = 0x31;
-pub const INTEGER: u8 = 0x02;
-pub const BIT_STRING: u8 = 0x03;
-pub const OCTET_STRING: u8 = 0x04;
-pub const NULL: u8 = 0x05;
-pub const OID: u8 = 0x06;
-pub const BOOLEAN: u8 = 0x01;
+pub(crate) const SEQUENCE: u8 = 0x30;
+pub(crate) const SET: u8 = 0x31;
+pub(crate) const INTEGER: u8 = 0x02;
+pub(crate) const BIT_STRING: u8 = 0x03;
+pub(crate) const OCTET_STRING: u8 = 0x04;
+pub(super) const NULL: u8 = 0x05;
+pub(crate) const OID: u8 = 0x06;
+pub(crate) const BOOLEAN: u8 = 0x01;
 
 /// One element: tag, length, contents.
-pub fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+pub(crate) fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
     let mut out = vec![tag];
     let len = content.len();
     if len < 0x80 {
@@ -32,12 +32,12 @@ pub fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
 }
 
 /// A constructed element from already-encoded children.
-pub fn cons(tag: u8, children: &[&[u8]]) -> Vec<u8> {
+pub(crate) fn cons(tag: u8, children: &[&[u8]]) -> Vec<u8> {
     tlv(tag, &children.concat())
 }
 
 /// A non-negative INTEGER from big-endian magnitude bytes (minimal form).
-pub fn uint(magnitude: &[u8]) -> Vec<u8> {
+pub(crate) fn uint(magnitude: &[u8]) -> Vec<u8> {
     let trimmed: &[u8] = {
         let skip = magnitude.iter().take_while(|b| **b == 0).count();
         &magnitude[skip..]
@@ -51,7 +51,7 @@ pub fn uint(magnitude: &[u8]) -> Vec<u8> {
 }
 
 /// An OBJECT IDENTIFIER from its arcs (the first two are below 3 and 40).
-pub fn oid(arcs: &[u64]) -> Vec<u8> {
+pub(crate) fn oid(arcs: &[u64]) -> Vec<u8> {
     let mut content = Vec::new();
     let mut push = |mut v: u64| {
         let mut groups = vec![(v & 0x7f) as u8];
@@ -72,7 +72,7 @@ pub fn oid(arcs: &[u64]) -> Vec<u8> {
 }
 
 /// A BIT STRING with no unused bits.
-pub fn bits(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn bits(bytes: &[u8]) -> Vec<u8> {
     let mut content = vec![0];
     content.extend_from_slice(bytes);
     tlv(BIT_STRING, &content)
@@ -80,28 +80,28 @@ pub fn bits(bytes: &[u8]) -> Vec<u8> {
 
 /// One parsed element: its tag, its contents, and the whole encoding.
 #[derive(Clone, Copy, Debug)]
-pub struct Element<'a> {
+pub(crate) struct Element<'a> {
     pub tag: u8,
     pub content: &'a [u8],
     pub raw: &'a [u8],
 }
 
 /// Reads consecutive elements from a byte string.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     rest: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
         Reader { rest: bytes }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.rest.is_empty()
     }
 
     /// The next element, or an error for truncated or non-DER lengths.
-    pub fn next(&mut self) -> Result<Element<'a>, String> {
+    pub(super) fn next(&mut self) -> Result<Element<'a>, String> {
         let input = self.rest;
         let (&tag, after_tag) = input.split_first().ok_or("truncated DER: missing tag")?;
         if tag & 0x1f == 0x1f {
@@ -137,7 +137,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next element, which must have `tag`.
-    pub fn expect(&mut self, tag: u8, what: &str) -> Result<Element<'a>, String> {
+    pub(super) fn expect(&mut self, tag: u8, what: &str) -> Result<Element<'a>, String> {
         let el = self.next()?;
         if el.tag != tag {
             return Err(format!(
@@ -150,7 +150,7 @@ impl<'a> Reader<'a> {
 }
 
 /// PEM armour as Go's `pem.Encode` writes it.
-pub fn pem_encode(label: &str, der: &[u8]) -> String {
+pub(crate) fn pem_encode(label: &str, der: &[u8]) -> String {
     let b64 = base64::engine::general_purpose::STANDARD.encode(der);
     let mut out = format!("-----BEGIN {label}-----\n");
     for line in b64.as_bytes().chunks(64) {
@@ -162,7 +162,7 @@ pub fn pem_encode(label: &str, der: &[u8]) -> String {
 }
 
 /// The first PEM block in `text`: its label and decoded bytes. Headers are not supported.
-pub fn pem_decode(text: &str) -> Option<(String, Vec<u8>)> {
+pub(crate) fn pem_decode(text: &str) -> Option<(String, Vec<u8>)> {
     let start = text.find("-----BEGIN ")?;
     let after = &text[start + 11..];
     let label_end = after.find("-----")?;

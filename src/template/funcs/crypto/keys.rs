@@ -18,7 +18,7 @@ const OID_P256: &[u64] = &[1, 2, 840, 10045, 3, 1, 7];
 const OID_ED25519: &[u64] = &[1, 3, 101, 112];
 
 /// A parsed private key.
-pub enum PrivateKey {
+pub(crate) enum PrivateKey {
     Rsa(Box<RsaPrivateKey>),
     Ecdsa(p256::SecretKey),
     /// The 32-byte seed.
@@ -29,7 +29,7 @@ pub enum PrivateKey {
 
 impl PrivateKey {
     /// Sprig's `pemBlockForKey`: the key re-encoded in the block type Go writes for its type.
-    pub fn to_pem(&self) -> Result<String, String> {
+    pub(crate) fn to_pem(&self) -> Result<String, String> {
         match self {
             PrivateKey::Rsa(k) => rsa_pem(k),
             PrivateKey::Ecdsa(k) => Ok(ec_pem(k)),
@@ -39,12 +39,12 @@ impl PrivateKey {
     }
 }
 
-pub fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<RsaPrivateKey, String> {
+pub(crate) fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<RsaPrivateKey, String> {
     RsaPrivateKey::new(rng, bits).map_err(|e| format!("error generating rsa key: {e}"))
 }
 
 /// Go's `x509.MarshalPKCS1PrivateKey` in an "RSA PRIVATE KEY" block.
-pub fn rsa_pem(key: &RsaPrivateKey) -> Result<String, String> {
+pub(crate) fn rsa_pem(key: &RsaPrivateKey) -> Result<String, String> {
     let doc = key
         .to_pkcs1_der()
         .map_err(|e| format!("error pem-encoding key: {e}"))?;
@@ -52,12 +52,12 @@ pub fn rsa_pem(key: &RsaPrivateKey) -> Result<String, String> {
 }
 
 /// A P-256 key as Go's `x509.MarshalECPrivateKey` writes it, in an "EC PRIVATE KEY" block.
-pub fn ecdsa_pem(rng: &mut ChaCha20Rng) -> String {
+pub(crate) fn ecdsa_pem(rng: &mut ChaCha20Rng) -> String {
     ec_pem(&p256::SecretKey::random(rng))
 }
 
 /// The uncompressed public point of a P-256 key (`04 || X || Y`).
-pub fn ec_public_point(secret: &p256::SecretKey) -> Vec<u8> {
+pub(crate) fn ec_public_point(secret: &p256::SecretKey) -> Vec<u8> {
     use p256::elliptic_curve::sec1::ToEncodedPoint as _;
     secret
         .public_key()
@@ -81,7 +81,7 @@ fn ec_pem(secret: &p256::SecretKey) -> String {
 
 /// An Ed25519 key as Go's `x509.MarshalPKCS8PrivateKey` writes it (the seed only), in a
 /// "PRIVATE KEY" block. The seed is the key; no curve arithmetic is needed to store it.
-pub fn ed25519_pem(rng: &mut ChaCha20Rng) -> String {
+pub(crate) fn ed25519_pem(rng: &mut ChaCha20Rng) -> String {
     let mut seed = [0u8; 32];
     rng.fill_bytes(&mut seed);
     ed25519_seed_pem(&seed)
@@ -100,7 +100,7 @@ fn ed25519_seed_pem(seed: &[u8; 32]) -> String {
 }
 
 /// Sprig's `parsePrivateKeyPEM`, with its messages.
-pub fn parse_pem(text: &str) -> Result<PrivateKey, String> {
+pub(crate) fn parse_pem(text: &str) -> Result<PrivateKey, String> {
     let (label, bytes) = der::pem_decode(text).ok_or("no PEM data in input")?;
     if label == "PRIVATE KEY" {
         return parse_pkcs8(&bytes).map_err(|e| format!("decoding PEM as PKCS#8: {e}"));

@@ -34,7 +34,7 @@ fn fail<T>(msg: impl Into<String>) -> Result<T> {
     err(msg)
 }
 
-pub fn gen_ca(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn gen_ca(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genCA", a, 2)?;
     let (cn, days) = (args::string(&a[0])?, args::int(&a[1])?);
     let mut rng = rng(env);
@@ -42,7 +42,7 @@ pub fn gen_ca(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     ca(&mut rng, env.now_unix, cn, days, &key)
 }
 
-pub fn gen_ca_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn gen_ca_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genCAWithKey", a, 3)?;
     let (cn, days) = (args::string(&a[0])?, args::int(&a[1])?);
     let key = signing_key(args::string(&a[2])?)?;
@@ -50,21 +50,21 @@ pub fn gen_ca_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     ca(&mut rng, env.now_unix, cn, days, &key)
 }
 
-pub fn gen_self_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn gen_self_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSelfSignedCert", a, 4)?;
     let mut rng = rng(env);
     let key = generate(&mut rng)?;
     self_signed(&mut rng, env.now_unix, a, &key)
 }
 
-pub fn gen_self_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn gen_self_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSelfSignedCertWithKey", a, 5)?;
     let key = signing_key(args::string(&a[4])?)?;
     let mut rng = rng(env);
     self_signed(&mut rng, env.now_unix, &a[..4], &key)
 }
 
-pub fn gen_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn gen_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSignedCert", a, 5)?;
     let issuer = Issuer::from_value(&a[4])?;
     let mut rng = rng(env);
@@ -72,7 +72,7 @@ pub fn gen_signed_cert(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     signed(&mut rng, env.now_unix, &a[..4], &key, &issuer)
 }
 
-pub fn gen_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn gen_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("genSignedCertWithKey", a, 6)?;
     let issuer = Issuer::from_value(&a[4])?;
     let key = signing_key(args::string(&a[5])?)?;
@@ -80,7 +80,7 @@ pub fn gen_signed_cert_with_key(env: &mut FuncEnv, a: &[Value]) -> Result<Value>
     signed(&mut rng, env.now_unix, &a[..4], &key, &issuer)
 }
 
-pub fn build_custom_cert(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+pub(crate) fn build_custom_cert(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("buildCustomCert", a, 2)?;
     let b64 = base64::engine::general_purpose::STANDARD;
     let cert = b64
