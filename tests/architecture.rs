@@ -730,17 +730,6 @@ fn circles(
     s.out
 }
 
-/// Circles of more than two files that are known and being cut elsewhere, each exactly as it stands
-/// (any other circle, or one of these grown, fails the test). Remove an entry when its circle is
-/// gone.
-const KNOWN_CIRCLES: &[&[&str]] = &[&[
-    "helm/chart.rs",
-    "helm/files.rs",
-    "helm/render.rs",
-    "helm/values.rs",
-    "helm/values/schema.rs",
-]];
-
 /// Modules import one another one way: no circle of more than two files (two files that share
 /// items both ways are one concern split in two, a larger circle is a knot). The two-file circles
 /// are printed (`--nocapture`).
@@ -763,11 +752,6 @@ fn no_import_circle_larger_than_two_files() {
     };
     let mut report = Vec::new();
     for component in circles(&edges) {
-        let files: Vec<String> = component.iter().map(show).collect();
-        let known = KNOWN_CIRCLES.iter().any(|k| k.iter().eq(files.iter()));
-        if known {
-            continue;
-        }
         let mut lines = vec![format!("circle of {} files:", component.len())];
         for m in &component {
             let within: Vec<String> = edges

@@ -61,7 +61,7 @@ pub struct Chart {
     /// `values.schema.json`, when present.
     pub schema: Option<Vec<u8>>,
     /// `schema` compiled, once, at its first use.
-    pub compiled_schema: super::values::CompiledSchema,
+    pub compiled_schema: super::chart_cache::CompiledSchema,
     /// Files under `templates/`.
     pub templates: Vec<ChartFile>,
     /// Every other file that `.helmignore` keeps, except `Chart.yaml`, `values.yaml`,
@@ -72,7 +72,7 @@ pub struct Chart {
     /// Subcharts from `charts/` (directories or archives), in name order.
     pub dependencies: Vec<Chart>,
     /// The templates, parsed once per set of subcharts a render includes.
-    pub parsed_templates: super::render::ParsedTemplates,
+    pub parsed_templates: super::chart_cache::ParsedTemplates,
 }
 
 impl Chart {

@@ -18,6 +18,7 @@
 
 mod capabilities;
 pub mod chart;
+mod chart_cache;
 mod error;
 mod files;
 mod glob;
@@ -31,6 +32,7 @@ pub mod values;
 mod values_usage;
 
 pub use chart::{Chart, ChartFile, Dependency, Metadata};
+pub use chart_cache::{CompiledSchema, ParsedTemplates};
 pub use error::{Error, LoadError};
 pub use helmignore::RuleError;
 pub use kube_version::{KubeVersion, KubeVersionError};

@@ -3,7 +3,6 @@
 //! chart's scope of the values, then the output split, sorted and printed with `# Source:` lines.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
@@ -357,54 +356,6 @@ fn parse_templates(
         }
     }
     Ok(set)
-}
-
-/// A chart's parsed template sets, made once and shared by every release of the chart (and every
-/// copy of it). Keyed by the templates a render includes, which depend on the subcharts that the
-/// release's values enable; a set is used only for the very texts it was parsed from, so a copy
-/// of the chart whose templates were changed parses its own.
-#[derive(Clone, Default)]
-pub struct ParsedTemplates(Arc<Mutex<HashMap<Vec<String>, ParsedSet>>>);
-
-type ParsedSet = (Vec<Box<str>>, Result<Arc<Set>, Error>);
-
-impl ParsedTemplates {
-    fn get_or_parse(
-        &self,
-        order: &[String],
-        texts: &[&str],
-        parse: impl FnOnce() -> Result<Set, Error>,
-    ) -> Result<Arc<Set>, Error> {
-        let same_texts = |known: &[Box<str>]| known.iter().map(|t| &**t).eq(texts.iter().copied());
-        let known = self.0.lock().ok().and_then(|m| {
-            m.get(order)
-                .filter(|(known, _)| same_texts(known))
-                .map(|(_, set)| set.clone())
-        });
-        if let Some(known) = known {
-            return known;
-        }
-        // Parsed outside the lock: two releases of one chart may both parse it, never wait.
-        let parsed = parse().map(Arc::new);
-        if let Ok(mut known) = self.0.lock() {
-            let texts = texts.iter().map(|t| Box::from(*t)).collect();
-            known.insert(order.to_vec(), (texts, parsed.clone()));
-        }
-        parsed
-    }
-}
-
-impl std::fmt::Debug for ParsedTemplates {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ParsedTemplates")
-    }
-}
-
-/// A cache of what the chart's templates say, not part of what the chart is.
-impl PartialEq for ParsedTemplates {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
 }
 
 /// Helm's `cleanupParseError`: `parse error at (file:line): message`.

@@ -27,7 +27,6 @@ mod coalesce;
 mod dependencies;
 mod schema;
 
-pub use schema::CompiledSchema;
 mod strvals;
 
 use std::collections::BTreeMap;

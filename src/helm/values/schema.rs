@@ -13,13 +13,13 @@
 //! cannot be compiled for another reason than the metaschema words it differently.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, OnceLock};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, Retrieve, Uri, ValidationError};
 use serde_json::Value as Json;
 
 use super::Map;
+use crate::helm::chart_cache::{Compiled, CompiledSchema};
 use crate::helm::{Chart, Error};
 use crate::template::{sprint, sprintf, Value};
 
@@ -41,7 +41,7 @@ pub(super) fn validate(chart: &Chart, values: &Value) -> Result<(), Error> {
 /// Appends this chart's violations, then its subcharts', to `report`.
 fn validate_chart(chart: &Chart, values: &Map, report: &mut String) {
     if let Some(schema) = &chart.schema {
-        if let Err(message) = chart.compiled_schema.validate(values, schema) {
+        if let Err(message) = validate_against(&chart.compiled_schema, values, schema) {
             report.push_str(chart.name());
             report.push_str(":\n");
             report.push_str(&message);
@@ -62,54 +62,15 @@ fn validate_chart(chart: &Chart, values: &Map, report: &mut String) {
     }
 }
 
-/// A chart's `values.schema.json`, parsed and compiled at its first use and then shared by every
-/// copy of the chart: a chart that many releases use (app-template) has one large schema, and
-/// compiling it took more of each render than most of its templates. It is used only for the
-/// very bytes it was compiled from, so a copy of the chart whose schema was changed compiles its own.
-#[derive(Clone, Default)]
-pub struct CompiledSchema(Arc<OnceLock<SchemaFromBytes>>);
-
-/// The schema's bytes, and what compiling them gave.
-type SchemaFromBytes = (Vec<u8>, Result<Compiled, String>);
-
-struct Compiled {
-    schema: Json,
-    draft: Draft,
-    validator: jsonschema::Validator,
-}
-
-impl std::fmt::Debug for CompiledSchema {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CompiledSchema")
-    }
-}
-
-/// A cache of what the chart's bytes say, not part of what the chart is.
-impl PartialEq for CompiledSchema {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl CompiledSchema {
-    /// `ValidateAgainstSingleSchema`: the message (ending in a newline for violations) when the
-    /// values do not pass `schema` (the bytes this cache belongs to).
-    fn validate(&self, values: &Map, schema: &[u8]) -> Result<(), String> {
-        let cached = self.0.get_or_init(|| (schema.to_vec(), compile(schema)));
-        let uncached;
-        let compiled = if cached.0 == schema {
-            &cached.1
-        } else {
-            uncached = compile(schema);
-            &uncached
-        };
-        let compiled = compiled.as_ref().map_err(String::clone)?;
-        let instance = map_to_json(values);
-        // The validator is a third-party crate: should it panic on a strange schema, report that
-        // as Helm reports a recovered panic instead of stopping the run.
-        catch_unwind(AssertUnwindSafe(|| check(compiled, &instance)))
-            .unwrap_or_else(|_| Err("unable to validate schema: the validator panicked".into()))
-    }
+/// `ValidateAgainstSingleSchema`: the message (ending in a newline for violations) when `values`
+/// do not pass `schema`, compiled once per chart through its cache.
+fn validate_against(cache: &CompiledSchema, values: &Map, schema: &[u8]) -> Result<(), String> {
+    let compiled = cache.get_or_compile(schema, compile)?;
+    let instance = map_to_json(values);
+    // The validator is a third-party crate: should it panic on a strange schema, report that
+    // as Helm reports a recovered panic instead of stopping the run.
+    catch_unwind(AssertUnwindSafe(|| check(&compiled, &instance)))
+        .unwrap_or_else(|_| Err("unable to validate schema: the validator panicked".into()))
 }
 
 fn compile(schema: &[u8]) -> Result<Compiled, String> {
