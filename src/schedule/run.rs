@@ -81,7 +81,7 @@ impl<Id: NodeId> Handle<Id> {
     /// The object `id` was added or changed. With `schedulable`, it is a node: a new one is
     /// registered and runs; a known one runs again (once its current run ends, if running). Either
     /// way, whatever is parked on `id` wakes.
-    pub(crate) fn on_arrival(&self, id: Id, schedulable: bool) {
+    pub fn on_arrival(&self, id: Id, schedulable: bool) {
         let mut core = self.shared.lock();
         core.arrival(id, schedulable);
         let runnable = core.has_ready();
