@@ -5,41 +5,24 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use offlux::discovery::{apply_variable_defaults, discover, secure_join, Options};
 use offlux::kustomize;
 use offlux::yaml::{canonical_kyaml, emit_stream, parse_stream, to_json_kyaml, ParseOptions};
 
+#[path = "common/kustomize_oracle.rs"]
+mod kustomize_oracle;
 #[path = "../src/test_data.rs"]
 mod test_data;
+
+use kustomize_oracle::kustomize_build;
 
 fn shared() -> PathBuf {
     test_data::root()
 }
 
 fn oracle(dir: &Path) -> Result<String, String> {
-    let script = shared().join("oracle/kustomize-build");
-    let output = Command::new(&script)
-        .arg(dir)
-        .args([
-            "--load-restrictor",
-            "LoadRestrictionsNone",
-            "--reorder",
-            "none",
-        ])
-        .output()
-        .unwrap_or_else(|e| {
-            panic!(
-                "the reference kustomize (`{}`) cannot run: {e}",
-                script.display()
-            )
-        });
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    }
+    kustomize_build(&shared(), dir, true)
 }
 
 fn as_data(text: &str) -> Vec<serde_json::Value> {

@@ -7,11 +7,11 @@
 //! tools refuse is agreement.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use offlux::kustomize::{build, to_yaml, LoadRestrictor, Options, Reorder};
 use serde_json::{json, Map, Value};
 
+use crate::common::kustomize_oracle::kustomize_build;
 use crate::gen::{self, first_difference, string, yaml, Gen};
 
 /// Cases CI compares (each one runs the reference once).
@@ -663,25 +663,7 @@ fn generate(g: &mut Gen, root: &Path) -> std::io::Result<()> {
 }
 
 fn reference(dir: &Path, reorder: Reorder) -> Result<String, String> {
-    let script = crate::test_data::root().join("oracle/kustomize-build");
-    let mut command = Command::new(&script);
-    command
-        .arg(dir)
-        .args(["--load-restrictor", "LoadRestrictionsNone"]);
-    if reorder == Reorder::None {
-        command.args(["--reorder", "none"]);
-    }
-    let output = command.output().unwrap_or_else(|e| {
-        panic!(
-            "the reference kustomize (`{}`) cannot run: {e}",
-            script.display()
-        )
-    });
-    if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).into_owned())
-    }
+    kustomize_build(&crate::test_data::root(), dir, reorder == Reorder::None)
 }
 
 fn offlux(dir: &Path, reorder: Reorder) -> Result<String, String> {
