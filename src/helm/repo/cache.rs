@@ -6,15 +6,23 @@ use std::path::{Path, PathBuf};
 
 use crate::fsio::{self, FsFacts};
 
-use super::{select_version, sha256_digest, FetchErrorKind, FetchedChart};
+use super::{is_digest, select_version, sha256_digest, FetchErrorKind, FetchedChart};
 
 /// Finds `chart` at `version` among the entries of a chart cache directory. `Ok(None)` when no
 /// entry matches; an error when the directory cannot be read or the request is not a version.
+///
+/// A request pinned by digest (an OCIRepository's `ref.digest`, which source-controller prefers
+/// to its `tag`) never matches: entries are named by version, and nothing here proves an entry is
+/// the artifact the digest names.
 pub(crate) fn find_in_chart_cache(
     dir: &Path,
     chart: &str,
     version: &str,
 ) -> Result<Option<FetchedChart>, FetchErrorKind> {
+    let requested = version.trim();
+    if is_digest(requested.strip_prefix('@').unwrap_or(requested)) {
+        return Ok(None);
+    }
     let io = |e: fsio::ReadError| FetchErrorKind::Io {
         path: dir.display().to_string(),
         message: e.kind.to_string(),

@@ -302,6 +302,13 @@ fn remote(_: &ChartRequest, _: &str, _: &FetchOptions) -> Result<FetchedChart, F
     Err(FetchErrorKind::NetworkNotCompiled)
 }
 
+/// Whether `text` is an OCI content digest (`sha256:` and 64 hex digits), as an OCIRepository's
+/// `ref.digest` pins an artifact.
+pub(super) fn is_digest(text: &str) -> bool {
+    text.strip_prefix("sha256:")
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Picks a version as Helm's repository index does: a version written exactly as requested wins;
 /// otherwise the highest version satisfying the constraint (`""` and `*` mean the latest stable
 /// version; pre-releases only when the constraint names one). Versions that are not semver are

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use super::cache::DownloadCache;
 use super::http::{basic_header, status_error, Client, Reply};
-use super::{select_version, sha256_digest, BasicAuth, FetchErrorKind, FetchOptions, FetchedChart};
+use super::{
+    is_digest, select_version, sha256_digest, BasicAuth, FetchErrorKind, FetchOptions, FetchedChart,
+};
 use crate::template::funcs::semver_api::parse_version;
 
 pub(crate) const CHART_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
@@ -207,11 +209,6 @@ fn url_encode(text: &str) -> String {
         }
     }
     out
-}
-
-fn is_digest(text: &str) -> bool {
-    text.strip_prefix("sha256:")
-        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Fetches the chart `name` at `version` (a version, a constraint, `""`/`*`, or a digest).

@@ -146,6 +146,28 @@ fn offline_miss_names_what_is_missing() {
     assert_eq!(*err.kind(), FetchErrorKind::Offline);
 }
 
+/// An OCIRepository pinned by digest is never matched by a cache entry named by version (nothing
+/// proves the entry is that artifact): offline, it is a chart not in the cache, not a bad request.
+#[test]
+fn a_digest_request_is_not_in_a_chart_cache_named_by_version() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("demo-1.0.0")).unwrap();
+    let digest = format!("sha256:{}", "ab".repeat(32));
+    for version in [digest.clone(), format!("@{digest}")] {
+        let err = fetch(
+            &request("oci://ghcr.io/x/demo", "demo", &version),
+            &offline_from(dir.path()),
+        )
+        .unwrap_err();
+        assert_eq!(*err.kind(), FetchErrorKind::Offline, "{version}");
+        assert!(
+            err.to_string()
+                .ends_with("is not in the chart cache and the network is off (--offline)"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn chart_cache_archives_are_read_with_their_digest() {
     let dir = tempfile::tempdir().unwrap();
