@@ -130,3 +130,89 @@ fn supplied_objects_without_a_namespace_and_substitute_values_stand_in() {
     );
     assert!(stdout.contains("cluster: flag"), "{stdout}");
 }
+
+/// A HelmRelease whose `valuesFrom` Secret an ExternalSecret makes in the cluster: offline its
+/// values are left out, and when the chart then fails for want of them, what Flux would do is
+/// unknowable here. With `--allow-missing-sources` the row is SKIPPED naming both causes; without
+/// it, it fails with the same words; a release that left nothing out fails as the chart says.
+fn release_fixture(root: &Path, values_from_secret: bool) {
+    write(
+        root,
+        "flux.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        root,
+        "charts/demo/Chart.yaml",
+        "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+    );
+    write(
+        root,
+        "charts/demo/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\ndata: {token: {{ required \"a token is required\" .Values.token | quote }}}\n",
+    );
+    let values_from = if values_from_secret {
+        "  valuesFrom:\n    - {kind: Secret, name: demo-secret, valuesKey: token, targetPath: token}\n"
+    } else {
+        ""
+    };
+    write(
+        root,
+        "apps/release.yaml",
+        &format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: demo, namespace: default}}\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n{values_from}"
+        ),
+    );
+    write(
+        root,
+        "apps/external-secret.yaml",
+        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: demo-secret, namespace: default}\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: vault}\n  target: {name: demo-secret}\n  data:\n    - {secretKey: token, remoteRef: {key: demo}}\n",
+    );
+}
+
+fn release_row(root: &Path, extra: &[&str]) -> serde_json::Value {
+    let output = offlux(&["test", "-o", "json"], root, extra);
+    let rows: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("`test -o json` prints JSON");
+    rows.as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["kind"] == "HelmRelease" && r["name"] == "demo")
+        .cloned()
+        .expect("the release has a row")
+}
+
+#[test]
+fn a_release_failing_for_want_of_cluster_held_values_is_not_judged_offline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    release_fixture(dir.path(), true);
+
+    let row = release_row(dir.path(), &["--allow-missing-sources"]);
+    let message = row["message"].as_str().unwrap_or_default();
+    assert_eq!(row["result"], "SKIPPED", "{row}");
+    assert!(
+        message.contains("values from Secret 'default/demo-secret' are left out")
+            && message.contains("ExternalSecret/default/demo-secret")
+            && message.contains("a token is required"),
+        "{message}"
+    );
+
+    let row = release_row(dir.path(), &[]);
+    assert_eq!(row["result"], "FAIL", "{row}");
+    assert!(
+        row["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("are left out") && m.contains("a token is required")),
+        "{row}"
+    );
+
+    let plain = tempfile::tempdir().expect("tempdir");
+    release_fixture(plain.path(), false);
+    let row = release_row(plain.path(), &["--allow-missing-sources"]);
+    assert_eq!(row["result"], "FAIL", "{row}");
+    let message = row["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("a token is required") && !message.contains("left out"),
+        "{message}"
+    );
+}

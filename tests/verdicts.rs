@@ -132,6 +132,8 @@ const INCOMING: &[Incoming] = &[
 const OFFLINE_CAUSES: &[&str] = &[
     "is not available offline",
     "is not in the chart cache and the network is off",
+    // A render that failed without values only the cluster holds.
+    "so the result depends on the cluster",
 ];
 
 const CATEGORIES: &[&str] = &["input", "offline", "defect"];

@@ -1086,8 +1086,8 @@ impl Runtime<'_> {
             Ok(chart) => chart,
             Err(outcome) => return outcome,
         };
-        let values = match self.values_of(flux, spec, drain) {
-            Ok(values) => values,
+        let (values, left_out) = match self.values_of(flux, spec, drain) {
+            Ok(composed) => composed,
             Err(outcome) => return outcome,
         };
         let request = HelmRenderRequest {
@@ -1109,6 +1109,24 @@ impl Runtime<'_> {
                 self.store.set_status(
                     id.clone(),
                     StatusRecord::new(self.unavailable(message), chart.source),
+                );
+                return Outcome::Terminal;
+            }
+            // helm-controller renders with every `valuesFrom` resolved from the cluster. When
+            // some were left out offline, a failed render may be the want of them: what Flux
+            // would do is unknowable here, so the row says so instead of failing.
+            Err(HelmRenderError::Failed(message)) if !left_out.is_empty() => {
+                self.withdraw_output(id);
+                self.store.set_status(
+                    id.clone(),
+                    StatusRecord::new(
+                        self.unavailable(format!(
+                            "{}; without them the render fails, so the result depends on the \
+                             cluster: {message}",
+                            left_out.join("; ")
+                        )),
+                        Vec::new(),
+                    ),
                 );
                 return Outcome::Terminal;
             }
@@ -1434,13 +1452,15 @@ impl Runtime<'_> {
         Some(Arc::new((*object).clone()))
     }
 
-    /// The composed values of a HelmRelease, or the outcome when it waits or fails.
+    /// The composed values of a HelmRelease, with what was left out of them (values only the
+    /// cluster holds: a Secret an in-repository producer makes, SOPS-encrypted data), or the
+    /// outcome when it waits or fails.
     fn values_of(
         &self,
         flux: &FluxObject,
         spec: &HelmRelease,
         drain: DrainLevel,
-    ) -> Result<Value, Outcome<ResourceId>> {
+    ) -> Result<(Value, Vec<String>), Outcome<ResourceId>> {
         let namespace = flux.namespace();
         let data = self.data_objects(flux, &spec.values_from, drain);
         let lookup =
@@ -1456,15 +1476,15 @@ impl Runtime<'_> {
         ) {
             ComposedValues::Ready { values, notes } => {
                 if let Ok(mut diagnostics) = self.diagnostics.lock() {
-                    for note in notes {
+                    for note in &notes {
                         diagnostics.insert(
-                            Diagnostic::note(note)
+                            Diagnostic::note(note.clone())
                                 .at(flux.object.location())
                                 .object(flux.object.id.to_string()),
                         );
                     }
                 }
-                Ok(values)
+                Ok((values, notes))
             }
             ComposedValues::Wait(ids) => Err(Outcome::Blocked(ids)),
             ComposedValues::Failed(message) => Err(self.fail(&flux.object.id, message)),
