@@ -198,6 +198,7 @@ fn render(prepared: &Prepared) -> usize {
     let mut env = FuncEnv {
         rng_state: 42,
         now_unix: 1_700_000_000,
+        lookups: 0,
     };
     prepared
         .renders

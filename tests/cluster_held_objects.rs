@@ -136,6 +136,14 @@ fn supplied_objects_without_a_namespace_and_substitute_values_stand_in() {
 /// unknowable here. With `--allow-missing-sources` the row is SKIPPED naming both causes; without
 /// it, it fails with the same words; a release that left nothing out fails as the chart says.
 fn release_fixture(root: &Path, values_from_secret: bool) {
+    release_fixture_with(
+        root,
+        values_from_secret,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\ndata: {token: {{ required \"a token is required\" .Values.token | quote }}}\n",
+    );
+}
+
+fn release_fixture_with(root: &Path, values_from_secret: bool, template: &str) {
     write(
         root,
         "flux.yaml",
@@ -146,11 +154,7 @@ fn release_fixture(root: &Path, values_from_secret: bool) {
         "charts/demo/Chart.yaml",
         "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
     );
-    write(
-        root,
-        "charts/demo/templates/cm.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\ndata: {token: {{ required \"a token is required\" .Values.token | quote }}}\n",
-    );
+    write(root, "charts/demo/templates/cm.yaml", template);
     let values_from = if values_from_secret {
         "  valuesFrom:\n    - {kind: Secret, name: demo-secret, valuesKey: token, targetPath: token}\n"
     } else {
@@ -214,5 +218,36 @@ fn a_release_failing_for_want_of_cluster_held_values_is_not_judged_offline() {
     assert!(
         message.contains("a token is required") && !message.contains("left out"),
         "{message}"
+    );
+}
+
+/// A chart that asks the cluster for an object (`lookup`) and fails on the empty answer offline:
+/// helm-controller's render would see the cluster's object, so the row is SKIPPED (with
+/// `--allow-missing-sources`) naming `lookup` and the chart's error. A failure before any
+/// `lookup` is the chart's own and FAILs.
+#[test]
+fn a_release_failing_after_a_cluster_lookup_is_not_judged_offline() {
+    let after = "{{- $port := (index (lookup \"v1\" \"Service\" \"default\" \"kubernetes\").spec.ports 0).port }}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\ndata: {port: {{ $port | quote }}}\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    release_fixture_with(dir.path(), false, after);
+    let row = release_row(dir.path(), &["--allow-missing-sources"]);
+    assert_eq!(row["result"], "SKIPPED", "{row}");
+    let message = row["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("(`lookup`)")
+            && message.contains("nil pointer evaluating interface {}.ports"),
+        "{message}"
+    );
+
+    let before = "{{- $token := required \"a token is required\" .Values.token }}\n{{- $svc := lookup \"v1\" \"Service\" \"default\" \"kubernetes\" }}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\ndata: {token: {{ $token | quote }}}\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    release_fixture_with(dir.path(), false, before);
+    let row = release_row(dir.path(), &["--allow-missing-sources"]);
+    assert_eq!(row["result"], "FAIL", "{row}");
+    assert!(
+        row["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("a token is required") && !m.contains("lookup")),
+        "{row}"
     );
 }

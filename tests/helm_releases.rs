@@ -76,9 +76,11 @@ fn chart_path(
                 std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
                 Ok(file)
             }
-            Err(HelmRenderError::Unavailable(message) | HelmRenderError::Failed(message)) => {
-                Err(message)
-            }
+            Err(
+                HelmRenderError::Unavailable(message)
+                | HelmRenderError::Failed(message)
+                | HelmRenderError::NeedsCluster(message),
+            ) => Err(message),
         },
     }
 }

@@ -197,8 +197,12 @@ impl HelmRenderer for HelmEngine {
             "Helm install failed for release {}/{} with chart {}@{}",
             request.namespace, request.release_name, chart.metadata.name, chart.metadata.version
         );
-        let rendered = helm::template(chart, &request.values, &options)
-            .map_err(|e| HelmRenderError::Failed(format!("{described}: {e}")))?;
+        let rendered = helm::template(chart, &request.values, &options).map_err(|e| match e {
+            helm::Error::TemplateAfterLookup(_) => {
+                HelmRenderError::NeedsCluster(format!("{described}: {e}"))
+            }
+            _ => HelmRenderError::Failed(format!("{described}: {e}")),
+        })?;
         let parse = |manifests: &[&helm::Manifest]| -> Result<Vec<Node>, HelmRenderError> {
             let mut nodes = Vec::new();
             for manifest in manifests {

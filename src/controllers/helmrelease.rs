@@ -160,6 +160,9 @@ pub enum HelmRenderError {
     Unavailable(String),
     /// The chart was had, and loading or rendering it failed.
     Failed(String),
+    /// Rendering failed after the chart asked the cluster for objects (`lookup`), which offline
+    /// answers nothing: whether it fails in the cluster is unknowable here.
+    NeedsCluster(String),
 }
 
 /// helm-controller's `release.ShortenName`: a name longer than 53 characters becomes its first 40

@@ -1112,6 +1112,23 @@ impl Runtime<'_> {
                 );
                 return Outcome::Terminal;
             }
+            // helm-controller's render asks the cluster for what `lookup` names; offline the
+            // answer is empty, and a failure after it cannot be judged here.
+            Err(HelmRenderError::NeedsCluster(message)) => {
+                self.withdraw_output(id);
+                self.store.set_status(
+                    id.clone(),
+                    StatusRecord::new(
+                        self.unavailable(format!(
+                            "the chart looks objects up in the cluster (`lookup`), which offline \
+                             returns nothing, and then fails, so the result depends on the \
+                             cluster: {message}"
+                        )),
+                        Vec::new(),
+                    ),
+                );
+                return Outcome::Terminal;
+            }
             // helm-controller renders with every `valuesFrom` resolved from the cluster. When
             // some were left out offline, a failed render may be the want of them: what Flux
             // would do is unknowable here, so the row says so instead of failing.

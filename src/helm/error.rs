@@ -30,6 +30,11 @@ pub enum Error {
     /// A template failed to parse or execute (Go's message, which names the template and line).
     #[error("{0}")]
     Template(String),
+    /// A template failed to execute after the render called `lookup`, which answers nothing
+    /// without a cluster (as in `helm template`): the failure may be the want of the objects it
+    /// asked for, which a cluster may hold. Go's message, as for `Template`.
+    #[error("{0}")]
+    TemplateAfterLookup(String),
     /// The chart cannot be installed on its own (a library chart).
     #[error("{chart}: {chart_type} charts are not installable")]
     NotInstallable { chart: String, chart_type: String },

@@ -193,6 +193,7 @@ mod tests {
         let mut env = FuncEnv {
             rng_state: 0,
             now_unix: 0,
+            lookups: 0,
         };
         helm_methods(&mut env, &files(), name, args)
             .expect("a method")
@@ -223,6 +224,7 @@ mod tests {
         let mut env = FuncEnv {
             rng_state: 0,
             now_unix: 0,
+            lookups: 0,
         };
         let config = helm_methods(&mut env, &globbed, "AsConfig", &[])
             .unwrap()
@@ -259,6 +261,7 @@ mod tests {
         let mut env = FuncEnv {
             rng_state: 0,
             now_unix: 0,
+            lookups: 0,
         };
         let apis = Value::List(vec![Value::String("apps/v1".into())]);
         let has = |v: &str, env: &mut FuncEnv| {

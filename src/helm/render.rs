@@ -306,6 +306,7 @@ fn parse_and_execute(
     let mut env = FuncEnv {
         rng_state: seed(&options.release),
         now_unix: options.now_unix,
+        lookups: 0,
     };
     let mut rendered = BTreeMap::new();
     for name in &order {
@@ -331,7 +332,10 @@ fn parse_and_execute(
         if let (Value::Map(context), Some(slot)) = (context, contexts.get_mut(r.context)) {
             *slot = std::sync::Arc::unwrap_or_clone(context);
         }
-        let text = result.map_err(|e| Error::Template(e.to_string()))?;
+        let text = result.map_err(|e| match env.lookups {
+            0 => Error::Template(e.to_string()),
+            _ => Error::TemplateAfterLookup(e.to_string()),
+        })?;
         rendered.insert(name.clone(), text.replace("<no value>", ""));
     }
     Ok(rendered)

@@ -208,6 +208,7 @@ fn execute(set: &Set, input: &InputSet) -> Result<String, String> {
     let mut env = FuncEnv {
         rng_state: 0,
         now_unix: 0,
+        lookups: 0,
     };
     set.execute("resourceset", &Value::Nil, &options, &mut env)
         .map_err(|e| format!("failed to execute template: {e}"))

@@ -9,6 +9,7 @@ fn env() -> FuncEnv {
     FuncEnv {
         rng_state: 7,
         now_unix: 0,
+        lookups: 0,
     }
 }
 

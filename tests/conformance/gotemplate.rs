@@ -28,6 +28,7 @@ fn env() -> FuncEnv {
     FuncEnv {
         rng_state: 1,
         now_unix: 0,
+        lookups: 0,
     }
 }
 

@@ -158,6 +158,7 @@ fn render(case: &Json) -> Result<BTreeMap<String, String>, String> {
         let mut env = FuncEnv {
             rng_state: 7,
             now_unix: 1_700_000_000,
+            lookups: 0,
         };
         let text = set
             .execute(name, &Value::map(ctx), &opts, &mut env)
@@ -884,6 +885,7 @@ fn helmfuncs_oracle_samples() {
         let mut env = FuncEnv {
             rng_state: 7,
             now_unix: 1_700_000_000,
+            lookups: 0,
         };
         let got = set
             .add("t", &text)
@@ -968,6 +970,7 @@ fn helmfuncs_semver_oracle() {
     let mut env = FuncEnv {
         rng_state: 7,
         now_unix: 1_700_000_000,
+        lookups: 0,
     };
     for (constraint, answers) in SEMVER_ORACLE {
         let constraint = constraint.trim_matches('"');
@@ -1077,6 +1080,7 @@ fn helmfuncs_corpus_oracle() {
         let mut env = FuncEnv {
             rng_state: 7,
             now_unix: 0,
+            lookups: 0,
         };
         let got = set
             .add("t", &format!("{{{{ .raw | fromYaml | {conv} }}}}"))

@@ -43,6 +43,7 @@ pub fn check_case(
     let mut env = FuncEnv {
         rng_state: 7,
         now_unix: 1_700_000_000,
+        lookups: 0,
     };
     let result = set
         .add("test", template)

@@ -270,6 +270,7 @@ mod tests {
         let mut env = FuncEnv {
             rng_state: 3,
             now_unix: 0,
+            lookups: 0,
         };
         let c = encrypt_aes(
             &mut env,

@@ -317,6 +317,7 @@ mod tests {
         FuncEnv {
             rng_state: seed,
             now_unix: 1_700_000_000,
+            lookups: 0,
         }
     }
 

@@ -401,6 +401,7 @@ mod tests {
         FuncEnv {
             rng_state: 1,
             now_unix: 0,
+            lookups: 0,
         }
     }
 

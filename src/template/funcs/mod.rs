@@ -56,6 +56,9 @@ pub struct FuncEnv {
     pub rng_state: u64,
     /// The fixed "now", in seconds since the Unix epoch (UTC).
     pub now_unix: i64,
+    /// How many times Helm's `lookup` was called. Without a cluster it answers an empty map, so a
+    /// caller can tell a failure that may be the want of the objects it asked for.
+    pub lookups: u32,
 }
 
 /// An error from a function call; the executor wraps it as Go does: `error calling NAME: MESSAGE`.

@@ -8,6 +8,7 @@ fn env() -> FuncEnv {
     FuncEnv {
         rng_state: 42,
         now_unix: 1_700_000_000,
+        lookups: 0,
     }
 }
 

@@ -629,6 +629,7 @@ mod tests {
         let mut env = FuncEnv {
             rng_state: 9,
             now_unix: 1_700_000_000,
+            lookups: 0,
         };
         let ca = gen_ca_with_key(&mut env, &[s("my-ca"), Value::Int(365), s(&ca_key)]).unwrap();
         assert_eq!(field(&ca, "Key"), ca_key);
@@ -688,6 +689,7 @@ mod tests {
             let mut env = FuncEnv {
                 rng_state: seed,
                 now_unix: 1_700_000_000,
+                lookups: 0,
             };
             gen_self_signed_cert_with_key(
                 &mut env,
@@ -702,6 +704,7 @@ mod tests {
         let mut env = FuncEnv {
             rng_state: 0,
             now_unix: 0,
+            lookups: 0,
         };
         let rebuilt = build_custom_cert(
             &mut env,
@@ -740,6 +743,7 @@ self: {{ $self.Cert | b64enc }}
             let mut env = FuncEnv {
                 rng_state: seed,
                 now_unix: 1_700_000_000,
+                lookups: 0,
             };
             set.execute("t", &Value::Nil, &ExecOptions::default(), &mut env)
                 .unwrap()
@@ -800,6 +804,7 @@ self: {{ $self.Cert | b64enc }}
         let mut env = FuncEnv {
             rng_state: 3,
             now_unix: 1_700_000_000,
+            lookups: 0,
         };
         let ca = gen_ca_with_key(&mut env, &[s("ec-ca"), Value::Int(5), s(&ec_key)]).unwrap();
         assert_eq!(field(&ca, "Key"), ec_key);
@@ -846,6 +851,7 @@ self: {{ $self.Cert | b64enc }}
         let mut env = FuncEnv {
             rng_state: 0,
             now_unix: 0,
+            lookups: 0,
         };
         let r = gen_self_signed_cert_with_key(
             &mut env,
