@@ -202,7 +202,46 @@ impl Builder<'_> {
                 shown.display()
             ));
         }
+        // kustomize's `KustTarget.Load`: `CheckEmpty`, then `EnforceFields`.
+        if k.is_empty() {
+            return Err(fail(None, "kustomization.yaml is empty".into()));
+        }
         let kind = k.kind();
+        let required_api = match kind {
+            "Kustomization" => "kustomize.config.k8s.io/v1beta1",
+            "Component" => "kustomize.config.k8s.io/v1alpha1",
+            _ => {
+                return Err(fail(
+                    None,
+                    format!(
+                        "Failed to read kustomization file under {}:\nkind should be Kustomization or Component",
+                        self.loader.show(&dir)
+                    ),
+                ))
+            }
+        };
+        // An unset apiVersion takes the kind's own (`FixKustomization`).
+        let api = k.api_version.as_ref().and_then(Node::as_str).unwrap_or("");
+        if !api.is_empty() && api != required_api {
+            return Err(fail(
+                None,
+                format!(
+                    "Failed to read kustomization file under {}:\napiVersion for {kind} should be {required_api}",
+                    self.loader.show(&dir)
+                ),
+            ));
+        }
+        // `accumulateDirectory`: a directory under `resources` must not be a Component (the
+        // directory being built may be one).
+        if !component && kind == "Component" && !self.stack.is_empty() {
+            return Err(fail(
+                None,
+                format!(
+                    "expected kind != 'Component' for path '{}'",
+                    self.loader.show(&dir)
+                ),
+            ));
+        }
         if component && kind != "Component" {
             return Err(fail(
                 None,
@@ -212,15 +251,6 @@ impl Builder<'_> {
                     kind
                 ),
             ));
-        }
-        if kind == "Component" {
-            let api = k.api_version.as_ref().and_then(Node::as_str).unwrap_or("");
-            if api != "kustomize.config.k8s.io/v1alpha1" {
-                return Err(fail(
-                    None,
-                    "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1".into(),
-                ));
-            }
         }
         for (field, value) in [
             ("helmCharts", &k.helm_charts),

@@ -618,8 +618,16 @@ fn crd_refs(
 }
 
 pub(crate) fn check_sort_options(sort: &Node) -> Result<(), String> {
+    let legacy_options = sort.get("legacySortOptions").is_some_and(|o| !o.is_null());
     match sort.get("order").and_then(Node::as_str) {
-        Some("legacy") | Some("fifo") => Ok(()),
+        Some("legacy") => Ok(()),
+        // A set `legacySortOptions`, even `{}`, belongs to the legacy order only (kustomize's
+        // api/krusty TestInvalidLegacySortOptionsWithFIFOOrder).
+        Some("fifo") if legacy_options => Err(
+            "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'"
+                .into(),
+        ),
+        Some("fifo") => Ok(()),
         _ => Err("the field 'sortOptions.order' must be one of [fifo, legacy]".into()),
     }
 }
