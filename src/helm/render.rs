@@ -374,9 +374,11 @@ fn parse_error(name: &str, error: &crate::template::Error) -> Error {
     }
 }
 
-/// Helm's `CheckDependencies`: every dependency `Chart.yaml` declares must be in `charts/`, even
-/// one its condition disables; rendering without it would silently leave its objects out. Run
-/// before dependencies are processed (which drops the disabled ones).
+/// Helm's `CheckDependencies` (pkg/action/dependency.go): every dependency `Chart.yaml` declares
+/// must be in `charts/`, even one its condition or tags disable; rendering without it would
+/// silently leave its objects out. `helm template` and `helm install` run it on the loaded chart
+/// before anything else (`runInstall` in Helm's pkg/cmd/install.go), so it comes before
+/// dependencies are processed (which drops the disabled ones) and before any template error.
 fn check_dependencies(chart: &Chart) -> Result<(), Error> {
     let missing: Vec<&str> = chart
         .metadata
@@ -429,7 +431,7 @@ pub fn template(
             name: options.release.name.clone(),
         });
     }
-    let declared_missing = check_dependencies(&chart);
+    check_dependencies(&chart)?;
     values::process_dependencies(&mut chart, user_values)?;
     let values = values::try_coalesce_values(&chart, user_values)?;
     if options.validate_schema {
@@ -443,8 +445,6 @@ pub fn template(
         });
     }
     let mut files = render_chart(&chart, &values, options)?;
-    // The reference reports a template error first, missing dependencies after a render.
-    declared_missing?;
     let notes_path = format!("{}/templates/NOTES.txt", chart.name());
     let notes = files.get(&notes_path).cloned();
     files.retain(|path, _| !path.ends_with("NOTES.txt"));
@@ -508,7 +508,7 @@ mod tests {
     }
 
     #[test]
-    fn a_declared_dependency_missing_from_charts_fails_after_a_render() {
+    fn a_declared_dependency_missing_from_charts_fails_before_a_render() {
         let mut parent = chart("parent", &[("a.yaml", "kind: A")], vec![]);
         parent.metadata.dependencies = vec![crate::helm::chart::Dependency {
             name: "db".into(),
@@ -523,10 +523,25 @@ mod tests {
                 .contains("found in Chart.yaml, but missing in charts/ directory: db"),
             "{error}"
         );
-        // A template error comes first, as the reference reports it.
+        // Helm's CLI checks before rendering: the missing dependency is named, not the template
+        // error that its absence (or anything else) causes.
         parent.templates[0].data = b"{{ fail \"boom\" }}".to_vec();
-        let error = template(parent, &values(&[]), &options).unwrap_err();
-        assert!(error.to_string().contains("boom"), "{error}");
+        let error = template(parent.clone(), &values(&[]), &options).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("missing in charts/ directory: db"),
+            "{error}"
+        );
+        // Disabled by its condition, it is still required.
+        let disabled = values(&[("db", values(&[("enabled", Value::Bool(false))]))]);
+        let error = template(parent, &disabled, &options).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("missing in charts/ directory: db"),
+            "{error}"
+        );
     }
 
     #[test]

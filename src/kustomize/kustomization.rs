@@ -141,6 +141,90 @@ impl Kustomization {
             .map(|(pair, _)| *pair)
     }
 
+    /// kustomize's `CheckEmpty`: nothing but `apiVersion` and `kind` is set. As kustomize decodes
+    /// through Go's JSON, a null field is unset and so is an empty string; an empty list or map
+    /// is set.
+    pub(super) fn is_empty(&self) -> bool {
+        // Destructured in full, so that a new field cannot be forgotten here.
+        let Kustomization {
+            api_version: _,
+            kind: _,
+            namespace,
+            name_prefix,
+            name_suffix,
+            metadata,
+            resources,
+            bases,
+            components,
+            common_labels,
+            labels,
+            common_annotations,
+            images,
+            image_tags,
+            replicas,
+            patches,
+            patches_strategic_merge,
+            patches_json6902,
+            replacements,
+            vars,
+            config_map_generator,
+            secret_generator,
+            generator_options,
+            generators,
+            transformers,
+            validators,
+            configurations,
+            crds,
+            openapi,
+            build_metadata,
+            sort_options,
+            helm_charts,
+            helm_globals,
+            helm_chart_inflation_generator,
+        } = self;
+        let strings_unset = [namespace, name_prefix, name_suffix]
+            .into_iter()
+            .all(|field| {
+                field
+                    .as_ref()
+                    .is_none_or(|n| n.is_null() || n.as_str() == Some(""))
+            });
+        let others_unset = [
+            metadata,
+            resources,
+            bases,
+            components,
+            common_labels,
+            labels,
+            common_annotations,
+            images,
+            image_tags,
+            replicas,
+            patches,
+            patches_strategic_merge,
+            patches_json6902,
+            replacements,
+            vars,
+            config_map_generator,
+            secret_generator,
+            generator_options,
+            generators,
+            transformers,
+            validators,
+            configurations,
+            crds,
+            openapi,
+            build_metadata,
+            sort_options,
+            helm_charts,
+            helm_globals,
+            helm_chart_inflation_generator,
+        ]
+        .into_iter()
+        .all(|field| field.as_ref().is_none_or(Node::is_null));
+        strings_unset && others_unset
+    }
+
     /// `kind`, `Kustomization` when unset.
     pub(super) fn kind(&self) -> &str {
         self.kind

@@ -223,6 +223,17 @@ impl<'a> Loader<'a> {
             file: kfile.clone(),
             message,
         };
+        // kustomize's `LoadKustFile`: one recognised name only.
+        let present = KUSTOMIZATION_FILE_NAMES
+            .iter()
+            .filter(|name| self.options.fs_facts.is_file(&dir.join(name)))
+            .count();
+        if overridden.is_none() && present > 1 {
+            return Err(fail(format!(
+                "Found multiple kustomization files under: {}",
+                self.show(dir)
+            )));
+        }
         let root = match overridden {
             Some((_, node)) => node.clone(),
             None => match self.parsed(&kfile) {

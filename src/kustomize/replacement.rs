@@ -52,8 +52,13 @@ fn int_opt(node: Option<&Node>, key: &str) -> i64 {
 
 /// Applies one replacement to the resources.
 pub(super) fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
-    let source = rep.get("source");
-    let static_value = rep.get("sourceValue");
+    let source = rep.get("source").filter(|n| !n.is_null());
+    let static_value = rep.get("sourceValue").filter(|n| !n.is_null());
+    // kustomize's replacement `Filter`: `r.Source == nil || r.Targets == nil`.
+    if (source.is_none() && static_value.is_none()) || rep.get("targets").is_none_or(Node::is_null)
+    {
+        return Err("replacements must specify a source and at least one target".into());
+    }
     let mut value = match (source, static_value) {
         (Some(_), Some(_)) => {
             return Err("value and resource selectors are mutually exclusive".into())
@@ -122,7 +127,9 @@ pub(super) fn apply(resources: &mut [Res], rep: &Node) -> Result<(), String> {
                 v
             }
         }
-        (None, None) => return Err("either source or sourceValue must be set".into()),
+        (None, None) => {
+            return Err("replacements must specify a source and at least one target".into())
+        }
     };
     strip_positions(&mut value);
     let Some(targets) = rep.get("targets").and_then(Node::as_sequence) else {

@@ -116,6 +116,8 @@ pub(crate) struct Res {
     pub origin: Option<Origin>,
     /// Transformers that ran over the resource, for `buildMetadata: [transformerAnnotations]`.
     pub transformations: Vec<Origin>,
+    /// The vars bound to this object where they were declared (kustomize's `refVarNames`).
+    pub ref_var_names: Vec<String>,
 }
 
 /// Where a resource came from, for `buildMetadata: [originAnnotations]`.
@@ -150,6 +152,7 @@ impl Res {
             behavior: None,
             origin: None,
             transformations: Vec::new(),
+            ref_var_names: Vec::new(),
         }
     }
 

@@ -49,6 +49,9 @@ struct Builder<'a> {
 
 type Fail<'f> = &'f dyn Fn(Option<String>, String) -> Error;
 
+/// kustomize's `konfig.IgnoredByKustomizeAnnotation`.
+const LOCAL_CONFIG: &str = "config.kubernetes.io/local-config";
+
 pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     let mut builder = Builder {
         loader: Loader::new(options),
@@ -69,6 +72,14 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     generate::add_hashes(&mut resources);
     nameref::fix(&mut resources, &target.config)?;
     transform::resolve_vars(&mut resources, &target.vars, &target.config)?;
+    // kustomize's `KustTarget.IgnoreLocal` (`DropLocalNodes`): an object annotated
+    // `config.kubernetes.io/local-config` (whatever the value) takes part in the build, as a
+    // name-reference or var source, and is left out of its output.
+    resources.retain(|r| {
+        r.node
+            .get_path(&["metadata", "annotations", LOCAL_CONFIG])
+            .is_none()
+    });
     if options.add_managed_by_label {
         for r in &mut resources {
             transform::set_map_field(
@@ -202,7 +213,46 @@ impl Builder<'_> {
                 shown.display()
             ));
         }
+        // kustomize's `KustTarget.Load`: `CheckEmpty`, then `EnforceFields`.
+        if k.is_empty() {
+            return Err(fail(None, "kustomization.yaml is empty".into()));
+        }
         let kind = k.kind();
+        let required_api = match kind {
+            "Kustomization" => "kustomize.config.k8s.io/v1beta1",
+            "Component" => "kustomize.config.k8s.io/v1alpha1",
+            _ => {
+                return Err(fail(
+                    None,
+                    format!(
+                        "Failed to read kustomization file under {}:\nkind should be Kustomization or Component",
+                        self.loader.show(&dir)
+                    ),
+                ))
+            }
+        };
+        // An unset apiVersion takes the kind's own (`FixKustomization`).
+        let api = k.api_version.as_ref().and_then(Node::as_str).unwrap_or("");
+        if !api.is_empty() && api != required_api {
+            return Err(fail(
+                None,
+                format!(
+                    "Failed to read kustomization file under {}:\napiVersion for {kind} should be {required_api}",
+                    self.loader.show(&dir)
+                ),
+            ));
+        }
+        // `accumulateDirectory`: a directory under `resources` must not be a Component (the
+        // directory being built may be one).
+        if !component && kind == "Component" && !self.stack.is_empty() {
+            return Err(fail(
+                None,
+                format!(
+                    "expected kind != 'Component' for path '{}'",
+                    self.loader.show(&dir)
+                ),
+            ));
+        }
         if component && kind != "Component" {
             return Err(fail(
                 None,
@@ -212,15 +262,6 @@ impl Builder<'_> {
                     kind
                 ),
             ));
-        }
-        if kind == "Component" {
-            let api = k.api_version.as_ref().and_then(Node::as_str).unwrap_or("");
-            if api != "kustomize.config.k8s.io/v1alpha1" {
-                return Err(fail(
-                    None,
-                    "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1".into(),
-                ));
-            }
         }
         for (field, value) in [
             ("helmCharts", &k.helm_charts),
@@ -690,7 +731,7 @@ fn vars(field: Option<&Node>, target: &mut Target, fail: Fail) -> Result<(), Err
         }
         let objref = v.get("objref");
         let get = |k: &str| objref.and_then(|o| o.get(k)).and_then(Node::as_str);
-        let mut var = Var {
+        let var = Var {
             name,
             kind: get("kind").unwrap_or("").to_string(),
             api_version: get("apiVersion").map(str::to_string),
@@ -702,15 +743,33 @@ fn vars(field: Option<&Node>, target: &mut Target, fail: Fail) -> Result<(), Err
                 .unwrap_or("metadata.name")
                 .to_string(),
         };
-        // pin the var to the one object it names here, before outer prefixes make several
-        // objects answer to the same original name
-        let here: Vec<&Res> = target
+        // kustomize's `ResAccumulator.MergeVars`: the var is bound here, in the kustomization
+        // that declares it, to the one object it names; resolving looks for the bound object
+        // only, so two bases may each declare a var naming their own `elasticsearch`.
+        let here: Vec<usize> = target
             .resources
             .iter()
-            .filter(|r| transform::var_matches(&var, r))
+            .enumerate()
+            .filter(|(_, r)| transform::var_matches(&var, r))
+            .map(|(i, _)| i)
             .collect();
-        if let [one] = here.as_slice() {
-            var.obj_name = one.name().to_string();
+        match here.as_slice() {
+            [] => {}
+            [one] => {
+                if let Some(r) = target.resources.get_mut(*one) {
+                    r.ref_var_names.push(var.name.clone());
+                }
+            }
+            several => {
+                return Err(fail(
+                    Some("vars".into()),
+                    format!(
+                        "found {} resId matches for var '{}' (unable to disambiguate)",
+                        several.len(),
+                        var.name
+                    ),
+                ))
+            }
         }
         target.vars.push(var);
     }

@@ -618,8 +618,16 @@ fn crd_refs(
 }
 
 pub(crate) fn check_sort_options(sort: &Node) -> Result<(), String> {
+    let legacy_options = sort.get("legacySortOptions").is_some_and(|o| !o.is_null());
     match sort.get("order").and_then(Node::as_str) {
-        Some("legacy") | Some("fifo") => Ok(()),
+        Some("legacy") => Ok(()),
+        // A set `legacySortOptions`, even `{}`, belongs to the legacy order only (kustomize's
+        // api/krusty TestInvalidLegacySortOptionsWithFIFOOrder).
+        Some("fifo") if legacy_options => Err(
+            "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'"
+                .into(),
+        ),
+        Some("fifo") => Ok(()),
         _ => Err("the field 'sortOptions.order' must be one of [fifo, legacy]".into()),
     }
 }
@@ -668,26 +676,17 @@ pub(crate) fn resolve_vars(
     }
     let mut values: Vec<(String, Scalar)> = Vec::new();
     for v in vars {
-        let matches: Vec<&Res> = resources.iter().filter(|r| var_matches(v, r)).collect();
-        let res = match matches.as_slice() {
-            [one] => *one,
-            [] => {
-                return Err(Error::Finish {
-                    message: format!(
-                        "var '{}' cannot be mapped to a field in the set of known resources",
-                        v.name
-                    ),
-                })
-            }
-            _ => {
-                return Err(Error::Finish {
-                    message: format!(
-                        "unable to disambiguate var '{}': {} resources match",
-                        v.name,
-                        matches.len()
-                    ),
-                })
-            }
+        // kustomize's `findVarValueFromResources`: the object the var was bound to.
+        let Some(res) = resources
+            .iter()
+            .find(|r| r.ref_var_names.iter().any(|n| *n == v.name))
+        else {
+            return Err(Error::Finish {
+                message: format!(
+                    "var '{}' cannot be mapped to a field in the set of known resources",
+                    v.name
+                ),
+            });
         };
         let value = lookup_dotted(&res.node, &v.field_path)
             .and_then(|n| n.as_scalar().cloned())

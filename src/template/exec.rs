@@ -1175,7 +1175,18 @@ fn eval_function_uncapped(
             let a = eval_value_args(ctx, fr, dot, cmd, final_)?;
             let s = match a.as_slice() {
                 [Value::String(s)] => s.clone(),
-                _ => gofmt::sprint(&a),
+                // Go's `evalArgs` prints a missing value as `printableValue` does: `<no value>`,
+                // a string to `fmt.Sprint` (no space beside it).
+                _ => {
+                    let printable: Vec<Value> = a
+                        .into_iter()
+                        .map(|v| match v {
+                            Value::Nil => Value::String("<no value>".into()),
+                            v => v,
+                        })
+                        .collect();
+                    gofmt::sprint(&printable)
+                }
             };
             let r = match name {
                 "html" => html_escape(&s),

@@ -578,14 +578,9 @@ impl Parser<'_> {
                 self.next();
                 else_list = Some(vec![Node::With(self.control("with")?)]);
             } else {
-                if context == "range" {
-                    self.range_depth += 1;
-                }
-                let r = self.item_list();
-                if context == "range" {
-                    self.range_depth -= 1;
-                }
-                let (list, next) = r?;
+                // Go's `parseControl` counts the range depth for the range's own list only: in its
+                // `else` list, `break` and `continue` are outside the range.
+                let (list, next) = self.item_list()?;
                 if !matches!(next, Item::End) {
                     return Err(self.errorf(format!("expected end; found {}", next.describe())));
                 }

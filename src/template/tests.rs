@@ -582,3 +582,40 @@ fn bound_values_are_zero_argument_functions_rebound_per_run() {
         "{error}"
     );
 }
+
+/// Go's `evalArgs` (text/template funcs.go) prints a missing value as `<no value>`, a string to
+/// `fmt.Sprint`, before escaping; Helm prints these texts.
+#[test]
+fn escapers_print_a_missing_value_as_no_value() {
+    let set = helm_set(&[(
+        "t",
+        "{{ html .missing }}|{{ js .missing }}|{{ urlquery .missing }}|{{ html .missing 1 }}",
+    )]);
+    let got = run(&set, "t", &values(&[]), &ExecOptions::default());
+    assert_eq!(
+        got.as_deref(),
+        Ok("&lt;no value&gt;|\\u003Cno value\\u003E|%3Cno+value%3E|&lt;no value&gt;1")
+    );
+}
+
+/// Go's `parseControl` counts the range depth for the range's own list only, so `break` and
+/// `continue` in its `else` list are a parse error (outside an enclosing range).
+#[test]
+fn break_in_the_else_of_a_range_is_a_parse_error() {
+    for word in ["break", "continue"] {
+        let mut set = Set::new("gotpl", HashMap::new()).with_helm_builtins();
+        let text =
+            format!("{{{{ range .x }}}}{{{{ . }}}}{{{{ else }}}}{{{{ {word} }}}}{{{{ end }}}}");
+        let err = set.add("t", &text).err().map(|e| e.to_string());
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains(&format!("{{{{{word}}}}} outside {{{{range}}}}"))),
+            "{word}: {err:?}"
+        );
+        let mut nested = Set::new("gotpl", HashMap::new()).with_helm_builtins();
+        let inside = format!(
+            "{{{{ range .y }}}}{{{{ range .x }}}}{{{{ . }}}}{{{{ else }}}}{{{{ {word} }}}}{{{{ end }}}}{{{{ end }}}}"
+        );
+        assert!(nested.add("t", &inside).is_ok(), "{word} in an outer range");
+    }
+}

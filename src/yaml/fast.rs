@@ -1130,6 +1130,9 @@ mod tests {
             "h: &h x\nl: [*h, {k: *h}]\nm: [a, [b, {c: d}]]\n",
             "a: plain\n  over   \n\n\n  four {{ x\n    }} lines\nb:\n- item\n  continued\n  # note\nc: d\n",
             "- x\n\n  y\n- one # comment\n",
+            // An anchored flow collection is flow style in both readers.
+            "x: &mc { c: [\"m\"] }\ny: *mc\nz: &s [a] # c\n",
+            "a:\n  l: &p\n    s:\n      x: &mc { c: [\"m\"] }\n  r: *p\n  s:\n    <<: *p\n    x: *mc\n",
         ];
         for case in cases {
             assert_eq!(same_as_saphyr(case), Some(true), "{case}");
@@ -1180,7 +1183,7 @@ mod tests {
         #[test]
         fn yaml_shaped_text_reads_as_saphyr_reads_it(
             lines in proptest::collection::vec(
-                (0usize..3, "(- |k: |&a |\\? )?(\\[|\\{|\\]|\\}|\"|'|,|#|\\*a|x|y z|: | )*"),
+                (0usize..3, "(- |k: |&a |k: &a |\\*a: |\\? )?(\\[|\\{|\\]|\\}|\"|'|,|#|\\*a|x|y z|: | )*"),
                 0..8,
             )
         ) {

@@ -104,8 +104,8 @@ struct Builder<'o> {
     root: Option<(Node, Pos)>,
 }
 
-/// How many closing brackets [`parse_saphyr`] will re-indent before giving up.
-const MAX_BRACKET_FIXES: usize = 64;
+/// How many closing brackets or alias names [`parse_saphyr`] will fix before giving up.
+const MAX_TEXT_FIXES: usize = 64;
 
 /// `yaml::parse_stream` by saphyr alone.
 pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Error> {
@@ -117,12 +117,19 @@ pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Doc
     // multi-line `[ ... ]` at the key's column. saphyr rejects that, so such a closing bracket is
     // moved right and the text parsed again. Only a line starting with `]`/`}` is touched: that is
     // never valid block content, so no invalid document becomes valid this way.
+    //
+    // go-yaml also ends an alias name at the first character that is not a letter, digit, `_` or
+    // `-` (`yaml_parser_scan_anchor` in go-yaml v3's scannerc.go), so `*app: value` is the alias
+    // `app` used as a key; saphyr reads the name `app:` and fails on the unknown anchor. Such an
+    // alias gets a space after its go-yaml name and the text is parsed again.
     let mut fixed = text.to_string();
-    for _ in 0..MAX_BRACKET_FIXES {
-        if first_error.message != "invalid indentation" {
-            break;
-        }
-        let Some(next) = indent_closing_bracket(&fixed, first_error.pos) else {
+    for _ in 0..MAX_TEXT_FIXES {
+        let next = match first_error.message.as_str() {
+            "invalid indentation" => indent_closing_bracket(&fixed, first_error.pos),
+            UNKNOWN_ANCHOR => end_alias_name_as_go_yaml(&fixed, first_error.pos),
+            _ => None,
+        };
+        let Some(next) = next else {
             break;
         };
         fixed = next;
@@ -134,6 +141,41 @@ pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Doc
     }
     // Report the error of the text as written.
     parse_events(text, options)
+}
+
+/// saphyr's message for an alias whose name no anchor before it has.
+const UNKNOWN_ANCHOR: &str = "while parsing node, found unknown anchor";
+
+/// Inserts a space after the name go-yaml reads in the alias at `pos` (1-based line and
+/// character column), when go-yaml ends that name at an indicator (`:`, `?`, `%`, `@` or a
+/// backquote) that saphyr takes as part of it; `None` when go-yaml reads the same name.
+fn end_alias_name_as_go_yaml(text: &str, pos: Pos) -> Option<String> {
+    let line_index = usize::try_from(pos.line).ok()?.checked_sub(1)?;
+    let column = usize::try_from(pos.column).ok()?.checked_sub(1)?;
+    let mut offset = 0usize;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i == line_index {
+            let (star, _) = line.char_indices().nth(column)?;
+            let rest = line.get(star..)?.strip_prefix('*')?;
+            // go-yaml's `is_alpha`: the only characters of an anchor or alias name.
+            let name_len = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+                .count();
+            let after = rest.as_bytes().get(name_len)?;
+            if name_len == 0 || !matches!(after, b':' | b'?' | b'%' | b'@' | b'`') {
+                return None;
+            }
+            let at = offset + star + 1 + name_len;
+            let mut out = String::with_capacity(text.len() + 1);
+            out.push_str(text.get(..at)?);
+            out.push(' ');
+            out.push_str(text.get(at..)?);
+            return Some(out);
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// Inserts a space before a `]` or `}` that starts line `pos.line` at `pos.column`.
@@ -197,8 +239,14 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
             Event::DocumentStart(_) => sink.start_document(),
             Event::DocumentEnd => sink.end_document(pos),
             other => {
-                let start = span.start.index();
                 let is_start = matches!(other, Event::SequenceStart(..) | Event::MappingStart(..));
+                // saphyr's span of an anchored or tagged node starts at its first property;
+                // its style shows where the node itself starts.
+                let start = if is_start {
+                    chars.after_properties(span.start.index())
+                } else {
+                    span.start.index()
+                };
                 if is_start && last_flow_start == Some(start) {
                     // An indentless block sequence (`key:` then `- [a]` at the key's column)
                     // starts where its first item does; that item's start gives it away.
@@ -302,6 +350,40 @@ impl<'t> CharCursor<'t> {
         self.char_index = index;
         self.byte_index += offset;
         Some(self.byte_index)
+    }
+
+    /// The character index of the first character at or after character `index` that is not
+    /// part of a node's properties (`&anchor`, `!tag`), nor the spaces, comments and line breaks
+    /// after them.
+    fn after_properties(&mut self, index: usize) -> usize {
+        let Some(at) = self.byte_offset(index) else {
+            return index;
+        };
+        let Some(rest) = self.text.get(at..) else {
+            return index;
+        };
+        let mut chars = rest.chars().peekable();
+        let mut skipped = 0usize;
+        while let Some(&c) = chars.peek() {
+            match c {
+                '&' | '!' => {
+                    while chars.next_if(|c| !c.is_whitespace()).is_some() {
+                        skipped += 1;
+                    }
+                }
+                ' ' | '\t' | '\n' | '\r' => {
+                    chars.next();
+                    skipped += 1;
+                }
+                '#' => {
+                    while chars.next_if(|&c| c != '\n').is_some() {
+                        skipped += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        index + skipped
     }
 
     fn char_at(&mut self, index: usize) -> Option<char> {

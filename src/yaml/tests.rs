@@ -282,6 +282,37 @@ fn nesting_is_bounded() {
     assert!(parse_stream("a: {b: 1}\n", &options).is_ok());
 }
 
+/// go-yaml ends an alias name at `:` (go-yaml v3 `yaml_parser_scan_anchor`), so `*app:` is an
+/// alias used as a key, as in app-template's `controllers: {*app: ...}`.
+#[test]
+fn an_alias_used_as_a_key_ends_at_the_colon_as_in_go_yaml() {
+    let node = parse_one("name: &app demo\ndata:\n  *app: value\n  other: [*app]\nf: {*app: 1}\n");
+    assert_eq!(scalar(&node, &["data", "demo"]).value, "value");
+    assert_eq!(scalar(&node, &["f", "demo"]).value, "1");
+    assert!(parse("name: &app demo\ndata:\n  *app-x: value\n").is_err());
+    let unknown = parse("a: b\nc:\n  *nope: value\n").unwrap_err();
+    assert_eq!((unknown.pos.line, unknown.pos.column), (3, 3));
+}
+
+/// saphyr's span of an anchored or tagged collection starts at the anchor; the collection is
+/// still in flow style when it is written in brackets.
+#[test]
+fn an_anchored_flow_collection_is_flow_style() {
+    let text = "x: &mc { c: [m] }\ny: !!seq &s\n  [a]\nz: &b\n  k: v\n";
+    let Ok(mut docs) = parse::parse_saphyr(text, &ParseOptions::default()) else {
+        panic!("saphyr refuses {text:?}");
+    };
+    let node = docs.remove(0).into_root();
+    let style = |key: &str| match node.get(key) {
+        Some(Node::Mapping(m)) => Some(m.style),
+        Some(Node::Sequence(s)) => Some(s.style),
+        _ => None,
+    };
+    assert_eq!(style("x"), Some(CollectionStyle::Flow));
+    assert_eq!(style("y"), Some(CollectionStyle::Flow));
+    assert_eq!(style("z"), Some(CollectionStyle::Block));
+}
+
 #[test]
 fn recursive_and_unknown_aliases_are_errors() {
     assert!(parse("a: &x [*x]\n").is_err());

@@ -213,7 +213,15 @@ pub fn compare(
             ))
         }
         (Err(ours), Err(theirs)) => {
-            if failure_key(&ours).is_some() && failure_key(&ours) == failure_key(&theirs) {
+            // Helm's CLI checks a chart's dependencies before rendering (`runInstall`); the
+            // oracle's SDK renders first, so on a chart that also fails to render it names the
+            // template. offlux follows the CLI.
+            let missing_first = failure_key(&ours)
+                .is_some_and(|key| key.starts_with("missing dependencies: "))
+                && failing_template(&theirs).is_some();
+            if missing_first
+                || (failure_key(&ours).is_some() && failure_key(&ours) == failure_key(&theirs))
+            {
                 Verdict::BothFail
             } else {
                 Verdict::Differ(format!(
