@@ -8,6 +8,7 @@
 
 pub mod allocator;
 pub mod artifact;
+pub mod budget;
 pub mod cli;
 pub mod controllers;
 pub mod diagnostic;

@@ -14,6 +14,54 @@ use crate::discovery::Repository;
 /// The most workers a run may ask for: each is a thread, and more than the cores only queue.
 const MAX_CONCURRENCY: i64 = 128;
 
+/// The run's budget (`crate::budget::Limits`): limits for the whole run, each with its flag.
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "Run budget")]
+pub struct BudgetArgs {
+    /// Steps one template execution may take (actions, loop iterations, function calls; key
+    /// generation and password hashing count as many) [default: 20000000].
+    #[arg(long, value_name = "N")]
+    pub max_template_steps: Option<u64>,
+    /// Objects the whole run may render [default: 1000000].
+    #[arg(long, value_name = "N")]
+    pub max_objects: Option<u64>,
+    /// Bytes of manifests the whole run may render [default: 4294967296].
+    #[arg(long, value_name = "BYTES")]
+    pub max_rendered_bytes: Option<u64>,
+    /// Nodes the whole run may produce by expanding YAML aliases [default: 50000000].
+    #[arg(long, value_name = "N")]
+    pub max_alias_expansion: Option<u64>,
+    /// Bytes of chart files the run may hold loaded at once [default: 2147483648].
+    #[arg(long, value_name = "BYTES")]
+    pub max_chart_bytes: Option<u64>,
+    /// Bytes the whole run may extract from archives or read from git objects
+    /// [default: 4294967296].
+    #[arg(long, value_name = "BYTES")]
+    pub max_extracted_bytes: Option<u64>,
+    /// Kustomizations one kustomize build may accumulate (a base reached twice counts twice)
+    /// [default: 20000].
+    #[arg(long, value_name = "N")]
+    pub max_kustomize_accumulations: Option<u64>,
+}
+
+impl BudgetArgs {
+    /// The limits these flags ask for, the defaults elsewhere.
+    pub(crate) fn limits(&self) -> crate::budget::Limits {
+        let default = crate::budget::Limits::default();
+        crate::budget::Limits {
+            template_steps: self.max_template_steps.unwrap_or(default.template_steps),
+            objects: self.max_objects.unwrap_or(default.objects),
+            rendered_bytes: self.max_rendered_bytes.unwrap_or(default.rendered_bytes),
+            alias_nodes: self.max_alias_expansion.unwrap_or(default.alias_nodes),
+            chart_bytes: self.max_chart_bytes.unwrap_or(default.chart_bytes),
+            extracted_bytes: self.max_extracted_bytes.unwrap_or(default.extracted_bytes),
+            kustomize_accumulations: self
+                .max_kustomize_accumulations
+                .unwrap_or(default.kustomize_accumulations),
+        }
+    }
+}
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -47,6 +95,8 @@ pub struct RunArgs {
     /// repository under review must not make this machine call its internal services).
     #[arg(long)]
     pub allow_private_network: bool,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease's
     /// `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and
     /// SealedSecret are always known).
@@ -285,9 +335,16 @@ impl RunArgs {
         source_dirs.extend(configured_sources(&repository.root)?);
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
+        let budget = std::sync::Arc::new(crate::budget::RunBudget::new(self.budget.limits()));
         let on_interrupt = cancel.clone();
+        let budget_on_interrupt = budget.clone();
         // A second handler cannot be installed in the same process; then Ctrl-C simply ends it.
-        let _ = ctrlc::set_handler(move || on_interrupt.cancel());
+        // The scheduler starts nothing new; engines in the middle of work (a template in a
+        // loop) see the budget's flag and stop.
+        let _ = ctrlc::set_handler(move || {
+            on_interrupt.cancel();
+            budget_on_interrupt.cancel();
+        });
         let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
@@ -307,6 +364,7 @@ impl RunArgs {
         let options = RunOptions {
             progress,
             cancel,
+            budget: budget.clone(),
             concurrency: self.concurrency.map(usize::from),
             allow_missing_sources: self.allow_missing_sources,
             strict_substitutions: self.strict_substitutions,
@@ -325,6 +383,7 @@ impl RunArgs {
             offline: options.offline,
             allow_private_network: self.allow_private_network,
             download_cache: download_cache(),
+            budget,
             ..HelmEngine::default()
         };
         let kustomize = KustomizeEngine {

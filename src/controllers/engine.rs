@@ -121,6 +121,8 @@ pub struct HelmEngine {
     pub loaded: LoadedCharts,
     /// What each loaded chart's templates read of `.Values`, by location, worked out once.
     pub values_usage: ValuesUsages,
+    /// The run's budget (the same as `RunOptions::budget`).
+    pub budget: Arc<crate::budget::RunBudget>,
 }
 
 /// [`helm::ValuesUsage`] by chart location, shared by the engine's clones.
@@ -193,6 +195,7 @@ impl HelmRenderer for HelmEngine {
         options.no_hooks = request.disable_hooks;
         options.skip_tests = true;
         options.validate_schema = !request.disable_schema_validation;
+        options.run = self.budget.clone();
         let described = format!(
             "Helm install failed for release {}/{} with chart {}@{}",
             request.namespace, request.release_name, chart.metadata.name, chart.metadata.version

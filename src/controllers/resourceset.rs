@@ -244,6 +244,7 @@ impl Runtime<'_> {
             spec: &spec,
             providers,
             mode: Mode::Controller,
+            run: self.options.budget.clone(),
         };
         let rendered = match resourceset::render(&request, &lookup) {
             Ok(rendered) => rendered,

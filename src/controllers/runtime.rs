@@ -82,6 +82,9 @@ pub struct RunOptions {
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
     pub cancel: CancelToken,
+    /// The run's budget: limits for the whole run and the flag that stops work in flight. The
+    /// Helm engine holds the same one (`HelmEngine::budget`).
+    pub budget: Arc<crate::budget::RunBudget>,
     /// Sources read from local directories instead (`--sources`).
     pub source_dirs: Vec<SourceMapping>,
     /// Told `(finished, known)` Flux objects as the run advances, for a progress display.

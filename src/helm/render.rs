@@ -9,6 +9,9 @@ use sha2::{Digest, Sha256};
 pub use super::sort::Manifest;
 use super::{capabilities, files, sort, values, Chart, Error, KubeVersion, LoadError};
 use crate::template::funcs::{helm_functions, FuncEnv};
+use std::sync::Arc;
+
+use crate::budget::RunBudget;
 use crate::template::{ExecOptions, MissingKey, Set, Value};
 
 /// The release a chart is rendered as (`.Release`).
@@ -34,6 +37,8 @@ pub struct RenderOptions {
     pub validate_schema: bool,
     /// The fixed "now" of date functions, in seconds since the Unix epoch.
     pub now_unix: i64,
+    /// The run's budget: the step cap of each template execution and the cancellation flag.
+    pub run: Arc<RunBudget>,
 }
 
 impl RenderOptions {
@@ -53,6 +58,7 @@ impl RenderOptions {
             no_hooks: false,
             validate_schema: true,
             now_unix: FIXED_NOW,
+            run: Arc::default(),
         }
     }
 }
@@ -301,6 +307,8 @@ fn parse_and_execute(
     })?;
     let exec = ExecOptions {
         missing_key: MissingKey::Zero,
+        max_steps: options.run.limits().template_steps,
+        run: Some(options.run.clone()),
         ..ExecOptions::default()
     };
     let mut env = FuncEnv {

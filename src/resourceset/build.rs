@@ -3,11 +3,13 @@
 //! deduplication by group/kind/namespace/name, exclusion by `reconcile: disabled`, and steps.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde_json::{Map, Number, Value as Json};
 
 use super::inputs::InputSet;
 use super::Error;
+use crate::budget::RunBudget;
 use crate::template::funcs::{FuncEnv, FuncError, Function};
 use crate::template::{ExecOptions, MissingKey, Set, Value};
 use crate::yaml::{self, Node, Resolved};
@@ -31,7 +33,11 @@ pub struct BuiltStep {
 
 /// The operator's `BuildResourceSet`: objects in order, `resources` first (each item for each
 /// input set), then `resourcesTemplate` (all documents of each input set).
-pub fn build(templates: &Templates, inputs: &[InputSet]) -> Result<Vec<Map<String, Json>>, Error> {
+pub fn build(
+    templates: &Templates,
+    inputs: &[InputSet],
+    run: &Arc<RunBudget>,
+) -> Result<Vec<Map<String, Json>>, Error> {
     let mut objects: Vec<Map<String, Json>> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let keep = |object: Map<String, Json>,
@@ -49,12 +55,12 @@ pub fn build(templates: &Templates, inputs: &[InputSet]) -> Result<Vec<Map<Strin
         // deduplicates nor excludes them).
         let empty = InputSet::new();
         for (index, item) in templates.resources.iter().enumerate() {
-            let object = render_resource(index, item, &empty)?;
+            let object = render_resource(index, item, &empty, run)?;
             seen.insert(object_key(&object));
             objects.push(object);
         }
         if let Some(text) = &templates.resources_template {
-            for object in render_template(text, &empty)? {
+            for object in render_template(text, &empty, run)? {
                 keep(object, &mut objects, &mut seen);
             }
         }
@@ -64,7 +70,7 @@ pub fn build(templates: &Templates, inputs: &[InputSet]) -> Result<Vec<Map<Strin
         let text = item_text(item);
         let set = parse(&text)?;
         for input in inputs {
-            let rendered = execute(&set, input)
+            let rendered = execute(&set, input, run)
                 .map_err(|e| Error::Build(format!("failed to build resources[{index}]: {e}")))?;
             let object = read_object(&rendered)
                 .map_err(|e| Error::Build(format!("failed to build resources[{index}]: {e}")))?;
@@ -74,7 +80,7 @@ pub fn build(templates: &Templates, inputs: &[InputSet]) -> Result<Vec<Map<Strin
     if let Some(text) = &templates.resources_template {
         let set = parse(text)?;
         for input in inputs {
-            let rendered = execute(&set, input).map_err(|e| {
+            let rendered = execute(&set, input, run).map_err(|e| {
                 Error::Build(format!("failed to build resources from template: {e}"))
             })?;
             for object in read_objects(&rendered)? {
@@ -90,6 +96,7 @@ pub fn build(templates: &Templates, inputs: &[InputSet]) -> Result<Vec<Map<Strin
 pub fn build_steps(
     steps: &[(String, Templates)],
     inputs: &[InputSet],
+    run: &Arc<RunBudget>,
 ) -> Result<Vec<BuiltStep>, Error> {
     for (name, templates) in steps {
         if templates.resources.is_empty() && templates.resources_template.is_none() {
@@ -101,7 +108,7 @@ pub fn build_steps(
     let mut owners: HashMap<String, String> = HashMap::new();
     let mut out = Vec::with_capacity(steps.len());
     for (name, templates) in steps {
-        let objects = build(templates, inputs)?;
+        let objects = build(templates, inputs, run)?;
         for object in &objects {
             let key = object_key(object);
             match owners.get(&key) {
@@ -128,16 +135,21 @@ fn render_resource(
     index: usize,
     item: &Json,
     input: &InputSet,
+    run: &Arc<RunBudget>,
 ) -> Result<Map<String, Json>, Error> {
     let wrap = |e: String| Error::Build(format!("failed to build resources[{index}]: {e}"));
     let set = parse(&item_text(item))?;
-    let rendered = execute(&set, input).map_err(wrap)?;
+    let rendered = execute(&set, input, run).map_err(wrap)?;
     read_object(&rendered).map_err(wrap)
 }
 
-fn render_template(text: &str, input: &InputSet) -> Result<Vec<Map<String, Json>>, Error> {
+fn render_template(
+    text: &str,
+    input: &InputSet,
+    run: &Arc<RunBudget>,
+) -> Result<Vec<Map<String, Json>>, Error> {
     let set = parse(text)?;
-    let rendered = execute(&set, input)
+    let rendered = execute(&set, input, run)
         .map_err(|e| Error::Build(format!("failed to build resources from template: {e}")))?;
     read_objects(&rendered)
 }
@@ -198,11 +210,13 @@ fn parse(text: &str) -> Result<Set, Error> {
     Ok(set)
 }
 
-fn execute(set: &Set, input: &InputSet) -> Result<String, String> {
+fn execute(set: &Set, input: &InputSet, run: &Arc<RunBudget>) -> Result<String, String> {
     let mut set = set.clone();
     set.bind("inputs", json_to_value(&Json::Object(input.clone())));
     let options = ExecOptions {
         missing_key: MissingKey::Error,
+        max_steps: run.limits().template_steps,
+        run: Some(run.clone()),
         ..Default::default()
     };
     let mut env = FuncEnv {

@@ -20,6 +20,7 @@ mod slug;
 mod spec;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub use annotations::{
     decoded_data, ChecksumError, Lookup, CHECKSUM, COPY_FROM, OWNER_NAME, OWNER_NAMESPACE,
@@ -39,6 +40,8 @@ pub use spec::{
 };
 
 use serde_json::{Map, Value as Json};
+
+use crate::budget::RunBudget;
 
 pub const API_VERSION: &str = "fluxcd.controlplane.io/v1";
 
@@ -94,6 +97,8 @@ pub struct Request<'a> {
     pub spec: &'a ResourceSetSpec,
     pub providers: Vec<InputSource>,
     pub mode: Mode,
+    /// The run's budget: the step cap of each template execution, the cancellation flag.
+    pub run: Arc<RunBudget>,
 }
 
 /// The rendered ResourceSet: its steps (one unnamed step without `spec.steps`) and the
@@ -127,10 +132,10 @@ pub fn render(request: &Request<'_>, lookup: &Lookup<'_>) -> Result<Rendered, Er
     let mut steps = if spec.steps.is_empty() {
         vec![BuiltStep {
             name: String::new(),
-            objects: build(&spec.templates, &inputs)?,
+            objects: build(&spec.templates, &inputs, &request.run)?,
         }]
     } else {
-        build_steps(&spec.steps, &inputs)?
+        build_steps(&spec.steps, &inputs, &request.run)?
     };
     let owners = annotations::owner_labels(request.name, request.namespace);
     for object in steps.iter_mut().flat_map(|s| &mut s.objects) {

@@ -51,6 +51,8 @@ type R<T> = Result<T, Flow>;
 pub(crate) struct Ctx<'e> {
     pub opts: &'e ExecOptions,
     pub env: &'e mut FuncEnv,
+    /// Steps taken so far (see `ExecOptions::max_steps`).
+    pub steps: u64,
     pub depth: usize,
     pub include_counts: HashMap<String, usize>,
     pub written: usize,
@@ -212,6 +214,60 @@ impl Frame<'_> {
     }
 }
 
+/// What a call of function `name` with `args` costs in steps besides the one every call takes.
+/// Key generation, certificates and password hashing take from milliseconds to seconds each (an
+/// RSA-4096 key one to two seconds), so each counts as many steps as the executor takes in that
+/// time (10 to 30 million steps a second): a template that calls `genPrivateKey` in a loop meets
+/// the step cap about as soon as one that loops on nothing. With the default cap, one execution
+/// makes one RSA key (or eight certificates); more needs `--max-template-steps`.
+pub(crate) fn extra_cost(name: &str, args: &[Value]) -> u64 {
+    match name {
+        "genPrivateKey" => match args.first() {
+            Some(Value::String(kind)) if kind == "ecdsa" || kind == "ed25519" => 10_000,
+            _ => 12_000_000,
+        },
+        "genCA" | "genSelfSignedCert" | "genSignedCert" | "derivePassword" => 2_500_000,
+        "bcrypt" | "htpasswd" => 1_000_000,
+        "genCAWithKey"
+        | "genSelfSignedCertWithKey"
+        | "genSignedCertWithKey"
+        | "buildCustomCert" => 50_000,
+        _ => 0,
+    }
+}
+
+/// Counts `n` steps at `pos` (the node `context`): an error once past `max_steps`, or when the
+/// run has been cancelled.
+fn step(
+    ctx: &mut Ctx<'_>,
+    fr: &Frame<'_>,
+    n: u64,
+    pos: usize,
+    context: &dyn Fn() -> String,
+) -> R<()> {
+    ctx.steps = ctx.steps.saturating_add(n);
+    if ctx.steps > ctx.opts.max_steps {
+        let limits = crate::budget::Limits {
+            template_steps: ctx.opts.max_steps,
+            ..crate::budget::Limits::default()
+        };
+        let exceeded =
+            crate::budget::Exceeded::new(crate::budget::Resource::TemplateSteps, &limits);
+        let e = fr.error(ctx, pos, &context(), &exceeded.to_string());
+        return Err(e.with_kind(ExecErrorKind::StepLimit).into());
+    }
+    if ctx
+        .opts
+        .run
+        .as_deref()
+        .is_some_and(|run| run.is_cancelled())
+    {
+        let e = fr.error(ctx, pos, &context(), "cancelled");
+        return Err(e.with_kind(ExecErrorKind::Cancelled).into());
+    }
+    Ok(())
+}
+
 fn write(ctx: &mut Ctx<'_>, frame: &Frame<'_>, out: &mut String, s: &str) -> R<()> {
     ctx.written += s.len();
     if ctx.written > ctx.opts.max_output {
@@ -250,6 +306,7 @@ fn walk(
     match node {
         Node::Text(t) => write(ctx, fr, out, t),
         Node::Action(pipe) => {
+            step(ctx, fr, 1, pipe.pos, &|| pipe.to_string())?;
             let v = eval_pipeline(ctx, fr, dot, pipe)?;
             if pipe.decl.is_empty() {
                 let s = match &v {
@@ -260,10 +317,18 @@ fn walk(
             }
             Ok(())
         }
-        Node::If(b) => walk_if_with(ctx, fr, dot, b, false, out),
-        Node::With(b) => walk_if_with(ctx, fr, dot, b, true, out),
-        Node::Range(b) => walk_range(ctx, fr, dot, b, out),
+        Node::If(b) | Node::With(b) | Node::Range(b) => {
+            step(ctx, fr, 1, b.pipe.pos, &|| b.pipe.to_string())?;
+            match node {
+                Node::If(_) => walk_if_with(ctx, fr, dot, b, false, out),
+                Node::With(_) => walk_if_with(ctx, fr, dot, b, true, out),
+                _ => walk_range(ctx, fr, dot, b, out),
+            }
+        }
         Node::Template { pos, name, pipe } => {
+            step(ctx, fr, 1, *pos, &|| {
+                format!("{{{{template {}}}}}", quote(name))
+            })?;
             walk_template(ctx, fr, dot, *pos, name, pipe.as_ref(), out)
         }
         Node::Break => Err(Flow::Break),
@@ -357,7 +422,8 @@ fn walk_range_inner(
     };
     let val = eval_pipeline(ctx, fr, dot, &b.pipe)?;
     let mark = fr.vars.len();
-    let mut items: Vec<(Rc<Value>, Rc<Value>)> = Vec::new();
+    type Items = Box<dyn Iterator<Item = (Rc<Value>, Rc<Value>)>>;
+    let mut items: Items = Box::new(std::iter::empty());
     // Where the ranged collection lives, so that `set` on an element changes it there too.
     let coll_alias = match (b.pipe.is_assign, fr.vars.last_mut()) {
         (false, Some(var)) if !b.pipe.decl.is_empty() => var.alias.take(),
@@ -377,39 +443,42 @@ fn walk_range_inner(
     match val.map(Rc::unwrap_or_clone) {
         None => {}
         Some(Value::List(l)) => {
-            items = l
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| (Rc::new(Value::Int(i as i64)), Rc::new(v)))
-                .collect()
+            items = Box::new(
+                l.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| (Rc::new(Value::Int(i as i64)), Rc::new(v))),
+            )
         }
         Some(Value::Map(m)) => {
-            items = std::sync::Arc::unwrap_or_clone(m)
-                .into_iter()
-                .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v)))
-                .collect()
+            items = Box::new(
+                std::sync::Arc::unwrap_or_clone(m)
+                    .into_iter()
+                    .map(|(k, v)| (Rc::new(Value::String(k)), Rc::new(v))),
+            )
         }
         Some(Value::Int(n)) => {
             if b.pipe.decl.len() > 1 {
                 let msg = format!("can't use {n} to iterate over more than one variable");
                 return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
             }
-            items = (0..n.max(0))
-                .map(|i| (Rc::new(Value::Int(i)), Rc::new(Value::Int(i))))
-                .collect();
+            // Made one at a time: `range 1000000000` must meet the step cap, not allocate.
+            items =
+                Box::new((0..n.max(0)).map(|i| (Rc::new(Value::Int(i)), Rc::new(Value::Int(i)))));
         }
         Some(v) => {
             let msg = format!("range can't iterate over {}", format_v(&v));
             return Err(fr.error(ctx, b.pipe.pos, &b.pipe.to_string(), &msg).into());
         }
     }
-    if items.is_empty() {
+    let mut items = items.peekable();
+    if items.peek().is_none() {
         if let Some(e) = &b.else_list {
             return walk_list(ctx, fr, dot, e, out);
         }
         return Ok(());
     }
     for (index, elem) in items {
+        step(ctx, fr, 1, b.pipe.pos, &|| b.pipe.to_string())?;
         let decl = &b.pipe.decl;
         let elem_alias = coll_alias.as_ref().and_then(|(i, path)| {
             let step = match &*index {
@@ -935,6 +1004,7 @@ fn eval_function(
     cmd: &Command,
     final_: Option<Ev>,
 ) -> R<Ev> {
+    step(ctx, fr, 1, cmd.pos, &|| cmd.to_string())?;
     let result = eval_function_uncapped(ctx, fr, dot, pos, name, cmd, final_)?;
     if let Some(value) = result.as_deref() {
         if let Err(msg) = within_caps(value, ctx.opts) {
@@ -1043,6 +1113,10 @@ fn eval_function_uncapped(
     }
     if let Some(f) = user {
         let args = eval_value_args(ctx, fr, dot, cmd, final_)?;
+        let extra = extra_cost(name, &args);
+        if extra > 0 {
+            step(ctx, fr, extra, cmd_pos, &|| ctx_str.clone())?;
+        }
         return match f(ctx.env, &args) {
             Ok(v) => {
                 if super::funcs::mutates_first_arg(name) {

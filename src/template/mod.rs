@@ -66,6 +66,15 @@ pub struct ExecOptions {
     pub max_value: usize,
     /// Cap on how deeply the lists and maps of one value a function returns nest.
     pub max_value_depth: usize,
+    /// Cap on the steps of one execution, nested templates, `include`s and `tpl`s counted in:
+    /// each action, branch, range iteration and function call is a step, and the functions
+    /// that cost milliseconds (key and certificate generation, password hashing) count as many
+    /// steps as that time would take (see `exec::cost`). Go has no such cap; a loop of a few
+    /// lines can otherwise run for hours.
+    pub max_steps: u64,
+    /// The run this execution belongs to: its cancellation flag is checked as the steps are
+    /// counted, so Ctrl-C stops a long execution.
+    pub run: Option<Arc<crate::budget::RunBudget>>,
 }
 
 impl Default for ExecOptions {
@@ -77,6 +86,8 @@ impl Default for ExecOptions {
             max_output: 64 << 20,
             max_value: 64 << 20,
             max_value_depth: 1000,
+            max_steps: crate::budget::Limits::default().template_steps,
+            run: None,
         }
     }
 }
@@ -120,6 +131,10 @@ pub enum ExecErrorKind {
     Action,
     /// The output grew past `ExecOptions::max_output`.
     OutputLimit,
+    /// The execution took more than `ExecOptions::max_steps` steps.
+    StepLimit,
+    /// The run was cancelled (Ctrl-C) while the template ran.
+    Cancelled,
     /// The executor itself failed (its thread panicked, or no thread could run it).
     Internal,
 }
@@ -136,6 +151,14 @@ impl Error {
             location: None,
             template_chain,
         }
+    }
+
+    /// The same error, of another kind.
+    pub(crate) fn with_kind(mut self, new: ExecErrorKind) -> Self {
+        if let Error::Exec { kind, .. } = &mut self {
+            *kind = new;
+        }
+        self
     }
 
     /// An action's failure at `location`.
@@ -182,11 +205,13 @@ impl Error {
     pub(crate) fn take_position_of(&mut self, inner: Error) {
         if let (
             Error::Exec {
+                kind,
                 location,
                 template_chain,
                 ..
             },
             Error::Exec {
+                kind: inner_kind,
                 location: inner_location,
                 template_chain: inner_chain,
                 ..
@@ -195,6 +220,13 @@ impl Error {
         {
             *location = inner_location;
             *template_chain = inner_chain;
+            // A limit or a cancellation stops the whole execution, whoever called it.
+            if matches!(
+                inner_kind,
+                ExecErrorKind::StepLimit | ExecErrorKind::Cancelled
+            ) {
+                *kind = inner_kind;
+            }
         }
     }
 }
@@ -394,6 +426,7 @@ fn run_shared(
     let mut ctx = exec::Ctx {
         opts,
         env,
+        steps: 0,
         depth: 0,
         include_counts: HashMap::new(),
         written: 0,

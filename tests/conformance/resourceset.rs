@@ -174,7 +174,7 @@ fn run_builder(dir: &Path, case: &Json, steps: bool) -> Outcome {
     let expected = expected_error(dir, case);
     let result = spec_of(rset).and_then(|spec| {
         if steps {
-            build_steps(&spec.steps, &spec.inputs).map(|steps| {
+            build_steps(&spec.steps, &spec.inputs, &Default::default()).map(|steps| {
                 let mut text = String::new();
                 let counts: Vec<(String, usize)> = steps
                     .iter()
@@ -187,7 +187,8 @@ fn run_builder(dir: &Path, case: &Json, steps: bool) -> Outcome {
                 (text, counts)
             })
         } else {
-            build(&spec.templates, &spec.inputs).map(|o| (objects_text(&o), Vec::new()))
+            build(&spec.templates, &spec.inputs, &Default::default())
+                .map(|o| (objects_text(&o), Vec::new()))
         }
     });
     match (case.get("expect").and_then(Json::as_str), result) {
@@ -331,6 +332,7 @@ fn run_cli(dir: &Path, case: &Json) -> Outcome {
             spec: &spec,
             providers,
             mode: Mode::Cli,
+            run: Default::default(),
         };
         let rendered = resourceset::render(&request, &|_, _, _| None).map_err(|e| e.to_string())?;
         if rendered.objects().next().is_none() {
@@ -591,6 +593,7 @@ fn run_controller(dir: &Path) -> Outcome {
             spec: &spec,
             providers: selected,
             mode: Mode::Controller,
+            run: Default::default(),
         };
         resourceset::render(&request, &lookup).map_err(|e| e.to_string())
     })();

@@ -1,0 +1,276 @@
+//! Hostile repositories against the run's budget (issue 35, "One budget for the whole run" and
+//! "Work that does not end"): inputs of a few kilobytes that used to cost minutes or gigabytes.
+//! Each case must end by itself within 10 s of CPU time and 1 GB (measured on the child process
+//! with `wait4`; CPU time rather than wall time, because the machines that run these tests are
+//! shared, and a wall-clock bound three times as wide) with an error naming what exceeded which
+//! limit and the flag that raises it. Every fixture is built at
+//! run time in a temporary directory.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const TEN_SECONDS: Duration = Duration::from_secs(10);
+const WALL_CLOCK: Duration = Duration::from_secs(30);
+/// 1 GB, in the kilobytes `getrusage` reports.
+const ONE_GB_KB: i64 = 1 << 20;
+
+fn write(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+}
+
+/// What a run of offlux did: its exit code, output, wall time and peak memory.
+struct Measured {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+    /// User and system CPU time of the child.
+    cpu: Duration,
+    /// Peak resident memory of the child, in kilobytes (0 where not measured).
+    max_rss_kb: i64,
+}
+
+impl Measured {
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    /// Ended by itself within 10 s and 1 GB, failing, with `message` in its output.
+    fn assert_bounded_failure(&self, message: &str) {
+        let all = self.all();
+        assert_eq!(self.code, Some(1), "{all}");
+        assert!(all.contains(message), "expected `{message}` in:\n{all}");
+        assert!(self.cpu < TEN_SECONDS, "took {:?} of CPU", self.cpu);
+        assert!(self.elapsed < WALL_CLOCK, "took {:?}", self.elapsed);
+        assert!(
+            self.max_rss_kb < ONE_GB_KB,
+            "peak memory {} MB",
+            self.max_rss_kb >> 10
+        );
+    }
+}
+
+/// Runs offlux with `args`, killed after 60 s, and measures it. The child is reaped with `wait4`
+/// (for its own peak memory), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn offlux(args: &[&std::ffi::OsStr]) -> Measured {
+    let started = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_offlux"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("offlux starts");
+    fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = pipe.read_to_end(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    }
+    let stdout = reader(child.stdout.take().expect("stdout"));
+    let stderr = reader(child.stderr.take().expect("stderr"));
+    let pid = child.id();
+    let killer = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+            // SAFETY: signal 0 only asks whether the process exists.
+            if unsafe { libc::kill(pid as i32, 0) } != 0 {
+                return;
+            }
+        }
+        // SAFETY: the child is ours and not yet reaped (wait4 below reaps it).
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    });
+    let (code, cpu, max_rss_kb) = wait_measured(pid);
+    let elapsed = started.elapsed();
+    let _ = killer.join();
+    Measured {
+        code,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+        elapsed,
+        cpu,
+        max_rss_kb,
+    }
+}
+
+/// Reaps `pid` and returns its exit code, CPU time and peak resident memory (kilobytes, as Linux
+/// reports it).
+fn wait_measured(pid: u32) -> (Option<i32>, Duration, i64) {
+    let mut status = 0;
+    // SAFETY: zeroed `rusage` is a valid value; wait4 fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our child; the pointers are valid for the call.
+    let reaped = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid as i32, "wait4");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    (code, time(usage.ru_utime) + time(usage.ru_stime), usage.ru_maxrss)
+}
+
+/// A repository whose bootstrap Kustomization applies `apps/`.
+fn repository() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join(".git")).expect("mkdir");
+    write(
+        dir.path(),
+        &[(
+            "clusters/dev/apps.yaml",
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+        )],
+    );
+    dir
+}
+
+fn test_run(root: &Path) -> Measured {
+    offlux(&["test".as_ref(), "--path".as_ref(), root.as_os_str()])
+}
+
+/// `apps/` holds a HelmRelease of the local chart `charts/bomb` with `template` as its one
+/// template.
+fn chart_release(repo: &Path, template: &str) {
+    write(
+        repo,
+        &[
+            ("apps/kustomization.yaml", "resources: [release.yaml]\n"),
+            ("apps/release.yaml", "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: bomb\n  namespace: flux-system\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./charts/bomb\n      sourceRef:\n        kind: GitRepository\n        name: flux-system\n"),
+            ("charts/bomb/Chart.yaml", "apiVersion: v2\nname: bomb\nversion: 1.0.0\n"),
+            ("charts/bomb/templates/cm.yaml", template),
+        ],
+    );
+}
+
+/// `apps/` holds a ResourceSet whose `resourcesTemplate` is `template` (in `<< >>`).
+fn resource_set(repo: &Path, inputs: &str, template: &str) {
+    let indented: String = template.lines().map(|l| format!("    {l}\n")).collect();
+    write(
+        repo,
+        &[
+            ("apps/kustomization.yaml", "resources: [set.yaml]\n"),
+            (
+                "apps/set.yaml",
+                &format!("apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: bomb\n  namespace: flux-system\nspec:\n  inputs: {inputs}\n  resourcesTemplate: |\n{indented}"),
+            ),
+        ],
+    );
+}
+
+// Template execution: a step budget, expensive functions charged.
+
+const STEP_LIMIT: &str =
+    "template execution steps exceed the limit of 20000000 (raise it with `--max-template-steps`)";
+
+#[test]
+fn nested_ranges_in_a_chart_stop_at_the_step_budget() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "{{- range until 100000 }}{{- range until 100000 }}{{ end }}{{ end }}\n",
+    );
+    let run = test_run(repo.path());
+    run.assert_bounded_failure(STEP_LIMIT);
+    assert!(run.stdout.contains("cm.yaml:1:"), "located: {}", run.stdout);
+}
+
+#[test]
+fn a_range_over_a_huge_int_neither_allocates_nor_runs_on() {
+    let repo = repository();
+    chart_release(repo.path(), "{{- range 100000000000 }}{{ end }}\n");
+    test_run(repo.path()).assert_bounded_failure(STEP_LIMIT);
+}
+
+#[test]
+fn key_generation_in_a_loop_is_charged_by_its_cost() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "{{- range until 2000 }}{{ genPrivateKey \"rsa\" | len }}{{ end }}\n",
+    );
+    test_run(repo.path()).assert_bounded_failure(STEP_LIMIT);
+}
+
+#[test]
+fn the_step_budget_is_raised_by_its_flag() {
+    let repo = repository();
+    // 30 000 iterations of three steps: over a budget of 50 000, under the default.
+    chart_release(
+        repo.path(),
+        "{{- range $i := until 30000 }}{{ if eq $i -1 }}x{{ end }}{{ end }}\n",
+    );
+    let root = repo.path().as_os_str();
+    let low = offlux(&[
+        "test".as_ref(),
+        "--path".as_ref(),
+        root,
+        "--max-template-steps".as_ref(),
+        "50000".as_ref(),
+    ]);
+    low.assert_bounded_failure("exceed the limit of 50000 (raise it with `--max-template-steps`)");
+    let default = test_run(repo.path());
+    assert_eq!(default.code, Some(0), "{}", default.all());
+}
+
+#[test]
+fn nested_ranges_in_a_resource_set_stop_at_the_step_budget() {
+    let repo = repository();
+    resource_set(
+        repo.path(),
+        "[{id: a}]",
+        "<<- range until 100000 >><<- range until 100000 >><< end >><< end >>\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: default\n",
+    );
+    test_run(repo.path()).assert_bounded_failure(STEP_LIMIT);
+}
+
+/// Ctrl-C stops a template in the middle of its work: the executor checks the run's flag as it
+/// counts steps, so the run ends with "interrupted" instead of running its loop out.
+#[test]
+fn an_interrupt_stops_a_running_template() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "{{- range until 100000 }}{{- range until 100000 }}{{ end }}{{ end }}\n",
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_offlux"))
+        .args([
+            "render",
+            "--max-template-steps",
+            "100000000000000",
+            "--path",
+        ])
+        .arg(repo.path())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("offlux starts");
+    // Long enough for the render to be inside the loop.
+    std::thread::sleep(Duration::from_secs(2));
+    let signalled = Instant::now();
+    // SAFETY: the child is ours and running.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    let status = child.wait().expect("waits");
+    assert!(
+        signalled.elapsed() < Duration::from_secs(5),
+        "took {:?} after the interrupt",
+        signalled.elapsed()
+    );
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}
