@@ -285,9 +285,7 @@ impl RunArgs {
         source_dirs.extend(configured_sources(&repository.root)?);
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
-        let on_interrupt = cancel.clone();
-        // A second handler cannot be installed in the same process; then Ctrl-C simply ends it.
-        let _ = ctrlc::set_handler(move || on_interrupt.cancel());
+        super::interrupt::watch(&cancel);
         let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
