@@ -6,26 +6,8 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
-/// What a path is, symlinks followed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    File,
-    Directory,
-    /// A socket, device or the like: it exists, but is neither.
-    Other,
-}
-
-impl FileKind {
-    pub fn of(meta: &std::fs::Metadata) -> FileKind {
-        if meta.is_file() {
-            FileKind::File
-        } else if meta.is_dir() {
-            FileKind::Directory
-        } else {
-            FileKind::Other
-        }
-    }
-}
+use crate::fsio::backend;
+pub use crate::fsio::backend::FileKind;
 
 /// Both tables are keyed by the path's bytes: `Path`'s own hash walks its components, which
 /// costs more than the lookup. Another spelling of a path (`a/./b`) is only another entry.
@@ -113,11 +95,9 @@ fn remembered<T: Clone>(table: &Table<T>, path: &Path, find: impl FnOnce() -> T)
 }
 
 impl FsFacts {
-    /// `std::fs::metadata(path)`'s answer, remembered: `None` where nothing (readable) is.
+    /// `std::fs::metadata(path)`'s answer (or a mounted tree's), remembered: `None` where nothing (readable) is.
     pub fn kind(&self, path: &Path) -> Option<FileKind> {
-        remembered(&self.kinds, path, || {
-            std::fs::metadata(path).ok().map(|meta| FileKind::of(&meta))
-        })
+        remembered(&self.kinds, path, || backend::kind(path).ok())
     }
 
     /// Notes what `path` is and where it really is, as a walk of its directory found them, so
@@ -155,14 +135,14 @@ impl FsFacts {
                     .components()
                     .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
             match (path.parent(), path.file_name()) {
-                (Some(parent), Some(name)) if plain => match std::fs::symlink_metadata(path) {
-                    Ok(meta) if !meta.file_type().is_symlink() => {
+                (Some(parent), Some(name)) if plain => match backend::symlink_kind(path) {
+                    Ok(kind) if kind != backend::EntryKind::Symlink => {
                         self.resolve(parent).map(|p| p.join(name))
                     }
-                    Ok(_) => path.canonicalize().ok(),
+                    Ok(_) => backend::canonicalize(path).ok(),
                     Err(_) => None,
                 },
-                _ => path.canonicalize().ok(),
+                _ => backend::canonicalize(path).ok(),
             }
         })
     }

@@ -1,6 +1,6 @@
 //! `offlux diff`: what a change does to the cluster. The base revision (by default the merge base
-//! of HEAD with the default branch) is read from git into a temporary directory, the head is the
-//! working tree or another revision; both are reconciled with the same options and compared
+//! of HEAD with the default branch) is read from git and mounted in memory behind `fsio`
+//! (`gitrev::mount`: nothing is written to disk), the head is the working tree or another revision; both are reconciled with the same options and compared
 //! (`crate::diff`), and the differences printed for a person, a pull request comment (markdown),
 //! a program (JSON) or GitHub's workflow annotations.
 
@@ -79,8 +79,8 @@ struct Reconciled {
     report: RunReport,
     /// The root the side was read under, to take out of messages.
     root: PathBuf,
-    /// The temporary directory a revision was written into, removed when this is dropped.
-    dir: Option<tempfile::TempDir>,
+    /// Where a revision is mounted in memory, unmounted when this is dropped.
+    dir: Option<crate::fsio::Mount>,
 }
 
 pub(super) fn run(
@@ -88,9 +88,12 @@ pub(super) fn run(
     context: &Context,
     out: &mut Output,
 ) -> Result<ExitStatus, CliError> {
+    // From here on a signal cancels both sides' runs, whenever each starts, and the command
+    // ends with the signal's status: never with a comparison of what was cut short.
+    super::interrupt::listen();
     let start = args.run.repo.root.as_ref().unwrap_or(&args.run.repo.path);
     let repository = match gitrev::Repository::discover(start) {
-        Ok(repository) => repository,
+        Ok(repository) => std::sync::Arc::new(repository),
         Err(error) => {
             return Err(CliError::usage(
                 error.to_string(),
@@ -124,12 +127,15 @@ pub(super) fn run(
     } else {
         whole_sides(&repository, base_id, &base_name, paths, args).map(|(b, h)| (b, h, None))
     };
+    if let Some(interrupted) = super::interrupt::error() {
+        return Err(interrupted);
+    }
     let (base, head, left_out) = match sides {
         Ok(sides) => sides,
         Err(message) => return Err(CliError::usage(message, None)),
     };
     if base.report.cancelled || head.report.cancelled {
-        return Err(CliError::failed("interrupted"));
+        return Err(super::interrupt::error().unwrap_or_else(|| CliError::failed("interrupted")));
     }
     for side in [&base, &head] {
         for row in rows(&side.report) {
@@ -175,6 +181,10 @@ pub(super) fn run(
         DiffFormat::Json => json(&report, left_out.as_ref()),
         DiffFormat::Github => github(&report, &files),
     };
+    // A signal that came while the sides were compared still ends the command unprinted.
+    if let Some(interrupted) = super::interrupt::error() {
+        return Err(interrupted);
+    }
     out.write(&text)?;
     if let Some(dir) = &args.out {
         write_trees(dir, &repository.work_tree, [&base, &head])?;
@@ -196,8 +206,7 @@ pub(super) fn run(
         );
     }
     let differs = !report.is_empty();
-    // The revisions written out are removed (a temporary directory goes when dropped); the
-    // reports are left to the process's exit.
+    // The revisions are unmounted; the reports are left to the process's exit.
     for side in [base, head] {
         drop(side.dir);
         exit::leave_to_exit(side.report);
@@ -207,22 +216,22 @@ pub(super) fn run(
 
 /// Both sides reconciled whole.
 fn whole_sides(
-    repository: &gitrev::Repository,
+    repository: &std::sync::Arc<gitrev::Repository>,
     base_id: gitrev::ObjectId,
     base_name: &str,
     paths: (&Path, &Path),
     args: &DiffArgs,
 ) -> Result<(Reconciled, Reconciled), String> {
-    // The base is written out while the head reconciles: writing is mostly waiting on the disk.
+    // The base's tree objects are read while the head reconciles.
     let (base_dir, head) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| write_revision(repository, base_id, base_name));
+        let writer = scope.spawn(|| mount_revision(repository, base_id, base_name));
         let head = match &args.head {
             Some(name) => repository
                 .resolve(name)
                 .map_err(|error| format!("head: {error}"))
                 .and_then(|id| {
                     let name = format!("head `{name}` ({})", short(id));
-                    let dir = write_revision(repository, id, &name)?;
+                    let dir = mount_revision(repository, id, &name)?;
                     reconcile_dir(dir, &name, paths, &args.run)
                 }),
             None => args
@@ -242,7 +251,7 @@ fn whole_sides(
         };
         let base_dir = writer
             .join()
-            .unwrap_or_else(|_| Err(format!("{base_name}: writing the revision failed")));
+            .unwrap_or_else(|_| Err(format!("{base_name}: reading the revision failed")));
         (base_dir, head)
     });
     let head = head?;
@@ -253,7 +262,7 @@ fn whole_sides(
 /// `--changed-only`: both sides discovered, the producers the change can affect on either
 /// side selected (`controllers::changed`), and both reconciled narrowed to them.
 fn changed_sides(
-    repository: &gitrev::Repository,
+    repository: &std::sync::Arc<gitrev::Repository>,
     (base_id, base_ref, base_name): (gitrev::ObjectId, &str, &str),
     (path, root): (&Path, &Path),
     args: &DiffArgs,
@@ -269,15 +278,15 @@ fn changed_sides(
     };
     let changes = changed::Changes::between(repository, base_id, base_ref, head_id.map(|h| h.0))?;
     let files = changed::under_root(&changes.files, root);
-    let base_dir = write_revision(repository, base_id, base_name)?;
+    let base_dir = mount_revision(repository, base_id, base_name)?;
     let head_dir = match head_id {
         Some((id, name)) => {
             let label = format!("head `{name}` ({})", short(id));
-            Some((write_revision(repository, id, &label)?, label))
+            Some((mount_revision(repository, id, &label)?, label))
         }
         None => None,
     };
-    let discover = |dir: Option<&tempfile::TempDir>, name: &str| {
+    let discover = |dir: Option<&crate::fsio::Mount>, name: &str| {
         let mut run = args.run.clone();
         if let Some(dir) = dir {
             run.repo.path = dir.path().join(path);
@@ -293,7 +302,7 @@ fn changed_sides(
     let (base_run, base_found) = discover(Some(&base_dir), base_name)?;
     let selection =
         changed::select(&head_found, &files).union(changed::select(&base_found, &files));
-    let side = |run: &RunArgs, found, name: &str, dir: Option<tempfile::TempDir>| {
+    let side = |run: &RunArgs, found, name: &str, dir: Option<crate::fsio::Mount>| {
         let (found, report, left_out) = run
             .run_selection(found, &selection, &changes.base_label)
             .map_err(|e| format!("{name}: {e}"))?;
@@ -320,7 +329,7 @@ fn short(id: gitrev::ObjectId) -> String {
 }
 
 /// `--path` and `--root` relative to the working tree, so the same places can be found in a
-/// revision written elsewhere.
+/// revision mounted elsewhere.
 fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf), String> {
     let relative = |path: &Path| -> Result<PathBuf, String> {
         let real = path
@@ -344,47 +353,25 @@ fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf),
     Ok((path, root))
 }
 
-/// Writes a revision into a new temporary directory: in a memory-backed directory when
-/// `scratch_parent` names one, else (or when writing there fails, a small one filling up) in the
-/// standard temporary directory.
-fn write_revision(
-    repository: &gitrev::Repository,
+/// Mounts a revision in memory behind `fsio` (`gitrev::mount`), at a path under the standard
+/// temporary directory that is never created: nothing of the revision is written.
+fn mount_revision(
+    repository: &std::sync::Arc<gitrev::Repository>,
     commit: gitrev::ObjectId,
     name: &str,
-) -> Result<tempfile::TempDir, String> {
-    let write = |parent: Option<&Path>| -> Result<tempfile::TempDir, String> {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("offlux-diff-");
-        let dir = match parent {
-            Some(parent) => builder.tempdir_in(parent),
-            None => builder.tempdir(),
-        }
-        .map_err(|e| format!("{name}: cannot make a temporary directory: {e}"))?;
-        let written = gitrev::materialise(repository, commit, dir.path())
-            .map_err(|e| format!("{name}: {e}"))?;
-        for note in &written.notes {
-            eprintln!("note: {name}: {note}");
-        }
-        Ok(dir)
-    };
-    match scratch_parent() {
-        Some(parent) => write(Some(&parent)).or_else(|_| write(None)),
-        None => write(None),
+) -> Result<crate::fsio::Mount, String> {
+    let parent = crate::fsio::absolute(&std::env::temp_dir());
+    let (mount, notes) = gitrev::mount(repository.clone(), commit, &parent, &short(commit))
+        .map_err(|e| format!("{name}: {e}"))?;
+    for note in &notes {
+        eprintln!("note: {name}: {note}");
     }
+    Ok(mount)
 }
 
-/// A memory-backed directory (`platform::scratch`), when `TMPDIR` does not say where temporary
-/// files go.
-fn scratch_parent() -> Option<PathBuf> {
-    if std::env::var_os("TMPDIR").is_some() {
-        return None;
-    }
-    crate::platform::scratch::memory_backed_dir()
-}
-
-/// Reconciles a revision written by `write_revision`, at the same `--path` and `--root`.
+/// Reconciles a revision mounted by `mount_revision`, at the same `--path` and `--root`.
 fn reconcile_dir(
-    dir: tempfile::TempDir,
+    dir: crate::fsio::Mount,
     name: &str,
     (path, root): (&Path, &Path),
     run: &RunArgs,
@@ -403,7 +390,7 @@ fn reconcile_dir(
     })
 }
 
-/// A message without the temporary directory a revision was read under.
+/// A message without the mount point a revision was read under.
 fn scrub(message: &str, root: &Path) -> String {
     let root = root.display().to_string();
     message.replace(&format!("{root}/"), "").replace(&root, ".")

@@ -6,6 +6,7 @@
 //! | 0 | success, and a reader of stdout that went away (`offlux render \| head`) |
 //! | 1 | the repository has failures ([`ExitStatus::Failures`]), or the command failed partway ([`CliError::Failed`], a write to stdout that failed) |
 //! | 2 | usage or input error ([`CliError::Usage`]: a bad flag, a path that does not exist) |
+//! | 130, 143 | interrupted by SIGINT (Ctrl-C) or SIGTERM ([`CliError::Interrupted`]: 128 + the signal's number, as a shell reports a process the signal ended) |
 
 /// How a command that ran to its end came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +44,10 @@ pub enum CliError {
     /// stdout could not be written.
     #[error("writing to stdout: {0}")]
     Stdout(#[source] std::io::Error),
+    /// A signal asked the process to stop (SIGINT 2, SIGTERM 15); what was under way was
+    /// cancelled and no result printed.
+    #[error("interrupted (signal {signal}); no result")]
+    Interrupted { signal: i32 },
 }
 
 impl CliError {
@@ -78,7 +83,16 @@ pub fn code(result: &Result<ExitStatus, CliError>) -> u8 {
         Err(CliError::Usage { .. }) => USAGE,
         Err(error) if error.is_closed_stdout() => SUCCESS,
         Err(CliError::Failed { .. } | CliError::Stdout(_)) => FAILURES,
+        Err(CliError::Interrupted { signal }) => interrupted(*signal),
     }
+}
+
+/// 128 + the signal's number, as a shell reports a process the signal ended.
+fn interrupted(signal: i32) -> u8 {
+    u8::try_from(signal)
+        .ok()
+        .and_then(|n| n.checked_add(128))
+        .unwrap_or(FAILURES)
 }
 
 /// Leaves `value` to the operating system, for a command that is about to return its exit
@@ -103,6 +117,8 @@ mod tests {
             (Err(CliError::failed("writing")), 1),
             (Err(CliError::Stdout(broken)), 0),
             (Err(CliError::Stdout(full)), 1),
+            (Err(CliError::Interrupted { signal: 2 }), 130),
+            (Err(CliError::Interrupted { signal: 15 }), 143),
         ];
         for (result, expected) in cases {
             assert_eq!(code(&result), expected, "{result:?}");

@@ -22,6 +22,7 @@ mod explain;
 mod get;
 mod graph;
 mod helm;
+mod interrupt;
 mod kustomize;
 mod objects;
 mod orphans;

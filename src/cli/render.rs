@@ -37,7 +37,8 @@ pub(super) fn run(
         Err(message) => return Err(CliError::usage(message, None)),
     };
     if report.cancelled {
-        return Err(CliError::failed("interrupted; nothing was written"));
+        return Err(super::interrupt::error()
+            .unwrap_or_else(|| CliError::failed("interrupted; nothing was written")));
     }
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());

@@ -336,15 +336,10 @@ impl RunArgs {
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
         let budget = std::sync::Arc::new(crate::budget::RunBudget::new(self.budget.limits()));
-        let on_interrupt = cancel.clone();
-        let budget_on_interrupt = budget.clone();
-        // A second handler cannot be installed in the same process; then Ctrl-C simply ends it.
-        // The scheduler starts nothing new; engines in the middle of work (a template in a
-        // loop) see the budget's flag and stop.
-        let _ = ctrlc::set_handler(move || {
-            on_interrupt.cancel();
-            budget_on_interrupt.cancel();
-        });
+        // The scheduler starts nothing new once cancelled; engines in the middle of work (a
+        // template in a loop) see the budget's flag and stop.
+        super::interrupt::watch(&cancel);
+        super::interrupt::watch_budget(&budget);
         let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(

@@ -351,7 +351,7 @@ impl<'r> Reader<'r> {
         KUSTOMIZATION_FILE_NAMES
             .iter()
             .map(|name| dir.join(name))
-            .find(|file| self.absolute(file).is_file())
+            .find(|file| self.repository.fs_facts.is_file(&self.absolute(file)))
     }
 
     fn kustomization_node(&self, file: &Path) -> Option<std::sync::Arc<Node>> {
@@ -480,7 +480,7 @@ impl<'r> Reader<'r> {
                     continue;
                 };
                 let absolute = self.absolute(&path);
-                if absolute.is_dir() {
+                if self.repository.fs_facts.is_dir(&absolute) {
                     if path != dir {
                         let component_of = (!resource).then_some(own);
                         self.directory(&path, component_of, depth + 1, seen, out);

@@ -3,7 +3,12 @@
 /// The `origin` remote URL in the repository's `.git/config`, if the working tree is a git
 /// checkout. Only the file inside the root is read.
 pub fn git_remote(root: &std::path::Path) -> Option<String> {
-    let config = std::fs::read_to_string(root.join(".git/config")).ok()?;
+    let config = crate::fsio::read_to_string(
+        &crate::fsio::FsFacts::default(),
+        &root.join(".git/config"),
+        crate::fsio::Confine::within(root),
+    )
+    .ok()?;
     let mut in_origin = false;
     for line in config.lines().map(str::trim) {
         if line.starts_with('[') {

@@ -1,10 +1,10 @@
 //! Reading one YAML file into objects, with every problem reported against the file and line.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Location};
+use crate::fsio::ReadFailure;
 use crate::model::{is_sops_document, FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::{self, Document, Node, ParseOptions, Pos};
 
@@ -41,9 +41,6 @@ pub fn is_kustomization_file(path: &Path) -> bool {
         .and_then(|n| n.to_str())
         .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
 }
-
-/// The first read's buffer: more than nine in ten repository YAML files fit.
-const READ_BUFFER: usize = 16 << 10;
 
 pub(crate) fn load_file(
     absolute: &Path,
@@ -111,33 +108,23 @@ fn read_documents(
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
     };
-    let mut file = match std::fs::File::open(absolute) {
-        Ok(file) => file,
-        Err(error) => {
+    let bytes = match crate::fsio::read_unconfined(absolute, max_size) {
+        Ok(bytes) => bytes,
+        Err(ReadFailure::Io(error)) => {
             diagnostics.push(cannot_read(error));
             return FileRead::Failed;
         }
+        Err(ReadFailure::TooLarge(size)) => {
+            let size = size.map_or_else(String::new, |s| format!("{s} bytes, "));
+            diagnostics.push(
+                Diagnostic::warning(format!(
+                    "file is {size}over the {max_size}-byte limit; not read"
+                ))
+                .at(at_file()),
+            );
+            return FileRead::Failed;
+        }
     };
-    // No size is asked for first: almost every file fits the first buffer, and a system call per
-    // file was a measurable part of discovery. The limit holds whatever the file does meanwhile.
-    let mut bytes = Vec::with_capacity(READ_BUFFER);
-    let limit = max_size.saturating_add(1);
-    if let Err(error) = (&mut file).take(limit).read_to_end(&mut bytes) {
-        diagnostics.push(cannot_read(error));
-        return FileRead::Failed;
-    }
-    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > max_size {
-        let size = file
-            .metadata()
-            .map_or(bytes.len() as u64, |meta| meta.len());
-        diagnostics.push(
-            Diagnostic::warning(format!(
-                "file is {size} bytes, over the {max_size}-byte limit; not read"
-            ))
-            .at(at_file()),
-        );
-        return FileRead::Failed;
-    }
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => {

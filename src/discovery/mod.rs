@@ -112,13 +112,13 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // Its threads start while the root is found, not when the first files wait for them.
     crate::parallel::start_pool();
     let canonical = |path: &Path| {
-        path.canonicalize().map_err(|source| DiscoveryError::Path {
+        crate::fsio::canonicalize(path).map_err(|source| DiscoveryError::Path {
             path: path.to_path_buf(),
             source,
         })
     };
     let entry = canonical(&options.path)?;
-    if !entry.is_dir() {
+    if !crate::fsio::backend::kind(&entry).is_ok_and(|k| k == crate::fsio::FileKind::Directory) {
         return Err(DiscoveryError::NotADirectory { path: entry });
     }
     let root = match &options.root {
@@ -625,14 +625,17 @@ fn in_chart_templates(file: &Path, root: &Path) -> bool {
         .take_while(|dir| dir.as_os_str().len() >= root_length)
         .any(|dir| {
             dir.file_name().is_some_and(|n| n == "templates")
-                && dir.parent().is_some_and(|p| p.join("Chart.yaml").is_file())
+                && dir.parent().is_some_and(|p| {
+                    crate::fsio::backend::kind(&p.join("Chart.yaml"))
+                        .is_ok_and(|k| k == crate::fsio::FileKind::File)
+                })
         })
 }
 
 fn find_git_root(start: &Path) -> Option<PathBuf> {
     start
         .ancestors()
-        .find(|dir| dir.join(".git").exists())
+        .find(|dir| crate::fsio::backend::kind(&dir.join(".git")).is_ok())
         .map(Path::to_path_buf)
 }
 

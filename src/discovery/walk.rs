@@ -1,6 +1,8 @@
 //! Listing the files Flux would see: the working tree minus `.git`, Flux's default exclusions,
 //! `.sourceignore`, `.krmignore` and `.gitignore` (ignored files are not committed, so Flux never
-//! sees them). Symlinks are followed but may not lead outside the root.
+//! sees them). Symlinks are followed but may not lead outside the root. Directories are listed and
+//! symlinks resolved through `fsio`'s backend, so a revision mounted in memory is walked as a
+//! working tree is.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +10,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::diagnostic::{Diagnostic, Location};
 use crate::fs_facts::{FileKind, FsFacts};
+use crate::fsio::{backend, EntryKind};
 
 /// Flux source-controller's default exclusions (fluxcd/pkg `sourceignore`): VCS files, CI
 /// configuration, binary media and archives, and a few tool files.
@@ -156,21 +159,13 @@ impl Walker<'_> {
         real_ancestors: &mut Ancestors,
         in_chart_templates: bool,
     ) {
-        let mut entries: Vec<(std::ffi::OsString, std::fs::FileType)> = Vec::new();
-        match std::fs::read_dir(dir) {
-            Ok(listing) => {
-                for entry in listing {
-                    match entry.and_then(|e| Ok((e.file_name(), e.file_type()?))) {
-                        Ok(entry) => entries.push(entry),
-                        Err(error) => self.warn(dir, format!("cannot read directory: {error}")),
-                    }
-                }
-            }
+        let mut entries = match crate::fsio::backend::list(dir) {
+            Ok(entries) => entries,
             Err(error) => {
                 self.warn(dir, format!("cannot read directory: {error}"));
                 return;
             }
-        }
+        };
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let has = |name: &str| entries.iter().any(|(n, _)| n == name);
         let custom = [".sourceignore", ".krmignore"]
@@ -184,22 +179,19 @@ impl Walker<'_> {
         };
         ignores.push(ignores_here);
         let is_chart = has("Chart.yaml");
-        for (name, file_type) in entries {
+        for (name, entry_kind) in entries {
             if name == ".git" {
                 continue;
             }
             let path = dir.join(&name);
-            let (kind, real) = if file_type.is_symlink() {
-                match self.resolve_symlink(&path) {
+            let (kind, real) = match entry_kind {
+                EntryKind::Symlink => match self.resolve_symlink(&path) {
                     Some((real, kind)) => (kind, Some(real)),
                     None => continue,
-                }
-            } else if file_type.is_dir() {
-                (FileKind::Directory, None)
-            } else if file_type.is_file() {
-                (FileKind::File, None)
-            } else {
-                (FileKind::Other, None)
+                },
+                EntryKind::Directory => (FileKind::Directory, None),
+                EntryKind::File => (FileKind::File, None),
+                EntryKind::Other => (FileKind::Other, None),
             };
             let real = real.unwrap_or_else(|| {
                 let parent = real_ancestors.last().unwrap_or(self.root);
@@ -237,9 +229,9 @@ impl Walker<'_> {
     /// Where a symlink leads and what is there; `None` (with a warning) when it leads outside
     /// the root or nowhere.
     fn resolve_symlink(&mut self, path: &Path) -> Option<(PathBuf, FileKind)> {
-        match path.canonicalize() {
-            Ok(target) if target.starts_with(self.root) => match std::fs::metadata(&target) {
-                Ok(meta) => Some((target, FileKind::of(&meta))),
+        match backend::canonicalize(path) {
+            Ok(target) if target.starts_with(self.root) => match backend::kind(&target) {
+                Ok(kind) => Some((target, kind)),
                 Err(error) => {
                     self.warn(path, format!("cannot resolve symlink: {error}"));
                     None
@@ -247,7 +239,7 @@ impl Walker<'_> {
             },
             Ok(target) => {
                 // Only what the walk would have read is worth a word: a directory or YAML.
-                if target.is_dir() || is_yaml(path) {
+                if backend::kind(&target).is_ok_and(|k| k == FileKind::Directory) || is_yaml(path) {
                     self.warn(
                         path,
                         format!(

@@ -1,8 +1,8 @@
 //! Reading a revision of a git repository without a `git` binary and without touching the working
 //! tree or the index: refs and revisions resolved (`HEAD`, branches, tags, `origin/HEAD`, full or
 //! abbreviated ids, `~N`/`^N` suffixes, the merge base of two commits), and a commit's tree
-//! written into a directory of the caller's (`materialise`), where the ordinary, guarded reads of a
-//! run find it.
+//! mounted in memory behind `fsio` (`view::mount`), where the ordinary, guarded reads of a run
+//! find it: nothing of a revision is written to disk.
 //!
 //! Objects come from the loose object store and from packfiles (index version 2, offset and
 //! reference deltas), over `flate2`; `objects/info/alternates` is followed one level. Linked
@@ -16,12 +16,13 @@ mod objects;
 mod refs;
 mod status;
 mod tree;
+mod view;
 
 use std::path::{Path, PathBuf};
 
 pub use objects::{ObjectId, PackError};
 pub use status::{changed_files, ChangedFile};
-pub use tree::{materialise, Materialised};
+pub use view::mount;
 
 /// Why a revision could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -7,10 +7,9 @@
 //! - `memory`: keeping the allocator off transparent huge pages (Linux).
 //! - `open`: opening a file for reading without following a final symlink and without blocking
 //!   on a FIFO or device (Unix); elsewhere the caller checks the file's kind first.
-//! - `scratch`: a memory-backed directory for short-lived files (Linux's `/dev/shm`).
-//! - `symlink`: creating a symbolic link (Unix); elsewhere none is made.
+//! - `signals`: SIGINT and SIGTERM, each told with its number (Unix); elsewhere the console's
+//!   Ctrl-C, through `ctrlc`.
 
 pub mod memory;
 pub mod open;
-pub mod scratch;
-pub mod symlink;
+pub mod signals;

@@ -7,15 +7,21 @@
 //! Symlink resolutions come from the run's [`FsFacts`], which discovery's walk has already
 //! filled, so a guarded read costs the same system calls as `std::fs::read` (open, fstat, read).
 //!
-//! Not for: discovery's own walk and parsing (it reads with its own limits, see
-//! `discovery::load`), nor deciding which root applies (the caller's load restrictor or
-//! repository root).
+//! A path may lie in an in-memory tree rather than on the disk (a git revision, `diff`'s base,
+//! mounted with [`mount`]): every answer here comes through `backend`, which serves such a path
+//! from the tree and never from the disk, so engines read a revision as they read a working tree.
+//!
+//! Not for: deciding which root applies (the caller's load restrictor or repository root).
+
+pub(crate) mod backend;
+pub(crate) mod mem_tree;
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub use crate::fs_facts::{is_within, FileKind, FsFacts};
+pub use crate::fs_facts::{is_within, FsFacts};
+pub(crate) use backend::{canonicalize, mount};
+pub use backend::{EntryKind, FileKind, Mount};
 
 /// The largest file a guarded read takes, unless the caller asks for less: far above any
 /// manifest, values file or generator input a repository holds, far below what would hurt.
@@ -120,52 +126,45 @@ pub fn read_to_string(
     String::from_utf8(bytes).map_err(|_| ReadError::new(path, ReadErrorKind::NotUtf8))
 }
 
-/// Opens the real path itself (no symlink left to follow, and none followed should one appear
-/// meanwhile), without blocking on a FIFO, and reads it if the opened file is a regular one.
+/// Reads the real path itself (no symlink left to follow, and none followed should one appear
+/// meanwhile), if it is a regular file.
 fn read_located(shown: &Path, real: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
-    let fail = |kind| ReadError::new(shown, kind);
-    let io = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::NotFound => fail(ReadErrorKind::NotFound),
-        _ => fail(ReadErrorKind::Io(e.to_string())),
-    };
-    if !crate::platform::open::GUARDED_OPEN {
-        match std::fs::metadata(real).map(|m| FileKind::of(&m)) {
-            Ok(FileKind::File) => {}
-            Ok(FileKind::Directory) => return Err(fail(ReadErrorKind::Directory)),
-            Ok(FileKind::Other) => return Err(fail(ReadErrorKind::NotRegular)),
-            Err(e) => return Err(io(e)),
-        }
-    }
-    let file = crate::platform::open::read_options()
-        .open(real)
-        .map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    match FileKind::of(&meta) {
-        FileKind::File => {}
-        FileKind::Directory => return Err(fail(ReadErrorKind::Directory)),
-        FileKind::Other => return Err(fail(ReadErrorKind::NotRegular)),
-    }
-    if meta.len() > max_bytes {
-        return Err(fail(ReadErrorKind::TooLarge { limit: max_bytes }));
-    }
-    // The size said is only a hint (files under /proc say 0): the limit holds on what is read.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(fail(ReadErrorKind::TooLarge { limit: max_bytes }));
-    }
-    Ok(bytes)
+    use backend::Unread;
+    backend::read(real, max_bytes).map_err(|unread| {
+        let kind = match unread {
+            Unread::TooLarge(_) => ReadErrorKind::TooLarge { limit: max_bytes },
+            Unread::Directory => ReadErrorKind::Directory,
+            Unread::NotRegular => ReadErrorKind::NotRegular,
+            Unread::Io(e) if e.kind() == std::io::ErrorKind::NotFound => ReadErrorKind::NotFound,
+            Unread::Io(e) => ReadErrorKind::Io(e.to_string()),
+        };
+        ReadError::new(shown, kind)
+    })
 }
 
-/// What a directory entry is, symlinks not followed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryKind {
-    File,
-    Directory,
-    Symlink,
-    Other,
+/// For a caller with its own limits and messages (discovery): the bytes of `path` as they are,
+/// not resolved or confined here (the caller's walk did that), with the size when it is over
+/// `max_bytes`.
+pub(crate) fn read_unconfined(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadFailure> {
+    use backend::Unread;
+    backend::read_walked(path, max_bytes).map_err(|unread| match unread {
+        Unread::TooLarge(size) => ReadFailure::TooLarge(size),
+        Unread::Directory => {
+            ReadFailure::Io(std::io::Error::from(std::io::ErrorKind::IsADirectory))
+        }
+        Unread::NotRegular => ReadFailure::Io(std::io::Error::other(
+            "not a regular file (a device, FIFO or socket)",
+        )),
+        Unread::Io(e) => ReadFailure::Io(e),
+    })
+}
+
+/// Why [`read_unconfined`] gave no bytes.
+#[derive(Debug)]
+pub(crate) enum ReadFailure {
+    /// Over the limit; the size when the file said it.
+    TooLarge(Option<u64>),
+    Io(std::io::Error),
 }
 
 /// One entry of [`read_dir`].
@@ -183,23 +182,15 @@ pub struct Entry {
 pub fn read_dir(facts: &FsFacts, dir: &Path, root: Option<&Path>) -> Result<Vec<Entry>, ReadError> {
     let real = locate(facts, dir, root)?;
     let io = |e: std::io::Error| ReadError::new(dir, ReadErrorKind::Io(e.to_string()));
-    let mut entries = Vec::new();
-    for entry in std::fs::read_dir(&real).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let kind = match entry.file_type() {
-            Ok(t) if t.is_symlink() => EntryKind::Symlink,
-            Ok(t) if t.is_dir() => EntryKind::Directory,
-            Ok(t) if t.is_file() => EntryKind::File,
-            Ok(_) => EntryKind::Other,
-            Err(e) => return Err(io(e)),
-        };
-        let name = entry.file_name();
-        entries.push(Entry {
+    let mut entries: Vec<Entry> = backend::list(&real)
+        .map_err(io)?
+        .into_iter()
+        .map(|(name, kind)| Entry {
             path: dir.join(&name),
             name,
             kind,
-        });
-    }
+        })
+        .collect();
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(entries)
 }

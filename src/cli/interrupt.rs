@@ -1,0 +1,70 @@
+//! SIGINT and SIGTERM for the whole process: the first signal cancels every run under way and
+//! every run started afterwards (a `diff` reconciles two sides, one after the other, and must not
+//! finish the second as if nothing had happened), and the command ends with the shell's status
+//! for the signal (`CliError::Interrupted`: 130, 143).
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Mutex;
+
+use std::sync::Arc;
+
+use crate::budget::RunBudget;
+use crate::controllers::runtime::CancelToken;
+use crate::platform::signals;
+
+/// The first signal's number; 0 before any.
+static RECEIVED: AtomicI32 = AtomicI32::new(0);
+static WATCHED: Mutex<Vec<CancelToken>> = Mutex::new(Vec::new());
+static BUDGETS: Mutex<Vec<Arc<RunBudget>>> = Mutex::new(Vec::new());
+
+/// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing).
+pub(super) fn listen() {
+    signals::on_interrupt(|signal| {
+        let _ = RECEIVED.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
+        if let Ok(tokens) = WATCHED.lock() {
+            for token in tokens.iter() {
+                token.cancel();
+            }
+        }
+        if let Ok(budgets) = BUDGETS.lock() {
+            for budget in budgets.iter() {
+                budget.cancel();
+            }
+        }
+    });
+}
+
+/// Cancels `token` when a signal arrives, or at once if one has.
+pub(super) fn watch(token: &CancelToken) {
+    listen();
+    if let Ok(mut tokens) = WATCHED.lock() {
+        tokens.push(token.clone());
+    }
+    if received().is_some() {
+        token.cancel();
+    }
+}
+
+/// Cancels `budget` (engines' work in flight) when a signal arrives, or at once if one has.
+pub(super) fn watch_budget(budget: &Arc<RunBudget>) {
+    listen();
+    if let Ok(mut budgets) = BUDGETS.lock() {
+        budgets.push(budget.clone());
+    }
+    if received().is_some() {
+        budget.cancel();
+    }
+}
+
+/// The signal that asked the process to stop, if one did.
+pub(super) fn received() -> Option<i32> {
+    match RECEIVED.load(Ordering::Acquire) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// The error a command ends with when a signal arrived.
+pub(super) fn error() -> Option<super::exit::CliError> {
+    received().map(|signal| super::exit::CliError::Interrupted { signal })
+}
