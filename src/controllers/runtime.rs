@@ -1186,6 +1186,9 @@ impl Runtime<'_> {
             }
             ChartSource::Ref(reference) => {
                 let ref_id = reference_id(reference, flux.namespace());
+                if ref_id.kind == FluxKind::ExternalArtifact.as_str() {
+                    return self.chart_from_external_artifact(flux, ref_id, drain);
+                }
                 let Some(object) = self.store.get(&ref_id) else {
                     return Err(self.source_missing(flux, ref_id, drain));
                 };
@@ -1347,6 +1350,38 @@ impl Runtime<'_> {
                 root: self.repository.root.clone(),
                 path: template.chart.clone(),
             })),
+        }
+    }
+
+    /// A `chartRef` to an ExternalArtifact (helm-controller v1.4+, `getSource` /
+    /// `HelmReleaseReconciler.reconcileRelease`): the artifact an ArtifactGenerator assembles is
+    /// the chart, its `Chart.yaml` at the artifact's root, found as a Kustomization's
+    /// `sourceRef` to the same artifact finds it.
+    fn chart_from_external_artifact(
+        &self,
+        flux: &FluxObject,
+        ref_id: ResourceId,
+        drain: DrainLevel,
+    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
+        match self.external_artifact(&ref_id, drain) {
+            None => Err(Outcome::Blocked(vec![ref_id])),
+            Some(Ok(artifact)) => Ok(ResolvedChart {
+                location: ChartLocation::Local {
+                    root: artifact.root.clone(),
+                    path: ".".to_owned(),
+                },
+                values_files: Vec::new(),
+                ignore_missing_values_files: false,
+                source: vec![ref_id],
+            }),
+            Some(Err(message)) => {
+                self.withdraw_output(&flux.object.id);
+                self.store.set_status(
+                    flux.object.id.clone(),
+                    StatusRecord::new(self.unavailable(message), vec![ref_id]),
+                );
+                Err(Outcome::Terminal)
+            }
         }
     }
 
