@@ -231,6 +231,17 @@ impl Runtime<'_> {
                     _ => None,
                 },
                 None => {
+                    // Once nothing more can arrive, the repository's own definition of an
+                    // object no Kustomization applies (the bootstrap applies it).
+                    let written = (drain != DrainLevel::None)
+                        .then(|| self.held_outside_the_run(flux, &wanted))
+                        .flatten();
+                    if let Some(object) = written {
+                        return match resourceset::yaml_to_json(&object.node) {
+                            Json::Object(map) => Some(map),
+                            _ => None,
+                        };
+                    }
                     if let Ok(mut missed) = missed.lock() {
                         missed.insert(wanted);
                     }
@@ -244,6 +255,10 @@ impl Runtime<'_> {
             spec: &spec,
             providers,
             mode: Mode::Controller,
+            // Once nothing more can arrive, a copy source no Kustomization or file provides is
+            // one only the cluster holds (flux-operator copies it from the cluster); before
+            // that, the set waits for it.
+            assume_cluster_held: drain != DrainLevel::None,
         };
         let rendered = match resourceset::render(&request, &lookup) {
             Ok(rendered) => rendered,
@@ -275,6 +290,7 @@ impl Runtime<'_> {
                 }
             }
         }
+        self.assumed(flux, rendered.assumed.clone());
         if self.publish(id, &flux.object, &children) {
             self.store.set(id.clone(), Status::ready());
         }

@@ -331,6 +331,7 @@ fn run_cli(dir: &Path, case: &Json) -> Outcome {
             spec: &spec,
             providers,
             mode: Mode::Cli,
+            assume_cluster_held: false,
         };
         let rendered = resourceset::render(&request, &|_, _, _| None).map_err(|e| e.to_string())?;
         if rendered.objects().next().is_none() {
@@ -591,6 +592,7 @@ fn run_controller(dir: &Path) -> Outcome {
             spec: &spec,
             providers: selected,
             mode: Mode::Controller,
+            assume_cluster_held: false,
         };
         resourceset::render(&request, &lookup).map_err(|e| e.to_string())
     })();
