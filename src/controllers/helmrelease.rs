@@ -261,8 +261,8 @@ pub(crate) fn compose_values<'a>(
             }
             if let Some(producer) = declared(&id) {
                 notes.push(format!(
-                    "values from Secret '{namespace}/{}' are left out: {producer} produces it in the cluster",
-                    reference.name
+                    "values from {} '{namespace}/{}' are left out: {producer} produces it in the cluster",
+                    reference.kind, reference.name
                 ));
                 continue;
             }

@@ -3,6 +3,7 @@
 
 pub mod changed;
 pub mod cluster;
+pub(crate) mod cluster_held;
 pub mod depend;
 pub mod engine;
 pub(crate) mod external_artifact;

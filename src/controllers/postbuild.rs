@@ -21,16 +21,32 @@ pub enum Variables {
     Failed(String),
 }
 
-/// Collects the variables for a Kustomization in `namespace`. `lookup` finds a ConfigMap or Secret
-/// by id; `absent_is_final` says that nothing more can appear, so a missing non-optional object is
-/// an error rather than something to wait for.
-pub fn collect<'a>(
+/// How `collect` finds what a Kustomization substitutes from.
+pub struct Lookups<F, D> {
+    /// A ConfigMap or Secret by id, as the run has it.
+    pub find: F,
+    /// The rendered object that makes a Secret in the cluster (an ExternalSecret, a
+    /// ClusterExternalSecret, ...; see `cluster_held`), for a Secret the run does not have.
+    pub declared: D,
+}
+
+/// Collects the variables for a Kustomization in `namespace`. `absent_is_final` says that nothing
+/// more can appear, so a missing non-optional object is an error rather than something to wait
+/// for, unless a rendered operator object makes it in the cluster: then its variables are unknown
+/// and `notes` says so (kustomize-controller reads it from the cluster, where the operator made it).
+pub fn collect<'a, F, D>(
     namespace: &str,
     post_build: &PostBuild,
     user_values: &BTreeMap<String, String>,
-    lookup: impl Fn(&ResourceId) -> Option<&'a Object>,
+    lookups: Lookups<F, D>,
     absent_is_final: bool,
-) -> Variables {
+    notes: &mut Vec<String>,
+) -> Variables
+where
+    F: Fn(&ResourceId) -> Option<&'a Object>,
+    D: Fn(&ResourceId) -> Option<String>,
+{
+    let lookup = lookups.find;
     let mut variables = user_values.clone();
     let mut waiting = Vec::new();
     for reference in &post_build.substitute_from {
@@ -45,6 +61,14 @@ pub fn collect<'a>(
             None if reference.optional && absent_is_final => {}
             // Values the user gave (`--substitute`) stand for what the cluster's object holds.
             None if absent_is_final && !user_values.is_empty() => {}
+            None if absent_is_final && (lookups.declared)(&id).is_some() => {
+                let producer = (lookups.declared)(&id).unwrap_or_default();
+                notes.push(format!(
+                    "substitute from '{}/{}': {producer} makes it in the cluster; its variables \
+                     are unknown offline",
+                    reference.kind, reference.name
+                ));
+            }
             None if absent_is_final => {
                 return Variables::Failed(format!(
                     "substitute from '{kind}/{name}' error: {} \"{name}\" not found; no \
@@ -208,17 +232,97 @@ mod tests {
             _ => None,
         };
         assert_eq!(
-            collect("apps", &post_build, &user, lookup, false),
+            plain(&post_build, &user, lookup, false),
             Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "gone")]),
             "an optional object may still arrive"
         );
-        let Variables::Ready(vars) = collect("apps", &post_build, &user, lookup, true) else {
+        let Variables::Ready(vars) = plain(&post_build, &user, lookup, true) else {
             panic!("variables are ready");
         };
         assert_eq!(vars["A"], "from-secret");
         assert_eq!(vars["B"], "multiline");
         assert_eq!(vars["C"], "inline");
         assert_eq!(vars["U"], "user-only");
+    }
+
+    /// `collect` with nothing made by an operator.
+    fn plain<'a>(
+        post_build: &PostBuild,
+        user: &BTreeMap<String, String>,
+        find: impl Fn(&ResourceId) -> Option<&'a Object>,
+        absent_is_final: bool,
+    ) -> Variables {
+        let lookups = Lookups {
+            find,
+            declared: |_: &ResourceId| None,
+        };
+        collect(
+            "apps",
+            post_build,
+            user,
+            lookups,
+            absent_is_final,
+            &mut Vec::new(),
+        )
+    }
+
+    #[test]
+    fn a_secret_an_operator_makes_in_the_cluster_is_assumed_with_a_note() {
+        let post_build = PostBuild {
+            substitute: BTreeMap::from([("X".to_owned(), "inline".to_owned())]),
+            substitute_from: vec![
+                reference("Secret", "cluster-secrets", false),
+                reference("ConfigMap", "cluster-secrets", false),
+            ],
+        };
+        let none = |_: &ResourceId| None;
+        let declared = |id: &ResourceId| {
+            (id.kind == "Secret").then(|| "ClusterExternalSecret//cluster-secrets".to_owned())
+        };
+        let mut notes = Vec::new();
+        let lookups = Lookups {
+            find: none,
+            declared,
+        };
+        // The ConfigMap of the same name is made by nothing: it still fails.
+        let Variables::Failed(message) = collect(
+            "apps",
+            &post_build,
+            &BTreeMap::new(),
+            lookups,
+            true,
+            &mut notes,
+        ) else {
+            panic!("a ConfigMap nothing makes fails");
+        };
+        assert!(message.contains("'ConfigMap/cluster-secrets'"), "{message}");
+        let post_build = PostBuild {
+            substitute_from: vec![reference("Secret", "cluster-secrets", false)],
+            ..post_build
+        };
+        let mut notes = Vec::new();
+        let lookups = Lookups {
+            find: none,
+            declared,
+        };
+        let Variables::Ready(vars) = collect(
+            "apps",
+            &post_build,
+            &BTreeMap::new(),
+            lookups,
+            true,
+            &mut notes,
+        ) else {
+            panic!("a Secret an operator makes is assumed");
+        };
+        assert_eq!(vars["X"], "inline");
+        assert_eq!(
+            notes,
+            [
+                "substitute from 'Secret/cluster-secrets': ClusterExternalSecret//cluster-secrets \
+              makes it in the cluster; its variables are unknown offline"
+            ]
+        );
     }
 
     #[test]
@@ -229,11 +333,10 @@ mod tests {
         };
         let none = |_: &ResourceId| None;
         assert_eq!(
-            collect("apps", &post_build, &BTreeMap::new(), none, false),
+            plain(&post_build, &BTreeMap::new(), none, false),
             Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "later")])
         );
-        let Variables::Failed(message) = collect("apps", &post_build, &BTreeMap::new(), none, true)
-        else {
+        let Variables::Failed(message) = plain(&post_build, &BTreeMap::new(), none, true) else {
             panic!("a missing ConfigMap fails once nothing more can arrive");
         };
         assert!(

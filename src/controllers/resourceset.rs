@@ -231,6 +231,17 @@ impl Runtime<'_> {
                     _ => None,
                 },
                 None => {
+                    // Once nothing more can arrive, the repository's own definition of an
+                    // object no Kustomization applies (the bootstrap applies it).
+                    let written = (drain != DrainLevel::None)
+                        .then(|| self.held_outside_the_run(flux, &wanted))
+                        .flatten();
+                    if let Some(object) = written {
+                        return match resourceset::yaml_to_json(&object.node) {
+                            Json::Object(map) => Some(map),
+                            _ => None,
+                        };
+                    }
                     if let Ok(mut missed) = missed.lock() {
                         missed.insert(wanted);
                     }
@@ -245,6 +256,10 @@ impl Runtime<'_> {
             providers,
             mode: Mode::Controller,
             run: self.options.budget.clone(),
+            // Once nothing more can arrive, a copy source no Kustomization or file provides is
+            // one only the cluster holds (flux-operator copies it from the cluster); before
+            // that, the set waits for it.
+            assume_cluster_held: drain != DrainLevel::None,
         };
         let rendered = match resourceset::render(&request, &lookup) {
             Ok(rendered) => rendered,
@@ -276,6 +291,7 @@ impl Runtime<'_> {
                 }
             }
         }
+        self.assumed(flux, rendered.assumed.clone());
         if self.publish(id, &flux.object, &children) {
             self.store.set(id.clone(), Status::ready());
         }

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::cluster_held;
 use super::depend::{self, DependencyState, Gate, GateOptions};
 use super::external_artifact::{self, ArtifactRoot};
 use super::generate;
@@ -1018,14 +1019,23 @@ impl Runtime<'_> {
                 let data = self.data_objects(flux, &post_build.substitute_from, drain);
                 let lookup =
                     |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
+                let declared = |secret: &ResourceId| self.secret_producer(secret);
+                let mut notes = Vec::new();
                 match postbuild::collect(
                     namespace,
                     post_build,
                     &self.options.user_values,
-                    lookup,
+                    postbuild::Lookups {
+                        find: lookup,
+                        declared,
+                    },
                     drain != DrainLevel::None,
+                    &mut notes,
                 ) {
-                    Variables::Ready(variables) => Some(variables),
+                    Variables::Ready(variables) => {
+                        self.assumed(flux, notes);
+                        Some(variables)
+                    }
                     Variables::Wait(ids) => return Outcome::Blocked(ids),
                     Variables::Failed(message) => return self.fail(id, message),
                 }
@@ -1224,6 +1234,9 @@ impl Runtime<'_> {
             }
             ChartSource::Ref(reference) => {
                 let ref_id = reference_id(reference, flux.namespace());
+                if ref_id.kind == FluxKind::ExternalArtifact.as_str() {
+                    return self.chart_from_external_artifact(flux, ref_id, drain);
+                }
                 let Some(object) = self.store.get(&ref_id) else {
                     return Err(self.source_missing(flux, ref_id, drain));
                 };
@@ -1388,6 +1401,38 @@ impl Runtime<'_> {
         }
     }
 
+    /// A `chartRef` to an ExternalArtifact (helm-controller v1.4+, `getSource` /
+    /// `HelmReleaseReconciler.reconcileRelease`): the artifact an ArtifactGenerator assembles is
+    /// the chart, its `Chart.yaml` at the artifact's root, found as a Kustomization's
+    /// `sourceRef` to the same artifact finds it.
+    fn chart_from_external_artifact(
+        &self,
+        flux: &FluxObject,
+        ref_id: ResourceId,
+        drain: DrainLevel,
+    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
+        match self.external_artifact(&ref_id, drain) {
+            None => Err(Outcome::Blocked(vec![ref_id])),
+            Some(Ok(artifact)) => Ok(ResolvedChart {
+                location: ChartLocation::Local {
+                    root: artifact.root.clone(),
+                    path: ".".to_owned(),
+                },
+                values_files: Vec::new(),
+                ignore_missing_values_files: false,
+                source: vec![ref_id],
+            }),
+            Some(Err(message)) => {
+                self.withdraw_output(&flux.object.id);
+                self.store.set_status(
+                    flux.object.id.clone(),
+                    StatusRecord::new(self.unavailable(message), vec![ref_id]),
+                );
+                Err(Outcome::Terminal)
+            }
+        }
+    }
+
     /// A chart source that has not arrived: wait while it may, then fail (or skip) naming it.
     fn source_missing(
         &self,
@@ -1495,15 +1540,7 @@ impl Runtime<'_> {
             drain != DrainLevel::None,
         ) {
             ComposedValues::Ready { values, notes } => {
-                if let Ok(mut diagnostics) = self.diagnostics.lock() {
-                    for note in &notes {
-                        diagnostics.insert(
-                            Diagnostic::note(note.clone())
-                                .at(flux.object.location())
-                                .object(flux.object.id.to_string()),
-                        );
-                    }
-                }
+                self.assumed(flux, notes.clone());
                 Ok((values, notes))
             }
             ComposedValues::Wait(ids) => Err(Outcome::Blocked(ids)),
@@ -1511,41 +1548,36 @@ impl Runtime<'_> {
         }
     }
 
-    /// The rendered object that produces `secret` in the cluster, if any: an `ExternalSecret`
-    /// whose target is that Secret, a `SealedSecret` of its name, or an object of a user-named
-    /// producer kind with its name, in its namespace.
-    fn secret_producer(&self, secret: &ResourceId) -> Option<String> {
-        if secret.kind != "Secret" {
-            return None;
+    /// What `flux` went on with that only the cluster holds: a note on its row in the roster and
+    /// a diagnostic at its file and line.
+    fn assumed(&self, flux: &FluxObject, notes: Vec<String>) {
+        if notes.is_empty() {
+            return;
         }
-        let rendered = self.rendered.lock().ok()?;
-        let mut producers: Vec<String> = rendered
-            .values()
-            .flatten()
-            .filter(|o| o.id.namespace == secret.namespace)
-            .filter(|o| {
-                let kind = o.id.kind.as_str();
-                match kind {
-                    "ExternalSecret" => {
-                        let target = o
-                            .node
-                            .get_path(&["spec", "target", "name"])
-                            .and_then(Node::as_str)
-                            .filter(|n| !n.is_empty())
-                            .unwrap_or(&o.id.name);
-                        target == secret.name
-                    }
-                    "SealedSecret" => o.id.name == secret.name,
-                    _ => {
-                        o.id.name == secret.name
-                            && self.options.secret_producer_kinds.iter().any(|k| k == kind)
-                    }
+        if let Ok(mut rows) = self.notes.lock() {
+            let row = rows.entry(flux.object.id.clone()).or_default();
+            for note in &notes {
+                if !row.contains(note) {
+                    row.push(note.clone());
                 }
-            })
-            .map(|o| format!("{}/{}/{}", o.id.kind, o.id.namespace, o.id.name))
-            .collect();
-        producers.sort();
-        producers.into_iter().next()
+            }
+        }
+        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+            for note in notes {
+                diagnostics.insert(
+                    Diagnostic::note(note)
+                        .at(flux.object.location())
+                        .object(flux.object.id.to_string()),
+                );
+            }
+        }
+    }
+
+    /// The rendered object that produces `secret` in the cluster, if any (see `cluster_held`).
+    fn secret_producer(&self, secret: &ResourceId) -> Option<String> {
+        let rendered = self.rendered.lock().ok()?;
+        let objects: Vec<&Object> = rendered.values().flatten().collect();
+        cluster_held::secret_producer(secret, &objects, &self.options.secret_producer_kinds)
     }
 
     fn kustomization_for(

@@ -11,6 +11,7 @@ pub mod git_remote;
 mod kustomization_refs;
 mod load;
 mod paths;
+mod sourceignore;
 mod walk;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,8 +1,8 @@
 //! Listing the files Flux would see: the working tree minus `.git`, Flux's default exclusions,
-//! `.sourceignore`, `.krmignore` and `.gitignore` (ignored files are not committed, so Flux never
-//! sees them). Symlinks are followed but may not lead outside the root. Directories are listed and
-//! symlinks resolved through `fsio`'s backend, so a revision mounted in memory is walked as a
-//! working tree is.
+//! `.sourceignore` (judged as source-controller does, see `sourceignore`), `.krmignore` and
+//! `.gitignore` (ignored files are not committed, so Flux never sees them). Symlinks are followed
+//! but may not lead outside the root. Directories are listed and symlinks resolved through
+//! `fsio`'s backend, so a revision mounted in memory is walked as a working tree is.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +11,8 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::fs_facts::{FileKind, FsFacts};
 use crate::fsio::{backend, EntryKind};
+
+use super::sourceignore;
 
 /// Flux source-controller's default exclusions (fluxcd/pkg `sourceignore`): VCS files, CI
 /// configuration, binary media and archives, and a few tool files.
@@ -71,6 +73,8 @@ pub(crate) fn list_yaml_files(
         yaml_files: Vec::new(),
         on_yaml_file,
         diagnostics: Vec::new(),
+        source_patterns: Vec::new(),
+        has_source_patterns: false,
     };
     let mut ignores = Vec::new();
     let mut real_ancestors = Ancestors::default();
@@ -106,9 +110,19 @@ fn is_excluded_by_default(name: &[u8], is_dir: bool) -> bool {
 
 /// The ignore files of one directory on the way down.
 struct DirectoryIgnores {
-    /// `.sourceignore` then `.krmignore`, one matcher: where both match, the later file wins.
-    custom: Option<Gitignore>,
+    /// How many patterns this directory's `.sourceignore` pushed on the walk's stack.
+    source_patterns: usize,
+    krmignore: Option<Gitignore>,
     gitignore: Option<Gitignore>,
+}
+
+/// What the ignore files say about one entry.
+enum Verdict {
+    Keep,
+    Exclude,
+    /// Excluded by `.sourceignore`, but a pattern could re-include something below this
+    /// directory: the walk goes in and judges each entry (as `storage.Archive` does).
+    ExcludedDirectoryToSearch,
 }
 
 struct Walker<'r> {
@@ -117,6 +131,15 @@ struct Walker<'r> {
     yaml_files: Vec<PathBuf>,
     on_yaml_file: &'r mut dyn FnMut(usize, &Path),
     diagnostics: Vec<Diagnostic>,
+    /// The `.sourceignore` patterns of the directories being walked, root first: fluxcd/pkg
+    /// `LoadIgnorePatterns` order (a directory's file, then its subdirectories' in name order),
+    /// of which only the ancestors' can match a path below them.
+    source_patterns: Vec<sourceignore::Pattern>,
+    /// Whether a `.sourceignore` with a pattern was met: source-controller's `SourceIgnoreFilter`
+    /// then keeps only the VCS exclusions of its defaults (`NewDefaultMatcher` is used only when
+    /// there are no patterns). The root's file is read first, so this is exact whenever the
+    /// repository has one; a file met deeper turns the defaults off for what follows it only.
+    has_source_patterns: bool,
 }
 
 /// The symlink-free paths of the directories being walked, root first: a chain for the innermost
@@ -168,14 +191,15 @@ impl Walker<'_> {
         };
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let has = |name: &str| entries.iter().any(|(n, _)| n == name);
-        let custom = [".sourceignore", ".krmignore"]
-            .into_iter()
-            .filter(|name| has(name))
-            .collect::<Vec<_>>();
-        let gitignore = has(".gitignore").then_some([".gitignore"]);
+        let source_patterns = if has(".sourceignore") {
+            self.read_sourceignore(dir)
+        } else {
+            0
+        };
         let ignores_here = DirectoryIgnores {
-            custom: (!custom.is_empty()).then(|| self.ignore_file(dir, &custom)),
-            gitignore: gitignore.map(|names| self.ignore_file(dir, &names)),
+            source_patterns,
+            krmignore: has(".krmignore").then(|| self.ignore_file(dir, &[".krmignore"])),
+            gitignore: has(".gitignore").then(|| self.ignore_file(dir, &[".gitignore"])),
         };
         ignores.push(ignores_here);
         let is_chart = has("Chart.yaml");
@@ -202,10 +226,10 @@ impl Walker<'_> {
             if kind == FileKind::Other || (!is_dir && !is_yaml(&path)) {
                 continue;
             }
-            if is_excluded_by_default(name.as_encoded_bytes(), is_dir)
-                || self.is_ignored(&path, is_dir, ignores)
-            {
-                continue;
+            match self.verdict(&path, name.as_encoded_bytes(), is_dir, ignores) {
+                Verdict::Exclude => continue,
+                // Each entry below is judged on its own, as the archive's walk judges it.
+                Verdict::Keep | Verdict::ExcludedDirectoryToSearch => {}
             }
             if !is_dir {
                 if !in_chart_templates {
@@ -223,7 +247,10 @@ impl Walker<'_> {
             self.directory(&path, ignores, real_ancestors, templates);
             real_ancestors.pop();
         }
-        ignores.pop();
+        if let Some(here) = ignores.pop() {
+            let keep = self.source_patterns.len() - here.source_patterns;
+            self.source_patterns.truncate(keep);
+        }
     }
 
     /// Where a symlink leads and what is there; `None` (with a warning) when it leads outside
@@ -262,8 +289,31 @@ impl Walker<'_> {
     fn ignore_file(&mut self, dir: &Path, names: &[&str]) -> Gitignore {
         let mut builder = GitignoreBuilder::new(dir);
         for name in names {
-            if let Some(error) = builder.add(dir.join(name)) {
-                ignore_file_diagnostics(self.root, &error, &mut self.diagnostics);
+            // Read through `fsio`, as every file of the walk is: a revision mounted in memory
+            // has no file on disk to hand the builder.
+            let file = dir.join(name);
+            let text = match crate::fsio::read_to_string(
+                self.facts,
+                &file,
+                crate::fsio::Confine::within(self.root),
+            ) {
+                Ok(text) => text,
+                Err(error) => {
+                    self.warn(&file, format!("cannot read ignore file: {error}"));
+                    continue;
+                }
+            };
+            for (index, line) in text.lines().enumerate() {
+                if let Err(error) = builder.add_line(Some(file.clone()), line) {
+                    let located = ignore::Error::WithPath {
+                        path: file.clone(),
+                        err: Box::new(ignore::Error::WithLineNumber {
+                            line: (index + 1) as u64,
+                            err: Box::new(error),
+                        }),
+                    };
+                    ignore_file_diagnostics(self.root, &located, &mut self.diagnostics);
+                }
             }
         }
         builder.build().unwrap_or_else(|error| {
@@ -272,9 +322,67 @@ impl Walker<'_> {
         })
     }
 
-    /// As git and the `ignore` tools decide: the nearest directory whose ignore files say anything
-    /// about the path, `.sourceignore`/`.krmignore` before `.gitignore`.
-    fn is_ignored(&self, path: &Path, is_dir: bool, ignores: &[DirectoryIgnores]) -> bool {
+    /// Reads `dir`'s `.sourceignore` onto the pattern stack (the patterns' domain is `dir`) and
+    /// says how many it pushed.
+    fn read_sourceignore(&mut self, dir: &Path) -> usize {
+        let file = dir.join(".sourceignore");
+        let text = match crate::fsio::read_to_string(
+            self.facts,
+            &file,
+            crate::fsio::Confine::within(self.root),
+        ) {
+            Ok(text) => text,
+            Err(error) => {
+                self.warn(&file, format!("cannot read ignore file: {error}"));
+                return 0;
+            }
+        };
+        let domain: Vec<String> = segments(dir, self.root)
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let patterns = sourceignore::read_patterns(&text, &domain);
+        let count = patterns.len();
+        self.has_source_patterns |= count > 0;
+        self.source_patterns.extend(patterns);
+        count
+    }
+
+    /// What the ignore files say about an entry of the walk. `.sourceignore` patterns decide
+    /// first, as source-controller's archive filter does (go-git's matcher, the last matching
+    /// pattern wins); Flux's default exclusions apply only where no `.sourceignore` has a
+    /// pattern; then `.krmignore` and `.gitignore` as git and the `ignore` tools decide (the
+    /// nearest directory whose file says anything about the path).
+    fn verdict(
+        &self,
+        path: &Path,
+        name: &[u8],
+        is_dir: bool,
+        ignores: &[DirectoryIgnores],
+    ) -> Verdict {
+        if !self.source_patterns.is_empty() {
+            let owned = segments(path, self.root);
+            let segments: Vec<&str> = owned.iter().map(AsRef::as_ref).collect();
+            match sourceignore::matches(&self.source_patterns, &segments, is_dir) {
+                sourceignore::MatchResult::Include => return Verdict::Keep,
+                sourceignore::MatchResult::Exclude => {
+                    let reopened = is_dir
+                        && self
+                            .source_patterns
+                            .iter()
+                            .any(|p| p.is_inclusion() && p.could_match_below(&segments));
+                    return if reopened {
+                        Verdict::ExcludedDirectoryToSearch
+                    } else {
+                        Verdict::Exclude
+                    };
+                }
+                sourceignore::MatchResult::NoMatch => {}
+            }
+        }
+        if !self.has_source_patterns && is_excluded_by_default(name, is_dir) {
+            return Verdict::Exclude;
+        }
         let nearest = |pick: fn(&DirectoryIgnores) -> Option<&Gitignore>| {
             ignores
                 .iter()
@@ -283,9 +391,14 @@ impl Walker<'_> {
                 .map(|matcher| matcher.matched(path, is_dir))
                 .find(|m| !m.is_none())
         };
-        nearest(|d| d.custom.as_ref())
+        let ignored = nearest(|d| d.krmignore.as_ref())
             .or_else(|| nearest(|d| d.gitignore.as_ref()))
-            .is_some_and(|m| m.is_ignore())
+            .is_some_and(|m| m.is_ignore());
+        if ignored {
+            Verdict::Exclude
+        } else {
+            Verdict::Keep
+        }
     }
 
     fn warn(&mut self, path: &Path, message: String) {
@@ -294,6 +407,18 @@ impl Walker<'_> {
                 .at(Location::file(super::paths::relative_to(path, self.root))),
         );
     }
+}
+
+/// `path`'s segments below `root` (none for the root itself).
+fn segments<'p>(path: &'p Path, root: &Path) -> Vec<std::borrow::Cow<'p, str>> {
+    path.strip_prefix(root)
+        .map(|relative| {
+            relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The problems of an ignore file, one diagnostic per bad line, at its file and line.

@@ -113,7 +113,14 @@ fn split_ref(value: &str) -> Option<(&str, &str)> {
 
 /// `copyFrom`: a v1 ConfigMap takes the source's `data` (and `binaryData`); a v1 Secret takes
 /// the source's decoded data as `stringData`, and its type when it has none.
-pub(crate) fn copy_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), Error> {
+///
+/// A source the lookup lacks fails the set, unless `assumed` collects what the cluster is taken
+/// to hold: then the object is left without the copied data, and a note says so.
+pub(crate) fn copy_from(
+    object: &mut Object,
+    lookup: &Lookup<'_>,
+    assumed: Option<&mut Vec<String>>,
+) -> Result<(), Error> {
     let Some(value) = annotation(object, COPY_FROM).map(str::to_owned) else {
         return Ok(());
     };
@@ -128,6 +135,13 @@ pub(crate) fn copy_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), 
         )));
     };
     let Some(source) = lookup(&kind, namespace, name) else {
+        if let Some(notes) = assumed {
+            notes.push(format!(
+                "{label}: {kind}/{namespace}/{name} to copy from is in no repository file; \
+                 assumed held by the cluster, its data unknown offline"
+            ));
+            return Ok(());
+        }
         return Err(Error::Copy(format!(
             "{label}: failed to copy data from {kind}/{namespace}/{name}: not found"
         )));
@@ -165,6 +179,7 @@ pub(crate) fn copy_from(object: &mut Object, lookup: &Lookup<'_>) -> Result<(), 
 pub(crate) fn convert_kubeconfig_from(
     object: &mut Object,
     lookup: &Lookup<'_>,
+    assumed: Option<&mut Vec<String>>,
 ) -> Result<(), Error> {
     let Some(value) = annotation(object, CONVERT_KUBECONFIG_FROM).map(str::to_owned) else {
         return Ok(());
@@ -184,11 +199,18 @@ pub(crate) fn convert_kubeconfig_from(
         _ => (value.as_str(), None),
     };
     let (namespace, name) = split_ref(reference).ok_or_else(bad)?;
-    let secret = lookup("Secret", namespace, name).ok_or_else(|| {
-        Error::Copy(format!(
+    let Some(secret) = lookup("Secret", namespace, name) else {
+        if let Some(notes) = assumed {
+            notes.push(format!(
+                "{label}: kubeconfig Secret/{namespace}/{name} is in no repository file; \
+                 assumed held by the cluster, its address unknown offline"
+            ));
+            return Ok(());
+        }
+        return Err(Error::Copy(format!(
             "{label}: failed to get kubeconfig Secret/{namespace}/{name}: not found"
-        ))
-    })?;
+        )));
+    };
     let data = decoded_data(&secret);
     let kubeconfig = match key {
         Some(key) => data.get(key).ok_or_else(|| {

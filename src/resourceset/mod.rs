@@ -99,6 +99,11 @@ pub struct Request<'a> {
     pub mode: Mode,
     /// The run's budget: the step cap of each template execution, the cancellation flag.
     pub run: Arc<RunBudget>,
+    /// A `copyFrom` or `convertKubeConfigFrom` source the lookup lacks is one the cluster holds
+    /// (created when it was provisioned, outside Git): the object keeps no copied data and
+    /// `Rendered::assumed` says so. Otherwise such a source fails the set, as the operator fails
+    /// when the source is not in the cluster.
+    pub assume_cluster_held: bool,
 }
 
 /// The rendered ResourceSet: its steps (one unnamed step without `spec.steps`) and the
@@ -107,6 +112,8 @@ pub struct Request<'a> {
 pub struct Rendered {
     pub steps: Vec<BuiltStep>,
     pub external_checksum_refs: Vec<String>,
+    /// What was taken to be in the cluster (see `Request::assume_cluster_held`), one note each.
+    pub assumed: Vec<String>,
 }
 
 impl Rendered {
@@ -138,6 +145,7 @@ pub fn render(request: &Request<'_>, lookup: &Lookup<'_>) -> Result<Rendered, Er
         build_steps(&spec.steps, &inputs, &request.run)?
     };
     let owners = annotations::owner_labels(request.name, request.namespace);
+    let mut assumed = Vec::new();
     for object in steps.iter_mut().flat_map(|s| &mut s.objects) {
         match request.mode {
             Mode::Controller => {
@@ -150,8 +158,10 @@ pub fn render(request: &Request<'_>, lookup: &Lookup<'_>) -> Result<Rendered, Er
             }
         }
         annotations::set_metadata(object, "annotations", &spec.common_annotations);
-        annotations::copy_from(object, lookup)?;
-        annotations::convert_kubeconfig_from(object, lookup)?;
+        let notes = request.assume_cluster_held.then_some(&mut assumed);
+        annotations::copy_from(object, lookup, notes)?;
+        let notes = request.assume_cluster_held.then_some(&mut assumed);
+        annotations::convert_kubeconfig_from(object, lookup, notes)?;
     }
     let counts: Vec<usize> = steps.iter().map(|s| s.objects.len()).collect();
     let mut all: Vec<Map<String, Json>> = steps
@@ -166,6 +176,7 @@ pub fn render(request: &Request<'_>, lookup: &Lookup<'_>) -> Result<Rendered, Er
     Ok(Rendered {
         steps,
         external_checksum_refs,
+        assumed,
     })
 }
 

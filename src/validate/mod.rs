@@ -27,6 +27,7 @@ mod explain;
 mod locate;
 mod orphans;
 mod references;
+pub(crate) use references::secrets_made_by;
 mod schema;
 mod scope;
 

@@ -322,6 +322,19 @@ struct Provided {
     everywhere: BTreeSet<(Target, String)>,
 }
 
+/// The Secrets a known operator makes in the cluster from `object` (`GENERATORS`), each with
+/// whether it is made in every namespace the object selects (a ClusterExternalSecret) rather
+/// than in the object's own. The one list of such operators: `offlux test` relies on it to
+/// take a `substituteFrom` or `valuesFrom` Secret as held by the cluster.
+pub(crate) fn secrets_made_by(object: &Object) -> Vec<(String, bool)> {
+    let id = &object.id;
+    GENERATORS
+        .iter()
+        .filter(|g| g.group == id.group && g.kind == id.kind && g.target == Target::Secret)
+        .filter_map(|g| Some((g.name.of(object)?, g.everywhere)))
+        .collect()
+}
+
 impl Provided {
     fn from_objects(objects: &[Produced<'_>]) -> Provided {
         let mut here = BTreeSet::new();

@@ -158,8 +158,12 @@ mod flux_postbuild {
                 flux.namespace(),
                 post_build,
                 &BTreeMap::new(),
-                lookup,
+                postbuild::Lookups {
+                    find: lookup,
+                    declared: |_: &ResourceId| None,
+                },
                 true,
+                &mut Vec::new(),
             ) {
                 Variables::Ready(variables) => variables,
                 Variables::Failed(message) => return Err(message),

@@ -333,6 +333,7 @@ fn run_cli(dir: &Path, case: &Json) -> Outcome {
             providers,
             mode: Mode::Cli,
             run: Default::default(),
+            assume_cluster_held: false,
         };
         let rendered = resourceset::render(&request, &|_, _, _| None).map_err(|e| e.to_string())?;
         if rendered.objects().next().is_none() {
@@ -594,6 +595,7 @@ fn run_controller(dir: &Path) -> Outcome {
             providers: selected,
             mode: Mode::Controller,
             run: Default::default(),
+            assume_cluster_held: false,
         };
         resourceset::render(&request, &lookup).map_err(|e| e.to_string())
     })();

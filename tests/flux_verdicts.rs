@@ -1,0 +1,344 @@
+//! Flux's verdict on what a repository holds, row by row (issue 34, items 4 to 8): `.sourceignore`
+//! as source-controller's archive applies it, sources the run produces found by every consumer,
+//! what only the cluster holds assumed with a note instead of failing its producer. Each fixture
+//! is the minimal form of a repro in `../shared/repros` (named at each test).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn offlux(root: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .current_dir(root)
+        .args(args)
+        .args(["--root", "."])
+        .output()
+        .expect("runs")
+}
+
+/// `offlux test -o json` at `path`: each row's `Kind/namespace/name` with its result and message.
+fn test_rows(root: &Path, path: &str, extra: &[&str]) -> BTreeMap<String, (String, String)> {
+    let mut args = vec!["test", "--path", path, "-o", "json"];
+    args.extend_from_slice(extra);
+    let output = offlux(root, &args);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    rows.as_array()
+        .expect("a list of rows")
+        .iter()
+        .map(|row| {
+            let text = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
+            (
+                format!("{}/{}/{}", text("kind"), text("namespace"), text("name")),
+                (text("result"), text("message")),
+            )
+        })
+        .collect()
+}
+
+const ROOT_KS: &str = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./kubernetes/apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+  postBuild:
+    substituteFrom:
+      - {kind: ConfigMap, name: cluster-config}
+"#;
+
+/// Repro c11: a file re-included inside an excluded directory is in the artifact (go-git's
+/// matcher, last pattern wins, as `storage.Archive` walks into excluded directories); git's
+/// rule (nothing comes back from under an excluded directory) would lose it.
+#[test]
+fn a_sourceignore_reinclusion_inside_an_excluded_directory_is_in_the_artifact() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        ".sourceignore",
+        "/*\n!/kubernetes\n/kubernetes/clusters/**/secrets/\n\
+         !/kubernetes/clusters/**/secrets/cluster-config.yaml\n",
+    );
+    write(root, "kubernetes/clusters/a/ks.yaml", ROOT_KS);
+    write(
+        root,
+        "kubernetes/clusters/a/secrets/cluster-config.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-config, namespace: flux-system}\n\
+         data: {DOMAIN: example.com}\n",
+    );
+    // Excluded and not re-included: the walk must not see it (it would be a second definition).
+    write(
+        root,
+        "kubernetes/clusters/a/secrets/other.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-config, namespace: flux-system}\n\
+         data: {DOMAIN: wrong.example}\n",
+    );
+    // Outside `kubernetes/`: excluded by `/*`.
+    write(
+        root,
+        "docs/ks.yaml",
+        &ROOT_KS.replace("name: apps", "name: docs"),
+    );
+    write(
+        root,
+        "kubernetes/apps/web.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\n\
+         data: {host: 'web.${DOMAIN}'}\n",
+    );
+    let rows = test_rows(root, "kubernetes/clusters/a", &[]);
+    assert_eq!(
+        rows.get("Kustomization/flux-system/apps")
+            .map(|r| r.0.as_str()),
+        Some("PASS"),
+        "{rows:#?}"
+    );
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    let output = offlux(
+        root,
+        &[
+            "build",
+            "ks",
+            "apps",
+            "-n",
+            "flux-system",
+            "--path",
+            "kubernetes/clusters/a",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("host: web.example.com"), "{stdout}");
+}
+
+/// Repro c1: a HelmRelease's `chartRef` to an ExternalArtifact an ArtifactGenerator produces in
+/// the same run renders the chart the artifact holds (helm-controller v1.4+), as a
+/// Kustomization's `sourceRef` to the same artifact builds.
+#[test]
+fn a_chart_ref_to_a_generated_external_artifact_renders() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "charts/foo/Chart.yaml",
+        "apiVersion: v2\nname: foo\nversion: 0.1.0\n",
+    );
+    write(
+        root,
+        "charts/foo/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  a: b\n",
+    );
+    write(
+        root,
+        "clusters/hub/gen.yaml",
+        "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\n\
+         metadata: {name: foo-chart, namespace: flux-system}\nspec:\n  sources:\n\
+         \x20   - {alias: repo, kind: GitRepository, name: flux-system}\n  artifacts:\n\
+         \x20   - name: foo-chart\n      originRevision: '@repo'\n      copy:\n\
+         \x20       - {from: '@repo/charts/foo/**', to: '@artifact/'}\n---\n\
+         apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+         metadata: {name: foo, namespace: flux-system}\nspec:\n  interval: 1h\n\
+         \x20 chartRef: {kind: ExternalArtifact, name: foo-chart}\n",
+    );
+    let rows = test_rows(root, "clusters/hub", &["--offline"]);
+    assert_eq!(
+        rows.get("HelmRelease/flux-system/foo")
+            .map(|r| r.0.as_str()),
+        Some("PASS"),
+        "{rows:#?}"
+    );
+    let output = offlux(
+        root,
+        &[
+            "build",
+            "hr",
+            "foo",
+            "-n",
+            "flux-system",
+            "--path",
+            "clusters/hub",
+            "--offline",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("kind: ConfigMap") && stdout.contains("name: foo"),
+        "{stdout}"
+    );
+    // An ExternalArtifact no generator produces is not found: the release does not pass.
+    write(
+        root,
+        "clusters/hub/gen.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+         metadata: {name: foo, namespace: flux-system}\nspec:\n  interval: 1h\n\
+         \x20 chartRef: {kind: ExternalArtifact, name: nowhere}\n",
+    );
+    let rows = test_rows(root, "clusters/hub", &["--offline"]);
+    let (result, message) = &rows["HelmRelease/flux-system/foo"];
+    assert_ne!(result, "PASS", "{message}");
+    assert!(
+        message.contains("no ArtifactGenerator produces it"),
+        "{message}"
+    );
+}
+
+const TENANTS: &str = r#"apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata: {name: tenants, namespace: flux-system}
+spec:
+  inputs:
+    - tenant: team-a
+  resources:
+    - apiVersion: v1
+      kind: Namespace
+      metadata: {name: << inputs.tenant >>}
+    - apiVersion: v1
+      kind: Secret
+      metadata:
+        name: registry-auth
+        namespace: << inputs.tenant >>
+        annotations:
+          fluxcd.controlplane.io/copyFrom: flux-system/registry-auth
+      type: kubernetes.io/dockerconfigjson
+    - apiVersion: kustomize.toolkit.fluxcd.io/v1
+      kind: Kustomization
+      metadata: {name: apps, namespace: << inputs.tenant >>}
+      spec:
+        interval: 10m
+        path: ./tenants/<< inputs.tenant >>
+        prune: true
+        sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}
+"#;
+
+/// Repro c13: a ResourceSet `copyFrom` a Secret created when the cluster was provisioned, in no
+/// repository file, is assumed held by the cluster: the set passes with a note saying so and what
+/// it generates is reconciled.
+#[test]
+fn a_copy_from_what_only_the_cluster_holds_is_assumed_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "clusters/dev/tenants.yaml", TENANTS);
+    write(
+        root,
+        "tenants/team-a/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team-a}\n",
+    );
+    let rows = test_rows(root, "clusters/dev", &[]);
+    let (result, message) = &rows["ResourceSet/flux-system/tenants"];
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("Secret/flux-system/registry-auth to copy from is in no repository file")
+            && message.contains("assumed held by the cluster"),
+        "{message}"
+    );
+    assert_eq!(rows["Kustomization/team-a/apps"].0, "PASS", "{rows:#?}");
+    // Defined in a repository file: copied from there, nothing assumed.
+    write(
+        root,
+        "clusters/dev/registry.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: registry-auth, namespace: flux-system}\n\
+         stringData: {token: x}\n",
+    );
+    let rows = test_rows(root, "clusters/dev", &[]);
+    let (result, message) = &rows["ResourceSet/flux-system/tenants"];
+    assert_eq!((result.as_str(), message.as_str()), ("PASS", ""));
+}
+
+fn substitute_fixture(root: &Path, producer: &str) {
+    write(
+        root,
+        "clusters/prod/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+         metadata: {name: secrets, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./secrets\n\
+         \x20 sourceRef: {kind: GitRepository, name: flux-system}\n---\n\
+         apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+         metadata: {name: app, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./app\n\
+         \x20 targetNamespace: web\n  dependsOn: [{name: secrets}]\n\
+         \x20 sourceRef: {kind: GitRepository, name: flux-system}\n  postBuild:\n    substituteFrom:\n\
+         \x20     - {kind: Secret, name: cluster-secrets}\n",
+    );
+    write(root, "secrets/producer.yaml", producer);
+    write(
+        root,
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {domain: '${SECRET_DOMAIN:=none}'}\n",
+    );
+}
+
+/// A `substituteFrom` Secret that a ClusterExternalSecret (in every namespace it selects), an
+/// ExternalSecret or 1Password's OnePasswordItem makes in the cluster is assumed, with a note
+/// naming the producer; one nothing makes, or made in another namespace, still fails.
+#[test]
+fn a_substitute_from_secret_a_known_operator_makes_is_assumed_with_a_note() {
+    let cases = [
+        (
+            "apiVersion: external-secrets.io/v1\nkind: ClusterExternalSecret\nmetadata: {name: cluster-secrets}\n\
+             spec:\n  externalSecretName: cluster-secrets\n  namespaceSelectors: [{}]\n",
+            Some("ClusterExternalSecret//cluster-secrets"),
+        ),
+        (
+            "apiVersion: external-secrets.io/v1\nkind: ClusterExternalSecret\nmetadata: {name: cluster-secrets}\n\
+             spec:\n  externalSecretName: cluster-secrets\n  namespaces: [other]\n",
+            None,
+        ),
+        (
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: es, namespace: flux-system}\n\
+             spec: {target: {name: cluster-secrets}}\n",
+            Some("ExternalSecret/flux-system/es"),
+        ),
+        (
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: es, namespace: other}\n\
+             spec: {target: {name: cluster-secrets}}\n",
+            None,
+        ),
+        (
+            "apiVersion: onepassword.com/v1\nkind: OnePasswordItem\n\
+             metadata: {name: cluster-secrets, namespace: flux-system}\nspec: {itemPath: vaults/x/items/y}\n",
+            Some("OnePasswordItem/flux-system/cluster-secrets"),
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-secrets, namespace: flux-system}\n",
+            None,
+        ),
+    ];
+    for (producer, expected) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        substitute_fixture(root, producer);
+        let rows = test_rows(root, "clusters/prod", &[]);
+        let (result, message) = &rows["Kustomization/flux-system/app"];
+        match expected {
+            Some(producer) => {
+                assert_eq!(result, "PASS", "{producer}: {message}");
+                assert!(
+                    message.contains(&format!(
+                        "substitute from 'Secret/cluster-secrets': {producer} makes it in the cluster"
+                    )),
+                    "{message}"
+                );
+            }
+            None => {
+                assert_eq!(result, "FAIL", "{producer}: {message}");
+                assert!(
+                    message.contains("secret \"cluster-secrets\" not found"),
+                    "{message}"
+                );
+            }
+        }
+    }
+}
