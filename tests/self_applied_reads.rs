@@ -392,3 +392,42 @@ fn a_namespace_less_object_is_one_row_in_its_real_namespace() {
         "{rows:?}\n{stderr}"
     );
 }
+
+/// A root Kustomization that `dependsOn` one it applies itself (carpenike's `cluster` waits for
+/// `flux`, whose file lies under `cluster`'s path): in the cluster `flux` exists from the
+/// bootstrap, so this is no cycle; the dependency's own row gives its verdict.
+#[test]
+fn depends_on_a_kustomization_it_applies_itself_is_no_cycle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "cluster/cluster.yaml",
+        &kustomization(
+            "cluster",
+            "./cluster",
+            "flux-system",
+            "  dependsOn: [{name: flux}]\n",
+        ),
+    );
+    write(
+        root,
+        "cluster/flux.yaml",
+        &kustomization("flux", "./flux-manifests", "flux-system", ""),
+    );
+    write(
+        root,
+        "flux-manifests/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: manifests, namespace: flux-system}\n",
+    );
+    let (rows, stderr) = test_rows(root, "cluster", &[]);
+    assert!(!stderr.contains("cycle"), "{rows:?}\n{stderr}");
+    assert_eq!(
+        rows,
+        [
+            "Kustomization flux-system/cluster PASS dependency ks/flux-system/flux is applied by this Kustomization (or one it applies); it is assumed ready as the previous apply left it",
+            "Kustomization flux-system/flux PASS ",
+        ],
+        "{stderr}"
+    );
+}

@@ -771,9 +771,29 @@ impl Runtime<'_> {
         self.gate(flux, drain)
     }
 
-    /// `None` when the dependencies allow the body to go on.
+    /// `None` when the dependencies allow the body to go on. A dependency `flux` applies itself
+    /// (a root Kustomization that `dependsOn` one whose file lies under its own path) is in the
+    /// cluster from the bootstrap or the previous apply: it is no gate, and no cycle; its own row
+    /// gives its verdict.
     fn gate(&self, flux: &FluxObject, drain: DrainLevel) -> Option<Outcome<ResourceId>> {
-        self.gate_on(flux, depend::dependencies(flux), drain)
+        let id = &flux.object.id;
+        let (own, others): (Vec<depend::Dependency>, Vec<depend::Dependency>) =
+            depend::dependencies(flux)
+                .into_iter()
+                .partition(|d| self.applies(id, &d.id));
+        let outcome = self.gate_on(flux, others, drain);
+        if outcome.is_none() {
+            for dependency in own {
+                self.note_row(
+                    id,
+                    format!(
+                        "dependency {} is applied by this Kustomization (or one it applies); it is assumed ready as the previous apply left it",
+                        depend::label(&dependency.id)
+                    ),
+                );
+            }
+        }
+        outcome
     }
 
     /// [`Runtime::gate`] on a chosen list of dependencies.

@@ -274,8 +274,18 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     Some(instance) => (instance, &instance.object),
                     None => (flux, object),
                 };
-                let next =
-                    followed_path(follower, &root, &working_tree, &fs_facts, &mut diagnostics);
+                let namespace_hint = refs
+                    .namespace_of_file
+                    .get(path_bytes(file))
+                    .map(|n| n.to_string());
+                let next = followed_path(
+                    follower,
+                    namespace_hint.as_deref(),
+                    &root,
+                    &working_tree,
+                    &fs_facts,
+                    &mut diagnostics,
+                );
                 if let Some(next) = next {
                     // The id the object will have: with the namespace its kustomization gives it,
                     // as the objects themselves get it below.
@@ -530,6 +540,7 @@ fn walk_and_load(
 /// the path resolves without cluster-only variables.
 fn followed_path(
     flux: &FluxObject,
+    namespace_hint: Option<&str>,
     root: &Path,
     working_tree: &WorkingTreeSources<'_>,
     fs_facts: &FsFacts,
@@ -547,7 +558,6 @@ fn followed_path(
     let kustomization = flux.as_kustomization()?;
     // A source's path belongs to that source: one that is not this working tree (or a directory
     // in it the user mapped the source to) applies nothing here, whatever its path says.
-    let base = working_tree.base_of(flux, kustomization)?;
     let path = match apply_variable_defaults(&kustomization.path) {
         Ok(path) => path,
         Err(names) => {
@@ -567,6 +577,7 @@ fn followed_path(
             return None;
         }
     };
+    let base = working_tree.base_of(flux, namespace_hint, kustomization, &path)?;
     let dir = secure_join(&base, &path);
     if let Err(e) = crate::fsio::locate(fs_facts, &dir, Some(root)) {
         if let crate::fsio::ReadErrorKind::Outside { real, .. } = e.kind {
@@ -601,14 +612,15 @@ fn followed_path(
 /// Which sources are this working tree, as far as a static reading can tell (the runtime decides
 /// the same way, in `controllers::source`): the bootstrap `flux-system` GitRepository; a source
 /// mapped with `--sources` to a directory inside the root; a GitRepository whose URL is the
-/// working tree's git remote, or that the repository does not define (the run reports it).
+/// working tree's git remote, or, with a path below the root, that no file defines (the run
+/// reports it; a sync a FluxInstance or ResourceSet generates is not written).
 struct WorkingTreeSources<'a> {
     root: &'a Path,
     mappings: &'a [SourceMapping],
     remote: Option<String>,
-    /// GitRepository URLs by (namespace, name), from every file of the repository: a
+    /// GitRepository namespaces and URLs by name, from every file of the repository: a
     /// Kustomization may be met before its source.
-    git_urls: BTreeMap<(String, String), Vec<String>>,
+    git_urls: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl<'a> WorkingTreeSources<'a> {
@@ -619,7 +631,7 @@ impl<'a> WorkingTreeSources<'a> {
         loaded: &[Option<load::LoadedFile>],
         refs: &kustomization_refs::KustomizationRefs,
     ) -> Self {
-        let mut git_urls: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        let mut git_urls: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
         for (file, loaded) in yaml_files.iter().zip(loaded) {
             for flux in loaded.iter().flat_map(|l| l.flux.iter().flatten()) {
                 if flux.kind != FluxKind::GitRepository {
@@ -636,9 +648,9 @@ impl<'a> WorkingTreeSources<'a> {
                     .and_then(|s| s.url.clone())
                     .unwrap_or_default();
                 git_urls
-                    .entry((namespace, flux.name().to_owned()))
+                    .entry(flux.name().to_owned())
                     .or_default()
-                    .push(url);
+                    .push((namespace, url));
             }
         }
         WorkingTreeSources {
@@ -654,11 +666,17 @@ impl<'a> WorkingTreeSources<'a> {
     fn base_of(
         &self,
         flux: &FluxObject,
+        namespace_hint: Option<&str>,
         kustomization: &crate::model::Kustomization,
+        path: &str,
     ) -> Option<PathBuf> {
         let reference = &kustomization.source_ref;
+        let own = match flux.namespace() {
+            "" => namespace_hint.unwrap_or(""),
+            namespace => namespace,
+        };
         let namespace = if reference.namespace.is_empty() {
-            flux.namespace()
+            own
         } else {
             &reference.namespace
         };
@@ -679,18 +697,25 @@ impl<'a> WorkingTreeSources<'a> {
         if reference.name == BOOTSTRAP_NAME && namespace == BOOTSTRAP_NAMESPACE {
             return Some(self.root.to_path_buf());
         }
-        let key = (namespace.to_owned(), reference.name.clone());
-        let urls = self
+        // A namespace unknown on either side matches any.
+        let urls: Vec<&str> = self
             .git_urls
-            .get(&key)
-            .or_else(|| self.git_urls.get(&(String::new(), reference.name.clone())));
-        let here = match urls {
-            None => true,
-            Some(urls) => urls.iter().any(|url| {
+            .get(&reference.name)
+            .into_iter()
+            .flatten()
+            .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || ns == namespace)
+            .map(|(_, url)| url.as_str())
+            .collect();
+        let here = if urls.is_empty() {
+            // Defined nowhere: its root is not this tree's root (repro c4's hazard: the whole
+            // repository attributed to another source), but a path inside it may be.
+            secure_join(self.root, path).as_path() != self.root
+        } else {
+            urls.iter().any(|url| {
                 self.remote
                     .as_deref()
                     .is_some_and(|remote| git_remote::same_repository(remote, url))
-            }),
+            })
         };
         here.then(|| self.root.to_path_buf())
     }
