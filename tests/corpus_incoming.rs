@@ -84,9 +84,11 @@ const INCOMING: &[Incoming] = &[
     },
 ];
 
-fn discover_incoming(root: &Path, entry: &str) -> Repository {
+fn discover_incoming(root: &Path, entry: &str, sources: &str) -> Repository {
     let mut options = Options::new(root.join(entry));
     options.root = Some(root.to_path_buf());
+    // As `offlux test --sources` does: a Kustomization of a mapped source is followed there.
+    options.sources = SourceMapping::parse_list(sources, root).expect("sources");
     discover(&options).expect("discovery")
 }
 
@@ -183,7 +185,7 @@ fn incoming_repositories_reconcile_with_their_recorded_outcomes() {
     let mut mismatches: BTreeMap<&str, String> = BTreeMap::new();
     for repo in INCOMING {
         let root = incoming.join(repo.name);
-        let repository = discover_incoming(&root, repo.entry);
+        let repository = discover_incoming(&root, repo.entry, repo.sources);
         let one = reconcile(&repository, &helm, repo.sources, 1);
         let four = reconcile(&repository, &helm, repo.sources, 4);
         assert!(

@@ -292,7 +292,7 @@ fn changed_sides(
             run.repo.path = dir.path().join(path);
             run.repo.root = Some(dir.path().join(root));
         }
-        let found = run.repo.discover().map_err(|e| format!("{name}: {e}"))?;
+        let found = run.discover().map_err(|e| format!("{name}: {e}"))?;
         Ok::<_, String>((run, found))
     };
     let head_name = head_dir

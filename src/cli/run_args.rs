@@ -217,7 +217,7 @@ impl RunArgs {
 
     /// [`RunArgs::run`] for a command about `scope` only (all of the repository when empty).
     pub(crate) fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
-        let repository = self.repo.discover().map_err(|e| e.to_string())?;
+        let repository = self.discover()?;
         self.run_discovered(repository, scope)
     }
 
@@ -236,7 +236,7 @@ impl RunArgs {
         let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
         let changes =
             crate::controllers::changed::Changes::working_tree(start, changed.base.as_deref())?;
-        let repository = self.repo.discover().map_err(|e| e.to_string())?;
+        let repository = self.discover()?;
         let files = changes.under(&repository.root);
         let selection = crate::controllers::changed::select(&repository, &files);
         let (repository, report, left_out) =
@@ -285,6 +285,28 @@ impl RunArgs {
         Ok((repository, report, left_out))
     }
 
+    /// Discovers the repository with the source mappings (`--sources`, `.offlux.yaml`), so that a
+    /// Kustomization of a mapped source has its `spec.path` followed there.
+    pub(crate) fn discover(&self) -> Result<Repository, String> {
+        let mut options = crate::discovery::Options::new(&self.repo.path);
+        options.root = self.repo.root.clone();
+        let root = crate::discovery::repository_root(&options).map_err(|e| e.to_string())?;
+        options.sources = self.source_mappings(&root)?;
+        crate::discovery::discover(&options).map_err(|e| e.to_string())
+    }
+
+    /// `--sources` (first, so they win) and the `sources:` of `.offlux.yaml`.
+    fn source_mappings(&self, root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
+        let mut source_dirs = Vec::new();
+        for list in &self.sources {
+            source_dirs.extend(
+                SourceMapping::parse_list(list, root).map_err(|e| format!("`--sources`: {e}"))?,
+            );
+        }
+        source_dirs.extend(configured_sources(root)?);
+        Ok(source_dirs)
+    }
+
     /// Reconciles a repository already discovered, for a command about `scope` only.
     pub(crate) fn run_discovered(
         &self,
@@ -325,14 +347,7 @@ impl RunArgs {
                 .map_err(|e| format!("`--kube-version {version}`: {e}"))?;
         }
         // The command line's mappings come first, so they win over the file's.
-        let mut source_dirs = Vec::new();
-        for list in &self.sources {
-            source_dirs.extend(
-                SourceMapping::parse_list(list, &repository.root)
-                    .map_err(|e| format!("`--sources`: {e}"))?,
-            );
-        }
-        source_dirs.extend(configured_sources(&repository.root)?);
+        let source_dirs = self.source_mappings(&repository.root)?;
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
         let budget = std::sync::Arc::new(crate::budget::RunBudget::new(self.budget.limits()));

@@ -775,9 +775,29 @@ impl Runtime<'_> {
         self.gate(flux, drain)
     }
 
-    /// `None` when the dependencies allow the body to go on.
+    /// `None` when the dependencies allow the body to go on. A dependency `flux` applies itself
+    /// (a root Kustomization that `dependsOn` one whose file lies under its own path) is in the
+    /// cluster from the bootstrap or the previous apply: it is no gate, and no cycle; its own row
+    /// gives its verdict.
     fn gate(&self, flux: &FluxObject, drain: DrainLevel) -> Option<Outcome<ResourceId>> {
-        self.gate_on(flux, depend::dependencies(flux), drain)
+        let id = &flux.object.id;
+        let (own, others): (Vec<depend::Dependency>, Vec<depend::Dependency>) =
+            depend::dependencies(flux)
+                .into_iter()
+                .partition(|d| self.applies(id, &d.id));
+        let outcome = self.gate_on(flux, others, drain);
+        if outcome.is_none() {
+            for dependency in own {
+                self.note_row(
+                    id,
+                    format!(
+                        "dependency {} is applied by this Kustomization (or one it applies); it is assumed ready as the previous apply left it",
+                        depend::label(&dependency.id)
+                    ),
+                );
+            }
+        }
+        outcome
     }
 
     /// [`Runtime::gate`] on a chosen list of dependencies.
@@ -997,8 +1017,32 @@ impl Runtime<'_> {
                 }
             }
         } else {
+            // A source this Kustomization applies itself (the self-managing bootstrap: the root
+            // Kustomization applies the GitRepository it reads) is in the cluster from the
+            // bootstrap or the previous apply: kustomize-controller reads it there
+            // (`KustomizationReconciler.reconcile` gets the source object before building), so
+            // it is no gate; offline it is read as the repository defines it.
+            let resolution = if self.applies(id, &source_id) {
+                self.note_row(
+                    id,
+                    format!(
+                        "{} is applied by this Kustomization (or one it applies); the cluster holds it from the bootstrap or the previous apply, so it is read as the repository defines it",
+                        label_of(&source_id)
+                    ),
+                );
+                Some(match self.store.get(&source_id) {
+                    Some(_) => self.resolve_source(&source_id, drain).unwrap_or_else(|| {
+                        source::resolve(&source_id, self.repository, self.git_remote.as_deref())
+                    }),
+                    None => {
+                        source::resolve(&source_id, self.repository, self.git_remote.as_deref())
+                    }
+                })
+            } else {
+                self.resolve_source(&source_id, drain)
+            };
             // A source defined nowhere fails its consumer itself; one that exists blocks it.
-            let (message, blockers) = match self.resolve_source(&source_id, drain) {
+            let (message, blockers) = match resolution {
                 None => return Outcome::Blocked(vec![source_id]),
                 Some(SourceResolution::WorkingTree { .. }) => (None, Vec::new()),
                 Some(SourceResolution::Unavailable(message)) => (Some(message), vec![source_id]),
@@ -1013,12 +1057,30 @@ impl Runtime<'_> {
                 return Outcome::Terminal;
             }
         }
+        // `substituteFrom` objects this Kustomization applies itself are read from the cluster by
+        // kustomize-controller (`SubstituteVariables` loads them when the build is done), where
+        // the previous apply left them: they are no gate. Offline they are read as the repository
+        // defines them, or, when only the build makes them (a generator), from this build.
+        let mut data = Vec::new();
+        let mut from_build = Vec::new();
         let variables = match &spec.post_build {
             None => None,
             Some(post_build) => {
-                let data = self.data_objects(flux, &post_build.substitute_from, drain);
-                let lookup =
-                    |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
+                (data, from_build) =
+                    self.substitution_data(flux, &post_build.substitute_from, drain);
+                // Stands for what the build will render, so that only the others gate.
+                let empty = Object {
+                    id: ResourceId::new("v1", "ConfigMap", namespace, ""),
+                    node: Arc::new(Node::Mapping(crate::yaml::Mapping::new())),
+                    file: PathBuf::new(),
+                    pos: Default::default(),
+                };
+                let lookup = |wanted: &ResourceId| {
+                    data.iter()
+                        .find(|o| &o.id == wanted)
+                        .map(|o| o.as_ref())
+                        .or_else(|| from_build.contains(wanted).then_some(&empty))
+                };
                 let declared = |secret: &ResourceId| self.secret_producer(secret);
                 let mut notes = Vec::new();
                 match postbuild::collect(
@@ -1067,6 +1129,38 @@ impl Runtime<'_> {
                 built
             }
             Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+        };
+        let variables = match (&spec.post_build, from_build.is_empty()) {
+            (Some(post_build), false) => {
+                let built_data = self.built_data(id, &built, &from_build);
+                let lookup = |wanted: &ResourceId| {
+                    data.iter()
+                        .chain(&built_data)
+                        .find(|o| &o.id == wanted)
+                        .map(|o| o.as_ref())
+                };
+                let declared = |secret: &ResourceId| self.secret_producer(secret);
+                let mut notes = Vec::new();
+                match postbuild::collect(
+                    namespace,
+                    post_build,
+                    &self.options.user_values,
+                    postbuild::Lookups {
+                        find: lookup,
+                        declared,
+                    },
+                    true,
+                    &mut notes,
+                ) {
+                    Variables::Ready(variables) => {
+                        self.assumed(flux, notes);
+                        Some(variables)
+                    }
+                    Variables::Wait(ids) => return Outcome::Blocked(ids),
+                    Variables::Failed(message) => return self.fail(id, message),
+                }
+            }
+            _ => variables,
         };
         let mut children = Vec::with_capacity(built.len());
         for mut object in built {
@@ -1450,6 +1544,136 @@ impl Runtime<'_> {
             StatusRecord::new(self.unavailable(message), vec![source_id]),
         );
         Outcome::Terminal
+    }
+
+    /// Whether `reader` applies `id`, itself or through what it applies: `reader` is among the
+    /// static producers of `id`, or of one of them, up the chain.
+    fn applies(&self, reader: &ResourceId, id: &ResourceId) -> bool {
+        let mut seen: BTreeSet<ResourceId> = BTreeSet::new();
+        let mut queue = self.producers.of(id);
+        while let Some(producer) = queue.pop() {
+            if &producer == reader {
+                return true;
+            }
+            if seen.insert(producer.clone()) {
+                queue.extend(self.producers.of(&producer));
+            }
+        }
+        false
+    }
+
+    /// Adds `note` to the row of `id`, once.
+    fn note_row(&self, id: &ResourceId, note: String) {
+        if let Ok(mut notes) = self.notes.lock() {
+            let notes = notes.entry(id.clone()).or_default();
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+
+    /// The `substituteFrom` objects of `flux`: those it applies itself (see [`Runtime::applies`])
+    /// as `--substitute-from` supplies them or the repository defines them, each with a note;
+    /// the rest as the Store holds them now ([`Runtime::data_objects`]). The second list holds
+    /// the ids it applies itself that no file defines: they come from its own build.
+    fn substitution_data(
+        &self,
+        flux: &FluxObject,
+        references: &[DataRef],
+        drain: DrainLevel,
+    ) -> (Vec<Arc<Object>>, Vec<ResourceId>) {
+        let id = &flux.object.id;
+        let namespace = flux.namespace();
+        let (own, others): (Vec<DataRef>, Vec<DataRef>) =
+            references.iter().cloned().partition(|r| {
+                matches!(r.kind.as_str(), "ConfigMap" | "Secret")
+                    && self.applies(id, &ResourceId::new("v1", &r.kind, namespace, &r.name))
+            });
+        let mut data = self.data_objects(flux, &others, drain);
+        let mut from_build = Vec::new();
+        for reference in own {
+            let wanted = ResourceId::new("v1", &reference.kind, namespace, &reference.name);
+            let supplied = self
+                .options
+                .extra_objects
+                .iter()
+                .find(|o| {
+                    o.id.kind == wanted.kind
+                        && o.id.name == wanted.name
+                        && (o.id.namespace.is_empty() || o.id.namespace == wanted.namespace)
+                })
+                .map(|o| {
+                    let mut object = o.clone();
+                    object.id.namespace = wanted.namespace.clone();
+                    (object, "as `--substitute-from` supplies it".to_owned())
+                });
+            let written = || {
+                let first = self
+                    .repository
+                    .data_objects
+                    .partition_point(|o| o.id < wanted);
+                self.repository
+                    .data_objects
+                    .get(first)
+                    .filter(|o| o.id == wanted)
+                    .map(|o| {
+                        (
+                            o.clone(),
+                            format!("as the repository defines it in `{}`", o.file.display()),
+                        )
+                    })
+            };
+            let how = match supplied.or_else(written) {
+                Some((object, how)) => {
+                    data.push(Arc::new(object));
+                    how
+                }
+                None => {
+                    from_build.push(wanted.clone());
+                    "as this build renders it".to_owned()
+                }
+            };
+            self.note_row(
+                id,
+                format!(
+                    "substituteFrom {} is applied by this Kustomization (or one it applies); the cluster holds it from the previous apply, so it is read {how}",
+                    label_of(&wanted)
+                ),
+            );
+        }
+        (data, from_build)
+    }
+
+    /// The objects among `built` that stand for the `substituteFrom` ids in `wanted`, as they are
+    /// before substitution; an object the build leaves without a namespace is in the reader's.
+    fn built_data(
+        &self,
+        reader: &ResourceId,
+        built: &[BuiltObject],
+        wanted: &[ResourceId],
+    ) -> Vec<Arc<Object>> {
+        let mut found = Vec::new();
+        for object in built {
+            let Ok(Some(mut object)) = Object::from_node(
+                object.node.clone(),
+                object.file.clone().unwrap_or_default(),
+                Default::default(),
+            ) else {
+                continue;
+            };
+            if object.id.namespace.is_empty() {
+                object.id.namespace = reader.namespace.clone();
+            }
+            if wanted.iter().any(|w| {
+                w.kind == object.id.kind
+                    && w.name == object.id.name
+                    && w.namespace == object.id.namespace
+                    && object.id.group.is_empty()
+            }) {
+                found.push(Arc::new(object));
+            }
+        }
+        found
     }
 
     /// The ConfigMaps and Secrets of `references` (in `namespace`) the Store holds now.

@@ -14,10 +14,11 @@ mod paths;
 mod sourceignore;
 mod walk;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::controllers::source_map::{self, SourceMapping};
 use crate::diagnostic::Diagnostic;
 use crate::fs_facts::FsFacts;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
@@ -41,6 +42,9 @@ pub struct Options {
     pub root: Option<PathBuf>,
     /// Files larger than this are reported and not read.
     pub max_file_size: u64,
+    /// Sources read from local directories (`--sources`): a Kustomization of a mapped source has
+    /// its `spec.path` followed in that directory, when it lies inside the root.
+    pub sources: Vec<SourceMapping>,
 }
 
 impl Options {
@@ -49,6 +53,7 @@ impl Options {
             path: path.into(),
             root: None,
             max_file_size: 16 * 1024 * 1024,
+            sources: Vec::new(),
         }
     }
 }
@@ -109,9 +114,14 @@ pub enum DiscoveryError {
     OutsideRoot { path: PathBuf, root: PathBuf },
 }
 
-pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
-    // Its threads start while the root is found, not when the first files wait for them.
-    crate::parallel::start_pool();
+/// The repository root discovery would use for `options`: `options.root`, else the nearest
+/// ancestor of `options.path` holding `.git`, else `options.path` (all canonical).
+pub fn repository_root(options: &Options) -> Result<PathBuf, DiscoveryError> {
+    locate(options).map(|(_, root)| root)
+}
+
+/// The canonical entry directory and repository root of `options`.
+fn locate(options: &Options) -> Result<(PathBuf, PathBuf), DiscoveryError> {
     let canonical = |path: &Path| {
         crate::fsio::canonicalize(path).map_err(|source| DiscoveryError::Path {
             path: path.to_path_buf(),
@@ -129,6 +139,13 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     if !entry.starts_with(&root) {
         return Err(DiscoveryError::OutsideRoot { path: entry, root });
     }
+    Ok((entry, root))
+}
+
+pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
+    // Its threads start while the root is found, not when the first files wait for them.
+    crate::parallel::start_pool();
+    let (entry, root) = locate(options)?;
 
     let fs_facts = FsFacts::default();
     let (listing, mut loaded, mut file_refs) =
@@ -193,6 +210,9 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         }
     };
 
+    let working_tree =
+        WorkingTreeSources::read(&root, &options.sources, &listing.yaml_files, &loaded, &refs);
+
     // Directories are walked whole; kustomizations also pull in the files and directories they
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     // Paths are handled as `PathKey`s: comparing `Path`s component by component was most of this
@@ -255,7 +275,18 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     Some(instance) => (instance, &instance.object),
                     None => (flux, object),
                 };
-                let next = followed_path(follower, &root, &fs_facts, &mut diagnostics);
+                let namespace_hint = refs
+                    .namespace_of_file
+                    .get(path_bytes(file))
+                    .map(|n| n.to_string());
+                let next = followed_path(
+                    follower,
+                    namespace_hint.as_deref(),
+                    &root,
+                    &working_tree,
+                    &fs_facts,
+                    &mut diagnostics,
+                );
                 if let Some(next) = next {
                     // The id the object will have: with the namespace its kustomization gives it,
                     // as the objects themselves get it below.
@@ -372,11 +403,24 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     diagnostics.sort();
     diagnostics.dedup();
 
-    let followed: BTreeMap<ResourceId, PathBuf> = followed
+    let mut followed: BTreeMap<ResourceId, PathBuf> = followed
         .into_iter()
         .map(|(id, (_, dir))| (id, dir))
         .collect();
-    let parents = parents(&flux_objects, &data_objects, &followed, &refs, &root);
+    let mut parents = parents(&flux_objects, &data_objects, &followed, &refs, &root);
+    // A namespace-less object takes its Kustomization's `targetNamespace`, as the build gives it;
+    // the parents are read again for the ids that changed.
+    if take_target_namespaces(
+        &mut flux_objects,
+        &mut data_objects,
+        &parents,
+        &mut followed,
+    ) {
+        flux_objects
+            .sort_by(|a, b| (&a.object.id, &a.object.file).cmp(&(&b.object.id, &b.object.file)));
+        data_objects.sort_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)));
+        parents = self::parents(&flux_objects, &data_objects, &followed, &refs, &root);
+    }
     // Added after the parents are known: nothing in the repository applies them.
     for instance in bootstrap_instances {
         if flux_objects
@@ -497,7 +541,9 @@ fn walk_and_load(
 /// the path resolves without cluster-only variables.
 fn followed_path(
     flux: &FluxObject,
+    namespace_hint: Option<&str>,
     root: &Path,
+    working_tree: &WorkingTreeSources<'_>,
     fs_facts: &FsFacts,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<PathBuf> {
@@ -511,9 +557,8 @@ fn followed_path(
         return fs_facts.is_dir(&dir).then_some(dir);
     }
     let kustomization = flux.as_kustomization()?;
-    if kustomization.source_ref.kind != "GitRepository" {
-        return None;
-    }
+    // A source's path belongs to that source: one that is not this working tree (or a directory
+    // in it the user mapped the source to) applies nothing here, whatever its path says.
     let path = match apply_variable_defaults(&kustomization.path) {
         Ok(path) => path,
         Err(names) => {
@@ -533,7 +578,8 @@ fn followed_path(
             return None;
         }
     };
-    let dir = secure_join(root, &path);
+    let base = working_tree.base_of(flux, namespace_hint, kustomization, &path)?;
+    let dir = secure_join(&base, &path);
     if let Err(e) = crate::fsio::locate(fs_facts, &dir, Some(root)) {
         if let crate::fsio::ReadErrorKind::Outside { real, .. } = e.kind {
             diagnostics.push(
@@ -550,14 +596,129 @@ fn followed_path(
     if fs_facts.is_dir(&dir) {
         Some(dir)
     } else {
+        let place = if base == root {
+            "the repository".to_owned()
+        } else {
+            format!("`{}`", paths::relative_to(&base, root).display())
+        };
         diagnostics.push(
-            Diagnostic::warning(format!(
-                "`spec.path` `{path}` does not exist in the repository"
-            ))
-            .at(object.location())
-            .object(object.id.to_string()),
+            Diagnostic::warning(format!("`spec.path` `{path}` does not exist in {place}"))
+                .at(object.location())
+                .object(object.id.to_string()),
         );
         None
+    }
+}
+
+/// Which sources are this working tree, as far as a static reading can tell (the runtime decides
+/// the same way, in `controllers::source`): the bootstrap `flux-system` GitRepository; a source
+/// mapped with `--sources` to a directory inside the root; a GitRepository whose URL is the
+/// working tree's git remote, or, with a path below the root, that no file defines (the run
+/// reports it; a sync a FluxInstance or ResourceSet generates is not written).
+struct WorkingTreeSources<'a> {
+    root: &'a Path,
+    mappings: &'a [SourceMapping],
+    remote: Option<String>,
+    /// GitRepository namespaces and URLs by name, from every file of the repository: a
+    /// Kustomization may be met before its source.
+    git_urls: BTreeMap<String, Vec<(String, String)>>,
+}
+
+impl<'a> WorkingTreeSources<'a> {
+    fn read(
+        root: &'a Path,
+        mappings: &'a [SourceMapping],
+        yaml_files: &[PathBuf],
+        loaded: &[Option<load::LoadedFile>],
+        refs: &kustomization_refs::KustomizationRefs,
+    ) -> Self {
+        let mut git_urls: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        for (file, loaded) in yaml_files.iter().zip(loaded) {
+            for flux in loaded.iter().flat_map(|l| l.flux.iter().flatten()) {
+                if flux.kind != FluxKind::GitRepository {
+                    continue;
+                }
+                let mut namespace = flux.namespace().to_owned();
+                if namespace.is_empty() {
+                    if let Some(hint) = refs.namespace_of_file.get(path_bytes(file)) {
+                        namespace = hint.to_string();
+                    }
+                }
+                let url = flux
+                    .as_source()
+                    .and_then(|s| s.url.clone())
+                    .unwrap_or_default();
+                git_urls
+                    .entry(flux.name().to_owned())
+                    .or_default()
+                    .push((namespace, url));
+            }
+        }
+        WorkingTreeSources {
+            root,
+            mappings,
+            remote: git_remote::git_remote(root),
+            git_urls,
+        }
+    }
+
+    /// The directory `kustomization`'s `spec.path` is relative to, when its source is read from
+    /// the working tree; `None` when the source lies elsewhere.
+    fn base_of(
+        &self,
+        flux: &FluxObject,
+        namespace_hint: Option<&str>,
+        kustomization: &crate::model::Kustomization,
+        path: &str,
+    ) -> Option<PathBuf> {
+        let reference = &kustomization.source_ref;
+        let own = match flux.namespace() {
+            "" => namespace_hint.unwrap_or(""),
+            namespace => namespace,
+        };
+        let namespace = if reference.namespace.is_empty() {
+            own
+        } else {
+            &reference.namespace
+        };
+        let group = FluxKind::from_kind(&reference.kind).map_or("", |k| k.group());
+        let id = ResourceId::new(
+            &format!("{group}/v1"),
+            &reference.kind,
+            namespace,
+            &reference.name,
+        );
+        if let Some(mapping) = source_map::mapped(self.mappings, &id) {
+            let dir = mapping.dir.canonicalize().ok()?;
+            return dir.starts_with(self.root).then_some(dir);
+        }
+        if reference.kind != "GitRepository" {
+            return None;
+        }
+        if reference.name == BOOTSTRAP_NAME && namespace == BOOTSTRAP_NAMESPACE {
+            return Some(self.root.to_path_buf());
+        }
+        // A namespace unknown on either side matches any.
+        let urls: Vec<&str> = self
+            .git_urls
+            .get(&reference.name)
+            .into_iter()
+            .flatten()
+            .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || ns == namespace)
+            .map(|(_, url)| url.as_str())
+            .collect();
+        let here = if urls.is_empty() {
+            // Defined nowhere: its root is not this tree's root (repro c4's hazard: the whole
+            // repository attributed to another source), but a path inside it may be.
+            secure_join(self.root, path).as_path() != self.root
+        } else {
+            urls.iter().any(|url| {
+                self.remote
+                    .as_deref()
+                    .is_some_and(|remote| git_remote::same_repository(remote, url))
+            })
+        };
+        here.then(|| self.root.to_path_buf())
     }
 }
 
@@ -651,25 +812,30 @@ fn parents(
     root: &Path,
 ) -> foldhash::HashMap<(PathBuf, ResourceId), ResourceId> {
     // Every path some Kustomization covers, with the Kustomizations covering it. A Kustomization
-    // of another repository applies none of the working tree's files, whatever its path says.
-    let foreign = other_repository_kustomizations(flux_objects, root);
-    let mut covering: foldhash::HashMap<PathKey, Vec<&ResourceId>> = foldhash::HashMap::default();
-    for (id, dir) in followed.iter().filter(|(id, _)| !foreign.contains(*id)) {
+    // of another repository is not followed (`followed_path`): it covers nothing here.
+    // Each with the depth of its own path: where several reach the same file, the one whose
+    // `spec.path` lies deepest applies it most narrowly (a Kustomization over a directory does
+    // not apply what a sub-directory's kustomization lists unless it lists that directory).
+    let mut covering: foldhash::HashMap<PathKey, Vec<(usize, &ResourceId)>> =
+        foldhash::HashMap::default();
+    for (id, dir) in followed {
+        let depth = dir.components().count();
         for path in reachable(dir, refs) {
-            covering.entry(path).or_default().push(id);
+            covering.entry(path).or_default().push((depth, id));
         }
     }
     let mut parents = foldhash::HashMap::default();
     for object in flux_objects.iter().map(|f| &f.object).chain(data_objects) {
         let file = PathKey::of(&root.join(&object.file));
-        // The nearest covered ancestor (or the file itself) decides; ties go to the smallest id.
+        // The nearest covered ancestor (or the file itself) decides, then the deepest path; ties
+        // go to the smallest id.
         let parent = file.self_and_ancestors().find_map(|path| {
             covering
                 .get(path)?
                 .iter()
-                .filter(|id| ***id != object.id)
-                .min()
-                .copied()
+                .filter(|(_, id)| **id != object.id)
+                .min_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)))
+                .map(|(_, id)| *id)
         });
         if let Some(parent) = parent {
             parents.insert((object.file.clone(), object.id.clone()), parent.clone());
@@ -678,44 +844,51 @@ fn parents(
     parents
 }
 
-/// Kustomizations whose source is a GitRepository defined in the repository with a URL that is
-/// not the working tree's own remote.
-fn other_repository_kustomizations(
-    flux_objects: &[FluxObject],
-    root: &Path,
-) -> BTreeSet<ResourceId> {
-    let remote = git_remote::git_remote(root);
-    let elsewhere = |kind: &str, name: &str, namespace: &str| {
-        if kind != "GitRepository" || (name == BOOTSTRAP_NAME && namespace == BOOTSTRAP_NAMESPACE) {
-            return false;
-        }
-        flux_objects.iter().any(|f| {
-            f.object.id.kind == "GitRepository"
-                && f.name() == name
-                && f.namespace() == namespace
-                && f.as_source()
-                    .and_then(|s| s.url.as_deref())
-                    .is_some_and(|url| {
-                        !remote
-                            .as_deref()
-                            .is_some_and(|r| git_remote::same_repository(r, url))
-                    })
-        })
+/// Gives each namespace-less object the `targetNamespace` of the Kustomization that applies it
+/// (kustomize-controller's generator sets the kustomization's `namespace` to it, so the build
+/// puts the object there), so that it is known by the id it will have, once. A Kustomization
+/// whose id changes keeps its followed path under the new id. Returns whether any id changed.
+fn take_target_namespaces(
+    flux_objects: &mut [FluxObject],
+    data_objects: &mut [Object],
+    parents: &foldhash::HashMap<(PathBuf, ResourceId), ResourceId>,
+    followed: &mut BTreeMap<ResourceId, PathBuf>,
+) -> bool {
+    let target_namespace = |parent: &ResourceId| {
+        let first = flux_objects.partition_point(|f| f.object.id < *parent);
+        let flux = flux_objects.get(first).filter(|f| f.object.id == *parent)?;
+        let namespace = flux.as_kustomization()?.target_namespace.as_deref()?;
+        let namespace = apply_variable_defaults(namespace).ok()?;
+        (!namespace.is_empty()).then_some(namespace)
     };
-    flux_objects
+    let namespace_for = |object: &Object| {
+        if !object.id.namespace.is_empty() {
+            return None;
+        }
+        target_namespace(parents.get(&(object.file.clone(), object.id.clone()))?)
+    };
+    let flux_changes: Vec<(usize, String)> = flux_objects
         .iter()
-        .filter(|f| {
-            f.as_kustomization().is_some_and(|k| {
-                let namespace = if k.source_ref.namespace.is_empty() {
-                    f.namespace()
-                } else {
-                    &k.source_ref.namespace
-                };
-                elsewhere(&k.source_ref.kind, &k.source_ref.name, namespace)
-            })
-        })
-        .map(|f| f.object.id.clone())
-        .collect()
+        .enumerate()
+        .filter_map(|(i, f)| Some((i, namespace_for(&f.object)?)))
+        .collect();
+    let data_changes: Vec<(usize, String)> = data_objects
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| Some((i, namespace_for(o)?)))
+        .collect();
+    for (i, namespace) in &flux_changes {
+        let object = &mut flux_objects[*i].object;
+        let old = object.id.clone();
+        object.id.namespace = namespace.as_str().into();
+        if let Some(dir) = followed.remove(&old) {
+            followed.entry(object.id.clone()).or_insert(dir);
+        }
+    }
+    for (i, namespace) in &data_changes {
+        data_objects[*i].id.namespace = namespace.as_str().into();
+    }
+    !(flux_changes.is_empty() && data_changes.is_empty())
 }
 
 /// `dir` and every local path its kustomization files pull in, transitively.
