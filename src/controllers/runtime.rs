@@ -1510,7 +1510,7 @@ impl Runtime<'_> {
             Some(Ok(artifact)) => Ok(ResolvedChart {
                 location: ChartLocation::Local {
                     root: artifact.root.clone(),
-                    path: ".".to_owned(),
+                    path: chart_dir_in_artifact(&artifact),
                 },
                 values_files: Vec::new(),
                 ignore_missing_values_files: false,
@@ -2005,6 +2005,29 @@ struct ResolvedChart {
     values_files: Vec<String>,
     ignore_missing_values_files: bool,
     source: Vec<ResourceId>,
+}
+
+/// Where the chart lies in an artifact: its root when `Chart.yaml` is there, else the one
+/// top-level directory holding a `Chart.yaml` (a copy of `@repo/charts/app` to `@artifact/`
+/// keeps the directory, and Helm's archive loader takes the top directory as the chart).
+fn chart_dir_in_artifact(artifact: &ArtifactRoot) -> String {
+    let relative: Vec<&Path> = artifact
+        .files
+        .iter()
+        .filter_map(|f| f.strip_prefix(&artifact.root).ok())
+        .collect();
+    if relative.iter().any(|f| *f == Path::new("Chart.yaml")) {
+        return ".".to_owned();
+    }
+    let mut dirs = relative.iter().filter_map(|f| {
+        let mut parts = f.components();
+        let top = parts.next()?;
+        (parts.as_path() == Path::new("Chart.yaml")).then(|| top.as_os_str().to_string_lossy())
+    });
+    match (dirs.next(), dirs.next()) {
+        (Some(dir), None) => dir.into_owned(),
+        _ => ".".to_owned(),
+    }
 }
 
 /// The id of a `sourceRef`/`chartRef`, its namespace defaulting to the referrer's.
