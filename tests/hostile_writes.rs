@@ -4,6 +4,8 @@
 //! unless asked; SIGINT and SIGTERM end a `diff` with the signal's status and no comparison.
 //! Every fixture is built at run time in a temporary directory.
 
+#![allow(clippy::print_stderr, reason = "tests print what they skipped")]
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command as Process, Output, Stdio};
