@@ -205,6 +205,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --allow-private-network 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
             cand --env-from-process 'Fill an env file''s bare keys (a line `KEY` without `=`) from offlux''s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
             cand --changed-only 'Reconcile and report only the producers a change since the base revision can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the working tree is compared with the base in git'
+            cand --out-inside-repo 'Allow `--out DIR` inside the repository being rendered. Off by default: the repository (a stranger''s pull request) controls what is already there, and the next run would read the files written as part of the repository'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
             cand -h 'Print help'
             cand --help 'Print help'

@@ -134,9 +134,9 @@ fn only_cli_prints_or_exits() {
     }
 }
 
-/// Engines, controllers and validation reach files only through `fsio`, the guarded door (which
-/// checks containment, file kinds and sizes), and never read the environment: only `cli` does,
-/// and it passes values in.
+/// Engines, controllers, validation and discovery reach files only through `fsio`, the guarded
+/// door (which checks containment, file kinds and sizes, and serves a revision mounted in memory),
+/// and never read the environment: only `cli` does, and it passes values in.
 #[test]
 fn files_and_environment_only_through_the_door() {
     let needles = [
@@ -146,7 +146,7 @@ fn files_and_environment_only_through_the_door() {
         "fs::read",
         "env::var",
     ];
-    for module in ["kustomize", "helm", "controllers", "validate"] {
+    for module in ["kustomize", "helm", "controllers", "validate", "discovery"] {
         let hits = offending_lines(module, &needles);
         assert!(
             hits.is_empty(),

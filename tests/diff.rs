@@ -5,7 +5,7 @@
 
 #![allow(clippy::print_stderr, reason = "tests print what they checked")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 
 #[allow(dead_code)]

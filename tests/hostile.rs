@@ -119,8 +119,21 @@ fn render_out_refuses_the_repository_and_its_ancestors() {
     }
     assert!(repo.path().join("clusters/dev/apps.yaml").is_file());
     assert!(repo.path().join("apps/cm.yaml").is_file());
-    // Inside the repository: written, with a warning that the next run reads it.
+    // Inside the repository: refused unless asked for (issue 35), then written with a warning
+    // that the next run reads it.
     let output = render_out(repo.path(), &repo.path().join("rendered"));
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--out-inside-repo"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!repo.path().join("rendered").exists());
+    let output = run(
+        &["render", "--out-inside-repo"],
+        repo.path(),
+        &["--out".as_ref(), repo.path().join("rendered").as_os_str()],
+    );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("inside the repository"),

@@ -10,6 +10,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::model::ResourceId;
+use crate::platform::nofollow::{Dir, Kind as NoFollowKind};
 
 /// The manifest's file name in DIR.
 pub(super) const MANIFEST: &str = ".offlux-manifest";
@@ -30,12 +31,14 @@ impl LayoutPath {
     }
 
     /// A manifest line, if it names a file of the layout (anything else is ignored, never removed).
+    /// No component of the layout starts with a dot ([`component`] makes sure), so a line that
+    /// names a hidden entry (`.git/…`, a dot-named link) is not offlux's.
     fn parse(line: &str) -> Option<LayoutPath> {
         let mut parts = line.split('/');
         let mut take = || {
             parts
                 .next()
-                .filter(|p| !p.is_empty() && *p != "." && *p != ".." && !p.contains('\\'))
+                .filter(|p| !p.is_empty() && !p.starts_with('.') && !p.contains(['\\', '\0']))
                 .map(str::to_owned)
         };
         let path = LayoutPath([take()?, take()?, take()?]);
@@ -175,31 +178,46 @@ pub(crate) struct Written {
 /// place (a rename, atomic per file); removes the files the last run wrote that are neither
 /// written now nor in `keep` (the files of producers that failed this time keep their last good
 /// output); then records what `dir` now holds of offlux's in the manifest. Nothing in `dir` is
-/// touched when it holds, in the layout, a file offlux did not write or a symbolic link.
+/// touched when it holds, in the layout, a file offlux did not write or a symbolic link. Below
+/// `dir` every step is taken one component at a time without following a link
+/// (`platform::nofollow`): no write or removal goes through one, wherever it stands.
 pub(crate) fn write_tree(
     dir: &Path,
     files: &[(LayoutPath, String)],
     keep: &BTreeSet<LayoutPath>,
 ) -> Result<Written, OutError> {
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let owned = read_manifest(dir)?;
-    check_layout(dir, &owned)?;
+    let root = Dir::open(dir).map_err(io(dir))?;
+    let owned = read_manifest(&root)?;
+    check_layout(&root, &owned)?;
     let staging = tempfile::Builder::new()
         .prefix(".offlux-staging-")
         .tempdir_in(dir)
         .map_err(io(dir))?;
-    for (relative, text) in files {
-        let path = staging.path().join(relative.to_path());
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-        }
+    let staging_name = staging
+        .path()
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_owned)
+        .ok_or_else(|| io(dir)(std::io::Error::other("a staging directory without a name")))?;
+    let staged = root.open_child(&staging_name).map_err(io(staging.path()))?;
+    // Staged flat, one numbered file each: the staging directory is offlux's own, fresh.
+    for (n, (_, text)) in files.iter().enumerate() {
+        let path = staging.path().join(n.to_string());
         std::fs::write(&path, text).map_err(io(&path))?;
     }
     let wanted: BTreeSet<&LayoutPath> = files.iter().map(|(p, _)| p).collect();
-    for relative in &wanted {
+    let mut moved = BTreeSet::new();
+    for (n, (relative, _)) in files.iter().enumerate().rev() {
+        // The last of two equal paths wins, as with writes in order.
+        if !moved.insert(relative) {
+            continue;
+        }
         let target = dir.join(relative.to_path());
-        make_dirs(dir, relative)?;
-        std::fs::rename(staging.path().join(relative.to_path()), &target).map_err(io(&target))?;
+        let namespace = make_dirs(&root, relative)?;
+        staged
+            .rename(&n.to_string(), &namespace, &relative.0[2])
+            .map_err(io(&target))?;
     }
     let mut written = Written {
         written: wanted.len(),
@@ -208,48 +226,83 @@ pub(crate) fn write_tree(
     let mut now: BTreeSet<LayoutPath> = wanted.iter().map(|p| (*p).clone()).collect();
     for stale in owned.iter().filter(|p| !wanted.contains(p)) {
         let path = dir.join(stale.to_path());
+        let Some((kind, namespace)) = open_layout_dirs(&root, stale)? else {
+            continue;
+        };
+        let file = &stale.0[2];
         if keep.contains(stale) {
-            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            if namespace.kind(file).ok() == Some(NoFollowKind::File) {
                 now.insert(stale.clone());
                 written.kept += 1;
             }
             continue;
         }
-        match std::fs::symlink_metadata(&path) {
+        match namespace.kind(file) {
             Ok(_) => {
-                std::fs::remove_file(&path).map_err(io(&path))?;
+                namespace.remove_file(file).map_err(io(&path))?;
                 written.removed += 1;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(io(&path)(e)),
         }
         // Directories left empty go; one holding anything else stays.
-        let namespace = dir.join(&stale.0[0]).join(&stale.0[1]);
-        let _ = std::fs::remove_dir(&namespace);
-        let _ = std::fs::remove_dir(dir.join(&stale.0[0]));
+        drop(namespace);
+        let _ = kind.remove_empty_dir(&stale.0[1]);
+        drop(kind);
+        let _ = root.remove_empty_dir(&stale.0[0]);
     }
     let mut text = format!("{MANIFEST_HEADER}\n");
     for path in &now {
         text.push_str(&path.to_string());
         text.push('\n');
     }
-    let staged = staging.path().join(MANIFEST);
-    std::fs::write(&staged, text).map_err(io(&staged))?;
+    let staged_manifest = staging.path().join(MANIFEST);
+    std::fs::write(&staged_manifest, text).map_err(io(&staged_manifest))?;
     let manifest = dir.join(MANIFEST);
-    std::fs::rename(&staged, &manifest).map_err(io(&manifest))?;
+    staged
+        .rename(MANIFEST, &root, MANIFEST)
+        .map_err(io(&manifest))?;
     Ok(written)
 }
 
+/// The kind and namespace directories of `relative`, opened without following a link: `None`
+/// when either is missing, an error when either is a link or not a directory.
+fn open_layout_dirs(root: &Dir, relative: &LayoutPath) -> Result<Option<(Dir, Dir)>, OutError> {
+    let mut opened = Vec::with_capacity(2);
+    for part in &relative.0[..2] {
+        let parent = opened.last().unwrap_or(root);
+        let path = parent.path().join(part);
+        match parent.kind(part) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&path)(e)),
+            Ok(NoFollowKind::Symlink) => return Err(OutError::Symlink(path)),
+            Ok(NoFollowKind::Directory) => {}
+            Ok(_) => return Ok(None),
+        }
+        let child = parent
+            .open_child(part)
+            .map_err(|e| match parent.kind(part) {
+                Ok(NoFollowKind::Symlink) => OutError::Symlink(path.clone()),
+                _ => io(&path)(e),
+            })?;
+        opened.push(child);
+    }
+    let namespace = opened.pop();
+    let kind = opened.pop();
+    Ok(kind.zip(namespace))
+}
+
 /// The files the last run recorded; none when there is no manifest.
-fn read_manifest(dir: &Path) -> Result<BTreeSet<LayoutPath>, OutError> {
-    let path = dir.join(MANIFEST);
-    match std::fs::symlink_metadata(&path) {
-        Ok(meta) if !meta.is_file() => return Err(OutError::Symlink(path)),
-        Ok(_) => {}
+fn read_manifest(root: &Dir) -> Result<BTreeSet<LayoutPath>, OutError> {
+    let path = root.path().join(MANIFEST);
+    match root.kind(MANIFEST) {
+        Ok(NoFollowKind::File) => {}
+        Ok(_) => return Err(OutError::Symlink(path)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
         Err(e) => return Err(io(&path)(e)),
     }
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    let bytes = root.read_file(MANIFEST).map_err(io(&path))?;
+    let text = String::from_utf8_lossy(&bytes);
     Ok(text
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -259,30 +312,33 @@ fn read_manifest(dir: &Path) -> Result<BTreeSet<LayoutPath>, OutError> {
 
 /// Refuses symbolic links where the layout has directories, and `.yaml`/`.json` files in the
 /// layout that the manifest does not list. Hidden entries (the manifest, staging) are outside it.
-fn check_layout(dir: &Path, owned: &BTreeSet<LayoutPath>) -> Result<(), OutError> {
-    for (kind_name, kind) in visible_entries(dir)? {
-        let meta = std::fs::symlink_metadata(&kind).map_err(io(&kind))?;
-        if meta.file_type().is_symlink() {
-            return Err(OutError::Symlink(kind));
+fn check_layout(root: &Dir, owned: &BTreeSet<LayoutPath>) -> Result<(), OutError> {
+    for kind_name in visible_entries(root)? {
+        let kind_path = root.path().join(&kind_name);
+        match root.kind(&kind_name).map_err(io(&kind_path))? {
+            NoFollowKind::Symlink => return Err(OutError::Symlink(kind_path)),
+            NoFollowKind::Directory => {}
+            _ => continue,
         }
-        if !meta.is_dir() {
-            continue;
-        }
-        for (namespace_name, namespace) in visible_entries(&kind)? {
-            let meta = std::fs::symlink_metadata(&namespace).map_err(io(&namespace))?;
-            if meta.file_type().is_symlink() {
-                return Err(OutError::Symlink(namespace));
+        let kind = root.open_child(&kind_name).map_err(io(&kind_path))?;
+        for namespace_name in visible_entries(&kind)? {
+            let namespace_path = kind.path().join(&namespace_name);
+            match kind.kind(&namespace_name).map_err(io(&namespace_path))? {
+                NoFollowKind::Symlink => return Err(OutError::Symlink(namespace_path)),
+                NoFollowKind::Directory => {}
+                _ => continue,
             }
-            if !meta.is_dir() {
-                continue;
-            }
-            for (file_name, file) in visible_entries(&namespace)? {
+            let namespace = kind
+                .open_child(&namespace_name)
+                .map_err(io(&namespace_path))?;
+            for file_name in visible_entries(&namespace)? {
                 let in_layout = Path::new(&file_name)
                     .extension()
                     .is_some_and(|e| e == "yaml" || e == "json");
                 if !in_layout {
                     continue;
                 }
+                let file = namespace.path().join(&file_name);
                 let relative = LayoutPath([kind_name.clone(), namespace_name.clone(), file_name]);
                 if !owned.contains(&relative) {
                     return Err(OutError::Foreign(file));
@@ -293,37 +349,46 @@ fn check_layout(dir: &Path, owned: &BTreeSet<LayoutPath>) -> Result<(), OutError
     Ok(())
 }
 
-/// Creates the directories of `relative` under `dir`, refusing to pass through a link.
-fn make_dirs(dir: &Path, relative: &LayoutPath) -> Result<(), OutError> {
-    let mut path = dir.to_path_buf();
-    for part in &relative.0[..2] {
-        path.push(part);
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => return Err(OutError::Symlink(path)),
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(io(&path)(std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    "a file stands where offlux writes a directory",
-                )))
-            }
-            Err(_) => std::fs::create_dir(&path).map_err(io(&path))?,
-        }
-    }
-    Ok(())
+/// Opens (making them when missing) the kind and namespace directories of `relative` under
+/// `root`, refusing to pass through a link; returns the namespace directory.
+fn make_dirs(root: &Dir, relative: &LayoutPath) -> Result<Dir, OutError> {
+    let kind = make_dir(root, &relative.0[0])?;
+    make_dir(&kind, &relative.0[1])
 }
 
-/// The entries of `dir` whose names do not start with a dot, as (name, path), in name order.
-/// Names that are not UTF-8 are not offlux's (it writes only UTF-8 names).
-fn visible_entries(dir: &Path) -> Result<Vec<(String, PathBuf)>, OutError> {
+fn make_dir(parent: &Dir, name: &str) -> Result<Dir, OutError> {
+    let path = parent.path().join(name);
+    match parent.kind(name) {
+        Ok(NoFollowKind::Symlink) => return Err(OutError::Symlink(path)),
+        Ok(NoFollowKind::Directory) => {}
+        Ok(_) => {
+            return Err(io(&path)(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "a file stands where offlux writes a directory",
+            )))
+        }
+        Err(_) => {}
+    }
+    parent
+        .open_or_create_child(name)
+        .map_err(|e| match parent.kind(name) {
+            Ok(NoFollowKind::Symlink) => OutError::Symlink(path.clone()),
+            _ => io(&path)(e),
+        })
+}
+
+/// The names in `dir` that do not start with a dot, in order. Names that are not UTF-8 are not
+/// offlux's (it writes only UTF-8 names). Listed by path: a read, and each entry is then looked
+/// at through `dir` itself without following a link.
+fn visible_entries(dir: &Dir) -> Result<Vec<String>, OutError> {
     let mut entries = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
+    for entry in std::fs::read_dir(dir.path()).map_err(io(dir.path()))? {
+        let entry = entry.map_err(io(dir.path()))?;
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
         if !name.starts_with('.') {
-            entries.push((name, entry.path()));
+            entries.push(name);
         }
     }
     entries.sort();

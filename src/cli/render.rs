@@ -22,6 +22,11 @@ pub struct RenderArgs {
     /// Write one file per producer under this directory instead of printing.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Allow `--out DIR` inside the repository being rendered. Off by default: the repository
+    /// (a stranger's pull request) controls what is already there, and the next run would read
+    /// the files written as part of the repository.
+    #[arg(long, requires = "out")]
+    pub out_inside_repo: bool,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ObjectFormat::Yaml)]
     pub output: ObjectFormat,
@@ -62,6 +67,15 @@ pub(super) fn run(
                 Ok(inside) => inside,
                 Err(error) => return Err(CliError::usage(error.to_string(), None)),
             };
+            if inside && !args.out_inside_repo {
+                return Err(CliError::usage(
+                    format!(
+                        "`{}` is inside the repository being rendered",
+                        dir.display()
+                    ),
+                    Some("write outside the repository, or pass `--out-inside-repo` to allow it"),
+                ));
+            }
             if inside {
                 eprintln!(
                     "warning: `{}` is inside the repository: the next run reads the files written there as part of it",

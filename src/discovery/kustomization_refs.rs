@@ -33,7 +33,7 @@ pub(crate) struct FileRefs {
 
 impl FileRefs {
     /// Reads the kustomization in `dir` (absolute).
-    pub(super) fn read(dir: &Path, kustomization: &Node) -> Self {
+    pub(super) fn of(dir: &Path, kustomization: &Node) -> Self {
         let files = |key: &str| {
             kustomization
                 .get(key)

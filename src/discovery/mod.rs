@@ -187,7 +187,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         let read_now = || {
             let dir = listing.yaml_files[i].parent()?;
             let node = loaded[i].as_ref()?.kustomization()?;
-            Some(kustomization_refs::FileRefs::read(dir, node))
+            Some(kustomization_refs::FileRefs::of(dir, node))
         };
         if let Some(file) = file_refs[i].take().or_else(read_now) {
             refs.add(file);
@@ -494,7 +494,7 @@ fn walk_and_load(
         let refs = file
             .kustomization()
             .zip(path.parent())
-            .map(|(node, dir)| kustomization_refs::FileRefs::read(dir, node));
+            .map(|(node, dir)| kustomization_refs::FileRefs::of(dir, node));
         (index, file, refs)
     };
     // Files go to the pool a few at a time: a task per file cost more than reading some of them.

@@ -71,7 +71,7 @@ impl Miss {
                 ErrorKind::NotFound,
                 "a symlink leads outside the revision; not followed",
             ),
-            Miss::Loop => Error::new(ErrorKind::Other, "too many levels of symbolic links"),
+            Miss::Loop => Error::other("too many levels of symbolic links"),
         }
     }
 }
