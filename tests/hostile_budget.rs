@@ -117,7 +117,11 @@ fn wait_measured(pid: u32) -> (Option<i32>, Duration, i64) {
     let time = |t: libc::timeval| {
         Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
     };
-    (code, time(usage.ru_utime) + time(usage.ru_stime), usage.ru_maxrss)
+    (
+        code,
+        time(usage.ru_utime) + time(usage.ru_stime),
+        usage.ru_maxrss,
+    )
 }
 
 /// A repository whose bootstrap Kustomization applies `apps/`.
@@ -273,4 +277,28 @@ fn an_interrupt_stops_a_running_template() {
     );
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
+}
+
+/// `.helmignore` patterns match as Go's `filepath.Match` does, chunk by chunk, so a pattern of
+/// many stars against a long file name costs the product of their lengths, not an exponential.
+#[test]
+fn a_helmignore_of_many_stars_matches_in_time() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: ok\n",
+    );
+    let stars = format!("{}b\n", "*a".repeat(30));
+    let long_name = format!("charts/bomb/files/{}", "a".repeat(200));
+    write(
+        repo.path(),
+        &[
+            ("charts/bomb/.helmignore", &stars),
+            (&long_name, "x"),
+            (&format!("{long_name}c"), "x"),
+        ],
+    );
+    let run = test_run(repo.path());
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
 }

@@ -145,22 +145,41 @@ pub fn doublestar_match(pattern: &str, name: &str) -> bool {
     })
 }
 
+/// Whether `pattern`'s segments match `parts`, `**` taking any number of them. A table over
+/// (pattern segment, part) filled from the end: each segment is tried against each part once,
+/// so `**/**/**/…` costs segments times parts, not parts to the power of the stars.
 fn match_segments(pattern: &[&str], parts: &[&str]) -> bool {
-    match pattern.split_first() {
-        None => parts.is_empty(),
-        Some((&"**", rest)) => (0..=parts.len()).any(|skip| {
-            parts
-                .get(skip..)
-                .is_some_and(|tail| match_segments(rest, tail))
-        }),
-        Some((segment, rest)) => match parts.split_first() {
-            Some((part, tail)) => {
-                go_match(segment, part).unwrap_or(false) && match_segments(rest, tail)
+    // `next[j]`: the pattern after segment i matches `parts[j..]`.
+    let mut next: Vec<bool> = (0..=parts.len()).map(|j| j == parts.len()).collect();
+    for segment in pattern.iter().rev() {
+        let mut here = vec![false; parts.len() + 1];
+        if *segment == "**" {
+            let mut any = false;
+            for j in (0..=parts.len()).rev() {
+                any |= next.get(j).copied().unwrap_or(false);
+                if let Some(slot) = here.get_mut(j) {
+                    *slot = any;
+                }
             }
-            None => false,
-        },
+        } else {
+            for (j, part) in parts.iter().enumerate() {
+                if next.get(j + 1).copied().unwrap_or(false)
+                    && go_match(segment, part).unwrap_or(false)
+                {
+                    if let Some(slot) = here.get_mut(j) {
+                        *slot = true;
+                    }
+                }
+            }
+        }
+        next = here;
     }
+    next.first().copied().unwrap_or(false)
 }
+
+/// The most alternatives a pattern's braces may expand to: `{a,b}` twenty times over is a
+/// million patterns, built before anything is matched.
+const MAX_BRACE_ALTERNATIVES: usize = 1024;
 
 /// `{a,b}c` → `ac`, `bc`, nested braces included; an unbalanced brace is an error.
 fn expand_braces(pattern: &str) -> Result<Vec<String>, BadPattern> {
@@ -189,6 +208,9 @@ fn expand_braces(pattern: &str) -> Result<Vec<String>, BadPattern> {
                     for alternative in split_top_level(&inner) {
                         for rest in expand_braces(&format!("{alternative}{tail}"))? {
                             out.push(format!("{head}{rest}"));
+                            if out.len() > MAX_BRACE_ALTERNATIVES {
+                                return Err(BadPattern);
+                            }
                         }
                     }
                     return Ok(out);
@@ -226,6 +248,26 @@ fn split_top_level(chars: &[char]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 35: globs that used to take exponential time or memory.
+    #[test]
+    fn many_double_stars_and_braces_are_bounded() {
+        let started = std::time::Instant::now();
+        let pattern = format!("{}x", "**/".repeat(30));
+        let deep = "d/".repeat(200);
+        assert!(!doublestar_match(&pattern, &format!("{deep}y")));
+        assert!(doublestar_match(&pattern, &format!("{deep}x")));
+        assert!(doublestar_match("a/**/b/**/c", "a/x/b/y/z/c"));
+        assert!(!doublestar_match("a/**/b/**/c", "a/x/c/y/z/b"));
+        assert!(doublestar_match("a/**", "a"));
+        let stars = format!("{}b", "*a".repeat(40));
+        assert_eq!(go_match(&stars, &"a".repeat(4000)), Ok(false));
+        let braces = "{a,b}".repeat(20);
+        assert!(!doublestar_valid(&braces));
+        assert!(!doublestar_match(&braces, "ab"));
+        assert!(doublestar_match("{a,b}{c,d}", "bc"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
 
     #[test]
     fn go_stars_stay_within_a_segment() {
