@@ -14,6 +14,7 @@ pub mod controllers;
 pub mod diagnostic;
 pub mod diff;
 pub mod discovery;
+pub mod escape;
 pub mod fs_facts;
 pub mod fsio;
 pub mod gitrev;

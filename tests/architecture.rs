@@ -213,6 +213,37 @@ fn lines_containing(
     hits
 }
 
+/// Within `cli`, stderr is written by `report` alone, which escapes it for its reader
+/// (`escape::terminal`, or `escape::github_log` in a GitHub log): a message that quotes a
+/// repository cannot reach stderr around it (issue 35).
+#[test]
+fn only_the_report_writes_stderr() {
+    let hits: Vec<String> = offending_lines("cli", &["eprintln!", "eprint!("])
+        .into_iter()
+        .filter(|hit| !hit.contains("cli/report.rs:"))
+        .collect();
+    assert!(
+        hits.is_empty(),
+        "stderr written outside `cli::report`:\n{}",
+        hits.join("\n")
+    );
+}
+
+/// Escaping for an output's consumer lives in `escape`, one function per consumer.
+#[test]
+fn output_escaping_lives_in_escape() {
+    let needles = ["\"%25\"", "\"&amp;\"", "\"&lt;\"", "\"#quot;\""];
+    let mut hits = Vec::new();
+    for module in ["cli", "graph", "diff", "validate"] {
+        hits.extend(offending_lines(module, &needles));
+    }
+    assert!(
+        hits.is_empty(),
+        "output escaped outside `escape`:\n{}",
+        hits.join("\n")
+    );
+}
+
 /// The lints that keep printing, the environment and exiting in `cli` are on, and only `cli`
 /// (and the tests' data locator) turns them off: the compiler then checks every other line.
 #[test]

@@ -318,7 +318,7 @@ fn a_helmrelease_value_changes_the_release_and_its_manifests() {
     let (_, markdown, _) = diff(dir.path(), &["-o", "markdown", "--max-size", "1200"]);
     assert!(markdown.len() <= 1200, "{} bytes", markdown.len());
     assert!(
-        markdown.contains("| changed | Deployment | hello | hello |  |"),
+        markdown.contains("| changed | `Deployment` | `hello` | `hello` |  |"),
         "{markdown}"
     );
     assert!(
@@ -420,8 +420,9 @@ fn a_moved_object_names_both_producers() {
     );
     let (_, markdown, _) = diff(repo, &["-o", "markdown"]);
     assert!(
-        markdown
-            .contains("| moved | ClusterRole |  | reader | from Kustomization flux-system/apps |"),
+        markdown.contains(
+            "| moved | `ClusterRole` |  | `reader` | from `Kustomization flux-system/apps` |"
+        ),
         "{markdown}"
     );
 }

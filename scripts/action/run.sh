@@ -26,6 +26,18 @@ if [ "${OFFLUX_INPUT_OFFLINE:-true}" = true ]; then args+=(--offline --allow-mis
 extra=()
 if [ -n "${OFFLUX_INPUT_ARGS:-}" ]; then read -r -a extra <<<"$OFFLUX_INPUT_ARGS"; fi
 
+# Prints FILE as a markdown fenced code block: a fence of more backticks than any run in FILE.
+fenced() {
+  local longest fence
+  longest=$(grep -o '`*' "$1" | awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }')
+  fence='```'
+  while [ "${#fence}" -le "$longest" ]; do fence="$fence\`"; done
+  echo "${fence}text"
+  cat "$1"
+  echo
+  echo "$fence"
+}
+
 if [ "$command" = diff ]; then
   # What the pull request changes in the cluster: annotations on the files behind each change, the
   # markdown report in the job summary and in a file (the `diff-file` output) that the action's
@@ -40,7 +52,20 @@ if [ "$command" = diff ]; then
   offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github
   status=$?
   markdown=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.md
-  NO_COLOR=1 offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o markdown --exit-zero >"$markdown" 2>&1
+  diagnostics=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.stderr
+  NO_COLOR=1 offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o markdown --exit-zero >"$markdown" 2>"$diagnostics"
+  # What offlux said on stderr goes into the comment as text, never as markdown: in a fenced
+  # block whose fence no line of it can close.
+  if [ -s "$diagnostics" ]; then
+    {
+      echo
+      echo '<details><summary>offlux diagnostics</summary>'
+      echo
+      fenced "$diagnostics"
+      echo
+      echo '</details>'
+    } >>"$markdown"
+  fi
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     # A job summary holds at most 1 MiB.
     head -c 900000 "$markdown" >>"$GITHUB_STEP_SUMMARY"
@@ -57,7 +82,8 @@ offlux "$command" "${args[@]}" "${extra[@]}" -o github
 status=$?
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  report=$(NO_COLOR=1 offlux "$command" "${args[@]}" "${extra[@]}" -o human 2>&1)
+  report_file=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-report.txt
+  NO_COLOR=1 offlux "$command" "${args[@]}" "${extra[@]}" -o human >"$report_file" 2>&1
   case $status in
     0) verdict="passed" ;;
     1) verdict="found failures" ;;
@@ -66,10 +92,9 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   {
     echo "## offlux $command: $verdict"
     echo
-    echo '```text'
     # A job summary holds at most 1 MiB.
-    printf '%s\n' "$report" | head -c 900000
-    echo '```'
+    head -c 900000 "$report_file" >"$report_file.cut"
+    fenced "$report_file.cut"
   } >>"$GITHUB_STEP_SUMMARY"
 fi
 

@@ -111,7 +111,10 @@ pub(super) fn run(
     for (id, record) in &chosen {
         if let Status::Failed(message) = &record.status {
             let namespace = shown_namespace(id);
-            eprintln!("error: {}/{namespace}/{}: {message}", id.kind, id.name);
+            report::eprint(
+                context,
+                &format!("error: {}/{namespace}/{}: {message}\n", id.kind, id.name),
+            );
             failed = true;
         }
         if let Some(rendered) = report.rendered.get(id) {

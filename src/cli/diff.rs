@@ -13,10 +13,11 @@ use super::exit::{CliError, ExitStatus};
 use super::run_args::{LeftOut, RunArgs};
 use super::stdout::Output;
 use super::test::{rows, Verdict};
-use super::{exit, out_dir, Context};
+use super::{exit, out_dir, report, Context};
 use crate::controllers::changed;
 use crate::controllers::runtime::RunReport;
 use crate::diff::{self, Change, ObjectChange, Outcome, ProducerKey, Report, Side};
+use crate::escape;
 use crate::gitrev;
 use crate::model::Object;
 
@@ -122,10 +123,17 @@ pub(super) fn run(
     let base_ref = base_name;
     let base_name = format!("base `{base_ref}` ({})", short(base_id));
     let sides = if args.changed_only {
-        changed_sides(&repository, (base_id, &base_ref, &base_name), paths, args)
-            .map(|(base, head, left_out)| (base, head, Some(left_out)))
+        changed_sides(
+            &repository,
+            (base_id, &base_ref, &base_name),
+            paths,
+            args,
+            context,
+        )
+        .map(|(base, head, left_out)| (base, head, Some(left_out)))
     } else {
-        whole_sides(&repository, base_id, &base_name, paths, args).map(|(b, h)| (b, h, None))
+        whole_sides(&repository, base_id, &base_name, paths, args, context)
+            .map(|(b, h)| (b, h, None))
     };
     if let Some(interrupted) = super::interrupt::error() {
         return Err(interrupted);
@@ -140,13 +148,16 @@ pub(super) fn run(
     for side in [&base, &head] {
         for row in rows(&side.report) {
             if matches!(row.result, Verdict::Fail | Verdict::Blocked) {
-                eprintln!(
-                    "warning: {}: {}/{}/{} failed: {}",
-                    side.name,
-                    row.kind,
-                    row.namespace,
-                    row.name,
-                    scrub(&row.message, &side.root)
+                report::eprint(
+                    context,
+                    &format!(
+                        "warning: {}: {}/{}/{} failed: {}\n",
+                        side.name,
+                        row.kind,
+                        row.namespace,
+                        row.name,
+                        scrub(&row.message, &side.root)
+                    ),
                 );
             }
         }
@@ -170,7 +181,7 @@ pub(super) fn run(
     let labels = (base.name.as_str(), head.name.as_str());
     let color = context.color && std::io::stdout().is_terminal();
     let text = match args.output {
-        DiffFormat::Human => human(&report, labels, color),
+        DiffFormat::Human => context.human(human(&report, labels, color)),
         DiffFormat::Markdown => {
             let mut text = markdown(&report, labels, args.max_size);
             if let Some(left_out) = &left_out {
@@ -187,15 +198,18 @@ pub(super) fn run(
     }
     out.write(&text)?;
     if let Some(dir) = &args.out {
-        write_trees(dir, &repository.work_tree, [&base, &head])?;
+        write_trees(dir, &repository.work_tree, [&base, &head], context)?;
     }
     let counts = report.counts();
     if report.is_empty() {
-        eprintln!("No differences between {} and {}.", labels.0, labels.1);
+        report::eprint(
+            context,
+            &format!("No differences between {} and {}.\n", labels.0, labels.1),
+        );
     } else {
         let objects: usize = counts.values().sum();
-        eprintln!(
-            "{objects} objects differ ({}), {} status changes, in {} producers.",
+        let text = format!(
+            "{objects} objects differ ({}), {} status changes, in {} producers.\n",
             counts
                 .iter()
                 .map(|(change, n)| format!("{n} {}", change.as_str()))
@@ -204,6 +218,7 @@ pub(super) fn run(
             report.status_changes(),
             report.producers.len()
         );
+        report::eprint(context, &text);
     }
     let differs = !report.is_empty();
     // The revisions are unmounted; the reports are left to the process's exit.
@@ -221,17 +236,18 @@ fn whole_sides(
     base_name: &str,
     paths: (&Path, &Path),
     args: &DiffArgs,
+    context: &Context,
 ) -> Result<(Reconciled, Reconciled), String> {
     // The base's tree objects are read while the head reconciles.
     let (base_dir, head) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| mount_revision(repository, base_id, base_name));
+        let writer = scope.spawn(|| mount_revision(repository, base_id, base_name, context));
         let head = match &args.head {
             Some(name) => repository
                 .resolve(name)
                 .map_err(|error| format!("head: {error}"))
                 .and_then(|id| {
                     let name = format!("head `{name}` ({})", short(id));
-                    let dir = mount_revision(repository, id, &name)?;
+                    let dir = mount_revision(repository, id, &name, context)?;
                     reconcile_dir(dir, &name, paths, &args.run)
                 }),
             None => args
@@ -266,6 +282,7 @@ fn changed_sides(
     (base_id, base_ref, base_name): (gitrev::ObjectId, &str, &str),
     (path, root): (&Path, &Path),
     args: &DiffArgs,
+    context: &Context,
 ) -> Result<(Reconciled, Reconciled, LeftOut), String> {
     let head_id = match &args.head {
         Some(name) => Some((
@@ -278,11 +295,11 @@ fn changed_sides(
     };
     let changes = changed::Changes::between(repository, base_id, base_ref, head_id.map(|h| h.0))?;
     let files = changed::under_root(&changes.files, root);
-    let base_dir = mount_revision(repository, base_id, base_name)?;
+    let base_dir = mount_revision(repository, base_id, base_name, context)?;
     let head_dir = match head_id {
         Some((id, name)) => {
             let label = format!("head `{name}` ({})", short(id));
-            Some((mount_revision(repository, id, &label)?, label))
+            Some((mount_revision(repository, id, &label, context)?, label))
         }
         None => None,
     };
@@ -320,7 +337,7 @@ fn changed_sides(
     };
     let (head, left_out) = side(&head_run, head_found, &head_name, head_dir.map(|(d, _)| d))?;
     let (base, _) = side(&base_run, base_found, base_name, Some(base_dir))?;
-    left_out.print();
+    left_out.print(context);
     Ok((base, head, left_out))
 }
 
@@ -359,12 +376,13 @@ fn mount_revision(
     repository: &std::sync::Arc<gitrev::Repository>,
     commit: gitrev::ObjectId,
     name: &str,
+    context: &Context,
 ) -> Result<crate::fsio::Mount, String> {
     let parent = crate::fsio::absolute(&std::env::temp_dir());
     let (mount, notes) = gitrev::mount(repository.clone(), commit, &parent, &short(commit))
         .map_err(|e| format!("{name}: {e}"))?;
     for note in &notes {
-        eprintln!("note: {name}: {note}");
+        report::eprint(context, &format!("note: {name}: {note}\n"));
     }
     Ok(mount)
 }
@@ -499,7 +517,10 @@ const CYAN: &str = "\x1b[36m";
 const BOLD: &str = "\x1b[1m";
 const RESET: &str = "\x1b[0m";
 
+/// The report for a terminal: every repository-supplied part escaped (`escape::terminal_line`)
+/// before offlux's own colours are added.
 fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
+    let line = escape::terminal_line;
     let paint = |code: &str, text: &str| {
         if color {
             format!("{code}{text}{RESET}")
@@ -514,16 +535,19 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
     let _ = writeln!(
         out,
         "{}",
-        paint(BOLD, &format!("offlux diff: {base} → {head}"))
+        paint(
+            BOLD,
+            &format!("offlux diff: {} → {}", line(base), line(head))
+        )
     );
     for (producer, changes) in &report.producers {
-        let _ = writeln!(out, "\n{}", paint(BOLD, &producer.to_string()));
+        let _ = writeln!(out, "\n{}", paint(BOLD, &line(&producer.to_string())));
         if let Some(status) = &changes.status {
             let _ = writeln!(
                 out,
                 "  status: {} → {}",
-                outcome_text(&status.before),
-                outcome_text(&status.after)
+                line(outcome_text(&status.before)),
+                line(outcome_text(&status.after))
             );
         }
         if changes.unknown > 0 {
@@ -540,11 +564,17 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
                 Change::Changed => ("~", CYAN),
                 Change::Moved => (">", CYAN),
             };
-            let _ = writeln!(out, "  {} {}", paint(code, mark), change_line(change));
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint(code, mark),
+                line(&change_line(change))
+            );
             if change.change == Change::Added || change.change == Change::Removed {
                 continue;
             }
-            for line in change.diff.lines() {
+            for diff_line in change.diff.lines() {
+                let line = line(diff_line);
                 let code = if line.starts_with("+++") || line.starts_with("---") {
                     BOLD
                 } else if line.starts_with('+') {
@@ -557,9 +587,9 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
                     ""
                 };
                 let line = if code.is_empty() {
-                    line.to_owned()
+                    line.into_owned()
                 } else {
-                    paint(code, line)
+                    paint(code, &line)
                 };
                 let _ = writeln!(out, "    {line}");
             }
@@ -568,24 +598,13 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
     out
 }
 
-/// A fence longer than any run of backticks in `text`.
-fn fence(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    "`".repeat((longest + 1).max(3))
-}
-
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
-}
-
+/// The report as a pull request comment (GitHub markdown). Every repository-supplied string is
+/// in code (`escape::markdown_code`, `markdown_cell`, `html_code`, `markdown_block`): nothing in a
+/// name, namespace, message or diff can mention, link, embed, head or break a table.
 fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
+    let code = escape::markdown_code;
     let mut out = String::new();
-    let _ = writeln!(out, "### offlux diff: {} → {}\n", cell(base), cell(head));
+    let _ = writeln!(out, "### offlux diff: {} → {}\n", code(base), code(head));
     if report.is_empty() {
         out.push_str("No differences.\n");
         return out;
@@ -609,13 +628,13 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
     let budget = max.saturating_sub(400);
     for (producer, changes) in &report.producers {
         let mut section = String::new();
-        let _ = writeln!(section, "#### {}\n", cell(&producer.to_string()));
+        let _ = writeln!(section, "#### {}\n", code(&producer.to_string()));
         if let Some(status) = &changes.status {
             let _ = writeln!(
                 section,
                 "Status: {} → **{}**\n",
-                cell(outcome_text(&status.before)),
-                cell(outcome_text(&status.after))
+                code(outcome_text(&status.before)),
+                code(outcome_text(&status.after))
             );
         }
         if changes.unknown > 0 {
@@ -628,10 +647,11 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
         if !changes.objects.is_empty() {
             section
                 .push_str("| Change | Kind | Namespace | Name | Note |\n|---|---|---|---|---|\n");
+            let cell = escape::markdown_cell;
             for change in &changes.objects {
                 let note = match (&change.from, secret_note(change)) {
-                    (Some(from), _) => format!("from {from}"),
-                    (None, Some(note)) => note,
+                    (Some(from), _) => format!("from {}", cell(&from.to_string())),
+                    (None, Some(note)) => cell(&note),
                     (None, None) => String::new(),
                 };
                 let _ = writeln!(
@@ -641,7 +661,7 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
                     cell(&change.object.kind),
                     cell(&change.object.namespace),
                     cell(&change.object.name),
-                    cell(&note)
+                    note
                 );
             }
             section.push('\n');
@@ -657,12 +677,11 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
         }
         out.push_str(&section);
         for change in changes.objects.iter().filter(|c| !c.diff.is_empty()) {
-            let fence = fence(&change.diff);
             let block = format!(
-                "<details><summary>{} {}</summary>\n\n{fence}diff\n{}{fence}\n\n</details>\n\n",
+                "<details><summary>{} {}</summary>\n\n{}\n</details>\n\n",
                 change.change.as_str(),
-                html_escape(&change.object.to_string()),
-                change.diff
+                escape::html_code(&change.object.to_string()),
+                escape::markdown_block("diff", &change.diff)
             );
             if out.len() + block.len() > budget {
                 left_out_diffs += 1;
@@ -679,12 +698,6 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
         );
     }
     out
-}
-
-fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 fn json(report: &Report, left_out: Option<&LeftOut>) -> String {
@@ -747,17 +760,6 @@ fn json(report: &Report, left_out: Option<&LeftOut>) -> String {
     text
 }
 
-/// GitHub's workflow-command escaping of a message, and of a property value.
-fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
 /// One workflow command: `::level file=F,line=L,title=T::message`.
 fn workflow_command(
     level: &str,
@@ -767,16 +769,16 @@ fn workflow_command(
 ) -> String {
     let mut properties = Vec::new();
     if let Some((file, line)) = file {
-        properties.push(format!("file={}", escape_property(&file)));
+        properties.push(format!("file={}", escape::github_property(&file)));
         if line > 0 {
             properties.push(format!("line={line}"));
         }
     }
-    properties.push(format!("title={}", escape_property(title)));
+    properties.push(format!("title={}", escape::github_property(title)));
     format!(
         "::{level} {}::{}\n",
         properties.join(","),
-        escape_data(message)
+        escape::github_data(message)
     )
 }
 
@@ -825,6 +827,7 @@ fn write_trees(
     dir: &Path,
     repository_root: &Path,
     sides: [&Reconciled; 2],
+    context: &Context,
 ) -> Result<(), CliError> {
     match out_dir::check_location(dir, repository_root) {
         Ok(false) => {}
@@ -851,7 +854,14 @@ fn write_trees(
             .collect();
         let target = dir.join(name);
         match out_dir::write_tree(&target, &files, &Default::default()) {
-            Ok(done) => eprintln!("Wrote {} files under `{}`.", done.written, target.display()),
+            Ok(done) => report::eprint(
+                context,
+                &format!(
+                    "Wrote {} files under `{}`.\n",
+                    done.written,
+                    target.display()
+                ),
+            ),
             Err(error) if error.is_refusal() => {
                 return Err(CliError::usage(
                     error.to_string(),
@@ -874,14 +884,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn annotations_escape_what_github_reads_as_syntax() {
-        assert_eq!(escape_data("a%b\nc"), "a%25b%0Ac");
-        assert_eq!(escape_property("x: y, z"), "x%3A y%2C z");
-    }
-
-    #[test]
-    fn a_fence_outgrows_the_backticks_inside() {
-        assert_eq!(fence("plain"), "```");
-        assert_eq!(fence("a ```` b"), "`````");
+    fn markdown_names_are_code() {
+        let mut report = Report::default();
+        report.producers.insert(
+            ProducerKey {
+                kind: "Kustomization".into(),
+                namespace: "ns".into(),
+                name: "# @team [x](http://e) <b>|".into(),
+            },
+            crate::diff::ProducerReport {
+                status: Some(crate::diff::StatusChange {
+                    before: None,
+                    after: Some(Outcome {
+                        failed: true,
+                        text: "FAIL: ![i](http://e/x.png) @x".into(),
+                    }),
+                }),
+                ..Default::default()
+            },
+        );
+        let text = markdown(&report, ("base", "head"), 60_000);
+        assert!(
+            text.contains("Status: `absent` → **`FAIL: ![i](http://e/x.png) @x`**"),
+            "{text}"
+        );
+        assert!(
+            text.contains("#### `Kustomization ns/# @team [x](http://e) <b>|`"),
+            "{text}"
+        );
     }
 }

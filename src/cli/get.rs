@@ -140,13 +140,16 @@ pub(super) fn run(
             Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
             Err(_) => String::new(),
         },
-        Format::Table => table_output(args.what, &records),
+        Format::Table => context.human(table_output(args.what, &records)),
     };
     out.write(&output)?;
     if records.is_empty() && args.output == Format::Table {
-        eprintln!(
-            "No matching objects found under `{}`.",
-            args.repo.path.display()
+        report::eprint(
+            context,
+            &format!(
+                "No matching objects found under `{}`.\n",
+                args.repo.path.display()
+            ),
         );
     }
     let failed = repository

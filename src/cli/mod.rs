@@ -159,12 +159,16 @@ pub fn main() -> ExitCode {
             });
         }
     };
+    let github_log = writes_github_commands(&cli.command)
+        || std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true");
     let color = !cli.global.no_color
+        && !github_log
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         && std::io::stderr().is_terminal();
     let context = Context {
         color,
         log_level: cli.global.log_level,
+        github_log,
     };
     let mut out = Output::lock();
     let result = run(cli.command, &context, &mut out);
@@ -174,7 +178,7 @@ pub fn main() -> ExitCode {
         (result, _) => result,
     };
     if let Err(error) = &result {
-        report::print_error(error);
+        report::print_error(error, &context);
     }
     ExitCode::from(exit::code(&result))
 }
@@ -229,4 +233,30 @@ fn long_version() -> String {
 pub(crate) struct Context {
     pub color: bool,
     pub log_level: LogLevel,
+    /// A GitHub Actions runner reads what offlux prints (`-o github`, or `GITHUB_ACTIONS=true`):
+    /// no line of stderr or of human output may read as a workflow command
+    /// (`crate::escape::github_log`).
+    pub github_log: bool,
+}
+
+impl Context {
+    /// Human output for stdout, whose repository-supplied parts are already escaped for a
+    /// terminal (`table::render`, `escape::terminal_line`), made inert for a GitHub log too.
+    pub(crate) fn human(&self, text: String) -> String {
+        if self.github_log {
+            crate::escape::github_log(&text)
+        } else {
+            text
+        }
+    }
+}
+
+/// Whether the command prints GitHub workflow commands on stdout.
+fn writes_github_commands(command: &Command) -> bool {
+    match command {
+        Command::Test(args) => args.output == test::TestFormat::Github,
+        Command::Validate(args) => args.output == validate::ValidateFormat::Github,
+        Command::Diff(args) => args.output == diff::DiffFormat::Github,
+        _ => false,
+    }
 }

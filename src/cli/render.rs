@@ -37,10 +37,13 @@ pub(super) fn run(
     context: &Context,
     out: &mut Output,
 ) -> Result<ExitStatus, CliError> {
-    let (repository, report, _) = match args.run.run_changed(&args.changed, Vec::new()) {
+    let (repository, report, left_out) = match args.run.run_changed(&args.changed, Vec::new()) {
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    if let Some(left_out) = &left_out {
+        left_out.print(context);
+    }
     if report.cancelled {
         return Err(super::interrupt::error()
             .unwrap_or_else(|| CliError::failed("interrupted; nothing was written")));
@@ -48,7 +51,7 @@ pub(super) fn run(
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
-    let failed = test::print_failed_producers(&report);
+    let failed = test::print_failed_producers(&report, context);
     let producers: Vec<(&ResourceId, Vec<&Object>)> = report
         .rendered
         .iter()
@@ -77,12 +80,13 @@ pub(super) fn run(
                 ));
             }
             if inside {
-                eprintln!(
-                    "warning: `{}` is inside the repository: the next run reads the files written there as part of it",
-                    dir.display()
-                );
-                eprintln!(
-                    "hint: write outside the repository, or list the directory in `.sourceignore`"
+                report::eprint(
+                    context,
+                    &format!(
+                        "warning: `{}` is inside the repository: the next run reads the files written there as part of it\n\
+                         hint: write outside the repository, or list the directory in `.sourceignore`\n",
+                        dir.display()
+                    ),
                 );
             }
             let extension = match args.output {
@@ -110,14 +114,19 @@ pub(super) fn run(
                 .collect();
             match out_dir::write_tree(dir, &files, &keep) {
                 Ok(done) => {
-                    eprint!("Wrote {} files under `{}`", done.written, dir.display());
+                    let mut text =
+                        format!("Wrote {} files under `{}`", done.written, dir.display());
                     if done.removed > 0 {
-                        eprint!(", removed {} no longer produced", done.removed);
+                        text.push_str(&format!(", removed {} no longer produced", done.removed));
                     }
                     if done.kept > 0 {
-                        eprint!(", kept {} of failed producers from the last run", done.kept);
+                        text.push_str(&format!(
+                            ", kept {} of failed producers from the last run",
+                            done.kept
+                        ));
                     }
-                    eprintln!(".");
+                    text.push_str(".\n");
+                    report::eprint(context, &text);
                 }
                 Err(error) if error.is_refusal() => {
                     return Err(CliError::usage(

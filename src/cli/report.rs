@@ -1,6 +1,9 @@
 //! Everything offlux says on stderr: diagnostics for people (the message, the object, and a
 //! snippet of the file with the position marked), filtered by `--log-level`, and the error a
-//! command ended with. Colour only on a terminal and never when NO_COLOR is set.
+//! command ended with. Colour only on a terminal and never when NO_COLOR is set. Every write to
+//! stderr goes through `eprint` (or, for diagnostics rendered from escaped parts, `emit`), which
+//! shows hidden characters (`escape::terminal`) and, where a GitHub runner reads the log, keeps
+//! any line from reading as a workflow command (`escape::github_log`).
 
 use std::path::Path;
 
@@ -9,6 +12,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnost
 use super::exit::CliError;
 use super::{Context, LogLevel};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 
 /// Largest file quoted in a snippet; bigger files get the location line only.
 const MAX_SNIPPET_SOURCE: u64 = 4 * 1024 * 1024;
@@ -50,6 +54,7 @@ pub(crate) fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context
         .collect();
     // Each quotes its file: rendered on every core, and written at once.
     let mut rendered = crate::parallel::map(&full, |d| render(d, root, context.color)).into_iter();
+    // Repository text reaches `text` only through `render` and `one_line`, which escape it.
     let mut text = String::new();
     for (_, members) in &groups {
         for _ in members.iter().take(SHOWN_IN_FULL) {
@@ -76,22 +81,43 @@ pub(crate) fn print_diagnostics(diagnostics: &[Diagnostic], root: &Path, context
             text.push_str(&format!("  ... and {} more\n", rest.len() - listed));
         }
     }
-    eprint!("{text}");
+    emit(context, &text);
+}
+
+/// Writes `text` to stderr: hidden characters shown, and in a GitHub log no line a command.
+pub(crate) fn eprint(context: &Context, text: &str) {
+    if context.github_log {
+        eprint!("{}", escape::github_log(text));
+    } else {
+        eprint!("{}", escape::terminal(text));
+    }
+}
+
+/// Writes text whose repository-supplied parts are escaped already and which may hold offlux's
+/// own colours.
+fn emit(context: &Context, text: &str) {
+    if context.github_log {
+        // Never coloured: `Context::color` is off for a GitHub log.
+        eprint!("{}", escape::github_log(text));
+    } else {
+        eprint!("{text}");
+    }
 }
 
 /// Says on stderr why a command ended early: `error: MESSAGE`, and `hint: HINT` when there is
 /// one. A reader of stdout that went away is not reported.
-pub(crate) fn print_error(error: &CliError) {
+pub(crate) fn print_error(error: &CliError, context: &Context) {
     if error.is_closed_stdout() {
         return;
     }
-    eprintln!("error: {error}");
+    let mut text = format!("error: {error}\n");
     if let CliError::Usage {
         hint: Some(hint), ..
     } = error
     {
-        eprintln!("hint: {hint}");
+        text.push_str(&format!("hint: {hint}\n"));
     }
+    eprint(context, &text);
 }
 
 /// A message with its quoted values (file names, object names, paths in backticks) left out:
@@ -104,7 +130,7 @@ fn cause_of(message: &str) -> String {
     cause
 }
 
-/// `file:line: object: message`, for the members of a group not shown in full.
+/// `file:line: object: message`, for the members of a group not shown in full, on one line.
 fn one_line(diagnostic: &Diagnostic) -> String {
     let mut line = String::new();
     if let Some(location) = &diagnostic.location {
@@ -114,9 +140,10 @@ fn one_line(diagnostic: &Diagnostic) -> String {
         line.push_str(&format!("{object}: "));
     }
     line.push_str(&diagnostic.message);
-    line
+    escape::terminal_line(&line).into_owned()
 }
 
+/// A diagnostic for a person, its repository-supplied parts escaped for a terminal.
 pub(super) fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> String {
     let mut message = String::new();
     if let Some(object) = &diagnostic.object {
@@ -124,13 +151,18 @@ pub(super) fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> Strin
         message.push_str(": ");
     }
     message.push_str(&diagnostic.message);
+    let message = escape::terminal(&message).into_owned();
+    let hint = diagnostic
+        .hint
+        .as_deref()
+        .map(|hint| escape::terminal(hint).into_owned());
     let severity = match diagnostic.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
         Severity::Note => miette::Severity::Advice,
     };
     let mut report = MietteDiagnostic::new(message.clone()).with_severity(severity);
-    if let Some(hint) = &diagnostic.hint {
+    if let Some(hint) = &hint {
         report = report.with_help(hint.clone());
     }
     let snippet = diagnostic.location.as_ref().and_then(|location| {
@@ -142,15 +174,19 @@ pub(super) fn render(diagnostic: &Diagnostic, root: &Path, color: bool) -> Strin
         }
         let text = std::fs::read_to_string(&path).ok()?;
         let offset = byte_offset(&text, pos.line, pos.column)?;
-        Some((location.file.display().to_string(), text, offset))
+        // The file is quoted with its hidden characters shown; the offset moves with them.
+        let offset = escape::terminal(&text[..offset]).len();
+        let text = escape::terminal(&text).into_owned();
+        let name = escape::terminal_line(&location.file.display().to_string()).into_owned();
+        Some((name, text, offset))
     });
     let Some((name, text, offset)) = snippet else {
         let prefix = match &diagnostic.location {
-            Some(location) => format!("{location}: "),
+            Some(location) => format!("{}: ", escape::terminal_line(&location.to_string())),
             None => String::new(),
         };
         let mut out = format!("{}: {prefix}{message}\n", diagnostic.severity);
-        if let Some(hint) = &diagnostic.hint {
+        if let Some(hint) = &hint {
             out.push_str(&format!("hint: {hint}\n"));
         }
         return out;
@@ -221,26 +257,6 @@ fn byte_offset(text: &str, line: u32, column: u32) -> Option<usize> {
         .nth(column.saturating_sub(1) as usize)
         .map_or(line_text.len(), |(i, _)| i);
     Some(line_start + within)
-}
-
-/// Text for an XML attribute or element.
-pub(crate) fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// A GitHub workflow command's message: `%`, CR and LF escaped.
-pub(crate) fn github_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// A GitHub workflow command's property value: also `:` and `,` escaped.
-pub(crate) fn github_property(text: &str) -> String {
-    github_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 #[cfg(test)]

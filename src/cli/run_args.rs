@@ -155,8 +155,8 @@ pub(crate) struct LeftOut {
 
 impl LeftOut {
     /// The note on stderr.
-    pub(crate) fn print(&self) {
-        eprintln!("note: {}", self.sentence());
+    pub(crate) fn print(&self, context: &super::Context) {
+        super::report::eprint(context, &format!("note: {}\n", self.sentence()));
     }
 
     /// What was left out, in one sentence.
@@ -224,6 +224,7 @@ impl RunArgs {
     /// [`RunArgs::run_scoped`] with `--changed-only`: only the producers a change since the base
     /// revision can affect are reconciled and reported (see `controllers::changed`); what was
     /// left out is said on stderr. Without the flag, [`RunArgs::run_scoped`].
+    /// (The caller prints the note a narrowed run ends with: `LeftOut::print`.)
     pub(crate) fn run_changed(
         &self,
         changed: &ChangedArgs,
@@ -241,7 +242,6 @@ impl RunArgs {
         let selection = crate::controllers::changed::select(&repository, &files);
         let (repository, report, left_out) =
             self.run_selection(repository, &selection, &changes.base_label)?;
-        left_out.print();
         Ok((repository, report, Some(left_out)))
     }
 

@@ -1,7 +1,17 @@
 //! Plain aligned tables for terminal output.
 
-/// Formats rows under headers, columns separated by two spaces; trailing spaces trimmed.
+/// Formats rows under headers, columns separated by two spaces; trailing spaces trimmed. Each
+/// cell is shown on one line with its hidden characters visible (`escape::terminal_line`).
 pub(super) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| crate::escape::terminal_line(cell).into_owned())
+                .collect()
+        })
+        .collect();
+    let rows = rows.as_slice();
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {
@@ -39,5 +49,11 @@ mod tests {
             super::render(&["NAMESPACE", "NAME"], &rows),
             "NAMESPACE    NAME\nflux-system  apps\na            b\n"
         );
+    }
+
+    #[test]
+    fn a_cell_stays_on_its_line_with_hidden_characters_shown() {
+        let rows = vec![vec!["a\nb\x1b".to_owned()]];
+        assert_eq!(super::render(&["NAME"], &rows), "NAME\na\\nb\\u{1b}\n");
     }
 }

@@ -12,6 +12,7 @@ use crate::controllers::depend::label;
 use crate::controllers::runtime::RunReport;
 use crate::controllers::scope::Target;
 use crate::diagnostic::Location;
+use crate::escape;
 use crate::model::ResourceId;
 use crate::store::{Ready, Status, StatusRecord};
 
@@ -132,7 +133,7 @@ fn root_cause(
 /// Prints an `error:` line on stderr for each Flux object that failed or is blocked, and says
 /// whether there was one: commands that print objects or findings must not pass a repository
 /// whose producers broke (their output is missing, not empty).
-pub(crate) fn print_failed_producers(report: &RunReport) -> bool {
+pub(crate) fn print_failed_producers(report: &RunReport, context: &Context) -> bool {
     let errors: String = rows(report)
         .iter()
         .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
@@ -143,7 +144,7 @@ pub(crate) fn print_failed_producers(report: &RunReport) -> bool {
             )
         })
         .collect();
-    eprint!("{errors}");
+    report::eprint(context, &errors);
     !errors.is_empty()
 }
 
@@ -262,20 +263,20 @@ fn junit(rows: &[Row]) -> String {
         let file = row
             .file
             .as_deref()
-            .map(|f| format!(" file=\"{}\"", report::xml_escape(f)))
+            .map(|f| format!(" file=\"{}\"", escape::xml(f)))
             .unwrap_or_default();
         let _ = write!(
             out,
             "    <testcase classname=\"{}\" name=\"{}/{}\"{file}",
-            row.kind,
-            report::xml_escape(&row.namespace),
-            report::xml_escape(&row.name)
+            escape::xml(&row.kind),
+            escape::xml(&row.namespace),
+            escape::xml(&row.name)
         );
         if let Some(cluster) = &row.cluster {
             let _ = write!(
                 out,
                 ">\n      <properties><property name=\"cluster\" value=\"{}\"/></properties>",
-                report::xml_escape(cluster)
+                escape::xml(cluster)
             );
             match row.result {
                 Verdict::Pass => out.push_str("\n    </testcase>\n"),
@@ -283,7 +284,7 @@ fn junit(rows: &[Row]) -> String {
                     let _ = write!(
                         out,
                         "\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                        report::xml_escape(&row.message)
+                        escape::xml(&row.message)
                     );
                 }
                 Verdict::Fail | Verdict::Blocked => {
@@ -291,7 +292,7 @@ fn junit(rows: &[Row]) -> String {
                         out,
                         "\n      <failure type=\"{}\" message=\"{}\"/>\n    </testcase>\n",
                         row.result.as_str(),
-                        report::xml_escape(&row.message)
+                        escape::xml(&row.message)
                     );
                 }
             }
@@ -303,7 +304,7 @@ fn junit(rows: &[Row]) -> String {
                 let _ = write!(
                     out,
                     ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                    report::xml_escape(&row.message)
+                    escape::xml(&row.message)
                 );
             }
             Verdict::Fail | Verdict::Blocked => {
@@ -311,7 +312,7 @@ fn junit(rows: &[Row]) -> String {
                     out,
                     ">\n      <failure type=\"{}\" message=\"{}\"/>\n    </testcase>\n",
                     row.result.as_str(),
-                    report::xml_escape(&row.message)
+                    escape::xml(&row.message)
                 );
             }
         }
@@ -322,8 +323,8 @@ fn junit(rows: &[Row]) -> String {
 
 /// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
 fn github(rows: &[Row]) -> String {
-    let data = report::github_data;
-    let property = report::github_property;
+    let data = escape::github_data;
+    let property = escape::github_property;
     let mut out = String::new();
     for row in rows
         .iter()
@@ -393,6 +394,9 @@ pub(super) fn run(
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    if let Some(left_out) = &left_out {
+        left_out.print(context);
+    }
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
@@ -415,7 +419,10 @@ pub(super) fn run(
                     .filter(|f| f.severity == crate::validate::Severity::Warning)
                     .count();
                 if warnings > 0 {
-                    eprintln!("validate: {warnings} warnings (`offlux validate` lists them)");
+                    report::eprint(
+                        context,
+                        &format!("validate: {warnings} warnings (`offlux validate` lists them)\n"),
+                    );
                 }
                 all_rows.extend(finding_rows(&findings));
             }
@@ -452,7 +459,7 @@ pub(super) fn run(
             };
             text.push_str(&summary(&rows));
             text.push('\n');
-            text
+            context.human(text)
         }
         TestFormat::Json => {
             let mut text = match &left_out {

@@ -22,6 +22,7 @@ use super::stdout::Output;
 use super::test::Verdict;
 use super::{exit, report, Context};
 use crate::controllers::runtime::RunReport;
+use crate::escape;
 use crate::helm::KubeVersion;
 use crate::validate::{self, Code, Finding, Produced, Severity};
 use crate::yaml::Node;
@@ -160,12 +161,18 @@ pub(super) fn run(
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    if let Some(left_out) = &left_out {
+        left_out.print(context);
+    }
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(run_report.diagnostics.iter().cloned());
     report::print_diagnostics(&diagnostics, &repository.root, context);
-    let producers_failed = super::test::print_failed_producers(&run_report);
+    let producers_failed = super::test::print_failed_producers(&run_report, context);
     if producers_failed {
-        eprintln!("hint: what the failed or blocked objects above would apply was not checked");
+        report::eprint(
+            context,
+            "hint: what the failed or blocked objects above would apply was not checked\n",
+        );
     }
     let (mut findings, objects) = match check(
         &repository,
@@ -197,7 +204,7 @@ pub(super) fn run(
         findings.splice(0..0, producer_findings(&run_report));
     }
     let text = match args.output {
-        ValidateFormat::Human => human(&findings, objects),
+        ValidateFormat::Human => context.human(human(&findings, objects)),
         ValidateFormat::Json => {
             match &left_out {
                 Some(left_out) => serde_json::to_string_pretty(
@@ -464,7 +471,9 @@ fn location(finding: &Finding) -> String {
     }
 }
 
+/// One line per finding, its repository-supplied parts shown on one line each.
 fn human(findings: &[Finding], objects: usize) -> String {
+    let line = escape::terminal_line;
     let mut out = String::new();
     for f in findings {
         let _ = writeln!(
@@ -472,14 +481,14 @@ fn human(findings: &[Finding], objects: usize) -> String {
             "{} {} {} ({}) at {}{}: {}",
             f.severity.as_str(),
             f.code.as_str(),
-            f.object,
-            f.producer,
-            location(f),
+            line(&f.object),
+            line(&f.producer),
+            line(&location(f)),
             f.path
                 .as_deref()
-                .map(|p| format!(" {p}"))
+                .map(|p| format!(" {}", line(p)))
                 .unwrap_or_default(),
-            f.message
+            line(&f.message)
         );
     }
     let _ = writeln!(out, "{}", summary(findings, objects));
@@ -499,9 +508,9 @@ fn junit(findings: &[Finding]) -> String {
             out,
             "  <testcase classname=\"{}\" name=\"{} {}\" file=\"{}\">",
             f.code.as_str(),
-            report::xml_escape(&f.object),
+            escape::xml(&f.object),
             f.code.name(),
-            report::xml_escape(&f.file.display().to_string())
+            escape::xml(&f.file.display().to_string())
         );
         let tag = match f.severity {
             Severity::Error => "failure",
@@ -515,11 +524,11 @@ fn junit(findings: &[Finding]) -> String {
                     out,
                     "    <{tag} type=\"{}\" message=\"{}\"/>",
                     f.code.as_str(),
-                    report::xml_escape(&message)
+                    escape::xml(&message)
                 );
             }
             Severity::Warning => {
-                let _ = writeln!(out, "    <{tag}>{}</{tag}>", report::xml_escape(&message));
+                let _ = writeln!(out, "    <{tag}>{}</{tag}>", escape::xml(&message));
             }
         }
         out.push_str("  </testcase>\n");
@@ -530,8 +539,8 @@ fn junit(findings: &[Finding]) -> String {
 
 /// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
 fn github(findings: &[Finding], objects: usize) -> String {
-    let data = report::github_data;
-    let property = report::github_property;
+    let data = escape::github_data;
+    let property = escape::github_property;
     let mut out = String::new();
     for f in findings {
         let command = match f.severity {
@@ -576,13 +585,13 @@ fn sarif(findings: &[Finding]) -> String {
             serde_json::json!({
                 "ruleId": f.code.as_str(),
                 "level": f.severity.as_str(),
-                "message": {"text": format!("{}: {} (from {})", f.object, f.message, f.producer)},
+                "message": {"text": escape::plain_text(&format!("{}: {} (from {})", f.object, f.message, f.producer))},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.file.display().to_string().replace('\\', "/")},
+                        "artifactLocation": {"uri": escape::plain_text(&f.file.display().to_string().replace('\\', "/"))},
                         "region": {"startLine": f.line.max(1)},
                     },
-                    "logicalLocations": [{"fullyQualifiedName": f.object, "kind": "resource"}],
+                    "logicalLocations": [{"fullyQualifiedName": escape::plain_text(&f.object), "kind": "resource"}],
                 }],
             })
         })

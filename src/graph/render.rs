@@ -30,7 +30,7 @@ fn shape(id: &ResourceId) -> &'static str {
 }
 
 fn dot_escape(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('"', "\\\"")
+    crate::escape::dot_string(text)
 }
 
 pub fn to_dot(graph: &Graph) -> String {
@@ -77,7 +77,7 @@ pub fn to_mermaid(graph: &Graph) -> String {
         .map(|(i, n)| (&n.id, i))
         .collect();
     for (i, node) in graph.nodes.iter().enumerate() {
-        let text = label(&node.id).replace('"', "#quot;");
+        let text = crate::escape::mermaid_label(&label(&node.id));
         let _ = match node.id.kind.as_str() {
             "ConfigMap" | "Secret" => writeln!(out, "  n{i}[/\"{text}\"/]"),
             "Kustomization" | "HelmRelease" => writeln!(out, "  n{i}[\"{text}\"]"),
