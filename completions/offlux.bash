@@ -143,7 +143,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__build)
-            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
+            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-objects --max-rendered-bytes --max-alias-expansion --max-chart-bytes --max-extracted-bytes --max-kustomize-accumulations --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -182,6 +182,34 @@ _offlux() {
                     return 0
                     ;;
                 --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-expansion)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chart-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-kustomize-accumulations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -247,7 +275,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
+            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-objects --max-rendered-bytes --max-alias-expansion --max-chart-bytes --max-extracted-bytes --max-kustomize-accumulations --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -278,6 +306,34 @@ _offlux() {
                     return 0
                     ;;
                 --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-expansion)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chart-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-kustomize-accumulations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -877,7 +933,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__render)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-objects --max-rendered-bytes --max-alias-expansion --max-chart-bytes --max-extracted-bytes --max-kustomize-accumulations --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -908,6 +964,34 @@ _offlux() {
                     return 0
                     ;;
                 --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-expansion)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chart-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-kustomize-accumulations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -963,7 +1047,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
+            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-objects --max-rendered-bytes --max-alias-expansion --max-chart-bytes --max-extracted-bytes --max-kustomize-accumulations --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1002,6 +1086,34 @@ _offlux() {
                     return 0
                     ;;
                 --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-expansion)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chart-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-kustomize-accumulations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1045,7 +1157,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-objects --max-rendered-bytes --max-alias-expansion --max-chart-bytes --max-extracted-bytes --max-kustomize-accumulations --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1076,6 +1188,34 @@ _offlux() {
                     return 0
                     ;;
                 --chart-cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-expansion)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chart-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-kustomize-accumulations)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -679,7 +679,7 @@ pub(crate) fn resolve_vars(
         // kustomize's `findVarValueFromResources`: the object the var was bound to.
         let Some(res) = resources
             .iter()
-            .find(|r| r.ref_var_names.iter().any(|n| *n == v.name))
+            .find(|r| r.ref_var_names.contains(&v.name))
         else {
             return Err(Error::Finish {
                 message: format!(
