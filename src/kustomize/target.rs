@@ -75,11 +75,22 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
     // kustomize's `KustTarget.IgnoreLocal` (`DropLocalNodes`): an object annotated
     // `config.kubernetes.io/local-config` (whatever the value) takes part in the build, as a
     // name-reference or var source, and is left out of its output.
-    resources.retain(|r| {
-        r.node
+    // It then rebuilds the resource map from what is left (`FromResourceSlice`), which refuses
+    // two objects that a rename or patch has given the same id.
+    let mut kept = Vec::with_capacity(resources.len());
+    let mut appender = Appender::new(&kept);
+    for r in resources {
+        if r.node
             .get_path(&["metadata", "annotations", LOCAL_CONFIG])
-            .is_none()
-    });
+            .is_some()
+        {
+            continue;
+        }
+        appender
+            .append(&mut kept, r)
+            .map_err(|message| Error::Finish { message })?;
+    }
+    let mut resources = kept;
     if options.add_managed_by_label {
         for r in &mut resources {
             transform::set_map_field(

@@ -677,10 +677,7 @@ pub(crate) fn resolve_vars(
     let mut values: Vec<(String, Scalar)> = Vec::new();
     for v in vars {
         // kustomize's `findVarValueFromResources`: the object the var was bound to.
-        let Some(res) = resources
-            .iter()
-            .find(|r| r.ref_var_names.contains(&v.name))
-        else {
+        let Some(res) = resources.iter().find(|r| r.ref_var_names.contains(&v.name)) else {
             return Err(Error::Finish {
                 message: format!(
                     "var '{}' cannot be mapped to a field in the set of known resources",

@@ -3,8 +3,11 @@
 //! byte for byte. A tree nests bases and components and uses the kustomization fields at random
 //! (namespace, prefix/suffix, labels, annotations, images, replicas, generators with options and
 //! behaviours, strategic-merge and JSON 6902 patches with targets, replacements, sortOptions),
-//! over Kubernetes objects that refer to each other by name and over custom objects. A tree both
-//! tools refuse is agreement.
+//! over Kubernetes objects that refer to each other by name and over custom objects; some
+//! Components have no apiVersion or no field, some sit under `resources`, some bases come twice
+//! (as they are, or renamed by another level), some objects are `local-config` name-reference
+//! sources, and some ConfigMaps use an alias as a key (`*n: value`). A tree both tools refuse is
+//! agreement.
 
 use std::path::{Path, PathBuf};
 
@@ -287,10 +290,13 @@ fn api_version(kind: &str) -> &'static str {
 fn level(t: &mut Tree, dir: &Path, depth: usize, component: bool) -> Ids {
     let mut k = Map::new();
     if component {
-        k.insert(
-            "apiVersion".into(),
-            json!("kustomize.config.k8s.io/v1alpha1"),
-        );
+        // kustomize takes a Component's apiVersion from its kind when it is left out
+        if t.g.chance(0.7) {
+            k.insert(
+                "apiVersion".into(),
+                json!("kustomize.config.k8s.io/v1alpha1"),
+            );
+        }
         k.insert("kind".into(), json!("Component"));
     } else if t.g.chance(0.5) {
         k.insert(
@@ -308,6 +314,22 @@ fn level(t: &mut Tree, dir: &Path, depth: usize, component: bool) -> Ids {
             let sub_ids = level(t, &dir.join(&sub), depth + 1, false);
             ids.extend(sub_ids);
             resources.push(json!(sub));
+        }
+    }
+    if let Some(last) = resources.last().cloned() {
+        if t.g.chance(0.02) {
+            // the same base twice in one build: kustomize refuses the repeated ids
+            resources.push(last);
+        } else if depth == 0 && t.g.chance(0.15) {
+            // the same base again through a level that renames its objects: accepted
+            let again = t.fresh("again");
+            let base = last.as_str().unwrap_or_default().to_string();
+            let text = yaml(
+                t.g,
+                &json!({"namePrefix": "again-", "resources": [format!("../{base}")]}),
+            );
+            t.write(dir.join(&again).join("kustomization.yaml"), text);
+            resources.push(json!(again));
         }
     }
     let mut refs = Refs::default();
@@ -343,7 +365,16 @@ fn level(t: &mut Tree, dir: &Path, depth: usize, component: bool) -> Ids {
             if !t.used.insert((kind.to_string(), name.clone())) {
                 continue;
             }
-            let obj = object(t.g, kind, &name, &refs);
+            let mut obj = object(t.g, kind, &name, &refs);
+            if matches!(kind, "ConfigMap" | "Secret") && t.g.chance(0.15) {
+                // a name-reference source that kustomize leaves out of the output
+                if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+                    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+                    if let Some(a) = annotations.as_object_mut() {
+                        a.insert("config.kubernetes.io/local-config".into(), json!("true"));
+                    }
+                }
+            }
             match kind {
                 "ConfigMap" => refs.configmaps.push(name.clone()),
                 "Secret" => refs.secrets.push(name.clone()),
@@ -354,8 +385,13 @@ fn level(t: &mut Tree, dir: &Path, depth: usize, component: bool) -> Ids {
                 "PersistentVolumeClaim" => refs.claims.push(name.clone()),
                 _ => {}
             }
+            let text = if kind == "ConfigMap" && t.g.chance(0.1) {
+                alias_keyed(&obj)
+            } else {
+                yaml(t.g, &obj)
+            };
             ids.push((api_version(kind).to_string(), kind.to_string(), name));
-            docs.push(yaml(t.g, &obj));
+            docs.push(text);
         }
         if docs.is_empty() {
             continue;
@@ -388,9 +424,18 @@ fn level(t: &mut Tree, dir: &Path, depth: usize, component: bool) -> Ids {
             },
         );
     }
-    if component && k.len() <= 2 {
-        // kustomize refuses a Component with no field but its type ("kustomization.yaml is
-        // empty"), which offlux accepts: a known difference the generator does not produce
+    if depth < 2 && !component && t.g.chance(0.02) {
+        // a Component under `resources`: kustomize refuses it
+        let sub = t.fresh("comp");
+        level(t, &dir.join(&sub), depth + 1, true);
+        let list = k.entry("resources").or_insert_with(|| json!([]));
+        if let Some(list) = list.as_array_mut() {
+            list.push(json!(sub));
+        }
+    }
+    if component && k.len() <= 2 && t.g.chance(0.9) {
+        // a Component with no field but its type is refused ("kustomization.yaml is empty");
+        // most get a field so that the tree goes on to be compared
         k.insert("commonAnnotations".into(), json!({"component": "yes"}));
     }
     let text = yaml(t.g, &Value::Object(k));
@@ -645,6 +690,27 @@ fn replacements(t: &mut Tree, k: &mut Map<String, Value>, ids: &Ids) {
 }
 
 /// One generated tree, written under `root`.
+/// A ConfigMap written by hand with an anchor on its name and that alias as a data key (`*n:`,
+/// the app-template idiom, which go-yaml ends at the colon) and as a value.
+fn alias_keyed(obj: &Value) -> String {
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("app");
+    let mut text = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n {name}\n");
+    if let Some(annotations) = obj
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    {
+        text.push_str("  annotations:\n");
+        for (key, value) in annotations {
+            text.push_str(&format!("    {key}: {value}\n"));
+        }
+    }
+    text.push_str("data:\n  *n: from-alias\n  copy: *n\n  other: &v x\n  again: *v\n");
+    text
+}
+
 fn generate(g: &mut Gen, root: &Path) -> std::io::Result<()> {
     let mut tree = Tree {
         g,
