@@ -14,7 +14,7 @@ use crate::discovery::Repository;
 /// The most workers a run may ask for: each is a thread, and more than the cores only queue.
 const MAX_CONCURRENCY: i64 = 128;
 
-/// The run's budget (`crate::budget::Limits`): limits for the whole run, each with its flag.
+/// The run's budget (`crate::budget::Limits`), each limit with its flag.
 #[derive(clap::Args, Debug, Clone)]
 #[command(next_help_heading = "Run budget")]
 pub struct BudgetArgs {
@@ -22,26 +22,6 @@ pub struct BudgetArgs {
     /// generation and password hashing count as many) [default: 20000000].
     #[arg(long, value_name = "N")]
     pub max_template_steps: Option<u64>,
-    /// Objects the whole run may render [default: 1000000].
-    #[arg(long, value_name = "N")]
-    pub max_objects: Option<u64>,
-    /// Bytes of manifests the whole run may render [default: 4294967296].
-    #[arg(long, value_name = "BYTES")]
-    pub max_rendered_bytes: Option<u64>,
-    /// Nodes the whole run may produce by expanding YAML aliases [default: 50000000].
-    #[arg(long, value_name = "N")]
-    pub max_alias_expansion: Option<u64>,
-    /// Bytes of chart files the run may hold loaded at once [default: 2147483648].
-    #[arg(long, value_name = "BYTES")]
-    pub max_chart_bytes: Option<u64>,
-    /// Bytes the whole run may extract from archives or read from git objects
-    /// [default: 4294967296].
-    #[arg(long, value_name = "BYTES")]
-    pub max_extracted_bytes: Option<u64>,
-    /// Kustomizations one kustomize build may accumulate (a base reached twice counts twice)
-    /// [default: 20000].
-    #[arg(long, value_name = "N")]
-    pub max_kustomize_accumulations: Option<u64>,
 }
 
 impl BudgetArgs {
@@ -50,14 +30,6 @@ impl BudgetArgs {
         let default = crate::budget::Limits::default();
         crate::budget::Limits {
             template_steps: self.max_template_steps.unwrap_or(default.template_steps),
-            objects: self.max_objects.unwrap_or(default.objects),
-            rendered_bytes: self.max_rendered_bytes.unwrap_or(default.rendered_bytes),
-            alias_nodes: self.max_alias_expansion.unwrap_or(default.alias_nodes),
-            chart_bytes: self.max_chart_bytes.unwrap_or(default.chart_bytes),
-            extracted_bytes: self.max_extracted_bytes.unwrap_or(default.extracted_bytes),
-            kustomize_accumulations: self
-                .max_kustomize_accumulations
-                .unwrap_or(default.kustomize_accumulations),
         }
     }
 }

@@ -247,12 +247,10 @@ fn step(
 ) -> R<()> {
     ctx.steps = ctx.steps.saturating_add(n);
     if ctx.steps > ctx.opts.max_steps {
-        let limits = crate::budget::Limits {
-            template_steps: ctx.opts.max_steps,
-            ..crate::budget::Limits::default()
+        let exceeded = crate::budget::Exceeded {
+            resource: crate::budget::Resource::TemplateSteps,
+            limit: ctx.opts.max_steps,
         };
-        let exceeded =
-            crate::budget::Exceeded::new(crate::budget::Resource::TemplateSteps, &limits);
         let e = fr.error(ctx, pos, &context(), &exceeded.to_string());
         return Err(e.with_kind(ExecErrorKind::StepLimit).into());
     }
