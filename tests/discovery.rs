@@ -134,9 +134,12 @@ fn ignore_files_exclude_and_reinclude() {
     write(root, "docs/d.yaml", &kustomization("d", "./x"));
     write(root, ".github/workflows/e.yaml", &kustomization("e", "./x"));
     let repo = discover_at(root, root);
+    // A `.sourceignore` with patterns replaces Flux's default exclusions (source-controller's
+    // `SourceIgnoreFilter`: only the VCS patterns and the file's own), so `.github/` is in the
+    // artifact.
     assert_eq!(
         names(&repo, FluxKind::Kustomization),
-        ["flux-system/a", "flux-system/keep"]
+        ["flux-system/a", "flux-system/e", "flux-system/keep"]
     );
     assert_eq!(repo.bootstrap, BootstrapSource::Assumed);
 }
