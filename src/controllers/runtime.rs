@@ -971,6 +971,17 @@ impl Runtime<'_> {
         })
     }
 
+    /// Ends a producer whose outcome depends on what only the cluster holds: SKIPPED with
+    /// `--allow-missing-sources` (else failed), with no dependency to blame.
+    fn depends_on_cluster(&self, id: &ResourceId, message: String) -> Outcome<ResourceId> {
+        self.withdraw_output(id);
+        self.store.set_status(
+            id.clone(),
+            StatusRecord::new(self.unavailable(message), Vec::new()),
+        );
+        Outcome::Terminal
+    }
+
     fn fail(&self, id: &ResourceId, message: impl Into<String>) -> Outcome<ResourceId> {
         self.withdraw_output(id);
         self.store.set(id.clone(), Status::failed(message));
@@ -1222,37 +1233,27 @@ impl Runtime<'_> {
             // helm-controller's render asks the cluster for what `lookup` names; offline the
             // answer is empty, and a failure after it cannot be judged here.
             Err(HelmRenderError::NeedsCluster(message)) => {
-                self.withdraw_output(id);
-                self.store.set_status(
-                    id.clone(),
-                    StatusRecord::new(
-                        self.unavailable(format!(
-                            "the chart looks objects up in the cluster (`lookup`), which offline \
-                             returns nothing, and then fails, so the result depends on the \
-                             cluster: {message}"
-                        )),
-                        Vec::new(),
+                return self.depends_on_cluster(
+                    id,
+                    format!(
+                        "the chart looks objects up in the cluster (`lookup`), which offline \
+                         returns nothing, and then fails, so the result depends on the \
+                         cluster: {message}"
                     ),
                 );
-                return Outcome::Terminal;
             }
             // helm-controller renders with every `valuesFrom` resolved from the cluster. When
             // some were left out offline, a failed render may be the want of them: what Flux
             // would do is unknowable here, so the row says so instead of failing.
             Err(HelmRenderError::Failed(message)) if !left_out.is_empty() => {
-                self.withdraw_output(id);
-                self.store.set_status(
-                    id.clone(),
-                    StatusRecord::new(
-                        self.unavailable(format!(
-                            "{}; without them the render fails, so the result depends on the \
-                             cluster: {message}",
-                            left_out.join("; ")
-                        )),
-                        Vec::new(),
+                return self.depends_on_cluster(
+                    id,
+                    format!(
+                        "{}; without them the render fails, so the result depends on the \
+                         cluster: {message}",
+                        left_out.join("; ")
                     ),
                 );
-                return Outcome::Terminal;
             }
             Err(HelmRenderError::Failed(message)) => return self.fail(id, message),
         };
