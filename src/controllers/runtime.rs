@@ -971,6 +971,35 @@ impl Runtime<'_> {
         })
     }
 
+    /// The post-build variables of a Kustomization from the ConfigMaps and Secrets `find` gives
+    /// (`postbuild::collect`), a Secret an in-repository producer makes assumed with a note on the
+    /// row; or the outcome when one is still awaited or missing.
+    fn post_build_variables<'a>(
+        &self,
+        flux: &FluxObject,
+        post_build: &crate::model::PostBuild,
+        find: impl Fn(&ResourceId) -> Option<&'a Object>,
+        absent_is_final: bool,
+    ) -> Result<BTreeMap<String, String>, Outcome<ResourceId>> {
+        let declared = |secret: &ResourceId| self.secret_producer(secret);
+        let mut notes = Vec::new();
+        match postbuild::collect(
+            flux.namespace(),
+            post_build,
+            &self.options.user_values,
+            postbuild::Lookups { find, declared },
+            absent_is_final,
+            &mut notes,
+        ) {
+            Variables::Ready(variables) => {
+                self.assumed(flux, notes);
+                Ok(variables)
+            }
+            Variables::Wait(ids) => Err(Outcome::Blocked(ids)),
+            Variables::Failed(message) => Err(self.fail(&flux.object.id, message)),
+        }
+    }
+
     /// Ends a producer whose outcome depends on what only the cluster holds: SKIPPED with
     /// `--allow-missing-sources` (else failed), with no dependency to blame.
     fn depends_on_cluster(&self, id: &ResourceId, message: String) -> Outcome<ResourceId> {
@@ -1092,25 +1121,10 @@ impl Runtime<'_> {
                         .map(|o| o.as_ref())
                         .or_else(|| from_build.contains(wanted).then_some(&empty))
                 };
-                let declared = |secret: &ResourceId| self.secret_producer(secret);
-                let mut notes = Vec::new();
-                match postbuild::collect(
-                    namespace,
-                    post_build,
-                    &self.options.user_values,
-                    postbuild::Lookups {
-                        find: lookup,
-                        declared,
-                    },
-                    drain != DrainLevel::None,
-                    &mut notes,
-                ) {
-                    Variables::Ready(variables) => {
-                        self.assumed(flux, notes);
-                        Some(variables)
-                    }
-                    Variables::Wait(ids) => return Outcome::Blocked(ids),
-                    Variables::Failed(message) => return self.fail(id, message),
+                match self.post_build_variables(flux, post_build, lookup, drain != DrainLevel::None)
+                {
+                    Ok(variables) => Some(variables),
+                    Err(outcome) => return outcome,
                 }
             }
         };
@@ -1150,25 +1164,9 @@ impl Runtime<'_> {
                         .find(|o| &o.id == wanted)
                         .map(|o| o.as_ref())
                 };
-                let declared = |secret: &ResourceId| self.secret_producer(secret);
-                let mut notes = Vec::new();
-                match postbuild::collect(
-                    namespace,
-                    post_build,
-                    &self.options.user_values,
-                    postbuild::Lookups {
-                        find: lookup,
-                        declared,
-                    },
-                    true,
-                    &mut notes,
-                ) {
-                    Variables::Ready(variables) => {
-                        self.assumed(flux, notes);
-                        Some(variables)
-                    }
-                    Variables::Wait(ids) => return Outcome::Blocked(ids),
-                    Variables::Failed(message) => return self.fail(id, message),
+                match self.post_build_variables(flux, post_build, lookup, true) {
+                    Ok(variables) => Some(variables),
+                    Err(outcome) => return outcome,
                 }
             }
             _ => variables,
