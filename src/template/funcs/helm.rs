@@ -303,24 +303,31 @@ fn to_duration(v: &Value) -> std::result::Result<i64, String> {
             if t.is_empty() {
                 return Err(format!("invalid duration {}", gofmt::quote(s)));
             }
-            parse_duration(t)
+            // Helm's asDuration: a Go duration first, then a number of seconds ("2.5").
+            parse_duration(t).or_else(|duration_error| match args::parse_go_float(t) {
+                Some(f) => float_seconds(f),
+                None => Err(duration_error),
+            })
         }
         Value::Int(i) => i
             .checked_mul(NANOS_PER_SEC)
             .ok_or_else(|| format!("duration {i}s overflows")),
-        Value::Float(f) => {
-            let n = f * NANOS_PER_SEC as f64;
-            if !n.is_finite() || n.abs() >= 9.223_372_036_854_776e18 {
-                return Err(format!("duration {}s overflows", gofmt::format_float_g(*f)));
-            }
-            Ok(n.round() as i64)
-        }
+        Value::Float(f) => float_seconds(*f),
         Value::Nil => Err("invalid duration <nil>".into()),
         other => Err(format!(
             "cannot convert {} to a duration",
             gofmt::type_name(other)
         )),
     }
+}
+
+/// A float number of seconds as nanoseconds, refused where `time.Duration` would overflow.
+fn float_seconds(f: f64) -> std::result::Result<i64, String> {
+    let n = f * NANOS_PER_SEC as f64;
+    if !n.is_finite() || n.abs() >= 9.223_372_036_854_776e18 {
+        return Err(format!("duration {}s overflows", gofmt::format_float_g(f)));
+    }
+    Ok(n.round() as i64)
 }
 
 fn lenient(v: &Value) -> i64 {

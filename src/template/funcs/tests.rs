@@ -226,6 +226,12 @@ fn helm_conversions_and_durations() {
         "foo = \"bar\"\n"
     );
     assert_eq!(text("durationSeconds", &[s("1m30s")]), "90");
+    // Helm's asDuration reads a string that is no Go duration as a number of seconds.
+    assert_eq!(text("durationSeconds", &[s("2.5")]), "2.5");
+    assert_eq!(text("durationSeconds", &[s("  2.5  ")]), "2.5");
+    assert_eq!(text("durationMilliseconds", &[s("1e-3")]), "1");
+    assert_eq!(text("mustToDuration", &[s("90")]), "1m30s");
+    assert_eq!(text("durationSeconds", &[s("2.5x")]), "0");
     assert_eq!(text("durationNanoseconds", &[Value::Int(2)]), "2000000000");
     assert_eq!(text("durationWeeks", &[s("252h")]), "1.5");
     assert_eq!(
