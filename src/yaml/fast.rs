@@ -209,7 +209,8 @@ impl<'t> Reader<'t, '_> {
         let text = self.lines[line].text;
         let name_end = text[at + 1..].find(' ').map_or(text.len(), |i| at + 1 + i);
         let name = &text[at + 1..name_end];
-        if name.is_empty() || name.contains([',', '[', ']', '{', '}']) {
+        // A second anchor on one node is an error; saphyr says which.
+        if !is_go_yaml_anchor_name(name) || self.pending_anchor.is_some() {
             return None;
         }
         let id = self.next_anchor_id;
@@ -223,7 +224,9 @@ impl<'t> Reader<'t, '_> {
     fn alias(&mut self, line: usize, at: usize) -> Option<()> {
         let text = self.lines[line].text;
         let name_end = text[at + 1..].find(' ').map_or(text.len(), |i| at + 1 + i);
-        if !only_comment_after(&text[name_end..]) {
+        if !only_comment_after(&text[name_end..])
+            || !is_go_yaml_anchor_name(&text[at + 1..name_end])
+        {
             return None;
         }
         let id = *self.anchors.get(&text[at + 1..name_end])?;
@@ -1094,6 +1097,12 @@ fn quoted(text: &str, start: usize) -> Option<InlineScalar<'_>> {
     }
 }
 
+/// Whether go-yaml reads all of `name` as an anchor or alias name (letters, digits, `_` and `-`
+/// only, its `is_alpha`); any other name is left to the full reader, which follows go-yaml there.
+fn is_go_yaml_anchor_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(super::parse::is_go_yaml_anchor_byte)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1169,6 +1178,7 @@ mod tests {
             "k: |2\n   x\n",
             "k: |\n  clipped at the end",
             "k: >+\n  kept at the end",
+            "k: &a #\n  &a x\n",
         ] {
             let options = ParseOptions::default();
             assert!(parse(case, &options).is_none(), "{case}");

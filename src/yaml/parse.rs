@@ -126,7 +126,8 @@ pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Doc
     for _ in 0..MAX_TEXT_FIXES {
         let next = match first_error.message.as_str() {
             "invalid indentation" => indent_closing_bracket(&fixed, first_error.pos),
-            UNKNOWN_ANCHOR => end_alias_name_as_go_yaml(&fixed, first_error.pos),
+            UNKNOWN_ANCHOR => end_name_as_go_yaml(&fixed, first_error.pos, '*'),
+            ANCHOR_NAME_ENDS_EARLY => end_name_as_go_yaml(&fixed, first_error.pos, '&'),
             _ => None,
         };
         let Some(next) = next else {
@@ -139,28 +140,71 @@ pub(super) fn parse_saphyr(text: &str, options: &ParseOptions) -> Result<Vec<Doc
             Err(_) => break,
         }
     }
-    // Report the error of the text as written.
-    parse_events(text, options)
+    // Report the error of the text as written, unless it only says that go-yaml reads an anchor
+    // name differently: the error of the text read as go-yaml reads it is then the real one.
+    match parse_events(text, options) {
+        Err(e) if e.message == ANCHOR_NAME_ENDS_EARLY => {
+            Err(if first_error.message == ANCHOR_NAME_ENDS_EARLY {
+                error(e.pos, "an anchor name ends at this indicator in go-yaml, and what follows it is not valid here")
+            } else {
+                first_error
+            })
+        }
+        other => other,
+    }
 }
 
 /// saphyr's message for an alias whose name no anchor before it has.
 const UNKNOWN_ANCHOR: &str = "while parsing node, found unknown anchor";
 
-/// Inserts a space after the name go-yaml reads in the alias at `pos` (1-based line and
-/// character column), when go-yaml ends that name at an indicator (`:`, `?`, `%`, `@` or a
-/// backquote) that saphyr takes as part of it; `None` when go-yaml reads the same name.
-fn end_alias_name_as_go_yaml(text: &str, pos: Pos) -> Option<String> {
+/// The message of an anchor whose name saphyr reads further than go-yaml, up to an indicator
+/// after which go-yaml goes on (`&app: …`): the text is parsed again with the name ended there.
+const ANCHOR_NAME_ENDS_EARLY: &str = "go-yaml ends this anchor's name earlier";
+
+/// go-yaml's `is_alpha` (`yaml_parser_scan_anchor` in go-yaml v3's scannerc.go): the only
+/// characters of an anchor or alias name.
+pub(super) fn is_go_yaml_anchor_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')
+}
+
+/// What go-yaml makes of the anchor name that saphyr read as `name`.
+enum AnchorName {
+    /// The same name.
+    Same,
+    /// A shorter name followed by an indicator go-yaml accepts after one (`:`, `?`, `%`, `@`,
+    /// a backquote).
+    EndsEarly,
+    /// No name go-yaml accepts: its scanner fails at this many bytes into the name.
+    Refused(usize),
+}
+
+fn go_yaml_anchor_name(name: &str) -> AnchorName {
+    let len = name
+        .bytes()
+        .take_while(|&b| is_go_yaml_anchor_byte(b))
+        .count();
+    match name.as_bytes().get(len) {
+        None => AnchorName::Same,
+        Some(b':' | b'?' | b'%' | b'@' | b'`') if len > 0 => AnchorName::EndsEarly,
+        Some(_) => AnchorName::Refused(len),
+    }
+}
+
+/// Inserts a space after the name go-yaml reads in the alias (`*`) or anchor (`&`) at `pos`
+/// (1-based line and character column), when go-yaml ends that name at an indicator (`:`, `?`,
+/// `%`, `@` or a backquote) that saphyr takes as part of it; `None` when go-yaml reads the same
+/// name.
+fn end_name_as_go_yaml(text: &str, pos: Pos, indicator: char) -> Option<String> {
     let line_index = usize::try_from(pos.line).ok()?.checked_sub(1)?;
     let column = usize::try_from(pos.column).ok()?.checked_sub(1)?;
     let mut offset = 0usize;
     for (i, line) in text.split_inclusive('\n').enumerate() {
         if i == line_index {
             let (star, _) = line.char_indices().nth(column)?;
-            let rest = line.get(star..)?.strip_prefix('*')?;
-            // go-yaml's `is_alpha`: the only characters of an anchor or alias name.
+            let rest = line.get(star..)?.strip_prefix(indicator)?;
             let name_len = rest
                 .bytes()
-                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+                .take_while(|&b| is_go_yaml_anchor_byte(b))
                 .count();
             let after = rest.as_bytes().get(name_len)?;
             if name_len == 0 || !matches!(after, b':' | b'?' | b'%' | b'@' | b'`') {
@@ -234,6 +278,15 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
                 pos = header;
             }
         }
+        let anchored = matches!(
+            event,
+            Event::Scalar(_, _, 1.., _)
+                | Event::SequenceStart(1.., _)
+                | Event::MappingStart(1.., _)
+        );
+        if anchored {
+            check_anchor_name(&mut chars, span.start.index(), pos_of(&span))?;
+        }
         match event {
             Event::StreamStart | Event::StreamEnd | Event::Nothing => {}
             Event::DocumentStart(_) => sink.start_document(),
@@ -263,6 +316,40 @@ fn parse_events(text: &str, options: &ParseOptions) -> Result<Vec<Document>, Err
         }
     }
     Ok(sink.documents)
+}
+
+/// Holds an anchored node's anchor name, among the properties starting at character `index`
+/// (at `pos`), to go-yaml's rule: a name go-yaml refuses is an error at the character where its
+/// scanner stops, one it ends earlier asks for the text to be read again.
+fn check_anchor_name(chars: &mut CharCursor<'_>, index: usize, pos: Pos) -> Result<(), Error> {
+    let Some((column_offset, name)) = chars.anchor_name(index) else {
+        return Ok(());
+    };
+    let at = Pos {
+        line: pos.line,
+        column: pos
+            .column
+            .saturating_add(u32::try_from(column_offset).unwrap_or(u32::MAX)),
+    };
+    match go_yaml_anchor_name(name) {
+        AnchorName::Same => Ok(()),
+        AnchorName::EndsEarly => Err(error(at, ANCHOR_NAME_ENDS_EARLY)),
+        AnchorName::Refused(len) => {
+            let bad = name
+                .get(len..)
+                .and_then(|r| r.chars().next())
+                .unwrap_or(' ');
+            let column = at
+                .column
+                .saturating_add(1 + u32::try_from(name[..len].chars().count()).unwrap_or(0));
+            Err(error(
+                Pos { line: at.line, column },
+                format!(
+                    "while scanning an anchor: did not find expected alphabetic or numeric character (found {bad:?} in the name {name:?}; go-yaml, as kubectl and Helm read YAML, allows only letters, digits, '_' and '-')"
+                ),
+            ))
+        }
+    }
 }
 
 /// Turns node events, whichever reader produced them, into documents.
@@ -384,6 +471,35 @@ impl<'t> CharCursor<'t> {
             }
         }
         index + skipped
+    }
+
+    /// The anchor name among the node properties (`!tag &name`, `&name !tag`) starting at
+    /// character `index` as saphyr reads it (up to a blank or a flow indicator), and how many
+    /// characters after `index` its `&` is; `None` when the properties hold no anchor on that line.
+    fn anchor_name(&mut self, index: usize) -> Option<(usize, &'t str)> {
+        let at = self.byte_offset(index)?;
+        let text: &'t str = self.text;
+        let rest = text.get(at..)?;
+        let mut offset_chars = 0usize;
+        let mut cursor = rest;
+        loop {
+            if let Some(after) = cursor.strip_prefix('&') {
+                let end = after
+                    .find(|c: char| c.is_whitespace() || matches!(c, ',' | '[' | ']' | '{' | '}'))
+                    .unwrap_or(after.len());
+                return Some((offset_chars, &after[..end]));
+            }
+            if cursor.starts_with('!') {
+                let end = cursor.find(char::is_whitespace)?;
+                offset_chars += cursor[..end].chars().count();
+                cursor = &cursor[end..];
+                let blanks = cursor.len() - cursor.trim_start_matches([' ', '\t']).len();
+                offset_chars += blanks;
+                cursor = &cursor[blanks..];
+                continue;
+            }
+            return None;
+        }
     }
 
     fn char_at(&mut self, index: usize) -> Option<char> {

@@ -754,3 +754,36 @@ fn block_scalar_at_the_end_without_a_line_break_keeps_no_final_break() {
     );
     assert_eq!(scalar(&parse_one("k: |\n  a\nj: 1"), &["k"]).value, "a\n");
 }
+
+#[test]
+fn an_anchor_name_go_yaml_refuses_is_an_error_where_its_scanner_stops() {
+    // go-yaml's yaml_parser_scan_anchor takes only letters, digits, `_` and `-`, and fails when
+    // the name is followed by anything but a blank or one of `?:,]}%@` and the backquote.
+    for text in [
+        "a: &x.y value\nb: *x.y\n",
+        "a: !!str &x/y value\n",
+        "- &é one\n",
+    ] {
+        let error = parse_stream(text, &ParseOptions::default()).expect_err(text);
+        assert!(
+            error
+                .message
+                .contains("did not find expected alphabetic or numeric character"),
+            "{text}: {}",
+            error.message
+        );
+        assert_eq!(error.pos.line, 1, "{text}");
+    }
+    let error = parse_stream("a: &x.y value\n", &ParseOptions::default()).expect_err("dot");
+    assert_eq!(error.pos.column, 6, "the column of the `.`");
+}
+
+#[test]
+fn an_anchor_name_go_yaml_ends_at_an_indicator_reads_as_go_yaml_reads_it() {
+    // `&app:` is the anchor `app` followed by a value indicator go-yaml does not allow there.
+    assert!(parse_stream("a: &app: value\n", &ParseOptions::default()).is_err());
+    // Names go-yaml accepts are untouched, in block and flow style, before and after a tag.
+    let root = parse_one("a: &x_y-1 {k: v}\nb: *x_y-1\nc: !!str &t 5\nd: [&f one, *f]\n");
+    assert_eq!(root.get("b"), root.get("a"));
+    assert_eq!(scalar(&root, &["c"]).value, "5");
+}
