@@ -7,6 +7,7 @@
 #![deny(unreachable_pub)]
 
 pub mod allocator;
+pub(crate) mod archive;
 pub mod artifact;
 pub mod budget;
 pub mod cli;

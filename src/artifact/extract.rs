@@ -1,11 +1,15 @@
-//! The `Extract` strategy's tarball reader: a gzip-compressed tar read in memory, regular files
-//! and directories only, member paths that would leave the destination refused, and a cap on the
-//! unpacked size.
+//! The `Extract` strategy's tarball reader (fluxcd/pkg `tar.Untar`, which source-watcher's
+//! builder calls): a gzip-compressed tar read in memory through [`crate::archive`], regular files
+//! and directories only, member paths that would leave the destination refused, and caps on the
+//! entries, the gzip members and the unpacked size.
 
-use std::io::Read;
+use crate::archive;
 
 /// Unpacked bytes beyond this fail the extraction (a decompression bomb stops here).
 const MAX_UNPACKED: u64 = 256 * 1024 * 1024;
+/// Entries beyond this fail the extraction: each becomes a node of the artifact's tree, so an
+/// archive of empty files costs work and memory its size does not show.
+pub(crate) const MAX_ENTRIES: usize = 100_000;
 
 pub(crate) struct Member {
     /// Relative, cleaned.
@@ -24,47 +28,58 @@ pub enum ExtractError {
     AbsolutePath(String),
     #[error("member `{0}` leaves the destination")]
     LeavesDestination(String),
-    #[error("the archive unpacks to more than 256 MiB")]
-    TooLarge,
+    #[error("the archive unpacks to more than {} MiB", .0 >> 20)]
+    TooLarge(u64),
+    #[error("the archive holds more than {0} entries (the entry limit)")]
+    TooManyEntries(usize),
+    #[error("the gzip stream has more than {0} members (the member limit)")]
+    TooManyMembers(usize),
 }
 
-fn read_error(error: std::io::Error) -> ExtractError {
-    ExtractError::Read(error.to_string())
+impl From<archive::Error> for ExtractError {
+    fn from(error: archive::Error) -> Self {
+        match error {
+            archive::Error::TooLarge(max) | archive::Error::FileTooLarge { max, .. } => {
+                ExtractError::TooLarge(max)
+            }
+            archive::Error::TooManyEntries(max) => ExtractError::TooManyEntries(max),
+            archive::Error::TooManyMembers(max) => ExtractError::TooManyMembers(max),
+            other @ (archive::Error::NotGzip | archive::Error::Read(_)) => {
+                ExtractError::Read(other.to_string())
+            }
+        }
+    }
 }
 
 pub(super) fn members(bytes: &[u8]) -> Result<Vec<Member>, ExtractError> {
-    let decoder = flate2::read::GzDecoder::new(bytes);
-    let mut archive = tar::Archive::new(decoder.take(MAX_UNPACKED + 1));
+    let limits = archive::Limits {
+        members: archive::MAX_MEMBERS,
+        entries: MAX_ENTRIES,
+        data_bytes: MAX_UNPACKED,
+    };
     let mut out = Vec::new();
-    let mut total: u64 = 0;
-    for entry in archive.entries().map_err(read_error)? {
-        let mut entry = entry.map_err(read_error)?;
-        let raw = entry.path().map_err(read_error)?.into_owned();
-        let raw = raw.to_string_lossy().replace('\\', "/");
+    let read = archive::read_tar_gz(bytes, &limits, |member| {
+        let raw = member.path.replace('\\', "/");
         if raw.starts_with('/') {
             return Err(ExtractError::AbsolutePath(raw));
         }
         let Some(path) = super::clean(&raw) else {
             return Err(ExtractError::LeavesDestination(raw));
         };
-        let kind = entry.header().entry_type();
-        if kind.is_dir() {
-            if !path.is_empty() {
-                out.push(Member { path, data: None });
-            }
-        } else if kind.is_file() {
-            let mut data = Vec::new();
-            entry.read_to_end(&mut data).map_err(read_error)?;
-            total += data.len() as u64;
-            if total > MAX_UNPACKED {
-                return Err(ExtractError::TooLarge);
-            }
-            out.push(Member {
+        match member.kind {
+            archive::Kind::Dir if !path.is_empty() => out.push(Member { path, data: None }),
+            archive::Kind::File => out.push(Member {
                 path,
-                data: Some(data),
-            });
+                data: Some(member.data),
+            }),
+            // Symlinks, devices and the rest are left out, as the archive filter does.
+            archive::Kind::Dir | archive::Kind::Other => {}
         }
-        // Symlinks, devices and the rest are left out, as the archive filter does.
+        Ok(())
+    });
+    match read {
+        Ok(()) => Ok(out),
+        Err(archive::Failure::Visitor(error)) => Err(error),
+        Err(archive::Failure::Archive(error)) => Err(error.into()),
     }
-    Ok(out)
 }

@@ -67,6 +67,13 @@ pub struct RunArgs {
     /// repository under review must not make this machine call its internal services).
     #[arg(long)]
     pub allow_private_network: bool,
+    /// Seconds a chart fetch may wait for its next bytes before it fails [default: 15].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub network_idle_timeout: Option<u64>,
+    /// Seconds the whole run may spend on the network: a chart fetch after that fails, naming
+    /// its URL, and one in flight is cut [default: 300].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub network_deadline: Option<u64>,
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease's
@@ -364,6 +371,11 @@ impl RunArgs {
             chart_cache: options.chart_cache.clone(),
             offline: options.offline,
             allow_private_network: self.allow_private_network,
+            network_idle_timeout_secs: self.network_idle_timeout,
+            network_deadline: Some(crate::helm::repo::NetworkDeadline::after(
+                self.network_deadline
+                    .unwrap_or(crate::helm::repo::DEFAULT_NETWORK_DEADLINE_SECS),
+            )),
             download_cache: download_cache(),
             budget,
             ..HelmEngine::default()

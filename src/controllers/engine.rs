@@ -116,6 +116,11 @@ pub struct HelmEngine {
     pub allow_private_network: bool,
     /// Where downloaded charts are kept, by digest, across runs.
     pub download_cache: Option<PathBuf>,
+    /// Seconds a fetch may wait for its next bytes (`--network-idle-timeout`); `None`: the
+    /// default.
+    pub network_idle_timeout_secs: Option<u64>,
+    /// When the run's network time ends (`--network-deadline`); `None`: no run-wide end.
+    pub network_deadline: Option<crate::helm::repo::NetworkDeadline>,
     /// Charts loaded (or found missing) in this run, by location: a chart many releases share
     /// is read, fetched and checked once.
     pub loaded: LoadedCharts,
@@ -381,6 +386,10 @@ pub fn fetch_repository_chart(
         download_cache: engine.download_cache.clone(),
         offline: engine.offline,
         allow_private_network: engine.allow_private_network,
+        idle_timeout_secs: engine
+            .network_idle_timeout_secs
+            .unwrap_or(repo::DEFAULT_IDLE_TIMEOUT_SECS),
+        deadline: engine.network_deadline,
         ..FetchOptions::default()
     };
     repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))

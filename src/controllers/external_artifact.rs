@@ -3,7 +3,8 @@
 //! generator's copy operations run through `artifact::build`, and a Kustomization builds the
 //! result. When the artifact is exactly a directory of a source (every file in place, nothing
 //! left out), the build reads that directory, so findings point at the real files; otherwise the
-//! artifact is written under a scratch directory and its files are traced back to their sources.
+//! artifact is mounted in memory behind `fsio` (nothing is written to disk) and its files are
+//! traced back to their sources.
 //!
 //! Not for: pathPattern expansion, or sources that are not directories on this machine.
 
@@ -14,7 +15,7 @@ use std::sync::Arc;
 use crate::artifact::{
     self, Artifact, Copy, Entry, EntryKind, Origin, SourceError, SourceTree, Strategy,
 };
-use crate::fsio::{self, FileKind, FsFacts};
+use crate::fsio::{self, mem_tree, FileKind, FsFacts};
 use crate::model::{ArtifactGenerator, FluxKind, FluxObject, FluxSpec, ResourceId};
 
 /// A directory on disk as a source tree: nothing outside it is shown (symlinks that lead out are
@@ -84,8 +85,11 @@ pub(crate) struct ArtifactRoot {
     pub root: PathBuf,
     /// Every file of the artifact under `root`, sorted as paths sort.
     pub files: Vec<PathBuf>,
-    /// For a written artifact, each written file's source file, where it is one.
+    /// For a mounted artifact, each file's source file, where it is one.
     pub origins: BTreeMap<PathBuf, PathBuf>,
+    /// The in-memory tree `root` names, for an artifact that is not a source directory as it
+    /// stands; it is readable while this is held.
+    pub _mount: Option<Arc<fsio::Mount>>,
 }
 
 /// The ArtifactGenerator (and its artifact's index) that produces `reference`.
@@ -120,14 +124,14 @@ pub(crate) fn source_id(flux: &FluxObject, source: &crate::model::CrossRef) -> R
 }
 
 /// Assembles the artifact `index` of `generator`. `source_dir` gives each source's directory, or
-/// why it has none offline; `scratch` is where an artifact that is not a source directory as it
-/// stands is written.
+/// why it has none offline; an artifact that is not a source directory as it stands is mounted
+/// in memory under `mount_parent` (an absolute path; nothing is created there).
 pub(crate) fn assemble(
     flux: &FluxObject,
     generator: &ArtifactGenerator,
     index: usize,
     source_dir: &dyn Fn(&ResourceId) -> Result<PathBuf, String>,
-    scratch: &Path,
+    mount_parent: &Path,
     facts: &Arc<FsFacts>,
 ) -> Result<ArtifactRoot, String> {
     let spec = generator
@@ -182,9 +186,11 @@ pub(crate) fn assemble(
             root,
             files,
             origins: BTreeMap::new(),
+            _mount: None,
         });
     }
-    write(&built, &sources, &trees, scratch).map_err(|e| format!("{label}: {e}"))
+    let mount_label = format!("artifact-{}", spec.name);
+    mount(&built, &trees, mount_parent, &mount_label).map_err(|e| format!("{label}: {e}"))
 }
 
 fn files_under(root: &Path, built: &Artifact) -> Vec<PathBuf> {
@@ -253,42 +259,93 @@ fn count_files(tree: &DirTree, dir: &str) -> usize {
     count
 }
 
-/// Writes the artifact under `scratch` (a fresh directory per artifact).
-fn write(
+/// Mounts the artifact in memory behind `fsio` at a path under `parent` that is never created
+/// (`fsio::mount`, as a `diff` mounts a revision): the build reads it through the door like any
+/// directory, and nothing of it is written to disk. Files are read from their sources when asked.
+fn mount(
     built: &Artifact,
-    sources: &artifact::Sources,
     trees: &BTreeMap<String, DirTree>,
-    scratch: &Path,
+    parent: &Path,
+    label: &str,
 ) -> Result<ArtifactRoot, String> {
-    fsio::create_dir_all(scratch).map_err(|e| format!("writing the artifact: {e}"))?;
-    let root = tempfile::Builder::new()
-        .prefix("artifact-")
-        .tempdir_in(scratch)
-        .map_err(|e| format!("writing the artifact: {e}"))?
-        .keep();
-    let mut origins = BTreeMap::new();
+    let mut builder = mem_tree::Builder::default();
+    let mut dirs: BTreeMap<&str, mem_tree::NodeId> = BTreeMap::new();
+    let mut blobs = Vec::new();
+    let mut sources = Vec::new();
     for (path, entry) in &built.entries {
-        let target = root.join(path);
-        let written = match entry {
-            Entry::Dir => fsio::create_dir_all(&target),
-            Entry::File(origin) => {
-                let bytes = artifact::read_origin(origin, sources).map_err(|e| e.to_string())?;
-                if let Origin::Source { alias, path: from } = origin {
-                    if let Some(tree) = trees.get(alias) {
-                        origins.insert(target.clone(), tree.root.join(from));
-                    }
-                }
-                fsio::write_atomically(&target, &bytes)
-            }
+        let (dir, name) = match path.rsplit_once('/') {
+            Some((dir, name)) => (dir, name),
+            None => ("", path.as_str()),
         };
-        written.map_err(|e| format!("writing the artifact's `{path}`: {e}"))?;
+        let parent_node = if dir.is_empty() {
+            mem_tree::Builder::ROOT
+        } else {
+            *dirs
+                .get(dir)
+                .ok_or_else(|| format!("the artifact's `{path}` has no parent directory"))?
+        };
+        match entry {
+            Entry::Dir => {
+                let node = builder.dir(parent_node, name.into());
+                dirs.insert(path, node);
+            }
+            Entry::File(origin) => {
+                builder.file(parent_node, name.into(), blobs.len());
+                let blob = match origin {
+                    Origin::Data(data) => Blob::Data(data.clone()),
+                    Origin::Source { alias, path: from } => {
+                        let tree = trees
+                            .get(alias)
+                            .ok_or_else(|| format!("source alias `{alias}` not found"))?;
+                        sources.push((path.as_str(), tree.root.join(from)));
+                        Blob::Source(tree.clone(), from.clone())
+                    }
+                };
+                blobs.push(blob);
+            }
+        }
     }
+    let tree = builder.finish(Box::new(ArtifactBlobs(blobs)));
+    let mount = fsio::mount(tree, parent, label)
+        .map_err(|e| format!("mounting the artifact in memory: {e}"))?;
+    let root = mount.path().to_path_buf();
+    let origins = sources
+        .into_iter()
+        .map(|(path, source)| (root.join(path), source))
+        .collect();
     let files = files_under(&root, built);
     Ok(ArtifactRoot {
         root,
         files,
         origins,
+        _mount: Some(Arc::new(mount)),
     })
+}
+
+/// Where an in-memory artifact file's bytes come from.
+enum Blob {
+    /// Made by the build: a merge's result or a tarball member.
+    Data(Arc<[u8]>),
+    /// A source's file, read through its view (and so through `fsio`) when asked for.
+    Source(DirTree, String),
+}
+
+struct ArtifactBlobs(Vec<Blob>);
+
+impl mem_tree::Blobs for ArtifactBlobs {
+    fn read(&self, blob: usize, max_bytes: u64) -> Result<Arc<Vec<u8>>, mem_tree::BlobError> {
+        let bytes = match self.0.get(blob) {
+            Some(Blob::Data(data)) => data.to_vec(),
+            Some(Blob::Source(tree, path)) => tree
+                .read(path)
+                .map_err(|e| mem_tree::BlobError::Failed(e.to_string()))?,
+            None => return Err(mem_tree::BlobError::Failed("no such file".to_owned())),
+        };
+        if bytes.len() as u64 > max_bytes {
+            return Err(mem_tree::BlobError::TooLarge);
+        }
+        Ok(Arc::new(bytes))
+    }
 }
 
 /// A whole directory read as a source: every file under it (`.git` aside).
@@ -314,5 +371,6 @@ pub(crate) fn whole_directory(tree: &DirTree) -> ArtifactRoot {
         root: tree.root.clone(),
         files,
         origins: BTreeMap::new(),
+        _mount: None,
     }
 }

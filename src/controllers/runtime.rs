@@ -210,9 +210,6 @@ struct Runtime<'a> {
     artifacts: Mutex<BTreeMap<ResourceId, Result<Arc<ArtifactRoot>, String>>>,
     /// Sources a FluxInstance generated, and where their files come from.
     synced: Mutex<BTreeMap<ResourceId, SourceResolution>>,
-    /// Where artifacts that are not a source directory as they stand are written; removed with
-    /// the run.
-    scratch: std::sync::OnceLock<Option<tempfile::TempDir>>,
     /// What a scoped run needs, and the releases it has put aside.
     scope: Option<Scope>,
 }
@@ -268,7 +265,6 @@ pub fn run(
         last_cycle: Mutex::new(None),
         artifacts: Mutex::new(BTreeMap::new()),
         synced: Mutex::new(BTreeMap::new()),
-        scratch: std::sync::OnceLock::new(),
         scope,
     };
     let mut scheduler_options = schedule::Options::default();
@@ -706,21 +702,18 @@ impl Runtime<'_> {
                 .cloned()
                 .unwrap_or_else(|| Err("not resolved".into()))
         };
-        let scratch = self
-            .scratch
-            .get_or_init(|| tempfile::Builder::new().prefix("offlux-").tempdir().ok());
-        let assembled = match scratch {
-            Some(scratch) => external_artifact::assemble(
-                flux,
-                generator,
-                index,
-                &source_dir,
-                scratch.path(),
-                &self.repository.fs_facts,
-            )
-            .map(Arc::new),
-            None => Err("no scratch directory to assemble the artifact in".into()),
-        };
+        // Where an assembled artifact is mounted in memory: a path under the standard temporary
+        // directory (as a `diff` mounts a revision) that is never created.
+        let mount_parent = crate::fsio::absolute(&tempfile::env::temp_dir());
+        let assembled = external_artifact::assemble(
+            flux,
+            generator,
+            index,
+            &source_dir,
+            &mount_parent,
+            &self.repository.fs_facts,
+        )
+        .map(Arc::new);
         if let Ok(mut artifacts) = self.artifacts.lock() {
             artifacts.insert(id.clone(), assembled.clone());
         }

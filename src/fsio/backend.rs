@@ -249,6 +249,33 @@ pub(crate) fn read(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Unread> {
     Ok(bytes)
 }
 
+/// The file at `path` (already resolved and checked by the caller) opened for reading, as
+/// [`read`] opens it (no final symlink followed, no blocking, a regular file only), for a caller
+/// that seeks in it rather than reading it whole. A file of a mounted tree cannot be opened.
+pub(crate) fn open(path: &Path) -> Result<std::fs::File, Unread> {
+    if mounted(path).is_some() {
+        return Err(Unread::Io(std::io::Error::other(
+            "a file of an in-memory tree cannot be opened",
+        )));
+    }
+    if !crate::platform::open::GUARDED_OPEN {
+        match std::fs::metadata(path).map(|m| FileKind::of(&m)) {
+            Ok(FileKind::File) => {}
+            Ok(FileKind::Directory) => return Err(Unread::Directory),
+            Ok(FileKind::Other) => return Err(Unread::NotRegular),
+            Err(e) => return Err(Unread::Io(e)),
+        }
+    }
+    let file = crate::platform::open::read_options()
+        .open(path)
+        .map_err(Unread::Io)?;
+    match FileKind::of(&file.metadata().map_err(Unread::Io)?) {
+        FileKind::File => Ok(file),
+        FileKind::Directory => Err(Unread::Directory),
+        FileKind::Other => Err(Unread::NotRegular),
+    }
+}
+
 /// [`read`] for a caller whose walk has resolved and confined the path, which may still be
 /// spelled through a symlink: the open follows it. No size is asked for first: almost every
 /// file fits the first buffer, and a system call per file was a measurable part of discovery.

@@ -126,20 +126,33 @@ pub fn read_to_string(
     String::from_utf8(bytes).map_err(|_| ReadError::new(path, ReadErrorKind::NotUtf8))
 }
 
+/// `path` opened for reading through the checks of [`read`] (its real path inside `root`, a
+/// regular file), for a caller that seeks in it rather than reading it whole (a git packfile).
+pub(crate) fn open(
+    facts: &FsFacts,
+    path: &Path,
+    root: Option<&Path>,
+) -> Result<std::fs::File, ReadError> {
+    let real = locate(facts, path, root)?;
+    backend::open(&real).map_err(|unread| ReadError::new(path, unread_kind(unread, 0)))
+}
+
+fn unread_kind(unread: backend::Unread, max_bytes: u64) -> ReadErrorKind {
+    use backend::Unread;
+    match unread {
+        Unread::TooLarge(_) => ReadErrorKind::TooLarge { limit: max_bytes },
+        Unread::Directory => ReadErrorKind::Directory,
+        Unread::NotRegular => ReadErrorKind::NotRegular,
+        Unread::Io(e) if e.kind() == std::io::ErrorKind::NotFound => ReadErrorKind::NotFound,
+        Unread::Io(e) => ReadErrorKind::Io(e.to_string()),
+    }
+}
+
 /// Reads the real path itself (no symlink left to follow, and none followed should one appear
 /// meanwhile), if it is a regular file.
 fn read_located(shown: &Path, real: &Path, max_bytes: u64) -> Result<Vec<u8>, ReadError> {
-    use backend::Unread;
-    backend::read(real, max_bytes).map_err(|unread| {
-        let kind = match unread {
-            Unread::TooLarge(_) => ReadErrorKind::TooLarge { limit: max_bytes },
-            Unread::Directory => ReadErrorKind::Directory,
-            Unread::NotRegular => ReadErrorKind::NotRegular,
-            Unread::Io(e) if e.kind() == std::io::ErrorKind::NotFound => ReadErrorKind::NotFound,
-            Unread::Io(e) => ReadErrorKind::Io(e.to_string()),
-        };
-        ReadError::new(shown, kind)
-    })
+    backend::read(real, max_bytes)
+        .map_err(|unread| ReadError::new(shown, unread_kind(unread, max_bytes)))
 }
 
 /// For a caller with its own limits and messages (discovery): the bytes of `path` as they are,
@@ -211,12 +224,6 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()>
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// Creates `path` and its missing parents: for scratch trees offlux writes (an assembled
-/// artifact), never inside the repository.
-pub fn create_dir_all(path: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(path)
 }
 
 #[cfg(test)]

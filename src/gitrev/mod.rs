@@ -20,6 +20,8 @@ mod view;
 
 use std::path::{Path, PathBuf};
 
+use crate::fsio;
+
 pub use objects::{ObjectId, PackError};
 pub use status::{changed_files, ChangedFile};
 pub use view::mount;
@@ -71,7 +73,7 @@ impl Repository {
                 return Self::open(candidate, &dot_git);
             }
             if dot_git.is_file() {
-                let text = read_small(&dot_git)?;
+                let text = read_small(&dot_git, candidate)?;
                 let Some(target) = text.trim_end().strip_prefix("gitdir:") else {
                     return Err(GitError::Unsupported(format!(
                         "`{}` does not name a git directory",
@@ -87,11 +89,11 @@ impl Repository {
     }
 
     fn open(work_tree: &Path, git_dir: &Path) -> Result<Self, GitError> {
-        let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+        let common_dir = match read_small(&git_dir.join("commondir"), git_dir) {
             Ok(text) => git_dir.join(text.trim_end()),
             Err(_) => git_dir.to_path_buf(),
         };
-        if let Ok(config) = std::fs::read_to_string(common_dir.join("config")) {
+        if let Ok(config) = read_small(&common_dir.join("config"), &common_dir) {
             let format = config
                 .lines()
                 .map(|l| l.trim().to_ascii_lowercase().replace(' ', ""))
@@ -282,31 +284,28 @@ impl Repository {
     }
 }
 
-fn read_small(path: &Path) -> Result<String, GitError> {
-    let bytes = read_limited(path, 1 << 20)?;
+/// A small text file of the git directory `root` (a ref, `HEAD`, `config`), through
+/// [`read_limited`].
+fn read_small(path: &Path, root: &Path) -> Result<String, GitError> {
+    let bytes = read_limited(path, root, 1 << 20)?;
     String::from_utf8(bytes).map_err(|_| GitError::Io {
         path: path.to_path_buf(),
         message: "is not UTF-8".to_owned(),
     })
 }
 
-/// A whole file of the git directory, refused past `limit` bytes.
-fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, GitError> {
-    use std::io::Read;
-    let io = |e: std::io::Error| GitError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+/// A whole file of the git directory `root`, through `fsio`'s door as every file a run reads:
+/// its real path (symlinks resolved) must lie in `root`, it must be a regular file (a link to
+/// `/dev/zero` is refused, not read), and it is refused past `limit` bytes.
+fn read_limited(path: &Path, root: &Path, limit: u64) -> Result<Vec<u8>, GitError> {
+    let confine = fsio::Confine {
+        root: Some(root),
+        max_bytes: limit,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(GitError::Io {
-            path: path.to_path_buf(),
-            message: format!("is larger than {limit} bytes"),
-        });
-    }
-    Ok(bytes)
+    fsio::read(&fsio::FsFacts::default(), path, confine).map_err(|e| GitError::Io {
+        path: path.to_path_buf(),
+        message: e.kind.to_string(),
+    })
 }
 
 #[cfg(test)]

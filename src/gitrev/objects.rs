@@ -9,12 +9,21 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::{read_limited, GitError};
+use crate::fsio::{self, FsFacts};
 
 /// The largest object read: far above any file a Flux repository holds; a larger blob is not
 /// something a run could read anyway (`fsio::MAX_FILE_BYTES`).
 pub(crate) const MAX_OBJECT_BYTES: u64 = crate::fsio::MAX_FILE_BYTES;
 /// git itself writes chains of at most 50 (4095 with `--depth`); a longer one is refused.
 const MAX_DELTA_CHAIN: usize = 10_000;
+/// Bytes rebuilding one object may produce, every step of its delta chains together (a chain
+/// of small deltas each copying a 64 MiB base would otherwise be 64 MiB of work per step).
+const MAX_CHAIN_BYTES: u64 = 1 << 30;
+/// Bytes of inflated deltas one rebuild may hold at once.
+const MAX_CHAIN_DELTA_BYTES: u64 = 256 << 20;
+/// The largest pack index read (an index costs 28 bytes and more per object: this is some
+/// eighteen million objects).
+const MAX_INDEX_BYTES: u64 = 512 << 20;
 /// Resolved delta bases kept for the objects that follow (trees and blobs share bases).
 const CACHE_BYTES: usize = 64 << 20;
 
@@ -164,8 +173,8 @@ struct Pack {
 }
 
 impl Pack {
-    fn open(idx_path: &Path) -> Result<Self, GitError> {
-        let index = read_limited(idx_path, 4 << 30)?;
+    fn open(idx_path: &Path, root: &Path, facts: &FsFacts) -> Result<Self, GitError> {
+        let index = read_limited(idx_path, root, MAX_INDEX_BYTES)?;
         let corrupt = |message: &str| GitError::Io {
             path: idx_path.to_path_buf(),
             message: message.to_owned(),
@@ -180,9 +189,9 @@ impl Pack {
             return Err(corrupt("truncated"));
         }
         let path = idx_path.with_extension("pack");
-        let file = std::fs::File::open(&path).map_err(|e| GitError::Io {
+        let file = fsio::open(facts, &path, Some(root)).map_err(|e| GitError::Io {
             path: path.clone(),
-            message: e.to_string(),
+            message: e.kind.to_string(),
         })?;
         Ok(Pack {
             path,
@@ -276,8 +285,10 @@ struct Cache {
 
 impl Store {
     pub(super) fn open(objects: &Path) -> Result<Self, GitError> {
+        let facts = FsFacts::default();
         let mut loose = vec![objects.to_path_buf()];
-        if let Ok(text) = std::fs::read_to_string(objects.join("info").join("alternates")) {
+        let alternates = objects.join("info").join("alternates");
+        if let Ok(text) = super::read_small(&alternates, objects) {
             for line in text.lines().map(str::trim) {
                 if !line.is_empty() && !line.starts_with('#') {
                     loose.push(objects.join(line));
@@ -296,7 +307,7 @@ impl Store {
                 .collect();
             indexes.sort();
             for index in indexes {
-                packs.push(Pack::open(&index)?);
+                packs.push(Pack::open(&index, dir, &facts)?);
             }
         }
         Ok(Store {
@@ -307,23 +318,29 @@ impl Store {
     }
 
     pub(super) fn read(&self, id: ObjectId) -> Result<Object, GitError> {
-        self.read_bounded(id, 0)
+        self.read_bounded(id, 0, &mut 0)
     }
 
-    fn read_bounded(&self, id: ObjectId, depth: usize) -> Result<Object, GitError> {
+    /// `built`: the bytes this read has built so far, across every chain it followed.
+    fn read_bounded(
+        &self,
+        id: ObjectId,
+        depth: usize,
+        built: &mut u64,
+    ) -> Result<Object, GitError> {
         if depth > MAX_DELTA_CHAIN {
             return Err(corrupt(id, "delta chain too long"));
         }
         for (n, pack) in self.packs.iter().enumerate() {
             if let Some(offset) = pack.find(&id) {
-                return self.read_packed(n, offset, id, depth);
+                return self.read_packed(n, offset, id, depth, built);
             }
         }
         let hex = id.to_hex();
         for dir in &self.loose {
             let path = dir.join(&hex[..2]).join(&hex[2..]);
             if path.is_file() {
-                return read_loose(&path, id);
+                return read_loose(&path, dir, id);
             }
         }
         Err(GitError::MissingObject(id, ""))
@@ -364,9 +381,18 @@ impl Store {
         offset: u64,
         id: ObjectId,
         depth: usize,
+        built: &mut u64,
     ) -> Result<Object, GitError> {
         let pack = self.packs.get(n).ok_or(GitError::MissingObject(id, ""))?;
         let mut deltas: Vec<(u64, Vec<u8>)> = Vec::new();
+        let mut held = 0u64;
+        let mut hold = |size: u64| {
+            held = held.saturating_add(size);
+            if held > MAX_CHAIN_DELTA_BYTES {
+                return Err(pack_error(id, PackError::ChainHoldsTooMuch));
+            }
+            Ok(())
+        };
         let mut at = offset;
         let mut base = loop {
             if let Some(cached) = self.cached(n, at) {
@@ -387,22 +413,34 @@ impl Store {
                     };
                 }
                 Entry::OffsetDelta { base, size } => {
+                    hold(size)?;
                     let delta =
                         inflate_at(pack, data_at, size).map_err(|kind| pack_error(id, kind))?;
                     deltas.push((at, delta));
                     at = base;
                 }
                 Entry::RefDelta { base, size } => {
+                    hold(size)?;
                     let delta =
                         inflate_at(pack, data_at, size).map_err(|kind| pack_error(id, kind))?;
                     deltas.push((at, delta));
                     match pack.find(&base) {
                         Some(base_at) => at = base_at,
-                        None => break self.read_bounded(base, depth + deltas.len())?,
+                        None => break self.read_bounded(base, depth + deltas.len(), built)?,
                     }
                 }
             }
         };
+        // Each step's target size is in its delta's header, so the whole chain's work is
+        // known, and refused, before any of it is done.
+        let mut total = built.saturating_add(base.data.len() as u64);
+        for (_, delta) in &deltas {
+            total = total.saturating_add(delta_target(delta).map_err(|kind| pack_error(id, kind))?);
+        }
+        if total > MAX_CHAIN_BYTES {
+            return Err(pack_error(id, PackError::ChainTooLarge));
+        }
+        *built = total;
         while let Some((at, delta)) = deltas.pop() {
             let data = apply_delta(&base.data, &delta).map_err(|kind| pack_error(id, kind))?;
             base = Object {
@@ -455,8 +493,8 @@ fn be32(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
 }
 
-fn read_loose(path: &Path, id: ObjectId) -> Result<Object, GitError> {
-    let compressed = read_limited(path, MAX_OBJECT_BYTES + 4096)?;
+fn read_loose(path: &Path, root: &Path, id: ObjectId) -> Result<Object, GitError> {
+    let compressed = read_limited(path, root, MAX_OBJECT_BYTES + 4096)?;
     let mut data = Vec::new();
     flate2::read::ZlibDecoder::new(&compressed[..])
         .take(MAX_OBJECT_BYTES + 64)
@@ -526,6 +564,10 @@ pub enum PackError {
     Overrun,
     #[error("delta builds less than its target size")]
     Underrun,
+    #[error("delta chain builds more than {max} bytes (the chain limit)", max = MAX_CHAIN_BYTES)]
+    ChainTooLarge,
+    #[error("delta chain holds more than {max} bytes of deltas (the chain limit)", max = MAX_CHAIN_DELTA_BYTES)]
+    ChainHoldsTooMuch,
 }
 
 /// Reads the header of the entry at `offset`: its type and size, and the base of a delta.
@@ -640,6 +682,13 @@ fn delta_size(delta: &[u8], at: &mut usize) -> Result<u64, PackError> {
             return Ok(size);
         }
     }
+}
+
+/// The size of the object `delta` builds (the second size of its header).
+fn delta_target(delta: &[u8]) -> Result<u64, PackError> {
+    let mut at = 0;
+    delta_size(delta, &mut at)?;
+    delta_size(delta, &mut at)
 }
 
 /// Builds an object from its base and a delta (copy and insert instructions).

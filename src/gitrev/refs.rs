@@ -95,7 +95,7 @@ fn follow(
     };
     let path = dir.join(full);
     if path.is_file() {
-        let text = read_small(&path)?;
+        let text = read_small(&path, dir)?;
         let text = text.trim();
         if let Some(target) = text.strip_prefix("ref:") {
             return follow(git_dir, common_dir, target.trim(), depth + 1);
@@ -114,7 +114,7 @@ fn packed(common_dir: &Path, full: &str) -> Result<Option<ObjectId>, GitError> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = super::read_limited(&path, 256 << 20)?;
+    let text = super::read_limited(&path, common_dir, 256 << 20)?;
     let text = String::from_utf8_lossy(&text);
     Ok(text.lines().find_map(|line| {
         let (hex, name) = line.split_once(' ')?;

@@ -6,12 +6,12 @@
 //! fetching charts. Never unpacks to disk; never follows a symlink out of the chart directory.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::chart::{Chart, ChartFile, Dependency, Metadata};
 use super::helmignore::{Rules, HELMIGNORE};
 use super::{Error, LoadError};
+use crate::archive;
 use crate::fsio::{self, FileKind, FsFacts};
 use crate::template::Value;
 use crate::yaml::{self, Node, Resolved, Scalar};
@@ -294,26 +294,6 @@ pub fn load_archive(name: &str, bytes: &[u8], options: &LoadOptions) -> Result<C
     archive(name, bytes, 0, &mut ctx)
 }
 
-/// Counts decompressed bytes and stops the stream at a limit, so a gzip bomb ends early.
-struct Capped<R> {
-    inner: R,
-    read: u64,
-    limit: u64,
-}
-
-impl<R: Read> Read for Capped<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read = self.read.saturating_add(n as u64);
-        if self.read > self.limit {
-            return Err(std::io::Error::other(
-                "decompressed archive exceeds the size limit",
-            ));
-        }
-        Ok(n)
-    }
-}
-
 fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<Chart, Error> {
     let options = ctx.options;
     if bytes.len() as u64 > options.max_archive_bytes {
@@ -325,66 +305,43 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
             },
         ));
     }
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
-        return Err(load_error(name, LoadError::NotGzip));
-    }
-    // Tar headers and padding cost up to about 1 KiB per entry on top of the file data.
-    let remaining = options.max_total_bytes.saturating_sub(ctx.budget.bytes);
-    let overhead = (options.max_entries.saturating_add(16) as u64).saturating_mul(1536);
-    let stream = Capped {
-        inner: flate2::read::MultiGzDecoder::new(bytes),
-        read: 0,
-        limit: remaining.saturating_add(overhead),
+    let limits = archive::Limits {
+        members: archive::MAX_MEMBERS,
+        entries: options.max_entries,
+        data_bytes: options.max_total_bytes.saturating_sub(ctx.budget.bytes),
     };
-    let mut tar = tar::Archive::new(stream);
-    let entries = tar
-        .entries()
-        .map_err(|e| load_error(name, LoadError::Archive(e.to_string())))?;
     let mut files = Vec::new();
-    let mut seen = 0usize;
-    for entry in entries {
-        let mut entry = entry.map_err(|e| load_error(name, LoadError::Archive(e.to_string())))?;
-        seen += 1;
-        if seen > options.max_entries {
-            return Err(load_error(
-                name,
-                LoadError::TooManyEntries(options.max_entries),
-            ));
+    let read = archive::read_tar_gz(bytes, &limits, |member| {
+        if member.kind == archive::Kind::Dir {
+            return Ok(());
         }
-        let kind = entry.header().entry_type();
-        if kind.is_dir()
-            || kind.is_pax_global_extensions()
-            || kind.is_pax_local_extensions()
-            || kind.is_gnu_longname()
-            || kind.is_gnu_longlink()
-        {
-            continue;
-        }
-        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
-        let file_name = archive_entry_name(&raw).map_err(|kind| load_error(name, kind))?;
-        if !(kind.is_file() || kind.is_contiguous()) {
+        let file_name = archive_entry_name(&member.path).map_err(|kind| load_error(name, kind))?;
+        if member.kind == archive::Kind::Other {
             // Links, devices and FIFOs carry no data; Helm would load them as empty files.
-            continue;
+            return Ok(());
         }
-        let size = entry.header().size().unwrap_or(0);
-        ctx.take(name, &file_name, size)?;
-        let mut data = Vec::new();
-        (&mut entry)
-            .take(size.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|e| {
-                load_error(
-                    name,
-                    LoadError::Read {
-                        file: file_name.clone(),
-                        message: e.to_string(),
-                    },
-                )
-            })?;
+        ctx.take(name, &file_name, member.data.len() as u64)?;
         files.push(ChartFile {
             name: file_name,
-            data: strip_bom(data),
+            data: strip_bom(member.data),
         });
+        Ok(())
+    });
+    match read {
+        Ok(()) => {}
+        Err(archive::Failure::Visitor(error)) => return Err(error),
+        Err(archive::Failure::Archive(error)) => {
+            let kind = match error {
+                archive::Error::NotGzip => LoadError::NotGzip,
+                archive::Error::TooManyEntries(max) => LoadError::TooManyEntries(max),
+                archive::Error::FileTooLarge { path, .. } => LoadError::TooLarge {
+                    file: archive_entry_name(&path).unwrap_or(path),
+                    max: options.max_total_bytes,
+                },
+                other => LoadError::Archive(other.to_string()),
+            };
+            return Err(load_error(name, kind));
+        }
     }
     if files.is_empty() {
         return Err(load_error(name, LoadError::EmptyArchive));
@@ -1316,6 +1273,7 @@ mod tests {
             let _ = load_archive("cut.tgz", good.get(..len).unwrap_or_default(), &o);
         }
         let raw = {
+            use std::io::Read;
             let mut d = flate2::read::MultiGzDecoder::new(good.as_slice());
             let mut v = Vec::new();
             d.read_to_end(&mut v).expect("gunzip");

@@ -69,15 +69,13 @@ impl Resolver for GuardedResolver {
     }
 }
 
-/// Whether `ip` is an address a fetch must not reach by default.
+/// Whether `ip` is an address a fetch must not reach by default. An IPv6 address that carries
+/// an IPv4 address a gateway would forward to (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
+/// Teredo) is judged by that IPv4 address as well.
 pub(crate) fn is_internal(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_internal_v4(v4),
         IpAddr::V6(v6) => {
-            // IPv4-mapped (`::ffff:127.0.0.1`) and IPv4-compatible forms reach IPv4 hosts.
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_internal_v4(v4);
-            }
             let first = v6.segments()[0];
             v6.is_loopback()
                 || v6.is_unspecified()
@@ -85,21 +83,40 @@ pub(crate) fn is_internal(ip: IpAddr) -> bool {
                 || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
                 || (first & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
                 || v6.is_multicast()
-                || is_compatible_internal(v6)
+                || is_local_nat64(v6)
+                || embedded_v4(v6).into_iter().any(is_internal_v4)
         }
     }
 }
 
-fn is_compatible_internal(v6: Ipv6Addr) -> bool {
+/// The IPv4 addresses `v6` carries for a translator or tunnel to reach, by prefix:
+/// - `::ffff:0:0/96` (IPv4-mapped) and `::/96` (IPv4-compatible, deprecated): the last 32 bits;
+/// - `64:ff9b::/96` (NAT64's well-known prefix, RFC 6052): the last 32 bits;
+/// - `2002::/16` (6to4, RFC 3056): bits 16 to 47;
+/// - `2001::/32` (Teredo, RFC 4380): the server (bits 32 to 63) and the client, whose address
+///   is the last 32 bits inverted.
+fn embedded_v4(v6: Ipv6Addr) -> Vec<Ipv4Addr> {
+    let o = v6.octets();
     let s = v6.segments();
-    // `::a.b.c.d` (deprecated IPv4-compatible), other than `::` and `::1` handled above.
-    s[..6].iter().all(|x| *x == 0)
-        && is_internal_v4(Ipv4Addr::new(
-            (s[6] >> 8) as u8,
-            s[6] as u8,
-            (s[7] >> 8) as u8,
-            s[7] as u8,
-        ))
+    let v4 = |a: u8, b: u8, c: u8, d: u8| Ipv4Addr::new(a, b, c, d);
+    let last = v4(o[12], o[13], o[14], o[15]);
+    match s {
+        [0, 0, 0, 0, 0, 0xffff, ..] | [0, 0, 0, 0, 0, 0, ..] => vec![last],
+        [0x64, 0xff9b, 0, 0, 0, 0, ..] => vec![last],
+        [0x2002, ..] => vec![v4(o[2], o[3], o[4], o[5])],
+        [0x2001, 0, ..] => vec![
+            v4(o[4], o[5], o[6], o[7]),
+            v4(!o[12], !o[13], !o[14], !o[15]),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// `64:ff9b:1::/48`, local-use NAT64 (RFC 8215): a site's own translator, reaching the IPv4
+/// addresses the site chooses, at a place in the address that depends on a prefix length only
+/// the site knows (RFC 6052 allows /48 to /96 here). Refused as a whole, as a private network is.
+fn is_local_nat64(v6: Ipv6Addr) -> bool {
+    matches!(v6.segments(), [0x64, 0xff9b, 1, ..])
 }
 
 fn is_internal_v4(v4: Ipv4Addr) -> bool {
@@ -211,6 +228,20 @@ mod tests {
             "::ffff:127.0.0.1",
             "::ffff:169.254.169.254",
             "::127.0.0.1",
+            // NAT64, well-known and local-use prefixes (RFC 6052, RFC 8215).
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b::10.0.0.1",
+            "64:ff9b:1:7f00:1::",
+            "64:ff9b:1::a00:1",
+            "64:ff9b:1:ffff:ffff:ff00:a00:1",
+            // 6to4 (RFC 3056): 2002:AABB:CCDD::/48 carries AA.BB.CC.DD.
+            "2002:7f00:1::1",
+            "2002:a9fe:a9fe::",
+            "2002:c0a8:101:1::1",
+            // Teredo (RFC 4380): the server, and the client inverted in the last 32 bits.
+            "2001:0:a00:1::1",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
         ] {
             assert!(is_internal(internal.parse().unwrap()), "{internal}");
         }
@@ -220,6 +251,10 @@ mod tests {
             "172.32.0.1",
             "2606:4700::1111",
             "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+            "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
+            "2001:db8::1",
         ] {
             assert!(!is_internal(public.parse().unwrap()), "{public}");
         }

@@ -4,18 +4,25 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 
 use super::cache::DownloadCache;
-use super::{select_version, sha256_digest, BasicAuth, FetchErrorKind, FetchOptions, FetchedChart};
+use super::{
+    select_version, sha256_digest, BasicAuth, FetchErrorKind, FetchOptions, FetchedChart,
+    NetworkDeadline,
+};
 use crate::yaml::Node;
 
-/// A blocking HTTP client with a body size cap.
+/// A blocking HTTP client with a body size cap, a per-request timeout, an idle timeout and the
+/// run's network deadline.
 pub(crate) struct Client {
     agent: ureq::Agent,
     pub(crate) max_bytes: u64,
+    timeout: Duration,
+    idle_secs: u64,
+    deadline: Option<NetworkDeadline>,
 }
 
 /// A response whose body has been read in full (within the cap).
@@ -52,7 +59,9 @@ impl Client {
             .http_status_as_error(false)
             // No proxy from the environment: the address check below is on what is connected to.
             .proxy(None)
-            .timeout_global(Some(Duration::from_secs(options.timeout_secs.max(1))))
+            // Every read waits at most this long for bytes; the whole request is bounded per
+            // request (`get`), by the per-request timeout and the run's deadline.
+            .timeout_per_read(Some(Duration::from_secs(options.idle_timeout_secs.max(1))))
             .max_redirects(10)
             // Credentials follow a redirect to the same host over https, never elsewhere (a
             // registry's blob redirect to object storage must not carry them).
@@ -66,6 +75,47 @@ impl Client {
         Client {
             agent,
             max_bytes: options.max_bytes,
+            timeout: Duration::from_secs(options.timeout_secs.max(1)),
+            idle_secs: options.idle_timeout_secs.max(1),
+            deadline: options.deadline,
+        }
+    }
+
+    /// How long a request starting now may take: the per-request timeout, cut at the run's
+    /// deadline; an error naming `url` once the deadline has passed.
+    fn time_left(&self, url: &str) -> Result<Duration, FetchErrorKind> {
+        let Some(deadline) = self.deadline else {
+            return Ok(self.timeout);
+        };
+        match deadline.at.checked_duration_since(Instant::now()) {
+            Some(left) if !left.is_zero() => Ok(left.min(self.timeout)),
+            _ => Err(FetchErrorKind::Deadline {
+                url: url.to_string(),
+                secs: deadline.secs,
+            }),
+        }
+    }
+
+    /// A transport error, named for the limit that ended it where one did.
+    fn failed(&self, url: &str, error: ureq::Error) -> FetchErrorKind {
+        match error {
+            ureq::Error::Timeout(ureq::Timeout::PerRead) => FetchErrorKind::Idle {
+                url: url.to_string(),
+                secs: self.idle_secs,
+            },
+            // The request was given until the deadline (read a little early: the two clocks
+            // were read apart).
+            ureq::Error::Timeout(_)
+                if self
+                    .deadline
+                    .is_some_and(|d| Instant::now() + Duration::from_millis(100) >= d.at) =>
+            {
+                FetchErrorKind::Deadline {
+                    url: url.to_string(),
+                    secs: self.deadline.map_or(0, |d| d.secs),
+                }
+            }
+            error => transport(url, error),
         }
     }
 
@@ -75,11 +125,17 @@ impl Client {
         url: &str,
         headers: &[(&str, String)],
     ) -> Result<Reply, FetchErrorKind> {
+        let left = self.time_left(url)?;
         let mut request = self.agent.get(url);
         for (name, value) in headers {
             request = request.header(*name, value.as_str());
         }
-        let response = request.call().map_err(|e| transport(url, e))?;
+        let response = request
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .call()
+            .map_err(|e| self.failed(url, e))?;
         self.read(url, response)
     }
 
@@ -104,7 +160,7 @@ impl Client {
                     url: url.to_string(),
                     limit,
                 },
-                e => transport(url, e),
+                e => self.failed(url, e),
             })?;
         Ok(Reply {
             status,

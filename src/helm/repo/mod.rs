@@ -142,7 +142,34 @@ pub struct FetchOptions {
     pub max_bytes: u64,
     /// Per-request timeout in seconds.
     pub timeout_secs: u64,
+    /// Seconds a request may wait for its next bytes (a server that stops sending).
+    pub idle_timeout_secs: u64,
+    /// When the run's network time ends: no request starts after it, and one in flight is cut
+    /// there (a server that trickles bytes holds no run longer than this).
+    pub deadline: Option<NetworkDeadline>,
 }
+
+/// The end of the run's network time, and the seconds it was set to (for the message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetworkDeadline {
+    pub at: std::time::Instant,
+    pub secs: u64,
+}
+
+impl NetworkDeadline {
+    /// `secs` from now.
+    pub fn after(secs: u64) -> NetworkDeadline {
+        NetworkDeadline {
+            at: std::time::Instant::now() + std::time::Duration::from_secs(secs),
+            secs,
+        }
+    }
+}
+
+/// The idle timeout's default, in seconds: `--network-idle-timeout`.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 15;
+/// The run's network time's default, in seconds: `--network-deadline`.
+pub const DEFAULT_NETWORK_DEADLINE_SECS: u64 = 300;
 
 impl Default for FetchOptions {
     fn default() -> Self {
@@ -153,6 +180,8 @@ impl Default for FetchOptions {
             allow_private_network: false,
             max_bytes: 64 << 20,
             timeout_secs: 60,
+            idle_timeout_secs: DEFAULT_IDLE_TIMEOUT_SECS,
+            deadline: None,
         }
     }
 }
@@ -213,6 +242,14 @@ pub enum FetchErrorKind {
     Http { url: String, message: String },
     #[error("{url}: body larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
+    #[error(
+        "{url}: no data for {secs} s (the idle timeout; raise it with `--network-idle-timeout`)"
+    )]
+    Idle { url: String, secs: u64 },
+    #[error(
+        "{url}: the run's network time of {secs} s is used up (raise it with `--network-deadline`)"
+    )]
+    Deadline { url: String, secs: u64 },
     #[error("invalid {what}: {message}")]
     Invalid { what: String, message: String },
     #[error("digest mismatch for {url}: expected {expected}, got {actual}")]
