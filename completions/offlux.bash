@@ -143,7 +143,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__build)
-            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
+            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,7 +251,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
+            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -885,7 +885,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__render)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -975,7 +975,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
+            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1061,7 +1061,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

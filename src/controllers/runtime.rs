@@ -82,6 +82,10 @@ pub struct RunOptions {
     pub strict_substitutions: bool,
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
+    /// Every value that came from a Secret (a `substituteFrom` or `valuesFrom` Secret, in the
+    /// repository or `--substitute-from`) is replaced by `substitute::REDACTED` where it lands
+    /// (`--redact-secret-values`).
+    pub redact_secret_values: bool,
     pub cancel: CancelToken,
     /// The run's budget: limits for the whole run and the flag that stops work in flight. The
     /// Helm engine holds the same one (`HelmEngine::budget`).
@@ -980,7 +984,7 @@ impl Runtime<'_> {
         post_build: &crate::model::PostBuild,
         find: impl Fn(&ResourceId) -> Option<&'a Object>,
         absent_is_final: bool,
-    ) -> Result<BTreeMap<String, String>, Outcome<ResourceId>> {
+    ) -> Result<postbuild::Collected, Outcome<ResourceId>> {
         let declared = |secret: &ResourceId| self.secret_producer(secret);
         let mut notes = Vec::new();
         match postbuild::collect(
@@ -1760,7 +1764,10 @@ impl Runtime<'_> {
             flux.helm_values(),
             lookup,
             declared,
-            drain != DrainLevel::None,
+            helmrelease::Composing {
+                absent_is_final: drain != DrainLevel::None,
+                redact_secret_values: self.options.redact_secret_values,
+            },
         ) {
             ComposedValues::Ready { values, notes } => {
                 self.assumed(flux, notes.clone());
@@ -1844,7 +1851,7 @@ impl Runtime<'_> {
         flux: &FluxObject,
         spec: &Kustomization,
         built: BuiltObject,
-        variables: Option<&BTreeMap<String, String>>,
+        variables: Option<&postbuild::Collected>,
         path: &str,
     ) -> Result<Object, String> {
         let root = &self.repository.root;
@@ -1867,6 +1874,11 @@ impl Runtime<'_> {
             Some(variables) => {
                 let options = crate::substitute::Options {
                     strict: self.options.strict_substitutions,
+                    redacted: if self.options.redact_secret_values {
+                        variables.from_secrets.clone()
+                    } else {
+                        Default::default()
+                    },
                     ..Default::default()
                 };
                 let name = node
@@ -1874,7 +1886,7 @@ impl Runtime<'_> {
                     .and_then(Node::as_str)
                     .unwrap_or("")
                     .to_owned();
-                crate::substitute::substitute_document(node, variables, &options)
+                crate::substitute::substitute_document(node, &variables.values, &options)
                     .map_err(|e| format!("post build failed for '{name}': {e}"))?
             }
             None => node,
