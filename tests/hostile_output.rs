@@ -593,3 +593,71 @@ fn redacted_secret_values_appear_nowhere_and_flux_behaviour_is_the_default() {
         );
     }
 }
+
+/// Objects whose validation findings would quote a Secret's value: a name built from it, a label
+/// holding it with spaces, a replica count and an image made of it.
+const LEAKING_OBJECTS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: leak-${TOKEN,,}\n  namespace: default\n  labels:\n    bad: \"${TOKEN} with spaces\"\nspec: ${TOKEN}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dep\n  namespace: default\nspec:\n  replicas: ${TOKEN}\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: \"${TOKEN^^}\"}]\n";
+
+#[test]
+fn redacted_secret_values_reach_no_finding_in_any_format_and_no_diff() {
+    let (dir, secrets) = secret_repository();
+    let repo = dir.path().join("repo");
+    std::fs::remove_dir_all(repo.join(".git")).expect("rmdir");
+    write(
+        &repo,
+        &[("apps/kustomization.yaml", "resources: [cm.yaml]\n")],
+    );
+    if !git(&repo, &["init", "-q"]) || !git(&repo, &["add", "."]) {
+        eprintln!("skipped: no usable `git` to make the repository with");
+        return;
+    }
+    assert!(git(&repo, &["commit", "-q", "-m", "base"]));
+    write(
+        &repo,
+        &[
+            (
+                "apps/kustomization.yaml",
+                "resources: [cm.yaml, leak.yaml]\n",
+            ),
+            ("apps/leak.yaml", LEAKING_OBJECTS),
+        ],
+    );
+    let run = |args: &[&str], redact: bool| {
+        let mut command = offlux();
+        command
+            .args(args)
+            .arg("--path")
+            .arg(&repo)
+            .arg("--substitute-from")
+            .arg(&secrets);
+        if redact {
+            command.arg("--redact-secret-values");
+        }
+        let output = command.output().expect("runs");
+        format!("{}{}", text(&output.stdout), text(&output.stderr))
+    };
+    let mut verbs: Vec<Vec<&str>> = ["human", "json", "junit", "github", "sarif"]
+        .into_iter()
+        .map(|format| vec!["validate", "-o", format])
+        .collect();
+    verbs.extend(
+        ["human", "markdown", "json", "github"]
+            .into_iter()
+            .map(|format| vec!["diff", "--base", "main", "-o", format]),
+    );
+    for verb in &verbs {
+        // Without the flag the findings and the diff quote the value (as Flux would apply it), so
+        // the redacted run below is a real test.
+        let plain = run(verb, false);
+        assert!(
+            shows_the_secret(&plain),
+            "{verb:?} without redaction:\n{plain}"
+        );
+        let redacted = run(verb, true);
+        assert!(!shows_the_secret(&redacted), "{verb:?}:\n{redacted}");
+        assert!(
+            redacted.contains("offlux-redacted"),
+            "{verb:?}:\n{redacted}"
+        );
+    }
+}
