@@ -303,3 +303,53 @@ fn a_helmignore_of_many_stars_matches_in_time() {
     assert_eq!(run.code, Some(0), "{}", run.all());
     assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
 }
+
+// Kustomize: a DAG of bases.
+
+/// 46 one-line kustomizations, each naming the next two: kustomize accumulates 2^n directories;
+/// offlux reuses a directory's result within the build, so it ends at once with the same output.
+#[test]
+fn a_dag_of_kustomize_bases_builds_each_directory_once() {
+    let repo = repository();
+    let mut files = vec![
+        (
+            "apps/kustomization.yaml".to_owned(),
+            "resources: [cm.yaml, dag/k0]\n".to_owned(),
+        ),
+        (
+            "apps/cm.yaml".to_owned(),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n  namespace: default\n"
+                .to_owned(),
+        ),
+    ];
+    for i in 0..46 {
+        let text = if i < 44 {
+            format!("resources: [../k{}, ../k{}]\n", i + 1, i + 2)
+        } else {
+            "resources: []\n".to_owned()
+        };
+        files.push((format!("apps/dag/k{i}/kustomization.yaml"), text));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write(repo.path(), &files);
+    let run = offlux(&[
+        "build".as_ref(),
+        "ks".as_ref(),
+        "apps".as_ref(),
+        "-n".as_ref(),
+        "flux-system".as_ref(),
+        "--path".as_ref(),
+        repo.path().as_os_str(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.stdout.contains("name: plain"), "{}", run.all());
+    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
+    assert!(
+        run.max_rss_kb < ONE_GB_KB,
+        "peak memory {} MB",
+        run.max_rss_kb >> 10
+    );
+}
