@@ -353,3 +353,46 @@ fn a_dag_of_kustomize_bases_builds_each_directory_once() {
         run.max_rss_kb >> 10
     );
 }
+
+// Symlink DAGs.
+
+/// Under `base`, directories `d0`..`d{depth}`, each but the last holding two symlinks (`a`, `b`)
+/// to the next: 2^depth paths to the last.
+#[cfg(unix)]
+fn symlink_dag(base: &Path, depth: usize) {
+    for i in 0..=depth {
+        std::fs::create_dir_all(base.join(format!("d{i}"))).expect("mkdir");
+    }
+    for i in 0..depth {
+        for name in ["a", "b"] {
+            let next = format!("../d{}", i + 1);
+            std::os::unix::fs::symlink(next, base.join(format!("d{i}/{name}"))).expect("symlink");
+        }
+    }
+}
+
+/// The repository walk remembers the real directories it walked, so 32 levels of doubled
+/// symlinks cost a bounded number of walks (with a warning), and the chart loader counts each
+/// directory it walks against the chart's entry cap.
+#[cfg(unix)]
+#[test]
+fn symlink_dags_in_the_repository_and_a_chart_end_in_time() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: ok\n",
+    );
+    symlink_dag(&repo.path().join("dag"), 32);
+    let run = test_run(repo.path());
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.all().contains("not walked again"), "{}", run.all());
+    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
+    assert!(
+        run.max_rss_kb < ONE_GB_KB,
+        "peak memory {} MB",
+        run.max_rss_kb >> 10
+    );
+    symlink_dag(&repo.path().join("charts/bomb/dag"), 32);
+    let run = test_run(repo.path());
+    run.assert_bounded_failure("chart holds more than 20000 files (the entry limit)");
+}
