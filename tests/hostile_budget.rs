@@ -396,3 +396,40 @@ fn symlink_dags_in_the_repository_and_a_chart_end_in_time() {
     let run = test_run(repo.path());
     run.assert_bounded_failure("chart holds more than 20000 files (the entry limit)");
 }
+
+// Objects the run's producers hold.
+
+/// Two ResourceSets of 600 objects each: under a budget of 1 000 objects held, the second to
+/// publish fails, naming the limit and its flag; with the budget raised both pass.
+#[test]
+fn objects_held_over_the_run_stop_at_their_budget() {
+    let repo = repository();
+    let set = |name: &str| {
+        format!("apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  inputs: [{{id: a}}]\n  resourcesTemplate: |\n    <<- range $i := until 600 >>\n    ---\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: {name}-<< $i >>\n      namespace: default\n    <<- end >>\n")
+    };
+    write(
+        repo.path(),
+        &[
+            (
+                "apps/kustomization.yaml",
+                "resources: [one.yaml, two.yaml]\n",
+            ),
+            ("apps/one.yaml", &set("one")),
+            ("apps/two.yaml", &set("two")),
+        ],
+    );
+    let run = |limit: &str| {
+        offlux(&[
+            "test".as_ref(),
+            "--max-rendered-objects".as_ref(),
+            limit.as_ref(),
+            "--path".as_ref(),
+            repo.path().as_os_str(),
+        ])
+    };
+    run("1000").assert_bounded_failure(
+        "rendered objects exceed the limit of 1000 (raise it with `--max-rendered-objects`)",
+    );
+    let raised = run("2000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}

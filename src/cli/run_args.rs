@@ -22,6 +22,9 @@ pub struct BudgetArgs {
     /// generation and password hashing count as many) [default: 20000000].
     #[arg(long, value_name = "N")]
     pub max_template_steps: Option<u64>,
+    /// Objects the run's producers may hold at once, over the whole run [default: 100000].
+    #[arg(long, value_name = "N")]
+    pub max_rendered_objects: Option<u64>,
 }
 
 impl BudgetArgs {
@@ -30,6 +33,9 @@ impl BudgetArgs {
         let default = crate::budget::Limits::default();
         crate::budget::Limits {
             template_steps: self.max_template_steps.unwrap_or(default.template_steps),
+            rendered_objects: self
+                .max_rendered_objects
+                .unwrap_or(default.rendered_objects),
         }
     }
 }

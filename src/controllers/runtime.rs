@@ -1924,6 +1924,10 @@ impl Runtime<'_> {
             Ok(mut rendered) => rendered.remove(producer),
             Err(_) => None,
         };
+        if let Some(previous) = &previous {
+            let held = previous.len() as u64;
+            (self.options.budget).release(crate::budget::Resource::RenderedObjects, held);
+        }
         for child in previous.iter().flatten() {
             let unclaimed = claims
                 .get_mut(&child.id)
@@ -1941,6 +1945,25 @@ impl Runtime<'_> {
     /// it rendered. A run whose object changed or vanished meanwhile publishes nothing (it is re-run
     /// or was pruned). Returns whether the output was published.
     fn publish(&self, producer: &ResourceId, started: &Object, children: &[Object]) -> bool {
+        if self.store.get(producer).as_deref() != Some(started) {
+            return false;
+        }
+        // The run's budget of objects held: this producer's new output replaces its old.
+        let budget = &self.options.budget;
+        let objects = crate::budget::Resource::RenderedObjects;
+        let held = self
+            .rendered
+            .lock()
+            .ok()
+            .and_then(|rendered| rendered.get(producer).map(Vec::len))
+            .unwrap_or(0);
+        budget.release(objects, held as u64);
+        if let Err(exceeded) = budget.charge(objects, children.len() as u64) {
+            budget.release(objects, children.len() as u64);
+            budget.charge(objects, held as u64).ok();
+            self.fail(producer, exceeded.to_string());
+            return false;
+        }
         let Ok(mut claims) = self.claims.lock() else {
             return false;
         };
