@@ -33,7 +33,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             template_steps: 20_000_000,
-            rendered_objects: 100_000,
+            rendered_objects: 50_000,
         }
     }
 }

@@ -433,3 +433,32 @@ fn objects_held_over_the_run_stop_at_their_budget() {
     let raised = run("2000");
     assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
+
+const OBJECT_LIMIT: &str =
+    "rendered objects exceed the limit of 50000 (raise it with `--max-rendered-objects`)";
+
+/// The examples under the default budget: a few hundred bytes of ResourceSet yielding
+/// 200 000 objects, and four six-line chart templates yielding 100 000 each, stop before the
+/// objects are parsed (the documents are counted on the rendered text).
+#[test]
+fn object_bombs_stop_at_the_default_budget_before_parsing() {
+    let repo = repository();
+    resource_set(
+        repo.path(),
+        "[{id: a}]",
+        "<<- range $i := until 200000 >>\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c-<< $i >>\n  namespace: default\n<<- end >>",
+    );
+    test_run(repo.path()).assert_bounded_failure(OBJECT_LIMIT);
+    let repo = repository();
+    chart_release(repo.path(), "");
+    for name in ["a", "b", "c", "d"] {
+        write(
+            repo.path(),
+            &[(
+                &format!("charts/bomb/templates/{name}.yaml"),
+                &format!("{{{{- range $i := until 100000 }}}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}-{{{{ $i }}}}\n{{{{- end }}}}\n"),
+            )],
+        );
+    }
+    test_run(repo.path()).assert_bounded_failure(OBJECT_LIMIT);
+}

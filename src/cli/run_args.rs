@@ -22,7 +22,7 @@ pub struct BudgetArgs {
     /// generation and password hashing count as many) [default: 20000000].
     #[arg(long, value_name = "N")]
     pub max_template_steps: Option<u64>,
-    /// Objects the run's producers may hold at once, over the whole run [default: 100000].
+    /// Objects the run's producers may hold at once, over the whole run [default: 50000].
     #[arg(long, value_name = "N")]
     pub max_rendered_objects: Option<u64>,
 }
