@@ -143,7 +143,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__build)
-            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
+            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,15 +185,11 @@ _offlux() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --network-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --network-deadline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-objects)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -259,7 +255,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
+            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -293,15 +289,11 @@ _offlux() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --network-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --network-deadline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-objects)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -901,7 +893,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__render)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -935,15 +927,11 @@ _offlux() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --network-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --network-deadline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-objects)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -999,7 +987,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
+            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1041,15 +1029,11 @@ _offlux() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --network-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --network-deadline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-objects)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1093,7 +1077,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1127,15 +1111,11 @@ _offlux() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --network-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --network-deadline)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --max-template-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-objects)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -2,8 +2,9 @@
 //! one template run, one document), what the run has used of each, and the flag that stops work
 //! in flight (Ctrl-C).
 //!
-//! So far it holds the step cap of template executions (per execution) and the cancellation
-//! flag; the run-wide totals are to be charged here as they are added.
+//! It holds the step cap of template executions (per execution), the objects the run's
+//! producers hold (run-wide) and the cancellation flag; the other run-wide totals are to be
+//! charged here as they are added.
 //!
 //! One [`RunBudget`] is made per run (by `cli`, from its flags) and handed to the engines through
 //! their options as an `Arc`; it is never a global, so two runs in one process (the two sides of
@@ -23,12 +24,16 @@ pub struct Limits {
     /// Steps of one template execution (actions, branches, range iterations, function calls;
     /// expensive functions count more): `--max-template-steps`.
     pub template_steps: u64,
+    /// Objects the run's producers hold at once (Kustomizations, HelmReleases, ResourceSets,
+    /// FluxInstances; an object two producers render counts twice): `--max-rendered-objects`.
+    pub rendered_objects: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             template_steps: 20_000_000,
+            rendered_objects: 50_000,
         }
     }
 }
@@ -39,10 +44,11 @@ impl Default for Limits {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resource {
     TemplateSteps,
+    RenderedObjects,
 }
 
 impl Resource {
-    const ALL: [Resource; 1] = [Resource::TemplateSteps];
+    const ALL: [Resource; 2] = [Resource::TemplateSteps, Resource::RenderedObjects];
 
     fn index(self) -> usize {
         self as usize
@@ -52,6 +58,7 @@ impl Resource {
     pub fn what(self) -> &'static str {
         match self {
             Resource::TemplateSteps => "template execution steps",
+            Resource::RenderedObjects => "rendered objects",
         }
     }
 
@@ -59,6 +66,7 @@ impl Resource {
     pub fn flag(self) -> &'static str {
         match self {
             Resource::TemplateSteps => "--max-template-steps",
+            Resource::RenderedObjects => "--max-rendered-objects",
         }
     }
 
@@ -66,6 +74,7 @@ impl Resource {
     pub fn limit(self, limits: &Limits) -> u64 {
         match self {
             Resource::TemplateSteps => limits.template_steps,
+            Resource::RenderedObjects => limits.rendered_objects,
         }
     }
 }
@@ -147,7 +156,10 @@ mod tests {
 
     #[test]
     fn a_charge_past_the_limit_names_the_limit_and_its_flag() {
-        let budget = RunBudget::new(Limits { template_steps: 10 });
+        let budget = RunBudget::new(Limits {
+            template_steps: 10,
+            ..Limits::default()
+        });
         assert!(budget.charge(Resource::TemplateSteps, 10).is_ok());
         let error = budget.charge(Resource::TemplateSteps, 1).unwrap_err();
         assert_eq!(

@@ -303,3 +303,162 @@ fn a_helmignore_of_many_stars_matches_in_time() {
     assert_eq!(run.code, Some(0), "{}", run.all());
     assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
 }
+
+// Kustomize: a DAG of bases.
+
+/// 46 one-line kustomizations, each naming the next two: kustomize accumulates 2^n directories;
+/// offlux reuses a directory's result within the build, so it ends at once with the same output.
+#[test]
+fn a_dag_of_kustomize_bases_builds_each_directory_once() {
+    let repo = repository();
+    let mut files = vec![
+        (
+            "apps/kustomization.yaml".to_owned(),
+            "resources: [cm.yaml, dag/k0]\n".to_owned(),
+        ),
+        (
+            "apps/cm.yaml".to_owned(),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n  namespace: default\n"
+                .to_owned(),
+        ),
+    ];
+    for i in 0..46 {
+        let text = if i < 44 {
+            format!("resources: [../k{}, ../k{}]\n", i + 1, i + 2)
+        } else {
+            "resources: []\n".to_owned()
+        };
+        files.push((format!("apps/dag/k{i}/kustomization.yaml"), text));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write(repo.path(), &files);
+    let run = offlux(&[
+        "build".as_ref(),
+        "ks".as_ref(),
+        "apps".as_ref(),
+        "-n".as_ref(),
+        "flux-system".as_ref(),
+        "--path".as_ref(),
+        repo.path().as_os_str(),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.stdout.contains("name: plain"), "{}", run.all());
+    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
+    assert!(
+        run.max_rss_kb < ONE_GB_KB,
+        "peak memory {} MB",
+        run.max_rss_kb >> 10
+    );
+}
+
+// Symlink DAGs.
+
+/// Under `base`, directories `d0`..`d{depth}`, each but the last holding two symlinks (`a`, `b`)
+/// to the next: 2^depth paths to the last.
+#[cfg(unix)]
+fn symlink_dag(base: &Path, depth: usize) {
+    for i in 0..=depth {
+        std::fs::create_dir_all(base.join(format!("d{i}"))).expect("mkdir");
+    }
+    for i in 0..depth {
+        for name in ["a", "b"] {
+            let next = format!("../d{}", i + 1);
+            std::os::unix::fs::symlink(next, base.join(format!("d{i}/{name}"))).expect("symlink");
+        }
+    }
+}
+
+/// The repository walk remembers the real directories it walked, so 32 levels of doubled
+/// symlinks cost a bounded number of walks (with a warning), and the chart loader counts each
+/// directory it walks against the chart's entry cap.
+#[cfg(unix)]
+#[test]
+fn symlink_dags_in_the_repository_and_a_chart_end_in_time() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "kind: ConfigMap\napiVersion: v1\nmetadata:\n  name: ok\n",
+    );
+    symlink_dag(&repo.path().join("dag"), 32);
+    let run = test_run(repo.path());
+    assert_eq!(run.code, Some(0), "{}", run.all());
+    assert!(run.all().contains("not walked again"), "{}", run.all());
+    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
+    assert!(
+        run.max_rss_kb < ONE_GB_KB,
+        "peak memory {} MB",
+        run.max_rss_kb >> 10
+    );
+    symlink_dag(&repo.path().join("charts/bomb/dag"), 32);
+    let run = test_run(repo.path());
+    run.assert_bounded_failure("chart holds more than 20000 files (the entry limit)");
+}
+
+// Objects the run's producers hold.
+
+/// Two ResourceSets of 600 objects each: under a budget of 1 000 objects held, the second to
+/// publish fails, naming the limit and its flag; with the budget raised both pass.
+#[test]
+fn objects_held_over_the_run_stop_at_their_budget() {
+    let repo = repository();
+    let set = |name: &str| {
+        format!("apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  inputs: [{{id: a}}]\n  resourcesTemplate: |\n    <<- range $i := until 600 >>\n    ---\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: {name}-<< $i >>\n      namespace: default\n    <<- end >>\n")
+    };
+    write(
+        repo.path(),
+        &[
+            (
+                "apps/kustomization.yaml",
+                "resources: [one.yaml, two.yaml]\n",
+            ),
+            ("apps/one.yaml", &set("one")),
+            ("apps/two.yaml", &set("two")),
+        ],
+    );
+    let run = |limit: &str| {
+        offlux(&[
+            "test".as_ref(),
+            "--max-rendered-objects".as_ref(),
+            limit.as_ref(),
+            "--path".as_ref(),
+            repo.path().as_os_str(),
+        ])
+    };
+    run("1000").assert_bounded_failure(
+        "rendered objects exceed the limit of 1000 (raise it with `--max-rendered-objects`)",
+    );
+    let raised = run("2000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}
+
+const OBJECT_LIMIT: &str =
+    "rendered objects exceed the limit of 50000 (raise it with `--max-rendered-objects`)";
+
+/// The examples under the default budget: a few hundred bytes of ResourceSet yielding
+/// 200 000 objects, and four six-line chart templates yielding 100 000 each, stop before the
+/// objects are parsed (the documents are counted on the rendered text).
+#[test]
+fn object_bombs_stop_at_the_default_budget_before_parsing() {
+    let repo = repository();
+    resource_set(
+        repo.path(),
+        "[{id: a}]",
+        "<<- range $i := until 200000 >>\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c-<< $i >>\n  namespace: default\n<<- end >>",
+    );
+    test_run(repo.path()).assert_bounded_failure(OBJECT_LIMIT);
+    let repo = repository();
+    chart_release(repo.path(), "");
+    for name in ["a", "b", "c", "d"] {
+        write(
+            repo.path(),
+            &[(
+                &format!("charts/bomb/templates/{name}.yaml"),
+                &format!("{{{{- range $i := until 100000 }}}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}-{{{{ $i }}}}\n{{{{- end }}}}\n"),
+            )],
+        );
+    }
+    test_run(repo.path()).assert_bounded_failure(OBJECT_LIMIT);
+}

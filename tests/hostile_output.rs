@@ -465,3 +465,199 @@ fn the_pull_request_comment_holds_names_as_code() {
     assert_no_forged_command("diff -o github stdout", &text(&output.stdout));
     assert_no_forged_command("diff -o github stderr", &text(&output.stderr));
 }
+
+// Values from Secrets (`--redact-secret-values`).
+
+const SECRET_TOKEN: &str = "s3cr3t-Token-42";
+
+/// A Kustomization substituting from a Secret only the cluster holds (`--substitute-from`) into
+/// a ConfigMap through every kind of operator, and a HelmRelease whose values come from Secrets
+/// (a whole values document, and one value by `targetPath`).
+fn secret_repository() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).expect("mkdir");
+    let kustomization = KUSTOMIZATION.replace(
+        "  prune: true\n",
+        "  prune: true\n  postBuild:\n    substitute:\n      PUBLIC: visible-value\n    substituteFrom:\n      - kind: Secret\n        name: creds\n",
+    );
+    let release = RELEASE.replace("evil", "vals")
+        + "  valuesFrom:\n    - kind: Secret\n      name: chart-values\n    - kind: Secret\n      name: creds\n      valuesKey: TOKEN\n      targetPath: token\n";
+    write(
+        &repo,
+        &[
+            ("clusters/dev/apps.yaml", &kustomization),
+            ("apps/kustomization.yaml", "resources: [cm.yaml, release.yaml]\n"),
+            (
+                "apps/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: default\ndata:\n  plain: ${TOKEN}\n  prefix: ${TOKEN:0:6}\n  upper: ${TOKEN^^}\n  lower: 'x ${TOKEN,,} y'\n  suffix: ${TOKEN#s3cr3t-}\n  replaced: ${TOKEN//-/_}\n  fallback: ${UNSET:-${TOKEN}}\n  public: ${PUBLIC}\n",
+            ),
+            ("apps/release.yaml", &release),
+            (
+                "charts/vals/Chart.yaml",
+                "apiVersion: v2\nname: vals\nversion: 1.0.0\n",
+            ),
+            (
+                "charts/vals/templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-chart\n  namespace: default\ndata:\n  password: {{ .Values.password | quote }}\n  upper: {{ .Values.password | upper | quote }}\n  item: {{ index .Values.nested.list 0 | quote }}\n  token: {{ .Values.token | quote }}\n",
+            ),
+        ],
+    );
+    let secrets = dir.path().join("secrets.yaml");
+    std::fs::write(
+        &secrets,
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  TOKEN: {SECRET_TOKEN}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: chart-values\nstringData:\n  values.yaml: |\n    password: hunter2-{SECRET_TOKEN}\n    nested:\n      list: [item-{SECRET_TOKEN}]\n"
+        ),
+    )
+    .expect("write");
+    (dir, secrets)
+}
+
+fn shows_the_secret(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains("s3cr3t") || lower.contains("token-42") || lower.contains("token_42")
+}
+
+#[test]
+fn redacted_secret_values_appear_nowhere_and_flux_behaviour_is_the_default() {
+    let (dir, secrets) = secret_repository();
+    let repo = dir.path().join("repo");
+    let with = |extra: &[&str]| {
+        offlux()
+            .args(extra)
+            .arg("--path")
+            .arg(&repo)
+            .arg("--substitute-from")
+            .arg(&secrets)
+            .output()
+            .expect("runs")
+    };
+    // As Flux does: the values land in the objects, through every operator.
+    let output = with(&["render"]);
+    let plain = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    for expected in [
+        "plain: s3cr3t-Token-42",
+        "prefix: s3cr3t",
+        "upper: S3CR3T-TOKEN-42",
+        "lower: x s3cr3t-token-42 y",
+        "suffix: Token-42",
+        "replaced: s3cr3t_Token_42",
+        "fallback: s3cr3t-Token-42",
+        "public: visible-value",
+        "password: hunter2-s3cr3t-Token-42",
+        "upper: HUNTER2-S3CR3T-TOKEN-42",
+        "item: item-s3cr3t-Token-42",
+        "token: s3cr3t-Token-42",
+    ] {
+        assert!(
+            plain.contains(expected),
+            "{expected:?} missing from:\n{plain}"
+        );
+    }
+    // Redacted: every value from a Secret, whatever became of it, is the marker.
+    let output = with(&["render", "--redact-secret-values"]);
+    let redacted = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(!shows_the_secret(&redacted), "{redacted}");
+    for expected in [
+        "plain: offlux-redacted",
+        "prefix: offlux-redacted",
+        "upper: offlux-redacted",
+        "lower: x offlux-redacted y",
+        "fallback: offlux-redacted",
+        "public: visible-value",
+        "password: offlux-redacted",
+        "upper: OFFLUX-REDACTED",
+        "item: offlux-redacted",
+        "token: offlux-redacted",
+    ] {
+        assert!(
+            redacted.contains(expected),
+            "{expected:?} missing from:\n{redacted}"
+        );
+    }
+    for verb in [&["validate", "-o", "github"][..], &["test", "-o", "json"]] {
+        let args: Vec<&str> = verb
+            .iter()
+            .copied()
+            .chain(["--redact-secret-values"])
+            .collect();
+        let output = with(&args);
+        assert!(
+            !shows_the_secret(&text(&output.stdout)) && !shows_the_secret(&text(&output.stderr)),
+            "{verb:?}: {}{}",
+            text(&output.stdout),
+            text(&output.stderr)
+        );
+    }
+}
+
+/// Objects whose validation findings would quote a Secret's value: a name built from it, a label
+/// holding it with spaces, a replica count and an image made of it.
+const LEAKING_OBJECTS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: leak-${TOKEN,,}\n  namespace: default\n  labels:\n    bad: \"${TOKEN} with spaces\"\nspec: ${TOKEN}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dep\n  namespace: default\nspec:\n  replicas: ${TOKEN}\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: \"${TOKEN^^}\"}]\n";
+
+#[test]
+fn redacted_secret_values_reach_no_finding_in_any_format_and_no_diff() {
+    let (dir, secrets) = secret_repository();
+    let repo = dir.path().join("repo");
+    std::fs::remove_dir_all(repo.join(".git")).expect("rmdir");
+    write(
+        &repo,
+        &[("apps/kustomization.yaml", "resources: [cm.yaml]\n")],
+    );
+    if !git(&repo, &["init", "-q"]) || !git(&repo, &["add", "."]) {
+        eprintln!("skipped: no usable `git` to make the repository with");
+        return;
+    }
+    assert!(git(&repo, &["commit", "-q", "-m", "base"]));
+    write(
+        &repo,
+        &[
+            (
+                "apps/kustomization.yaml",
+                "resources: [cm.yaml, leak.yaml]\n",
+            ),
+            ("apps/leak.yaml", LEAKING_OBJECTS),
+        ],
+    );
+    let run = |args: &[&str], redact: bool| {
+        let mut command = offlux();
+        command
+            .args(args)
+            .arg("--path")
+            .arg(&repo)
+            .arg("--substitute-from")
+            .arg(&secrets);
+        if redact {
+            command.arg("--redact-secret-values");
+        }
+        let output = command.output().expect("runs");
+        format!("{}{}", text(&output.stdout), text(&output.stderr))
+    };
+    let mut verbs: Vec<Vec<&str>> = ["human", "json", "junit", "github", "sarif"]
+        .into_iter()
+        .map(|format| vec!["validate", "-o", format])
+        .collect();
+    verbs.extend(
+        ["human", "markdown", "json", "github"]
+            .into_iter()
+            .map(|format| vec!["diff", "--base", "main", "-o", format]),
+    );
+    for verb in &verbs {
+        // Without the flag the findings and the diff quote the value (as Flux would apply it), so
+        // the redacted run below is a real test.
+        let plain = run(verb, false);
+        assert!(
+            shows_the_secret(&plain),
+            "{verb:?} without redaction:\n{plain}"
+        );
+        let redacted = run(verb, true);
+        assert!(!shows_the_secret(&redacted), "{verb:?}:\n{redacted}");
+        assert!(
+            redacted.contains("offlux-redacted"),
+            "{verb:?}:\n{redacted}"
+        );
+    }
+}

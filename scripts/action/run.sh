@@ -8,7 +8,7 @@
 # (test|validate|diff), OFFLUX_INPUT_BASE (diff's base revision), OFFLUX_INPUT_PATH,
 # OFFLUX_INPUT_ROOT, OFFLUX_INPUT_OFFLINE (true|false),
 # OFFLUX_INPUT_ARGS (more flags, split on spaces), OFFLUX_INPUT_SARIF (a file to write SARIF to;
-# empty: none). They are not named OFFLUX_<FLAG>: offlux reads those itself as its flags.
+# empty: none), OFFLUX_INPUT_REDACT (true|false: `--redact-secret-values`, default true). They are not named OFFLUX_<FLAG>: offlux reads those itself as its flags.
 set -uo pipefail
 
 command=${OFFLUX_INPUT_COMMAND:-test}
@@ -21,6 +21,8 @@ case "$command" in
 esac
 
 args=(--path "${OFFLUX_INPUT_PATH:-.}")
+# Values from Secrets reach neither the log, the summary nor a PR comment unless asked.
+if [ "${OFFLUX_INPUT_REDACT:-true}" = true ]; then args+=(--redact-secret-values); fi
 if [ -n "${OFFLUX_INPUT_ROOT:-}" ]; then args+=(--root "$OFFLUX_INPUT_ROOT"); fi
 if [ "${OFFLUX_INPUT_OFFLINE:-true}" = true ]; then args+=(--offline --allow-missing-sources); fi
 extra=()

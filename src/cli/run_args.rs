@@ -22,6 +22,9 @@ pub struct BudgetArgs {
     /// generation and password hashing count as many) [default: 20000000].
     #[arg(long, value_name = "N")]
     pub max_template_steps: Option<u64>,
+    /// Objects the run's producers may hold at once, over the whole run [default: 50000].
+    #[arg(long, value_name = "N")]
+    pub max_rendered_objects: Option<u64>,
 }
 
 impl BudgetArgs {
@@ -30,6 +33,9 @@ impl BudgetArgs {
         let default = crate::budget::Limits::default();
         crate::budget::Limits {
             template_steps: self.max_template_steps.unwrap_or(default.template_steps),
+            rendered_objects: self
+                .max_rendered_objects
+                .unwrap_or(default.rendered_objects),
         }
     }
 }
@@ -53,6 +59,12 @@ pub struct RunArgs {
     /// A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable).
     #[arg(long = "substitute-from", value_name = "FILE")]
     pub substitute_from: Vec<PathBuf>,
+    /// Replace every value that came from a Secret (`substituteFrom` and `valuesFrom` Secrets, in
+    /// the repository or `--substitute-from`) by `offlux-redacted` wherever it lands, string
+    /// operators (`${TOKEN:0:6}`, `${TOKEN^^}`) included. Flux itself applies the values; use
+    /// this where output goes to a CI log or a pull request.
+    #[arg(long)]
+    pub redact_secret_values: bool,
     /// The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`).
     #[arg(long, value_name = "VERSION")]
     pub kube_version: Option<String>,
@@ -358,6 +370,7 @@ impl RunArgs {
             allow_missing_sources: self.allow_missing_sources,
             strict_substitutions: self.strict_substitutions,
             user_values,
+            redact_secret_values: self.redact_secret_values,
             extra_objects,
             kube_version: self.kube_version.clone(),
             chart_cache: self.chart_cache.clone(),

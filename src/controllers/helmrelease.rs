@@ -217,21 +217,34 @@ pub(crate) enum ComposedValues {
     Failed(String),
 }
 
+/// How `compose_values` treats what it cannot find and what comes from Secrets.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Composing {
+    /// Nothing more can arrive: a missing non-optional object is an error, not a wait.
+    pub absent_is_final: bool,
+    /// Every value from a Secret becomes `substitute::REDACTED` (`--redact-secret-values`): a
+    /// whole values document's every leaf, or the one value a `targetPath` sets.
+    pub redact_secret_values: bool,
+}
+
 /// Composes the values of a HelmRelease in `namespace`, as helm-controller's
 /// `ChartValuesFromReferences`: each `valuesFrom` document merged in order (a `targetPath` sets one
 /// value, Helm `--set` style), then the inline `values` merged over them.
 ///
 /// `lookup` finds a ConfigMap or Secret; `declared` names the in-repository producer of a Secret
-/// that is not in the repository itself (an ExternalSecret, a SealedSecret); `absent_is_final`
-/// says nothing more can arrive.
+/// that is not in the repository itself (an ExternalSecret, a SealedSecret).
 pub(crate) fn compose_values<'a>(
     namespace: &str,
     spec: &HelmRelease,
     inline_values: Option<&Node>,
     lookup: impl Fn(&ResourceId) -> Option<&'a Object>,
     declared: impl Fn(&ResourceId) -> Option<String>,
-    absent_is_final: bool,
+    options: Composing,
 ) -> ComposedValues {
+    let Composing {
+        absent_is_final,
+        redact_secret_values,
+    } = options;
     let mut result = Value::map(BTreeMap::new());
     let mut notes = Vec::new();
     let mut waiting = Vec::new();
@@ -290,7 +303,13 @@ pub(crate) fn compose_values<'a>(
             ));
             continue;
         }
+        let redact = redact_secret_values && reference.kind == "Secret";
         if let Some(path) = &reference.target_path {
+            let text = if redact {
+                crate::substitute::REDACTED
+            } else {
+                text
+            };
             if let Err(error) = replace_path_value(&mut result, path, text) {
                 return ComposedValues::Failed(describe(&format!(
                     "failed to merge value: {error}"
@@ -299,6 +318,7 @@ pub(crate) fn compose_values<'a>(
             continue;
         }
         match crate::helm::values::from_yaml(text, key) {
+            Ok(values) if redact => result = merge_maps(result, redacted(values)),
             Ok(values) => result = merge_maps(result, values),
             Err(error) => {
                 return ComposedValues::Failed(describe(&format!(
@@ -316,6 +336,22 @@ pub(crate) fn compose_values<'a>(
     ComposedValues::Ready {
         values: result,
         notes,
+    }
+}
+
+/// `values` with every leaf (a string, number or boolean) replaced by `substitute::REDACTED`;
+/// maps and lists keep their shape, so a chart still finds the keys it reads.
+fn redacted(values: Value) -> Value {
+    match values {
+        Value::Map(map) => Value::map(
+            std::sync::Arc::unwrap_or_clone(map)
+                .into_iter()
+                .map(|(key, value)| (key, redacted(value)))
+                .collect(),
+        ),
+        Value::List(items) => Value::List(items.into_iter().map(redacted).collect()),
+        Value::Nil => Value::Nil,
+        _ => Value::String(crate::substitute::REDACTED.to_owned()),
     }
 }
 

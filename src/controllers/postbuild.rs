@@ -3,7 +3,7 @@
 //! kustomize-controller loads them. Values only the live cluster holds can be supplied by the user;
 //! they rank below everything the repository says.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use base64::Engine as _;
 
@@ -15,10 +15,18 @@ pub(crate) const SOPS_PLACEHOLDER: &str = "offlux-sops-encrypted-value";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Variables {
-    Ready(BTreeMap<String, String>),
+    Ready(Collected),
     /// These ConfigMaps or Secrets have not appeared yet (a producer may still emit them).
     Wait(Vec<ResourceId>),
     Failed(String),
+}
+
+/// The variables of a Kustomization, and which of them hold a value from a Secret (for
+/// `--redact-secret-values`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Collected {
+    pub values: BTreeMap<String, String>,
+    pub from_secrets: BTreeSet<String>,
 }
 
 /// How `collect` finds what a Kustomization substitutes from.
@@ -48,6 +56,7 @@ where
 {
     let lookup = lookups.find;
     let mut variables = user_values.clone();
+    let mut from_secrets = BTreeSet::new();
     let mut waiting = Vec::new();
     for reference in &post_build.substitute_from {
         if !matches!(reference.kind.as_str(), "ConfigMap" | "Secret") {
@@ -55,7 +64,17 @@ where
         }
         let id = ResourceId::new("v1", &reference.kind, namespace, &reference.name);
         match lookup(&id) {
-            Some(object) => variables.extend(data_of(object)),
+            Some(object) => {
+                let data = data_of(object);
+                for name in data.keys() {
+                    if object.id.kind == "Secret" {
+                        from_secrets.insert(name.clone());
+                    } else {
+                        from_secrets.remove(name);
+                    }
+                }
+                variables.extend(data);
+            }
             // An optional object may still be published by another Kustomization: wait for it
             // until nothing more can arrive, so the result never depends on build order.
             None if reference.optional && absent_is_final => {}
@@ -87,11 +106,17 @@ where
     if !waiting.is_empty() {
         return Variables::Wait(waiting);
     }
+    for name in post_build.substitute.keys() {
+        from_secrets.remove(name);
+    }
     variables.extend(post_build.substitute.clone());
     for value in variables.values_mut() {
         value.retain(|c| c != '\n');
     }
-    Variables::Ready(variables)
+    Variables::Ready(Collected {
+        values: variables,
+        from_secrets,
+    })
 }
 
 /// The key/value data of a ConfigMap (`data`) or Secret (`data` decoded, plus `stringData`, which
@@ -236,9 +261,12 @@ mod tests {
             Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "gone")]),
             "an optional object may still arrive"
         );
-        let Variables::Ready(vars) = plain(&post_build, &user, lookup, true) else {
+        let Variables::Ready(collected) = plain(&post_build, &user, lookup, true) else {
             panic!("variables are ready");
         };
+        // A from the Secret (over the ConfigMap's), C from the inline map (over the Secret's).
+        assert_eq!(collected.from_secrets, BTreeSet::from(["A".to_owned()]));
+        let vars = collected.values;
         assert_eq!(vars["A"], "from-secret");
         assert_eq!(vars["B"], "multiline");
         assert_eq!(vars["C"], "inline");
@@ -315,7 +343,7 @@ mod tests {
         ) else {
             panic!("a Secret an operator makes is assumed");
         };
-        assert_eq!(vars["X"], "inline");
+        assert_eq!(vars.values["X"], "inline");
         assert_eq!(
             notes,
             [

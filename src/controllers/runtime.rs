@@ -82,6 +82,10 @@ pub struct RunOptions {
     pub strict_substitutions: bool,
     /// Variables only the live cluster holds (`--substitute K=V`); the repository's values win.
     pub user_values: BTreeMap<String, String>,
+    /// Every value that came from a Secret (a `substituteFrom` or `valuesFrom` Secret, in the
+    /// repository or `--substitute-from`) is replaced by `substitute::REDACTED` where it lands
+    /// (`--redact-secret-values`).
+    pub redact_secret_values: bool,
     pub cancel: CancelToken,
     /// The run's budget: limits for the whole run and the flag that stops work in flight. The
     /// Helm engine holds the same one (`HelmEngine::budget`).
@@ -973,7 +977,7 @@ impl Runtime<'_> {
         post_build: &crate::model::PostBuild,
         find: impl Fn(&ResourceId) -> Option<&'a Object>,
         absent_is_final: bool,
-    ) -> Result<BTreeMap<String, String>, Outcome<ResourceId>> {
+    ) -> Result<postbuild::Collected, Outcome<ResourceId>> {
         let declared = |secret: &ResourceId| self.secret_producer(secret);
         let mut notes = Vec::new();
         match postbuild::collect(
@@ -1753,7 +1757,10 @@ impl Runtime<'_> {
             flux.helm_values(),
             lookup,
             declared,
-            drain != DrainLevel::None,
+            helmrelease::Composing {
+                absent_is_final: drain != DrainLevel::None,
+                redact_secret_values: self.options.redact_secret_values,
+            },
         ) {
             ComposedValues::Ready { values, notes } => {
                 self.assumed(flux, notes.clone());
@@ -1837,7 +1844,7 @@ impl Runtime<'_> {
         flux: &FluxObject,
         spec: &Kustomization,
         built: BuiltObject,
-        variables: Option<&BTreeMap<String, String>>,
+        variables: Option<&postbuild::Collected>,
         path: &str,
     ) -> Result<Object, String> {
         let root = &self.repository.root;
@@ -1860,6 +1867,11 @@ impl Runtime<'_> {
             Some(variables) => {
                 let options = crate::substitute::Options {
                     strict: self.options.strict_substitutions,
+                    redacted: if self.options.redact_secret_values {
+                        variables.from_secrets.clone()
+                    } else {
+                        Default::default()
+                    },
                     ..Default::default()
                 };
                 let name = node
@@ -1867,7 +1879,7 @@ impl Runtime<'_> {
                     .and_then(Node::as_str)
                     .unwrap_or("")
                     .to_owned();
-                crate::substitute::substitute_document(node, variables, &options)
+                crate::substitute::substitute_document(node, &variables.values, &options)
                     .map_err(|e| format!("post build failed for '{name}': {e}"))?
             }
             None => node,
@@ -1905,6 +1917,10 @@ impl Runtime<'_> {
             Ok(mut rendered) => rendered.remove(producer),
             Err(_) => None,
         };
+        if let Some(previous) = &previous {
+            let held = previous.len() as u64;
+            (self.options.budget).release(crate::budget::Resource::RenderedObjects, held);
+        }
         for child in previous.iter().flatten() {
             let unclaimed = claims
                 .get_mut(&child.id)
@@ -1922,6 +1938,25 @@ impl Runtime<'_> {
     /// it rendered. A run whose object changed or vanished meanwhile publishes nothing (it is re-run
     /// or was pruned). Returns whether the output was published.
     fn publish(&self, producer: &ResourceId, started: &Object, children: &[Object]) -> bool {
+        if self.store.get(producer).as_deref() != Some(started) {
+            return false;
+        }
+        // The run's budget of objects held: this producer's new output replaces its old.
+        let budget = &self.options.budget;
+        let objects = crate::budget::Resource::RenderedObjects;
+        let held = self
+            .rendered
+            .lock()
+            .ok()
+            .and_then(|rendered| rendered.get(producer).map(Vec::len))
+            .unwrap_or(0);
+        budget.release(objects, held as u64);
+        if let Err(exceeded) = budget.charge(objects, children.len() as u64) {
+            budget.release(objects, children.len() as u64);
+            budget.charge(objects, held as u64).ok();
+            self.fail(producer, exceeded.to_string());
+            return false;
+        }
         let Ok(mut claims) = self.claims.lock() else {
             return false;
         };

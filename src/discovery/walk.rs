@@ -75,6 +75,8 @@ pub(crate) fn list_yaml_files(
         diagnostics: Vec::new(),
         source_patterns: Vec::new(),
         has_source_patterns: false,
+        walked: std::collections::HashSet::from([root.to_path_buf()]),
+        repeated_walks: 0,
     };
     let mut ignores = Vec::new();
     let mut real_ancestors = Ancestors::default();
@@ -140,7 +142,19 @@ struct Walker<'r> {
     /// there are no patterns). The root's file is read first, so this is exact whenever the
     /// repository has one; a file met deeper turns the defaults off for what follows it only.
     has_source_patterns: bool,
+    /// The real (symlink-free, canonical) directories walked so far, and how many walks went
+    /// into a directory already walked through another path (see [`MAX_REPEATED_WALKS`]).
+    walked: std::collections::HashSet<PathBuf>,
+    repeated_walks: usize,
 }
+
+/// How many times the walk goes into a directory it already walked through another path (a
+/// symlink to a directory, or a path through one): each such path lists the files again under
+/// its own name, as a tree with a symlinked directory is read; past this, a directory already
+/// walked is not walked again, so a chain of directories each holding two symlinks to the next
+/// costs this many walks, not 2^depth. A canonical path identifies a directory on every
+/// platform and backend (a revision in memory has no inodes).
+const MAX_REPEATED_WALKS: usize = 1024;
 
 /// The symlink-free paths of the directories being walked, root first: a chain for the innermost
 /// and a set for "is this an ancestor", so a walk `d` directories deep costs one hash of each
@@ -241,6 +255,20 @@ impl Walker<'_> {
             if real_ancestors.contains(&real) {
                 self.warn(&path, "symlink loop; not followed".to_owned());
                 continue;
+            }
+            if !self.walked.insert(real.clone()) {
+                self.repeated_walks += 1;
+                if self.repeated_walks > MAX_REPEATED_WALKS {
+                    self.warn(
+                        &path,
+                        format!(
+                            "directory `{}` was already walked through other paths more than \
+                             {MAX_REPEATED_WALKS} times; not walked again",
+                            real.display()
+                        ),
+                    );
+                    continue;
+                }
             }
             real_ancestors.push(real);
             let templates = in_chart_templates || (is_chart && name == "templates");

@@ -247,6 +247,10 @@ fn walk(
             if stack.contains(&canonical) {
                 return Err(load_error(chart, LoadError::SymlinkLoop(rel)));
             }
+            // Helm's sympath.Walk goes into a directory again through each symlink to it; each
+            // directory walked counts as an entry, so a chain of directories each holding two
+            // symlinks to the next ends at the entry cap instead of after 2^depth walks.
+            ctx.take(chart, &rel, 0)?;
             stack.push(canonical.clone());
             walk(root, &canonical, &rel, rules, chart, ctx, stack, files)?;
             stack.pop();

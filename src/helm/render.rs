@@ -317,6 +317,7 @@ fn parse_and_execute(
         lookups: 0,
     };
     let mut rendered = BTreeMap::new();
+    let mut documents = 0usize;
     for name in &order {
         let base = name.rsplit('/').next().unwrap_or(name);
         if base.starts_with('_') {
@@ -344,6 +345,15 @@ fn parse_and_execute(
             0 => Error::Template(e.to_string()),
             _ => Error::TemplateAfterLookup(e.to_string()),
         })?;
+        // The run's budget of objects held (charged when the release publishes): counted on
+        // the text, before the manifests are parsed, which is what costs the memory.
+        documents += text.matches("\n---").count() + 1;
+        let objects = crate::budget::Resource::RenderedObjects;
+        let wanted = options.run.used(objects).saturating_add(documents as u64);
+        if wanted > objects.limit(options.run.limits()) {
+            let exceeded = crate::budget::Exceeded::new(objects, options.run.limits());
+            return Err(Error::Template(format!("{name}: {exceeded}")));
+        }
         rendered.insert(name.clone(), text.replace("<no value>", ""));
     }
     Ok(rendered)

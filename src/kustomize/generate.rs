@@ -273,11 +273,17 @@ fn generate(
                         Some(Some(value)) => pairs.add(key, value.clone().into_bytes())?,
                         // kustomize leaves out a key its environment does not hold.
                         Some(None) => {}
-                        None => left_out.push(EnvKeyLeftOut {
-                            file: file.clone(),
-                            line,
-                            key,
-                        }),
+                        None => {
+                            let entry = EnvKeyLeftOut {
+                                file: file.clone(),
+                                line,
+                                key,
+                            };
+                            // Once per build, however often the generator's directory is named.
+                            if !left_out.contains(&entry) {
+                                left_out.push(entry);
+                            }
+                        }
                     }
                 }
             }

@@ -7,6 +7,7 @@
 //! `transform`, `generate`, `patch_wiring`, `nameref`), the rules of the resource list
 //! (`resmap`).
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -23,7 +24,7 @@ use super::{generate, nameref, patch_wiring, transform, FileKind};
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
 /// What a kustomization accumulated: its resources and what its parents inherit from it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Target {
     pub resources: Vec<Res>,
     /// `sortOptions.order` of the top kustomization.
@@ -45,6 +46,27 @@ struct Builder<'a> {
     stack: Vec<PathBuf>,
     diagnostics: Vec<String>,
     env_keys_left_out: Vec<EnvKeyLeftOut>,
+    /// Every directory accumulated so far, in order, a reused one with all it accumulated: the
+    /// directories behind one result are a slice of it.
+    accumulated: Vec<PathBuf>,
+    /// Directories under `resources` already built in this build, by directory and the patch
+    /// schema in force: `None` once seen, the result from the second use on (see [`Reused`]).
+    reused: HashMap<(PathBuf, Option<usize>, bool), Option<Rc<Reused>>>,
+}
+
+/// A directory's accumulated result, kept for its later uses within one build. kustomize
+/// accumulates a directory anew each time a `resources` list names it, so a chain of
+/// kustomizations each naming the next two costs 2^n builds; the result of the same directory
+/// under the same schema is the same, so it is built at most twice (the second time to keep it)
+/// and copied after that. What building it said (deprecations, left-out env keys) is said on a
+/// use unless the build said it already.
+struct Reused {
+    target: Target,
+    /// The directories building it accumulated: a use while one of them is being accumulated
+    /// is a cycle, which only a new build reports as kustomize does.
+    dirs: BTreeSet<PathBuf>,
+    diagnostics: Vec<String>,
+    env_keys_left_out: Vec<EnvKeyLeftOut>,
 }
 
 type Fail<'f> = &'f dyn Fn(Option<String>, String) -> Error;
@@ -60,6 +82,8 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         stack: Vec::new(),
         diagnostics: Vec::new(),
         env_keys_left_out: Vec::new(),
+        accumulated: Vec::new(),
+        reused: HashMap::new(),
     };
     if !options.fs_facts.exists(dir) {
         let shown = builder.loader.show(dir);
@@ -219,10 +243,15 @@ impl Builder<'_> {
         };
         let k = Kustomization::from_node(&root).map_err(|m| fail(None, m))?;
         for (field, instead) in k.deprecated() {
-            self.diagnostics.push(format!(
+            // Said once per build, however often the directory is named (kustomize says it on
+            // every accumulation, which in a DAG of bases is exponential).
+            let message = format!(
                 "{}: '{field}' is deprecated. Please use '{instead}' instead.",
                 shown.display()
-            ));
+            );
+            if !self.diagnostics.contains(&message) {
+                self.diagnostics.push(message);
+            }
         }
         // kustomize's `KustTarget.Load`: `CheckEmpty`, then `EnforceFields`.
         if k.is_empty() {
@@ -298,6 +327,7 @@ impl Builder<'_> {
                 self.schema_decided = true;
             }
         }
+        self.accumulated.push(dir.clone());
         self.stack.push(dir.clone());
         let result = self.accumulate_fields(&dir, &k, input, &fail);
         self.stack.pop();
@@ -701,7 +731,7 @@ impl Builder<'_> {
         let path = self.loader.resolve(dir, entry);
         match self.loader.kind(&path) {
             Some(FileKind::Directory) => self
-                .accumulate(&path, None, false)
+                .accumulate_base(&path)
                 .map(|t| Loaded::Target(Box::new(t)))
                 // the inner error keeps its own file and entry
                 .map_err(|e| {
@@ -715,6 +745,55 @@ impl Builder<'_> {
                 ))
             }
         }
+    }
+}
+
+impl Builder<'_> {
+    /// A directory under `resources`: its result from earlier in this build when there is one
+    /// (see [`Reused`]), else accumulated.
+    fn accumulate_base(&mut self, path: &Path) -> Result<Target, Error> {
+        let key = (
+            absolutize(path),
+            self.schema.as_ref().map(|s| Rc::as_ptr(s) as usize),
+            self.schema_decided,
+        );
+        match self.reused.get(&key) {
+            Some(Some(kept)) if !self.stack.iter().any(|dir| kept.dirs.contains(dir)) => {
+                let kept = Rc::clone(kept);
+                self.accumulated.extend(kept.dirs.iter().cloned());
+                for message in &kept.diagnostics {
+                    if !self.diagnostics.contains(message) {
+                        self.diagnostics.push(message.clone());
+                    }
+                }
+                for left_out in &kept.env_keys_left_out {
+                    if !self.env_keys_left_out.contains(left_out) {
+                        self.env_keys_left_out.push(left_out.clone());
+                    }
+                }
+                return Ok(kept.target.clone());
+            }
+            Some(Some(_)) => return self.accumulate(path, None, false),
+            Some(None) => {}
+            None => {
+                self.reused.insert(key, None);
+                return self.accumulate(path, None, false);
+            }
+        }
+        let marks = (
+            self.accumulated.len(),
+            self.diagnostics.len(),
+            self.env_keys_left_out.len(),
+        );
+        let target = self.accumulate(path, None, false)?;
+        let kept = Reused {
+            target: target.clone(),
+            dirs: self.accumulated[marks.0..].iter().cloned().collect(),
+            diagnostics: self.diagnostics[marks.1..].to_vec(),
+            env_keys_left_out: self.env_keys_left_out[marks.2..].to_vec(),
+        };
+        self.reused.insert(key, Some(Rc::new(kept)));
+        Ok(target)
     }
 }
 

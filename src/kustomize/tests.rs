@@ -133,6 +133,59 @@ fn root_only_refuses_files_outside_and_symlinks_out() {
     );
 }
 
+/// A base named three times (by intermediates with their own prefixes) gives the same objects
+/// each time, whether accumulated or reused from earlier in the build, and its deprecation is
+/// said once; a chain of kustomizations each naming the next two builds in linear time.
+#[test]
+fn a_directory_named_again_is_reused_with_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![
+        (
+            "base/kustomization.yaml".to_owned(),
+            "commonLabels: {a: b}\nresources: [cm.yaml]\n".to_owned(),
+        ),
+        (
+            "base/cm.yaml".to_owned(),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n".to_owned(),
+        ),
+        (
+            "top/kustomization.yaml".to_owned(),
+            "resources: [../m1, ../m2, ../m3, ../dag/k0]\n".to_owned(),
+        ),
+    ];
+    for m in ["m1", "m2", "m3"] {
+        files.push((
+            format!("{m}/kustomization.yaml"),
+            format!("namePrefix: {m}-\nresources: [../base]\n"),
+        ));
+    }
+    for i in 0..46 {
+        let text = if i < 44 {
+            format!("resources: [../k{}, ../k{}]\n", i + 1, i + 2)
+        } else {
+            "resources: []\n".to_owned()
+        };
+        files.push((format!("dag/k{i}/kustomization.yaml"), text));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write(dir.path(), &files);
+    let started = std::time::Instant::now();
+    let built = build(&dir.path().join("top"), &options()).unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(
+        super::to_yaml(&built),
+        ["m1", "m2", "m3"]
+            .map(|m| format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels:\n    a: b\n  name: {m}-cm\n"
+            ))
+            .join("---\n")
+    );
+    assert_eq!(built.diagnostics.len(), 1, "{:?}", built.diagnostics);
+}
+
 #[test]
 fn cycles_and_remote_resources_are_errors() {
     let dir = tempfile::tempdir().unwrap();

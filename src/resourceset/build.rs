@@ -60,7 +60,7 @@ pub fn build(
             objects.push(object);
         }
         if let Some(text) = &templates.resources_template {
-            for object in render_template(text, &empty, run)? {
+            for object in render_template(text, &empty, run, objects.len())? {
                 keep(object, &mut objects, &mut seen);
             }
         }
@@ -83,6 +83,7 @@ pub fn build(
             let rendered = execute(&set, input, run).map_err(|e| {
                 Error::Build(format!("failed to build resources from template: {e}"))
             })?;
+            within_budget(run, objects.len(), documents(&rendered))?;
             for object in read_objects(&rendered)? {
                 keep(object, &mut objects, &mut seen);
             }
@@ -147,11 +148,36 @@ fn render_template(
     text: &str,
     input: &InputSet,
     run: &Arc<RunBudget>,
+    held: usize,
 ) -> Result<Vec<Map<String, Json>>, Error> {
     let set = parse(text)?;
     let rendered = execute(&set, input, run)
         .map_err(|e| Error::Build(format!("failed to build resources from template: {e}")))?;
+    within_budget(run, held, documents(&rendered))?;
     read_objects(&rendered)
+}
+
+/// At most how many documents `text` holds (a line starting `---` begins one), counted before
+/// parsing: parsing is what costs the memory.
+fn documents(text: &str) -> usize {
+    text.matches("\n---").count() + 1
+}
+
+/// Whether `more` objects, on top of the `held` this ResourceSet built already, still fit in the
+/// run's budget of objects held (`Runtime::publish` charges them once the set is built).
+fn within_budget(run: &RunBudget, held: usize, more: usize) -> Result<(), Error> {
+    let resource = crate::budget::Resource::RenderedObjects;
+    let wanted = run
+        .used(resource)
+        .saturating_add(held as u64)
+        .saturating_add(more as u64);
+    if wanted > resource.limit(run.limits()) {
+        let exceeded = crate::budget::Exceeded::new(resource, run.limits());
+        return Err(Error::Build(format!(
+            "failed to build resources from template: {exceeded}"
+        )));
+    }
+    Ok(())
 }
 
 /// An item of `spec.resources` as the YAML text its template runs on (`JSONToYAML`: sorted

@@ -8,7 +8,7 @@
 //! Not here: collecting the variables (`substitute` and `substituteFrom` data with newlines
 //! removed) and deciding whether a Kustomization substitutes at all; the controller does that.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::yaml::{self, Node, Scalar, ScalarStyle};
 
@@ -29,7 +29,14 @@ pub struct Options {
     /// Substitute even when there are no variables, so that defaults such as `${x:=dev}` apply
     /// (upstream `SubstituteWithAlways`); without it an empty variable set leaves objects untouched.
     pub always: bool,
+    /// Variables whose values are hidden (`--redact-secret-values`: those from a Secret): every
+    /// expression that reads one, whatever its operator, yields `REDACTED` instead.
+    pub redacted: BTreeSet<String>,
 }
+
+/// What an expression reading a redacted variable yields: a plain word, so the substituted
+/// object still reads back as YAML.
+pub const REDACTED: &str = super::eval::REDACTED;
 
 /// Expands `${...}` expressions in `text`. `lookup` gives a variable's value, `None` when it is not
 /// set; outside strict mode an unset variable reads as empty.
@@ -37,12 +44,26 @@ pub fn envsubst<F>(text: &str, lookup: F, strict: bool) -> Result<String, Error>
 where
     F: Fn(&str) -> Option<String>,
 {
+    envsubst_redacting(text, &lookup, strict, &|_| false)
+}
+
+/// `envsubst`, with every expression that reads a variable `redacted` names yielding `REDACTED`.
+fn envsubst_redacting<F>(
+    text: &str,
+    lookup: &F,
+    strict: bool,
+    redacted: &dyn Fn(&str) -> bool,
+) -> Result<String, Error>
+where
+    F: Fn(&str) -> Option<String>,
+{
     let exprs = parse(text)?;
     let mut out = String::with_capacity(text.len());
     Eval {
         src: text,
-        lookup: &lookup,
+        lookup,
         strict,
+        redacted,
     }
     .exprs(&exprs, &mut out)?;
     Ok(out)
@@ -85,13 +106,15 @@ pub fn substitute_document(
         }));
     }
     let lookup = |name: &str| vars.get(name).cloned();
+    let redacted = |name: &str| options.redacted.contains(name);
+    let expand = |text: &str| envsubst_redacting(text, &lookup, options.strict, &redacted);
     // envsubst leaves text without a `$` as it is; where every `$` can be substituted scalar by
     // scalar, the YAML round trip is worked out on the tree.
     let mut values = Vec::new();
-    if plain_value_substitutions(&doc, &lookup, options.strict, &mut values) {
+    if plain_value_substitutions(&doc, &expand, &mut values) {
         return substitute_on_tree(doc, values);
     }
-    substitute_text(&doc, lookup, options.strict)
+    substitute_text(&doc, expand)
 }
 
 /// What printing, substituting and reading back gives, worked out on the tree in one walk: each
@@ -124,14 +147,9 @@ fn substitute_on_tree(mut doc: Node, values: Vec<String>) -> Result<Node, Error>
 /// a value that `reread` leaves plain on one line (no space in it, so the emitter cannot fold it),
 /// whose expressions expand without error and whose result reads back as one plain scalar. Pushes the new values in tree order and returns true when every `$` qualifies;
 /// false when any does not, and then only the whole text round trip gives upstream's answer.
-fn plain_value_substitutions<F>(
-    node: &Node,
-    lookup: &F,
-    strict: bool,
-    out: &mut Vec<String>,
-) -> bool
+fn plain_value_substitutions<F>(node: &Node, expand: &F, out: &mut Vec<String>) -> bool
 where
-    F: Fn(&str) -> Option<String>,
+    F: Fn(&str) -> Result<String, Error>,
 {
     match node {
         Node::Scalar(s) => {
@@ -152,7 +170,7 @@ where
             if style != ScalarStyle::Plain || text.contains(' ') {
                 return false;
             }
-            match envsubst(text, lookup, strict) {
+            match expand(text) {
                 Ok(value) if yaml::reads_back_as_plain(&value) => {
                     out.push(value);
                     true
@@ -163,10 +181,9 @@ where
         Node::Sequence(seq) => seq
             .items
             .iter()
-            .all(|item| plain_value_substitutions(item, lookup, strict, out)),
+            .all(|item| plain_value_substitutions(item, expand, out)),
         Node::Mapping(map) => map.entries.iter().all(|entry| {
-            !has_dollar(&entry.key.value)
-                && plain_value_substitutions(&entry.value, lookup, strict, out)
+            !has_dollar(&entry.key.value) && plain_value_substitutions(&entry.value, expand, out)
         }),
     }
 }
@@ -182,12 +199,12 @@ fn has_dollar(text: &str) -> bool {
 }
 
 /// Upstream's way: print, substitute the text, read back.
-fn substitute_text<F>(doc: &Node, lookup: F, strict: bool) -> Result<Node, Error>
+fn substitute_text<F>(doc: &Node, expand: F) -> Result<Node, Error>
 where
-    F: Fn(&str) -> Option<String>,
+    F: Fn(&str) -> Result<String, Error>,
 {
     let text = yaml::emit(doc);
-    let out = envsubst(&text, lookup, strict)?;
+    let out = expand(&text)?;
     let docs = yaml::parse_stream(&out, &yaml::ParseOptions::default())
         .map_err(|e| Error::new(ErrorKind::Yaml(e)))?;
     // Upstream's YAML-to-JSON step reads the first document and ignores the rest.
@@ -441,7 +458,8 @@ mod tests {
 
     /// The shortcut for objects without a `$` gives what printing and reading back gives.
     fn assert_shortcut_matches(doc: &Node, context: &str) {
-        let by_text = substitute_text(doc, |_| None, false).map(|n| without_positions(&n));
+        let by_text = substitute_text(doc, |t: &str| envsubst(t, |_| None, false))
+            .map(|n| without_positions(&n));
         let shortcut = substitute_on_tree(doc.clone(), Vec::new()).map(|n| without_positions(&n));
         if shortcut != by_text {
             let (a, b) = (format!("{shortcut:#?}"), format!("{by_text:#?}"));
@@ -567,9 +585,14 @@ data:
                     });
                     VALUE_SHAPES[hash % VALUE_SHAPES.len()].map(str::to_owned)
                 };
-                let by_text = substitute_text(doc, lookup, strict).map(|n| without_positions(&n));
+                let by_text = substitute_text(doc, |t: &str| envsubst(t, lookup, strict))
+                    .map(|n| without_positions(&n));
                 let mut values = Vec::new();
-                if plain_value_substitutions(doc, &lookup, strict, &mut values) {
+                if plain_value_substitutions(
+                    doc,
+                    &|t: &str| envsubst(t, lookup, strict),
+                    &mut values,
+                ) {
                     let shortcut =
                         substitute_on_tree(doc.clone(), values).map(|n| without_positions(&n));
                     assert_eq!(
@@ -599,9 +622,14 @@ data:
             .into_root();
         let lookup = |name: &str| (name == "CLUSTER").then(|| "main".to_owned());
         let mut values = Vec::new();
-        assert!(plain_value_substitutions(&doc, &lookup, false, &mut values));
+        assert!(plain_value_substitutions(
+            &doc,
+            &|t: &str| envsubst(t, lookup, false),
+            &mut values
+        ));
         let by_tree = substitute_on_tree(doc.clone(), values).map(|n| without_positions(&n));
-        let by_text = substitute_text(&doc, lookup, false).map(|n| without_positions(&n));
+        let by_text = substitute_text(&doc, |t: &str| envsubst(t, lookup, false))
+            .map(|n| without_positions(&n));
         assert!(by_text.is_ok(), "{by_text:?}");
         assert_eq!(by_tree.ok(), by_text.ok());
         // `$$` is an escape, which only the text round trip applies.
@@ -611,8 +639,7 @@ data:
             .root;
         assert!(!plain_value_substitutions(
             &escaped,
-            &lookup,
-            false,
+            &|t: &str| envsubst(t, lookup, false),
             &mut Vec::new()
         ));
     }
@@ -848,6 +875,75 @@ data:
         assert_eq!(
             substitute_document(doc.clone(), &BTreeMap::new(), &Options::default()).unwrap(),
             doc
+        );
+    }
+
+    /// `--redact-secret-values` (issue 35): every expression that reads a redacted variable, by
+    /// any operator or inside another's argument, yields the marker, on the scalar path and the
+    /// text path alike; without redaction the value is printed, as Flux does.
+    #[test]
+    fn redacted_variables_yield_the_marker_through_every_operator() {
+        let vars = BTreeMap::from([
+            ("TOKEN".to_owned(), "s3cr3t-Value".to_owned()),
+            ("EMPTY".to_owned(), String::new()),
+            ("NAME".to_owned(), "app".to_owned()),
+        ]);
+        let redacting = Options {
+            redacted: BTreeSet::from(["TOKEN".to_owned(), "EMPTY".to_owned()]),
+            ..Default::default()
+        };
+        let value = |expr: &str, quoted: bool, options: &Options| -> String {
+            let text = if quoted {
+                format!("kind: ConfigMap\ndata:\n  v: 'x y {expr}'\n")
+            } else {
+                format!("kind: ConfigMap\ndata:\n  v: {expr}\n")
+            };
+            let doc = yaml::parse_stream(&text, &Default::default())
+                .unwrap_or_else(|e| panic!("{e}"))
+                .remove(0)
+                .into_root();
+            let out = substitute_document(doc, &vars, options).unwrap_or_else(|e| panic!("{e}"));
+            out.get_path(&["data", "v"])
+                .and_then(Node::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        for expr in [
+            "${TOKEN}",
+            "${TOKEN:0:6}",
+            "${TOKEN:-1}",
+            "${TOKEN^^}",
+            "${TOKEN^}",
+            "${TOKEN,,}",
+            "${TOKEN,}",
+            "${#TOKEN}",
+            "${TOKEN#s3}",
+            "${TOKEN##*-}",
+            "${TOKEN%-*}",
+            "${TOKEN%%V*}",
+            "${TOKEN/s3/x}",
+            "${TOKEN//e/E}",
+            "${TOKEN/#s/S}",
+            "${TOKEN/%e/E}",
+            "${TOKEN:=d}",
+            "${TOKEN:+w}",
+            "${EMPTY:-fallback}",
+            "${UNSET:-${TOKEN:0:3}}",
+            "${NAME:+${TOKEN^^}}",
+        ] {
+            assert_eq!(value(expr, false, &redacting), REDACTED, "{expr}");
+            assert_eq!(
+                value(expr, true, &redacting),
+                format!("x y {REDACTED}"),
+                "{expr}"
+            );
+        }
+        // Other variables are substituted as before; without the flag, so is the Secret's.
+        assert_eq!(value("${NAME^^}", false, &redacting), "APP");
+        assert_eq!(value("${TOKEN:0:6}", false, &Options::default()), "s3cr3t");
+        assert_eq!(
+            value("${TOKEN^^}", true, &Options::default()),
+            "x y S3CR3T-VALUE"
         );
     }
 }

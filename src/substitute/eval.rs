@@ -23,24 +23,34 @@ pub(crate) struct Eval<'a, F> {
     pub src: &'a str,
     pub lookup: &'a F,
     pub strict: bool,
+    /// Variables whose values are not to be shown: an expression that reads one, directly or in
+    /// an argument, yields `REDACTED` whatever its operator (`${v:0:6}`, `${v^^}` and `${#v}`
+    /// would otherwise show part of the value, or something made from it).
+    pub redacted: &'a dyn Fn(&str) -> bool,
 }
 
+/// What an expression reading a redacted variable yields.
+pub(crate) const REDACTED: &str = "offlux-redacted";
+
 impl<F: Fn(&str) -> Option<String>> Eval<'_, F> {
-    pub(crate) fn exprs(&self, exprs: &[Expr], out: &mut String) -> Result<(), Error> {
+    /// Appends the expansion of `exprs` to `out`; true when a redacted variable was read.
+    pub(crate) fn exprs(&self, exprs: &[Expr], out: &mut String) -> Result<bool, Error> {
+        let mut redacted = false;
         for expr in exprs {
             match expr {
                 Expr::Text(text) => out.push_str(text),
-                Expr::Func(func) => self.func(func, out)?,
+                Expr::Func(func) => redacted |= self.func(func, out)?,
             }
         }
-        Ok(())
+        Ok(redacted)
     }
 
-    fn func(&self, func: &Func, out: &mut String) -> Result<(), Error> {
+    fn func(&self, func: &Func, out: &mut String) -> Result<bool, Error> {
         let mut args = Vec::with_capacity(func.args.len());
+        let mut redacted = (self.redacted)(&func.param);
         for arg in &func.args {
             let mut value = String::new();
-            self.exprs(std::slice::from_ref(arg), &mut value)?;
+            redacted |= self.exprs(std::slice::from_ref(arg), &mut value)?;
             args.push(value);
         }
         let value = if self.strict {
@@ -62,8 +72,12 @@ impl<F: Fn(&str) -> Option<String>> Eval<'_, F> {
                 ))
             }
         };
-        out.push_str(&apply(&func.op, &value, &args));
-        Ok(())
+        if redacted {
+            out.push_str(REDACTED);
+        } else {
+            out.push_str(&apply(&func.op, &value, &args));
+        }
+        Ok(redacted)
     }
 }
 

@@ -20,6 +20,6 @@ mod parse;
 
 pub use document::{
     envsubst, is_substitution_disabled, is_valid_var_name, substitute_document, Options,
-    DISABLED_VALUE, DISABLE_KEY,
+    DISABLED_VALUE, DISABLE_KEY, REDACTED,
 };
 pub use error::{Error, ErrorKind};

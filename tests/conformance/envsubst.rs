@@ -165,7 +165,7 @@ mod flux_postbuild {
                 true,
                 &mut Vec::new(),
             ) {
-                Variables::Ready(variables) => variables,
+                Variables::Ready(collected) => collected.values,
                 Variables::Failed(message) => return Err(message),
                 Variables::Wait(ids) => return Err(format!("waiting on {ids:?}")),
             },
@@ -181,6 +181,7 @@ mod flux_postbuild {
         let substitute = Options {
             strict: case["strict"].as_bool().unwrap_or(false),
             always: case["always"].as_bool().unwrap_or(false),
+            ..Options::default()
         };
         let mut out = Vec::new();
         for node in &build.objects {

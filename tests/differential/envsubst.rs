@@ -394,6 +394,7 @@ fn substituted_documents_read_back_as_upstream_does() {
         let options = Options {
             strict,
             always: true,
+            ..Default::default()
         };
         let ours = substitute_document(doc.clone(), &vars, &options).map(|n| to_json_helm(&n));
         // upstream: print, substitute the text, read back the first document
