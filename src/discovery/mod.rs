@@ -909,3 +909,11 @@ fn reachable(dir: &Path, refs: &kustomization_refs::KustomizationRefs) -> Vec<Pa
     }
     seen.into_iter().collect()
 }
+
+/// The YAML files of the working tree at `root` as the artifact of a GitRepository whose
+/// `spec.ignore` is `ignore` holds them (source-controller `reconcileArtifact`: the `.sourceignore`
+/// patterns, then `spec.ignore`'s with the root as their domain; see `walk`).
+pub fn yaml_files_ignoring(root: &Path, facts: &FsFacts, ignore: &str) -> Vec<PathBuf> {
+    let patterns = sourceignore::read_patterns(ignore, &[]);
+    walk::list_yaml_files_ignoring(root, facts, patterns, &mut |_, _| {}).yaml_files
+}
