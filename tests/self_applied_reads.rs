@@ -288,7 +288,8 @@ fn a_root_kustomization_applying_its_own_source_is_no_cycle() {
             // The standard bootstrap reads its own source from this working tree: saying so on
             // every repository's row would only be noise.
             assert!(
-                rows.iter().all(|r| !r.contains("is applied by this Kustomization")),
+                rows.iter()
+                    .all(|r| !r.contains("is applied by this Kustomization")),
                 "{name}: {rows:?}"
             );
         }

@@ -75,3 +75,46 @@ fn spec_ignore_patterns_decide_after_sourceignore() {
     assert!(stdout.contains("name: draft"), "{stdout}\n{stderr}");
     assert!(!stdout.contains("name: legacy"), "{stdout}\n{stderr}");
 }
+
+/// A source mapped to a directory with `--sources NAME=DIR` is read as a whole, less what its
+/// `spec.ignore` excludes.
+#[test]
+fn spec_ignore_applies_to_a_source_mapped_to_a_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/a/sync.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: platform, namespace: flux-system}\n\
+         spec:\n  url: https://example.com/platform\n  ref: {branch: main}\n  ignore: /apps/drafts/\n---\n\
+         apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\n\
+         spec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: platform}\n",
+    );
+    let other = tempfile::tempdir().expect("tempdir");
+    let config_map = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\n")
+    };
+    write(other.path(), "apps/web.yaml", &config_map("web"));
+    write(other.path(), "apps/drafts/draft.yaml", &config_map("draft"));
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .current_dir(root)
+        .args([
+            "build",
+            "ks",
+            "apps",
+            "-n",
+            "flux-system",
+            "--path",
+            "clusters/a",
+        ])
+        .args(["--root", "."])
+        .arg(format!("--sources=platform={}", other.path().display()))
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stdout.contains("name: web"), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("name: draft"), "{stdout}\n{stderr}");
+}

@@ -738,8 +738,24 @@ impl Runtime<'_> {
             return Some(known);
         }
         let label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
+        let ignore = self
+            .spec_ignore(id)
+            .map(|text| crate::discovery::SpecIgnore::parse(&text));
         let root = external_artifact::DirTree::new(&mapping.dir, self.repository.fs_facts.clone())
-            .map(|tree| Arc::new(external_artifact::whole_directory(&tree)))
+            .map(|tree| {
+                let mut artifact = external_artifact::whole_directory(&tree);
+                // source-controller archives without what the GitRepository's `spec.ignore`
+                // excludes (`reconcileArtifact`, `SourceIgnoreFilter`).
+                if let Some(ignore) = &ignore {
+                    let root = artifact.root.clone();
+                    artifact.files.retain(|file| {
+                        !file
+                            .strip_prefix(&root)
+                            .is_ok_and(|relative| ignore.excludes(relative))
+                    });
+                }
+                Arc::new(artifact)
+            })
             .ok_or_else(|| {
                 format!(
                     "{label} is mapped to `{}`, which is not a directory",
@@ -756,21 +772,7 @@ impl Runtime<'_> {
     /// patterns judged after `.sourceignore`'s, as source-controller's `reconcileArtifact` does);
     /// `None` for a source without one, whose artifact is the working tree as discovery listed it.
     fn working_tree_ignoring(&self, source: &ResourceId) -> Option<Arc<ArtifactRoot>> {
-        if source.kind != FluxKind::GitRepository.as_str() {
-            return None;
-        }
-        let object = self.store.get(source).or_else(|| {
-            self.repository
-                .flux_objects
-                .iter()
-                .find(|f| f.object.id == *source)
-                .map(|f| Arc::new(f.object.clone()))
-        })?;
-        let ignore = object
-            .node
-            .get_path(&["spec", "ignore"])
-            .and_then(Node::as_str)?
-            .to_owned();
+        let ignore = self.spec_ignore(source)?;
         if let Some(Ok(known)) = self
             .artifacts
             .lock()
@@ -793,6 +795,25 @@ impl Runtime<'_> {
             artifacts.insert(source.clone(), Ok(root.clone()));
         }
         Some(root)
+    }
+
+    /// A GitRepository's `spec.ignore`, as the run has it (else as the repository writes it).
+    fn spec_ignore(&self, source: &ResourceId) -> Option<String> {
+        if source.kind != FluxKind::GitRepository.as_str() {
+            return None;
+        }
+        let object = self.store.get(source).or_else(|| {
+            self.repository
+                .flux_objects
+                .iter()
+                .find(|f| f.object.id == *source)
+                .map(|f| Arc::new(f.object.clone()))
+        })?;
+        object
+            .node
+            .get_path(&["spec", "ignore"])
+            .and_then(Node::as_str)
+            .map(str::to_owned)
     }
 
     fn note_duplicate(&self, object: &Object) {
