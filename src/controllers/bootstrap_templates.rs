@@ -212,6 +212,16 @@ mod tests {
             "apiVersion: v1\nkind: Secret\nmetadata: {name: t, namespace: n}\n",
         )
         .expect("write");
+        // A symlink to a directory outside the root is not followed.
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            outside.path().join("elsewhere.yaml.tpl"),
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: u, namespace: n}\n",
+        )
+        .expect("write");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside.path(), root.join("bootstrap/outside"))
+            .expect("symlink");
         let facts = FsFacts::default();
         let found = scan(&root, &facts);
         assert_eq!(

@@ -211,4 +211,36 @@ mod tests {
         let kinds = ["VaultSecret".to_owned()];
         assert!(cluster_producer(&secret("a", "vault"), &rendered, &kinds).is_some());
     }
+
+    #[test]
+    fn bucket_claims_and_cluster_api_clusters_make_their_objects_in_their_namespace() {
+        let rendered = objects(
+            "apiVersion: objectbucket.io/v1alpha1\nkind: ObjectBucketClaim\nmetadata: {name: b, namespace: m}\n---\n\
+             apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: spoke, namespace: c}\n",
+        );
+        let rendered: Vec<&Object> = rendered.iter().collect();
+        let config_map =
+            |namespace: &str, name: &str| ResourceId::new("v1", "ConfigMap", namespace, name);
+        assert_eq!(
+            cluster_producer(&config_map("m", "b"), &rendered, &[]).as_deref(),
+            Some("ObjectBucketClaim/m/b")
+        );
+        assert!(cluster_producer(&secret("m", "b"), &rendered, &[]).is_some());
+        assert_eq!(
+            cluster_producer(&config_map("n", "b"), &rendered, &[]),
+            None
+        );
+        assert_eq!(
+            cluster_producer(&secret("c", "spoke-kubeconfig"), &rendered, &[]).as_deref(),
+            Some("Cluster/c/spoke")
+        );
+        assert_eq!(
+            cluster_producer(&config_map("c", "spoke-kubeconfig"), &rendered, &[]),
+            None
+        );
+        assert_eq!(
+            cluster_producer(&secret("c", "spoke"), &rendered, &[]),
+            None
+        );
+    }
 }
