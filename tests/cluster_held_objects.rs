@@ -251,3 +251,235 @@ fn a_release_failing_after_a_cluster_lookup_is_not_judged_offline() {
         "{row}"
     );
 }
+
+/// Rows of `offlux test -o json`, by `Kind/namespace/name`: result and message.
+fn rows(root: &Path, extra: &[&str]) -> std::collections::BTreeMap<String, (String, String)> {
+    let output = offlux(&["test", "-o", "json"], root, extra);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&output.stderr));
+    });
+    rows.as_array()
+        .expect("rows")
+        .iter()
+        .map(|row| {
+            let text = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
+            (
+                format!("{}/{}/{}", text("kind"), text("namespace"), text("name")),
+                (text("result"), text("message")),
+            )
+        })
+        .collect()
+}
+
+/// An ObjectBucketClaim makes a ConfigMap (the bucket's endpoint) and a Secret (its credentials)
+/// named after itself in its namespace (lib-bucket-provisioner `newBucketConfigMap`,
+/// `newCredentialsSecret`): a HelmRelease taking values from them goes on without those values,
+/// with a note naming the claim. A ConfigMap of another name is still not found.
+#[test]
+fn an_object_bucket_claim_makes_its_config_map_and_secret_in_the_cluster() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    release_fixture_with(
+        root,
+        false,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: demo}\ndata: {bucket: {{ .Values.bucket | default \"none\" | quote }}}\n",
+    );
+    write(
+        root,
+        "apps/bucket.yaml",
+        "apiVersion: objectbucket.io/v1alpha1\nkind: ObjectBucketClaim\nmetadata: {name: loki-bucket, namespace: default}\nspec: {bucketName: loki, storageClassName: ceph-bucket}\n",
+    );
+    let release = |config_map: &str| {
+        format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: demo, namespace: default}}\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./charts/demo\n      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n  valuesFrom:\n    - {{kind: ConfigMap, name: {config_map}, valuesKey: BUCKET_NAME, targetPath: bucket}}\n    - {{kind: Secret, name: loki-bucket, valuesKey: AWS_ACCESS_KEY_ID, targetPath: key}}\n"
+        )
+    };
+    write(root, "apps/release.yaml", &release("loki-bucket"));
+    let found = rows(root, &[]);
+    let (result, message) = &found["HelmRelease/default/demo"];
+    assert_eq!(result, "PASS", "{found:#?}");
+    assert!(
+        message.contains("values from ConfigMap 'default/loki-bucket' are left out: ObjectBucketClaim/default/loki-bucket produces it in the cluster")
+            && message.contains("values from Secret 'default/loki-bucket' are left out"),
+        "{message}"
+    );
+
+    write(root, "apps/release.yaml", &release("other-bucket"));
+    let found = rows(root, &[]);
+    let (result, message) = &found["HelmRelease/default/demo"];
+    assert_eq!(result, "FAIL", "{found:#?}");
+    assert!(
+        message.contains("configmaps \"other-bucket\" not found"),
+        "{message}"
+    );
+}
+
+/// flux-operator's `checkDependencies` gets a ResourceSet's `dependsOn` objects from the cluster.
+/// A Secret Cluster API makes for a `Cluster` in the run (`<cluster>-kubeconfig`) is assumed to
+/// exist, with a note, and the set renders; a Secret nothing accounts for still stops it.
+#[test]
+fn a_resource_set_depending_on_a_cluster_api_kubeconfig_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "flux.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        root,
+        "apps/cluster.yaml",
+        "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: spoke, namespace: spokes}\nspec: {topology: {classRef: {name: quick-start}}}\n",
+    );
+    let set = |secret: &str| {
+        format!(
+            "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata: {{name: addons, namespace: spokes}}\nspec:\n  dependsOn:\n    - {{apiVersion: v1, kind: Secret, name: {secret}, namespace: spokes, ready: true}}\n  resources:\n    - apiVersion: v1\n      kind: ConfigMap\n      metadata: {{name: addons, namespace: spokes}}\n      data: {{cluster: spoke}}\n"
+        )
+    };
+    write(root, "apps/set.yaml", &set("spoke-kubeconfig"));
+    let found = rows(root, &[]);
+    let (result, message) = &found["ResourceSet/spokes/addons"];
+    assert_eq!(result, "PASS", "{found:#?}");
+    assert!(
+        message.contains(
+            "dependency 'Secret/spokes/spoke-kubeconfig': Cluster/spokes/spoke makes it in the cluster; assumed to exist"
+        ),
+        "{message}"
+    );
+    let output = offlux(&["build", "all"], root, &[]);
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("cluster: spoke"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    write(root, "apps/set.yaml", &set("other-kubeconfig"));
+    let found = rows(root, &[]);
+    let (result, message) = &found["ResourceSet/spokes/addons"];
+    assert_ne!(result, "PASS", "{found:#?}");
+    assert!(message.contains("not found"), "{message}");
+}
+
+/// A Kustomization substituting from `tunnel-id` in `network`, applied by the bootstrap
+/// Kustomization; `template` is written as `bootstrap/secrets.yaml.tpl` when given.
+fn tunnel_fixture(root: &Path, template: Option<&str>) {
+    write(
+        root,
+        "flux.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: flux-system, namespace: flux-system}\nspec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        root,
+        "apps/tunnel.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: tunnel, namespace: network}\nspec:\n  path: ./tunnel\n  sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  postBuild:\n    substituteFrom:\n      - {kind: Secret, name: tunnel-id}\n",
+    );
+    write(
+        root,
+        "tunnel/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tunnel, namespace: network}\ndata: {id: '${TUNNEL_ID:=none}'}\n",
+    );
+    if let Some(template) = template {
+        write(root, "bootstrap/secrets.yaml.tpl", template);
+    }
+}
+
+/// A `substituteFrom` Secret that a bootstrap template defines (rendered with `op inject` or
+/// Jinja and applied before Flux starts) is held by the cluster: the Kustomization goes on with
+/// a note naming the template. One defined nowhere fails as kustomize-controller's
+/// `LoadVariables` does, unless `--allow-missing-sources` says offline cannot know: SKIPPED.
+#[test]
+fn a_substitute_from_secret_of_a_bootstrap_template_is_held_by_the_cluster() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    tunnel_fixture(
+        dir.path(),
+        Some(
+            "{% for namespace in [\"network\"] %}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ namespace }}\n{% endfor %}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: tunnel-id\n  namespace: network\nstringData:\n  TUNNEL_ID: op://kubernetes/cloudflare/TUNNEL_ID\n",
+        ),
+    );
+    let found = rows(dir.path(), &[]);
+    let (result, message) = &found["Kustomization/network/tunnel"];
+    assert_eq!(result, "PASS", "{found:#?}");
+    assert!(
+        message.contains("substitute from 'Secret/tunnel-id': the bootstrap template `bootstrap/secrets.yaml.tpl`")
+            && message.contains("its variables are unknown offline"),
+        "{message}"
+    );
+
+    let nowhere = tempfile::tempdir().expect("tempdir");
+    tunnel_fixture(nowhere.path(), None);
+    let found = rows(nowhere.path(), &[]);
+    let (result, message) = &found["Kustomization/network/tunnel"];
+    assert_eq!(result, "FAIL", "{found:#?}");
+    assert!(
+        message.contains("secret \"tunnel-id\" not found") && message.contains("--substitute-from"),
+        "{message}"
+    );
+    let found = rows(nowhere.path(), &["--allow-missing-sources"]);
+    let (result, message) = &found["Kustomization/network/tunnel"];
+    assert_eq!(result, "SKIPPED", "{found:#?}");
+    assert!(
+        message.contains("secret \"tunnel-id\" not found")
+            && message.contains("whether the cluster holds it cannot be told offline"),
+        "{message}"
+    );
+}
+
+/// joryirving__home-ops `self-hosted/acars`, at its cluster's entry point: the ExternalSecret's
+/// target names the Secret through a YAML anchor, the store is a ClusterSecretStore, and both
+/// objects take their namespace from the kustomization's `namespace:`. The Secret is the
+/// ExternalSecret's target in that namespace, so the Kustomization goes on with a note.
+#[test]
+fn a_substitute_from_secret_of_an_external_secret_in_a_kustomize_namespace_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/utility/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: cluster-apps, namespace: flux-system}\nspec:\n  path: ./apps/self-hosted\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        root,
+        "apps/self-hosted/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: self-hosted\nresources: [./externalsecret.yaml, ./acars.yaml]\n",
+    );
+    write(
+        root,
+        "apps/self-hosted/externalsecret.yaml",
+        "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata:\n  name: &name acarsdrama\nspec:\n  secretStoreRef: {kind: ClusterSecretStore, name: onepassword}\n  target:\n    name: *name\n    template:\n      data: {ACARS: '{{ .ACARS }}'}\n  dataFrom:\n    - extract: {key: acars}\n",
+    );
+    write(
+        root,
+        "apps/self-hosted/acars.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: &app acars\nspec:\n  path: ./apps/acars\n  postBuild:\n    substitute: {APP: *app}\n    substituteFrom:\n      - {kind: Secret, name: acarsdrama, optional: false}\n  sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n",
+    );
+    write(
+        root,
+        "apps/acars/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: acars, namespace: self-hosted}\ndata: {app: '${APP}'}\n",
+    );
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .args(["test", "-o", "json", "--path"])
+        .arg(root.join("clusters/utility"))
+        .arg("--root")
+        .arg(root)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let rows: serde_json::Value = serde_json::from_str(&text).expect("JSON rows");
+    let row = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["name"] == "acars" && r["kind"] == "Kustomization")
+        .cloned()
+        .unwrap_or_else(|| panic!("no acars row: {text}"));
+    assert_eq!(row["result"], "PASS", "{row}");
+    assert!(
+        row["message"].as_str().is_some_and(|m| m.contains(
+            "substitute from 'Secret/acarsdrama': ExternalSecret/self-hosted/acarsdrama makes it in the cluster"
+        )),
+        "{row}"
+    );
+}

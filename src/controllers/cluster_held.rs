@@ -1,55 +1,60 @@
-//! Secrets only the cluster holds, made there by a known operator from an object the run renders:
-//! an `ExternalSecret`, a `ClusterExternalSecret` (in every namespace it selects), a
-//! `SealedSecret`, 1Password's `OnePasswordItem` and the other operators of
-//! `validate::secrets_made_by`, or an object of a kind the user names (`--secret-producer`).
+//! Objects only the cluster holds, made there by a known operator from an object the run
+//! renders: the Secret of an `ExternalSecret`, a `ClusterExternalSecret` (in every namespace it
+//! selects), a `SealedSecret`, 1Password's `OnePasswordItem`; the Secret and ConfigMap of an
+//! `ObjectBucketClaim` (lib-bucket-provisioner); the `<cluster>-kubeconfig` Secret of a Cluster
+//! API `Cluster`; the others of `validate::made_in_cluster_by`, or an object of a kind the user
+//! names (`--secret-producer`).
 //!
-//! The rule: a `substituteFrom` or `valuesFrom` Secret that no Kustomization produces and no
-//! repository file defines is taken as present, with unknown keys and a note naming its producer,
-//! only when such an object is rendered in the run, in the Secret's namespace, with the Secret's
-//! name; likewise the `kube-root-ca.crt` ConfigMap Kubernetes puts in every namespace. Anything
-//! else stays a failure: a Secret nothing in Git accounts for may be a typo, and
-//! assuming it would be a false PASS. Not for: ConfigMaps, which these operators do not make.
+//! The rule: a `substituteFrom`, `valuesFrom` or ResourceSet `dependsOn` ConfigMap or Secret that
+//! no Kustomization produces and no repository file defines is taken as present, with unknown
+//! keys and a note naming its producer, only when such an object is rendered in the run, in the
+//! object's namespace, with the object's name; likewise the `kube-root-ca.crt` ConfigMap
+//! Kubernetes puts in every namespace. Anything else stays a failure: an object nothing in Git
+//! accounts for may be a typo, and assuming it would be a false PASS.
 
 use std::collections::BTreeMap;
 
 use crate::model::{Object, ResourceId};
 use crate::yaml::Node;
 
-/// The rendered object that makes the Secret `secret` in the cluster, as `Kind/namespace/name`
-/// (the smallest, when several do). `user_kinds` make a Secret of their own name.
-pub(crate) fn secret_producer(
-    secret: &ResourceId,
+/// The rendered object that makes the ConfigMap or Secret `wanted` in the cluster, as
+/// `Kind/namespace/name` (the smallest, when several do). `user_kinds` make a Secret of their
+/// own name.
+pub(crate) fn cluster_producer(
+    wanted: &ResourceId,
     rendered: &[&Object],
     user_kinds: &[String],
 ) -> Option<String> {
-    if !secret.group.is_empty() {
+    if !wanted.group.is_empty() {
         return None;
     }
     // kube-controller-manager's root CA publisher puts this ConfigMap in every namespace.
-    if secret.kind == "ConfigMap" && secret.name == "kube-root-ca.crt" {
+    if wanted.kind == "ConfigMap" && wanted.name == "kube-root-ca.crt" {
         return Some("Kubernetes (in every namespace)".to_owned());
     }
-    if secret.kind != "Secret" {
+    if !matches!(wanted.kind.as_str(), "Secret" | "ConfigMap") {
         return None;
     }
     let mut namespace_labels: Option<BTreeMap<String, String>> = None;
     let mut labels = || {
         namespace_labels
-            .get_or_insert_with(|| labels_of_namespace(&secret.namespace, rendered))
+            .get_or_insert_with(|| labels_of_namespace(&wanted.namespace, rendered))
             .clone()
     };
     let mut producers: Vec<String> = Vec::new();
     for object in rendered {
-        let made = crate::validate::secrets_made_by(object);
-        let makes_it = made.iter().any(|(name, everywhere)| {
-            *name == secret.name
+        let made = crate::validate::made_in_cluster_by(object);
+        let makes_it = made.iter().any(|(kind, name, everywhere)| {
+            *kind == wanted.kind
+                && *name == wanted.name
                 && if *everywhere {
-                    selects_namespace(&object.node, &secret.namespace, &labels())
+                    selects_namespace(&object.node, &wanted.namespace, &labels())
                 } else {
-                    object.id.namespace == secret.namespace
+                    object.id.namespace == wanted.namespace
                 }
-        }) || (object.id.name == secret.name
-            && object.id.namespace == secret.namespace
+        }) || (wanted.kind == "Secret"
+            && object.id.name == wanted.name
+            && object.id.namespace == wanted.namespace
             && user_kinds.iter().any(|k| *k == object.id.kind));
         if makes_it {
             producers.push(format!(
@@ -152,18 +157,21 @@ mod tests {
         );
         let rendered: Vec<&Object> = rendered.iter().collect();
         assert_eq!(
-            secret_producer(&secret("apps", "creds"), &rendered, &[]).as_deref(),
+            cluster_producer(&secret("apps", "creds"), &rendered, &[]).as_deref(),
             Some("ExternalSecret/apps/es")
         );
         assert_eq!(
-            secret_producer(&secret("other", "creds"), &rendered, &[]),
+            cluster_producer(&secret("other", "creds"), &rendered, &[]),
             None
         );
-        assert_eq!(secret_producer(&secret("apps", "es"), &rendered, &[]), None);
+        assert_eq!(
+            cluster_producer(&secret("apps", "es"), &rendered, &[]),
+            None
+        );
         let configmap = ResourceId::new("v1", "ConfigMap", "apps", "creds");
-        assert_eq!(secret_producer(&configmap, &rendered, &[]), None);
+        assert_eq!(cluster_producer(&configmap, &rendered, &[]), None);
         let root_ca = ResourceId::new("v1", "ConfigMap", "apps", "kube-root-ca.crt");
-        assert!(secret_producer(&root_ca, &[], &[]).is_some());
+        assert!(cluster_producer(&root_ca, &[], &[]).is_some());
     }
 
     #[test]
@@ -177,11 +185,11 @@ mod tests {
              apiVersion: v1\nkind: Namespace\nmetadata: {name: alpha, labels: {team: a}}\n",
         );
         let rendered: Vec<&Object> = rendered.iter().collect();
-        assert!(secret_producer(&secret("anywhere", "shared"), &rendered, &[]).is_some());
-        assert!(secret_producer(&secret("alpha", "labelled"), &rendered, &[]).is_some());
-        assert!(secret_producer(&secret("named", "labelled"), &rendered, &[]).is_some());
+        assert!(cluster_producer(&secret("anywhere", "shared"), &rendered, &[]).is_some());
+        assert!(cluster_producer(&secret("alpha", "labelled"), &rendered, &[]).is_some());
+        assert!(cluster_producer(&secret("named", "labelled"), &rendered, &[]).is_some());
         assert_eq!(
-            secret_producer(&secret("beta", "labelled"), &rendered, &[]),
+            cluster_producer(&secret("beta", "labelled"), &rendered, &[]),
             None
         );
     }
@@ -194,10 +202,45 @@ mod tests {
              apiVersion: example.com/v1\nkind: VaultSecret\nmetadata: {name: vault, namespace: a}\n",
         );
         let rendered: Vec<&Object> = rendered.iter().collect();
-        assert!(secret_producer(&secret("a", "op"), &rendered, &[]).is_some());
-        assert!(secret_producer(&secret("a", "sealed"), &rendered, &[]).is_some());
-        assert_eq!(secret_producer(&secret("a", "vault"), &rendered, &[]), None);
+        assert!(cluster_producer(&secret("a", "op"), &rendered, &[]).is_some());
+        assert!(cluster_producer(&secret("a", "sealed"), &rendered, &[]).is_some());
+        assert_eq!(
+            cluster_producer(&secret("a", "vault"), &rendered, &[]),
+            None
+        );
         let kinds = ["VaultSecret".to_owned()];
-        assert!(secret_producer(&secret("a", "vault"), &rendered, &kinds).is_some());
+        assert!(cluster_producer(&secret("a", "vault"), &rendered, &kinds).is_some());
+    }
+
+    #[test]
+    fn bucket_claims_and_cluster_api_clusters_make_their_objects_in_their_namespace() {
+        let rendered = objects(
+            "apiVersion: objectbucket.io/v1alpha1\nkind: ObjectBucketClaim\nmetadata: {name: b, namespace: m}\n---\n\
+             apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: spoke, namespace: c}\n",
+        );
+        let rendered: Vec<&Object> = rendered.iter().collect();
+        let config_map =
+            |namespace: &str, name: &str| ResourceId::new("v1", "ConfigMap", namespace, name);
+        assert_eq!(
+            cluster_producer(&config_map("m", "b"), &rendered, &[]).as_deref(),
+            Some("ObjectBucketClaim/m/b")
+        );
+        assert!(cluster_producer(&secret("m", "b"), &rendered, &[]).is_some());
+        assert_eq!(
+            cluster_producer(&config_map("n", "b"), &rendered, &[]),
+            None
+        );
+        assert_eq!(
+            cluster_producer(&secret("c", "spoke-kubeconfig"), &rendered, &[]).as_deref(),
+            Some("Cluster/c/spoke")
+        );
+        assert_eq!(
+            cluster_producer(&config_map("c", "spoke-kubeconfig"), &rendered, &[]),
+            None
+        );
+        assert_eq!(
+            cluster_producer(&secret("c", "spoke"), &rendered, &[]),
+            None
+        );
     }
 }

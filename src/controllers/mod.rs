@@ -1,6 +1,7 @@
 //! Controllers: Flux's reconcile logic on top of the engines. They gate on dependencies, call an
 //! engine, and publish what it produced. Flux notions live here and nowhere below.
 
+pub(crate) mod bootstrap_templates;
 pub mod changed;
 pub mod cluster;
 pub(crate) mod cluster_held;

@@ -18,7 +18,10 @@ pub enum Variables {
     Ready(Collected),
     /// These ConfigMaps or Secrets have not appeared yet (a producer may still emit them).
     Wait(Vec<ResourceId>),
-    Failed(String),
+    /// A non-optional ConfigMap or Secret nothing in the run or the repository accounts for:
+    /// kustomize-controller's `LoadVariables` fails on it (`substitute from 'Kind/name' error`),
+    /// unless the cluster holds it, which offline cannot tell.
+    NotFound(String),
 }
 
 /// The variables of a Kustomization, and which of them hold a value from a Secret (for
@@ -89,7 +92,7 @@ where
                 ));
             }
             None if absent_is_final => {
-                return Variables::Failed(format!(
+                return Variables::NotFound(format!(
                     "substitute from '{kind}/{name}' error: {} \"{name}\" not found; no \
                      Kustomization produces {kind} {namespace}/{name} and no single repository file \
                      defines it (hint: supply it with `--substitute-from FILE`, whose objects \
@@ -313,7 +316,7 @@ mod tests {
             declared,
         };
         // The ConfigMap of the same name is made by nothing: it still fails.
-        let Variables::Failed(message) = collect(
+        let Variables::NotFound(message) = collect(
             "apps",
             &post_build,
             &BTreeMap::new(),
@@ -364,7 +367,7 @@ mod tests {
             plain(&post_build, &BTreeMap::new(), none, false),
             Variables::Wait(vec![ResourceId::new("v1", "ConfigMap", "apps", "later")])
         );
-        let Variables::Failed(message) = plain(&post_build, &BTreeMap::new(), none, true) else {
+        let Variables::NotFound(message) = plain(&post_build, &BTreeMap::new(), none, true) else {
             panic!("a missing ConfigMap fails once nothing more can arrive");
         };
         assert!(

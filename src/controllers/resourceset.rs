@@ -201,10 +201,27 @@ impl Runtime<'_> {
         if let Some(outcome) = self.gate_on(flux, checked, drain) {
             return outcome;
         }
+        // flux-operator's `ResourceSetReconciler.checkDependencies` gets each dependency from the
+        // cluster (and, with `ready`, a ConfigMap or Secret is Current as soon as it exists).
+        // One no Kustomization produces is read where the cluster holds it: the bootstrap's
+        // (a repository file no Kustomization applies), or one a known operator makes from a
+        // rendered object (Cluster API's kubeconfig Secret, an ExternalSecret's target), assumed
+        // with a note on the row.
+        let mut assumed_data = Vec::new();
         for dependency in data {
             if !self.store.contains(&dependency) {
                 if drain == DrainLevel::None {
                     return Outcome::Blocked(vec![dependency]);
+                }
+                if self.held_outside_the_run(flux, &dependency).is_some() {
+                    continue;
+                }
+                if let Some(producer) = self.cluster_producer(&dependency) {
+                    assumed_data.push(format!(
+                        "dependency '{}/{}/{}': {producer} makes it in the cluster; assumed to exist",
+                        dependency.kind, dependency.namespace, dependency.name
+                    ));
+                    continue;
                 }
                 let message = format!(
                     "dependency '{}/{}/{}' not found",
@@ -218,6 +235,7 @@ impl Runtime<'_> {
                 return Outcome::Terminal;
             }
         }
+        self.assumed(flux, assumed_data);
         let providers = match self.providers_of(flux, &spec, drain) {
             Ok(providers) => providers,
             Err(outcome) => return outcome,

@@ -214,6 +214,9 @@ struct Runtime<'a> {
     artifacts: Mutex<BTreeMap<ResourceId, Result<Arc<ArtifactRoot>, String>>>,
     /// Sources a FluxInstance generated, and where their files come from.
     synced: Mutex<BTreeMap<ResourceId, SourceResolution>>,
+    /// The ConfigMaps and Secrets the repository's bootstrap templates define, read when first
+    /// needed (see `bootstrap_templates`).
+    bootstrap_templates: std::sync::OnceLock<Vec<super::bootstrap_templates::TemplateObject>>,
     /// What a scoped run needs, and the releases it has put aside.
     scope: Option<Scope>,
 }
@@ -269,6 +272,7 @@ pub fn run(
         last_cycle: Mutex::new(None),
         artifacts: Mutex::new(BTreeMap::new()),
         synced: Mutex::new(BTreeMap::new()),
+        bootstrap_templates: std::sync::OnceLock::new(),
         scope,
     };
     let mut scheduler_options = schedule::Options::default();
@@ -731,8 +735,24 @@ impl Runtime<'_> {
             return Some(known);
         }
         let label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
+        let ignore = self
+            .spec_ignore(id)
+            .map(|text| crate::discovery::SpecIgnore::parse(&text));
         let root = external_artifact::DirTree::new(&mapping.dir, self.repository.fs_facts.clone())
-            .map(|tree| Arc::new(external_artifact::whole_directory(&tree)))
+            .map(|tree| {
+                let mut artifact = external_artifact::whole_directory(&tree);
+                // source-controller archives without what the GitRepository's `spec.ignore`
+                // excludes (`reconcileArtifact`, `SourceIgnoreFilter`).
+                if let Some(ignore) = &ignore {
+                    let root = artifact.root.clone();
+                    artifact.files.retain(|file| {
+                        !file
+                            .strip_prefix(&root)
+                            .is_ok_and(|relative| ignore.excludes(relative))
+                    });
+                }
+                Arc::new(artifact)
+            })
             .ok_or_else(|| {
                 format!(
                     "{label} is mapped to `{}`, which is not a directory",
@@ -743,6 +763,55 @@ impl Runtime<'_> {
             artifacts.insert(id.clone(), root.clone());
         }
         Some(root)
+    }
+
+    /// The working tree as the artifact of a GitRepository with `spec.ignore` holds it (its
+    /// patterns judged after `.sourceignore`'s, as source-controller's `reconcileArtifact` does);
+    /// `None` for a source without one, whose artifact is the working tree as discovery listed it.
+    fn working_tree_ignoring(&self, source: &ResourceId) -> Option<Arc<ArtifactRoot>> {
+        let ignore = self.spec_ignore(source)?;
+        if let Some(Ok(known)) = self
+            .artifacts
+            .lock()
+            .ok()
+            .and_then(|a| a.get(source).cloned())
+        {
+            return Some(known);
+        }
+        let files = crate::discovery::yaml_files_ignoring(
+            &self.repository.root,
+            &self.repository.fs_facts,
+            &ignore,
+        );
+        let root = Arc::new(ArtifactRoot {
+            root: self.repository.root.clone(),
+            files,
+            origins: BTreeMap::new(),
+            _mount: None,
+        });
+        if let Ok(mut artifacts) = self.artifacts.lock() {
+            artifacts.insert(source.clone(), Ok(root.clone()));
+        }
+        Some(root)
+    }
+
+    /// A GitRepository's `spec.ignore`, as the run has it (else as the repository writes it).
+    fn spec_ignore(&self, source: &ResourceId) -> Option<String> {
+        if source.kind != FluxKind::GitRepository.as_str() {
+            return None;
+        }
+        let object = self.store.get(source).or_else(|| {
+            self.repository
+                .flux_objects
+                .iter()
+                .find(|f| f.object.id == *source)
+                .map(|f| Arc::new(f.object.clone()))
+        })?;
+        object
+            .node
+            .get_path(&["spec", "ignore"])
+            .and_then(Node::as_str)
+            .map(str::to_owned)
     }
 
     fn note_duplicate(&self, object: &Object) {
@@ -978,7 +1047,7 @@ impl Runtime<'_> {
         find: impl Fn(&ResourceId) -> Option<&'a Object>,
         absent_is_final: bool,
     ) -> Result<postbuild::Collected, Outcome<ResourceId>> {
-        let declared = |secret: &ResourceId| self.secret_producer(secret);
+        let declared = |wanted: &ResourceId| self.cluster_producer(wanted);
         let mut notes = Vec::new();
         match postbuild::collect(
             flux.namespace(),
@@ -993,7 +1062,20 @@ impl Runtime<'_> {
                 Ok(variables)
             }
             Variables::Wait(ids) => Err(Outcome::Blocked(ids)),
-            Variables::Failed(message) => Err(self.fail(&flux.object.id, message)),
+            // fluxcd/pkg `kustomize.LoadVariables` gets each non-optional object from the
+            // cluster and fails when it is not there. Nothing in the repository accounts for this
+            // one; whether the cluster holds it (made by hand, or by something the repository
+            // does not show) is unknowable offline: with `--allow-missing-sources` the row says
+            // so instead of failing.
+            Variables::NotFound(message) if self.options.allow_missing_sources => Err(self
+                .depends_on_cluster(
+                    &flux.object.id,
+                    format!(
+                        "{message}; nothing in the repository makes it, so whether the cluster \
+                         holds it cannot be told offline"
+                    ),
+                )),
+            Variables::NotFound(message) => Err(self.fail(&flux.object.id, message)),
         }
     }
 
@@ -1060,28 +1142,40 @@ impl Runtime<'_> {
             // (`KustomizationReconciler.reconcile` gets the source object before building), so
             // it is no gate; offline it is read as the repository defines it.
             let resolution = if self.applies(id, &source_id) {
-                self.note_row(
-                    id,
-                    format!(
-                        "{} is applied by this Kustomization (or one it applies); the cluster holds it from the bootstrap or the previous apply, so it is read as the repository defines it",
-                        label_of(&source_id)
-                    ),
-                );
-                Some(match self.store.get(&source_id) {
+                let resolution = match self.store.get(&source_id) {
                     Some(_) => self.resolve_source(&source_id, drain).unwrap_or_else(|| {
                         source::resolve(&source_id, self.repository, self.git_remote.as_deref())
                     }),
                     None => {
                         source::resolve(&source_id, self.repository, self.git_remote.as_deref())
                     }
-                })
+                };
+                // The standard bootstrap (the bootstrap source, read from this working tree,
+                // applied by the Kustomization that reads it, as `flux bootstrap` lays it out)
+                // is what every repository does: said on every row it would only be noise. The
+                // note stays where it explains something: another source mapped here, or one
+                // read from elsewhere.
+                let standard = resolution == SourceResolution::WorkingTree { note: None };
+                if !standard {
+                    self.note_row(
+                        id,
+                        format!(
+                            "{} is applied by this Kustomization (or one it applies); the cluster holds it from the bootstrap or the previous apply, so it is read as the repository defines it",
+                            label_of(&source_id)
+                        ),
+                    );
+                }
+                Some(resolution)
             } else {
                 self.resolve_source(&source_id, drain)
             };
             // A source defined nowhere fails its consumer itself; one that exists blocks it.
             let (message, blockers) = match resolution {
                 None => return Outcome::Blocked(vec![source_id]),
-                Some(SourceResolution::WorkingTree { .. }) => (None, Vec::new()),
+                Some(SourceResolution::WorkingTree { .. }) => {
+                    artifact = self.working_tree_ignoring(&source_id);
+                    (None, Vec::new())
+                }
                 Some(SourceResolution::Unavailable(message)) => (Some(message), vec![source_id]),
                 Some(SourceResolution::NotFound(message)) => (Some(message), Vec::new()),
             };
@@ -1750,7 +1844,7 @@ impl Runtime<'_> {
         let data = self.data_objects(flux, &spec.values_from, drain);
         let lookup =
             |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
-        let declared = |secret: &ResourceId| self.secret_producer(secret);
+        let declared = |wanted: &ResourceId| self.cluster_producer(wanted);
         match helmrelease::compose_values(
             namespace,
             spec,
@@ -1796,11 +1890,25 @@ impl Runtime<'_> {
         }
     }
 
-    /// The rendered object that produces `secret` in the cluster, if any (see `cluster_held`).
-    fn secret_producer(&self, secret: &ResourceId) -> Option<String> {
-        let rendered = self.rendered.lock().ok()?;
-        let objects: Vec<&Object> = rendered.values().flatten().collect();
-        cluster_held::secret_producer(secret, &objects, &self.options.secret_producer_kinds)
+    /// What makes the ConfigMap or Secret `wanted` in the cluster, if anything the repository
+    /// shows does: a rendered object of a known operator (see `cluster_held`), or a bootstrap
+    /// template (see `bootstrap_templates`).
+    fn cluster_producer(&self, wanted: &ResourceId) -> Option<String> {
+        let made = self.rendered.lock().ok().and_then(|rendered| {
+            let objects: Vec<&Object> = rendered.values().flatten().collect();
+            cluster_held::cluster_producer(wanted, &objects, &self.options.secret_producer_kinds)
+        });
+        made.or_else(|| {
+            let templates = self.bootstrap_templates.get_or_init(|| {
+                super::bootstrap_templates::scan(&self.repository.root, &self.repository.fs_facts)
+            });
+            super::bootstrap_templates::defining(templates, wanted).map(|file| {
+                format!(
+                    "the bootstrap template `{}` (applied before Flux, its values filled in then)",
+                    file.display()
+                )
+            })
+        })
     }
 
     fn kustomization_for(

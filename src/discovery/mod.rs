@@ -909,3 +909,32 @@ fn reachable(dir: &Path, refs: &kustomization_refs::KustomizationRefs) -> Vec<Pa
     }
     seen.into_iter().collect()
 }
+
+/// The YAML files of the working tree at `root` as the artifact of a GitRepository whose
+/// `spec.ignore` is `ignore` holds them (source-controller `reconcileArtifact`: the `.sourceignore`
+/// patterns, then `spec.ignore`'s with the root as their domain; see `walk`).
+pub fn yaml_files_ignoring(root: &Path, facts: &FsFacts, ignore: &str) -> Vec<PathBuf> {
+    let patterns = sourceignore::read_patterns(ignore, &[]);
+    walk::list_yaml_files_ignoring(root, facts, patterns, &mut |_, _| {}).yaml_files
+}
+
+/// A GitRepository's `spec.ignore` patterns, with the artifact's root as their domain
+/// (fluxcd/pkg `sourceignore.ReadPatterns`), for a source read from a directory as a whole.
+pub struct SpecIgnore(Vec<sourceignore::Pattern>);
+
+impl SpecIgnore {
+    pub fn parse(text: &str) -> SpecIgnore {
+        SpecIgnore(sourceignore::read_patterns(text, &[]))
+    }
+
+    /// Whether the file at `relative` (to the artifact's root) is left out of the artifact: the
+    /// last matching pattern decides (go-git's matcher, as `SourceIgnoreFilter` uses it).
+    pub fn excludes(&self, relative: &Path) -> bool {
+        let owned: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let segments: Vec<&str> = owned.iter().map(String::as_str).collect();
+        sourceignore::matches(&self.0, &segments, false) == sourceignore::MatchResult::Exclude
+    }
+}

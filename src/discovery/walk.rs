@@ -66,6 +66,19 @@ pub(crate) fn list_yaml_files(
     facts: &FsFacts,
     on_yaml_file: &mut dyn FnMut(usize, &Path),
 ) -> Listing {
+    list_yaml_files_ignoring(root, facts, Vec::new(), on_yaml_file)
+}
+
+/// `list_yaml_files` for a GitRepository with `spec.ignore`: source-controller's
+/// `reconcileArtifact` appends those patterns (domain: the root) after every `.sourceignore`'s,
+/// so they decide wherever they match, and `SourceIgnoreFilter` keeps only the VCS exclusions of
+/// Flux's defaults once there is any pattern.
+pub(crate) fn list_yaml_files_ignoring(
+    root: &Path,
+    facts: &FsFacts,
+    spec_patterns: Vec<sourceignore::Pattern>,
+    on_yaml_file: &mut dyn FnMut(usize, &Path),
+) -> Listing {
     facts.record(root.to_path_buf(), FileKind::Directory, root.to_path_buf());
     let mut walker = Walker {
         root,
@@ -74,7 +87,8 @@ pub(crate) fn list_yaml_files(
         on_yaml_file,
         diagnostics: Vec::new(),
         source_patterns: Vec::new(),
-        has_source_patterns: false,
+        has_source_patterns: !spec_patterns.is_empty(),
+        spec_patterns,
         walked: std::collections::HashSet::from([root.to_path_buf()]),
         repeated_walks: 0,
     };
@@ -146,6 +160,8 @@ struct Walker<'r> {
     /// into a directory already walked through another path (see [`MAX_REPEATED_WALKS`]).
     walked: std::collections::HashSet<PathBuf>,
     repeated_walks: usize,
+    /// The source's `spec.ignore` patterns, after all the `.sourceignore` ones.
+    spec_patterns: Vec<sourceignore::Pattern>,
 }
 
 /// How many times the walk goes into a directory it already walked through another path (a
@@ -388,16 +404,24 @@ impl Walker<'_> {
         is_dir: bool,
         ignores: &[DirectoryIgnores],
     ) -> Verdict {
-        if !self.source_patterns.is_empty() {
+        if !self.source_patterns.is_empty() || !self.spec_patterns.is_empty() {
             let owned = segments(path, self.root);
             let segments: Vec<&str> = owned.iter().map(AsRef::as_ref).collect();
-            match sourceignore::matches(&self.source_patterns, &segments, is_dir) {
+            // The last matching pattern wins, and `spec.ignore`'s come last.
+            let decided = match sourceignore::matches(&self.spec_patterns, &segments, is_dir) {
+                sourceignore::MatchResult::NoMatch => {
+                    sourceignore::matches(&self.source_patterns, &segments, is_dir)
+                }
+                by_spec => by_spec,
+            };
+            match decided {
                 sourceignore::MatchResult::Include => return Verdict::Keep,
                 sourceignore::MatchResult::Exclude => {
                     let reopened = is_dir
                         && self
                             .source_patterns
                             .iter()
+                            .chain(&self.spec_patterns)
                             .any(|p| p.is_inclusion() && p.could_match_below(&segments));
                     return if reopened {
                         Verdict::ExcludedDirectoryToSearch

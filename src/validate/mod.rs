@@ -27,7 +27,7 @@ mod explain;
 mod locate;
 mod orphans;
 mod references;
-pub(crate) use references::secrets_made_by;
+pub(crate) use references::made_in_cluster_by;
 mod schema;
 mod scope;
 

@@ -178,6 +178,14 @@ const GENERATORS: &[Generator] = &[
         Target::ConfigMap,
         Name::First(&[METADATA_NAME]),
     ),
+    // Cluster API: the kubeconfig of a workload cluster, `<cluster>-kubeconfig` in the Cluster's
+    // namespace (cluster-api `util/secret`: `Name(cluster, Kubeconfig)`).
+    generator(
+        "cluster.x-k8s.io",
+        "Cluster",
+        Target::Secret,
+        Name::Suffixed("-kubeconfig"),
+    ),
     // Flux's Terraform controller writes the outputs to `spec.writeOutputsToSecret.name`.
     generator(
         "infra.contrib.fluxcd.io",
@@ -322,16 +330,18 @@ struct Provided {
     everywhere: BTreeSet<(Target, String)>,
 }
 
-/// The Secrets a known operator makes in the cluster from `object` (`GENERATORS`), each with
-/// whether it is made in every namespace the object selects (a ClusterExternalSecret) rather
-/// than in the object's own. The one list of such operators: `offlux test` relies on it to
-/// take a `substituteFrom` or `valuesFrom` Secret as held by the cluster.
-pub(crate) fn secrets_made_by(object: &Object) -> Vec<(String, bool)> {
+/// The Secrets and ConfigMaps a known operator makes in the cluster from `object`
+/// (`GENERATORS`): each as its kind, name and whether it is made in every namespace the object
+/// selects (a ClusterExternalSecret) rather than in the object's own. The one list of such
+/// operators: `offlux test` relies on it to take a `substituteFrom`, `valuesFrom` or ResourceSet
+/// `dependsOn` object as held by the cluster.
+pub(crate) fn made_in_cluster_by(object: &Object) -> Vec<(&'static str, String, bool)> {
     let id = &object.id;
     GENERATORS
         .iter()
-        .filter(|g| g.group == id.group && g.kind == id.kind && g.target == Target::Secret)
-        .filter_map(|g| Some((g.name.of(object)?, g.everywhere)))
+        .filter(|g| g.group == id.group && g.kind == id.kind)
+        .filter(|g| matches!(g.target, Target::Secret | Target::ConfigMap))
+        .filter_map(|g| Some((g.target.kind(), g.name.of(object)?, g.everywhere)))
         .collect()
 }
 

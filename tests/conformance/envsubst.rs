@@ -166,7 +166,7 @@ mod flux_postbuild {
                 &mut Vec::new(),
             ) {
                 Variables::Ready(collected) => collected.values,
-                Variables::Failed(message) => return Err(message),
+                Variables::NotFound(message) => return Err(message),
                 Variables::Wait(ids) => return Err(format!("waiting on {ids:?}")),
             },
             None => BTreeMap::new(),
