@@ -60,10 +60,22 @@ pub trait KustomizationBuilder: Sync {
         root: &Path,
         dir: &Path,
         kustomization: &Node,
-    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), String> {
+    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), BuildError> {
         self.build(root, dir, kustomization)
             .map(|built| (built, Vec::new()))
+            .map_err(BuildError::Failed)
     }
+}
+
+/// Why a kustomize build did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// It needs a remote resource, which is not fetched: `url`, listed in the kustomization file
+    /// `kustomization` (absolute). Like a source that cannot be fetched, this is offline's limit,
+    /// not the repository's fault.
+    Remote { kustomization: PathBuf, url: String },
+    /// Anything else, in the engine's words.
+    Failed(String),
 }
 
 /// One object of a kustomize build.
@@ -1153,7 +1165,29 @@ impl Runtime<'_> {
                 }
                 built
             }
-            Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+            Err(BuildError::Failed(message)) => {
+                return self.fail(id, format!("kustomize build failed: {message}"))
+            }
+            // kustomize-controller builds with kustomize's default file system and fetches
+            // remote bases over the network (`KustomizationReconciler.build` →
+            // `generator.Build`); offline that is an unavailable input, as an unfetchable source
+            // is: SKIPPED with --allow-missing-sources, else failed, and dependants go on with
+            // a note through the gate.
+            Err(BuildError::Remote { kustomization, url }) => {
+                let file = crate::fs_facts::strip_root(&kustomization, root)
+                    .unwrap_or(&kustomization)
+                    .display()
+                    .to_string();
+                let message = format!(
+                    "kustomize build needs the remote resource `{url}` (listed in `{file}`), which is not available offline"
+                );
+                self.withdraw_output(id);
+                self.store.set_status(
+                    id.clone(),
+                    StatusRecord::new(self.unavailable(message), Vec::new()),
+                );
+                return Outcome::Terminal;
+            }
         };
         let variables = match (&spec.post_build, from_build.is_empty()) {
             (Some(post_build), false) => {

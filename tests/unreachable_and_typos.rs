@@ -1,0 +1,164 @@
+//! Issue 34, requirement 7: what cannot be had offline is SKIPPED with its cause and its
+//! dependants go on; what the repository gets wrong (a source defined nowhere, an apiVersion the
+//! Flux CRDs do not serve, a `--path` with no Flux object) is a failure, whatever the flags.
+//! The fixtures are the minimal forms of `../shared/repros/c8-remote-resource-offline`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn offlux(root: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .current_dir(root)
+        .args(args)
+        .args(["--root", "."])
+        .output()
+        .expect("runs")
+}
+
+/// `offlux test -o json` at `path`: each row's `Kind/namespace/name` with its result and message,
+/// and the exit code.
+fn test_rows(
+    root: &Path,
+    path: &str,
+    extra: &[&str],
+) -> (BTreeMap<String, (String, String)>, Option<i32>) {
+    let mut args = vec!["test", "--path", path, "-o", "json"];
+    args.extend_from_slice(extra);
+    let output = offlux(root, &args);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let rows = rows
+        .as_array()
+        .expect("a list of rows")
+        .iter()
+        .map(|row| {
+            let text = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
+            (
+                format!("{}/{}/{}", text("kind"), text("namespace"), text("name")),
+                (text("result"), text("message")),
+            )
+        })
+        .collect();
+    (rows, output.status.code())
+}
+
+fn row<'a>(rows: &'a BTreeMap<String, (String, String)>, key: &str) -> &'a (String, String) {
+    rows.get(key)
+        .unwrap_or_else(|| panic!("no row {key} in {rows:#?}"))
+}
+
+const REMOTE_URL: &str = "https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/v0.77.1/example/prometheus-operator-crd/monitoring.coreos.com_alertmanagerconfigs.yaml";
+
+/// Repro c8: `crds` builds a kustomization listing a remote resource (through a nested
+/// kustomization, so the file named is the one that lists it); `after-crds` dependsOn it and
+/// applies an object of the kind the remote CRD would define.
+fn remote_fixture(root: &Path) {
+    write(
+        root,
+        "flux/ks.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: crds, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./crds
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: after-crds, namespace: flux-system}
+spec:
+  dependsOn:
+    - name: crds
+  interval: 1h
+  path: ./after
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"#,
+    );
+    write(
+        root,
+        "crds/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ./upstream\n",
+    );
+    write(
+        root,
+        "crds/upstream/kustomization.yaml",
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - {REMOTE_URL}\n"
+        ),
+    );
+    write(
+        root,
+        "after/config.yaml",
+        r#"apiVersion: monitoring.coreos.com/v1alpha1
+kind: AlertmanagerConfig
+metadata: {name: config, namespace: default}
+spec:
+  route: {receiver: none}
+  receivers: [{name: none}]
+"#,
+    );
+}
+
+/// kustomize-controller fetches a remote base over the network; offline it is an unavailable
+/// input like an unfetchable source: SKIPPED with --allow-missing-sources, naming the URL and the
+/// kustomization file, and the dependant proceeds with a note (and no FAIL for the kind the
+/// remote CRD would have defined).
+#[test]
+fn a_remote_kustomize_resource_is_skipped_and_its_dependants_go_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    remote_fixture(dir.path());
+    let (rows, code) = test_rows(
+        dir.path(),
+        "flux",
+        &["--offline", "--allow-missing-sources"],
+    );
+    let (result, message) = row(&rows, "Kustomization/flux-system/crds");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains(REMOTE_URL), "{message}");
+    assert!(
+        message.contains("`crds/upstream/kustomization.yaml`"),
+        "{message}"
+    );
+    assert!(message.contains("is not available offline"), "{message}");
+    let (result, message) = row(&rows, "Kustomization/flux-system/after-crds");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("dependency ks/flux-system/crds was assumed ready offline"),
+        "{message}"
+    );
+    assert_eq!(code, Some(0), "{rows:#?}");
+}
+
+/// Without --allow-missing-sources a remote resource fails as an unavailable source does, and
+/// blocks its dependants; the message still names the URL, not a build error.
+#[test]
+fn a_remote_kustomize_resource_fails_without_allow_missing_sources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    remote_fixture(dir.path());
+    let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
+    let (result, message) = row(&rows, "Kustomization/flux-system/crds");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains(REMOTE_URL), "{message}");
+    assert!(!message.contains("kustomize build failed"), "{message}");
+    let (result, _) = row(&rows, "Kustomization/flux-system/after-crds");
+    assert_eq!(result, "BLOCKED");
+    assert_eq!(code, Some(1));
+}
