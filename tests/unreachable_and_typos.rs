@@ -162,3 +162,104 @@ fn a_remote_kustomize_resource_fails_without_allow_missing_sources() {
     assert_eq!(result, "BLOCKED");
     assert_eq!(code, Some(1));
 }
+
+/// A Flux verb at a `--path` with no Flux object (only plain manifests) is a usage error naming
+/// the path, not "0 objects" and success; `diff` is not such a verb, and neither are the engine
+/// verbs (`kustomize build` of the same directory works).
+#[test]
+fn a_path_without_flux_objects_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "plain/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    );
+    write(
+        dir.path(),
+        "plain/kustomization.yaml",
+        "resources: [cm.yaml]\n",
+    );
+    for verb in [
+        &["test"][..],
+        &["validate"],
+        &["render"],
+        &["graph"],
+        &["get", "ks"],
+        &["build", "ks", "x"],
+    ] {
+        let mut args = verb.to_vec();
+        args.extend(["--path", "plain"]);
+        let output = offlux(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{verb:?}: {stderr}");
+        assert!(
+            stderr.contains("no Flux object under `plain`") && stderr.contains("Kustomization"),
+            "{verb:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{verb:?}");
+    }
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args(["kustomize", "build", "plain"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+}
+
+/// A `sourceRef` to a source defined nowhere fails even with --allow-missing-sources
+/// (kustomize-controller `KustomizationReconciler.Reconcile`: "Source '…' not found"). While some
+/// producer was skipped (its source cannot be fetched), what it would apply is unknown and may
+/// define that source, so the consumer stays SKIPPED rather than risk a false FAIL.
+#[test]
+fn a_source_defined_nowhere_fails_even_with_allow_missing_sources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let typo = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: typo, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-sytem}
+"#;
+    let remote = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: remote, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: other}
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: other, namespace: flux-system}
+spec:
+  interval: 1h
+  url: https://example.com/other.git
+  ref: {branch: main}
+"#;
+    write(dir.path(), "alone/ks.yaml", typo);
+    write(dir.path(), "both/ks.yaml", &format!("{typo}---\n{remote}"));
+    write(
+        dir.path(),
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    );
+    let flags = ["--offline", "--allow-missing-sources"];
+    let (rows, code) = test_rows(dir.path(), "alone", &flags);
+    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("flux-sytem") && message.contains("not found"),
+        "{message}"
+    );
+    assert_eq!(code, Some(1));
+    let (rows, code) = test_rows(dir.path(), "both", &flags);
+    let (result, message) = row(&rows, "Kustomization/flux-system/remote");
+    assert_eq!(result, "SKIPPED", "{message}");
+    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert_eq!(code, Some(0));
+}

@@ -79,6 +79,7 @@ pub(super) fn run(
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
     let selected = |id: &crate::model::ResourceId| {
         id.kind == kind
             && args.name.as_deref().is_none_or(|n| id.name == n)
