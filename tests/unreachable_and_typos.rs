@@ -263,3 +263,33 @@ spec:
     assert_eq!(result, "SKIPPED", "{message}");
     assert_eq!(code, Some(0));
 }
+
+/// `build ks NAME` of a Kustomization skipped offline says why on stderr and exits 1; it never
+/// prints nothing with exit 0 (issue 34.8).
+#[test]
+fn building_a_skipped_object_says_why_and_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    remote_fixture(dir.path());
+    let output = offlux(
+        dir.path(),
+        &[
+            "build",
+            "ks",
+            "crds",
+            "-n",
+            "flux-system",
+            "--path",
+            "flux",
+            "--offline",
+            "--allow-missing-sources",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Kustomization/flux-system/crds was not rendered: skipped:")
+            && stderr.contains(REMOTE_URL),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
