@@ -10,7 +10,7 @@ use super::test::shown_namespace;
 use super::{exit, report, Context};
 use crate::controllers::scope::Target;
 use crate::model::Object;
-use crate::store::Status;
+use crate::store::{Ready, Status};
 
 #[derive(clap::Args, Debug)]
 pub struct BuildArgs {
@@ -79,6 +79,7 @@ pub(super) fn run(
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
     let selected = |id: &crate::model::ResourceId| {
         id.kind == kind
             && args.name.as_deref().is_none_or(|n| id.name == n)
@@ -117,8 +118,27 @@ pub(super) fn run(
             );
             failed = true;
         }
-        if let Some(rendered) = report.rendered.get(id) {
+        let rendered = report.rendered.get(id);
+        if let Some(rendered) = rendered {
             objects.extend(rendered.iter().filter(|o| args.skip.keeps(o)));
+        }
+        // A release skipped offline or suspended rendered nothing: say why, and do not end as
+        // if an empty output were its rendering (issue 34.8).
+        let why = match &record.status {
+            Status::Ready(Ready::Skipped(reason)) => Some(format!("skipped: {reason}")),
+            Status::Ready(Ready::Suspended) => Some("suspended (`spec.suspend: true`)".to_owned()),
+            _ => None,
+        };
+        if let (Some(why), true) = (why, rendered.is_none_or(|r| r.is_empty())) {
+            let namespace = shown_namespace(id);
+            report::eprint(
+                context,
+                &format!(
+                    "error: {}/{namespace}/{} was not rendered: {why}\n",
+                    id.kind, id.name
+                ),
+            );
+            failed = true;
         }
     }
     objects::print(&objects, args.output, out)?;

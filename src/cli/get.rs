@@ -88,6 +88,7 @@ pub(super) fn run(
         Ok(repository) => repository,
         Err(error) => return Err(CliError::usage(error.to_string(), None)),
     };
+    super::repo_args::require_flux_objects(&repository, &args.repo.path)?;
     report::print_diagnostics(&repository.diagnostics, &repository.root, context);
 
     let mut records: Vec<Record> = repository

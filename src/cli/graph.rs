@@ -31,6 +31,7 @@ pub(super) fn run(
         Ok(repository) => repository,
         Err(error) => return Err(CliError::usage(error.to_string(), None)),
     };
+    super::repo_args::require_flux_objects(&repository, &args.repo.path)?;
     let graph = crate::graph::build(&repository);
     let mut diagnostics = repository.diagnostics.clone();
     diagnostics.extend(

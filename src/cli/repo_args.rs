@@ -1,8 +1,10 @@
 //! The options every command that reads a repository shares.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::exit::CliError;
 use crate::discovery::{self, DiscoveryError, Repository};
+use crate::model::FluxKind;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct RepoArgs {
@@ -21,4 +23,28 @@ impl RepoArgs {
         options.root = self.root.clone();
         discovery::discover(&options)
     }
+}
+
+/// A Flux verb (`test`, `validate`, `render`, `build`, `get`, `graph`) at a `--path` that holds no
+/// Flux object has nothing to reconcile: most likely the path is wrong, so it is a usage error
+/// rather than "0 objects" and success. (`diff` is not asked: a revision before Flux was added
+/// is a fair side of a diff.)
+pub(crate) fn require_flux_objects(repository: &Repository, path: &Path) -> Result<(), CliError> {
+    // A Flux object too malformed to keep has its own located error, which says more.
+    let malformed = repository
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == crate::diagnostic::Severity::Error);
+    if !repository.flux_objects.is_empty() || malformed {
+        return Ok(());
+    }
+    let kinds: Vec<&str> = FluxKind::ALL.iter().map(|k| k.as_str()).collect();
+    Err(CliError::usage(
+        format!(
+            "no Flux object under `{}` (looked for {} in every YAML file Flux would read there)",
+            path.display(),
+            kinds.join(", ")
+        ),
+        Some("point `--path` at a cluster's directory (the one holding its `flux-system` Kustomization) or at the repository root"),
+    ))
 }

@@ -161,6 +161,7 @@ pub(super) fn run(
         Ok(result) => result,
         Err(message) => return Err(CliError::usage(message, None)),
     };
+    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
     if let Some(left_out) = &left_out {
         left_out.print(context);
     }

@@ -10,7 +10,7 @@ use super::helmrelease::{
     ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
     RepositoryChart,
 };
-use super::runtime::{BuiltObject, KustomizationBuilder};
+use super::runtime::{BuildError, BuiltObject, KustomizationBuilder};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::secure_join;
 use crate::helm;
@@ -50,6 +50,12 @@ impl KustomizationBuilder for KustomizeEngine {
     ) -> Result<Vec<BuiltObject>, String> {
         self.build_with_warnings(root, dir, kustomization)
             .map(|(built, _)| built)
+            .map_err(|error| match error {
+                BuildError::Failed(message) => message,
+                BuildError::Remote { url, .. } => {
+                    format!("remote resource `{url}` is not available offline")
+                }
+            })
     }
 
     fn build_with_warnings(
@@ -57,7 +63,7 @@ impl KustomizationBuilder for KustomizeEngine {
         root: &Path,
         dir: &Path,
         kustomization: &Node,
-    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), String> {
+    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), BuildError> {
         let options = kustomize::Options {
             load_restrictor: kustomize::LoadRestrictor::None,
             reorder: kustomize::Reorder::None,
@@ -70,7 +76,12 @@ impl KustomizationBuilder for KustomizeEngine {
             process_env: self.process_env.clone(),
             ..kustomize::Options::default()
         };
-        let build = kustomize::build(dir, &options).map_err(|e| e.to_string())?;
+        let build = kustomize::build(dir, &options).map_err(|e| match e {
+            kustomize::Error::Remote {
+                kustomization, url, ..
+            } => BuildError::Remote { kustomization, url },
+            other => BuildError::Failed(other.to_string()),
+        })?;
         // Deprecation warnings are kustomize's CLI's, which Flux does not show; a key left out is
         // a difference from Flux, which the user should see.
         let warnings = build

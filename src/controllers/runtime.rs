@@ -60,10 +60,22 @@ pub trait KustomizationBuilder: Sync {
         root: &Path,
         dir: &Path,
         kustomization: &Node,
-    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), String> {
+    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), BuildError> {
         self.build(root, dir, kustomization)
             .map(|built| (built, Vec::new()))
+            .map_err(BuildError::Failed)
     }
+}
+
+/// Why a kustomize build did not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// It needs a remote resource, which is not fetched: `url`, listed in the kustomization file
+    /// `kustomization` (absolute). Like a source that cannot be fetched, this is offline's limit,
+    /// not the repository's fault.
+    Remote { kustomization: PathBuf, url: String },
+    /// Anything else, in the engine's words.
+    Failed(String),
 }
 
 /// One object of a kustomize build.
@@ -219,6 +231,8 @@ struct Runtime<'a> {
     bootstrap_templates: std::sync::OnceLock<Vec<super::bootstrap_templates::TemplateObject>>,
     /// What a scoped run needs, and the releases it has put aside.
     scope: Option<Scope>,
+    /// Consumers whose source is defined nowhere ([`Runtime::settle_not_found`]).
+    not_found: Mutex<BTreeSet<ResourceId>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -274,6 +288,7 @@ pub fn run(
         synced: Mutex::new(BTreeMap::new()),
         bootstrap_templates: std::sync::OnceLock::new(),
         scope,
+        not_found: Mutex::new(BTreeSet::new()),
     };
     let mut scheduler_options = schedule::Options::default();
     if let Some(concurrency) = options.concurrency {
@@ -348,6 +363,7 @@ pub fn run(
     handle.seed(seeds);
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
+    runtime.settle_not_found();
 
     // Objects withdrawn by a re-render are gone, and so are their statuses.
     let origins = origins(repository, &runtime.store);
@@ -631,6 +647,68 @@ impl Runtime<'_> {
             Status::Ready(Ready::Skipped(message))
         } else {
             Status::failed(message)
+        }
+    }
+
+    /// The status of `consumer`, whose source is defined nowhere: kustomize-controller
+    /// (`KustomizationReconciler.Reconcile`: `getSource` fails with NotFound, Ready=False
+    /// `ArtifactFailedReason`, "Source '…' not found") and helm-controller (`getSource` in
+    /// `HelmReleaseReconciler.reconcileRelease`) never get past it. It fails even with
+    /// `--allow-missing-sources`, which is for sources that exist and cannot be fetched; but only
+    /// once the run is over can it be told that nothing skipped or failed could have defined it
+    /// ([`Runtime::settle_not_found`]), so until then it is unavailable.
+    fn source_not_found(&self, consumer: &ResourceId, message: String) -> Status {
+        if let Ok(mut not_found) = self.not_found.lock() {
+            not_found.insert(consumer.clone());
+        }
+        self.unavailable(message)
+    }
+
+    /// After the run, with `--allow-missing-sources`: the consumers of a source defined nowhere
+    /// fail, unless some producer's output is unknown. A Kustomization, HelmRelease, ResourceSet
+    /// or FluxInstance that was skipped, failed or never ran (other than those consumers) might
+    /// have applied the source (a chart or a remote base can define a GitRepository), so then
+    /// they stay skipped, as an unfetchable source's consumers are.
+    fn settle_not_found(&self) {
+        let not_found = match self.not_found.lock() {
+            Ok(mut not_found) => std::mem::take(&mut *not_found),
+            Err(_) => return,
+        };
+        if not_found.is_empty() || !self.options.allow_missing_sources {
+            return;
+        }
+        let producer = |id: &ResourceId| {
+            matches!(
+                FluxKind::from_group_kind(&id.group, &id.kind),
+                Some(
+                    FluxKind::Kustomization
+                        | FluxKind::HelmRelease
+                        | FluxKind::ResourceSet
+                        | FluxKind::FluxInstance
+                )
+            )
+        };
+        let unknown = self.store.objects_where(producer).iter().any(|(id, _)| {
+            if not_found.contains(id) {
+                return false;
+            }
+            match self.store.status(id) {
+                None => true,
+                Some(record) => !matches!(
+                    record.status,
+                    Status::Ready(Ready::Reconciled | Ready::Suspended)
+                ),
+            }
+        });
+        if unknown {
+            return;
+        }
+        for id in not_found {
+            if let Some(Status::Ready(Ready::Skipped(message))) =
+                self.store.status(&id).map(|record| record.status)
+            {
+                self.store.set(id, Status::failed(message));
+            }
         }
     }
 
@@ -1177,7 +1255,12 @@ impl Runtime<'_> {
                     (None, Vec::new())
                 }
                 Some(SourceResolution::Unavailable(message)) => (Some(message), vec![source_id]),
-                Some(SourceResolution::NotFound(message)) => (Some(message), Vec::new()),
+                Some(SourceResolution::NotFound(message)) => {
+                    self.withdraw_output(id);
+                    self.store
+                        .set(id.clone(), self.source_not_found(id, message));
+                    return Outcome::Terminal;
+                }
             };
             if let Some(message) = message {
                 self.withdraw_output(id);
@@ -1244,7 +1327,29 @@ impl Runtime<'_> {
                 }
                 built
             }
-            Err(message) => return self.fail(id, format!("kustomize build failed: {message}")),
+            Err(BuildError::Failed(message)) => {
+                return self.fail(id, format!("kustomize build failed: {message}"))
+            }
+            // kustomize-controller builds with kustomize's default file system and fetches
+            // remote bases over the network (`KustomizationReconciler.build` →
+            // `generator.Build`); offline that is an unavailable input, as an unfetchable source
+            // is: SKIPPED with --allow-missing-sources, else failed, and dependants go on with
+            // a note through the gate.
+            Err(BuildError::Remote { kustomization, url }) => {
+                let file = crate::fs_facts::strip_root(&kustomization, root)
+                    .unwrap_or(&kustomization)
+                    .display()
+                    .to_string();
+                let message = format!(
+                    "kustomize build needs the remote resource `{url}` (listed in `{file}`), which is not available offline"
+                );
+                self.withdraw_output(id);
+                self.store.set_status(
+                    id.clone(),
+                    StatusRecord::new(self.unavailable(message), Vec::new()),
+                );
+                return Outcome::Terminal;
+            }
         };
         let variables = match (&spec.post_build, from_build.is_empty()) {
             (Some(post_build), false) => {
@@ -1572,9 +1677,9 @@ impl Runtime<'_> {
             }
             Some(SourceResolution::NotFound(message)) => {
                 self.withdraw_output(&flux.object.id);
-                self.store.set_status(
+                self.store.set(
                     flux.object.id.clone(),
-                    StatusRecord::new(self.unavailable(message), Vec::new()),
+                    self.source_not_found(&flux.object.id, message),
                 );
                 Err(Outcome::Terminal)
             }
@@ -1629,10 +1734,15 @@ impl Runtime<'_> {
         }
         let message = format!("source {} not found", label_of(&source_id));
         self.withdraw_output(&flux.object.id);
-        self.store.set_status(
-            flux.object.id.clone(),
-            StatusRecord::new(self.unavailable(message), vec![source_id]),
-        );
+        // One the repository writes (under a Kustomization that did not publish it) exists: it
+        // is unavailable, not a typo.
+        let defined = source::resolve(&source_id, self.repository, None);
+        let status = if matches!(defined, SourceResolution::NotFound(_)) {
+            StatusRecord::new(self.source_not_found(&flux.object.id, message), Vec::new())
+        } else {
+            StatusRecord::new(self.unavailable(message), vec![source_id])
+        };
+        self.store.set_status(flux.object.id.clone(), status);
         Outcome::Terminal
     }
 

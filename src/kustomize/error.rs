@@ -36,6 +36,15 @@ pub enum Error {
     /// Name references and vars, resolved once every kustomization is accumulated.
     #[error("{message}")]
     Finish { message: String },
+    /// A kustomization lists a remote resource or component (a URL or a git repository), which
+    /// this engine does not fetch: `kustomization` is the file that lists `url` (absolute), and
+    /// `message` the build's error in kustomize's words.
+    #[error("{message}")]
+    Remote {
+        kustomization: PathBuf,
+        url: String,
+        message: String,
+    },
 }
 
 /// `entry: `, or nothing.
@@ -55,6 +64,17 @@ impl Error {
     pub fn file(&self) -> Option<&Path> {
         match self {
             Error::Kustomization { file, .. } => Some(file),
+            _ => None,
+        }
+    }
+
+    /// The remote resource the build needed, and the kustomization file that lists it, when
+    /// that is why it failed.
+    pub fn remote(&self) -> Option<(&Path, &str)> {
+        match self {
+            Error::Remote {
+                kustomization, url, ..
+            } => Some((kustomization, url)),
             _ => None,
         }
     }

@@ -52,6 +52,9 @@ struct Builder<'a> {
     /// Directories under `resources` already built in this build, by directory and the patch
     /// schema in force: `None` once seen, the result from the second use on (see [`Reused`]).
     reused: HashMap<(PathBuf, Option<usize>, bool), Option<Rc<Reused>>>,
+    /// The first remote resource or component met (the kustomization file listing it, and its
+    /// URL): the build stops there, and its error says the build needed the network.
+    remote: Option<(PathBuf, String)>,
 }
 
 /// A directory's accumulated result, kept for its later uses within one build. kustomize
@@ -84,6 +87,7 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         env_keys_left_out: Vec::new(),
         accumulated: Vec::new(),
         reused: HashMap::new(),
+        remote: None,
     };
     if !options.fs_facts.exists(dir) {
         let shown = builder.loader.show(dir);
@@ -91,7 +95,18 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         let shown = shown.strip_prefix('/').unwrap_or(&shown).to_string();
         return Err(Error::MissingRoot { dir: shown });
     }
-    let target = builder.accumulate(dir, None, false)?;
+    let target = builder.accumulate(dir, None, false).map_err(|error| {
+        // The remote entry's error passes up through every including kustomization unchanged
+        // in substance; only when the final error is still that one is the build "remote".
+        match builder.remote.take() {
+            Some((kustomization, url)) if error.to_string().contains(&url) => Error::Remote {
+                kustomization,
+                url,
+                message: error.to_string(),
+            },
+            _ => error,
+        }
+    })?;
     let mut resources = target.resources;
     generate::add_hashes(&mut resources);
     nameref::fix(&mut resources, &target.config)?;
@@ -543,6 +558,7 @@ impl Builder<'_> {
         for (i, entry) in strings(k.components.as_ref()).iter().enumerate() {
             let label = Some(format!("components[{i}] `{entry}`"));
             if is_remote(entry) {
+                self.met_remote(dir, entry);
                 return Err(fail(label, "remote components are not supported".into()));
             }
             let path = self.loader.resolve(dir, entry);
@@ -722,8 +738,20 @@ impl Builder<'_> {
         Ok(vec![entry.clone()])
     }
 
+    /// Records the first remote entry met, with the kustomization file in `dir` listing it.
+    fn met_remote(&mut self, dir: &Path, entry: &str) {
+        if self.remote.is_none() {
+            let kfile = self
+                .loader
+                .find_kustomization(dir)
+                .unwrap_or_else(|_| dir.join("kustomization.yaml"));
+            self.remote = Some((absolutize(&kfile), entry.to_owned()));
+        }
+    }
+
     fn load_resource(&mut self, dir: &Path, entry: &str) -> Result<Loaded, String> {
         if is_remote(entry) {
+            self.met_remote(dir, entry);
             return Err(format!(
                 "accumulation err='accumulating resources from '{entry}': remote resources are not supported offline'"
             ));

@@ -208,6 +208,37 @@ fn cycles_and_remote_resources_are_errors() {
             .contains("remote resources are not supported"),
         "{err}"
     );
+    // The error says which file lists which URL, so that a caller can tell "needs the network"
+    // from a broken kustomization.
+    let (file, url) = err.remote().expect("a remote error");
+    assert_eq!(url, "https://github.com/x/y//base?ref=v1");
+    assert!(file.ends_with("r/kustomization.yaml"), "{}", file.display());
+}
+
+#[test]
+fn a_remote_component_is_a_remote_error_and_a_broken_file_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            ("top/kustomization.yaml", "resources:\n- ../mid\n"),
+            (
+                "mid/kustomization.yaml",
+                "components:\n- github.com/x/y/component?ref=v1\n",
+            ),
+            ("broken/kustomization.yaml", "resources:\n- missing.yaml\n"),
+        ],
+    );
+    let err = build(&dir.path().join("top"), &options()).unwrap_err();
+    let (file, url) = err.remote().expect("a remote error");
+    assert_eq!(url, "github.com/x/y/component?ref=v1");
+    assert!(
+        file.ends_with("mid/kustomization.yaml"),
+        "{}",
+        file.display()
+    );
+    let err = build(&dir.path().join("broken"), &options()).unwrap_err();
+    assert!(err.remote().is_none(), "{err}");
 }
 
 #[test]

@@ -1,0 +1,295 @@
+//! Issue 34, requirement 7: what cannot be had offline is SKIPPED with its cause and its
+//! dependants go on; what the repository gets wrong (a source defined nowhere, an apiVersion the
+//! Flux CRDs do not serve, a `--path` with no Flux object) is a failure, whatever the flags.
+//! The fixtures are the minimal forms of `../shared/repros/c8-remote-resource-offline`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn offlux(root: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .current_dir(root)
+        .args(args)
+        .args(["--root", "."])
+        .output()
+        .expect("runs")
+}
+
+/// `offlux test -o json` at `path`: each row's `Kind/namespace/name` with its result and message,
+/// and the exit code.
+fn test_rows(
+    root: &Path,
+    path: &str,
+    extra: &[&str],
+) -> (BTreeMap<String, (String, String)>, Option<i32>) {
+    let mut args = vec!["test", "--path", path, "-o", "json"];
+    args.extend_from_slice(extra);
+    let output = offlux(root, &args);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let rows = rows
+        .as_array()
+        .expect("a list of rows")
+        .iter()
+        .map(|row| {
+            let text = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
+            (
+                format!("{}/{}/{}", text("kind"), text("namespace"), text("name")),
+                (text("result"), text("message")),
+            )
+        })
+        .collect();
+    (rows, output.status.code())
+}
+
+fn row<'a>(rows: &'a BTreeMap<String, (String, String)>, key: &str) -> &'a (String, String) {
+    rows.get(key)
+        .unwrap_or_else(|| panic!("no row {key} in {rows:#?}"))
+}
+
+const REMOTE_URL: &str = "https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/v0.77.1/example/prometheus-operator-crd/monitoring.coreos.com_alertmanagerconfigs.yaml";
+
+/// Repro c8: `crds` builds a kustomization listing a remote resource (through a nested
+/// kustomization, so the file named is the one that lists it); `after-crds` dependsOn it and
+/// applies an object of the kind the remote CRD would define.
+fn remote_fixture(root: &Path) {
+    write(
+        root,
+        "flux/ks.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: crds, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./crds
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: after-crds, namespace: flux-system}
+spec:
+  dependsOn:
+    - name: crds
+  interval: 1h
+  path: ./after
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"#,
+    );
+    write(
+        root,
+        "crds/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ./upstream\n",
+    );
+    write(
+        root,
+        "crds/upstream/kustomization.yaml",
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - {REMOTE_URL}\n"
+        ),
+    );
+    write(
+        root,
+        "after/config.yaml",
+        r#"apiVersion: monitoring.coreos.com/v1alpha1
+kind: AlertmanagerConfig
+metadata: {name: config, namespace: default}
+spec:
+  route: {receiver: none}
+  receivers: [{name: none}]
+"#,
+    );
+}
+
+/// kustomize-controller fetches a remote base over the network; offline it is an unavailable
+/// input like an unfetchable source: SKIPPED with --allow-missing-sources, naming the URL and the
+/// kustomization file, and the dependant proceeds with a note (and no FAIL for the kind the
+/// remote CRD would have defined).
+#[test]
+fn a_remote_kustomize_resource_is_skipped_and_its_dependants_go_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    remote_fixture(dir.path());
+    let (rows, code) = test_rows(
+        dir.path(),
+        "flux",
+        &["--offline", "--allow-missing-sources"],
+    );
+    let (result, message) = row(&rows, "Kustomization/flux-system/crds");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains(REMOTE_URL), "{message}");
+    assert!(
+        message.contains("`crds/upstream/kustomization.yaml`"),
+        "{message}"
+    );
+    assert!(message.contains("is not available offline"), "{message}");
+    let (result, message) = row(&rows, "Kustomization/flux-system/after-crds");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("dependency ks/flux-system/crds was assumed ready offline"),
+        "{message}"
+    );
+    assert_eq!(code, Some(0), "{rows:#?}");
+}
+
+/// Without --allow-missing-sources a remote resource fails as an unavailable source does, and
+/// blocks its dependants; the message still names the URL, not a build error.
+#[test]
+fn a_remote_kustomize_resource_fails_without_allow_missing_sources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    remote_fixture(dir.path());
+    let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
+    let (result, message) = row(&rows, "Kustomization/flux-system/crds");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains(REMOTE_URL), "{message}");
+    assert!(!message.contains("kustomize build failed"), "{message}");
+    let (result, _) = row(&rows, "Kustomization/flux-system/after-crds");
+    assert_eq!(result, "BLOCKED");
+    assert_eq!(code, Some(1));
+}
+
+/// A Flux verb at a `--path` with no Flux object (only plain manifests) is a usage error naming
+/// the path, not "0 objects" and success; `diff` is not such a verb, and neither are the engine
+/// verbs (`kustomize build` of the same directory works).
+#[test]
+fn a_path_without_flux_objects_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "plain/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    );
+    write(
+        dir.path(),
+        "plain/kustomization.yaml",
+        "resources: [cm.yaml]\n",
+    );
+    for verb in [
+        &["test"][..],
+        &["validate"],
+        &["render"],
+        &["graph"],
+        &["get", "ks"],
+        &["build", "ks", "x"],
+    ] {
+        let mut args = verb.to_vec();
+        args.extend(["--path", "plain"]);
+        let output = offlux(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{verb:?}: {stderr}");
+        assert!(
+            stderr.contains("no Flux object under `plain`") && stderr.contains("Kustomization"),
+            "{verb:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{verb:?}");
+    }
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .current_dir(dir.path())
+        .args(["kustomize", "build", "plain"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+}
+
+/// A `sourceRef` to a source defined nowhere fails even with --allow-missing-sources
+/// (kustomize-controller `KustomizationReconciler.Reconcile`: "Source '…' not found"). While some
+/// producer was skipped (its source cannot be fetched), what it would apply is unknown and may
+/// define that source, so the consumer stays SKIPPED rather than risk a false FAIL.
+#[test]
+fn a_source_defined_nowhere_fails_even_with_allow_missing_sources() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let typo = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: typo, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-sytem}
+"#;
+    let remote = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: remote, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: other}
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: {name: other, namespace: flux-system}
+spec:
+  interval: 1h
+  url: https://example.com/other.git
+  ref: {branch: main}
+"#;
+    write(dir.path(), "alone/ks.yaml", typo);
+    write(dir.path(), "both/ks.yaml", &format!("{typo}---\n{remote}"));
+    write(
+        dir.path(),
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n",
+    );
+    let flags = ["--offline", "--allow-missing-sources"];
+    let (rows, code) = test_rows(dir.path(), "alone", &flags);
+    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("flux-sytem") && message.contains("not found"),
+        "{message}"
+    );
+    assert_eq!(code, Some(1));
+    let (rows, code) = test_rows(dir.path(), "both", &flags);
+    let (result, message) = row(&rows, "Kustomization/flux-system/remote");
+    assert_eq!(result, "SKIPPED", "{message}");
+    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert_eq!(code, Some(0));
+}
+
+/// `build ks NAME` of a Kustomization skipped offline says why on stderr and exits 1; it never
+/// prints nothing with exit 0 (issue 34.8).
+#[test]
+fn building_a_skipped_object_says_why_and_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    remote_fixture(dir.path());
+    let output = offlux(
+        dir.path(),
+        &[
+            "build",
+            "ks",
+            "crds",
+            "-n",
+            "flux-system",
+            "--path",
+            "flux",
+            "--offline",
+            "--allow-missing-sources",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("Kustomization/flux-system/crds was not rendered: skipped:")
+            && stderr.contains(REMOTE_URL),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
