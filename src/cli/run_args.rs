@@ -206,10 +206,24 @@ impl RunArgs {
             let (repository, report) = self.run_scoped(scope)?;
             return Ok((repository, report, None));
         }
+        let repository = self.discover()?;
+        self.run_changed_discovered(changed, scope, repository)
+    }
+
+    /// [`RunArgs::run_changed`] on a repository already discovered at `--path`.
+    pub(crate) fn run_changed_discovered(
+        &self,
+        changed: &ChangedArgs,
+        scope: Vec<Target>,
+        repository: Repository,
+    ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
+        if !changed.changed_only {
+            let (repository, report) = self.run_discovered(repository, scope)?;
+            return Ok((repository, report, None));
+        }
         let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
         let changes =
             crate::controllers::changed::Changes::working_tree(start, changed.base.as_deref())?;
-        let repository = self.discover()?;
         let files = changes.under(&repository.root);
         let selection = crate::controllers::changed::select(&repository, &files);
         let (repository, report, left_out) =
