@@ -6,7 +6,9 @@
 //!
 //! A path that holds no entry point, or exactly one that is the path itself, runs as it always
 //! has; a path holding exactly one elsewhere (the repository root above `clusters/prod`) runs from
-//! that entry point, and its output names no cluster.
+//! that entry point, and its output names no cluster. ConfigMaps and Secrets written in files no
+//! cluster applies (a bootstrap's own) stay readable to a lookup nothing in a run answers, as the
+//! run from the path would have read them (`Repository::held_data`).
 //!
 //! Not for: finding the entry points (`discovery::clusters`) or formatting rows.
 
@@ -86,11 +88,20 @@ pub(crate) fn run_each(
     }
     let several = clusters.len() > 1;
     let root = repository.root.clone();
-    crate::cli::exit::leave_to_exit(repository);
-    let mut runs = Vec::with_capacity(clusters.len());
+    // Every cluster is discovered before any runs: what none of them applies is known only then.
+    let mut discovered = Vec::with_capacity(clusters.len());
     for cluster in clusters {
         let args = at_entry(run, &root, &cluster.entry);
-        let (repository, report, left_out) = args.run_changed(changed, scope.clone())?;
+        let found = args.discover()?;
+        discovered.push((cluster, args, found));
+    }
+    let held = held_data(&repository, discovered.iter().map(|(_, _, found)| found));
+    crate::cli::exit::leave_to_exit(repository);
+    let mut runs = Vec::with_capacity(discovered.len());
+    for (cluster, args, mut found) in discovered {
+        found.held_data = held.clone();
+        let (repository, report, left_out) =
+            args.run_changed_discovered(changed, scope.clone(), found)?;
         let cancelled = report.cancelled;
         runs.push(ClusterRun {
             cluster: several.then_some(cluster.name),
@@ -103,6 +114,27 @@ pub(crate) fn run_each(
         }
     }
     Ok(runs)
+}
+
+/// The ConfigMaps and Secrets `whole` (discovered at the path) holds in files that none of
+/// `clusters` (each discovered at its entry point) reaches: a bootstrap's own, which whoever set
+/// up the cluster applied.
+fn held_data<'a>(
+    whole: &Repository,
+    clusters: impl Iterator<Item = &'a Repository>,
+) -> Vec<crate::model::Object> {
+    let mut reached: std::collections::BTreeSet<&Path> = std::collections::BTreeSet::new();
+    for cluster in clusters {
+        reached.extend(cluster.flux_objects.iter().map(|f| f.object.file.as_path()));
+        reached.extend(cluster.data_objects.iter().map(|o| o.file.as_path()));
+        reached.extend(cluster.patch_fragments.iter().map(|o| o.file.as_path()));
+    }
+    whole
+        .data_objects
+        .iter()
+        .filter(|o| !reached.contains(o.file.as_path()))
+        .cloned()
+        .collect()
 }
 
 /// `run` started at `entry` (relative to `root`) instead of `--path`.

@@ -193,24 +193,10 @@ impl RunArgs {
         self.run_discovered(repository, scope)
     }
 
-    /// [`RunArgs::run_scoped`] with `--changed-only`: only the producers a change since the base
-    /// revision can affect are reconciled and reported (see `controllers::changed`); what was
-    /// left out is said on stderr. Without the flag, [`RunArgs::run_scoped`].
-    /// (The caller prints the note a narrowed run ends with: `LeftOut::print`.)
-    pub(crate) fn run_changed(
-        &self,
-        changed: &ChangedArgs,
-        scope: Vec<Target>,
-    ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
-        if !changed.changed_only {
-            let (repository, report) = self.run_scoped(scope)?;
-            return Ok((repository, report, None));
-        }
-        let repository = self.discover()?;
-        self.run_changed_discovered(changed, scope, repository)
-    }
-
-    /// [`RunArgs::run_changed`] on a repository already discovered at `--path`.
+    /// [`RunArgs::run_scoped`] on a repository already discovered, with `--changed-only`: only
+    /// the producers a change since the base revision can affect are reconciled and reported
+    /// (see `controllers::changed`); what was left out is said on stderr. (The caller prints the
+    /// note a narrowed run ends with: `LeftOut::print`.)
     pub(crate) fn run_changed_discovered(
         &self,
         changed: &ChangedArgs,

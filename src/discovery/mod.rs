@@ -76,6 +76,11 @@ pub struct Repository {
     pub flux_objects: Vec<FluxObject>,
     /// ConfigMaps and Secrets, sorted by id then file.
     pub data_objects: Vec<Object>,
+    /// ConfigMaps and Secrets written in files no cluster of the repository applies (a
+    /// bootstrap's own, under `bootstrap/`): what set up the cluster applied them, so a lookup
+    /// nothing in the run answers may read them (see `held_outside_the_run`). Filled by the
+    /// caller that knows the clusters; empty from [`discover`].
+    pub held_data: Vec<Object>,
     /// Objects in files that kustomizations use as patches: partial objects, never applied as such.
     pub patch_fragments: Vec<Object>,
     /// Every YAML file Flux would see under the root (ignore rules applied), absolute, sorted.
@@ -479,6 +484,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         root,
         flux_objects,
         data_objects,
+        held_data: Vec::new(),
         patch_fragments,
         yaml_files: listing.yaml_files,
         bootstrap,
