@@ -160,7 +160,7 @@ struct Record {
 /// objects it reaches.
 pub(super) fn get(
     repo: &RepoArgs,
-    json: bool,
+    format: super::get::Format,
     context: &Context,
     out: &mut Output,
 ) -> Result<ExitStatus, CliError> {
@@ -186,10 +186,16 @@ pub(super) fn get(
             flux_objects,
         });
     }
-    let text = if json {
+    let table = format == super::get::Format::Table;
+    let text = if format == super::get::Format::Json {
         let mut text = serde_json::to_string_pretty(&records).unwrap_or_default();
         text.push('\n');
         text
+    } else if !table {
+        match serde_json::to_value(&records) {
+            Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
+            Err(_) => String::new(),
+        }
     } else if records.is_empty() {
         String::new()
     } else {
@@ -200,7 +206,7 @@ pub(super) fn get(
         context.human(table::render(&["NAME", "PATH", "FLUX OBJECTS"], &rows))
     };
     out.write(&text)?;
-    if records.is_empty() && !json {
+    if records.is_empty() && table {
         report::eprint(
             context,
             &format!(

@@ -88,7 +88,7 @@ pub(super) fn run(
         }
     };
     if args.what == GetKind::Clusters {
-        return super::clusters::get(&args.repo, args.output == Format::Json, context, out);
+        return super::clusters::get(&args.repo, args.output, context, out);
     }
     let repository = match args.repo.discover() {
         Ok(repository) => repository,
