@@ -222,3 +222,26 @@ fn a_single_cluster_names_none() {
     let human = offlux(&["test"], &dir.path().join("clusters/prod"));
     assert!(String::from_utf8_lossy(&human.stdout).starts_with("RESULT"));
 }
+
+#[test]
+fn validate_names_each_findings_cluster_and_finds_no_duplicate_across_clusters() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path(), false);
+    let output = offlux(&["validate", "-o", "json"], dir.path());
+    assert!(output.status.success(), "{output:?}");
+    let findings = json(&output);
+    let findings = findings.as_array().expect("findings");
+    for finding in findings {
+        let cluster = finding["cluster"].as_str().unwrap_or_default();
+        assert!(matches!(cluster, "prod" | "staging"), "{finding:#}");
+        let message = finding["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("more than once"), "{finding:#}");
+        assert!(
+            !message.starts_with('['),
+            "JSON names the cluster once: {finding:#}"
+        );
+    }
+    let human = offlux(&["validate"], dir.path());
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(!stderr.contains("defined more than once"), "{stderr}");
+}

@@ -158,7 +158,7 @@ pub(super) fn run(
         Err(message) => return Err(CliError::usage(message, None)),
     };
     // Each cluster the path holds is reconciled and checked on its own; with several, each
-    // finding names its cluster (`[NAME]` before the message, `cluster` in JSON).
+    // finding names its cluster (`[NAME]` before the message; in JSON, a `cluster` field).
     let runs = match super::clusters::run_each(&args.run, &args.changed, Vec::new()) {
         Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
@@ -211,7 +211,8 @@ pub(super) fn run(
         if args.output != ValidateFormat::Human {
             found.splice(0..0, producer_findings(run_report));
         }
-        if let Some(cluster) = &run.cluster {
+        // JSON names it in the `cluster` field instead.
+        if let (Some(cluster), false) = (&run.cluster, args.output == ValidateFormat::Json) {
             for finding in &mut found {
                 finding.message = super::clusters::named(cluster, &finding.message);
             }
