@@ -379,7 +379,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__get)
-            opts="-n -A -l -o -h -V --path --root --namespace --all-namespaces --selector --output --no-color --log-level --help --version ks hr sources all"
+            opts="-n -A -l -o -h -V --path --root --namespace --all-namespaces --selector --output --no-color --log-level --help --version ks hr sources all clusters"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -47,6 +47,9 @@ pub enum GetKind {
     Sources,
     /// Every Flux object.
     All,
+    /// The clusters the path holds: each entry point of the apply graph, with its name.
+    #[value(alias = "cluster")]
+    Clusters,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -84,6 +87,9 @@ pub(super) fn run(
             ))
         }
     };
+    if args.what == GetKind::Clusters {
+        return super::clusters::get(&args.repo, args.output, context, out);
+    }
     let repository = match args.repo.discover() {
         Ok(repository) => repository,
         Err(error) => return Err(CliError::usage(error.to_string(), None)),
@@ -166,6 +172,8 @@ fn wanted_kind(what: GetKind, kind: FluxKind) -> bool {
         GetKind::Hr => kind == FluxKind::HelmRelease,
         GetKind::Sources => kind.is_source(),
         GetKind::All => true,
+        // Listed by `clusters::get`, never here.
+        GetKind::Clusters => false,
     }
 }
 
@@ -343,7 +351,7 @@ fn table_output(what: GetKind, records: &[Record]) -> String {
                 })
                 .collect(),
         ),
-        GetKind::All => (
+        GetKind::All | GetKind::Clusters => (
             vec!["KIND", "NAMESPACE", "NAME", "FILE"],
             records
                 .iter()

@@ -15,6 +15,7 @@
 )]
 
 mod build;
+mod clusters;
 mod completions;
 mod diff;
 pub mod exit;

@@ -37,22 +37,73 @@ pub(super) fn run(
     context: &Context,
     out: &mut Output,
 ) -> Result<ExitStatus, CliError> {
-    let (repository, report, left_out) = match args.run.run_changed(&args.changed, Vec::new()) {
-        Ok(result) => result,
+    // Each cluster the path holds is rendered on its own; with several, each is written under
+    // `DIR/<cluster>/`, or printed after a `# cluster: NAME` line (`-o json`: an object by name).
+    let runs = match super::clusters::run_each(&args.run, &args.changed, Vec::new()) {
+        Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
-    if let Some(left_out) = &left_out {
-        left_out.print(context);
+    for run in &runs {
+        super::repo_args::require_flux_objects(&run.repository, &args.run.repo.path)?;
     }
-    if report.cancelled {
+    for run in &runs {
+        if let Some(left_out) = &run.left_out {
+            left_out.print(context);
+        }
+    }
+    if runs.iter().any(|r| r.report.cancelled) {
         return Err(super::interrupt::error()
             .unwrap_or_else(|| CliError::failed("interrupted; nothing was written")));
     }
-    let mut diagnostics = repository.diagnostics.clone();
-    diagnostics.extend(report.diagnostics.iter().cloned());
-    report::print_diagnostics(&diagnostics, &repository.root, context);
-    let failed = test::print_failed_producers(&report, context);
+    let several = runs.iter().any(|r| r.cluster.is_some());
+    let mut failed = false;
+    let mut json_by_cluster = serde_json::Map::new();
+    for (index, run) in runs.iter().enumerate() {
+        let dir = match (&args.out, &run.cluster) {
+            (Some(dir), Some(cluster)) => Some(dir.join(cluster)),
+            (dir, _) => dir.clone(),
+        };
+        if let (None, Some(cluster)) = (&args.out, &run.cluster) {
+            if args.output == ObjectFormat::Yaml {
+                let separator = if index > 0 { "---\n" } else { "" };
+                out.write(&format!("{separator}# cluster: {cluster}\n"))?;
+            }
+        }
+        let printed = render_cluster(args, context, out, run, dir.as_ref(), several)?;
+        failed |= printed.failed;
+        if let (Some(cluster), Some(json)) = (&run.cluster, printed.json) {
+            json_by_cluster.insert(cluster.clone(), json);
+        }
+    }
+    if several && args.out.is_none() && args.output == ObjectFormat::Json {
+        let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(json_by_cluster))
+            .unwrap_or_default();
+        text.push('\n');
+        out.write(&text)?;
+    }
+    exit::leave_to_exit(runs);
+    Ok(ExitStatus::failures_if(failed))
+}
+
+/// What rendering one cluster gave: whether a producer failed, and, for several clusters printed
+/// as JSON, its objects (printed together once every cluster is done).
+struct Rendered {
+    failed: bool,
+    json: Option<serde_json::Value>,
+}
+
+/// Renders one cluster's run to stdout or under `dir`.
+fn render_cluster(
+    args: &RenderArgs,
+    context: &Context,
+    out: &mut Output,
+    run: &super::clusters::ClusterRun,
+    dir: Option<&PathBuf>,
+    several: bool,
+) -> Result<Rendered, CliError> {
+    let (repository, report) = (&run.repository, &run.report);
+    report::print_diagnostics(&run.diagnostics(), &repository.root, context);
+    let failed = test::print_failed_producers_of(run.cluster.as_deref(), report, context);
     let producers: Vec<(&ResourceId, Vec<&Object>)> = report
         .rendered
         .iter()
@@ -62,7 +113,14 @@ pub(super) fn run(
         .iter()
         .flat_map(|(_, objects)| objects.iter().copied())
         .collect();
-    match &args.out {
+    let mut json = None;
+    match dir {
+        None if several && args.output == ObjectFormat::Json => {
+            json = Some(
+                serde_json::from_str(&objects::format(&all, args.output))
+                    .unwrap_or(serde_json::Value::Null),
+            );
+        }
         None => {
             objects::print(&all, args.output, out)?;
         }
@@ -144,6 +202,5 @@ pub(super) fn run(
             }
         }
     }
-    exit::leave_to_exit((repository, report));
-    Ok(ExitStatus::failures_if(failed))
+    Ok(Rendered { failed, json })
 }

@@ -212,23 +212,23 @@ impl RunArgs {
         self.run_discovered(repository, scope)
     }
 
-    /// [`RunArgs::run_scoped`] with `--changed-only`: only the producers a change since the base
-    /// revision can affect are reconciled and reported (see `controllers::changed`); what was
-    /// left out is said on stderr. Without the flag, [`RunArgs::run_scoped`].
-    /// (The caller prints the note a narrowed run ends with: `LeftOut::print`.)
-    pub(crate) fn run_changed(
+    /// [`RunArgs::run_scoped`] on a repository already discovered, with `--changed-only`: only
+    /// the producers a change since the base revision can affect are reconciled and reported
+    /// (see `controllers::changed`); what was left out is said on stderr. (The caller prints the
+    /// note a narrowed run ends with: `LeftOut::print`.)
+    pub(crate) fn run_changed_discovered(
         &self,
         changed: &ChangedArgs,
         scope: Vec<Target>,
+        repository: Repository,
     ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
         if !changed.changed_only {
-            let (repository, report) = self.run_scoped(scope)?;
+            let (repository, report) = self.run_discovered(repository, scope)?;
             return Ok((repository, report, None));
         }
         let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
         let changes =
             crate::controllers::changed::Changes::working_tree(start, changed.base.as_deref())?;
-        let repository = self.discover()?;
         let files = changes.under(&repository.root);
         let selection = crate::controllers::changed::select(&repository, &files);
         let (repository, report, left_out) =

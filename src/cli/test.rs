@@ -133,15 +133,25 @@ fn root_cause(
 /// Prints an `error:` line on stderr for each Flux object that failed or is blocked, and says
 /// whether there was one: commands that print objects or findings must not pass a repository
 /// whose producers broke (their output is missing, not empty).
-pub(crate) fn print_failed_producers(report: &RunReport, context: &Context) -> bool {
+/// Each line names `cluster` when given (a path holding several clusters).
+pub(crate) fn print_failed_producers_of(
+    cluster: Option<&str>,
+    report: &RunReport,
+    context: &Context,
+) -> bool {
     let errors: String = rows(report)
         .iter()
         .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
         .map(|row| {
-            format!(
-                "error: {}/{}/{}: {}\n",
+            let text = format!(
+                "{}/{}/{}: {}",
                 row.kind, row.namespace, row.name, row.message
-            )
+            );
+            let text = match cluster {
+                Some(cluster) => super::clusters::named(cluster, &text),
+                None => text,
+            };
+            format!("error: {text}\n")
         })
         .collect();
     report::eprint(context, &errors);
@@ -322,7 +332,8 @@ fn junit(rows: &[Row]) -> String {
 }
 
 /// GitHub workflow commands escape `%`, CR and LF in messages, and also `:` and `,` in properties.
-fn github(rows: &[Row]) -> String {
+/// With `several` clusters, each title starts with its row's cluster.
+fn github(rows: &[Row], several: bool) -> String {
     let data = escape::github_data;
     let property = escape::github_property;
     let mut out = String::new();
@@ -340,7 +351,12 @@ fn github(rows: &[Row]) -> String {
         properties.push(format!(
             "title={}",
             property(&format!(
-                "{} {} {}/{}",
+                "{}{} {} {}/{}",
+                row.cluster
+                    .as_deref()
+                    .filter(|_| several)
+                    .map(|c| format!("[{c}] "))
+                    .unwrap_or_default(),
                 row.result.as_str(),
                 row.kind,
                 row.namespace,
@@ -390,46 +406,63 @@ pub(super) fn run(
         }
         _ => Vec::new(),
     };
-    let (repository, report, left_out) = match args.run.run_changed(&args.changed, scope) {
-        Ok(result) => result,
+    // Each cluster the path holds is reconciled on its own; its rows name it when there are
+    // several.
+    let runs = match super::clusters::run_each(&args.run, &args.changed, scope) {
+        Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
-    if let Some(left_out) = &left_out {
-        left_out.print(context);
+    for run in &runs {
+        super::repo_args::require_flux_objects(&run.repository, &args.run.repo.path)?;
     }
-    let mut diagnostics = repository.diagnostics.clone();
-    diagnostics.extend(report.diagnostics.iter().cloned());
-    report::print_diagnostics(&diagnostics, &repository.root, context);
-    let mut all_rows = rows(&report);
-    if let Some(schemas) = &schemas {
-        let checked = super::validate::kube_version(&args.run).and_then(|kube| {
-            super::validate::check(
-                &repository,
-                &report,
-                &kube,
-                schemas,
-                Some(&args.run),
-                &args.orphans,
-            )
-        });
-        match checked {
-            Ok((findings, _)) => {
-                let warnings = findings
-                    .iter()
-                    .filter(|f| f.severity == crate::validate::Severity::Warning)
-                    .count();
-                if warnings > 0 {
-                    report::eprint(
-                        context,
-                        &format!("validate: {warnings} warnings (`offlux validate` lists them)\n"),
-                    );
-                }
-                all_rows.extend(finding_rows(&findings));
-            }
-            Err(message) => return Err(CliError::usage(message, None)),
+    let mut all_rows = Vec::new();
+    for run in &runs {
+        if let Some(left_out) = &run.left_out {
+            left_out.print(context);
         }
+        report::print_diagnostics(&run.diagnostics(), &run.repository.root, context);
+        let mut cluster_rows = rows(&run.report);
+        if let Some(schemas) = &schemas {
+            let checked = super::validate::kube_version(&args.run).and_then(|kube| {
+                super::validate::check(
+                    &run.repository,
+                    &run.report,
+                    &kube,
+                    schemas,
+                    Some(&args.run),
+                    &args.orphans,
+                )
+            });
+            match checked {
+                Ok((findings, _)) => {
+                    let warnings = findings
+                        .iter()
+                        .filter(|f| f.severity == crate::validate::Severity::Warning)
+                        .count();
+                    if warnings > 0 {
+                        let text =
+                            format!("validate: {warnings} warnings (`offlux validate` lists them)");
+                        let text = match &run.cluster {
+                            Some(cluster) => super::clusters::named(cluster, &text),
+                            None => text,
+                        };
+                        report::eprint(context, &format!("{text}\n"));
+                    }
+                    cluster_rows.extend(finding_rows(&findings));
+                }
+                Err(message) => return Err(CliError::usage(message, None)),
+            }
+        }
+        if let Some(cluster) = &run.cluster {
+            for row in &mut cluster_rows {
+                row.cluster = Some(cluster.clone());
+            }
+        }
+        all_rows.extend(cluster_rows);
     }
+    let several = runs.iter().any(|r| r.cluster.is_some());
+    let left_out: Vec<&super::run_args::LeftOut> =
+        runs.iter().filter_map(|r| r.left_out.as_ref()).collect();
     let rows: Vec<Row> = all_rows
         .into_iter()
         .filter(|r| match args.what {
@@ -445,42 +478,55 @@ pub(super) fn run(
             let table_rows: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| {
-                    vec![
+                    let mut cells = vec![
                         r.result.as_str().to_owned(),
                         r.kind.clone(),
                         format!("{}/{}", r.namespace, r.name),
                         r.message.clone(),
-                    ]
+                    ];
+                    if several {
+                        cells.insert(0, r.cluster.clone().unwrap_or_default());
+                    }
+                    cells
                 })
                 .collect();
+            let headers: &[&str] = if several {
+                &["CLUSTER", "RESULT", "KIND", "NAME", "MESSAGE"]
+            } else {
+                &["RESULT", "KIND", "NAME", "MESSAGE"]
+            };
             let mut text = if table_rows.is_empty() {
                 String::new()
             } else {
-                table::render(&["RESULT", "KIND", "NAME", "MESSAGE"], &table_rows)
+                table::render(headers, &table_rows)
             };
             text.push_str(&summary(&rows));
             text.push('\n');
             context.human(text)
         }
         TestFormat::Json => {
-            let mut text = match &left_out {
-                Some(left_out) => serde_json::to_string_pretty(
+            let mut text = match left_out.as_slice() {
+                [] => serde_json::to_string_pretty(&rows),
+                [left_out] if !several => serde_json::to_string_pretty(
                     &serde_json::json!({"changedOnly": left_out, "rows": rows}),
                 ),
-                None => serde_json::to_string_pretty(&rows),
+                // One per cluster, in the rows' order of clusters.
+                several_left_out => serde_json::to_string_pretty(
+                    &serde_json::json!({"changedOnly": several_left_out, "rows": rows}),
+                ),
             }
             .unwrap_or_default();
             text.push('\n');
             text
         }
         TestFormat::Junit => junit(&rows),
-        TestFormat::Github => github(&rows),
+        TestFormat::Github => github(&rows, several),
     };
     out.write(&output)?;
     let failed = rows
         .iter()
         .any(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
-        || report.cancelled;
-    exit::leave_to_exit((repository, report));
+        || runs.iter().any(|r| r.report.cancelled);
+    exit::leave_to_exit(runs);
     Ok(ExitStatus::failures_if(failed))
 }

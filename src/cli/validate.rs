@@ -157,61 +157,92 @@ pub(super) fn run(
         Ok(schemas) => schemas,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    let (repository, run_report, left_out) = match args.run.run_changed(&args.changed, Vec::new()) {
-        Ok(result) => result,
+    // Each cluster the path holds is reconciled and checked on its own; with several, each
+    // finding names its cluster (`[NAME]` before the message; in JSON, a `cluster` field).
+    let runs = match super::clusters::run_each(&args.run, &args.changed, Vec::new()) {
+        Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
-    if let Some(left_out) = &left_out {
-        left_out.print(context);
+    for run in &runs {
+        super::repo_args::require_flux_objects(&run.repository, &args.run.repo.path)?;
     }
-    let mut diagnostics = repository.diagnostics.clone();
-    diagnostics.extend(run_report.diagnostics.iter().cloned());
-    report::print_diagnostics(&diagnostics, &repository.root, context);
-    let producers_failed = super::test::print_failed_producers(&run_report, context);
-    if producers_failed {
-        report::eprint(
-            context,
-            "hint: what the failed or blocked objects above would apply was not checked\n",
-        );
+    let mut findings = Vec::new();
+    let mut finding_clusters: Vec<Option<String>> = Vec::new();
+    let mut objects = 0;
+    let mut producers_failed = false;
+    for run in &runs {
+        let (repository, run_report, left_out) = (&run.repository, &run.report, &run.left_out);
+        if let Some(left_out) = left_out {
+            left_out.print(context);
+        }
+        report::print_diagnostics(&run.diagnostics(), &repository.root, context);
+        let failed_here =
+            super::test::print_failed_producers_of(run.cluster.as_deref(), run_report, context);
+        producers_failed |= failed_here;
+        if failed_here {
+            report::eprint(
+                context,
+                "hint: what the failed or blocked objects above would apply was not checked\n",
+            );
+        }
+        let (mut found, checked) = match check(
+            repository,
+            run_report,
+            &kube,
+            &schemas,
+            Some(&args.run),
+            &args.orphans,
+        ) {
+            Ok(result) => result,
+            // A `.offlux.yaml` offlux cannot use is an input error, as in `offlux test --validate`.
+            Err(message) => return Err(CliError::usage(message, None)),
+        };
+        if left_out.is_some() {
+            // Orphans are judged against everything a run reaches, which a narrowed run is not.
+            use crate::validate::Code;
+            found.retain(|f| {
+                !matches!(
+                    f.code,
+                    Code::OrphanManifest
+                        | Code::ForgottenProducer
+                        | Code::UnusedSource
+                        | Code::UnreadValues
+                )
+            });
+        }
+        // The human format has listed them on stderr already; the others carry them as findings.
+        if args.output != ValidateFormat::Human {
+            found.splice(0..0, producer_findings(run_report));
+        }
+        // JSON names it in the `cluster` field instead.
+        if let (Some(cluster), false) = (&run.cluster, args.output == ValidateFormat::Json) {
+            for finding in &mut found {
+                finding.message = super::clusters::named(cluster, &finding.message);
+            }
+        }
+        finding_clusters.extend(found.iter().map(|_| run.cluster.clone()));
+        findings.extend(found);
+        objects += checked;
     }
-    let (mut findings, objects) = match check(
-        &repository,
-        &run_report,
-        &kube,
-        &schemas,
-        Some(&args.run),
-        &args.orphans,
-    ) {
-        Ok(result) => result,
-        // A `.offlux.yaml` offlux cannot use is an input error, as in `offlux test --validate`.
-        Err(message) => return Err(CliError::usage(message, None)),
-    };
-    if left_out.is_some() {
-        // Orphans are judged against everything a run reaches, which a narrowed run is not.
-        use crate::validate::Code;
-        findings.retain(|f| {
-            !matches!(
-                f.code,
-                Code::OrphanManifest
-                    | Code::ForgottenProducer
-                    | Code::UnusedSource
-                    | Code::UnreadValues
-            )
-        });
-    }
-    // The human format has listed them on stderr already; the others carry them as findings.
-    if args.output != ValidateFormat::Human {
-        findings.splice(0..0, producer_findings(&run_report));
-    }
+    let several = runs.iter().any(|r| r.cluster.is_some());
+    let left_out: Vec<&super::run_args::LeftOut> =
+        runs.iter().filter_map(|r| r.left_out.as_ref()).collect();
     let text = match args.output {
         ValidateFormat::Human => context.human(human(&findings, objects)),
         ValidateFormat::Json => {
-            match &left_out {
-                Some(left_out) => serde_json::to_string_pretty(
-                    &serde_json::json!({"changedOnly": left_out, "findings": findings}),
+            let listed = if several {
+                with_clusters(&findings, &finding_clusters)
+            } else {
+                serde_json::to_value(&findings).unwrap_or_default()
+            };
+            match left_out.as_slice() {
+                [] => serde_json::to_string_pretty(&listed),
+                [left_out] if !several => serde_json::to_string_pretty(
+                    &serde_json::json!({"changedOnly": left_out, "findings": listed}),
                 ),
-                None => serde_json::to_string_pretty(&findings),
+                several_left_out => serde_json::to_string_pretty(
+                    &serde_json::json!({"changedOnly": several_left_out, "findings": listed}),
+                ),
             }
             .unwrap_or_default()
                 + "\n"
@@ -222,8 +253,24 @@ pub(super) fn run(
     };
     out.write(&text)?;
     let failed = producers_failed || findings.iter().any(|f| f.severity == Severity::Error);
-    exit::leave_to_exit((repository, run_report, findings));
+    exit::leave_to_exit((runs, findings));
     Ok(ExitStatus::failures_if(failed))
+}
+
+/// `findings` as JSON, each with the `cluster` it was found in.
+fn with_clusters(findings: &[Finding], clusters: &[Option<String>]) -> serde_json::Value {
+    let listed = findings
+        .iter()
+        .zip(clusters)
+        .map(|(finding, cluster)| {
+            let mut value = serde_json::to_value(finding).unwrap_or_default();
+            if let (serde_json::Value::Object(fields), Some(cluster)) = (&mut value, cluster) {
+                fields.insert("cluster".to_owned(), cluster.clone().into());
+            }
+            value
+        })
+        .collect();
+    serde_json::Value::Array(listed)
 }
 
 /// `--kube-version`, or Helm's default.

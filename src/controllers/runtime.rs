@@ -1915,13 +1915,17 @@ impl Runtime<'_> {
             object.id.namespace = id.namespace.clone();
             return Some(Arc::new(object));
         }
-        let written: Vec<&Object> = self
+        let like_id = |o: &&Object| same(o) && o.id.namespace == id.namespace;
+        // What the run's own files define first; else what files no cluster applies define.
+        let mut written: Vec<&Object> = self
             .repository
             .data_objects
             .iter()
-            .filter(same)
-            .filter(|o| o.id.namespace == id.namespace)
+            .filter(like_id)
             .collect();
+        if written.is_empty() {
+            written = self.repository.held_data.iter().filter(like_id).collect();
+        }
         let [object] = written.as_slice() else {
             return None;
         };

@@ -7,6 +7,7 @@
 //! written in files; what Flux would apply comes from the controllers.
 
 mod bootstrap_instance;
+pub mod clusters;
 pub mod git_remote;
 mod kustomization_refs;
 mod load;
@@ -75,6 +76,11 @@ pub struct Repository {
     pub flux_objects: Vec<FluxObject>,
     /// ConfigMaps and Secrets, sorted by id then file.
     pub data_objects: Vec<Object>,
+    /// ConfigMaps and Secrets written in files no cluster of the repository applies (a
+    /// bootstrap's own, under `bootstrap/`): what set up the cluster applied them, so a lookup
+    /// nothing in the run answers may read them (see `held_outside_the_run`). Filled by the
+    /// caller that knows the clusters; empty from [`discover`].
+    pub held_data: Vec<Object>,
     /// Objects in files that kustomizations use as patches: partial objects, never applied as such.
     pub patch_fragments: Vec<Object>,
     /// Every YAML file Flux would see under the root (ignore rules applied), absolute, sorted.
@@ -84,6 +90,10 @@ pub struct Repository {
     /// reading can tell. Objects absent here are applied by nothing in the repository: they are the
     /// entry points. Rendering gives the exact answer.
     pub parents: foldhash::HashMap<(PathBuf, ResourceId), ResourceId>,
+    /// What each file leads the walk to, as read from the file itself (never merged by id): a
+    /// Flux object's followed `spec.path` (or FluxInstance sync path) and a kustomization's
+    /// inputs from elsewhere. Absolute paths, sorted; the cluster entry points are read from it.
+    pub applies: Vec<clusters::Applies>,
     /// Every file discovery parsed, for the builds that read them again.
     pub parsed_files: Arc<ParsedFiles>,
     /// What the walk found each path to be, for the builds that ask again.
@@ -228,6 +238,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     let mut followed: BTreeMap<ResourceId, (PathBuf, PathBuf)> = BTreeMap::new();
     // FluxInstances a bootstrap installs from a HelmRelease's values: entry points of their own.
     let mut bootstrap_instances: Vec<FluxObject> = Vec::new();
+    let mut applies: Vec<clusters::Applies> = Vec::new();
     while let Some((key, target)) = pending.pop_first() {
         if key.self_and_ancestors().any(|k| walked.contains(k)) || single_files.contains(&key) {
             continue;
@@ -287,6 +298,16 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     &fs_facts,
                     &mut diagnostics,
                 );
+                let applied = next
+                    .clone()
+                    .or_else(|| working_tree.perhaps_here(follower, &fs_facts));
+                if let Some(to) = applied {
+                    applies.push(clusters::Applies {
+                        from: file.clone(),
+                        to,
+                        via: clusters::via_of(follower),
+                    });
+                }
                 if let Some(next) = next {
                     // The id the object will have: with the namespace its kustomization gives it,
                     // as the objects themselves get it below.
@@ -313,6 +334,11 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     .parent()
                     .and_then(|dir| refs.inputs_of_dir.get(&PathKey::of(dir)));
                 for input in inputs.into_iter().flatten() {
+                    applies.push(clusters::Applies {
+                        from: file.clone(),
+                        to: input.clone(),
+                        via: clusters::Via::Input,
+                    });
                     pending
                         .entry(PathKey::of(input))
                         .or_insert_with(|| input.clone());
@@ -458,10 +484,16 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         root,
         flux_objects,
         data_objects,
+        held_data: Vec::new(),
         patch_fragments,
         yaml_files: listing.yaml_files,
         bootstrap,
         parents,
+        applies: {
+            applies.sort();
+            applies.dedup();
+            applies
+        },
         parsed_files: Arc::new(parsed_files),
         fs_facts: Arc::new(fs_facts),
         stats,
@@ -660,6 +692,27 @@ impl<'a> WorkingTreeSources<'a> {
             remote: git_remote::git_remote(root),
             git_urls,
         }
+    }
+
+    /// The directory a Kustomization not followed would apply if its GitRepository were this
+    /// repository, when nothing says it is not: the working tree has no git remote to compare
+    /// with the source's URL (a copy without `.git`), and `spec.path` names a directory here other
+    /// than the root (a source's root is its own, repro c4). Only the cluster entry points are
+    /// read from this (what a self-managing `flux-cluster` Kustomization would apply); the walk
+    /// does not follow it.
+    fn perhaps_here(&self, flux: &FluxObject, fs_facts: &FsFacts) -> Option<PathBuf> {
+        let kustomization = flux.as_kustomization()?;
+        if self.remote.is_some() || kustomization.source_ref.kind != "GitRepository" {
+            return None;
+        }
+        let path = apply_variable_defaults(&kustomization.path).ok()?;
+        let dir = secure_join(self.root, &path);
+        let defined_here = self.git_urls.contains_key(&kustomization.source_ref.name);
+        if !defined_here || dir == self.root {
+            return None;
+        }
+        crate::fsio::locate(fs_facts, &dir, Some(self.root)).ok()?;
+        fs_facts.is_dir(&dir).then_some(dir)
     }
 
     /// The directory `kustomization`'s `spec.path` is relative to, when its source is read from

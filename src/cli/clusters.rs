@@ -1,0 +1,227 @@
+//! Repositories with several clusters: `offlux get clusters`, and the runs of `test`, `validate`
+//! and `render` at a path holding several clusters' entry points (`--path .`, as pre-commit hooks
+//! run), where each cluster is discovered and reconciled on its own, from its entry point: its
+//! own objects, its own `dependsOn` graph, its own "defined more than once" check. What no entry
+//! point applies is not reconciled at all (the orphan checks report it).
+//!
+//! A path that holds no entry point, or exactly one that is the path itself, runs as it always
+//! has; a path holding exactly one elsewhere (the repository root above `clusters/prod`) runs from
+//! that entry point, and its output names no cluster. ConfigMaps and Secrets written in files no
+//! cluster applies (a bootstrap's own) stay readable to a lookup nothing in a run answers, as the
+//! run from the path would have read them (`Repository::held_data`).
+//!
+//! Not for: finding the entry points (`discovery::clusters`) or formatting rows.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::exit::{CliError, ExitStatus};
+use super::repo_args::RepoArgs;
+use super::run_args::{ChangedArgs, LeftOut, RunArgs};
+use super::stdout::Output;
+use super::{report, table, Context};
+use crate::controllers::runtime::RunReport;
+use crate::controllers::scope::Target;
+use crate::diagnostic::Diagnostic;
+use crate::discovery::clusters::Cluster;
+use crate::discovery::{self, Repository};
+
+/// One cluster's run.
+pub(crate) struct ClusterRun {
+    /// The cluster's name when the path holds several (every row and finding names it).
+    pub cluster: Option<String>,
+    pub repository: Repository,
+    pub report: RunReport,
+    pub left_out: Option<LeftOut>,
+}
+
+impl ClusterRun {
+    /// Discovery's and the run's diagnostics, each naming the cluster when there are several.
+    pub(crate) fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut diagnostics = self.repository.diagnostics.clone();
+        diagnostics.extend(self.report.diagnostics.iter().cloned());
+        if let Some(cluster) = &self.cluster {
+            for diagnostic in &mut diagnostics {
+                diagnostic.message = named(cluster, &diagnostic.message);
+            }
+        }
+        diagnostics
+    }
+}
+
+/// `text` prefixed with the cluster it is about.
+pub(crate) fn named(cluster: &str, text: &str) -> String {
+    format!("[{cluster}] {text}")
+}
+
+/// The clusters `repository` (discovered at `--path`) holds, and whether the path is to be run
+/// as it is: it holds no entry point, or exactly one, which is the path itself.
+fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
+    let clusters = discovery::clusters::find(repository);
+    let as_is = match clusters.as_slice() {
+        [] => true,
+        [only] => only.entry == repository.entry,
+        _ => false,
+    };
+    (clusters, as_is)
+}
+
+/// Reconciles each cluster the path holds on its own (see the module's docs), in cluster-name
+/// order; one run, naming no cluster, when the path holds at most one.
+pub(crate) fn run_each(
+    run: &RunArgs,
+    changed: &ChangedArgs,
+    scope: Vec<Target>,
+) -> Result<Vec<ClusterRun>, String> {
+    let repository = run.discover()?;
+    let (clusters, as_is) = clusters_of(&repository);
+    if as_is {
+        let (repository, report, left_out) =
+            run.run_changed_discovered(changed, scope, repository)?;
+        return Ok(vec![ClusterRun {
+            cluster: None,
+            repository,
+            report,
+            left_out,
+        }]);
+    }
+    let several = clusters.len() > 1;
+    let root = repository.root.clone();
+    // Every cluster is discovered before any runs: what none of them applies is known only then.
+    let mut discovered = Vec::with_capacity(clusters.len());
+    for cluster in clusters {
+        let args = at_entry(run, &root, &cluster.entry);
+        let found = args.discover()?;
+        discovered.push((cluster, args, found));
+    }
+    let held = held_data(&repository, discovered.iter().map(|(_, _, found)| found));
+    crate::cli::exit::leave_to_exit(repository);
+    let mut runs = Vec::with_capacity(discovered.len());
+    for (cluster, args, mut found) in discovered {
+        found.held_data = held.clone();
+        let (repository, report, left_out) =
+            args.run_changed_discovered(changed, scope.clone(), found)?;
+        let cancelled = report.cancelled;
+        runs.push(ClusterRun {
+            cluster: several.then_some(cluster.name),
+            repository,
+            report,
+            left_out,
+        });
+        if cancelled {
+            break;
+        }
+    }
+    Ok(runs)
+}
+
+/// The ConfigMaps and Secrets `whole` (discovered at the path) holds in files that none of
+/// `clusters` (each discovered at its entry point) reaches: a bootstrap's own, which whoever set
+/// up the cluster applied.
+fn held_data<'a>(
+    whole: &Repository,
+    clusters: impl Iterator<Item = &'a Repository>,
+) -> Vec<crate::model::Object> {
+    let mut reached: std::collections::BTreeSet<&Path> = std::collections::BTreeSet::new();
+    for cluster in clusters {
+        reached.extend(cluster.flux_objects.iter().map(|f| f.object.file.as_path()));
+        reached.extend(cluster.data_objects.iter().map(|o| o.file.as_path()));
+        reached.extend(cluster.patch_fragments.iter().map(|o| o.file.as_path()));
+    }
+    whole
+        .data_objects
+        .iter()
+        .filter(|o| !reached.contains(o.file.as_path()))
+        .cloned()
+        .collect()
+}
+
+/// `run` started at `entry` (relative to `root`) instead of `--path`.
+fn at_entry(run: &RunArgs, root: &Path, entry: &Path) -> RunArgs {
+    let mut args = run.clone();
+    args.repo.path = root.join(entry);
+    args.repo.root = Some(root.to_path_buf());
+    args
+}
+
+/// One line of `offlux get clusters`.
+#[derive(Serialize)]
+struct Record {
+    name: String,
+    /// The entry directory, relative to the repository root (`.` for the root).
+    path: String,
+    /// Flux objects discovery finds from the entry point.
+    #[serde(rename = "fluxObjects")]
+    flux_objects: usize,
+}
+
+/// `offlux get clusters`: each cluster the path holds, with its entry point and how many Flux
+/// objects it reaches.
+pub(super) fn get(
+    repo: &RepoArgs,
+    format: super::get::Format,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
+    let repository = repo
+        .discover()
+        .map_err(|e| CliError::usage(e.to_string(), None))?;
+    let (clusters, as_is) = clusters_of(&repository);
+    let mut records = Vec::with_capacity(clusters.len());
+    for cluster in &clusters {
+        let flux_objects = if as_is {
+            repository.flux_objects.len()
+        } else {
+            let mut options = discovery::Options::new(repository.root.join(&cluster.entry));
+            options.root = Some(repository.root.clone());
+            discovery::discover(&options)
+                .map_err(|e| CliError::usage(e.to_string(), None))?
+                .flux_objects
+                .len()
+        };
+        records.push(Record {
+            name: cluster.name.clone(),
+            path: shown_path(&cluster.entry),
+            flux_objects,
+        });
+    }
+    let table = format == super::get::Format::Table;
+    let text = if format == super::get::Format::Json {
+        let mut text = serde_json::to_string_pretty(&records).unwrap_or_default();
+        text.push('\n');
+        text
+    } else if !table {
+        match serde_json::to_value(&records) {
+            Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
+            Err(_) => String::new(),
+        }
+    } else if records.is_empty() {
+        String::new()
+    } else {
+        let rows: Vec<Vec<String>> = records
+            .iter()
+            .map(|r| vec![r.name.clone(), r.path.clone(), r.flux_objects.to_string()])
+            .collect();
+        context.human(table::render(&["NAME", "PATH", "FLUX OBJECTS"], &rows))
+    };
+    out.write(&text)?;
+    if records.is_empty() && table {
+        report::eprint(
+            context,
+            &format!(
+                "No cluster entry point found under `{}`: no Flux Kustomization or FluxInstance there applies a path in the repository.\n",
+                repo.path.display()
+            ),
+        );
+    }
+    Ok(ExitStatus::failures_if(false))
+}
+
+fn shown_path(entry: &Path) -> String {
+    if entry == PathBuf::new() {
+        ".".to_owned()
+    } else {
+        entry.display().to_string()
+    }
+}
