@@ -181,8 +181,19 @@ fn a_failed_producer_keeps_its_last_good_file() {
         std::fs::read_to_string(out.path().join(APPS_FILE)).expect("kept"),
         good
     );
-    // Once it is gone from the repository, its file goes too.
+    // Once it is gone from the repository, its file goes too (another producer stays: a path
+    // holding no Flux object at all is a usage error).
     std::fs::remove_file(repo.path().join("clusters/dev/apps.yaml")).expect("rm");
+    write(
+        repo.path(),
+        &[
+            (
+                "clusters/dev/other.yaml",
+                &kustomization("other", "./other", "flux-system"),
+            ),
+            ("other/cm.yaml", CONFIG_MAP),
+        ],
+    );
     let output = render_out(repo.path(), out.path());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!out.path().join(APPS_FILE).exists());
@@ -315,10 +326,13 @@ fn a_source_defined_nowhere_is_not_found() {
         stdout.contains("FAIL") && stdout.contains("GitRepository/flux-system/elsewhere not found"),
         "{stdout}"
     );
+    // `--allow-missing-sources` is for sources that exist but cannot be fetched: a source
+    // defined nowhere is a typo, which Flux fails on.
     let output = run(&["test", "--allow-missing-sources"], repo.path(), &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("SKIPPED") && stdout.contains("not found"),
+        stdout.contains("FAIL") && stdout.contains("not found"),
         "{stdout}"
     );
     // The bootstrap source is the working tree.

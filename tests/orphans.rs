@@ -329,6 +329,13 @@ fn an_entry_without_a_kustomization_applies_every_file() {
         "components/app/unlisted.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unlisted, namespace: default}\n",
     );
+    // A path holding no Flux object at all is a usage error; the entry's Kustomization applies
+    // the component.
+    write(
+        root,
+        "apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec: {interval: 10m, path: ./components/app, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+    );
     let output = Command::cargo_bin("offlux")
         .expect("binary")
         .env("NO_COLOR", "1")
