@@ -67,6 +67,9 @@ pub(crate) struct Scope {
     /// Set when the quiet run's drain found an absence a deferred release might fill: until
     /// ordinary running resumes, needed bodies run as if nothing were final yet.
     put_off: AtomicBool,
+    /// Set once every deferred release was run because the run could no longer tell which of
+    /// them it needs: from then on no release is deferred (one deferred again would never run).
+    defers_none: AtomicBool,
     handle: OnceLock<Handle<ResourceId>>,
 }
 
@@ -96,6 +99,7 @@ impl Scope {
             needed: Mutex::new(BTreeSet::new()),
             deferred: Mutex::new(BTreeSet::new()),
             put_off: AtomicBool::new(false),
+            defers_none: AtomicBool::new(false),
             handle: OnceLock::new(),
         };
         for id in written {
@@ -156,6 +160,7 @@ impl Scope {
 
     /// Runs every deferred release: the run can no longer tell which of them it needs.
     fn release_all(&self) {
+        self.defers_none.store(true, Ordering::Release);
         let released: Vec<ResourceId> = match self.deferred.lock() {
             Ok(mut deferred) => std::mem::take(&mut *deferred).into_iter().collect(),
             Err(_) => Vec::new(),
@@ -195,7 +200,7 @@ impl Scope {
             self.put_off.store(false, Ordering::Release);
         }
         if !self.is_needed(id) {
-            if is_deferrable(id) {
+            if is_deferrable(id) && !self.defers_none.load(Ordering::Acquire) {
                 if let Ok(mut deferred) = self.deferred.lock() {
                     deferred.insert(id.clone());
                 }
