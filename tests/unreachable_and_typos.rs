@@ -293,3 +293,48 @@ fn building_a_skipped_object_says_why_and_fails() {
     );
     assert!(output.stdout.is_empty());
 }
+
+/// kustomize's loader fetches a generator's `files`/`envs` source that is an http(s) URL
+/// (`fileLoader.Load`, `IsRemoteFile`), as kustomize-controller does in the cluster: offline it is
+/// the same unavailable input as a remote resource, SKIPPED with the URL and the file listing it.
+#[test]
+fn a_generator_file_fetched_over_http_is_skipped_as_a_remote_resource() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = "https://raw.githubusercontent.com/fluxcd/flux2/v0.31.4/manifests/monitoring/monitoring-config/dashboards/cluster.json";
+    write(
+        dir.path(),
+        "flux/ks.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: dashboards, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./dashboards
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"#,
+    );
+    write(
+        dir.path(),
+        "dashboards/kustomization.yaml",
+        &format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nconfigMapGenerator:\n  - name: dashboard\n    files:\n      - cluster.json={url}\n"
+        ),
+    );
+    let (rows, code) = test_rows(
+        dir.path(),
+        "flux",
+        &["--offline", "--allow-missing-sources"],
+    );
+    let (result, message) = row(&rows, "Kustomization/flux-system/dashboards");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains(url), "{message}");
+    assert!(
+        message.contains("`dashboards/kustomization.yaml`"),
+        "{message}"
+    );
+    assert_eq!(code, Some(0), "{rows:#?}");
+    let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
+    assert_eq!(rows["Kustomization/flux-system/dashboards"].0, "FAIL");
+    assert_eq!(code, Some(1));
+}

@@ -129,6 +129,11 @@ const INCOMING: &[Incoming] = &[
 
 /// Causes of a SKIPPED row that offline explains by itself: the row's message says what could
 /// not be had without the network.
+/// Corpus repositories whose self-managing GitRepository is the repository itself, by URL. A
+/// checkout finds it through its `origin` remote; the corpus copies have no `.git`, so the run
+/// says it as such a user would (`--sources`).
+const CHECKOUT_SOURCES: &[(&str, &str)] = &[("toboshii__home-ops", "flux-cluster")];
+
 const OFFLINE_CAUSES: &[&str] = &[
     "is not available offline",
     "is not in the chart cache and the network is off",
@@ -162,11 +167,16 @@ fn runs(shared: &Path) -> Vec<Run> {
             .expect("name")
             .to_string_lossy()
             .into_owned();
+        let args = CHECKOUT_SOURCES
+            .iter()
+            .filter(|(repository, _)| *repository == label)
+            .map(|(_, source)| format!("--sources={source}"))
+            .collect();
         runs.push(Run {
             label,
             path: root.clone(),
             root,
-            args: Vec::new(),
+            args,
         });
     }
     let incoming = shared.join("corpus/incoming");

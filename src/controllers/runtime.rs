@@ -1234,6 +1234,20 @@ impl Runtime<'_> {
                 // note stays where it explains something: another source mapped here, or one
                 // read from elsewhere.
                 let standard = resolution == SourceResolution::WorkingTree { note: None };
+                // A self-managing Kustomization reads its GitRepository from the repository that
+                // defines both; offline, that is this one when the checkout's remote says so.
+                // Without a remote (an archive, a copy) the user can say it.
+                let resolution = match resolution {
+                    SourceResolution::Unavailable(message)
+                        if source_id.kind == FluxKind::GitRepository.as_str() =>
+                    {
+                        SourceResolution::Unavailable(format!(
+                            "{message}; it applies itself through this Kustomization (a self-managing bootstrap): if it is this repository, `--sources {}` reads it from the working tree",
+                            source_id.name
+                        ))
+                    }
+                    other => other,
+                };
                 if !standard {
                     self.note_row(
                         id,

@@ -51,6 +51,39 @@ pub(crate) fn generator_field(
     Ok(())
 }
 
+/// Whether kustomize's loader fetches `source` over HTTP instead of reading a file
+/// (`loader.IsRemoteFile`: a URL whose scheme is http or https, which Go's `url.Parse` lowercases).
+pub(crate) fn is_remote_file(source: &str) -> bool {
+    source.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    })
+}
+
+fn refuse_remote_file(source: &str) -> Result<(), String> {
+    if is_remote_file(source) {
+        return Err(format!(
+            "'{source}': remote files are not supported offline"
+        ));
+    }
+    Ok(())
+}
+
+/// The first `files` or `envs` source of a generator list (`configMapGenerator`,
+/// `secretGenerator`) that kustomize would fetch over HTTP.
+pub(crate) fn first_remote_source(list: Option<&Node>) -> Option<String> {
+    let list = list.and_then(Node::as_sequence)?;
+    list.items.iter().find_map(|args| {
+        let mut sources = strings(args.get("envs"));
+        sources.extend(strings(args.get("env")));
+        sources.extend(
+            strings(args.get("files"))
+                .into_iter()
+                .map(|f| f.split_once('=').map_or(f.clone(), |(_, p)| p.to_string())),
+        );
+        sources.into_iter().find(|s| is_remote_file(s))
+    })
+}
+
 /// A `generators` entry that is a builtin generator's config.
 pub(crate) fn run_plugin(
     loader: &Loader,
@@ -263,6 +296,7 @@ fn generate(
     let mut envs = strings(args.get("envs"));
     envs.extend(strings(args.get("env")));
     for env in envs {
+        refuse_remote_file(&env)?;
         let (file, text) = loader.read_file(dir, &env)?;
         for line in parse_env(&text)? {
             match line {
@@ -304,6 +338,7 @@ fn generate(
                 file.clone(),
             ),
         };
+        refuse_remote_file(&path)?;
         let (_, bytes) = loader.read_bytes(dir, &path)?;
         pairs.add(key, bytes)?;
     }

@@ -515,6 +515,9 @@ impl Builder<'_> {
             (("configMapGenerator", "ConfigMap"), &k.config_map_generator),
             (("secretGenerator", "Secret"), &k.secret_generator),
         ] {
+            if let Some(url) = generate::first_remote_source(list.as_ref()) {
+                self.met_remote(dir, &url);
+            }
             generate::generator_field(
                 &self.loader,
                 &mut self.env_keys_left_out,
