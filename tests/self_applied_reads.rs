@@ -296,6 +296,40 @@ fn a_root_kustomization_applying_its_own_source_is_no_cycle() {
     }
 }
 
+/// The same self-managing layout in a copy without `.git` (an archive, a CI cache): nothing says
+/// the GitRepository is this repository, so it is not read from here; the row says how to say it,
+/// and with `--sources NAME` the tree reconciles as from a checkout.
+#[test]
+fn a_self_managing_source_without_a_remote_says_how_to_map_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let source = "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: home-ops\n  namespace: flux-system\nspec:\n  interval: 1h\n  url: https://github.com/example/home-ops\n  ref: {branch: main}\n";
+    write(
+        root,
+        "kubernetes/cluster/sync.yaml",
+        &(source.to_owned() + &kustomization("cluster", "./kubernetes/cluster", "home-ops", "")),
+    );
+    write(
+        root,
+        "kubernetes/apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hello, namespace: default}\n",
+    );
+    let (rows, stderr) = test_rows(root, "kubernetes/cluster", &["--allow-missing-sources"]);
+    assert!(
+        rows.iter().any(
+            |r| r.starts_with("Kustomization flux-system/cluster SKIPPED")
+                && r.contains("`--sources home-ops` reads it from the working tree")
+        ),
+        "{rows:?}\n{stderr}"
+    );
+    let (rows, stderr) = test_rows(root, "kubernetes/cluster", &["--sources", "home-ops"]);
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("Kustomization flux-system/cluster PASS")),
+        "{rows:?}\n{stderr}"
+    );
+}
+
 /// Repro c4: a Kustomization of another repository's GitRepository, without `spec.path`, reads
 /// that repository's root, never this working tree: it is SKIPPED offline, and another
 /// cluster's Kustomization in this tree is not attributed to it.

@@ -1234,20 +1234,6 @@ impl Runtime<'_> {
                 // note stays where it explains something: another source mapped here, or one
                 // read from elsewhere.
                 let standard = resolution == SourceResolution::WorkingTree { note: None };
-                // A self-managing Kustomization reads its GitRepository from the repository that
-                // defines both; offline, that is this one when the checkout's remote says so.
-                // Without a remote (an archive, a copy) the user can say it.
-                let resolution = match resolution {
-                    SourceResolution::Unavailable(message)
-                        if source_id.kind == FluxKind::GitRepository.as_str() =>
-                    {
-                        SourceResolution::Unavailable(format!(
-                            "{message}; it applies itself through this Kustomization (a self-managing bootstrap): if it is this repository, `--sources {}` reads it from the working tree",
-                            source_id.name
-                        ))
-                    }
-                    other => other,
-                };
                 if !standard {
                     self.note_row(
                         id,
@@ -1260,6 +1246,20 @@ impl Runtime<'_> {
                 Some(resolution)
             } else {
                 self.resolve_source(&source_id, drain)
+            };
+            // A self-managing Kustomization reads its GitRepository from the repository that
+            // defines both; offline, that is this one when the checkout's remote says so.
+            // Without a remote (an archive, a copy) the user can say it.
+            let resolution = match resolution {
+                Some(SourceResolution::Unavailable(message))
+                    if self.defines_itself_under_its_path(flux, &source_id, &path) =>
+                {
+                    Some(SourceResolution::Unavailable(format!(
+                        "{message}; this Kustomization and its GitRepository are defined under its own path here (a self-managing bootstrap): if that GitRepository is this repository, `--sources {}` reads it from the working tree",
+                        source_id.name
+                    )))
+                }
+                other => other,
             };
             // A source defined nowhere fails its consumer itself; one that exists blocks it.
             let (message, blockers) = match resolution {
@@ -1774,6 +1774,36 @@ impl Runtime<'_> {
             }
         }
         false
+    }
+
+    /// Whether `flux` (a Kustomization) and its GitRepository `source` are both written in this
+    /// working tree under `path`, the directory it applies from that source: the layout of a
+    /// self-managing bootstrap, whose source is, in all likelihood, this repository.
+    fn defines_itself_under_its_path(
+        &self,
+        flux: &FluxObject,
+        source: &ResourceId,
+        path: &str,
+    ) -> bool {
+        if source.kind != FluxKind::GitRepository.as_str() {
+            return false;
+        }
+        let root = &self.repository.root;
+        let dir = root.join(path.trim_start_matches("./"));
+        let under = |file: &Path| {
+            let file = if file.is_absolute() {
+                file.to_path_buf()
+            } else {
+                root.join(file)
+            };
+            file.starts_with(&dir)
+        };
+        under(&flux.object.file)
+            && self
+                .repository
+                .flux_objects
+                .iter()
+                .any(|f| f.object.id == *source && under(&f.object.file))
     }
 
     /// Adds `note` to the row of `id`, once.
