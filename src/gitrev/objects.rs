@@ -264,7 +264,9 @@ enum Entry {
 
 pub(super) struct Store {
     loose: Vec<PathBuf>,
-    packs: Vec<Pack>,
+    /// The packs found so far, in the order found: only ever appended to (see
+    /// [`Store::rescan_packs`]), so a pack's position names it in the cache.
+    packs: std::sync::RwLock<Vec<Arc<Pack>>>,
     cache: Mutex<Cache>,
 }
 
@@ -272,7 +274,7 @@ impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Store")
             .field("loose", &self.loose)
-            .field("packs", &self.packs.len())
+            .field("packs", &self.packs().len())
             .finish()
     }
 }
@@ -295,8 +297,25 @@ impl Store {
                 }
             }
         }
-        let mut packs = Vec::new();
-        for dir in &loose {
+        let store = Store {
+            loose,
+            packs: std::sync::RwLock::new(Vec::new()),
+            cache: Mutex::new(Cache::default()),
+        };
+        store.rescan_packs(&facts)?;
+        Ok(store)
+    }
+
+    fn packs(&self) -> Vec<Arc<Pack>> {
+        self.packs.read().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    /// Opens the packs of the object directories not opened yet; whether there were any. A
+    /// `git gc` running beside offlux packs loose objects and removes them: git meets this by
+    /// looking for new packs when an object is missing (`reprepare_packed_git`), and so does this.
+    fn rescan_packs(&self, facts: &FsFacts) -> Result<bool, GitError> {
+        let mut found = Vec::new();
+        for dir in &self.loose {
             let Ok(entries) = std::fs::read_dir(dir.join("pack")) else {
                 continue;
             };
@@ -306,15 +325,21 @@ impl Store {
                 .filter(|p| p.extension().is_some_and(|e| e == "idx"))
                 .collect();
             indexes.sort();
-            for index in indexes {
-                packs.push(Pack::open(&index, dir, &facts)?);
-            }
+            found.extend(indexes.into_iter().map(|index| (index, dir.clone())));
         }
-        Ok(Store {
-            loose,
-            packs,
-            cache: Mutex::new(Cache::default()),
-        })
+        let Ok(mut packs) = self.packs.write() else {
+            return Ok(false);
+        };
+        let mut added = false;
+        for (index, dir) in found {
+            let pack_path = index.with_extension("pack");
+            if packs.iter().any(|p| p.path == pack_path) {
+                continue;
+            }
+            packs.push(Arc::new(Pack::open(&index, &dir, facts)?));
+            added = true;
+        }
+        Ok(added)
     }
 
     pub(super) fn read(&self, id: ObjectId) -> Result<Object, GitError> {
@@ -331,16 +356,21 @@ impl Store {
         if depth > MAX_DELTA_CHAIN {
             return Err(corrupt(id, "delta chain too long"));
         }
-        for (n, pack) in self.packs.iter().enumerate() {
-            if let Some(offset) = pack.find(&id) {
-                return self.read_packed(n, offset, id, depth, built);
+        for rescanned in [false, true] {
+            for (n, pack) in self.packs().iter().enumerate() {
+                if let Some(offset) = pack.find(&id) {
+                    return self.read_packed(n, offset, id, depth, built);
+                }
             }
-        }
-        let hex = id.to_hex();
-        for dir in &self.loose {
-            let path = dir.join(&hex[..2]).join(&hex[2..]);
-            if path.is_file() {
-                return read_loose(&path, dir, id);
+            let hex = id.to_hex();
+            for dir in &self.loose {
+                let path = dir.join(&hex[..2]).join(&hex[2..]);
+                if path.is_file() {
+                    return read_loose(&path, dir, id);
+                }
+            }
+            if rescanned || !self.rescan_packs(&FsFacts::default())? {
+                break;
             }
         }
         Err(GitError::MissingObject(id, ""))
@@ -349,7 +379,7 @@ impl Store {
     /// Ids that start with `prefix` (lowercase hexadecimal, four digits or more).
     pub(crate) fn find_prefix(&self, prefix: &str) -> Result<Vec<ObjectId>, GitError> {
         let mut found = Vec::new();
-        for pack in &self.packs {
+        for pack in &self.packs() {
             pack.with_prefix(prefix, &mut found);
         }
         if let (Some(dir_name), Some(rest)) = (prefix.get(..2), prefix.get(2..)) {
@@ -383,7 +413,11 @@ impl Store {
         depth: usize,
         built: &mut u64,
     ) -> Result<Object, GitError> {
-        let pack = self.packs.get(n).ok_or(GitError::MissingObject(id, ""))?;
+        let packs = self.packs();
+        let pack = packs
+            .get(n)
+            .ok_or(GitError::MissingObject(id, ""))?
+            .as_ref();
         let mut deltas: Vec<(u64, Vec<u8>)> = Vec::new();
         let mut held = 0u64;
         let mut hold = |size: u64| {

@@ -105,3 +105,45 @@ fn reads_this_repository() {
         Err(GitError::UnknownRevision(_))
     ));
 }
+
+/// A `git gc` beside a run packs the loose objects and removes them after the store was opened:
+/// the store looks for the new pack, as git does (`reprepare_packed_git`), instead of calling
+/// the object missing.
+#[test]
+fn objects_packed_after_the_store_opened_are_found() {
+    let git = |dir: &Path, args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "user.name=t",
+                "-c",
+                "gc.auto=0",
+            ])
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    if git(dir.path(), &["init", "-q"]).is_none() {
+        eprintln!("skipped: no git");
+        return;
+    }
+    std::fs::write(dir.path().join("a.yaml"), "a: 1\n").unwrap_or_else(|e| panic!("{e}"));
+    git(dir.path(), &["add", "-A"]).unwrap_or_else(|| panic!("git add"));
+    git(dir.path(), &["commit", "-q", "-m", "one"]).unwrap_or_else(|| panic!("git commit"));
+    let repository = Repository::discover(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let head = repository.resolve("HEAD").unwrap_or_else(|e| panic!("{e}"));
+    git(dir.path(), &["repack", "-a", "-d", "-q"]).unwrap_or_else(|| panic!("git repack"));
+    git(dir.path(), &["prune-packed"]).unwrap_or_else(|| panic!("git prune-packed"));
+    let tree = repository.tree_of(head).unwrap_or_else(|e| panic!("{e}"));
+    let object = repository.read(tree).unwrap_or_else(|e| panic!("{e}"));
+    let entries = tree::parse_tree(tree, &object.data).unwrap_or_else(|e| panic!("{e}"));
+    let blob = repository
+        .read(entries[0].id)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(blob.data.as_slice(), b"a: 1\n");
+}
