@@ -505,19 +505,21 @@ pub(crate) fn kustomize_post_render(objects: Vec<Node>, spec: &Node) -> Result<V
             kustomization.insert(key, value.clone());
         }
     }
-    let dir = tempfile::tempdir().map_err(|e| format!("creating a scratch directory: {e}"))?;
+    // The rendered manifests are the build's only file, held in memory: nothing is written.
     let manifests = crate::yaml::emit_stream(&objects);
-    crate::fsio::write_atomically(&dir.path().join(INPUT), manifests.as_bytes())
-        .map_err(|e| format!("writing the rendered manifests: {e}"))?;
+    let mount =
+        crate::fsio::mount_files("post-render", vec![(INPUT.into(), manifests.into_bytes())])
+            .map_err(|e| format!("holding the rendered manifests: {e}"))?;
+    let dir = mount.path();
     let options = crate::kustomize::Options {
         load_restrictor: crate::kustomize::LoadRestrictor::None,
         reorder: crate::kustomize::Reorder::None,
-        display_root: Some(dir.path().to_path_buf()),
-        fs_root: Some(dir.path().to_path_buf()),
-        kustomization_override: Some((dir.path().to_path_buf(), Node::Mapping(kustomization))),
+        display_root: Some(dir.to_path_buf()),
+        fs_root: Some(dir.to_path_buf()),
+        kustomization_override: Some((dir.to_path_buf(), Node::Mapping(kustomization))),
         ..crate::kustomize::Options::default()
     };
-    crate::kustomize::build(dir.path(), &options)
+    crate::kustomize::build(dir, &options)
         .map(|build| build.objects)
         .map_err(|e| e.to_string())
 }

@@ -213,6 +213,40 @@ pub fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// Bytes held in memory, one blob per file.
+struct HeldBytes(Vec<std::sync::Arc<Vec<u8>>>);
+
+impl mem_tree::Blobs for HeldBytes {
+    fn read(
+        &self,
+        blob: usize,
+        max_bytes: u64,
+    ) -> Result<std::sync::Arc<Vec<u8>>, mem_tree::BlobError> {
+        let bytes = self
+            .0
+            .get(blob)
+            .ok_or_else(|| mem_tree::BlobError::Failed("no such file".into()))?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(mem_tree::BlobError::TooLarge);
+        }
+        Ok(bytes.clone())
+    }
+}
+
+/// A directory of `files` (name and bytes) that exists only in memory, at a path under the
+/// standard temporary directory that is never created: engines read it through this module as
+/// they read a working tree, and nothing is written to the disk or left after a signal.
+pub(crate) fn mount_files(label: &str, files: Vec<(String, Vec<u8>)>) -> std::io::Result<Mount> {
+    let mut builder = mem_tree::Builder::default();
+    let mut blobs = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        builder.file(mem_tree::Builder::ROOT, name.into(), blobs.len());
+        blobs.push(std::sync::Arc::new(bytes));
+    }
+    let parent = absolute(&std::env::temp_dir());
+    mount(builder.finish(Box::new(HeldBytes(blobs))), &parent, label)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory renamed into place (a
 /// reader never sees a partial file), creating the directory first. For caches offlux owns.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
