@@ -546,6 +546,28 @@ pub(crate) fn set_metadata(node: &mut Node, map: &str, key: &str, value: &str) {
 mod tests {
     use super::*;
 
+    fn nodes(text: &str) -> Vec<Node> {
+        crate::yaml::parse_stream(text, &crate::yaml::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .map(|d| (*d.root).clone())
+            .collect()
+    }
+
+    /// A kustomize post-renderer patches what the chart rendered, read from memory: nothing is
+    /// written, and the patch, the image override and the untouched objects come out as kustomize
+    /// builds them.
+    #[test]
+    fn a_kustomize_post_renderer_patches_the_rendered_objects_in_memory() {
+        let rendered = nodes("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: exporter, namespace: obs}\nspec:\n  template:\n    spec:\n      containers: [{name: app, image: ghcr.io/x/exporter:1.0}]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: obs}\n");
+        let spec = nodes("patches:\n- target: {kind: DaemonSet, name: exporter}\n  patch: |\n    - op: add\n      path: /spec/template/spec/hostPID\n      value: true\nimages:\n- name: ghcr.io/x/exporter\n  newTag: '2.0'\n");
+        let out = kustomize_post_render(rendered, &spec[0]).unwrap_or_else(|e| panic!("{e}"));
+        let text = crate::yaml::emit_stream(&out);
+        assert!(text.contains("hostPID: true"), "{text}");
+        assert!(text.contains("image: ghcr.io/x/exporter:2.0"), "{text}");
+        assert!(text.contains("name: settings"), "{text}");
+    }
+
     fn spec(extra: &str) -> HelmRelease {
         let text = format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: app, namespace: apps}}\nspec:\n  chart:\n    spec:\n      chart: ./charts/app\n      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n{extra}");
         let object = crate::model::parse_objects(&text, std::path::Path::new("hr.yaml"))
