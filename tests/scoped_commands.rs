@@ -517,3 +517,188 @@ fn scoped_builds_of_a_corpus_repository_match_its_whole_render() {
     );
     assert!(compared > 100, "{compared}");
 }
+
+/// A corpus repository run as its CI runs it: the repository, its entry point and extra flags.
+struct CorpusRun {
+    repository: &'static str,
+    entry: &'static str,
+    extra: &'static [&'static str],
+}
+
+/// Chosen for variety (entry points and `--sources` from the corpus READMEs): a FluxInstance with
+/// ResourceSets and remote sources (d1-fleet), an ArtifactGenerator whose artifact is a chart
+/// (cluster-api example), in-repository charts with dev/stg/prod overlays and failing releases
+/// (artazar), a large home-ops tree with a mapped source and cluster-held data (kashalls), and
+/// Flux's own example.
+const SCOPE_RUNS: &[CorpusRun] = &[
+    CorpusRun {
+        repository: "incoming/controlplaneio-fluxcd__d1-fleet",
+        entry: "clusters/staging",
+        extra: &[],
+    },
+    CorpusRun {
+        repository: "incoming/matheuscscp__flux-operator-cluster-api-example",
+        entry: "clusters/hub",
+        extra: &[],
+    },
+    CorpusRun {
+        repository: "incoming/artazar__flux2-general",
+        entry: "clusters/demo-000",
+        extra: &[],
+    },
+    CorpusRun {
+        repository: "incoming/kashalls__home-cluster",
+        entry: "kubernetes/flux/cluster",
+        extra: &["--sources", "home-kubernetes"],
+    },
+    CorpusRun {
+        repository: "repos/fluxcd__flux2-kustomize-helm-example",
+        entry: "clusters/production",
+        extra: &[],
+    },
+];
+
+/// `test -o json` rows of a run, keyed by (kind, namespace, name), with (result, message).
+fn rows_of(output: &std::process::Output) -> BTreeMap<(String, String, String), (String, String)> {
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: `test -o json` printed no JSON:\n{}",
+            text(&output.stderr)
+        )
+    });
+    rows.iter()
+        .map(|row| {
+            let field = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
+            (
+                (field("kind"), field("namespace"), field("name")),
+                (field("result"), field("message")),
+            )
+        })
+        .collect()
+}
+
+/// Issue 34.8: on corpus repositories, every HelmRelease and Kustomization of the whole run has,
+/// scoped (`test hr|ks NAME -n NS`), the row the whole run gives it, and `build hr|ks NAME`
+/// prints what the whole `render` wrote for it (or nothing, with a failure, when the whole run
+/// rendered nothing for it).
+#[test]
+fn scoped_rows_and_builds_of_corpus_repositories_match_the_whole_run() {
+    let Some(corpus) = test_data::dir("corpus", "scoped rows of corpus repositories") else {
+        return;
+    };
+    let charts = corpus.join("charts");
+    let charts = charts.to_string_lossy().into_owned();
+    let mut compared = 0;
+    let mut disagreements = Vec::new();
+    for run in SCOPE_RUNS {
+        let root = corpus.join(run.repository);
+        let mut flags = vec![
+            "--chart-cache",
+            charts.as_str(),
+            "--offline",
+            "--allow-missing-sources",
+        ];
+        flags.extend_from_slice(run.extra);
+        let mut args = vec!["test", "-o", "json"];
+        args.extend_from_slice(&flags);
+        let whole = rows_of(&on(&root, run.entry, &args));
+        let out = tempfile::tempdir().expect("tempdir");
+        let tree = out.path().join("tree");
+        let mut render = vec!["render", "--out", tree.to_str().expect("UTF-8 path")];
+        render.extend_from_slice(&flags);
+        on(&root, run.entry, &render);
+        for ((kind, namespace, name), row) in &whole {
+            let verb = match kind.as_str() {
+                "HelmRelease" => "hr",
+                "Kustomization" => "ks",
+                _ => continue,
+            };
+            let mut args = vec!["test", verb, name, "-n", namespace, "-o", "json"];
+            args.extend_from_slice(&flags);
+            let scoped = rows_of(&on(&root, run.entry, &args));
+            let key = (kind.clone(), namespace.clone(), name.clone());
+            if scoped.get(&key) != Some(row) {
+                disagreements.push(format!(
+                    "{}: `test {verb} {name} -n {namespace}`: whole {row:?}, scoped {:?}",
+                    run.repository,
+                    scoped.get(&key)
+                ));
+            }
+            let mut args = vec!["build", verb, name, "-n", namespace];
+            args.extend_from_slice(&flags);
+            let built = on(&root, run.entry, &args);
+            let expected =
+                std::fs::read_to_string(tree.join(format!("{kind}/{namespace}/{name}.yaml")));
+            let agrees = match &expected {
+                Ok(expected) => built.status.success() && text(&built.stdout) == *expected,
+                Err(_) => !built.status.success() && built.stdout.is_empty(),
+            };
+            if !agrees {
+                disagreements.push(format!(
+                    "{}: `build {verb} {name} -n {namespace}` (exit {:?}) differs from the whole render ({})",
+                    run.repository,
+                    built.status.code(),
+                    if expected.is_ok() { "rendered" } else { "nothing rendered" }
+                ));
+            }
+            compared += 1;
+        }
+    }
+    println!("scoped against whole: {compared} objects compared");
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+    assert!(compared > 150, "{compared}");
+}
+
+/// Issue 34.8, found by the corpus comparison: a target waiting on an object no file defines (here
+/// the `kube-root-ca.crt` ConfigMap Kubernetes puts in every namespace) makes the quiet run
+/// release every deferred release; those must run, not be deferred anew, or the absence is never
+/// decided and the target ends BLOCKED ("not ready") where the whole run passes it.
+#[test]
+fn a_target_waiting_on_what_no_file_defines_ends_as_in_the_whole_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |file: &str, text: &str| {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "clusters/main/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  targetNamespace: apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    let manifest = |name: &str, extra: &str| {
+        format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: {name}}}\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: ./charts/app\n      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n{extra}")
+    };
+    write(
+        "apps/releases.yaml",
+        &[
+            manifest(
+                "needy",
+                "  valuesFrom:\n    - {kind: ConfigMap, name: kube-root-ca.crt, valuesKey: ca.crt, targetPath: ca}\n",
+            ),
+            manifest("bystander", ""),
+        ]
+        .join("---\n"),
+    );
+    write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+    );
+    write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}'}\n",
+    );
+    let mut options = Options::new(root.join("clusters/main"));
+    options.root = Some(root.to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let (full, _) = reconcile(&repository, Vec::new());
+    let (scoped, _) = reconcile(&repository, vec![release("needy")]);
+    let needy = outcome(&scoped, "HelmRelease", "needy");
+    assert_eq!(needy, outcome(&full, "HelmRelease", "needy"));
+    assert!(needy.0.contains("Ready"), "{needy:?}");
+}

@@ -294,6 +294,153 @@ fn building_a_skipped_object_says_why_and_fails() {
     assert!(output.stdout.is_empty());
 }
 
+/// A HelmRelease in a version no Flux release served (`v2beta9`), one in a version only older
+/// releases serve (`v2beta2`), a root Kustomization with a typo in its version, and an Alert in
+/// a version Flux's CRD still serves, deprecated.
+fn versions_fixture(root: &Path) {
+    write(
+        root,
+        "flux/ks.yaml",
+        r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1betta2
+kind: Kustomization
+metadata: {name: typo, namespace: flux-system}
+spec:
+  interval: 1h
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"#,
+    );
+    let release = |api_version: &str, name: &str, extra: &str| {
+        format!(
+            "apiVersion: {api_version}\nkind: HelmRelease\nmetadata: {{name: {name}, namespace: apps}}\nspec:\n  interval: 1h\n{extra}  chart:\n    spec:\n      chart: ./charts/app\n      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n"
+        )
+    };
+    write(
+        root,
+        "apps/releases.yaml",
+        &[
+            release("helm.toolkit.fluxcd.io/v2beta9", "unserved", ""),
+            release(
+                "helm.toolkit.fluxcd.io/v2",
+                "dependant",
+                "  dependsOn: [{name: unserved}]\n",
+            ),
+            release("helm.toolkit.fluxcd.io/v2beta2", "retired", ""),
+        ]
+        .join("---\n"),
+    );
+    write(
+        root,
+        "apps/alert.yaml",
+        "apiVersion: notification.toolkit.fluxcd.io/v1beta2\nkind: Alert\nmetadata: {name: alert, namespace: apps}\nspec:\n  providerRef: {name: slack}\n  eventSources: [{kind: Kustomization, name: '*'}]\n",
+    );
+    write(
+        root,
+        "apps/namespace.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n",
+    );
+    write(
+        root,
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+    );
+    write(
+        root,
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}'}\n",
+    );
+}
+
+/// The API server refuses an object whose version its CRD does not serve, before any controller
+/// sees it (`meta.NoKindMatchError`, as kustomize-controller's apply reports it): the object's
+/// row FAILs with that message and what depends on it is blocked; a version only older Flux
+/// releases serve is no failure (the cluster may run one).
+#[test]
+fn a_flux_object_in_a_version_its_crd_does_not_serve_fails() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    versions_fixture(dir.path());
+    let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
+    let (result, message) = row(&rows, "HelmRelease/apps/unserved");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains(
+            r#"no matches for kind "HelmRelease" in version "helm.toolkit.fluxcd.io/v2beta9""#
+        ) && message.contains("apps/releases.yaml:1"),
+        "{message}"
+    );
+    let (result, message) = row(&rows, "HelmRelease/apps/dependant");
+    assert_eq!(result, "BLOCKED", "{message}");
+    assert!(message.contains("hr/apps/unserved"), "{message}");
+    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains(r#"in version "kustomize.toolkit.fluxcd.io/v1betta2""#),
+        "{message}"
+    );
+    let (result, message) = row(&rows, "HelmRelease/apps/retired");
+    assert_eq!(result, "PASS", "{message}");
+    assert_eq!(row(&rows, "Kustomization/flux-system/apps").0, "PASS");
+    assert_eq!(code, Some(1));
+}
+
+/// `validate`: an unserved version is OFX104 (error) at the object's file and line; a deprecated
+/// one, or one the current Flux release no longer serves, is OFX105 (warning) naming the
+/// replacement.
+#[test]
+fn validate_reports_flux_api_versions_by_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    versions_fixture(dir.path());
+    let output = offlux(dir.path(), &["validate", "--path", "flux", "--offline"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = |needle: &str| {
+        stdout
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no finding for {needle} in\n{stdout}"))
+            .to_owned()
+    };
+    let unserved = line("HelmRelease/apps/unserved");
+    assert!(
+        unserved.starts_with("error OFX104")
+            && unserved.contains("at apps/releases.yaml:1 $.apiVersion")
+            && unserved.contains("Flux's CRD serves helm.toolkit.fluxcd.io/v2"),
+        "{unserved}"
+    );
+    let retired = line("HelmRelease/apps/retired");
+    assert!(
+        retired.starts_with("warning OFX105")
+            && retired.contains("apps/releases.yaml:22")
+            && retired.contains("not served since Flux v2.8")
+            && retired.contains("use helm.toolkit.fluxcd.io/v2"),
+        "{retired}"
+    );
+    let alert = line("Alert/apps/alert");
+    assert!(
+        alert.starts_with("warning OFX105")
+            && alert
+                .contains("deprecated by Flux's CRD; use notification.toolkit.fluxcd.io/v1beta3"),
+        "{alert}"
+    );
+    // The version has its finding; no "schema unknown" beside it.
+    assert!(
+        !stdout
+            .lines()
+            .any(|l| l.contains("OFX108") && l.contains("HelmRelease")),
+        "{stdout}"
+    );
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+}
+
 /// kustomize's loader fetches a generator's `files`/`envs` source that is an http(s) URL
 /// (`fileLoader.Load`, `IsRemoteFile`), as kustomize-controller does in the cluster: offline it is
 /// the same unavailable input as a remote resource, SKIPPED with the URL and the file listing it.

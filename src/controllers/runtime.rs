@@ -335,6 +335,7 @@ pub fn run(
         .iter()
         .map(|f| &f.object)
         .chain(&repository.data_objects)
+        .chain(&repository.invalid_flux)
         .filter(|o| entry_points.contains(&(o.file.as_path(), &o.id)));
     for object in seeded {
         if runtime.store.contains(&object.id) {
@@ -435,6 +436,7 @@ fn entry_points(repository: &Repository) -> foldhash::HashSet<(&Path, &ResourceI
         .iter()
         .map(|f| &f.object)
         .chain(&repository.data_objects)
+        .chain(&repository.invalid_flux)
         .collect();
     // A parent is a Flux object; where an id is defined more than once, its last definition (by
     // file) stands for it. Discovery sorts Flux objects by id, then file.

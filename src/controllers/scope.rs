@@ -7,7 +7,8 @@
 //! released (run, then reconciled like any other) as soon as a needed object waits on it, on
 //! something its static producers make, or, once the run is quiet, on something absent that no
 //! file of the repository defines (a chart might render it): then every deferred release runs
-//! and the drain is put off until they have, so a target ends as it would in a full run.
+//! (and none is deferred again: the run has become a whole one) and the drain is put off until
+//! they have, so a target ends as it would in a full run.
 //!
 //! What is *needed*: the targets, the Kustomizations whose paths hold them (up to the root), and
 //! whatever a needed object waits on or was decided by, with their producers. Names are compared
@@ -67,9 +68,10 @@ pub(crate) struct Scope {
     /// Set when the quiet run's drain found an absence a deferred release might fill: until
     /// ordinary running resumes, needed bodies run as if nothing were final yet.
     put_off: AtomicBool,
-    /// Set once every deferred release was run because the run could no longer tell which of
-    /// them it needs: from then on no release is deferred (one deferred again would never run).
-    defers_none: AtomicBool,
+    /// Set once every deferred release was released: from then on none is deferred again (a
+    /// released release is still not needed, and deferring it anew would leave the absence it
+    /// might fill unexplained, so the drain would never decide).
+    released_all: AtomicBool,
     handle: OnceLock<Handle<ResourceId>>,
 }
 
@@ -99,7 +101,7 @@ impl Scope {
             needed: Mutex::new(BTreeSet::new()),
             deferred: Mutex::new(BTreeSet::new()),
             put_off: AtomicBool::new(false),
-            defers_none: AtomicBool::new(false),
+            released_all: AtomicBool::new(false),
             handle: OnceLock::new(),
         };
         for id in written {
@@ -160,9 +162,11 @@ impl Scope {
 
     /// Runs every deferred release: the run can no longer tell which of them it needs.
     fn release_all(&self) {
-        self.defers_none.store(true, Ordering::Release);
         let released: Vec<ResourceId> = match self.deferred.lock() {
-            Ok(mut deferred) => std::mem::take(&mut *deferred).into_iter().collect(),
+            Ok(mut deferred) => {
+                self.released_all.store(true, Ordering::Release);
+                std::mem::take(&mut *deferred).into_iter().collect()
+            }
             Err(_) => Vec::new(),
         };
         if !released.is_empty() {
@@ -200,10 +204,16 @@ impl Scope {
             self.put_off.store(false, Ordering::Release);
         }
         if !self.is_needed(id) {
-            if is_deferrable(id) && !self.defers_none.load(Ordering::Acquire) {
-                if let Ok(mut deferred) = self.deferred.lock() {
-                    deferred.insert(id.clone());
-                }
+            // Decided under the lock `release_all` takes, so none is deferred after it.
+            let deferred_now = is_deferrable(id)
+                && match self.deferred.lock() {
+                    Ok(mut deferred) if !self.released_all.load(Ordering::Acquire) => {
+                        deferred.insert(id.clone());
+                        true
+                    }
+                    _ => false,
+                };
+            if deferred_now {
                 // Needed meanwhile (between the check and the insert): run it after all.
                 if self.is_needed(id) {
                     self.need_again(id);

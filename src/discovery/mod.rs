@@ -76,6 +76,10 @@ pub struct Repository {
     pub flux_objects: Vec<FluxObject>,
     /// ConfigMaps and Secrets, sorted by id then file.
     pub data_objects: Vec<Object>,
+    /// Objects of a Flux kind that are not valid Flux objects (a spec that does not read, an
+    /// `apiVersion` the kind's CRD does not serve), sorted by id then file: the run seeds those
+    /// nothing applies, so their rows fail with the reason (`diagnostics` has it too).
+    pub invalid_flux: Vec<Object>,
     /// ConfigMaps and Secrets written in files no cluster of the repository applies (a
     /// bootstrap's own, under `bootstrap/`): what set up the cluster applied them, so a lookup
     /// nothing in the run answers may read them (see `held_outside_the_run`). Filled by the
@@ -418,11 +422,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             }
         }
     }
-    for object in &others {
-        if let Err(error) = FluxObject::from_object(object) {
+    let mut invalid_flux = Vec::new();
+    for object in others {
+        if let Err(error) = FluxObject::from_object(&object) {
             diagnostics.push(error.to_diagnostic());
+            invalid_flux.push(object);
         }
     }
+    invalid_flux.sort_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)));
     flux_objects
         .sort_by(|a, b| (&a.object.id, &a.object.file).cmp(&(&b.object.id, &b.object.file)));
     data_objects.sort_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)));
@@ -433,7 +440,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         .into_iter()
         .map(|(id, (_, dir))| (id, dir))
         .collect();
-    let mut parents = parents(&flux_objects, &data_objects, &followed, &refs, &root);
+    let mut parents = parents(
+        &flux_objects,
+        &data_objects,
+        &invalid_flux,
+        &followed,
+        &refs,
+        &root,
+    );
     // A namespace-less object takes its Kustomization's `targetNamespace`, as the build gives it;
     // the parents are read again for the ids that changed.
     if take_target_namespaces(
@@ -445,7 +459,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         flux_objects
             .sort_by(|a, b| (&a.object.id, &a.object.file).cmp(&(&b.object.id, &b.object.file)));
         data_objects.sort_by(|a, b| (&a.id, &a.file).cmp(&(&b.id, &b.file)));
-        parents = self::parents(&flux_objects, &data_objects, &followed, &refs, &root);
+        parents = self::parents(
+            &flux_objects,
+            &data_objects,
+            &invalid_flux,
+            &followed,
+            &refs,
+            &root,
+        );
     }
     // Added after the parents are known: nothing in the repository applies them.
     for instance in bootstrap_instances {
@@ -484,6 +505,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         root,
         flux_objects,
         data_objects,
+        invalid_flux,
         held_data: Vec::new(),
         patch_fragments,
         yaml_files: listing.yaml_files,
@@ -860,6 +882,7 @@ fn find_git_root(start: &Path) -> Option<PathBuf> {
 fn parents(
     flux_objects: &[FluxObject],
     data_objects: &[Object],
+    invalid_flux: &[Object],
     followed: &BTreeMap<ResourceId, PathBuf>,
     refs: &kustomization_refs::KustomizationRefs,
     root: &Path,
@@ -878,7 +901,8 @@ fn parents(
         }
     }
     let mut parents = foldhash::HashMap::default();
-    for object in flux_objects.iter().map(|f| &f.object).chain(data_objects) {
+    let objects = flux_objects.iter().map(|f| &f.object);
+    for object in objects.chain(data_objects).chain(invalid_flux) {
         let file = PathKey::of(&root.join(&object.file));
         // The nearest covered ancestor (or the file itself) decides, then the deepest path; ties
         // go to the smallest id.

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::fields::{FieldResult, Fields};
+use super::flux_versions::{no_kind_match, served_version, Served};
 use super::object::{ModelError, Object};
 use crate::yaml::{Node, Pos};
 
@@ -321,6 +322,30 @@ impl FluxObject {
                 pos: object.pos,
                 object: Some(format!("{}/?", kind.as_str())),
                 message: "`metadata.name` is required".into(),
+            });
+        }
+        let version = object.id.version.as_str();
+        if let Some(Served::Unknown { served }) =
+            served_version(&object.id.group, &object.id.kind, version)
+        {
+            // The API server refuses the apply before any controller sees the object.
+            let pos = object
+                .node
+                .get("apiVersion")
+                .map_or(object.pos, |node| node.pos());
+            return Err(ModelError {
+                file: object.file.clone(),
+                pos,
+                object: label(),
+                message: format!(
+                    "{} (the CRD serves {})",
+                    no_kind_match(&object.id.kind, &object.id.group, version),
+                    served
+                        .iter()
+                        .map(|v| format!("`{}/{v}`", object.id.group))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             });
         }
         let empty = crate::yaml::Mapping::new();

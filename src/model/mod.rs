@@ -5,6 +5,7 @@
 mod fields;
 mod flux;
 mod flux_crds;
+mod flux_versions;
 mod id;
 mod object;
 
@@ -16,5 +17,6 @@ pub use flux::{
     CONTROLPLANE_GROUP, HELM_GROUP, KUSTOMIZE_GROUP, SOURCE_EXTENSIONS_GROUP, SOURCE_GROUP,
 };
 pub use flux_crds::flux_crds;
+pub use flux_versions::{no_kind_match, served_version, Served};
 pub use id::{split_api_version, ResourceId};
 pub use object::{is_sops_document, parse_objects, ModelError, Object};

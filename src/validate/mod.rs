@@ -8,8 +8,8 @@
 //! | OFX101 | error | the same object (group, kind, namespace, name) rendered by two producers |
 //! | OFX102 | error | a namespaced object with no namespace after every transform |
 //! | OFX103 | warning | a `${VAR}` left unsubstituted in a one-line value of the output |
-//! | OFX104 | error | an API version the target Kubernetes no longer serves |
-//! | OFX105 | warning | an API version the target Kubernetes has deprecated |
+//! | OFX104 | error | an API version the target Kubernetes no longer serves, or that no Flux release's CRD serves |
+//! | OFX105 | warning | an API version the target Kubernetes has deprecated, or Flux's CRD deprecates or no longer serves |
 //! | OFX106 | warning | a namespace used that no rendered object creates |
 //! | OFX107 | error | an object that breaks the schema of its kind (built-in, or its CRD's) |
 //! | OFX108 | warning | an object of a kind whose schema is nowhere (error with strict schemas) |
@@ -34,7 +34,7 @@ mod scope;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::model::Object;
+use crate::model::{no_kind_match, served_version, Object, Served};
 use crate::parallel;
 use crate::yaml::Node;
 
@@ -315,6 +315,7 @@ pub(crate) fn validate_with(
                 ));
             }
         }
+        flux_api_version(produced, &api_version, &mut findings);
         if let Some((path, variable)) = variable {
             findings.push(finding(
                 produced,
@@ -431,6 +432,7 @@ fn check_schemas(objects: &[Produced<'_>], options: &Options, findings: &mut Vec
             }
             // Retired API versions have their own finding.
             Verdict::Unknown(_) if retired(&gvk.api_version(), &gvk.kind).is_some() => {}
+            Verdict::Unknown(_) if flux_version_reported(&gvk.group, &gvk.kind, &gvk.version) => {}
             // The finding stands for every object of the kind: those that opt out are not counted.
             Verdict::Unknown(_) if ignored_codes(produced).contains(&Code::SchemaUnknown) => {}
             Verdict::Unknown(reason) => {
@@ -491,6 +493,63 @@ fn label(object: &Object) -> String {
     format!(
         "{}/{}/{}",
         object.id.kind, object.id.namespace, object.id.name
+    )
+}
+
+/// OFX104 and OFX105 for Flux's own kinds, from the versions their CRDs serve
+/// (`model::served_version`): a version no Flux release served fails the apply as the API server
+/// refuses it; a deprecated one, or one only older Flux releases serve, is a warning.
+fn flux_api_version(produced: &Produced<'_>, api_version: &str, findings: &mut Vec<Finding>) {
+    let id = &produced.object.id;
+    let Some(served) = served_version(&id.group, &id.kind, &id.version) else {
+        return;
+    };
+    let spelled = |versions: &[&str]| {
+        versions
+            .iter()
+            .map(|v| format!("{}/{v}", id.group))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (code, message) = match served {
+        Served::Current => return,
+        Served::Unknown { served } => (
+            Code::RemovedApiVersion,
+            format!(
+                "{}: Flux's CRD serves {}",
+                no_kind_match(&id.kind, &id.group, &id.version),
+                spelled(served)
+            ),
+        ),
+        Served::Deprecated { replacement } => (
+            Code::DeprecatedApiVersion,
+            format!(
+                "{api_version} {} is deprecated by Flux's CRD; use {}/{replacement}",
+                id.kind, id.group
+            ),
+        ),
+        Served::Retired { since, replacement } => (
+            Code::DeprecatedApiVersion,
+            format!(
+                "{api_version} {} is not served since Flux {since} (older releases serve it, deprecated); use {}/{replacement}",
+                id.kind, id.group
+            ),
+        ),
+    };
+    findings.push(finding(
+        produced,
+        code,
+        Some("$.apiVersion".into()),
+        message,
+    ));
+}
+
+/// Whether a Flux kind's version has its own finding (OFX104/OFX105), so a missing schema for it
+/// is not reported again.
+fn flux_version_reported(group: &str, kind: &str, version: &str) -> bool {
+    matches!(
+        served_version(group, kind, version),
+        Some(Served::Unknown { .. } | Served::Retired { .. })
     )
 }
 
