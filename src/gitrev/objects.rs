@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::{read_limited, GitError};
 use crate::fsio::{self, FsFacts};
@@ -264,7 +264,9 @@ enum Entry {
 
 pub(super) struct Store {
     loose: Vec<PathBuf>,
-    packs: Vec<Pack>,
+    /// The packs found so far, in the order found (an index into it names a pack in the
+    /// cache): only ever appended to, when a read misses (see [`Store::rescan`]).
+    packs: RwLock<Vec<Arc<Pack>>>,
     cache: Mutex<Cache>,
 }
 
@@ -272,7 +274,7 @@ impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Store")
             .field("loose", &self.loose)
-            .field("packs", &self.packs.len())
+            .field("packs", &self.packs().len())
             .finish()
     }
 }
@@ -295,8 +297,33 @@ impl Store {
                 }
             }
         }
-        let mut packs = Vec::new();
-        for dir in &loose {
+        let store = Store {
+            loose,
+            packs: RwLock::new(Vec::new()),
+            cache: Mutex::new(Cache::default()),
+        };
+        store.rescan(&facts)?;
+        Ok(store)
+    }
+
+    /// The packs found so far.
+    fn packs(&self) -> Vec<Arc<Pack>> {
+        match self.packs.read() {
+            Ok(packs) => packs.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Opens the packs that appeared since the last look, as git's `reprepare_packed_git` does
+    /// when an object is found nowhere: a `git gc` (often `gc --auto`, detached, after a commit)
+    /// may have packed loose objects and removed them while this store was open. Packs already
+    /// open stay readable (their files are held open). Whether any was added.
+    fn rescan(&self, facts: &FsFacts) -> Result<bool, GitError> {
+        let Ok(mut packs) = self.packs.write() else {
+            return Ok(false);
+        };
+        let mut added = false;
+        for dir in &self.loose {
             let Ok(entries) = std::fs::read_dir(dir.join("pack")) else {
                 continue;
             };
@@ -304,17 +331,18 @@ impl Store {
                 .flatten()
                 .map(|e| e.path())
                 .filter(|p| p.extension().is_some_and(|e| e == "idx"))
+                .filter(|p| {
+                    let pack = p.with_extension("pack");
+                    !packs.iter().any(|known| known.path == pack)
+                })
                 .collect();
             indexes.sort();
             for index in indexes {
-                packs.push(Pack::open(&index, dir, &facts)?);
+                packs.push(Arc::new(Pack::open(&index, dir, facts)?));
+                added = true;
             }
         }
-        Ok(Store {
-            loose,
-            packs,
-            cache: Mutex::new(Cache::default()),
-        })
+        Ok(added)
     }
 
     pub(super) fn read(&self, id: ObjectId) -> Result<Object, GitError> {
@@ -331,25 +359,31 @@ impl Store {
         if depth > MAX_DELTA_CHAIN {
             return Err(corrupt(id, "delta chain too long"));
         }
-        for (n, pack) in self.packs.iter().enumerate() {
-            if let Some(offset) = pack.find(&id) {
-                return self.read_packed(n, offset, id, depth, built);
+        let mut rescanned = false;
+        loop {
+            for (n, pack) in self.packs().iter().enumerate() {
+                if let Some(offset) = pack.find(&id) {
+                    return self.read_packed(n, offset, id, depth, built);
+                }
             }
-        }
-        let hex = id.to_hex();
-        for dir in &self.loose {
-            let path = dir.join(&hex[..2]).join(&hex[2..]);
-            if path.is_file() {
-                return read_loose(&path, dir, id);
+            let hex = id.to_hex();
+            for dir in &self.loose {
+                let path = dir.join(&hex[..2]).join(&hex[2..]);
+                if path.is_file() {
+                    return read_loose(&path, dir, id);
+                }
             }
+            if rescanned || !self.rescan(&FsFacts::default())? {
+                return Err(GitError::MissingObject(id, ""));
+            }
+            rescanned = true;
         }
-        Err(GitError::MissingObject(id, ""))
     }
 
     /// Ids that start with `prefix` (lowercase hexadecimal, four digits or more).
     pub(crate) fn find_prefix(&self, prefix: &str) -> Result<Vec<ObjectId>, GitError> {
         let mut found = Vec::new();
-        for pack in &self.packs {
+        for pack in self.packs() {
             pack.with_prefix(prefix, &mut found);
         }
         if let (Some(dir_name), Some(rest)) = (prefix.get(..2), prefix.get(2..)) {
@@ -383,7 +417,12 @@ impl Store {
         depth: usize,
         built: &mut u64,
     ) -> Result<Object, GitError> {
-        let pack = self.packs.get(n).ok_or(GitError::MissingObject(id, ""))?;
+        let held_pack = self
+            .packs()
+            .get(n)
+            .cloned()
+            .ok_or(GitError::MissingObject(id, ""))?;
+        let pack = held_pack.as_ref();
         let mut deltas: Vec<(u64, Vec<u8>)> = Vec::new();
         let mut held = 0u64;
         let mut hold = |size: u64| {
