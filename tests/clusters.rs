@@ -457,6 +457,28 @@ fn diff_names_a_cluster_added_in_head() {
         human.contains("\n[dev] cluster added: only the head holds it"),
         "{human}"
     );
+    let (_, markdown, _) = diff(root, &["-o", "markdown"]);
+    assert!(
+        markdown.contains("#### Cluster `dev`\n\n_cluster added: only the head holds it"),
+        "{markdown}"
+    );
+    // Each side's trees under its cluster's name; the base has no `dev`.
+    let out = tempfile::tempdir().expect("tempdir");
+    let (code, _, stderr) = diff(root, &["--out", &out.path().display().to_string()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    for (side, cluster, present) in [
+        ("base", "prod", true),
+        ("base", "staging", true),
+        ("base", "dev", false),
+        ("head", "dev", true),
+        ("head", "prod", true),
+    ] {
+        assert_eq!(
+            out.path().join(side).join(cluster).is_dir(),
+            present,
+            "{side}/{cluster}: {stderr}"
+        );
+    }
 }
 
 #[test]
