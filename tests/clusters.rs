@@ -3,6 +3,8 @@
 //! nothing is merged across clusters, and two clusters defining the same object is no "defined
 //! more than once". Files no entry point applies are not reconciled.
 
+#![allow(clippy::print_stderr, reason = "tests say why they skipped")]
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -244,4 +246,271 @@ fn validate_names_each_findings_cluster_and_finds_no_duplicate_across_clusters()
     let human = offlux(&["validate"], dir.path());
     let stderr = String::from_utf8_lossy(&human.stderr);
     assert!(!stderr.contains("defined more than once"), "{stderr}");
+}
+
+/// `git` in `repo`, with no user or system configuration. `None` (and a message) without git.
+fn git(repo: &Path, args: &[&str]) -> Option<()> {
+    let output = std::process::Command::new("git")
+        .current_dir(repo)
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.com",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output();
+    let Ok(output) = output else {
+        eprintln!("skipped: no `git` binary to make test repositories with");
+        return None;
+    };
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(())
+}
+
+/// The fixture committed on `main`; `None` without git.
+fn committed() -> Option<tempfile::TempDir> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fixture(dir.path(), false);
+    git(dir.path(), &["init", "-q"])?;
+    git(dir.path(), &["add", "-A"])?;
+    git(dir.path(), &["commit", "-q", "-m", "base"])?;
+    Some(dir)
+}
+
+/// `offlux diff --base main` at the fixture's root, as pre-commit runs it.
+fn diff(root: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .args(["diff", "--base", "main", "--path", "."])
+        .args(args)
+        .output()
+        .expect("offlux runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `cluster change producer-kind/name object-kind/namespace/name` of each JSON entry.
+fn diff_entries(entries: &serde_json::Value) -> Vec<String> {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_owned();
+    entries
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}/{} {}/{}/{}",
+                text(&e["cluster"]),
+                text(&e["change"]),
+                text(&e["producer"]["kind"]),
+                text(&e["producer"]["name"]),
+                text(&e["object"]["kind"]),
+                text(&e["object"]["namespace"]),
+                text(&e["object"]["name"]),
+            )
+        })
+        .collect()
+}
+
+fn replace(root: &Path, file: &str, from: &str, to: &str) {
+    let path = root.join(file);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains(from), "{file} lacks {from:?}");
+    std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+}
+
+#[test]
+fn diff_compares_cluster_by_cluster() {
+    let Some(dir) = committed() else { return };
+    let root = dir.path();
+    // Both clusters define `flux-system/apps` and `default/app`, with different content: none of
+    // it is a difference, and nothing is "defined more than once".
+    let (code, stdout, stderr) = diff(root, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("No differences"), "{stderr}");
+
+    replace(
+        root,
+        "clusters/staging/settings.yaml",
+        "CLUSTER: staging",
+        "CLUSTER: staging-2",
+    );
+    let (code, stdout, stderr) = diff(root, &["-o", "json"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains("more than once"), "{text}");
+    }
+    let entries: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(
+        diff_entries(&entries),
+        [
+            "staging changed Kustomization/apps ConfigMap/default/app",
+            "staging changed Kustomization/flux-system ConfigMap/flux-system/cluster-settings",
+        ],
+        "{stdout}"
+    );
+    let diff_text = entries[0]["diff"].as_str().unwrap_or_default();
+    assert!(
+        diff_text.contains("-  cluster: staging\n")
+            && diff_text.contains("+  cluster: staging-2\n"),
+        "{diff_text}"
+    );
+
+    let (_, human, _) = diff(root, &[]);
+    assert!(
+        human.contains("\n[staging] Kustomization flux-system/apps\n"),
+        "{human}"
+    );
+    assert!(!human.contains("prod"), "{human}");
+    let (_, markdown, _) = diff(root, &["-o", "markdown"]);
+    assert!(
+        markdown.contains("in 2 producers of 1 of 2 clusters")
+            && markdown
+                .contains("#### Cluster `staging`\n\n##### `Kustomization flux-system/apps`"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("`prod`"), "{markdown}");
+    let (_, github, _) = diff(root, &["-o", "github"]);
+    let lines: Vec<&str> = github.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(lines.len(), 2, "{github}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains("title=[staging] offlux diff%3A ")),
+        "{github}"
+    );
+
+    // A change to what both clusters build shows in each, under its name.
+    replace(
+        root,
+        "apps/base/cm.yaml",
+        "'${CLUSTER}'}",
+        "'${CLUSTER}', tier: web}",
+    );
+    let (_, stdout, stderr) = diff(root, &["-o", "json"]);
+    let entries: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let apps: Vec<String> = diff_entries(&entries)
+        .into_iter()
+        .filter(|e| e.contains("ConfigMap/default/app"))
+        .collect();
+    assert_eq!(
+        apps,
+        [
+            "prod changed Kustomization/apps ConfigMap/default/app",
+            "staging changed Kustomization/apps ConfigMap/default/app",
+        ],
+        "{stderr}"
+    );
+}
+
+#[test]
+fn diff_names_a_cluster_added_in_head() {
+    let Some(dir) = committed() else { return };
+    let root = dir.path();
+    for file in ["flux-system/gotk-sync.yaml", "apps.yaml", "settings.yaml"] {
+        let text = std::fs::read_to_string(root.join("clusters/staging").join(file))
+            .expect("read")
+            .replace("staging", "dev");
+        write(root, &format!("clusters/dev/{file}"), &text);
+    }
+    write(
+        root,
+        "apps/dev/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\n",
+    );
+    let (code, stdout, stderr) = diff(root, &["-o", "json"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let entries: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let entries = diff_entries(&entries);
+    assert_eq!(
+        entries.first().map(String::as_str),
+        Some("dev clusterAdded -/- -/-/-"),
+        "{entries:#?}"
+    );
+    assert!(
+        entries.contains(&"dev added Kustomization/apps ConfigMap/default/app".to_owned()),
+        "{entries:#?}"
+    );
+    // The clusters both sides hold keep their names, and show no change.
+    assert!(
+        entries.iter().all(|e| e.starts_with("dev ")),
+        "{entries:#?}"
+    );
+    let (_, human, _) = diff(root, &[]);
+    assert!(
+        human.contains("\n[dev] cluster added: only the head holds it"),
+        "{human}"
+    );
+    let (_, markdown, _) = diff(root, &["-o", "markdown"]);
+    assert!(
+        markdown.contains("#### Cluster `dev`\n\n_cluster added: only the head holds it"),
+        "{markdown}"
+    );
+    // Each side's trees under its cluster's name; the base has no `dev`.
+    let out = tempfile::tempdir().expect("tempdir");
+    let (code, _, stderr) = diff(root, &["--out", &out.path().display().to_string()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    for (side, cluster, present) in [
+        ("base", "prod", true),
+        ("base", "staging", true),
+        ("base", "dev", false),
+        ("head", "dev", true),
+        ("head", "prod", true),
+    ] {
+        assert_eq!(
+            out.path().join(side).join(cluster).is_dir(),
+            present,
+            "{side}/{cluster}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn diff_changed_only_selects_within_each_cluster() {
+    let Some(dir) = committed() else { return };
+    let root = dir.path();
+    replace(
+        root,
+        "clusters/staging/settings.yaml",
+        "CLUSTER: staging",
+        "CLUSTER: staging-2",
+    );
+    let (whole_code, whole, _) = diff(root, &["-o", "json"]);
+    let (code, stdout, stderr) = diff(root, &["-o", "json", "--changed-only"]);
+    assert_eq!((code, whole_code), (Some(1), Some(1)), "{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let whole: serde_json::Value = serde_json::from_str(&whole).expect("json");
+    assert_eq!(diff_entries(&value["changes"]), diff_entries(&whole));
+    let left_out = value["changedOnly"].as_array().expect("one per cluster");
+    let by_cluster: Vec<(String, u64)> = left_out
+        .iter()
+        .map(|l| {
+            (
+                l["cluster"].as_str().unwrap_or_default().to_owned(),
+                l["reconciled"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    // Nothing of prod reads the changed file.
+    assert_eq!(by_cluster.len(), 2, "{left_out:#?}");
+    assert_eq!(by_cluster[0], ("prod".to_owned(), 0), "{left_out:#?}");
+    assert_eq!(by_cluster[1].0, "staging");
+    assert!(by_cluster[1].1 > 0, "{left_out:#?}");
+    assert!(stderr.contains("note: [prod] --changed-only"), "{stderr}");
 }

@@ -679,3 +679,34 @@ fn revision_views_match_git() {
         );
     }
 }
+
+/// A `git gc` that packs the loose objects and removes them while a diff has the repository open
+/// (`gc --auto` runs detached after a commit) loses nothing: a read that finds an object nowhere
+/// looks for new packs once, as git's `reprepare_packed_git` does.
+#[test]
+fn objects_packed_while_the_repository_is_open_are_found() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    let repository = std::sync::Arc::new(offlux::gitrev::Repository::discover(repo).expect("open"));
+    let commit = repository.resolve("HEAD").expect("resolve");
+    git(repo, &["gc", "-q", "--prune=now"]);
+    assert!(
+        std::fs::read_dir(repo.join(".git/objects"))
+            .expect("objects")
+            .flatten()
+            .all(|e| e.file_name().len() != 2),
+        "loose objects left after gc"
+    );
+    let parent = tempfile::tempdir().expect("tempdir");
+    let (mount, notes) =
+        offlux::gitrev::mount(repository, commit, parent.path(), "test").expect("mount");
+    assert!(notes.is_empty(), "{notes:?}");
+    let facts = offlux::fsio::FsFacts::default();
+    let text = offlux::fsio::read_to_string(
+        &facts,
+        &mount.path().join("clusters/dev/apps.yaml"),
+        offlux::fsio::Confine::within(mount.path()),
+    )
+    .expect("read after gc");
+    assert!(text.contains("kind: Kustomization"), "{text}");
+}

@@ -1,8 +1,9 @@
-//! Repositories with several clusters: `offlux get clusters`, and the runs of `test`, `validate`
-//! and `render` at a path holding several clusters' entry points (`--path .`, as pre-commit hooks
-//! run), where each cluster is discovered and reconciled on its own, from its entry point: its
-//! own objects, its own `dependsOn` graph, its own "defined more than once" check. What no entry
-//! point applies is not reconciled at all (the orphan checks report it).
+//! Repositories with several clusters: `offlux get clusters`, and the runs of `test`, `validate`,
+//! `render` and each side of `diff` at a path holding several clusters' entry points (`--path .`,
+//! as pre-commit hooks run), where each cluster is discovered and reconciled on its own, from its
+//! entry point: its own objects, its own `dependsOn` graph, its own "defined more than once"
+//! check. What no entry point applies is not reconciled at all (the orphan checks report it).
+//! `diff` pairs the two sides' clusters by entry point (`pair`).
 //!
 //! A path that holds no entry point, or exactly one that is the path itself, runs as it always
 //! has; a path holding exactly one elsewhere (the repository root above `clusters/prod`) runs from
@@ -67,6 +68,60 @@ fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
     (clusters, as_is)
 }
 
+/// A cluster found at the path and discovered from its entry point, not yet reconciled.
+pub(crate) struct Discovered {
+    /// Its entry directory, relative to the repository root (the path's own when the path
+    /// holds no entry point).
+    pub entry: PathBuf,
+    /// Its name among the clusters the path holds.
+    pub name: String,
+    /// The run's arguments, started at the entry point.
+    pub args: RunArgs,
+    pub repository: Repository,
+}
+
+/// Discovers each cluster the path `run` names holds, from its entry point, in cluster-name
+/// order, with what no cluster applies readable to each (`Repository::held_data`); the path
+/// itself as the only one when it is to be run as it is (see the module's docs).
+pub(crate) fn discover_each(run: &RunArgs) -> Result<Vec<Discovered>, String> {
+    let repository = run.discover()?;
+    let (clusters, as_is) = clusters_of(&repository);
+    if as_is {
+        let entry = repository.entry.clone();
+        let name = match clusters.into_iter().next() {
+            Some(only) => only.name,
+            None => discovery::clusters::names(std::slice::from_ref(&entry), &repository.root)
+                .pop()
+                .unwrap_or_default(),
+        };
+        return Ok(vec![Discovered {
+            entry,
+            name,
+            args: run.clone(),
+            repository,
+        }]);
+    }
+    let root = repository.root.clone();
+    // Every cluster is discovered before any runs: what none of them applies is known only then.
+    let mut discovered = Vec::with_capacity(clusters.len());
+    for cluster in clusters {
+        let args = at_entry(run, &root, &cluster.entry);
+        let found = args.discover()?;
+        discovered.push(Discovered {
+            entry: cluster.entry,
+            name: cluster.name,
+            args,
+            repository: found,
+        });
+    }
+    let held = held_data(&repository, discovered.iter().map(|d| &d.repository));
+    crate::cli::exit::leave_to_exit(repository);
+    for cluster in &mut discovered {
+        cluster.repository.held_data = held.clone();
+    }
+    Ok(discovered)
+}
+
 /// Reconciles each cluster the path holds on its own (see the module's docs), in cluster-name
 /// order; one run, naming no cluster, when the path holds at most one.
 pub(crate) fn run_each(
@@ -74,34 +129,14 @@ pub(crate) fn run_each(
     changed: &ChangedArgs,
     scope: Vec<Target>,
 ) -> Result<Vec<ClusterRun>, String> {
-    let repository = run.discover()?;
-    let (clusters, as_is) = clusters_of(&repository);
-    if as_is {
-        let (repository, report, left_out) =
-            run.run_changed_discovered(changed, scope, repository)?;
-        return Ok(vec![ClusterRun {
-            cluster: None,
-            repository,
-            report,
-            left_out,
-        }]);
-    }
-    let several = clusters.len() > 1;
-    let root = repository.root.clone();
-    // Every cluster is discovered before any runs: what none of them applies is known only then.
-    let mut discovered = Vec::with_capacity(clusters.len());
-    for cluster in clusters {
-        let args = at_entry(run, &root, &cluster.entry);
-        let found = args.discover()?;
-        discovered.push((cluster, args, found));
-    }
-    let held = held_data(&repository, discovered.iter().map(|(_, _, found)| found));
-    crate::cli::exit::leave_to_exit(repository);
+    let discovered = discover_each(run)?;
+    let several = discovered.len() > 1;
     let mut runs = Vec::with_capacity(discovered.len());
-    for (cluster, args, mut found) in discovered {
-        found.held_data = held.clone();
+    for cluster in discovered {
         let (repository, report, left_out) =
-            args.run_changed_discovered(changed, scope.clone(), found)?;
+            cluster
+                .args
+                .run_changed_discovered(changed, scope.clone(), cluster.repository)?;
         let cancelled = report.cancelled;
         runs.push(ClusterRun {
             cluster: several.then_some(cluster.name),
@@ -114,6 +149,58 @@ pub(crate) fn run_each(
         }
     }
     Ok(runs)
+}
+
+/// One cluster on the two sides of a comparison (`diff`): on both, or on one only.
+pub(crate) struct Paired {
+    /// Its name, when either side holds several clusters (named over both sides' entry points,
+    /// so a cluster keeps its name when another is added or removed).
+    pub name: Option<String>,
+    pub base: Option<Discovered>,
+    pub head: Option<Discovered>,
+}
+
+/// Pairs the clusters of two sides by entry directory, in name order. When neither side holds
+/// more than one, their single clusters are compared as one, naming none (whatever their entry
+/// points: the comparison is as it was before clusters were told apart). `root` names a cluster
+/// entered at the repository root.
+pub(crate) fn pair(base: Vec<Discovered>, head: Vec<Discovered>, root: &Path) -> Vec<Paired> {
+    if base.len() <= 1 && head.len() <= 1 {
+        let (base, head) = (base.into_iter().next(), head.into_iter().next());
+        if base.is_none() && head.is_none() {
+            return Vec::new();
+        }
+        return vec![Paired {
+            name: None,
+            base,
+            head,
+        }];
+    }
+    let mut by_entry: std::collections::BTreeMap<
+        PathBuf,
+        (Option<Discovered>, Option<Discovered>),
+    > = std::collections::BTreeMap::new();
+    for cluster in base {
+        let entry = cluster.entry.clone();
+        by_entry.entry(entry).or_default().0 = Some(cluster);
+    }
+    for cluster in head {
+        let entry = cluster.entry.clone();
+        by_entry.entry(entry).or_default().1 = Some(cluster);
+    }
+    let entries: Vec<PathBuf> = by_entry.keys().cloned().collect();
+    let names = discovery::clusters::names(&entries, root);
+    let mut paired: Vec<Paired> = names
+        .into_iter()
+        .zip(by_entry.into_values())
+        .map(|(name, (base, head))| Paired {
+            name: Some(name),
+            base,
+            head,
+        })
+        .collect();
+    paired.sort_by(|a, b| a.name.cmp(&b.name));
+    paired
 }
 
 /// The ConfigMaps and Secrets `whole` (discovered at the path) holds in files that none of

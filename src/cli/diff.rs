@@ -1,14 +1,21 @@
 //! `offlux diff`: what a change does to the cluster. The base revision (by default the merge base
 //! of HEAD with the default branch) is read from git and mounted in memory behind `fsio`
-//! (`gitrev::mount`: nothing is written to disk), the head is the working tree or another revision; both are reconciled with the same options and compared
-//! (`crate::diff`), and the differences printed for a person, a pull request comment (markdown),
-//! a program (JSON) or GitHub's workflow annotations.
+//! (`gitrev::mount`: nothing is written to disk), the head is the working tree or another
+//! revision; both are reconciled with the same options and compared (`crate::diff`), and the
+//! differences printed for a person, a pull request comment (markdown), a program (JSON) or
+//! GitHub's workflow annotations.
+//!
+//! At a path holding several clusters, each side finds its clusters and discovers each from its
+//! entry point (`cli::clusters`), and the comparison is made cluster by cluster: every heading,
+//! entry and annotation names its cluster, and a cluster one side alone holds is said to be
+//! added or removed with all its objects. With one cluster or none the output names none.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::clusters;
 use super::exit::{CliError, ExitStatus};
 use super::run_args::{LeftOut, RunArgs};
 use super::stdout::Output;
@@ -73,15 +80,61 @@ pub enum DiffFormat {
     Github,
 }
 
-/// A reconciled side and what it was read from.
+/// A reconciled side of one cluster and what it was read from.
 struct Reconciled {
     /// `base (abc1234)`, `working tree`...
     name: String,
     report: RunReport,
     /// The root the side was read under, to take out of messages.
     root: PathBuf,
-    /// Where a revision is mounted in memory, unmounted when this is dropped.
-    dir: Option<crate::fsio::Mount>,
+}
+
+/// One cluster on both sides, reconciled (on one side only when the other does not hold it).
+struct ClusterSides {
+    /// Its name when the sides hold several clusters (see `clusters::pair`).
+    cluster: Option<String>,
+    base: Option<Reconciled>,
+    head: Option<Reconciled>,
+    /// What `--changed-only` left out of this cluster's runs.
+    left_out: Option<LeftOut>,
+}
+
+/// One cluster compared, as the outputs print it.
+struct ClusterReport<'a> {
+    cluster: Option<&'a str>,
+    /// Which side alone holds the cluster, when one does.
+    only: Option<Only>,
+    report: Report,
+}
+
+impl ClusterReport<'_> {
+    /// No difference, and the cluster is on both sides.
+    fn is_empty(&self) -> bool {
+        self.report.is_empty() && self.only.is_none()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Only {
+    Base,
+    Head,
+}
+
+impl Only {
+    /// What the outputs say of a cluster one side alone holds.
+    fn sentence(self) -> &'static str {
+        match self {
+            Only::Base => "cluster removed: only the base holds it, so all its objects are removed",
+            Only::Head => "cluster added: only the head holds it, so all its objects are added",
+        }
+    }
+
+    fn json(self) -> &'static str {
+        match self {
+            Only::Base => "clusterRemoved",
+            Only::Head => "clusterAdded",
+        }
+    }
 }
 
 pub(super) fn run(
@@ -122,43 +175,48 @@ pub(super) fn run(
     let paths = (path.as_path(), root.as_path());
     let base_ref = base_name;
     let base_name = format!("base `{base_ref}` ({})", short(base_id));
-    let sides = if args.changed_only {
-        changed_sides(
-            &repository,
-            (base_id, &base_ref, &base_name),
-            paths,
-            args,
-            context,
-        )
-        .map(|(base, head, left_out)| (base, head, Some(left_out)))
-    } else {
-        whole_sides(&repository, base_id, &base_name, paths, args, context)
-            .map(|(b, h)| (b, h, None))
-    };
+    let reconciled = reconcile_sides(
+        &repository,
+        (base_id, &base_ref, &base_name),
+        paths,
+        args,
+        context,
+    );
     if let Some(interrupted) = super::interrupt::error() {
         return Err(interrupted);
     }
-    let (base, head, left_out) = match sides {
-        Ok(sides) => sides,
+    let (clusters, mounts) = match reconciled {
+        Ok(reconciled) => reconciled,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    if base.report.cancelled || head.report.cancelled {
+    if clusters
+        .iter()
+        .flat_map(sides_of)
+        .flatten()
+        .any(|side| side.report.cancelled)
+    {
         return Err(super::interrupt::error().unwrap_or_else(|| CliError::failed("interrupted")));
     }
-    for side in [&base, &head] {
-        for row in rows(&side.report) {
-            if matches!(row.result, Verdict::Fail | Verdict::Blocked) {
-                report::eprint(
-                    context,
-                    &format!(
-                        "warning: {}: {}/{}/{} failed: {}\n",
+    for cluster in &clusters {
+        for side in sides_of(cluster).into_iter().flatten() {
+            for row in rows(&side.report) {
+                if matches!(row.result, Verdict::Fail | Verdict::Blocked) {
+                    let text = format!(
+                        "{}: {}/{}/{} failed: {}",
                         side.name,
                         row.kind,
                         row.namespace,
                         row.name,
                         scrub(&row.message, &side.root)
-                    ),
-                );
+                    );
+                    report::eprint(
+                        context,
+                        &format!(
+                            "warning: {}\n",
+                            named_opt(cluster.cluster.as_deref(), &text)
+                        ),
+                    );
+                }
             }
         }
     }
@@ -168,29 +226,61 @@ pub(super) fn run(
             || args.skip_crds && kind == "CustomResourceDefinition"
             || args.skip_kinds.iter().any(|k| k == kind))
     };
-    let base_side = side(&base, &keeps);
-    let head_side = side(&head, &keeps);
-    let report = diff::compare(
-        &base_side,
-        &head_side,
-        &diff::Options {
-            context: args.context,
-        },
-    );
-    let files = producer_files(&[&head, &base]);
-    let labels = (base.name.as_str(), head.name.as_str());
+    let options = diff::Options {
+        context: args.context,
+    };
+    let reports: Vec<ClusterReport> = clusters
+        .iter()
+        .map(|c| {
+            let empty = || Side {
+                rendered: Vec::new(),
+                statuses: BTreeMap::new(),
+            };
+            let base_side = c.base.as_ref().map_or_else(empty, |b| side(b, &keeps));
+            let head_side = c.head.as_ref().map_or_else(empty, |h| side(h, &keeps));
+            let only = match (&c.base, &c.head) {
+                (None, Some(_)) => Some(Only::Head),
+                (Some(_), None) => Some(Only::Base),
+                _ => None,
+            };
+            ClusterReport {
+                cluster: c.cluster.as_deref(),
+                only,
+                report: diff::compare(&base_side, &head_side, &options),
+            }
+        })
+        .collect();
+    let head_name = clusters
+        .iter()
+        .find_map(|c| c.head.as_ref())
+        .map_or_else(|| head_label(&repository, args), |h| h.name.clone());
+    let labels = (base_name.as_str(), head_name.as_str());
+    let left_out: Vec<(Option<&str>, &LeftOut)> = clusters
+        .iter()
+        .filter_map(|c| Some((c.cluster.as_deref(), c.left_out.as_ref()?)))
+        .collect();
     let color = context.color && std::io::stdout().is_terminal();
     let text = match args.output {
-        DiffFormat::Human => context.human(human(&report, labels, color)),
+        DiffFormat::Human => context.human(human(&reports, labels, color)),
         DiffFormat::Markdown => {
-            let mut text = markdown(&report, labels, args.max_size);
-            if let Some(left_out) = &left_out {
-                let _ = writeln!(text, "\n_{}_", left_out.sentence());
+            let mut text = markdown(&reports, labels, args.max_size);
+            for (cluster, left_out) in &left_out {
+                let _ = writeln!(text, "\n_{}_", named_opt(*cluster, &left_out.sentence()));
             }
             text
         }
-        DiffFormat::Json => json(&report, left_out.as_ref()),
-        DiffFormat::Github => github(&report, &files),
+        DiffFormat::Json => json(&reports, &left_out),
+        DiffFormat::Github => {
+            let mut text = String::new();
+            for (report, cluster) in reports.iter().zip(&clusters) {
+                let sides: Vec<&Reconciled> = [cluster.head.as_ref(), cluster.base.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                text.push_str(&github(report, &producer_files(&sides)));
+            }
+            text
+        }
     };
     // A signal that came while the sides were compared still ends the command unprinted.
     if let Some(interrupted) = super::interrupt::error() {
@@ -198,92 +288,93 @@ pub(super) fn run(
     }
     out.write(&text)?;
     if let Some(dir) = &args.out {
-        write_trees(dir, &repository.work_tree, [&base, &head], context)?;
+        write_trees(dir, &repository.work_tree, &clusters, context)?;
     }
-    let counts = report.counts();
-    if report.is_empty() {
+    let empty = reports
+        .iter()
+        .all(|r| r.report.is_empty() && r.only.is_none());
+    if empty {
         report::eprint(
             context,
             &format!("No differences between {} and {}.\n", labels.0, labels.1),
         );
     } else {
+        let mut counts: BTreeMap<Change, usize> = BTreeMap::new();
+        for report in &reports {
+            for (change, n) in report.report.counts() {
+                *counts.entry(change).or_default() += n;
+            }
+        }
         let objects: usize = counts.values().sum();
-        let text = format!(
-            "{objects} objects differ ({}), {} status changes, in {} producers.\n",
+        let status_changes: usize = reports.iter().map(|r| r.report.status_changes()).sum();
+        let producers: usize = reports.iter().map(|r| r.report.producers.len()).sum();
+        let mut text = format!(
+            "{objects} objects differ ({}), {status_changes} status changes, in {producers} producers",
             counts
                 .iter()
                 .map(|(change, n)| format!("{n} {}", change.as_str()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            report.status_changes(),
-            report.producers.len()
         );
+        if reports.iter().any(|r| r.cluster.is_some()) {
+            let differing = reports
+                .iter()
+                .filter(|r| !r.report.is_empty() || r.only.is_some())
+                .count();
+            let _ = write!(text, " of {differing} of {} clusters", reports.len());
+        }
+        text.push_str(".\n");
         report::eprint(context, &text);
     }
-    let differs = !report.is_empty();
+    let differs = !empty;
     // The revisions are unmounted; the reports are left to the process's exit.
-    for side in [base, head] {
-        drop(side.dir);
-        exit::leave_to_exit(side.report);
-    }
+    drop(mounts);
+    exit::leave_to_exit(clusters);
     Ok(ExitStatus::failures_if(differs && !args.exit_zero))
 }
 
-/// Both sides reconciled whole.
-fn whole_sides(
-    repository: &std::sync::Arc<gitrev::Repository>,
-    base_id: gitrev::ObjectId,
-    base_name: &str,
-    paths: (&Path, &Path),
-    args: &DiffArgs,
-    context: &Context,
-) -> Result<(Reconciled, Reconciled), String> {
-    // The base's tree objects are read while the head reconciles.
-    let (base_dir, head) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| mount_revision(repository, base_id, base_name, context));
-        let head = match &args.head {
-            Some(name) => repository
-                .resolve(name)
-                .map_err(|error| format!("head: {error}"))
-                .and_then(|id| {
-                    let name = format!("head `{name}` ({})", short(id));
-                    let dir = mount_revision(repository, id, &name, context)?;
-                    reconcile_dir(dir, &name, paths, &args.run)
-                }),
-            None => args
-                .run
-                .run()
-                .map(|(repository, report)| {
-                    let root = repository.root.clone();
-                    exit::leave_to_exit(repository);
-                    Reconciled {
-                        name: "working tree".to_owned(),
-                        root,
-                        report,
-                        dir: None,
-                    }
-                })
-                .map_err(|message| format!("working tree: {message}")),
-        };
-        let base_dir = writer
-            .join()
-            .unwrap_or_else(|_| Err(format!("{base_name}: reading the revision failed")));
-        (base_dir, head)
-    });
-    let head = head?;
-    let base = base_dir.and_then(|dir| reconcile_dir(dir, base_name, paths, &args.run))?;
-    Ok((base, head))
+/// The sides that hold `cluster`.
+fn sides_of(cluster: &ClusterSides) -> [Option<&Reconciled>; 2] {
+    [cluster.base.as_ref(), cluster.head.as_ref()]
 }
 
-/// `--changed-only`: both sides discovered, the producers the change can affect on either
-/// side selected (`controllers::changed`), and both reconciled narrowed to them.
-fn changed_sides(
+/// `text` naming `cluster`, when there is one to name.
+fn named_opt(cluster: Option<&str>, text: &str) -> String {
+    match cluster {
+        Some(cluster) => super::clusters::named(cluster, text),
+        None => text.to_owned(),
+    }
+}
+
+/// The head's name in messages, when no cluster of it was reconciled.
+fn head_label(repository: &gitrev::Repository, args: &DiffArgs) -> String {
+    match &args.head {
+        Some(name) => match repository.resolve(name) {
+            Ok(id) => format!("head `{name}` ({})", short(id)),
+            Err(_) => format!("head `{name}`"),
+        },
+        None => "working tree".to_owned(),
+    }
+}
+
+/// The revisions mounted in memory for the comparison: unmounted when dropped.
+struct Mounts {
+    _base: crate::fsio::Mount,
+    _head: Option<crate::fsio::Mount>,
+}
+
+/// Both sides discovered cluster by cluster (`clusters::discover_each`: each side finds the
+/// clusters its path holds, and each cluster is discovered from its entry point), paired by
+/// cluster (`clusters::pair`), and each cluster reconciled on each side that holds it. With
+/// `--changed-only`, the producers the change can affect are selected within each cluster, on
+/// either side (`controllers::changed`), and both of its sides narrowed to them.
+fn reconcile_sides(
     repository: &std::sync::Arc<gitrev::Repository>,
     (base_id, base_ref, base_name): (gitrev::ObjectId, &str, &str),
     (path, root): (&Path, &Path),
     args: &DiffArgs,
     context: &Context,
-) -> Result<(Reconciled, Reconciled, LeftOut), String> {
+) -> Result<(Vec<ClusterSides>, Mounts), String> {
     let head_id = match &args.head {
         Some(name) => Some((
             repository
@@ -293,52 +384,145 @@ fn changed_sides(
         )),
         None => None,
     };
-    let changes = changed::Changes::between(repository, base_id, base_ref, head_id.map(|h| h.0))?;
-    let files = changed::under_root(&changes.files, root);
-    let base_dir = mount_revision(repository, base_id, base_name, context)?;
-    let head_dir = match head_id {
-        Some((id, name)) => {
-            let label = format!("head `{name}` ({})", short(id));
-            Some((mount_revision(repository, id, &label, context)?, label))
-        }
-        None => None,
+    let changes = if args.changed_only {
+        Some(changed::Changes::between(
+            repository,
+            base_id,
+            base_ref,
+            head_id.map(|h| h.0),
+        )?)
+    } else {
+        None
     };
-    let discover = |dir: Option<&crate::fsio::Mount>, name: &str| {
+    let at = |dir: Option<&crate::fsio::Mount>| {
         let mut run = args.run.clone();
         if let Some(dir) = dir {
             run.repo.path = dir.path().join(path);
             run.repo.root = Some(dir.path().join(root));
         }
-        let found = run.discover().map_err(|e| format!("{name}: {e}"))?;
-        Ok::<_, String>((run, found))
+        run
     };
-    let head_name = head_dir
+    // The base's tree objects are read while the head is discovered.
+    let (base_dir, head) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| mount_revision(repository, base_id, base_name, context));
+        let head = match head_id {
+            Some((id, name)) => {
+                let label = format!("head `{name}` ({})", short(id));
+                mount_revision(repository, id, &label, context).and_then(|dir| {
+                    let found = clusters::discover_each(&at(Some(&dir)))
+                        .map_err(|e| format!("{label}: {e}"))?;
+                    Ok((Some(dir), label, found))
+                })
+            }
+            None => clusters::discover_each(&at(None))
+                .map(|found| (None, "working tree".to_owned(), found))
+                .map_err(|message| format!("working tree: {message}")),
+        };
+        let base_dir = writer
+            .join()
+            .unwrap_or_else(|_| Err(format!("{base_name}: reading the revision failed")));
+        (base_dir, head)
+    });
+    let (head_dir, head_name, head_found) = head?;
+    let base_dir = base_dir?;
+    let base_found =
+        clusters::discover_each(&at(Some(&base_dir))).map_err(|e| format!("{base_name}: {e}"))?;
+    let files = changes
         .as_ref()
-        .map_or_else(|| "working tree".to_owned(), |(_, label)| label.clone());
-    let (head_run, head_found) = discover(head_dir.as_ref().map(|(d, _)| d), &head_name)?;
-    let (base_run, base_found) = discover(Some(&base_dir), base_name)?;
-    let selection =
-        changed::select(&head_found, &files).union(changed::select(&base_found, &files));
-    let side = |run: &RunArgs, found, name: &str, dir: Option<crate::fsio::Mount>| {
-        let (found, report, left_out) = run
-            .run_selection(found, &selection, &changes.base_label)
-            .map_err(|e| format!("{name}: {e}"))?;
-        let root = found.root.clone();
-        exit::leave_to_exit(found);
-        Ok::<_, String>((
-            Reconciled {
-                name: name.to_owned(),
-                report,
-                root,
-                dir,
-            },
+        .map(|changes| changed::under_root(&changes.files, root));
+    let naming_root = repository.work_tree.join(root);
+    let mut reconciled = Vec::new();
+    for paired in clusters::pair(base_found, head_found, &naming_root) {
+        let selection = files.as_ref().and_then(|files| {
+            let select = |d: &Option<clusters::Discovered>| {
+                d.as_ref().map(|d| {
+                    changed::select(
+                        &d.repository,
+                        files,
+                        changed::SelectOptions {
+                            base_objects_where_reached: true,
+                        },
+                    )
+                })
+            };
+            match (select(&paired.head), select(&paired.base)) {
+                (Some(head), Some(base)) => Some(head.union(base)),
+                (head, base) => head.or(base),
+            }
+        });
+        let base_label = changes.as_ref().map_or("", |c| c.base_label.as_str());
+        let run_side = |found: clusters::Discovered, name: &str| {
+            let (repository, report, left_out) = match &selection {
+                Some(selection) => {
+                    let (repository, report, left_out) =
+                        found
+                            .args
+                            .run_selection(found.repository, selection, base_label)?;
+                    (repository, report, Some(left_out))
+                }
+                None => {
+                    let (repository, report) =
+                        found.args.run_discovered(found.repository, Vec::new())?;
+                    (repository, report, None)
+                }
+            };
+            let root = repository.root.clone();
+            exit::leave_to_exit(repository);
+            Ok::<_, String>((
+                Reconciled {
+                    name: name.to_owned(),
+                    report,
+                    root,
+                },
+                left_out,
+            ))
+        };
+        let label = |side: &str| named_opt(paired.name.as_deref(), side);
+        let (head, head_left_out) = match paired.head {
+            Some(found) => {
+                let (side, left_out) = run_side(found, &head_name)
+                    .map_err(|e| format!("{}: {e}", label(&head_name)))?;
+                (Some(side), left_out)
+            }
+            None => (None, None),
+        };
+        let cancelled = head.as_ref().is_some_and(|h| h.report.cancelled);
+        let (base, base_left_out) = match paired.base {
+            Some(found) if !cancelled => {
+                let (side, left_out) =
+                    run_side(found, base_name).map_err(|e| format!("{}: {e}", label(base_name)))?;
+                (Some(side), left_out)
+            }
+            _ => (None, None),
+        };
+        let left_out = head_left_out.or(base_left_out);
+        if let Some(left_out) = &left_out {
+            report::eprint(
+                context,
+                &format!(
+                    "note: {}\n",
+                    named_opt(paired.name.as_deref(), &left_out.sentence())
+                ),
+            );
+        }
+        let cancelled = cancelled || base.as_ref().is_some_and(|b| b.report.cancelled);
+        reconciled.push(ClusterSides {
+            cluster: paired.name,
+            base,
+            head,
             left_out,
-        ))
-    };
-    let (head, left_out) = side(&head_run, head_found, &head_name, head_dir.map(|(d, _)| d))?;
-    let (base, _) = side(&base_run, base_found, base_name, Some(base_dir))?;
-    left_out.print(context);
-    Ok((base, head, left_out))
+        });
+        if cancelled {
+            break;
+        }
+    }
+    Ok((
+        reconciled,
+        Mounts {
+            _base: base_dir,
+            _head: head_dir,
+        },
+    ))
 }
 
 fn short(id: gitrev::ObjectId) -> String {
@@ -385,27 +569,6 @@ fn mount_revision(
         report::eprint(context, &format!("note: {name}: {note}\n"));
     }
     Ok(mount)
-}
-
-/// Reconciles a revision mounted by `mount_revision`, at the same `--path` and `--root`.
-fn reconcile_dir(
-    dir: crate::fsio::Mount,
-    name: &str,
-    (path, root): (&Path, &Path),
-    run: &RunArgs,
-) -> Result<Reconciled, String> {
-    let mut args = run.clone();
-    args.repo.path = dir.path().join(path);
-    args.repo.root = Some(dir.path().join(root));
-    let (repository, report) = args.run().map_err(|e| format!("{name}: {e}"))?;
-    let root = repository.root.clone();
-    exit::leave_to_exit(repository);
-    Ok(Reconciled {
-        name: name.to_owned(),
-        root,
-        report,
-        dir: Some(dir),
-    })
 }
 
 /// A message without the mount point a revision was read under.
@@ -519,7 +682,7 @@ const RESET: &str = "\x1b[0m";
 
 /// The report for a terminal: every repository-supplied part escaped (`escape::terminal_line`)
 /// before offlux's own colours are added.
-fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
+fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> String {
     let line = escape::terminal_line;
     let paint = |code: &str, text: &str| {
         if color {
@@ -529,7 +692,7 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
         }
     };
     let mut out = String::new();
-    if report.is_empty() {
+    if reports.iter().all(ClusterReport::is_empty) {
         return out;
     }
     let _ = writeln!(
@@ -540,8 +703,27 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
             &format!("offlux diff: {} → {}", line(base), line(head))
         )
     );
+    for cluster in reports {
+        human_cluster(&mut out, cluster, &paint);
+    }
+    out
+}
+
+/// One cluster's part of [`human`]: each producer's heading names the cluster when there are
+/// several.
+fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str, &str) -> String) {
+    let line = escape::terminal_line;
+    let report = &cluster.report;
+    if let Some(only) = cluster.only {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(BOLD, &line(&named_opt(cluster.cluster, only.sentence())))
+        );
+    }
     for (producer, changes) in &report.producers {
-        let _ = writeln!(out, "\n{}", paint(BOLD, &line(&producer.to_string())));
+        let heading = named_opt(cluster.cluster, &producer.to_string());
+        let _ = writeln!(out, "\n{}", paint(BOLD, &line(&heading)));
         if let Some(status) = &changes.status {
             let _ = writeln!(
                 out,
@@ -595,40 +777,95 @@ fn human(report: &Report, (base, head): (&str, &str), color: bool) -> String {
             }
         }
     }
-    out
 }
 
 /// The report as a pull request comment (GitHub markdown). Every repository-supplied string is
 /// in code (`escape::markdown_code`, `markdown_cell`, `html_code`, `markdown_block`): nothing in a
 /// name, namespace, message or diff can mention, link, embed, head or break a table.
-fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
+fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -> String {
     let code = escape::markdown_code;
     let mut out = String::new();
     let _ = writeln!(out, "### offlux diff: {} → {}\n", code(base), code(head));
-    if report.is_empty() {
+    if reports.iter().all(ClusterReport::is_empty) {
         out.push_str("No differences.\n");
         return out;
     }
-    let counts = report.counts();
+    let mut counts: BTreeMap<Change, usize> = BTreeMap::new();
+    for report in reports {
+        for (change, n) in report.report.counts() {
+            *counts.entry(change).or_default() += n;
+        }
+    }
+    let producers: usize = reports.iter().map(|r| r.report.producers.len()).sum();
+    let several = reports.iter().any(|r| r.cluster.is_some());
+    let clusters = if several {
+        let differing = reports.iter().filter(|r| !r.is_empty()).count();
+        format!(" of {differing} of {} clusters", reports.len())
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{} objects differ ({}) in {} producers; {} status changes.\n",
+        "{} objects differ ({}) in {producers} producers{clusters}; {} status changes.\n",
         counts.values().sum::<usize>(),
         counts
             .iter()
             .map(|(change, n)| format!("{n} {}", change.as_str()))
             .collect::<Vec<_>>()
             .join(", "),
-        report.producers.len(),
-        report.status_changes()
+        reports
+            .iter()
+            .map(|r| r.report.status_changes())
+            .sum::<usize>()
     );
-    let mut left_out_diffs = 0;
-    let mut left_out_producers = 0;
+    let mut cut = Cut::default();
     // Room kept for the closing note.
     let budget = max.saturating_sub(400);
+    for report in reports.iter().filter(|r| !r.is_empty()) {
+        // With several clusters, a section per cluster and its producers a level below.
+        let level = match report.cluster {
+            Some(cluster) => {
+                let _ = writeln!(out, "#### Cluster {}\n", code(cluster));
+                if let Some(only) = report.only {
+                    let _ = writeln!(out, "_{}._\n", only.sentence());
+                }
+                "#####"
+            }
+            None => "####",
+        };
+        markdown_producers(&mut out, &report.report, level, budget, &mut cut);
+    }
+    if cut.diffs > 0 || cut.producers > 0 {
+        let _ = writeln!(
+            out,
+            "_Cut to stay under {max} bytes: {} diffs and {} producers' tables not shown; \
+             run `offlux diff` (or `offlux diff --out DIR`) to see everything._",
+            cut.diffs, cut.producers
+        );
+    }
+    out
+}
+
+/// What [`markdown`] left out to stay under its size.
+#[derive(Default)]
+struct Cut {
+    diffs: usize,
+    producers: usize,
+}
+
+/// One cluster's producers in [`markdown`], each under a `level` heading: a table of its
+/// objects' changes and each diff folded, as long as `out` stays within `budget`.
+fn markdown_producers(
+    out: &mut String,
+    report: &Report,
+    level: &str,
+    budget: usize,
+    cut: &mut Cut,
+) {
+    let code = escape::markdown_code;
     for (producer, changes) in &report.producers {
         let mut section = String::new();
-        let _ = writeln!(section, "#### {}\n", code(&producer.to_string()));
+        let _ = writeln!(section, "{level} {}\n", code(&producer.to_string()));
         if let Some(status) = &changes.status {
             let _ = writeln!(
                 section,
@@ -667,8 +904,8 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
             section.push('\n');
         }
         if out.len() + section.len() > budget {
-            left_out_producers += 1;
-            left_out_diffs += changes
+            cut.producers += 1;
+            cut.diffs += changes
                 .objects
                 .iter()
                 .filter(|c| !c.diff.is_empty())
@@ -684,24 +921,62 @@ fn markdown(report: &Report, (base, head): (&str, &str), max: usize) -> String {
                 escape::markdown_block("diff", &change.diff)
             );
             if out.len() + block.len() > budget {
-                left_out_diffs += 1;
+                cut.diffs += 1;
                 continue;
             }
             out.push_str(&block);
         }
     }
-    if left_out_diffs > 0 || left_out_producers > 0 {
-        let _ = writeln!(
-            out,
-            "_Cut to stay under {max} bytes: {left_out_diffs} diffs and {left_out_producers} producers' tables not shown; \
-             run `offlux diff` (or `offlux diff --out DIR`) to see everything._"
-        );
-    }
-    out
 }
 
-fn json(report: &Report, left_out: Option<&LeftOut>) -> String {
+/// The changes as JSON: an array of entries, each naming its cluster (`cluster`) when the sides
+/// hold several; with `--changed-only`, an object holding them (`changes`) and what was left out
+/// (`changedOnly`: one object, or with several clusters one per cluster, naming it).
+fn json(reports: &[ClusterReport], left_out: &[(Option<&str>, &LeftOut)]) -> String {
     let mut items = Vec::new();
+    for report in reports {
+        let first = items.len();
+        if let Some(only) = report.only {
+            items.push(serde_json::json!({
+                "producer": null,
+                "object": null,
+                "change": only.json(),
+            }));
+        }
+        json_items(&report.report, &mut items);
+        if let Some(cluster) = report.cluster {
+            for item in &mut items[first..] {
+                item["cluster"] = serde_json::json!(cluster);
+            }
+        }
+    }
+    let left_out: Vec<serde_json::Value> = left_out
+        .iter()
+        .map(|(cluster, left_out)| {
+            let mut value = serde_json::to_value(left_out).unwrap_or_default();
+            if let Some(cluster) = cluster {
+                value["cluster"] = serde_json::json!(cluster);
+            }
+            value
+        })
+        .collect();
+    let several = reports.iter().any(|r| r.cluster.is_some());
+    let mut text = match left_out.as_slice() {
+        [] => serde_json::to_string_pretty(&items),
+        [left_out] if !several => serde_json::to_string_pretty(
+            &serde_json::json!({"changedOnly": left_out, "changes": items}),
+        ),
+        all => {
+            serde_json::to_string_pretty(&serde_json::json!({"changedOnly": all, "changes": items}))
+        }
+    }
+    .unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// One cluster's entries of [`json`].
+fn json_items(report: &Report, items: &mut Vec<serde_json::Value>) {
     for (producer, changes) in &report.producers {
         let producer_json = serde_json::json!({
             "kind": producer.kind,
@@ -749,15 +1024,6 @@ fn json(report: &Report, left_out: Option<&LeftOut>) -> String {
             items.push(item);
         }
     }
-    let mut text = match left_out {
-        Some(left_out) => serde_json::to_string_pretty(
-            &serde_json::json!({"changedOnly": left_out, "changes": items}),
-        ),
-        None => serde_json::to_string_pretty(&items),
-    }
-    .unwrap_or_default();
-    text.push('\n');
-    text
 }
 
 /// One workflow command: `::level file=F,line=L,title=T::message`.
@@ -782,11 +1048,20 @@ fn workflow_command(
     )
 }
 
-fn github(report: &Report, files: &BTreeMap<ProducerKey, (String, u32)>) -> String {
+/// One cluster's annotations: each title names the cluster when the sides hold several.
+fn github(cluster: &ClusterReport, files: &BTreeMap<ProducerKey, (String, u32)>) -> String {
     let mut out = String::new();
-    for (producer, changes) in &report.producers {
+    if let Some(only) = cluster.only {
+        out.push_str(&workflow_command(
+            "notice",
+            None,
+            &named_opt(cluster.cluster, "offlux diff"),
+            only.sentence(),
+        ));
+    }
+    for (producer, changes) in &cluster.report.producers {
         let producer_file = files.get(producer).cloned();
-        let title = format!("offlux diff: {producer}");
+        let title = named_opt(cluster.cluster, &format!("offlux diff: {producer}"));
         if let Some(status) = &changes.status {
             let level = if status.after.as_ref().is_some_and(|o| o.failed) {
                 "error"
@@ -822,11 +1097,12 @@ fn github(report: &Report, files: &BTreeMap<ProducerKey, (String, u32)>) -> Stri
     out
 }
 
-/// `--out DIR`: both rendered trees, one file per producer, Secrets left out.
+/// `--out DIR`: both rendered trees, one file per producer, Secrets left out; with several
+/// clusters, each side's under `DIR/base/<cluster>/` and `DIR/head/<cluster>/`.
 fn write_trees(
     dir: &Path,
     repository_root: &Path,
-    sides: [&Reconciled; 2],
+    clusters: &[ClusterSides],
     context: &Context,
 ) -> Result<(), CliError> {
     match out_dir::check_location(dir, repository_root) {
@@ -839,41 +1115,56 @@ fn write_trees(
         }
         Err(error) => return Err(CliError::usage(error.to_string(), None)),
     }
-    for (name, side) in ["base", "head"].into_iter().zip(sides) {
-        let files: Vec<(out_dir::LayoutPath, String)> = side
-            .report
-            .rendered
-            .iter()
-            .map(|(id, objects)| {
-                let kept: Vec<&Object> = objects.iter().filter(|o| o.id.kind != "Secret").collect();
-                (
-                    out_dir::producer_file(id, "yaml"),
-                    super::objects::format(&kept, super::objects::ObjectFormat::Yaml),
-                )
-            })
-            .collect();
-        let target = dir.join(name);
-        match out_dir::write_tree(&target, &files, &Default::default()) {
-            Ok(done) => report::eprint(
-                context,
-                &format!(
-                    "Wrote {} files under `{}`.\n",
-                    done.written,
-                    target.display()
-                ),
+    for cluster in clusters {
+        for (name, side) in ["base", "head"]
+            .into_iter()
+            .zip([&cluster.base, &cluster.head])
+        {
+            let Some(side) = side else { continue };
+            let target = match &cluster.cluster {
+                Some(cluster) => dir.join(name).join(cluster),
+                None => dir.join(name),
+            };
+            write_tree(&target, side, context)?;
+        }
+    }
+    Ok(())
+}
+
+/// One side's rendered tree under `target`.
+fn write_tree(target: &Path, side: &Reconciled, context: &Context) -> Result<(), CliError> {
+    let files: Vec<(out_dir::LayoutPath, String)> = side
+        .report
+        .rendered
+        .iter()
+        .map(|(id, objects)| {
+            let kept: Vec<&Object> = objects.iter().filter(|o| o.id.kind != "Secret").collect();
+            (
+                out_dir::producer_file(id, "yaml"),
+                super::objects::format(&kept, super::objects::ObjectFormat::Yaml),
+            )
+        })
+        .collect();
+    match out_dir::write_tree(target, &files, &Default::default()) {
+        Ok(done) => report::eprint(
+            context,
+            &format!(
+                "Wrote {} files under `{}`.\n",
+                done.written,
+                target.display()
             ),
-            Err(error) if error.is_refusal() => {
-                return Err(CliError::usage(
-                    error.to_string(),
-                    Some("choose an empty directory, or one offlux wrote before"),
-                ))
-            }
-            Err(error) => {
-                return Err(CliError::failed(format!(
-                    "writing `{}`: {error}",
-                    target.display()
-                )));
-            }
+        ),
+        Err(error) if error.is_refusal() => {
+            return Err(CliError::usage(
+                error.to_string(),
+                Some("choose an empty directory, or one offlux wrote before"),
+            ))
+        }
+        Err(error) => {
+            return Err(CliError::failed(format!(
+                "writing `{}`: {error}",
+                target.display()
+            )));
         }
     }
     Ok(())
@@ -903,7 +1194,12 @@ mod tests {
                 ..Default::default()
             },
         );
-        let text = markdown(&report, ("base", "head"), 60_000);
+        let reports = [ClusterReport {
+            cluster: None,
+            only: None,
+            report,
+        }];
+        let text = markdown(&reports, ("base", "head"), 60_000);
         assert!(
             text.contains("Status: `absent` → **`FAIL: ![i](http://e/x.png) @x`**"),
             "{text}"

@@ -230,7 +230,11 @@ impl RunArgs {
         let changes =
             crate::controllers::changed::Changes::working_tree(start, changed.base.as_deref())?;
         let files = changes.under(&repository.root);
-        let selection = crate::controllers::changed::select(&repository, &files);
+        let selection = crate::controllers::changed::select(
+            &repository,
+            &files,
+            crate::controllers::changed::SelectOptions::default(),
+        );
         let (repository, report, left_out) =
             self.run_selection(repository, &selection, &changes.base_label)?;
         Ok((repository, report, Some(left_out)))

@@ -541,8 +541,19 @@ fn opaque(flux: &FluxObject) -> bool {
         )
 }
 
+/// How [`select`] reads a changed file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SelectOptions {
+    /// The objects a changed file defined at the base count only where `repository` reaches the
+    /// file. Set when the base revision's repository is selected from too (`diff`): it reaches
+    /// what the file held there, so a file of another cluster (which defines objects of the same
+    /// names) selects nothing here. Unset, a deleted file's objects select their consumers by
+    /// name wherever they are, which is all a run with no base repository can do.
+    pub base_objects_where_reached: bool,
+}
+
 /// What a change of `files` (relative to the repository root) selects in `repository`.
-pub fn select(repository: &Repository, files: &[ChangedFile]) -> Selection {
+pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOptions) -> Selection {
     let mut selection = Selection {
         changed: files.len(),
         ..Selection::default()
@@ -662,13 +673,15 @@ pub fn select(repository: &Repository, files: &[ChangedFile]) -> Selection {
         }
     }
 
-    // Where each object is written.
+    // Where each object is written (ConfigMaps and Secrets only a bootstrap applies included:
+    // a lookup of this run may read them).
     let mut written_in: BTreeMap<&Path, Vec<KindName>> = BTreeMap::new();
     for object in repository
         .flux_objects
         .iter()
         .map(|f| &f.object)
         .chain(&repository.data_objects)
+        .chain(&repository.held_data)
     {
         written_in
             .entry(object.file.as_path())
@@ -716,10 +729,12 @@ pub fn select(repository: &Repository, files: &[ChangedFile]) -> Selection {
             .flatten()
             .cloned()
             .collect();
+        let reached = !defined.is_empty() || read;
         if let Some(text) = file
             .base
             .as_ref()
             .filter(|_| is_yaml(&file.path))
+            .filter(|_| reached || !options.base_objects_where_reached)
             .and_then(|b| std::str::from_utf8(b).ok())
         {
             if let Ok(before) = crate::model::parse_objects(text, &file.path) {
