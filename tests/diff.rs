@@ -710,3 +710,34 @@ fn objects_packed_while_the_repository_is_open_are_found() {
     .expect("read after gc");
     assert!(text.contains("kind: Kustomization"), "{text}");
 }
+
+/// A producer SKIPPED on one side (here a remote kustomize resource, which offline cannot
+/// fetch) rendered nothing there: its objects are not compared, never reported as removed.
+#[test]
+fn a_producer_skipped_on_one_side_removes_nothing() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "apps/base/hello/kustomization.yaml",
+        "  - reader.yaml\n",
+        "  - reader.yaml\n  - https://example.com/remote.yaml\n",
+    );
+    let (code, stdout, stderr) = diff(
+        dir.path(),
+        &["--offline", "--allow-missing-sources", "-o", "json"],
+    );
+    assert!(code == Some(0) || code == Some(1), "{code:?}: {stderr}");
+    let entries: Vec<serde_json::Value> = serde_json::from_str::<serde_json::Value>(&stdout)
+        .expect("json")
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        entries.iter().all(|e| e["change"] != "removed"),
+        "{:?}",
+        summary(&entries)
+    );
+    let (_, human, stderr) = diff(dir.path(), &["--offline", "--allow-missing-sources"]);
+    assert!(human.contains("SKIPPED"), "{human}\n{stderr}");
+    assert!(human.contains("not compared"), "{human}\n{stderr}");
+}

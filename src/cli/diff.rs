@@ -589,7 +589,9 @@ fn side<'a>(reconciled: &'a Reconciled, keeps: &dyn Fn(&Object) -> bool) -> Side
     let statuses = rows(&reconciled.report)
         .into_iter()
         .map(|row| {
-            let failed = matches!(row.result, Verdict::Fail | Verdict::Blocked);
+            // What it would apply is unknown on this side unless it passed: a SKIPPED producer
+            // (a source or chart offline cannot have) rendered nothing, which is not "removed".
+            let failed = row.result != Verdict::Pass;
             let text = match row.result {
                 Verdict::Pass => "PASS".to_owned(),
                 Verdict::Fail => format!("FAIL: {}", scrub(&row.message, &reconciled.root)),
@@ -735,7 +737,7 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
         if changes.unknown > 0 {
             let _ = writeln!(
                 out,
-                "  {} objects not compared: this producer, or the one that applies it, failed on one side",
+                "  {} objects not compared: this producer, or the one that applies it, was not rendered on one side (failed, blocked or skipped)",
                 changes.unknown
             );
         }
@@ -877,7 +879,7 @@ fn markdown_producers(
         if changes.unknown > 0 {
             let _ = writeln!(
                 section,
-                "{} objects not compared: this producer, or the one that applies it, failed on one side.\n",
+                "{} objects not compared: this producer, or the one that applies it, was not rendered on one side (failed, blocked or skipped).\n",
                 changes.unknown
             );
         }

@@ -73,7 +73,7 @@ impl ObjectKey {
 /// A Flux object's outcome on one side, in words (`PASS`, `FAIL: message`...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// Failed or blocked: its objects on this side are unknown.
+    /// Failed, blocked or skipped: its objects on this side are unknown.
     pub failed: bool,
     pub text: String,
 }
@@ -152,7 +152,7 @@ pub struct StatusChange {
 pub struct ProducerReport {
     pub status: Option<StatusChange>,
     pub objects: Vec<ObjectChange>,
-    /// Objects not compared because this producer failed on one side.
+    /// Objects not compared because this producer was not rendered on one side.
     pub unknown: usize,
 }
 
