@@ -93,8 +93,10 @@ pub(super) fn run(
     // ends with the signal's status: never with a comparison of what was cut short.
     super::interrupt::listen();
     let start = args.run.repo.root.as_ref().unwrap_or(&args.run.repo.path);
+    // The revisions' objects, read by both sides, share one budget of bytes inflated.
+    let git_budget = std::sync::Arc::new(crate::budget::RunBudget::new(args.run.budget.limits()));
     let repository = match gitrev::Repository::discover(start) {
-        Ok(repository) => std::sync::Arc::new(repository),
+        Ok(repository) => std::sync::Arc::new(repository.charge_to(git_budget)),
         Err(error) => {
             return Err(CliError::usage(
                 error.to_string(),

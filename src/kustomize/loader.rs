@@ -396,7 +396,7 @@ pub(crate) fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
         // go-yaml's wording for a repeated key, which kustomize passes on
         let message = match &e.kind {
             ErrorKind::DuplicateKey { key } => format!("mapping key \"{key}\" already defined"),
-            ErrorKind::Other => e.message.clone(),
+            ErrorKind::Other | ErrorKind::Budget => e.message.clone(),
         };
         format!("MalformedYAMLError: {message} at {}", e.pos)
     })?;
