@@ -18,8 +18,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// What a run may use. The defaults are generous: the largest template execution in the corpus
-/// takes 10 563 steps.
+/// What a run may use. The defaults are generous: over the corpus and incoming repositories the
+/// largest template execution takes 10 563 steps, the largest run renders 1 627 objects and
+/// 3.7 MB of templates, expands 2 598 alias nodes and holds 19 MB of chart files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Steps of one template execution (actions, branches, range iterations, function calls;
@@ -47,9 +48,9 @@ impl Default for Limits {
         Limits {
             template_steps: 20_000_000,
             rendered_objects: 50_000,
-            rendered_bytes: 1 << 30,
-            alias_nodes: 4_000_000,
-            extracted_bytes: 4 << 30,
+            rendered_bytes: 256 << 20,
+            alias_nodes: 2_000_000,
+            extracted_bytes: 1 << 30,
             loaded_chart_bytes: 512 << 20,
         }
     }

@@ -26,15 +26,15 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "N")]
     pub max_rendered_objects: Option<u64>,
     /// Bytes chart and ResourceSet templates may render, over the whole run
-    /// [default: 1073741824].
+    /// [default: 268435456].
     #[arg(long, value_name = "BYTES")]
     pub max_rendered_bytes: Option<u64>,
     /// YAML nodes aliases and merge keys may expand to, over the whole run (every file and
-    /// document together) [default: 4000000].
+    /// document together) [default: 2000000].
     #[arg(long, value_name = "N")]
     pub max_alias_nodes: Option<u64>,
     /// Bytes of files extracted from archives (charts, artifacts) and inflated from git objects,
-    /// over the whole run [default: 4294967296].
+    /// over the whole run [default: 1073741824].
     #[arg(long, value_name = "BYTES")]
     pub max_extracted_bytes: Option<u64>,
     /// Bytes of loaded charts (their files, subcharts included) held at once; charts no
@@ -424,6 +424,7 @@ impl RunArgs {
         };
         let kustomize = KustomizeEngine {
             process_env: self.env_from_process.then(process_environment),
+            budget: Some(options.budget.clone()),
             ..KustomizeEngine::for_repository(&repository)
         };
         let report = runtime::run(&repository, &kustomize, &helm, &options);

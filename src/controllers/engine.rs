@@ -27,6 +27,8 @@ pub struct KustomizeEngine {
     pub patch_texts: Arc<kustomize::PatchTexts>,
     /// Values for env files' bare keys (`--env-from-process`); `None`: such keys are left out.
     pub process_env: Option<Arc<std::collections::BTreeMap<String, String>>>,
+    /// The run's budget, for the files a build reads itself (discovery charged the rest).
+    pub budget: Option<Arc<crate::budget::RunBudget>>,
 }
 
 impl KustomizeEngine {
@@ -37,6 +39,7 @@ impl KustomizeEngine {
             fs_facts: repository.fs_facts.clone(),
             patch_texts: Arc::default(),
             process_env: None,
+            budget: repository.budget.clone(),
         }
     }
 }
@@ -74,6 +77,7 @@ impl KustomizationBuilder for KustomizeEngine {
             fs_facts: self.fs_facts.clone(),
             patch_texts: self.patch_texts.clone(),
             process_env: self.process_env.clone(),
+            budget: self.budget.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| match e {
@@ -199,13 +203,21 @@ impl HelmEngine {
         let key = format!("{location:?}");
         let held = crate::budget::Resource::LoadedChartBytes;
         let limit = held.limit(self.budget.limits());
-        if let Ok(mut loaded) = self.loaded.lock() {
+        // Room for the chart about to be loaded (charged only once loaded): charts no render
+        // holds go first, then renders in flight holding over half the budget are waited for.
+        loop {
+            let Ok(mut loaded) = self.loaded.lock() else {
+                break;
+            };
             if let Some(known) = loaded.get(&key) {
                 return known;
             }
-            // Room for the chart about to be loaded (it is charged once loaded, and each worker
-            // may be loading one): charts no render holds go first.
             while self.budget.used(held) > limit / 4 && loaded.evict_one() {}
+            if self.budget.used(held) <= limit / 2 || self.budget.is_cancelled() {
+                break;
+            }
+            drop(loaded);
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let load_options = helm::LoadOptions {
             run: Some(self.budget.clone()),

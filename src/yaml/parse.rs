@@ -649,7 +649,7 @@ impl<'o> Builder<'o> {
 
     /// Charges the nodes an alias or merge key copied to the run's budget, when there is one.
     fn charge_run(&self, nodes: usize, pos: Pos) -> Result<(), Error> {
-        let Some(run) = &self.options.run else {
+        let Some(run) = self.options.run.as_ref().filter(|_| nodes > 0) else {
             return Ok(());
         };
         let resource = crate::budget::Resource::AliasNodes;
