@@ -726,3 +726,69 @@ fn extracted_bytes_add_up_over_charts_and_the_flag_raises_the_limit() {
     let raised = run("10000000");
     assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
+
+/// `diff` reads the base revision's objects under the same budget: a 2 MB blob in the base
+/// stops a budget of 1 MB, naming the object and the flag.
+#[test]
+fn git_objects_diff_reads_are_charged_to_the_extracted_bytes_budget() {
+    let git_found = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !git_found {
+        eprintln!("skipped: no `git` binary to make test repositories with");
+        return;
+    }
+    let repo = tempfile::tempdir().expect("tempdir");
+    write(
+        repo.path(),
+        &[
+            ("clusters/dev/apps.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"),
+            ("apps/big.yaml", &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: default\ndata:\n  big: {}\n", "x".repeat(2_000_000))),
+        ],
+    );
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .current_dir(repo.path())
+            .args([
+                "-c",
+                "init.defaultBranch=main",
+                "-c",
+                "commit.gpgsign=false",
+                "-c",
+                "user.name=test",
+                "-c",
+                "user.email=test@example.com",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git runs");
+        assert!(status.status.success(), "{status:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    let run = offlux(&[
+        "diff".as_ref(),
+        "--base".as_ref(),
+        "HEAD".as_ref(),
+        "--max-extracted-bytes".as_ref(),
+        "1000000".as_ref(),
+        "--path".as_ref(),
+        repo.path().as_os_str(),
+    ]);
+    let all = run.all();
+    assert_ne!(run.code, Some(0), "{all}");
+    assert!(
+        all.contains("bytes extracted from archives and git objects over the run exceed the limit of 1000000 (raise it with `--max-extracted-bytes`)"),
+        "{all}"
+    );
+    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
+    assert!(
+        run.max_rss_kb < ONE_GB_KB,
+        "peak memory {} MB",
+        run.max_rss_kb >> 10
+    );
+}

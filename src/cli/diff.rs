@@ -96,7 +96,7 @@ pub(super) fn run(
     // The revisions' objects, read by both sides, share one budget of bytes inflated.
     let git_budget = std::sync::Arc::new(crate::budget::RunBudget::new(args.run.budget.limits()));
     let repository = match gitrev::Repository::discover(start) {
-        Ok(repository) => std::sync::Arc::new(repository.charge_to(git_budget)),
+        Ok(repository) => std::sync::Arc::new(repository.charge_to(git_budget.clone())),
         Err(error) => {
             return Err(CliError::usage(
                 error.to_string(),
@@ -146,6 +146,15 @@ pub(super) fn run(
     };
     if base.report.cancelled || head.report.cancelled {
         return Err(super::interrupt::error().unwrap_or_else(|| CliError::failed("interrupted")));
+    }
+    // A revision read short of its files is no revision to compare: a file the budget cut
+    // off would show as removed or added.
+    let extracted = crate::budget::Resource::ExtractedBytes;
+    if git_budget.used(extracted) > extracted.limit(git_budget.limits()) {
+        let exceeded = crate::budget::Exceeded::new(extracted, git_budget.limits());
+        return Err(CliError::failed(format!(
+            "reading the revisions from git: {exceeded}"
+        )));
     }
     for side in [&base, &head] {
         for row in rows(&side.report) {
