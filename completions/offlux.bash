@@ -143,7 +143,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__build)
-            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
+            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -198,6 +198,22 @@ _offlux() {
                     return 0
                     ;;
                 --max-rendered-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-loaded-chart-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -263,7 +279,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
+            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -310,6 +326,22 @@ _offlux() {
                     return 0
                     ;;
                 --max-rendered-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-loaded-chart-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -909,7 +941,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__render)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,6 +988,22 @@ _offlux() {
                     return 0
                     ;;
                 --max-rendered-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-loaded-chart-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1011,7 +1059,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
+            opts="-n -o -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1069,6 +1117,22 @@ _offlux() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-loaded-chart-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --secret-producer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1109,7 +1173,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1156,6 +1220,22 @@ _offlux() {
                     return 0
                     ;;
                 --max-rendered-objects)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-rendered-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-alias-nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-extracted-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-loaded-chart-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

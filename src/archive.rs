@@ -164,6 +164,8 @@ fn visit_entries<E>(
             if entry.header().size().unwrap_or(0) > room {
                 return Err(too_large().into());
             }
+            // The header's size, checked against the room above: one allocation, no doubling.
+            data.reserve_exact(usize::try_from(entry.header().size().unwrap_or(0)).unwrap_or(0));
             if let Err(e) = (&mut entry)
                 .take(room.saturating_add(1))
                 .read_to_end(&mut data)

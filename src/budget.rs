@@ -2,9 +2,10 @@
 //! one template run, one document), what the run has used of each, and the flag that stops work
 //! in flight (Ctrl-C).
 //!
-//! It holds the step cap of template executions (per execution), the objects the run's
-//! producers hold (run-wide) and the cancellation flag; the other run-wide totals are to be
-//! charged here as they are added.
+//! It holds the step cap of template executions (per execution), the run-wide totals (objects
+//! the run's producers hold, bytes templates rendered, nodes YAML aliases expanded to, bytes
+//! extracted from archives and git objects, bytes of loaded charts held) and the cancellation
+//! flag.
 //!
 //! One [`RunBudget`] is made per run (by `cli`, from its flags) and handed to the engines through
 //! their options as an `Arc`; it is never a global, so two runs in one process (the two sides of
@@ -17,8 +18,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// What a run may use. The defaults are generous: the largest template execution in the corpus
-/// takes 10 563 steps.
+/// What a run may use. The defaults are generous: over the corpus and incoming repositories the
+/// largest template execution takes 10 563 steps, the largest run renders 1 627 objects and
+/// 3.7 MB of templates, expands 2 598 alias nodes and holds 19 MB of chart files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Steps of one template execution (actions, branches, range iterations, function calls;
@@ -27,6 +29,18 @@ pub struct Limits {
     /// Objects the run's producers hold at once (Kustomizations, HelmReleases, ResourceSets,
     /// FluxInstances; an object two producers render counts twice): `--max-rendered-objects`.
     pub rendered_objects: u64,
+    /// Bytes chart and ResourceSet templates rendered, over the whole run:
+    /// `--max-rendered-bytes`.
+    pub rendered_bytes: u64,
+    /// Nodes YAML aliases and merge keys expanded to, over the whole run (every file, every
+    /// document): `--max-alias-nodes`.
+    pub alias_nodes: u64,
+    /// Bytes of file data extracted from archives (charts, artifacts) and inflated from git
+    /// objects, over the whole run: `--max-extracted-bytes`.
+    pub extracted_bytes: u64,
+    /// Bytes of the charts loaded and held at once (their files, subcharts included):
+    /// `--max-loaded-chart-bytes`.
+    pub loaded_chart_bytes: u64,
 }
 
 impl Default for Limits {
@@ -34,21 +48,34 @@ impl Default for Limits {
         Limits {
             template_steps: 20_000_000,
             rendered_objects: 50_000,
+            rendered_bytes: 256 << 20,
+            alias_nodes: 2_000_000,
+            extracted_bytes: 1 << 30,
+            loaded_chart_bytes: 512 << 20,
         }
     }
 }
 
-/// One limit of [`Limits`]: what it counts and the flag that raises it. The run-wide budgets
-/// issue 35 asks for (objects, rendered bytes, alias expansion, loaded charts, extracted bytes,
-/// kustomize accumulations) are to be added here, each charged through [`RunBudget::charge`].
+/// One limit of [`Limits`]: what it counts and the flag that raises it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resource {
     TemplateSteps,
     RenderedObjects,
+    RenderedBytes,
+    AliasNodes,
+    ExtractedBytes,
+    LoadedChartBytes,
 }
 
 impl Resource {
-    const ALL: [Resource; 2] = [Resource::TemplateSteps, Resource::RenderedObjects];
+    const ALL: [Resource; 6] = [
+        Resource::TemplateSteps,
+        Resource::RenderedObjects,
+        Resource::RenderedBytes,
+        Resource::AliasNodes,
+        Resource::ExtractedBytes,
+        Resource::LoadedChartBytes,
+    ];
 
     fn index(self) -> usize {
         self as usize
@@ -59,6 +86,12 @@ impl Resource {
         match self {
             Resource::TemplateSteps => "template execution steps",
             Resource::RenderedObjects => "rendered objects",
+            Resource::RenderedBytes => "bytes rendered by templates over the run",
+            Resource::AliasNodes => "YAML nodes expanded from aliases over the run",
+            Resource::ExtractedBytes => {
+                "bytes extracted from archives and git objects over the run"
+            }
+            Resource::LoadedChartBytes => "bytes of loaded charts held at once",
         }
     }
 
@@ -67,6 +100,10 @@ impl Resource {
         match self {
             Resource::TemplateSteps => "--max-template-steps",
             Resource::RenderedObjects => "--max-rendered-objects",
+            Resource::RenderedBytes => "--max-rendered-bytes",
+            Resource::AliasNodes => "--max-alias-nodes",
+            Resource::ExtractedBytes => "--max-extracted-bytes",
+            Resource::LoadedChartBytes => "--max-loaded-chart-bytes",
         }
     }
 
@@ -75,6 +112,10 @@ impl Resource {
         match self {
             Resource::TemplateSteps => limits.template_steps,
             Resource::RenderedObjects => limits.rendered_objects,
+            Resource::RenderedBytes => limits.rendered_bytes,
+            Resource::AliasNodes => limits.alias_nodes,
+            Resource::ExtractedBytes => limits.extracted_bytes,
+            Resource::LoadedChartBytes => limits.loaded_chart_bytes,
         }
     }
 }

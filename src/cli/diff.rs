@@ -146,8 +146,10 @@ pub(super) fn run(
     // ends with the signal's status: never with a comparison of what was cut short.
     super::interrupt::listen();
     let start = args.run.repo.root.as_ref().unwrap_or(&args.run.repo.path);
+    // The revisions' objects, read by both sides, share one budget of bytes inflated.
+    let git_budget = std::sync::Arc::new(crate::budget::RunBudget::new(args.run.budget.limits()));
     let repository = match gitrev::Repository::discover(start) {
-        Ok(repository) => std::sync::Arc::new(repository),
+        Ok(repository) => std::sync::Arc::new(repository.charge_to(git_budget.clone())),
         Err(error) => {
             return Err(CliError::usage(
                 error.to_string(),
@@ -196,6 +198,15 @@ pub(super) fn run(
         .any(|side| side.report.cancelled)
     {
         return Err(super::interrupt::error().unwrap_or_else(|| CliError::failed("interrupted")));
+    }
+    // A revision read short of its files is no revision to compare: a file the budget cut
+    // off would show as removed or added.
+    let extracted = crate::budget::Resource::ExtractedBytes;
+    if git_budget.used(extracted) > extracted.limit(git_budget.limits()) {
+        let exceeded = crate::budget::Exceeded::new(extracted, git_budget.limits());
+        return Err(CliError::failed(format!(
+            "reading the revisions from git: {exceeded}"
+        )));
     }
     for cluster in &clusters {
         for side in sides_of(cluster).into_iter().flatten() {

@@ -25,6 +25,23 @@ pub struct BudgetArgs {
     /// Objects the run's producers may hold at once, over the whole run [default: 50000].
     #[arg(long, value_name = "N")]
     pub max_rendered_objects: Option<u64>,
+    /// Bytes chart and ResourceSet templates may render, over the whole run
+    /// [default: 268435456].
+    #[arg(long, value_name = "BYTES")]
+    pub max_rendered_bytes: Option<u64>,
+    /// YAML nodes aliases and merge keys may expand to, over the whole run (every file and
+    /// document together) [default: 2000000].
+    #[arg(long, value_name = "N")]
+    pub max_alias_nodes: Option<u64>,
+    /// Bytes of files extracted from archives (charts, artifacts) and inflated from git objects,
+    /// over the whole run [default: 1073741824].
+    #[arg(long, value_name = "BYTES")]
+    pub max_extracted_bytes: Option<u64>,
+    /// Bytes of loaded charts (their files, subcharts included) held at once; charts no
+    /// release is rendering are let go first, then renders in flight are waited for
+    /// [default: 536870912].
+    #[arg(long, value_name = "BYTES")]
+    pub max_loaded_chart_bytes: Option<u64>,
 }
 
 impl BudgetArgs {
@@ -36,6 +53,12 @@ impl BudgetArgs {
             rendered_objects: self
                 .max_rendered_objects
                 .unwrap_or(default.rendered_objects),
+            rendered_bytes: self.max_rendered_bytes.unwrap_or(default.rendered_bytes),
+            alias_nodes: self.max_alias_nodes.unwrap_or(default.alias_nodes),
+            extracted_bytes: self.max_extracted_bytes.unwrap_or(default.extracted_bytes),
+            loaded_chart_bytes: self
+                .max_loaded_chart_bytes
+                .unwrap_or(default.loaded_chart_bytes),
         }
     }
 }
@@ -284,6 +307,10 @@ impl RunArgs {
     /// Kustomization of a mapped source has its `spec.path` followed there.
     pub(crate) fn discover(&self) -> Result<Repository, String> {
         let mut options = crate::discovery::Options::new(&self.repo.path);
+        // One budget for the run, discovery's reading of the files included.
+        options.budget = Some(std::sync::Arc::new(crate::budget::RunBudget::new(
+            self.budget.limits(),
+        )));
         options.root = self.repo.root.clone();
         let root = crate::discovery::repository_root(&options).map_err(|e| e.to_string())?;
         options.sources = self.source_mappings(&root)?;
@@ -345,7 +372,9 @@ impl RunArgs {
         let source_dirs = self.source_mappings(&repository.root)?;
         repository.diagnostics.extend(diagnostics);
         let cancel = crate::controllers::runtime::CancelToken::default();
-        let budget = std::sync::Arc::new(crate::budget::RunBudget::new(self.budget.limits()));
+        let budget = repository.budget.clone().unwrap_or_else(|| {
+            std::sync::Arc::new(crate::budget::RunBudget::new(self.budget.limits()))
+        });
         // The scheduler starts nothing new once cancelled; engines in the middle of work (a
         // template in a loop) see the budget's flag and stop.
         super::interrupt::watch(&cancel);
@@ -399,6 +428,7 @@ impl RunArgs {
         };
         let kustomize = KustomizeEngine {
             process_env: self.env_from_process.then(process_environment),
+            budget: Some(options.budget.clone()),
             ..KustomizeEngine::for_repository(&repository)
         };
         let report = runtime::run(&repository, &kustomize, &helm, &options);

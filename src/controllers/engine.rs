@@ -27,6 +27,8 @@ pub struct KustomizeEngine {
     pub patch_texts: Arc<kustomize::PatchTexts>,
     /// Values for env files' bare keys (`--env-from-process`); `None`: such keys are left out.
     pub process_env: Option<Arc<std::collections::BTreeMap<String, String>>>,
+    /// The run's budget, for the files a build reads itself (discovery charged the rest).
+    pub budget: Option<Arc<crate::budget::RunBudget>>,
 }
 
 impl KustomizeEngine {
@@ -37,6 +39,7 @@ impl KustomizeEngine {
             fs_facts: repository.fs_facts.clone(),
             patch_texts: Arc::default(),
             process_env: None,
+            budget: repository.budget.clone(),
         }
     }
 }
@@ -74,6 +77,7 @@ impl KustomizationBuilder for KustomizeEngine {
             fs_facts: self.fs_facts.clone(),
             patch_texts: self.patch_texts.clone(),
             process_env: self.process_env.clone(),
+            budget: self.budget.clone(),
             ..kustomize::Options::default()
         };
         let build = kustomize::build(dir, &options).map_err(|e| match e {
@@ -145,26 +149,128 @@ pub struct HelmEngine {
 pub(crate) type ValuesUsages = Arc<Mutex<HashMap<String, Arc<helm::ValuesUsage>>>>;
 
 /// Charts by location, shared by the engine's clones.
-pub(crate) type LoadedCharts =
-    Arc<Mutex<HashMap<String, Result<Arc<helm::Chart>, HelmRenderError>>>>;
+pub(crate) type LoadedCharts = Arc<Mutex<ChartCache>>;
+
+/// The charts loaded in this run (or found missing), by location, oldest first. A chart many
+/// releases share is read, fetched and checked once while it stays; the bytes of the charts
+/// held (here and by renders in flight) are charged to the run's budget of loaded charts, and
+/// a chart no render holds is let go, oldest first, when that budget runs short. A chart let go
+/// is loaded again by the next release that needs it.
+#[derive(Debug, Default)]
+pub struct ChartCache {
+    entries: std::collections::VecDeque<(String, Result<Arc<HeldChart>, HelmRenderError>)>,
+}
+
+impl ChartCache {
+    fn get(&self, key: &str) -> Option<Result<Arc<HeldChart>, HelmRenderError>> {
+        self.entries
+            .iter()
+            .find(|(known, _)| known == key)
+            .map(|(_, entry)| entry.clone())
+    }
+
+    /// Lets go of the oldest chart no render holds; whether there was one.
+    fn evict_one(&mut self) -> bool {
+        let unused = self
+            .entries
+            .iter()
+            .position(|(_, entry)| entry.as_ref().is_ok_and(|c| Arc::strong_count(c) == 1));
+        unused.and_then(|at| self.entries.remove(at)).is_some()
+    }
+}
+
+/// A loaded chart whose bytes stay charged to the run's budget of loaded charts until the last
+/// holder (the cache, a render) drops it.
+#[derive(Debug)]
+pub struct HeldChart {
+    chart: helm::Chart,
+    bytes: u64,
+    budget: Arc<crate::budget::RunBudget>,
+}
+
+impl Drop for HeldChart {
+    fn drop(&mut self) {
+        let held = crate::budget::Resource::LoadedChartBytes;
+        self.budget.release(held, self.bytes);
+    }
+}
 
 impl HelmEngine {
-    fn chart(&self, location: &ChartLocation) -> Result<helm::Chart, HelmRenderError> {
+    /// The chart at `location`, held (and charged to the run's budget) as long as the returned
+    /// handle lives.
+    fn chart(&self, location: &ChartLocation) -> Result<Arc<HeldChart>, HelmRenderError> {
         // Debug output redacts credentials; the rest names the chart exactly.
         let key = format!("{location:?}");
-        if let Some(known) = self.loaded.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return known.map(|chart| chart.as_ref().clone());
+        let held = crate::budget::Resource::LoadedChartBytes;
+        let limit = held.limit(self.budget.limits());
+        // Room for the chart about to be loaded (charged only once loaded): charts no render
+        // holds go first, then renders in flight holding over half the budget are waited for.
+        loop {
+            let Ok(mut loaded) = self.loaded.lock() else {
+                break;
+            };
+            if let Some(known) = loaded.get(&key) {
+                return known;
+            }
+            while self.budget.used(held) > limit / 4 && loaded.evict_one() {}
+            if self.budget.used(held) <= limit / 2 || self.budget.is_cancelled() {
+                break;
+            }
+            drop(loaded);
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let load_options = helm::LoadOptions::default();
+        let load_options = helm::LoadOptions {
+            run: Some(self.budget.clone()),
+            ..helm::LoadOptions::default()
+        };
         let result = match location {
             ChartLocation::Local { root, path } => load_local(root, path, &load_options),
             ChartLocation::Repository(chart) => repository_chart(chart, self),
         }
-        .map(Arc::new);
+        .and_then(|chart| self.hold(chart));
         if let Ok(mut loaded) = self.loaded.lock() {
-            loaded.insert(key, result.clone());
+            loaded.entries.push_back((key, result.clone()));
         }
-        result.map(|chart| chart.as_ref().clone())
+        result
+    }
+
+    /// Charges `chart` to the run's budget of loaded charts. While it does not fit, charts no
+    /// render holds are let go, then renders in flight are waited for (they end and let go of
+    /// theirs); it fails only when the chart alone is over the limit, so whether a release
+    /// fails never depends on which others happen to render at the same time.
+    fn hold(&self, chart: helm::Chart) -> Result<Arc<HeldChart>, HelmRenderError> {
+        let held = crate::budget::Resource::LoadedChartBytes;
+        // Held twice: loaded, and copied into `.Files` by the render that holds it.
+        let bytes = chart.bytes().saturating_mul(2);
+        loop {
+            let exceeded = match self.budget.charge(held, bytes) {
+                Ok(()) => break,
+                Err(exceeded) => exceeded,
+            };
+            self.budget.release(held, bytes);
+            let evicted = self
+                .loaded
+                .lock()
+                .map(|mut loaded| loaded.evict_one())
+                .unwrap_or(false);
+            if evicted {
+                continue;
+            }
+            if self.budget.used(held) == 0 || self.budget.is_cancelled() {
+                return Err(HelmRenderError::Failed(format!(
+                    "chart {} {} ({} bytes with its subcharts, held twice while rendered): {exceeded}",
+                    chart.name(),
+                    chart.metadata.version,
+                    bytes / 2
+                )));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        Ok(Arc::new(HeldChart {
+            chart,
+            bytes,
+            budget: self.budget.clone(),
+        }))
     }
 }
 
@@ -194,7 +300,9 @@ impl HelmEngine {
 
 impl HelmRenderer for HelmEngine {
     fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
-        let mut chart = self.chart(&request.chart)?;
+        // Held until the render ends: its bytes stay charged meanwhile.
+        let held = self.chart(&request.chart)?;
+        let mut chart = held.chart.clone();
         if !request.values_files.is_empty() {
             chart.values = values_files(request, &chart)?;
         }
@@ -222,21 +330,24 @@ impl HelmRenderer for HelmEngine {
             }
             _ => HelmRenderError::Failed(format!("{described}: {e}")),
         })?;
+        // A template can print aliases too: their expansion is charged to the run's budget.
+        let parse_options = crate::yaml::ParseOptions {
+            run: Some(self.budget.clone()),
+            ..crate::yaml::ParseOptions::default()
+        };
         let parse = |manifests: &[&helm::Manifest]| -> Result<Vec<Node>, HelmRenderError> {
             let mut nodes = Vec::new();
             for manifest in manifests {
                 // Helm joins the trimmed manifests each followed by a newline (a release's
                 // manifest, `helm template`): a block scalar ending a manifest keeps its newline
-                let documents = crate::yaml::parse_stream(
-                    &format!("{}\n", manifest.content),
-                    &crate::yaml::ParseOptions::default(),
-                )
-                .map_err(|e| {
-                    HelmRenderError::Failed(format!(
-                        "{described}: YAML parse error on {}: {e}",
-                        manifest.source
-                    ))
-                })?;
+                let documents =
+                    crate::yaml::parse_stream(&format!("{}\n", manifest.content), &parse_options)
+                        .map_err(|e| {
+                        HelmRenderError::Failed(format!(
+                            "{described}: YAML parse error on {}: {e}",
+                            manifest.source
+                        ))
+                    })?;
                 nodes.extend(
                     documents
                         .into_iter()
@@ -328,7 +439,7 @@ fn values_files(
                     .files
                     .iter()
                     .find(|f| f.name == wanted)
-                    .and_then(|f| String::from_utf8(f.data.clone()).ok())
+                    .and_then(|f| String::from_utf8(f.data.to_vec()).ok())
             }
         };
         let Some(text) = text else {
@@ -352,7 +463,10 @@ pub(crate) fn repository_chart(
     chart: &RepositoryChart,
     engine: &HelmEngine,
 ) -> Result<helm::Chart, HelmRenderError> {
-    let load_options = helm::LoadOptions::default();
+    let load_options = helm::LoadOptions {
+        run: Some(engine.budget.clone()),
+        ..helm::LoadOptions::default()
+    };
     let loaded = match fetch_repository_chart(chart, engine)? {
         helm::repo::FetchedChart::Directory { path, .. } => helm::load_dir(&path, &load_options),
         helm::repo::FetchedChart::Archive { name, bytes, .. } => {

@@ -42,14 +42,21 @@ pub fn is_kustomization_file(path: &Path) -> bool {
         .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
 }
 
+/// How a file is read: its size limit and the YAML reader's options.
+#[derive(Clone, Debug)]
+pub(crate) struct LoadOptions {
+    pub max_size: u64,
+    pub parse: ParseOptions,
+}
+
 pub(crate) fn load_file(
     absolute: &Path,
     relative: PathBuf,
-    max_size: u64,
+    options: &LoadOptions,
     keep: Keep,
 ) -> LoadedFile {
     let mut loaded = LoadedFile::empty();
-    let read = read_documents(absolute, &relative, max_size, &mut loaded.diagnostics);
+    let read = read_documents(absolute, &relative, options, &mut loaded.diagnostics);
     loaded.keep_read(read, absolute, &relative, keep);
     loaded
 }
@@ -101,9 +108,10 @@ enum FileRead {
 fn read_documents(
     absolute: &Path,
     relative: &Path,
-    max_size: u64,
+    options: &LoadOptions,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> FileRead {
+    let max_size = options.max_size;
     let at_file = || Location::file(relative.to_path_buf());
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
@@ -138,8 +146,16 @@ fn read_documents(
             return FileRead::Failed;
         }
     };
-    match yaml::parse_stream(&text, &ParseOptions::default()) {
+    match yaml::parse_stream(&text, &options.parse) {
         Ok(documents) => FileRead::Documents(documents.into()),
+        Err(error) if error.kind == yaml::ErrorKind::Budget => {
+            // Not a file offlux cannot read, but a run that went over its budget: it fails.
+            diagnostics.push(
+                Diagnostic::error(error.message)
+                    .at(Location::at(relative.to_path_buf(), error.pos)),
+            );
+            FileRead::Failed
+        }
         Err(error) => {
             diagnostics.push(
                 Diagnostic::warning(format!("invalid YAML: {}", error.message))

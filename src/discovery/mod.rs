@@ -46,6 +46,8 @@ pub struct Options {
     /// Sources read from local directories (`--sources`): a Kustomization of a mapped source has
     /// its `spec.path` followed in that directory, when it lies inside the root.
     pub sources: Vec<SourceMapping>,
+    /// The run whose budget the files' alias expansion is charged to (`ParseOptions::run`).
+    pub budget: Option<Arc<crate::budget::RunBudget>>,
 }
 
 impl Options {
@@ -55,6 +57,7 @@ impl Options {
             root: None,
             max_file_size: 16 * 1024 * 1024,
             sources: Vec::new(),
+            budget: None,
         }
     }
 }
@@ -102,6 +105,9 @@ pub struct Repository {
     pub parsed_files: Arc<ParsedFiles>,
     /// What the walk found each path to be, for the builds that ask again.
     pub fs_facts: Arc<FsFacts>,
+    /// The run budget the files' alias expansion was charged to (`Options::budget`): the run
+    /// over this repository goes on charging it.
+    pub budget: Option<Arc<crate::budget::RunBudget>>,
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -156,6 +162,17 @@ fn locate(options: &Options) -> Result<(PathBuf, PathBuf), DiscoveryError> {
     Ok((entry, root))
 }
 
+/// How discovery reads each file.
+fn load_options(options: &Options) -> load::LoadOptions {
+    load::LoadOptions {
+        max_size: options.max_file_size,
+        parse: crate::yaml::ParseOptions {
+            run: options.budget.clone(),
+            ..crate::yaml::ParseOptions::default()
+        },
+    }
+}
+
 pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // Its threads start while the root is found, not when the first files wait for them.
     crate::parallel::start_pool();
@@ -163,7 +180,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 
     let fs_facts = FsFacts::default();
     let (listing, mut loaded, mut file_refs) =
-        walk_and_load(&root, &fs_facts, options.max_file_size);
+        walk_and_load(&root, &fs_facts, &load_options(options));
     let mut diagnostics = listing.diagnostics;
     // Files the walk did not hand over (those in chart templates) are read here if they are
     // needed after all. Each result goes to its file's slot, so nothing downstream depends on
@@ -182,7 +199,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             load::load_file(
                 path,
                 paths::relative_to(path, &root),
-                options.max_file_size,
+                &load_options(options),
                 keep,
             )
         });
@@ -501,6 +518,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         .unwrap_or(BootstrapSource::Assumed);
 
     Ok(Repository {
+        budget: options.budget.clone(),
         entry: paths::relative_to(&entry, &root),
         root,
         flux_objects,
@@ -530,7 +548,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 fn walk_and_load(
     root: &Path,
     facts: &FsFacts,
-    max_file_size: u64,
+    limits: &load::LoadOptions,
 ) -> (
     walk::Listing,
     Vec<Option<load::LoadedFile>>,
@@ -544,7 +562,7 @@ fn walk_and_load(
             Keep::FluxAndData
         };
         let relative = paths::relative_to(path, root);
-        let file = load::load_file(path, relative, max_file_size, keep);
+        let file = load::load_file(path, relative, limits, keep);
         let refs = file
             .kustomization()
             .zip(path.parent())

@@ -45,6 +45,12 @@ pub enum GitError {
     Pack { id: String, kind: PackError },
     #[error("{0}")]
     Unsupported(String),
+    /// A run-wide budget went over while reading object `id`.
+    #[error("object {id}: {exceeded}")]
+    Budget {
+        id: String,
+        exceeded: crate::budget::Exceeded,
+    },
 }
 
 /// A git repository opened for reading.
@@ -58,6 +64,9 @@ pub struct Repository {
     common_dir: PathBuf,
     store: objects::Store,
     shallow: bool,
+    /// The run whose budget of extracted bytes (`Resource::ExtractedBytes`) every object read is
+    /// charged to, once set ([`Repository::charge_to`]).
+    budget: Option<std::sync::Arc<crate::budget::RunBudget>>,
 }
 
 impl Repository {
@@ -112,6 +121,7 @@ impl Repository {
             shallow: common_dir.join("shallow").is_file(),
             common_dir,
             store,
+            budget: None,
         })
     }
 
@@ -273,14 +283,30 @@ impl Repository {
         })
     }
 
+    /// Charges every object read from now on to `budget` (bytes inflated from git objects).
+    pub fn charge_to(mut self, budget: std::sync::Arc<crate::budget::RunBudget>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     fn read(&self, id: ObjectId) -> Result<objects::Object, GitError> {
-        match self.store.read(id) {
+        let object = match self.store.read(id) {
             Err(GitError::MissingObject(id, _)) if self.shallow => Err(GitError::MissingObject(
                 id,
                 " (the clone is shallow: fetch the history the diff needs, e.g. `fetch-depth: 0`)",
             )),
             other => other,
+        }?;
+        if let Some(budget) = &self.budget {
+            let extracted = crate::budget::Resource::ExtractedBytes;
+            budget
+                .charge(extracted, object.data.len() as u64)
+                .map_err(|exceeded| GitError::Budget {
+                    id: id.to_string(),
+                    exceeded,
+                })?;
         }
+        Ok(object)
     }
 }
 

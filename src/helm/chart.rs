@@ -10,7 +10,9 @@ use crate::template::Value;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartFile {
     pub name: String,
-    pub data: Vec<u8>,
+    /// Shared: every release renders its own copy of the chart (values differ), and the files,
+    /// up to hundreds of megabytes, are the same in all.
+    pub data: std::sync::Arc<Vec<u8>>,
 }
 
 /// A dependency declared in `Chart.yaml` (or `requirements.yaml` for apiVersion v1 charts).
@@ -78,6 +80,16 @@ pub struct Chart {
 impl Chart {
     pub fn name(&self) -> &str {
         &self.metadata.name
+    }
+
+    /// The bytes of the chart's files (templates, other files, the schema), subcharts included:
+    /// what holding it costs.
+    pub fn bytes(&self) -> u64 {
+        let files = self.templates.iter().chain(&self.files);
+        let own = files.map(|f| f.data.len() as u64).sum::<u64>();
+        let schema = self.schema.as_ref().map_or(0, |s| s.len() as u64);
+        let subcharts = self.dependencies.iter().map(Chart::bytes).sum::<u64>();
+        own + schema + subcharts
     }
 
     /// The CRD files of this chart and its subcharts (`crds/*.yaml|yml|json`), as

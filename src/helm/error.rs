@@ -58,6 +58,12 @@ pub enum LoadError {
     TooManyFiles { file: String, max: usize },
     #[error("{file}: chart is larger than {max} bytes decompressed (the size limit)")]
     TooLarge { file: String, max: u64 },
+    /// A run-wide budget (bytes extracted from archives) went over at `file`.
+    #[error("{file}: {exceeded}")]
+    Budget {
+        file: String,
+        exceeded: crate::budget::Exceeded,
+    },
     #[error("cannot read chart directory: no such file or directory")]
     NoDirectory,
     #[error("not a directory")]

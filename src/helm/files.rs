@@ -176,15 +176,15 @@ mod tests {
         files_value(&[
             ChartFile {
                 name: "config/a.ini".into(),
-                data: b"x=1\ny=2\n".to_vec(),
+                data: b"x=1\ny=2\n".to_vec().into(),
             },
             ChartFile {
                 name: "config/sub/b.ini".into(),
-                data: b"z".to_vec(),
+                data: b"z".to_vec().into(),
             },
             ChartFile {
                 name: "README.md".into(),
-                data: b"hi".to_vec(),
+                data: b"hi".to_vec().into(),
             },
         ])
     }

@@ -28,6 +28,9 @@ pub struct LoadOptions {
     pub max_entries: usize,
     /// How deep subcharts may nest.
     pub max_depth: usize,
+    /// The run whose budget of extracted bytes (`Resource::ExtractedBytes`) the chart archives'
+    /// files are charged to.
+    pub run: Option<std::sync::Arc<crate::budget::RunBudget>>,
 }
 
 impl Default for LoadOptions {
@@ -37,6 +40,7 @@ impl Default for LoadOptions {
             max_total_bytes: 256 << 20,
             max_entries: 20_000,
             max_depth: 16,
+            run: None,
         }
     }
 }
@@ -266,7 +270,7 @@ fn walk(
         ctx.take(chart, &rel, data.len() as u64)?;
         files.push(ChartFile {
             name: rel,
-            data: strip_bom(data),
+            data: strip_bom(data).into(),
         });
     }
     Ok(())
@@ -325,9 +329,17 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
             return Ok(());
         }
         ctx.take(name, &file_name, member.data.len() as u64)?;
+        if let Some(run) = &options.run {
+            let extracted = crate::budget::Resource::ExtractedBytes;
+            run.charge(extracted, member.data.len() as u64)
+                .map_err(|exceeded| {
+                    let file = file_name.clone();
+                    load_error(name, LoadError::Budget { file, exceeded })
+                })?;
+        }
         files.push(ChartFile {
             name: file_name,
-            data: strip_bom(member.data),
+            data: strip_bom(member.data).into(),
         });
         Ok(())
     });
@@ -403,10 +415,10 @@ fn load_files(
     if depth > ctx.options.max_depth {
         return Err(load_error(label, LoadError::TooDeep(ctx.options.max_depth)));
     }
-    let mut chart_yaml: Option<Vec<u8>> = None;
-    let mut requirements: Option<Vec<u8>> = None;
-    let mut requirements_lock: Option<Vec<u8>> = None;
-    let mut values: Option<Vec<u8>> = None;
+    let mut chart_yaml: Option<std::sync::Arc<Vec<u8>>> = None;
+    let mut requirements: Option<std::sync::Arc<Vec<u8>>> = None;
+    let mut requirements_lock: Option<std::sync::Arc<Vec<u8>>> = None;
+    let mut values: Option<std::sync::Arc<Vec<u8>>> = None;
     let mut chart = Chart::default();
     let mut subcharts: BTreeMap<String, Vec<ChartFile>> = BTreeMap::new();
     for file in files {
@@ -414,7 +426,7 @@ fn load_files(
             "Chart.yaml" => chart_yaml = Some(file.data),
             "Chart.lock" => {}
             "values.yaml" => values = Some(file.data),
-            "values.schema.json" => chart.schema = Some(file.data),
+            "values.schema.json" => chart.schema = Some(file.data.to_vec()),
             "requirements.yaml" => requirements = Some(file.data),
             "requirements.lock" => requirements_lock = Some(file.data),
             name if name.starts_with("templates/") => chart.templates.push(file),

@@ -345,6 +345,10 @@ fn parse_and_execute(
             0 => Error::Template(e.to_string()),
             _ => Error::TemplateAfterLookup(e.to_string()),
         })?;
+        // The run's budget of rendered bytes: each execution is capped on its own, many add up.
+        (options.run)
+            .charge(crate::budget::Resource::RenderedBytes, text.len() as u64)
+            .map_err(|exceeded| Error::Template(format!("{name}: {exceeded}")))?;
         // The run's budget of objects held (charged when the release publishes): counted on
         // the text, before the manifests are parsed, which is what costs the memory.
         documents += text.matches("\n---").count() + 1;
@@ -508,7 +512,7 @@ mod tests {
                 .iter()
                 .map(|(n, t)| ChartFile {
                     name: format!("templates/{n}"),
-                    data: t.as_bytes().to_vec(),
+                    data: t.as_bytes().to_vec().into(),
                 })
                 .collect(),
             dependencies,
@@ -543,7 +547,7 @@ mod tests {
         );
         // Helm's CLI checks before rendering: the missing dependency is named, not the template
         // error that its absence (or anything else) causes.
-        parent.templates[0].data = b"{{ fail \"boom\" }}".to_vec();
+        parent.templates[0].data = b"{{ fail \"boom\" }}".to_vec().into();
         let error = template(parent.clone(), &values(&[]), &options).unwrap_err();
         assert!(
             error

@@ -292,7 +292,12 @@ impl<'a> Loader<'a> {
         let confine = fsio::Confine::root_or_anywhere(self.read_root(dir));
         let text = fsio::read_to_string(&self.options.fs_facts, path, confine)
             .map_err(|e| format!("reading '{}': {}", shown(), e.kind))?;
-        parse_resources(&text).map_err(|m| format!("accumulating resources from '{entry}': {m}"))
+        let options = ParseOptions {
+            run: self.options.budget.clone(),
+            ..ParseOptions::default()
+        };
+        parse_resources_with(&text, &options)
+            .map_err(|m| format!("accumulating resources from '{entry}': {m}"))
     }
 
     /// What is at `path`, if anything.
@@ -392,11 +397,16 @@ pub(crate) fn is_remote(entry: &str) -> bool {
 
 /// Parses YAML text into resources, flattening `List` kinds.
 pub(crate) fn parse_resources(text: &str) -> Result<Vec<Node>, String> {
-    let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| {
+    parse_resources_with(text, &ParseOptions::default())
+}
+
+/// [`parse_resources`] with the YAML reader's options.
+fn parse_resources_with(text: &str, options: &ParseOptions) -> Result<Vec<Node>, String> {
+    let docs = parse_stream(text, options).map_err(|e| {
         // go-yaml's wording for a repeated key, which kustomize passes on
         let message = match &e.kind {
             ErrorKind::DuplicateKey { key } => format!("mapping key \"{key}\" already defined"),
-            ErrorKind::Other => e.message.clone(),
+            ErrorKind::Other | ErrorKind::Budget => e.message.clone(),
         };
         format!("MalformedYAMLError: {message} at {}", e.pos)
     })?;

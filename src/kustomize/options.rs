@@ -63,6 +63,8 @@ pub struct Options {
     /// its own process environment. `None`: no value comes from any environment; such keys are
     /// left out and listed in [`Build::env_keys_left_out`].
     pub process_env: Option<Arc<BTreeMap<String, String>>>,
+    /// The run whose budget of alias expansion the files a build reads itself are charged to.
+    pub budget: Option<Arc<crate::budget::RunBudget>>,
 }
 
 /// How deep kustomizations may nest (resources, components, generator directories): far deeper
@@ -106,6 +108,7 @@ impl Default for Options {
             fs_facts: Arc::default(),
             patch_texts: Arc::default(),
             process_env: None,
+            budget: None,
         }
     }
 }

@@ -250,8 +250,13 @@ fn execute(set: &Set, input: &InputSet, run: &Arc<RunBudget>) -> Result<String, 
         now_unix: 0,
         lookups: 0,
     };
-    set.execute("resourceset", &Value::Nil, &options, &mut env)
-        .map_err(|e| format!("failed to execute template: {e}"))
+    let text = set
+        .execute("resourceset", &Value::Nil, &options, &mut env)
+        .map_err(|e| format!("failed to execute template: {e}"))?;
+    // The run's budget of rendered bytes: each execution is capped on its own, many add up.
+    run.charge(crate::budget::Resource::RenderedBytes, text.len() as u64)
+        .map_err(|e| e.to_string())?;
+    Ok(text)
 }
 
 /// Functions the operator leaves out of Sprig: clocks, randomness, the environment and DNS, and

@@ -61,6 +61,10 @@ pub struct ParseOptions {
     /// A key repeated in one mapping replaces the earlier entry (which is dropped; the later one
     /// keeps its place), as Go's YAML-to-JSON readers do, instead of being an error.
     pub last_key_wins: bool,
+    /// The run whose budget of alias expansion (`Resource::AliasNodes`) this parse is charged
+    /// to: every alias and merge key adds the nodes it copies, so many documents, each under
+    /// `max_expanded_nodes`, cannot add up without bound.
+    pub run: Option<std::sync::Arc<crate::budget::RunBudget>>,
 }
 
 impl Default for ParseOptions {
@@ -69,6 +73,7 @@ impl Default for ParseOptions {
             max_expanded_nodes: 1_000_000,
             max_depth: 512,
             last_key_wins: false,
+            run: None,
         }
     }
 }
@@ -90,6 +95,8 @@ pub enum ErrorKind {
     Other,
     /// A key given twice in one mapping (`related` is where the first stands).
     DuplicateKey { key: String },
+    /// The run's budget of alias expansion is spent (`ParseOptions::run`).
+    Budget,
 }
 
 impl fmt::Display for Error {

@@ -647,6 +647,19 @@ impl<'o> Builder<'o> {
         Ok(())
     }
 
+    /// Charges the nodes an alias or merge key copied to the run's budget, when there is one.
+    fn charge_run(&self, nodes: usize, pos: Pos) -> Result<(), Error> {
+        let Some(run) = self.options.run.as_ref().filter(|_| nodes > 0) else {
+            return Ok(());
+        };
+        let resource = crate::budget::Resource::AliasNodes;
+        run.charge(resource, nodes as u64)
+            .map_err(|exceeded| Error {
+                kind: super::ErrorKind::Budget,
+                ..error(pos, exceeded.to_string())
+            })
+    }
+
     fn check_depth(&self, depth: usize, pos: Pos) -> Result<(), Error> {
         if self.stack.len().saturating_add(depth) > self.options.max_depth {
             return Err(error(
@@ -688,6 +701,7 @@ impl<'o> Builder<'o> {
                 let (size, depth) = (anchored.size, anchored.depth);
                 self.check_depth(depth, pos)?;
                 self.charge(size, pos)?;
+                self.charge_run(size, pos)?;
                 let node = self
                     .anchors
                     .get(&id)
@@ -765,6 +779,7 @@ impl<'o> Builder<'o> {
                         map.entries = self.entries.drain(start..).collect();
                         let extra = apply_merges(&mut map, merges)?;
                         self.charge(extra, pos)?;
+                        self.charge_run(extra, pos)?;
                         self.finish(
                             Node::Mapping(map),
                             anchor,

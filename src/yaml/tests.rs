@@ -265,6 +265,34 @@ fn an_alias_bomb_is_an_error_not_an_allocation() {
     assert!(parse_stream("a: &a [1, 2, 3]\nb: *a\nc: *a\n", &options).is_err());
 }
 
+/// The run's budget adds up what aliases and merges copy over documents and parses, each under
+/// the per-document limit; plain nodes cost it nothing, also once it is spent.
+#[test]
+fn alias_expansion_adds_up_over_the_run() {
+    use crate::budget::{Limits, Resource, RunBudget};
+    let run = std::sync::Arc::new(RunBudget::new(Limits {
+        alias_nodes: 10,
+        ..Limits::default()
+    }));
+    let options = ParseOptions {
+        run: Some(run.clone()),
+        ..ParseOptions::default()
+    };
+    // Each document copies 4 nodes: the sequence and its three items.
+    let document = "a: &a [1, 2, 3]\nb: *a\n";
+    assert!(parse_stream(&format!("{document}---\n{document}"), &options).is_ok());
+    assert_eq!(run.used(Resource::AliasNodes), 8);
+    let merge = "base: &base {x: 1}\nc:\n  <<: *base\n";
+    let err = parse_stream(merge, &options).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Budget);
+    assert!(
+        err.message.contains("raise it with `--max-alias-nodes`"),
+        "{}",
+        err.message
+    );
+    assert!(parse_stream("plain: [1, 2, 3]\n", &options).is_ok());
+}
+
 #[test]
 fn nesting_is_bounded() {
     let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));

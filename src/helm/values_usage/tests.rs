@@ -18,7 +18,7 @@ fn chart(name: &str, values: &str, templates: &[(&str, &str)], dependencies: Vec
             .iter()
             .map(|(n, t)| ChartFile {
                 name: format!("templates/{n}"),
-                data: t.as_bytes().to_vec(),
+                data: t.as_bytes().to_vec().into(),
             })
             .collect(),
         dependencies,
@@ -197,7 +197,9 @@ fn template_strings_in_values_and_files_read_values() {
     let mut c = chart("c", "", &[("t.yaml", "{{ tpl .Values.host . }}")], vec![]);
     c.files.push(ChartFile {
         name: "files/config.yaml".into(),
-        data: b"domain: {{ .Values.fromFile }}\nbroken: {{ .Values.fromBroken ".to_vec(),
+        data: b"domain: {{ .Values.fromFile }}\nbroken: {{ .Values.fromBroken "
+            .to_vec()
+            .into(),
     });
     let user = yaml(
         "host: \"app.{{ .Values.domain }}\"\ndomain: x\nfromFile: 1\nfromBroken: 1\nunused: 1\n",
