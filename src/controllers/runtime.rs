@@ -1787,11 +1787,18 @@ impl Runtime<'_> {
         source: &ResourceId,
         path: &str,
     ) -> bool {
-        if source.kind != FluxKind::GitRepository.as_str() {
+        // A checkout's remote says which repository this is (and it is not this source's, or
+        // the source would have been read from here); a path at the root holds everything.
+        let relative = path.trim_start_matches("./").trim_matches('/');
+        if source.kind != FluxKind::GitRepository.as_str()
+            || self.git_remote.is_some()
+            || relative.is_empty()
+            || relative == "."
+        {
             return false;
         }
         let root = &self.repository.root;
-        let dir = root.join(path.trim_start_matches("./"));
+        let dir = root.join(relative);
         let under = |file: &Path| {
             let file = if file.is_absolute() {
                 file.to_path_buf()
