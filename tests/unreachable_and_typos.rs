@@ -362,14 +362,39 @@ spec:
 }
 
 /// The API server refuses an object whose version its CRD does not serve, before any controller
-/// sees it (`meta.NoKindMatchError`, as kustomize-controller's apply reports it): the object's
-/// row FAILs with that message and what depends on it is blocked; a version only older Flux
-/// releases serve is no failure (the cluster may run one).
+/// sees it (`meta.NoKindMatchError`). Applied by a Kustomization, the refusal is the server-side
+/// dry-run's (fluxcd/pkg `ssa` `ApplyAll` → `DryRunErr`): the Kustomization FAILs naming the object
+/// and nothing of its build is applied, so none of its HelmReleases has a row. Applied directly
+/// (the objects are the entry point), the object's own row FAILs with that message and what
+/// depends on it is blocked; a version only older Flux releases serve is no failure (the cluster
+/// may run one).
 #[test]
 fn a_flux_object_in_a_version_its_crd_does_not_serve_fails() {
     let dir = tempfile::tempdir().expect("tempdir");
     versions_fixture(dir.path());
     let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
+    let (result, message) = row(&rows, "Kustomization/flux-system/apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.starts_with(
+            r#"HelmRelease/apps/unserved dry-run failed: no matches for kind "HelmRelease" in version "helm.toolkit.fluxcd.io/v2beta9""#
+        ) && message.contains("written at apps/releases.yaml:1")
+            && message.contains("nothing of the stage is applied"),
+        "{message}"
+    );
+    for never_applied in ["unserved", "dependant", "retired"] {
+        let key = format!("HelmRelease/apps/{never_applied}");
+        assert!(!rows.contains_key(&key), "{key} has a row: {rows:?}");
+    }
+    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains(r#"in version "kustomize.toolkit.fluxcd.io/v1betta2""#),
+        "{message}"
+    );
+    assert_eq!(code, Some(1));
+
+    let (rows, code) = test_rows(dir.path(), "apps", &["--offline"]);
     let (result, message) = row(&rows, "HelmRelease/apps/unserved");
     assert_eq!(result, "FAIL", "{message}");
     assert!(
@@ -381,15 +406,8 @@ fn a_flux_object_in_a_version_its_crd_does_not_serve_fails() {
     let (result, message) = row(&rows, "HelmRelease/apps/dependant");
     assert_eq!(result, "BLOCKED", "{message}");
     assert!(message.contains("hr/apps/unserved"), "{message}");
-    let (result, message) = row(&rows, "Kustomization/flux-system/typo");
-    assert_eq!(result, "FAIL", "{message}");
-    assert!(
-        message.contains(r#"in version "kustomize.toolkit.fluxcd.io/v1betta2""#),
-        "{message}"
-    );
     let (result, message) = row(&rows, "HelmRelease/apps/retired");
     assert_eq!(result, "PASS", "{message}");
-    assert_eq!(row(&rows, "Kustomization/flux-system/apps").0, "PASS");
     assert_eq!(code, Some(1));
 }
 
@@ -483,5 +501,45 @@ spec:
     assert_eq!(code, Some(0), "{rows:#?}");
     let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
     assert_eq!(rows["Kustomization/flux-system/dashboards"].0, "FAIL");
+    assert_eq!(code, Some(1));
+}
+
+/// The Flux Operator applies a ResourceSet's output the same way (`ApplyAllStaged`): a generated
+/// object in an unserved version fails the ResourceSet and applies none of its output.
+#[test]
+fn a_resource_set_generating_an_unserved_version_fails_and_applies_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "flux/set.yaml",
+        r#"apiVersion: fluxcd.controlplane.io/v1
+kind: ResourceSet
+metadata: {name: apps, namespace: flux-system}
+spec:
+  inputs:
+    - name: web
+  resources:
+    - apiVersion: v1
+      kind: ConfigMap
+      metadata: {name: << inputs.name >>, namespace: flux-system}
+    - apiVersion: source.toolkit.fluxcd.io/v1beta9
+      kind: OCIRepository
+      metadata: {name: << inputs.name >>, namespace: flux-system}
+      spec: {interval: 1h, url: "oci://ghcr.io/example/web"}
+"#,
+    );
+    let (rows, code) = test_rows(dir.path(), "flux", &["--offline"]);
+    let (result, message) = row(&rows, "ResourceSet/flux-system/apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.starts_with(
+            r#"OCIRepository/flux-system/web dry-run failed: no matches for kind "OCIRepository" in version "source.toolkit.fluxcd.io/v1beta9""#
+        ),
+        "{message}"
+    );
+    assert!(
+        !rows.contains_key("OCIRepository/flux-system/web"),
+        "{rows:?}"
+    );
     assert_eq!(code, Some(1));
 }

@@ -300,7 +300,8 @@ pub(super) fn check(
     let labels = producer_labels(run_report);
     // Objects by the cluster their producer applies them to ("" for offlux's own).
     let mut by_cluster: BTreeMap<&str, Vec<Produced<'_>>> = BTreeMap::new();
-    for (producer, objects) in &run_report.rendered {
+    // What the API server refused to apply is checked too: its findings say why.
+    for (producer, objects) in run_report.rendered.iter().chain(&run_report.refused) {
         let from_chart = producer.kind == "HelmRelease";
         let namespace_known = !producer.namespace.is_empty();
         let cluster = run_report.clusters.get(producer).map_or("", String::as_str);
@@ -368,6 +369,7 @@ fn producer_labels(run_report: &RunReport) -> BTreeMap<crate::model::ResourceId,
     run_report
         .rendered
         .keys()
+        .chain(run_report.refused.keys())
         .map(|id| {
             let mut label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
             if let Some(cluster) = run_report.clusters.get(id) {

@@ -6,6 +6,7 @@ pub mod changed;
 pub mod cluster;
 pub(crate) mod cluster_held;
 pub mod depend;
+pub(crate) mod dry_run;
 pub mod engine;
 pub(crate) mod external_artifact;
 pub mod flux_instance;

@@ -310,10 +310,7 @@ impl Runtime<'_> {
             }
         }
         self.assumed(flux, rendered.assumed.clone());
-        if self.publish(id, &flux.object, &children) {
-            self.store.set(id.clone(), Status::ready());
-        }
-        Outcome::Terminal
+        self.apply_server_side(&flux.object, children)
     }
 
     /// The operator compiles each `readyExpr` of a `ready: true` entry before anything else.

@@ -162,6 +162,9 @@ impl CancelToken {
 pub struct RunReport {
     pub statuses: Vec<(ResourceId, StatusRecord<ResourceId>)>,
     pub rendered: BTreeMap<ResourceId, Vec<Object>>,
+    /// Per producer that failed because the API server refuses part of its output (an
+    /// unserved Flux `apiVersion`), what it built: applied nowhere, checked by `validate`.
+    pub refused: BTreeMap<ResourceId, Vec<Object>>,
     /// Where each reconciled object is defined (file and line), for reports.
     pub origins: BTreeMap<ResourceId, Location>,
     pub diagnostics: Vec<Diagnostic>,
@@ -214,6 +217,9 @@ struct Runtime<'a> {
     /// Who published what: object id → producer → that producer's version. Held while publishing.
     claims: Mutex<BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>>,
     rendered: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
+    /// What a producer built and the API server refused to apply (see `dry_run`), kept for
+    /// validation only.
+    refused: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
     diagnostics: Mutex<BTreeSet<Diagnostic>>,
     unread_values: Mutex<BTreeMap<ResourceId, UnreadValues>>,
     /// Who would publish each object written in the repository, for dependencies that never came.
@@ -279,6 +285,7 @@ pub fn run(
         store: Store::new(),
         claims: Mutex::new(BTreeMap::new()),
         rendered: Mutex::new(BTreeMap::new()),
+        refused: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
         unread_values: Mutex::new(BTreeMap::new()),
         producers,
@@ -376,6 +383,8 @@ pub fn run(
     let mut notes = runtime.notes.into_inner().unwrap_or_default();
     notes.retain(|id, _| origins.contains_key(id));
     let rendered = runtime.rendered.into_inner().unwrap_or_default();
+    let mut refused = runtime.refused.into_inner().unwrap_or_default();
+    refused.retain(|id, _| runtime.store.contains(id) && !rendered.contains_key(id));
     let clusters =
         super::cluster::target_clusters(statuses.iter().map(|(id, _)| id), &rendered, &|id| {
             runtime.store.get(id)
@@ -383,6 +392,7 @@ pub fn run(
     RunReport {
         statuses,
         rendered,
+        refused,
         clusters,
         origins,
         diagnostics: runtime
@@ -1396,7 +1406,25 @@ impl Runtime<'_> {
                 Err(message) => return self.fail(id, message),
             }
         }
-        if self.publish(id, &flux.object, &children) {
+        self.apply_server_side(&flux.object, children)
+    }
+
+    /// Applies what a producer built as fluxcd/pkg's `ssa` `ApplyAll` does: a dry-run of every
+    /// object first, and a refusal fails the producer with nothing applied (see `dry_run`).
+    /// The refused build is kept for validation.
+    fn apply_server_side(&self, started: &Object, children: Vec<Object>) -> Outcome<ResourceId> {
+        let id = &started.id;
+        if let Some(message) = super::dry_run::refusal(&children) {
+            let outcome = self.fail(id, message);
+            if let Ok(mut refused) = self.refused.lock() {
+                refused.insert(id.clone(), children);
+            }
+            return outcome;
+        }
+        if let Ok(mut refused) = self.refused.lock() {
+            refused.remove(id);
+        }
+        if self.publish(id, started, &children) {
             self.store.set(id.clone(), Status::ready());
         }
         Outcome::Terminal
