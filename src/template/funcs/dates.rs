@@ -1,8 +1,10 @@
 //! Sprig's date and duration functions over Go's layout strings (`"2006-01-02"`), and the Go
 //! `time.Duration` text form shared with Helm's duration helpers.
 //!
-//! Times are `Value::Int` seconds since the Unix epoch (see the parent module); every zone is UTC,
-//! since zone data would make renders depend on the machine. `now` is `FuncEnv::now_unix`.
+//! Times are `Value::Int` seconds since the Unix epoch (see the parent module), in UTC: Go's
+//! `time.Local` of a render in CI. `dateInZone` takes the zone from the IANA database compiled into
+//! offlux (`chrono-tz`), so a render does not depend on the machine's zoneinfo; a zone it does not
+//! know is UTC, as Sprig falls back when `time.LoadLocation` fails. `now` is `FuncEnv::now_unix`.
 //!
 //! Not for: calendars beyond the proleptic Gregorian one Go uses.
 
@@ -163,8 +165,9 @@ fn date(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 fn date_in_zone(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("dateInZone", a, 3)?;
     let layout = args::string(&a[0])?;
-    args::string(&a[2])?;
-    Ok(Value::String(format_time(layout, time_arg(env, &a[1]))))
+    let zone = args::string(&a[2])?;
+    let t = time_arg(env, &a[1]);
+    Ok(Value::String(format_time_in(layout, t, &Zone::at(zone, t))))
 }
 
 fn html_date(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
@@ -177,11 +180,73 @@ fn html_date(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 fn html_date_in_zone(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("htmlDateInZone", a, 2)?;
-    args::string(&a[1])?;
-    Ok(Value::String(format_time(
+    let zone = args::string(&a[1])?;
+    let t = time_arg(env, &a[0]);
+    Ok(Value::String(format_time_in(
         "2006-01-02",
-        time_arg(env, &a[0]),
+        t,
+        &Zone::at(zone, t),
     )))
+}
+
+/// A zone's offset from UTC and its abbreviation at one instant (what Go's `Time.In(loc)` keeps).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Zone {
+    offset_seconds: i64,
+    name: String,
+}
+
+impl Zone {
+    fn utc() -> Zone {
+        Zone {
+            offset_seconds: 0,
+            name: "UTC".into(),
+        }
+    }
+
+    /// Sprig's `dateInZone` location: `time.LoadLocation(name)`, and UTC when that fails. `""`,
+    /// `"UTC"` and `"Local"` are UTC here (a render's local zone is UTC).
+    fn at(name: &str, unix: i64) -> Zone {
+        use chrono::{Offset as _, TimeZone as _};
+        use chrono_tz::OffsetName as _;
+        let Ok(tz) = name.parse::<chrono_tz::Tz>() else {
+            return Zone::utc();
+        };
+        let Some(instant) = chrono::DateTime::from_timestamp(unix, 0) else {
+            return Zone::utc();
+        };
+        let offset = tz.offset_from_utc_datetime(&instant.naive_utc());
+        let offset_seconds = i64::from(offset.fix().local_minus_utc());
+        let name = match offset.abbreviation() {
+            Some(abbreviation) => abbreviation.to_owned(),
+            // The database spells a zone with no letters by its offset (zic's `%z`: `+04`,
+            // `+0530`), and Go prints that name; chrono-tz leaves it out.
+            None => {
+                let full = numeric_offset(offset_seconds, "", true);
+                match (&full[3..5], &full[5..]) {
+                    ("00", "00") => full[..3].to_owned(),
+                    (_, "00") => full[..5].to_owned(),
+                    _ => full,
+                }
+            }
+        };
+        Zone {
+            offset_seconds,
+            name,
+        }
+    }
+}
+
+/// An offset as Go's numeric zone elements print it: `+hh`, then minutes and seconds as the
+/// element asks, separated by `separator`.
+fn numeric_offset(offset_seconds: i64, separator: &str, with_seconds: bool) -> String {
+    let sign = if offset_seconds < 0 { '-' } else { '+' };
+    let abs = offset_seconds.unsigned_abs();
+    let mut out = format!("{sign}{:02}{separator}{:02}", abs / 3600, abs % 3600 / 60);
+    if with_seconds {
+        out.push_str(&format!("{separator}{:02}", abs % 60));
+    }
+    out
 }
 
 fn modify(a: &[Value], name: &str) -> Result<std::result::Result<Value, String>> {
@@ -391,8 +456,15 @@ fn next_chunk(layout: &str) -> Option<(usize, &'static str)> {
 
 /// `time.Time.Format` for a UTC time given in Unix seconds.
 pub(crate) fn format_time(layout: &str, unix: i64) -> String {
-    let days = unix.div_euclid(86_400);
-    let secs = unix.rem_euclid(86_400);
+    format_time_in(layout, unix, &Zone::utc())
+}
+
+/// `time.Time.Format` for a time given in Unix seconds, shown in `zone`.
+pub(crate) fn format_time_in(layout: &str, unix: i64, zone: &Zone) -> String {
+    let offset = zone.offset_seconds;
+    let local = unix.saturating_add(offset);
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
     let (y, mo, d) = civil_from_days(days);
     let (h, mi, s) = (secs / 3600, secs % 3600 / 60, secs % 60);
     let weekday = (days + 4).rem_euclid(7) as usize;
@@ -409,7 +481,7 @@ pub(crate) fn format_time(layout: &str, unix: i64) -> String {
             "Jan" => month[..3].to_string(),
             "Monday" => DAYS[weekday].to_string(),
             "Mon" => DAYS[weekday][..3].to_string(),
-            "MST" => "UTC".into(),
+            "MST" => zone.name.clone(),
             "2006" => format!("{y:04}"),
             "06" => format!("{:02}", y.rem_euclid(100)),
             "01" => format!("{mo:02}"),
@@ -428,12 +500,17 @@ pub(crate) fn format_time(layout: &str, unix: i64) -> String {
             "5" => s.to_string(),
             "PM" => if h >= 12 { "PM" } else { "AM" }.into(),
             "pm" => if h >= 12 { "pm" } else { "am" }.into(),
-            "-07:00:00" => "+00:00:00".into(),
-            "-070000" => "+000000".into(),
-            "-07:00" => "+00:00".into(),
-            "-0700" => "+0000".into(),
-            "-07" => "+00".into(),
-            c if c.starts_with('Z') => "Z".into(),
+            "-07:00:00" => numeric_offset(offset, ":", true),
+            "-070000" => numeric_offset(offset, "", true),
+            "-07:00" => numeric_offset(offset, ":", false),
+            "-0700" => numeric_offset(offset, "", false),
+            "-07" => numeric_offset(offset, "", false)[..3].to_owned(),
+            c if c.starts_with('Z') && offset == 0 => "Z".into(),
+            "Z07:00:00" => numeric_offset(offset, ":", true),
+            "Z070000" => numeric_offset(offset, "", true),
+            "Z07:00" => numeric_offset(offset, ":", false),
+            "Z0700" => numeric_offset(offset, "", false),
+            "Z07" => numeric_offset(offset, "", false)[..3].to_owned(),
             c if c.starts_with(".0") => format!(".{}", "0".repeat(c.len() - 1)),
             _ => String::new(),
         };
@@ -577,5 +654,40 @@ mod tests {
         );
         let t = parse_time("2006-01-02", "2017-12-31").unwrap();
         assert_eq!(format_time("02/01/2006", t), "31/12/2017");
+    }
+
+    /// Go: `time.Unix(1700000000, 0).In(loc).Format(layout)` with the IANA zones.
+    #[test]
+    fn zones_show_their_offset_and_abbreviation_as_go_does() {
+        let t = 1_700_000_000; // 2023-11-14T22:13:20Z
+        let layout = "2006-01-02 15:04:05 MST -07:00 Z07:00 -0700";
+        let shown = |zone: &str| format_time_in(layout, t, &Zone::at(zone, t));
+        assert_eq!(
+            shown("Europe/Paris"),
+            "2023-11-14 23:13:20 CET +01:00 +01:00 +0100"
+        );
+        assert_eq!(
+            shown("America/New_York"),
+            "2023-11-14 17:13:20 EST -05:00 -05:00 -0500"
+        );
+        assert_eq!(
+            shown("Asia/Kolkata"),
+            "2023-11-15 03:43:20 IST +05:30 +05:30 +0530"
+        );
+        // A zone whose abbreviation is numeric in the database.
+        assert_eq!(
+            shown("Asia/Dubai"),
+            "2023-11-15 02:13:20 +04 +04:00 +04:00 +0400"
+        );
+        // Summer time of the zone at that instant.
+        let july = 1_688_000_000; // 2023-06-29T00:53:20Z
+        assert_eq!(
+            format_time_in("15:04 MST", july, &Zone::at("Europe/Paris", july)),
+            "02:53 CEST"
+        );
+        // Unknown zones and the local zone are UTC (Sprig's fallback; a render's Local is UTC).
+        for zone in ["Mars/Olympus", "europe/paris", "Local", "", "UTC"] {
+            assert_eq!(shown(zone), "2023-11-14 22:13:20 UTC +00:00 Z +0000");
+        }
     }
 }
