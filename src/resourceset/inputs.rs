@@ -45,21 +45,7 @@ pub struct InputStrategy {
 
 /// The operator's input id: the decimal Adler-32 checksum of `text`'s bytes.
 pub fn id(text: &str) -> String {
-    adler32(text.as_bytes()).to_string()
-}
-
-fn adler32(bytes: &[u8]) -> u32 {
-    const MOD: u32 = 65521;
-    let (mut a, mut b) = (1u32, 0u32);
-    for chunk in bytes.chunks(5552) {
-        for &byte in chunk {
-            a += u32::from(byte);
-            b += a;
-        }
-        a %= MOD;
-        b %= MOD;
-    }
-    (b << 16) | a
+    adler2::adler32_slice(text.as_bytes()).to_string()
 }
 
 /// `NormalizeKeyForTemplate`: lower-case; spaces and ASCII punctuation separate words; any other
