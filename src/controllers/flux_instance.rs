@@ -121,38 +121,11 @@ pub(crate) fn sync_name<'a>(sync: &'a FluxSync, namespace: &'a str) -> &'a str {
     sync.name.as_deref().unwrap_or(namespace)
 }
 
-/// Go's `time.Duration` text for an interval made of whole hours, minutes and seconds (`5m` is
-/// `5m0s`, `1h` is `1h0m0s`), as the operator prints the interval it parsed; anything else as
-/// written.
+/// The interval as the operator prints the `metav1.Duration` it parsed (`time.ParseDuration`, then
+/// `Duration.String()`: `5m` is `5m0s`, `90s` is `1m30s`); anything Go cannot parse as written.
 pub(crate) fn go_duration(text: &str) -> String {
-    let mut seconds: u64 = 0;
-    let mut number = String::new();
-    for c in text.chars() {
-        if c.is_ascii_digit() {
-            number.push(c);
-            continue;
-        }
-        let unit = match c {
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            _ => return text.to_string(),
-        };
-        let Ok(n) = number.parse::<u64>() else {
-            return text.to_string();
-        };
-        seconds = seconds.saturating_add(n.saturating_mul(unit));
-        number.clear();
-    }
-    if !number.is_empty() || text.is_empty() {
-        return text.to_string();
-    }
-    let (h, m, s) = (seconds / 3600, (seconds % 3600) / 60, seconds % 60);
-    match (h, m) {
-        (0, 0) => format!("{s}s"),
-        (0, _) => format!("{m}m{s}s"),
-        _ => format!("{h}h{m}m{s}s"),
-    }
+    use crate::golang::duration::{format_duration, parse_duration};
+    parse_duration(text).map_or_else(|_| text.to_string(), format_duration)
 }
 
 /// The source and the Kustomization `spec.sync` generates, in the instance's namespace, before

@@ -2,7 +2,11 @@
 //! form and quoting, `unicode.IsPrint`, and `encoding/json`'s string escapes. One copy for the
 //! crate, so that a fix to one of them reaches every output that uses it.
 //!
+//! `time.Duration`'s text form is in [`duration`].
+//!
 //! Not for: printing values of any engine (`template` prints its values with these), or parsing.
+
+pub(crate) mod duration;
 
 use std::fmt::Write as _;
 
