@@ -543,3 +543,53 @@ spec:
     );
     assert_eq!(code, Some(1));
 }
+
+/// An OCIRepository is not fetched offline; when the chart cache holds the chart a HelmRelease's
+/// `chartRef` asks of it and the release rendered, the source's artifact was at hand: it passes
+/// with a note saying so. One whose chart is not cached stays SKIPPED, and so does its release.
+#[test]
+fn an_oci_repository_whose_chart_came_from_the_cache_passes_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("repo");
+    let cache = dir.path().join("cache");
+    let oci = |name: &str| {
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {{name: {name}, namespace: apps}}\nspec:\n  interval: 1h\n  url: oci://registry.example.com/charts/{name}\n  ref: {{tag: 1.0.0}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: {name}, namespace: apps}}\nspec:\n  interval: 1h\n  chartRef: {{kind: OCIRepository, name: {name}}}\n"
+        )
+    };
+    write(&root, "apps/cached.yaml", &oci("cached"));
+    write(&root, "apps/absent.yaml", &oci("absent"));
+    write(
+        &cache,
+        "cached-1.0.0/Chart.yaml",
+        "apiVersion: v2\nname: cached\nversion: 1.0.0\n",
+    );
+    write(
+        &cache,
+        "cached-1.0.0/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}'}\n",
+    );
+    let cache_arg = cache.display().to_string();
+    let (rows, _) = test_rows(
+        &root,
+        "apps",
+        &[
+            "--offline",
+            "--allow-missing-sources",
+            "--chart-cache",
+            &cache_arg,
+        ],
+    );
+    assert_eq!(row(&rows, "HelmRelease/apps/cached").0, "PASS");
+    let (result, message) = row(&rows, "OCIRepository/apps/cached");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("its artifact came from the chart cache")
+            && message.contains("HelmRelease/apps/cached"),
+        "{message}"
+    );
+    assert_eq!(row(&rows, "HelmRelease/apps/absent").0, "SKIPPED");
+    let (result, message) = row(&rows, "OCIRepository/apps/absent");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.starts_with("not fetched"), "{message}");
+}

@@ -127,13 +127,13 @@ const INCOMING: &[Incoming] = &[
     },
 ];
 
-/// Causes of a SKIPPED row that offline explains by itself: the row's message says what could
-/// not be had without the network.
 /// Corpus repositories whose self-managing GitRepository is the repository itself, by URL. A
 /// checkout finds it through its `origin` remote; the corpus copies have no `.git`, so the run
 /// says it as such a user would (`--sources`).
 const CHECKOUT_SOURCES: &[(&str, &str)] = &[("toboshii__home-ops", "flux-cluster")];
 
+/// Causes of a SKIPPED row that offline explains by itself: the row's message says what could
+/// not be had without the network.
 const OFFLINE_CAUSES: &[&str] = &[
     "is not available offline",
     "is not in the chart cache and the network is off",

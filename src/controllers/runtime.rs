@@ -372,6 +372,7 @@ pub fn run(
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
     runtime.settle_not_found();
+    runtime.settle_cached_chart_sources();
 
     // Objects withdrawn by a re-render are gone, and so are their statuses.
     let origins = origins(repository, &runtime.store);
@@ -720,6 +721,52 @@ impl Runtime<'_> {
                 self.store.status(&id).map(|record| record.status)
             {
                 self.store.set(id, Status::failed(message));
+            }
+        }
+    }
+
+    /// An OCIRepository offline is "not fetched"; when a HelmRelease rendered its chart from the
+    /// chart cache, the cache held the artifact source-controller would have fetched, so the
+    /// source passes with a note saying where its artifact came from (as a HelmRepository's
+    /// charts are read through the renderer).
+    fn settle_cached_chart_sources(&self) {
+        let releases = self.store.objects_where(|id| {
+            FluxKind::from_group_kind(&id.group, &id.kind) == Some(FluxKind::HelmRelease)
+        });
+        for (id, object) in releases {
+            let rendered = self
+                .store
+                .status(&id)
+                .is_some_and(|record| matches!(record.status, Status::Ready(Ready::Reconciled)));
+            if !rendered {
+                continue;
+            }
+            let Ok(Some(flux)) = FluxObject::from_object(&object) else {
+                continue;
+            };
+            let Some(HelmRelease {
+                chart: ChartSource::Ref(reference),
+                ..
+            }) = flux.as_helm_release()
+            else {
+                continue;
+            };
+            let source = reference_id(reference, flux.namespace());
+            if source.kind != FluxKind::OCIRepository.as_str() {
+                continue;
+            }
+            let not_fetched = self.store.status(&source).is_some_and(|record| {
+                matches!(&record.status, Status::Ready(Ready::Skipped(m)) if m.starts_with("not fetched"))
+            });
+            if not_fetched {
+                self.store.set(source.clone(), Status::ready());
+                self.note_row(
+                    &source,
+                    format!(
+                        "not fetched offline: its artifact came from the chart cache ({} rendered it)",
+                        label_of(&id)
+                    ),
+                );
             }
         }
     }
