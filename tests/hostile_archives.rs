@@ -1,114 +1,21 @@
 //! Hostile archives, git object stores and servers (issue 35, "Archives" and "Network"): inputs
 //! that used to cost minutes, gigabytes or a held connection. Each case must end by itself within
-//! 10 s of CPU time and 1 GB (measured on the child process with `wait4`, as in
-//! `tests/hostile_budget.rs`) with an error naming the limit. Every fixture is built at run time
+//! 10 s of CPU time and 1 GB (measured on the child process with `wait4`: `tests/common/measured.rs`,
+//! shared with `tests/hostile_budget.rs`) with an error naming the limit. Every fixture is built at run time
 //! in a temporary directory.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const TEN_SECONDS: Duration = Duration::from_secs(10);
-const WALL_CLOCK: Duration = Duration::from_secs(30);
-/// 1 GB, in the kilobytes `getrusage` reports.
-const ONE_GB_KB: i64 = 1 << 20;
+#[path = "common/measured.rs"]
+mod measured;
+use measured::{offlux_in_tmp as offlux, Measured, TEN_SECONDS};
 
 fn write(root: &Path, files: &[(&str, &[u8])]) {
     for (path, bytes) in files {
         let path = root.join(path);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         std::fs::write(path, bytes).expect("write");
-    }
-}
-
-/// What a run of offlux did: its exit code, output, wall time and peak memory.
-struct Measured {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    cpu: Duration,
-    max_rss_kb: i64,
-}
-
-impl Measured {
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-
-    fn assert_bounded(&self) {
-        assert!(self.cpu < TEN_SECONDS, "took {:?} of CPU", self.cpu);
-        assert!(self.elapsed < WALL_CLOCK, "took {:?}", self.elapsed);
-        assert!(
-            self.max_rss_kb < ONE_GB_KB,
-            "peak memory {} MB",
-            self.max_rss_kb >> 10
-        );
-    }
-
-    /// Ended by itself within 10 s and 1 GB, failing, with `message` in its output.
-    fn assert_bounded_failure(&self, message: &str) {
-        let all = self.all();
-        assert_eq!(self.code, Some(1), "{all}");
-        assert!(all.contains(message), "expected `{message}` in:\n{all}");
-        self.assert_bounded();
-    }
-}
-
-/// Runs offlux with `args` (and `TMPDIR` set to `tmp`), killed after 60 s, and measures it.
-#[allow(clippy::zombie_processes)]
-fn offlux(args: &[&std::ffi::OsStr], tmp: &Path) -> Measured {
-    let started = Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_offlux"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("TMPDIR", tmp)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("offlux starts");
-    fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = pipe.read_to_end(&mut text);
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    }
-    let stdout = reader(child.stdout.take().expect("stdout"));
-    let stderr = reader(child.stderr.take().expect("stderr"));
-    let pid = child.id();
-    let killer = std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-            // SAFETY: signal 0 only asks whether the process exists.
-            if unsafe { libc::kill(pid as i32, 0) } != 0 {
-                return;
-            }
-        }
-        // SAFETY: the child is ours and not yet reaped (wait4 below reaps it).
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
-    let mut status = 0;
-    // SAFETY: zeroed `rusage` is a valid value; wait4 fills it.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pid is our child; the pointers are valid for the call.
-    let reaped = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid as i32, "wait4");
-    let elapsed = started.elapsed();
-    let _ = killer.join();
-    let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    Measured {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-        elapsed,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        max_rss_kb: usage.ru_maxrss,
     }
 }
 

@@ -11,10 +11,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const TEN_SECONDS: Duration = Duration::from_secs(10);
-const WALL_CLOCK: Duration = Duration::from_secs(30);
-/// 1 GB, in the kilobytes `getrusage` reports.
-const ONE_GB_KB: i64 = 1 << 20;
+#[path = "common/measured.rs"]
+mod measured;
+use measured::{offlux, Measured, TEN_SECONDS};
 
 fn write(root: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
@@ -22,106 +21,6 @@ fn write(root: &Path, files: &[(&str, &str)]) {
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         std::fs::write(path, text).expect("write");
     }
-}
-
-/// What a run of offlux did: its exit code, output, wall time and peak memory.
-struct Measured {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    /// User and system CPU time of the child.
-    cpu: Duration,
-    /// Peak resident memory of the child, in kilobytes (0 where not measured).
-    max_rss_kb: i64,
-}
-
-impl Measured {
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-
-    /// Ended by itself within 10 s and 1 GB, failing, with `message` in its output.
-    fn assert_bounded_failure(&self, message: &str) {
-        let all = self.all();
-        assert_eq!(self.code, Some(1), "{all}");
-        assert!(all.contains(message), "expected `{message}` in:\n{all}");
-        assert!(self.cpu < TEN_SECONDS, "took {:?} of CPU", self.cpu);
-        assert!(self.elapsed < WALL_CLOCK, "took {:?}", self.elapsed);
-        assert!(
-            self.max_rss_kb < ONE_GB_KB,
-            "peak memory {} MB",
-            self.max_rss_kb >> 10
-        );
-    }
-}
-
-/// Runs offlux with `args`, killed after 60 s, and measures it. The child is reaped with `wait4`
-/// (for its own peak memory), not `Child::wait`.
-#[allow(clippy::zombie_processes)]
-fn offlux(args: &[&std::ffi::OsStr]) -> Measured {
-    let started = Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_offlux"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("offlux starts");
-    fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = pipe.read_to_end(&mut text);
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    }
-    let stdout = reader(child.stdout.take().expect("stdout"));
-    let stderr = reader(child.stderr.take().expect("stderr"));
-    let pid = child.id();
-    let killer = std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-            // SAFETY: signal 0 only asks whether the process exists.
-            if unsafe { libc::kill(pid as i32, 0) } != 0 {
-                return;
-            }
-        }
-        // SAFETY: the child is ours and not yet reaped (wait4 below reaps it).
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
-    let (code, cpu, max_rss_kb) = wait_measured(pid);
-    let elapsed = started.elapsed();
-    let _ = killer.join();
-    Measured {
-        code,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-        elapsed,
-        cpu,
-        max_rss_kb,
-    }
-}
-
-/// Reaps `pid` and returns its exit code, CPU time and peak resident memory (kilobytes, as Linux
-/// reports it).
-fn wait_measured(pid: u32) -> (Option<i32>, Duration, i64) {
-    let mut status = 0;
-    // SAFETY: zeroed `rusage` is a valid value; wait4 fills it.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pid is our child; the pointers are valid for the call.
-    let reaped = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid as i32, "wait4");
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
-    let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    (
-        code,
-        time(usage.ru_utime) + time(usage.ru_stime),
-        usage.ru_maxrss,
-    )
 }
 
 /// A repository whose bootstrap Kustomization applies `apps/`.
@@ -346,12 +245,7 @@ fn a_dag_of_kustomize_bases_builds_each_directory_once() {
     ]);
     assert_eq!(run.code, Some(0), "{}", run.all());
     assert!(run.stdout.contains("name: plain"), "{}", run.all());
-    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
-    assert!(
-        run.max_rss_kb < ONE_GB_KB,
-        "peak memory {} MB",
-        run.max_rss_kb >> 10
-    );
+    run.assert_cpu_and_memory();
 }
 
 // Symlink DAGs.
@@ -386,12 +280,7 @@ fn symlink_dags_in_the_repository_and_a_chart_end_in_time() {
     let run = test_run(repo.path());
     assert_eq!(run.code, Some(0), "{}", run.all());
     assert!(run.all().contains("not walked again"), "{}", run.all());
-    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
-    assert!(
-        run.max_rss_kb < ONE_GB_KB,
-        "peak memory {} MB",
-        run.max_rss_kb >> 10
-    );
+    run.assert_cpu_and_memory();
     symlink_dag(&repo.path().join("charts/bomb/dag"), 32);
     let run = test_run(repo.path());
     run.assert_bounded_failure("chart holds more than 20000 files (the entry limit)");
@@ -681,12 +570,7 @@ fn ten_chart_archives_stop_at_the_extracted_bytes_budget_and_are_not_all_held() 
         repo.path().as_os_str(),
     ]);
     assert_eq!(raised.code, Some(0), "{}", raised.all());
-    assert!(raised.cpu < TEN_SECONDS, "took {:?} of CPU", raised.cpu);
-    assert!(
-        raised.max_rss_kb < ONE_GB_KB,
-        "peak memory {} MB",
-        raised.max_rss_kb >> 10
-    );
+    raised.assert_cpu_and_memory();
 }
 
 /// A chart alone bigger than the budget of loaded charts fails, naming the chart and the flag;
@@ -796,10 +680,5 @@ fn git_objects_diff_reads_are_charged_to_the_extracted_bytes_budget() {
         all.contains("bytes extracted from archives and git objects over the run exceed the limit of 1000000 (raise it with `--max-extracted-bytes`)"),
         "{all}"
     );
-    assert!(run.cpu < TEN_SECONDS, "took {:?} of CPU", run.cpu);
-    assert!(
-        run.max_rss_kb < ONE_GB_KB,
-        "peak memory {} MB",
-        run.max_rss_kb >> 10
-    );
+    run.assert_cpu_and_memory();
 }
