@@ -143,6 +143,54 @@ fn an_extracted_artifact_is_read_in_memory_and_nothing_is_written() {
     assert!(left.is_empty(), "the run wrote {left:?}");
 }
 
+/// The files an `Extract` copy inflates are charged to the run's budget of bytes extracted (the
+/// same budget as charts' and git objects'), before each is inflated: a 4 MiB member stops a
+/// budget of 1 MB, naming the artifact, the tarball, the member and the flag; raised, it builds.
+#[test]
+fn an_extracted_tarball_is_charged_to_the_extracted_bytes_budget() {
+    let (repo, tmp) = repository();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: packed\n  namespace: default\n";
+    let filler = "x".repeat(4 << 20);
+    extracting_generator(
+        repo.path(),
+        &tarball(
+            0,
+            &[
+                ("kustomization.yaml", "resources: [cm.yaml]\n"),
+                ("cm.yaml", cm),
+                ("filler.txt", &filler),
+            ],
+        ),
+    );
+    let run = |limit: &str| {
+        offlux(
+            &[
+                "test".as_ref(),
+                "--max-extracted-bytes".as_ref(),
+                limit.as_ref(),
+                "--path".as_ref(),
+                repo.path().as_os_str(),
+            ],
+            tmp.path(),
+        )
+    };
+    let stopped = run("1000000");
+    eprintln!("an extracted tarball over the budget: {}", stopped.cost());
+    stopped.assert_bounded_failure(
+        "failed to extract tarball 'bundles/b.tgz': member `filler.txt`: bytes extracted from archives and git objects over the run exceed the limit of 1000000 (raise it with `--max-extracted-bytes`)",
+    );
+    assert!(
+        stopped
+            .all()
+            .contains("ArtifactGenerator/flux-system/gen artifact `bundle`"),
+        "the artifact is named: {}",
+        stopped.all()
+    );
+    let raised = run("10000000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+    raised.assert_bounded();
+}
+
 // Git object stores.
 
 fn zlib(bytes: &[u8]) -> Vec<u8> {
