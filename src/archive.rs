@@ -92,20 +92,11 @@ impl<E> From<Error> for Failure<E> {
 
 /// Reads the `.tar.gz` in `bytes` and hands each entry, in archive order, to `visit`, which may
 /// stop the read with its own error. PAX and GNU long-name records are the tar reader's, never
-/// the caller's.
+/// the caller's. `reserve` is told each file's path and size (its header's, checked against the
+/// limits) before its data is inflated, and may stop the read too: a caller that charges a
+/// run-wide budget charges the bytes as the archive is read, so a load waiting for room, or
+/// stopped by it, holds nothing it has not been charged for.
 pub(crate) fn read_tar_gz<E>(
-    bytes: &[u8],
-    limits: &Limits,
-    visit: impl FnMut(Member) -> Result<(), E>,
-) -> Result<(), Failure<E>> {
-    read_tar_gz_reserving(bytes, limits, |_, _| Ok(()), visit)
-}
-
-/// [`read_tar_gz`], telling `reserve` each file's path and size (its header's, checked against
-/// the limits) before its data is inflated: a caller that charges a run-wide budget charges the
-/// bytes as the archive is read, so a load waiting for room, or stopped by it, holds nothing it
-/// has not been charged for.
-pub(crate) fn read_tar_gz_reserving<E>(
     bytes: &[u8],
     limits: &Limits,
     mut reserve: impl FnMut(&str, u64) -> Result<(), E>,
@@ -278,11 +269,16 @@ mod tests {
 
     fn names(bytes: &[u8], limits: &Limits) -> Result<Vec<String>, Error> {
         let mut seen = Vec::new();
-        let read = read_tar_gz(bytes, limits, |m| {
-            assert_eq!(m.data, m.path.as_bytes());
-            seen.push(m.path);
-            Ok::<(), ()>(())
-        });
+        let read = read_tar_gz(
+            bytes,
+            limits,
+            |_, _| Ok(()),
+            |m| {
+                assert_eq!(m.data, m.path.as_bytes());
+                seen.push(m.path);
+                Ok::<(), ()>(())
+            },
+        );
         match read {
             Ok(()) => Ok(seen),
             Err(Failure::Archive(e)) => Err(e),
@@ -305,7 +301,7 @@ mod tests {
         let bytes = gzip(&tar(&["a", "bc", "def"]));
         let mut reserved = Vec::new();
         let mut visited = Vec::new();
-        let read = read_tar_gz_reserving(
+        let read = read_tar_gz(
             &bytes,
             &LIMITS,
             |path, size| {

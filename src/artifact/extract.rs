@@ -79,7 +79,7 @@ pub(super) fn members(
         None => Ok(()),
     };
     let mut out = Vec::new();
-    let read = archive::read_tar_gz_reserving(bytes, &limits, reserve, |member| {
+    let read = archive::read_tar_gz(bytes, &limits, reserve, |member| {
         let raw = member.path.replace('\\', "/");
         if raw.starts_with('/') {
             return Err(ExtractError::AbsolutePath(raw));

@@ -354,7 +354,7 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
         let file = archive_entry_name(path).unwrap_or_else(|_| path.to_string());
         options.charge(name, &file, size, true)
     };
-    let read = archive::read_tar_gz_reserving(bytes, &limits, reserve, |member| {
+    let read = archive::read_tar_gz(bytes, &limits, reserve, |member| {
         if member.kind == archive::Kind::Dir {
             return Ok(());
         }
