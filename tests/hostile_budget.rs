@@ -624,17 +624,15 @@ fn extracted_bytes_add_up_over_charts_and_the_flag_raises_the_limit() {
     assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
 
-/// `diff` reads the base revision's objects under the same budget: a 2 MB blob in the base
-/// stops a budget of 1 MB, naming the object and the flag.
-#[test]
-fn git_objects_diff_reads_are_charged_to_the_extracted_bytes_budget() {
+/// A git repository whose one commit (`HEAD`) holds `apps/big.yaml`, a 2 MB ConfigMap applied
+/// by the bootstrap Kustomization; `None` without a `git` binary to make it with.
+fn git_repository_with_a_big_file() -> Option<tempfile::TempDir> {
     let git_found = std::process::Command::new("git")
         .arg("--version")
         .output()
         .is_ok();
     if !git_found {
-        eprintln!("skipped: no `git` binary to make test repositories with");
-        return;
+        return None;
     }
     let repo = tempfile::tempdir().expect("tempdir");
     write(
@@ -667,6 +665,29 @@ fn git_objects_diff_reads_are_charged_to_the_extracted_bytes_budget() {
     git(&["init", "-q"]);
     git(&["add", "-A"]);
     git(&["commit", "-q", "-m", "base"]);
+    Some(repo)
+}
+
+/// The short id of `HEAD` in `repo`, as offlux names a revision (12 hex digits).
+fn short_head(repo: &Path) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(repo)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .expect("git runs");
+    String::from_utf8_lossy(&out.stdout).trim()[..12].to_string()
+}
+
+const GIT_LIMIT: &str = "bytes extracted from archives and git objects over the run exceed the limit of 1000000 (raise it with `--max-extracted-bytes`)";
+
+/// `diff` reads the base revision's objects under the same budget: a 2 MB blob in the base
+/// stops a budget of 1 MB, naming the file, the revision and the flag.
+#[test]
+fn git_objects_diff_reads_are_charged_to_the_extracted_bytes_budget() {
+    let Some(repo) = git_repository_with_a_big_file() else {
+        eprintln!("skipped: no `git` binary to make test repositories with");
+        return;
+    };
     let run = offlux(&[
         "diff".as_ref(),
         "--base".as_ref(),
@@ -676,11 +697,44 @@ fn git_objects_diff_reads_are_charged_to_the_extracted_bytes_budget() {
         "--path".as_ref(),
         repo.path().as_os_str(),
     ]);
+    eprintln!("diff over the git budget: {}", run.cost());
     let all = run.all();
     assert_ne!(run.code, Some(0), "{all}");
-    assert!(
-        all.contains("bytes extracted from archives and git objects over the run exceed the limit of 1000000 (raise it with `--max-extracted-bytes`)"),
-        "{all}"
-    );
+    let named = format!("`apps/big.yaml` at revision {}", short_head(repo.path()));
+    assert!(all.contains(&named), "expected `{named}` in:\n{all}");
+    assert!(all.contains(GIT_LIMIT), "{all}");
     run.assert_cpu_and_memory();
+}
+
+/// `--changed-only` reads the base revision to find what changed, under the same budget as
+/// `diff`: the 2 MB blob stops a budget of 1 MB, naming the file and the revision; raised, the
+/// run goes on (nothing changed: nothing is reconciled).
+#[test]
+fn git_objects_changed_only_reads_are_charged_to_the_extracted_bytes_budget() {
+    let Some(repo) = git_repository_with_a_big_file() else {
+        eprintln!("skipped: no `git` binary to make test repositories with");
+        return;
+    };
+    let run = |limit: &str| {
+        offlux(&[
+            "test".as_ref(),
+            "--changed-only".as_ref(),
+            "--base".as_ref(),
+            "HEAD".as_ref(),
+            "--max-extracted-bytes".as_ref(),
+            limit.as_ref(),
+            "--path".as_ref(),
+            repo.path().as_os_str(),
+        ])
+    };
+    let stopped = run("1000000");
+    eprintln!("--changed-only over the git budget: {}", stopped.cost());
+    let all = stopped.all();
+    assert_ne!(stopped.code, Some(0), "{all}");
+    let named = format!("`apps/big.yaml` at revision {}", short_head(repo.path()));
+    assert!(all.contains(&named), "expected `{named}` in:\n{all}");
+    assert!(all.contains(GIT_LIMIT), "{all}");
+    stopped.assert_cpu_and_memory();
+    let raised = run("10000000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
