@@ -483,6 +483,80 @@ fn alias_files_add_up_and_the_flag_raises_the_limit() {
     assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
 
+/// Three lines whose aliases expand to 1 110 nodes.
+const SMALL_ALIASES: [&str; 3] = [
+    "a: &a [x, x, x, x, x, x, x, x, x, x]",
+    "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]",
+    "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]",
+];
+
+/// Runs `test` on `repo` with `--max-alias-nodes LIMIT`.
+fn with_alias_limit(repo: &Path, limit: &str) -> Measured {
+    offlux(&[
+        "test".as_ref(),
+        "--max-alias-nodes".as_ref(),
+        limit.as_ref(),
+        "--path".as_ref(),
+        repo.as_os_str(),
+    ])
+}
+
+/// What a ResourceSet renders is parsed under the run's alias budget too: three input sets,
+/// each rendering a document of 1 110 alias nodes, pass a budget of 2 000; raised, they build.
+#[test]
+fn resource_set_output_is_charged_to_the_alias_budget() {
+    let repo = repository();
+    let template = format!(
+        "apiVersion: example.com/v1\nkind: Bomb\nmetadata:\n  name: bomb-<< inputs.n >>\n  namespace: default\nspec:\n  {}\n",
+        SMALL_ALIASES.join("\n  ")
+    );
+    resource_set(
+        repo.path(),
+        "[{n: \"1\"}, {n: \"2\"}, {n: \"3\"}]",
+        &template,
+    );
+    let stopped = with_alias_limit(repo.path(), "2000");
+    eprintln!(
+        "ResourceSet output over the alias budget: {}",
+        stopped.cost()
+    );
+    stopped.assert_bounded_failure(
+        "YAML nodes expanded from aliases over the run exceed the limit of 2000 (raise it with `--max-alias-nodes`)",
+    );
+    assert!(stopped.all().contains("ResourceSet"), "{}", stopped.all());
+    let raised = with_alias_limit(repo.path(), "10000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}
+
+/// `fromYaml` (and `fromYamlArray`) parse under the run's alias budget: three calls of 1 110
+/// alias nodes each pass a budget of 2 000, and the template fails (a YAML error would give
+/// an `Error` value instead); raised, the chart renders.
+#[test]
+fn from_yaml_is_charged_to_the_alias_budget() {
+    let repo = repository();
+    let text = SMALL_ALIASES.join("\\n");
+    chart_release(
+        repo.path(),
+        &format!(
+            "{{{{- range until 3 }}}}{{{{- $x := fromYaml \"{text}\" }}}}{{{{- $y := fromYamlArray \"[{{{{}}}}]\" }}}}{{{{- end }}}}\nkind: ConfigMap\napiVersion: v1\nmetadata:\n  name: ok\n"
+        ),
+    );
+    let stopped = with_alias_limit(repo.path(), "2000");
+    eprintln!("fromYaml over the alias budget: {}", stopped.cost());
+    stopped.assert_bounded_failure(
+        "YAML nodes expanded from aliases over the run exceed the limit of 2000 (raise it with `--max-alias-nodes`)",
+    );
+    assert!(
+        stopped
+            .all()
+            .contains("error calling fromYaml: yaml: line "),
+        "{}",
+        stopped.all()
+    );
+    let raised = with_alias_limit(repo.path(), "10000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}
+
 // Bytes extracted from archives and git objects; charts held.
 
 /// A chart archive `big` 1.0.0 whose one `files/zeros` holds `zeros` zero bytes.
