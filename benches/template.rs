@@ -199,6 +199,7 @@ fn render(prepared: &Prepared) -> usize {
         rng_state: 42,
         now_unix: 1_700_000_000,
         lookups: 0,
+        run: None,
     };
     prepared
         .renders

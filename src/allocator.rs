@@ -9,11 +9,27 @@
 //! entry points is aligned to `size_of::<usize>()` and no more is promised for the smallest
 //! classes (4 bytes on a 32-bit target, 8 on a 64-bit one). `MI_MAX_ALIGN_SIZE` (16) holds only for
 //! blocks of at least that size, so it is not used here.
+//!
+//! Blocks of [`HUGE`] bytes or more (a chart's file of hundreds of megabytes, its copy in
+//! `.Files`) come from the system allocator instead, which maps each on its own and unmaps it when
+//! freed, from any thread. mimalloc frees a huge block from a thread other than the one that
+//! allocated it by `MADV_FREE` (`_mi_segment_huge_page_reset`), which leaves the pages counted in
+//! the process's resident memory until the kernel wants them: with two workers, a chart loaded by
+//! one and let go by the other stayed resident beside the next one (1.3 GB where one worker
+//! peaked at 0.5 GB).
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 
 /// The alignment every block from mimalloc's plain entry points has, on this target.
 pub(crate) const PLAIN_ALIGN: usize = std::mem::size_of::<usize>();
+
+/// Blocks of this many bytes or more are the system allocator's. Above glibc's largest
+/// dynamic mmap threshold (32 MiB on 64-bit targets), so each is mapped on its own.
+pub(crate) const HUGE: usize = 64 << 20;
+
+fn huge(size: usize) -> bool {
+    size >= HUGE
+}
 
 /// mimalloc as a [`GlobalAlloc`]; the binary installs it with `#[global_allocator]`.
 pub struct Mimalloc;
@@ -29,6 +45,10 @@ fn plain(layout: &Layout) -> bool {
 // it allocated (`mi_free` takes blocks from either kind of entry point).
 unsafe impl GlobalAlloc for Mimalloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if huge(layout.size()) {
+            // SAFETY: as the impl's; freed by `System` too (`dealloc` sees the same size).
+            return unsafe { System.alloc(layout) };
+        }
         // SAFETY: as the impl's.
         let block: *mut u8 = unsafe {
             if plain(&layout) {
@@ -42,6 +62,10 @@ unsafe impl GlobalAlloc for Mimalloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if huge(layout.size()) {
+            // SAFETY: as `alloc`'s.
+            return unsafe { System.alloc_zeroed(layout) };
+        }
         // SAFETY: as the impl's.
         unsafe {
             if plain(&layout) {
@@ -52,12 +76,37 @@ unsafe impl GlobalAlloc for Mimalloc {
         }
     }
 
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if huge(layout.size()) {
+            // SAFETY: a block of this size came from `System` (`alloc`, `realloc`).
+            return unsafe { System.dealloc(ptr, layout) };
+        }
         // SAFETY: as the impl's; `ptr` came from this allocator (GlobalAlloc's contract).
         unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        match (huge(layout.size()), huge(new_size)) {
+            // SAFETY: the block is `System`'s and stays so.
+            (true, true) => return unsafe { System.realloc(ptr, layout, new_size) },
+            (false, false) => {}
+            // From one allocator to the other: a new block, the contents copied.
+            _ => {
+                // SAFETY: `new_size` with `layout`'s alignment is a valid layout (realloc's
+                // contract); the old block is valid for `layout.size()` bytes, the new one for
+                // `new_size`, and they are distinct.
+                unsafe {
+                    let grown = Layout::from_size_align_unchecked(new_size, layout.align());
+                    let block = self.alloc(grown);
+                    if !block.is_null() {
+                        let kept = layout.size().min(new_size);
+                        std::ptr::copy_nonoverlapping(ptr, block, kept);
+                        self.dealloc(ptr, layout);
+                    }
+                    return block;
+                }
+            }
+        }
         // SAFETY: as the impl's; `ptr` came from this allocator with `layout`.
         unsafe {
             if plain(&layout) {
@@ -81,6 +130,38 @@ mod tests {
         assert!(!plain(
             &Layout::from_size_align(1, PLAIN_ALIGN * 2).unwrap()
         ));
+    }
+
+    /// Blocks cross between mimalloc and the system allocator as they grow past [`HUGE`] and
+    /// shrink below it, keeping their contents; each is freed by the allocator that made it.
+    #[test]
+    fn huge_blocks_are_the_system_allocators_and_keep_their_contents_across() {
+        let allocator = Mimalloc;
+        let small = Layout::from_size_align(HUGE - 1, 8).unwrap();
+        // SAFETY: non-zero sizes; each block is freed once, with its layout; only bytes within
+        // each block are touched.
+        unsafe {
+            let block = allocator.alloc(small);
+            assert!(!block.is_null());
+            block.write(1);
+            block.add(HUGE - 2).write(2);
+            let grown = allocator.realloc(block, small, HUGE + 1);
+            assert!(!grown.is_null());
+            assert_eq!((*grown, *grown.add(HUGE - 2)), (1, 2));
+            grown.add(HUGE).write(3);
+            let huge_layout = Layout::from_size_align(HUGE + 1, 8).unwrap();
+            let bigger = allocator.realloc(grown, huge_layout, HUGE * 2);
+            assert_eq!((*bigger, *bigger.add(HUGE)), (1, 3));
+            let bigger_layout = Layout::from_size_align(HUGE * 2, 8).unwrap();
+            let shrunk = allocator.realloc(bigger, bigger_layout, 16);
+            assert!(!shrunk.is_null());
+            assert_eq!(*shrunk, 1);
+            allocator.dealloc(shrunk, Layout::from_size_align(16, 8).unwrap());
+            let zeroed = allocator.alloc_zeroed(huge_layout);
+            assert!(!zeroed.is_null());
+            assert_eq!((*zeroed, *zeroed.add(HUGE)), (0, 0));
+            allocator.dealloc(zeroed, huge_layout);
+        }
     }
 
     /// Every size class a program uses, every alignment up to a page: each block is aligned as

@@ -92,10 +92,14 @@ impl<E> From<Error> for Failure<E> {
 
 /// Reads the `.tar.gz` in `bytes` and hands each entry, in archive order, to `visit`, which may
 /// stop the read with its own error. PAX and GNU long-name records are the tar reader's, never
-/// the caller's.
+/// the caller's. `reserve` is told each file's path and size (its header's, checked against the
+/// limits) before its data is inflated, and may stop the read too: a caller that charges a
+/// run-wide budget charges the bytes as the archive is read, so a load waiting for room, or
+/// stopped by it, holds nothing it has not been charged for.
 pub(crate) fn read_tar_gz<E>(
     bytes: &[u8],
     limits: &Limits,
+    mut reserve: impl FnMut(&str, u64) -> Result<(), E>,
     mut visit: impl FnMut(Member) -> Result<(), E>,
 ) -> Result<(), Failure<E>> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
@@ -109,7 +113,7 @@ pub(crate) fn read_tar_gz<E>(
         over: None,
     });
     let failure = match tar.entries() {
-        Ok(entries) => visit_entries(entries, limits, &mut visit)?,
+        Ok(entries) => visit_entries(entries, limits, &mut reserve, &mut visit)?,
         Err(e) => Some(Error::Read(e.to_string())),
     };
     // A limit of the gzip layer reaches tar as a read error: name the limit itself.
@@ -125,6 +129,7 @@ pub(crate) fn read_tar_gz<E>(
 fn visit_entries<E>(
     entries: tar::Entries<'_, Gunzip<'_>>,
     limits: &Limits,
+    reserve: &mut impl FnMut(&str, u64) -> Result<(), E>,
     visit: &mut impl FnMut(Member) -> Result<(), E>,
 ) -> Result<Option<Error>, Failure<E>> {
     let mut seen = 0usize;
@@ -161,11 +166,13 @@ fn visit_entries<E>(
                 path: path.clone(),
                 max: limits.data_bytes,
             };
-            if entry.header().size().unwrap_or(0) > room {
+            let size = entry.header().size().unwrap_or(0);
+            if size > room {
                 return Err(too_large().into());
             }
+            reserve(&path, size).map_err(Failure::Visitor)?;
             // The header's size, checked against the room above: one allocation, no doubling.
-            data.reserve_exact(usize::try_from(entry.header().size().unwrap_or(0)).unwrap_or(0));
+            data.reserve_exact(usize::try_from(size).unwrap_or(0));
             if let Err(e) = (&mut entry)
                 .take(room.saturating_add(1))
                 .read_to_end(&mut data)
@@ -262,11 +269,16 @@ mod tests {
 
     fn names(bytes: &[u8], limits: &Limits) -> Result<Vec<String>, Error> {
         let mut seen = Vec::new();
-        let read = read_tar_gz(bytes, limits, |m| {
-            assert_eq!(m.data, m.path.as_bytes());
-            seen.push(m.path);
-            Ok::<(), ()>(())
-        });
+        let read = read_tar_gz(
+            bytes,
+            limits,
+            |_, _| Ok(()),
+            |m| {
+                assert_eq!(m.data, m.path.as_bytes());
+                seen.push(m.path);
+                Ok::<(), ()>(())
+            },
+        );
         match read {
             Ok(()) => Ok(seen),
             Err(Failure::Archive(e)) => Err(e),
@@ -282,6 +294,35 @@ mod tests {
         let mut bytes = gzip(first);
         bytes.extend(gzip(second));
         assert_eq!(names(&bytes, &LIMITS), Ok(vec!["a".into(), "b".into()]));
+    }
+
+    #[test]
+    fn each_file_is_reserved_before_it_is_inflated_and_a_refusal_stops_the_read() {
+        let bytes = gzip(&tar(&["a", "bc", "def"]));
+        let mut reserved = Vec::new();
+        let mut visited = Vec::new();
+        let read = read_tar_gz(
+            &bytes,
+            &LIMITS,
+            |path, size| {
+                reserved.push((path.to_string(), size));
+                if path == "def" {
+                    return Err("no room");
+                }
+                Ok(())
+            },
+            |m| {
+                visited.push(m.path);
+                Ok(())
+            },
+        );
+        assert!(matches!(read, Err(Failure::Visitor("no room"))));
+        assert_eq!(
+            reserved,
+            vec![("a".into(), 1), ("bc".into(), 2), ("def".into(), 3)]
+        );
+        // `def` was refused before its data was read, so it was never handed out.
+        assert_eq!(visited, vec!["a".to_string(), "bc".to_string()]);
     }
 
     #[test]

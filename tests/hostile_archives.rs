@@ -1,114 +1,21 @@
 //! Hostile archives, git object stores and servers (issue 35, "Archives" and "Network"): inputs
 //! that used to cost minutes, gigabytes or a held connection. Each case must end by itself within
-//! 10 s of CPU time and 1 GB (measured on the child process with `wait4`, as in
-//! `tests/hostile_budget.rs`) with an error naming the limit. Every fixture is built at run time
+//! 10 s of CPU time and 1 GB (measured on the child process with `wait4`: `tests/common/measured.rs`,
+//! shared with `tests/hostile_budget.rs`) with an error naming the limit. Every fixture is built at run time
 //! in a temporary directory.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const TEN_SECONDS: Duration = Duration::from_secs(10);
-const WALL_CLOCK: Duration = Duration::from_secs(30);
-/// 1 GB, in the kilobytes `getrusage` reports.
-const ONE_GB_KB: i64 = 1 << 20;
+#[path = "common/measured.rs"]
+mod measured;
+use measured::{offlux_in_tmp as offlux, Measured, TEN_SECONDS};
 
 fn write(root: &Path, files: &[(&str, &[u8])]) {
     for (path, bytes) in files {
         let path = root.join(path);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         std::fs::write(path, bytes).expect("write");
-    }
-}
-
-/// What a run of offlux did: its exit code, output, wall time and peak memory.
-struct Measured {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    cpu: Duration,
-    max_rss_kb: i64,
-}
-
-impl Measured {
-    fn all(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
-    }
-
-    fn assert_bounded(&self) {
-        assert!(self.cpu < TEN_SECONDS, "took {:?} of CPU", self.cpu);
-        assert!(self.elapsed < WALL_CLOCK, "took {:?}", self.elapsed);
-        assert!(
-            self.max_rss_kb < ONE_GB_KB,
-            "peak memory {} MB",
-            self.max_rss_kb >> 10
-        );
-    }
-
-    /// Ended by itself within 10 s and 1 GB, failing, with `message` in its output.
-    fn assert_bounded_failure(&self, message: &str) {
-        let all = self.all();
-        assert_eq!(self.code, Some(1), "{all}");
-        assert!(all.contains(message), "expected `{message}` in:\n{all}");
-        self.assert_bounded();
-    }
-}
-
-/// Runs offlux with `args` (and `TMPDIR` set to `tmp`), killed after 60 s, and measures it.
-#[allow(clippy::zombie_processes)]
-fn offlux(args: &[&std::ffi::OsStr], tmp: &Path) -> Measured {
-    let started = Instant::now();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_offlux"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("TMPDIR", tmp)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("offlux starts");
-    fn reader(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            let _ = pipe.read_to_end(&mut text);
-            String::from_utf8_lossy(&text).into_owned()
-        })
-    }
-    let stdout = reader(child.stdout.take().expect("stdout"));
-    let stderr = reader(child.stderr.take().expect("stderr"));
-    let pid = child.id();
-    let killer = std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-            // SAFETY: signal 0 only asks whether the process exists.
-            if unsafe { libc::kill(pid as i32, 0) } != 0 {
-                return;
-            }
-        }
-        // SAFETY: the child is ours and not yet reaped (wait4 below reaps it).
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
-    let mut status = 0;
-    // SAFETY: zeroed `rusage` is a valid value; wait4 fills it.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pid is our child; the pointers are valid for the call.
-    let reaped = unsafe { libc::wait4(pid as i32, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid as i32, "wait4");
-    let elapsed = started.elapsed();
-    let _ = killer.join();
-    let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    Measured {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
-        elapsed,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        max_rss_kb: usage.ru_maxrss,
     }
 }
 
@@ -234,6 +141,54 @@ fn an_extracted_artifact_is_read_in_memory_and_nothing_is_written() {
         .map(|e| e.path())
         .collect();
     assert!(left.is_empty(), "the run wrote {left:?}");
+}
+
+/// The files an `Extract` copy inflates are charged to the run's budget of bytes extracted (the
+/// same budget as charts' and git objects'), before each is inflated: a 4 MiB member stops a
+/// budget of 1 MB, naming the artifact, the tarball, the member and the flag; raised, it builds.
+#[test]
+fn an_extracted_tarball_is_charged_to_the_extracted_bytes_budget() {
+    let (repo, tmp) = repository();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: packed\n  namespace: default\n";
+    let filler = "x".repeat(4 << 20);
+    extracting_generator(
+        repo.path(),
+        &tarball(
+            0,
+            &[
+                ("kustomization.yaml", "resources: [cm.yaml]\n"),
+                ("cm.yaml", cm),
+                ("filler.txt", &filler),
+            ],
+        ),
+    );
+    let run = |limit: &str| {
+        offlux(
+            &[
+                "test".as_ref(),
+                "--max-extracted-bytes".as_ref(),
+                limit.as_ref(),
+                "--path".as_ref(),
+                repo.path().as_os_str(),
+            ],
+            tmp.path(),
+        )
+    };
+    let stopped = run("1000000");
+    eprintln!("an extracted tarball over the budget: {}", stopped.cost());
+    stopped.assert_bounded_failure(
+        "failed to extract tarball 'bundles/b.tgz': member `filler.txt`: bytes extracted from archives and git objects over the run exceed the limit of 1000000 (raise it with `--max-extracted-bytes`)",
+    );
+    assert!(
+        stopped
+            .all()
+            .contains("ArtifactGenerator/flux-system/gen artifact `bundle`"),
+        "the artifact is named: {}",
+        stopped.all()
+    );
+    let raised = run("10000000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+    raised.assert_bounded();
 }
 
 // Git object stores.

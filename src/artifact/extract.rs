@@ -1,7 +1,8 @@
 //! The `Extract` strategy's tarball reader (fluxcd/pkg `tar.Untar`, which source-watcher's
 //! builder calls): a gzip-compressed tar read in memory through [`crate::archive`], regular files
 //! and directories only, member paths that would leave the destination refused, and caps on the
-//! entries, the gzip members and the unpacked size.
+//! entries, the gzip members and the unpacked size. The files' bytes are charged to the run's
+//! budget of bytes extracted before each is inflated.
 
 use crate::archive;
 
@@ -34,6 +35,12 @@ pub enum ExtractError {
     TooManyEntries(usize),
     #[error("the gzip stream has more than {0} members (the member limit)")]
     TooManyMembers(usize),
+    /// The run's budget of bytes extracted went over at member `file`.
+    #[error("member `{file}`: {exceeded}")]
+    Budget {
+        file: String,
+        exceeded: crate::budget::Exceeded,
+    },
 }
 
 impl From<archive::Error> for ExtractError {
@@ -51,14 +58,28 @@ impl From<archive::Error> for ExtractError {
     }
 }
 
-pub(super) fn members(bytes: &[u8]) -> Result<Vec<Member>, ExtractError> {
+/// The members of the tarball `bytes`; their files' bytes are charged to `run`'s budget of
+/// bytes extracted (`Resource::ExtractedBytes`), when there is one, before each is inflated.
+pub(super) fn members(
+    bytes: &[u8],
+    run: Option<&crate::budget::RunBudget>,
+) -> Result<Vec<Member>, ExtractError> {
     let limits = archive::Limits {
         members: archive::MAX_MEMBERS,
         entries: MAX_ENTRIES,
         data_bytes: MAX_UNPACKED,
     };
+    let reserve = |path: &str, size: u64| match run {
+        Some(run) => run
+            .charge(crate::budget::Resource::ExtractedBytes, size)
+            .map_err(|exceeded| ExtractError::Budget {
+                file: path.to_string(),
+                exceeded,
+            }),
+        None => Ok(()),
+    };
     let mut out = Vec::new();
-    let read = archive::read_tar_gz(bytes, &limits, |member| {
+    let read = archive::read_tar_gz(bytes, &limits, reserve, |member| {
         let raw = member.path.replace('\\', "/");
         if raw.starts_with('/') {
             return Err(ExtractError::AbsolutePath(raw));

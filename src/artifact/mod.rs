@@ -153,11 +153,16 @@ pub enum CopyError {
 /// The sources of a build, by alias.
 pub type Sources<'a> = BTreeMap<String, &'a dyn SourceTree>;
 
-/// Applies `copies` in order to an empty tree.
-pub fn build(copies: &[Copy], sources: &Sources) -> Result<Artifact, Error> {
+/// Applies `copies` in order to an empty tree. The bytes `Extract` copies inflate are charged to
+/// `run`'s budget of bytes extracted, when there is one.
+pub fn build(
+    copies: &[Copy],
+    sources: &Sources,
+    run: Option<&crate::budget::RunBudget>,
+) -> Result<Artifact, Error> {
     let mut artifact = Artifact::default();
     for (index, copy) in copies.iter().enumerate() {
-        apply(copy, sources, &mut artifact).map_err(|kind| Error::Copy {
+        apply(copy, sources, run, &mut artifact).map_err(|kind| Error::Copy {
             index,
             from: copy.from.clone(),
             to: copy.to.clone(),
@@ -297,7 +302,12 @@ impl Excludes<'_> {
     }
 }
 
-fn apply(copy: &Copy, sources: &Sources, artifact: &mut Artifact) -> Result<(), CopyError> {
+fn apply(
+    copy: &Copy,
+    sources: &Sources,
+    run: Option<&crate::budget::RunBudget>,
+    artifact: &mut Artifact,
+) -> Result<(), CopyError> {
     if let Some(bad) = copy.exclude.iter().find(|p| !glob::doublestar_valid(p)) {
         return Err(CopyError::InvalidExclude(bad.clone()));
     }
@@ -321,6 +331,7 @@ fn apply(copy: &Copy, sources: &Sources, artifact: &mut Artifact) -> Result<(), 
         source,
         sources,
         strategy: copy.strategy,
+        run,
     };
     if glob::is_glob(pattern) {
         copier.glob(pattern, &dest, &copy.exclude, artifact)
@@ -334,6 +345,7 @@ struct Copier<'a> {
     source: &'a dyn SourceTree,
     sources: &'a Sources<'a>,
     strategy: Strategy,
+    run: Option<&'a crate::budget::RunBudget>,
 }
 
 impl Copier<'_> {
@@ -513,7 +525,7 @@ impl Copier<'_> {
     fn extract(&self, path: &str, dest: &str, artifact: &mut Artifact) -> Result<(), CopyError> {
         let bytes = self.source.read(path)?;
         artifact.add_dir(dest)?;
-        for member in extract::members(&bytes).map_err(|kind| CopyError::Extract {
+        for member in extract::members(&bytes, self.run).map_err(|kind| CopyError::Extract {
             path: path.to_string(),
             kind,
         })? {

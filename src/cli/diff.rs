@@ -204,8 +204,11 @@ pub(super) fn run(
     let extracted = crate::budget::Resource::ExtractedBytes;
     if git_budget.used(extracted) > extracted.limit(git_budget.limits()) {
         let exceeded = crate::budget::Exceeded::new(extracted, git_budget.limits());
+        let at = repository
+            .over_budget()
+            .map_or_else(String::new, |object| format!("{object}: "));
         return Err(CliError::failed(format!(
-            "reading the revisions from git: {exceeded}"
+            "reading the revisions from git: {at}{exceeded}"
         )));
     }
     for cluster in &clusters {

@@ -250,8 +250,12 @@ impl RunArgs {
             return Ok((repository, report, None));
         }
         let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
-        let changes =
-            crate::controllers::changed::Changes::working_tree(start, changed.base.as_deref())?;
+        // The base revision's objects are charged to the run's budget (bytes extracted).
+        let changes = crate::controllers::changed::Changes::working_tree(
+            start,
+            changed.base.as_deref(),
+            repository.budget.clone(),
+        )?;
         let files = changes.under(&repository.root);
         let selection = crate::controllers::changed::select(
             &repository,

@@ -109,10 +109,18 @@ pub struct Changes {
 
 impl Changes {
     /// The working tree holding `start` against `base` (default: the merge base of HEAD with the
-    /// default branch).
-    pub(crate) fn working_tree(start: &Path, base: Option<&str>) -> Result<Changes, String> {
-        let repository = crate::gitrev::Repository::discover(start)
+    /// default branch). The git objects read are charged to `budget`'s bytes extracted, as
+    /// `diff`'s are, when there is one.
+    pub(crate) fn working_tree(
+        start: &Path,
+        base: Option<&str>,
+        budget: Option<std::sync::Arc<crate::budget::RunBudget>>,
+    ) -> Result<Changes, String> {
+        let mut repository = crate::gitrev::Repository::discover(start)
             .map_err(|e| format!("--changed-only: {e}"))?;
+        if let Some(budget) = budget {
+            repository = repository.charge_to(budget);
+        }
         let (id, name) = match base {
             Some(name) => repository.resolve(name).map(|id| (id, name.to_owned())),
             None => repository.default_base(),

@@ -153,12 +153,14 @@ pub(crate) type LoadedCharts = Arc<Mutex<ChartCache>>;
 
 /// The charts loaded in this run (or found missing), by location, oldest first. A chart many
 /// releases share is read, fetched and checked once while it stays; the bytes of the charts
-/// held (here and by renders in flight) are charged to the run's budget of loaded charts, and
-/// a chart no render holds is let go, oldest first, when that budget runs short. A chart let go
-/// is loaded again by the next release that needs it.
+/// held (here, by renders in flight and by the load in progress) are charged to the run's budget
+/// of loaded charts, and a chart no render holds is let go, oldest first, when that budget runs
+/// short. A chart let go is loaded again by the next release that needs it.
 #[derive(Debug, Default)]
 pub struct ChartCache {
     entries: std::collections::VecDeque<(String, Result<Arc<HeldChart>, HelmRenderError>)>,
+    /// Whether a load is charging the budget: one at a time has the turn ([`ChartLoad`]).
+    turn_taken: bool,
 }
 
 impl ChartCache {
@@ -195,59 +197,68 @@ impl Drop for HeldChart {
     }
 }
 
-impl HelmEngine {
-    /// The chart at `location`, held (and charged to the run's budget) as long as the returned
-    /// handle lives.
-    fn chart(&self, location: &ChartLocation) -> Result<Arc<HeldChart>, HelmRenderError> {
-        // Debug output redacts credentials; the rest names the chart exactly.
-        let key = format!("{location:?}");
-        let held = crate::budget::Resource::LoadedChartBytes;
-        let limit = held.limit(self.budget.limits());
-        // Room for the chart about to be loaded (charged only once loaded): charts no render
-        // holds go first, then renders in flight holding over half the budget are waited for.
-        loop {
+/// A chart load in progress, charged to the run's budget of loaded charts as it reads
+/// (`helm::LoadOptions::hold`): each file twice (loaded, and copied into `.Files` by the render
+/// that holds it), before an archive member is inflated. What it charged is given back if the
+/// load fails, or passes to the [`HeldChart`] it becomes.
+///
+/// One load at a time charges (it takes the cache's turn at its first charge and keeps it to the
+/// end): two loads each holding part of the budget would otherwise wait for each other. While
+/// a charge does not fit, charts no render holds are let go, then renders in flight are waited
+/// for (they end and let go of theirs); a load fails only when its chart alone is over the
+/// limit, so whether a release fails never depends on which others render at the same time.
+#[derive(Debug)]
+struct ChartLoad {
+    budget: Arc<crate::budget::RunBudget>,
+    loaded: LoadedCharts,
+    has_turn: std::sync::atomic::AtomicBool,
+    charged: std::sync::atomic::AtomicU64,
+}
+
+impl ChartLoad {
+    fn new(engine: &HelmEngine) -> Self {
+        ChartLoad {
+            budget: engine.budget.clone(),
+            loaded: engine.loaded.clone(),
+            has_turn: Default::default(),
+            charged: Default::default(),
+        }
+    }
+
+    /// Waits for the turn to charge, unless this load has it (or the run is cancelled).
+    fn take_turn(&self) {
+        use std::sync::atomic::Ordering;
+        if self.has_turn.load(Ordering::Relaxed) {
+            return;
+        }
+        while !self.budget.is_cancelled() {
             let Ok(mut loaded) = self.loaded.lock() else {
-                break;
+                return;
             };
-            if let Some(known) = loaded.get(&key) {
-                return known;
-            }
-            while self.budget.used(held) > limit / 4 && loaded.evict_one() {}
-            if self.budget.used(held) <= limit / 2 || self.budget.is_cancelled() {
-                break;
+            if !loaded.turn_taken {
+                loaded.turn_taken = true;
+                self.has_turn.store(true, Ordering::Relaxed);
+                return;
             }
             drop(loaded);
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let load_options = helm::LoadOptions {
-            run: Some(self.budget.clone()),
-            ..helm::LoadOptions::default()
-        };
-        let result = match location {
-            ChartLocation::Local { root, path } => load_local(root, path, &load_options),
-            ChartLocation::Repository(chart) => repository_chart(chart, self),
-        }
-        .and_then(|chart| self.hold(chart));
-        if let Ok(mut loaded) = self.loaded.lock() {
-            loaded.entries.push_back((key, result.clone()));
-        }
-        result
     }
 
-    /// Charges `chart` to the run's budget of loaded charts. While it does not fit, charts no
-    /// render holds are let go, then renders in flight are waited for (they end and let go of
-    /// theirs); it fails only when the chart alone is over the limit, so whether a release
-    /// fails never depends on which others happen to render at the same time.
-    fn hold(&self, chart: helm::Chart) -> Result<Arc<HeldChart>, HelmRenderError> {
+    /// Charges `amount` bytes, waiting for room as the type's documentation says.
+    fn charge_bytes(&self, amount: u64) -> Result<(), crate::budget::Exceeded> {
+        use std::sync::atomic::Ordering;
         let held = crate::budget::Resource::LoadedChartBytes;
-        // Held twice: loaded, and copied into `.Files` by the render that holds it.
-        let bytes = chart.bytes().saturating_mul(2);
+        let limit = held.limit(self.budget.limits());
         loop {
-            let exceeded = match self.budget.charge(held, bytes) {
-                Ok(()) => break,
+            let exceeded = match self.budget.charge(held, amount) {
+                Ok(()) => {
+                    self.charged.fetch_add(amount, Ordering::Relaxed);
+                    return Ok(());
+                }
                 Err(exceeded) => exceeded,
             };
-            self.budget.release(held, bytes);
+            self.budget.release(held, amount);
             let evicted = self
                 .loaded
                 .lock()
@@ -256,21 +267,93 @@ impl HelmEngine {
             if evicted {
                 continue;
             }
-            if self.budget.used(held) == 0 || self.budget.is_cancelled() {
-                return Err(HelmRenderError::Failed(format!(
+            let alone = self.charged.load(Ordering::Relaxed).saturating_add(amount);
+            if alone > limit || self.budget.is_cancelled() {
+                return Err(exceeded);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// The loaded chart, held: its bytes (twice) stay charged, what the load charged beyond
+    /// them (files the chart does not keep, such as `Chart.yaml`) is given back.
+    fn into_held(self, chart: helm::Chart) -> Result<Arc<HeldChart>, HelmRenderError> {
+        use std::sync::atomic::Ordering;
+        let held = crate::budget::Resource::LoadedChartBytes;
+        let bytes = chart.bytes().saturating_mul(2);
+        let charged = self.charged.load(Ordering::Relaxed);
+        if bytes > charged {
+            self.charge_bytes(bytes - charged).map_err(|exceeded| {
+                HelmRenderError::Failed(format!(
                     "chart {} {} ({} bytes with its subcharts, held twice while rendered): {exceeded}",
                     chart.name(),
                     chart.metadata.version,
                     bytes / 2
-                )));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
+                ))
+            })?;
+        } else {
+            self.budget.release(held, charged - bytes);
         }
+        self.charged.store(0, Ordering::Relaxed);
         Ok(Arc::new(HeldChart {
             chart,
             bytes,
             budget: self.budget.clone(),
         }))
+    }
+}
+
+impl helm::ChargeLoad for ChartLoad {
+    fn charge(&self, bytes: u64) -> Result<(), crate::budget::Exceeded> {
+        self.take_turn();
+        self.charge_bytes(bytes.saturating_mul(2))
+    }
+}
+
+impl Drop for ChartLoad {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering;
+        let held = crate::budget::Resource::LoadedChartBytes;
+        self.budget
+            .release(held, self.charged.load(Ordering::Relaxed));
+        if self.has_turn.load(Ordering::Relaxed) {
+            if let Ok(mut loaded) = self.loaded.lock() {
+                loaded.turn_taken = false;
+            }
+        }
+    }
+}
+
+impl HelmEngine {
+    /// The chart at `location`, held (and charged to the run's budget) as long as the returned
+    /// handle lives.
+    fn chart(&self, location: &ChartLocation) -> Result<Arc<HeldChart>, HelmRenderError> {
+        // Debug output redacts credentials; the rest names the chart exactly.
+        let key = format!("{location:?}");
+        if let Some(known) = self.loaded.lock().ok().and_then(|l| l.get(&key)) {
+            return known;
+        }
+        let load = Arc::new(ChartLoad::new(self));
+        let load_options = helm::LoadOptions {
+            run: Some(self.budget.clone()),
+            hold: Some(load.clone()),
+            ..helm::LoadOptions::default()
+        };
+        let result = match location {
+            ChartLocation::Local { root, path } => load_local(root, path, &load_options),
+            ChartLocation::Repository(chart) => repository_chart(chart, self, &load_options),
+        };
+        drop(load_options);
+        let result = result.and_then(|chart| match Arc::try_unwrap(load) {
+            Ok(load) => load.into_held(chart),
+            Err(_) => Err(HelmRenderError::Failed(
+                "the chart's load is still referenced".to_owned(),
+            )),
+        });
+        if let Ok(mut loaded) = self.loaded.lock() {
+            loaded.entries.push_back((key, result.clone()));
+        }
+        result
     }
 }
 
@@ -462,15 +545,12 @@ fn values_files(
 pub(crate) fn repository_chart(
     chart: &RepositoryChart,
     engine: &HelmEngine,
+    load_options: &helm::LoadOptions,
 ) -> Result<helm::Chart, HelmRenderError> {
-    let load_options = helm::LoadOptions {
-        run: Some(engine.budget.clone()),
-        ..helm::LoadOptions::default()
-    };
     let loaded = match fetch_repository_chart(chart, engine)? {
-        helm::repo::FetchedChart::Directory { path, .. } => helm::load_dir(&path, &load_options),
+        helm::repo::FetchedChart::Directory { path, .. } => helm::load_dir(&path, load_options),
         helm::repo::FetchedChart::Archive { name, bytes, .. } => {
-            helm::load_archive(&name, &bytes, &load_options)
+            helm::load_archive(&name, &bytes, load_options)
         }
     };
     loaded.map_err(|e| HelmRenderError::Failed(e.to_string()))

@@ -125,7 +125,8 @@ pub(crate) fn source_id(flux: &FluxObject, source: &crate::model::CrossRef) -> R
 
 /// Assembles the artifact `index` of `generator`. `source_dir` gives each source's directory, or
 /// why it has none offline; an artifact that is not a source directory as it stands is mounted
-/// in memory under `mount_parent` (an absolute path; nothing is created there).
+/// in memory under `mount_parent` (an absolute path; nothing is created there). The bytes its
+/// `Extract` copies inflate are charged to the run's `budget` of bytes extracted.
 pub(crate) fn assemble(
     flux: &FluxObject,
     generator: &ArtifactGenerator,
@@ -133,6 +134,7 @@ pub(crate) fn assemble(
     source_dir: &dyn Fn(&ResourceId) -> Result<PathBuf, String>,
     mount_parent: &Path,
     facts: &Arc<FsFacts>,
+    budget: &crate::budget::RunBudget,
 ) -> Result<ArtifactRoot, String> {
     let spec = generator
         .artifacts
@@ -177,7 +179,7 @@ pub(crate) fn assemble(
     {
         return Err(format!("{label}: unknown copy strategy `{}`", bad.strategy));
     }
-    let built = artifact::build(&copies, &sources)
+    let built = artifact::build(&copies, &sources, Some(budget))
         .map_err(|e| format!("{label}: {e}"))?
         .archived();
     if let Some(root) = mirrored_directory(&built, &trees) {

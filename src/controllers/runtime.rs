@@ -857,6 +857,7 @@ impl Runtime<'_> {
             &source_dir,
             &mount_parent,
             &self.repository.fs_facts,
+            &self.options.budget,
         )
         .map(Arc::new);
         if let Ok(mut artifacts) = self.artifacts.lock() {

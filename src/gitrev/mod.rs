@@ -45,10 +45,11 @@ pub enum GitError {
     Pack { id: String, kind: PackError },
     #[error("{0}")]
     Unsupported(String),
-    /// A run-wide budget went over while reading object `id`.
-    #[error("object {id}: {exceeded}")]
+    /// A run-wide budget went over while reading `object` (`object ID`, or a path at a
+    /// revision where the reader knows it: [`Repository::at_path`]).
+    #[error("{object}: {exceeded}")]
     Budget {
-        id: String,
+        object: String,
         exceeded: crate::budget::Exceeded,
     },
 }
@@ -67,6 +68,8 @@ pub struct Repository {
     /// The run whose budget of extracted bytes (`Resource::ExtractedBytes`) every object read is
     /// charged to, once set ([`Repository::charge_to`]).
     budget: Option<std::sync::Arc<crate::budget::RunBudget>>,
+    /// The first read that went over the budget, by path and revision ([`Repository::at_path`]).
+    over_budget: std::sync::Mutex<Option<String>>,
 }
 
 impl Repository {
@@ -122,6 +125,7 @@ impl Repository {
             common_dir,
             store,
             budget: None,
+            over_budget: std::sync::Mutex::default(),
         })
     }
 
@@ -289,6 +293,34 @@ impl Repository {
         self
     }
 
+    /// `error`, naming the file or directory `path` of `revision` that was being read when it is
+    /// the run's budget going over; the first such is kept for [`Repository::over_budget`].
+    pub(crate) fn at_path(&self, error: GitError, path: &Path, revision: ObjectId) -> GitError {
+        let GitError::Budget { object, exceeded } = error else {
+            return error;
+        };
+        let shown = if path.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            path
+        };
+        let short: String = revision.to_hex().chars().take(12).collect();
+        let named = format!("`{}` at revision {short} ({object})", shown.display());
+        if let Ok(mut first) = self.over_budget.lock() {
+            first.get_or_insert_with(|| named.clone());
+        }
+        GitError::Budget {
+            object: named,
+            exceeded,
+        }
+    }
+
+    /// The first read that went over the run's budget, by path and revision, where a reader
+    /// named it ([`Repository::at_path`]).
+    pub fn over_budget(&self) -> Option<String> {
+        self.over_budget.lock().ok().and_then(|first| first.clone())
+    }
+
     fn read(&self, id: ObjectId) -> Result<objects::Object, GitError> {
         let object = match self.store.read(id) {
             Err(GitError::MissingObject(id, _)) if self.shallow => Err(GitError::MissingObject(
@@ -302,7 +334,7 @@ impl Repository {
             budget
                 .charge(extracted, object.data.len() as u64)
                 .map_err(|exceeded| GitError::Budget {
-                    id: id.to_string(),
+                    object: format!("object {id}"),
                     exceeded,
                 })?;
         }

@@ -37,13 +37,20 @@ pub fn changed_files(
     base: ObjectId,
     head: Option<ObjectId>,
 ) -> Result<Vec<ChangedFile>, GitError> {
-    let base_tree = repository.tree_of(base)?;
+    let root = Path::new("");
+    let base_tree = repository
+        .tree_of(base)
+        .map_err(|e| repository.at_path(e, root, base))?;
     let mut changed = Vec::new();
     match head {
         Some(head) => {
-            let head_tree = repository.tree_of(head)?;
+            let head_tree = repository
+                .tree_of(head)
+                .map_err(|e| repository.at_path(e, root, head))?;
+            let revisions = Revisions { base, head };
             diff_trees(
                 repository,
+                revisions,
                 Some(base_tree),
                 Some(head_tree),
                 &PathBuf::new(),
@@ -53,13 +60,14 @@ pub fn changed_files(
         }
         None => {
             let mut blobs = BTreeMap::new();
-            list_blobs(repository, base_tree, &PathBuf::new(), 0, &mut blobs)?;
+            list_blobs(repository, base, base_tree, &PathBuf::new(), 0, &mut blobs)?;
             let work_tree = &repository.work_tree;
             for (path, (mode, id)) in &blobs {
-                if !same_as_working_file(repository, &work_tree.join(path), *mode, *id) {
+                let blob = read_blob(repository, *id, path, base)?;
+                if !same_as_working_file(blob.as_deref(), &work_tree.join(path), *mode) {
                     changed.push(ChangedFile {
                         path: path.clone(),
-                        base: read_blob(repository, *id),
+                        base: blob,
                     });
                 }
             }
@@ -75,11 +83,23 @@ pub fn changed_files(
     Ok(changed)
 }
 
+/// The two revisions [`diff_trees`] compares, for errors that name a path at one of them.
+#[derive(Clone, Copy)]
+struct Revisions {
+    base: ObjectId,
+    head: ObjectId,
+}
+
+/// The entries of `tree`, the directory `path` of `revision`.
 fn tree_entries(
     repository: &Repository,
     tree: ObjectId,
+    path: &Path,
+    revision: ObjectId,
 ) -> Result<Vec<super::tree::TreeEntry>, GitError> {
-    let object = repository.read(tree)?;
+    let object = repository
+        .read(tree)
+        .map_err(|e| repository.at_path(e, path, revision))?;
     if object.kind != Kind::Tree {
         return Err(GitError::Corrupt {
             id: tree.to_string(),
@@ -99,6 +119,7 @@ fn too_deep(path: &Path) -> GitError {
 /// Every blob and symlink of `tree`, by path.
 fn list_blobs(
     repository: &Repository,
+    revision: ObjectId,
     tree: ObjectId,
     prefix: &Path,
     depth: usize,
@@ -107,10 +128,10 @@ fn list_blobs(
     if depth > MAX_DEPTH {
         return Err(too_deep(prefix));
     }
-    for entry in tree_entries(repository, tree)? {
+    for entry in tree_entries(repository, tree, prefix, revision)? {
         let path = prefix.join(&entry.name);
         match entry.mode {
-            MODE_TREE => list_blobs(repository, entry.id, &path, depth + 1, out)?,
+            MODE_TREE => list_blobs(repository, revision, entry.id, &path, depth + 1, out)?,
             MODE_SUBMODULE => {}
             mode => {
                 out.insert(path, (mode, entry.id));
@@ -123,6 +144,7 @@ fn list_blobs(
 /// The files of two trees that differ; a subtree with the same id on both sides is skipped.
 fn diff_trees(
     repository: &Repository,
+    revisions: Revisions,
     base: Option<ObjectId>,
     head: Option<ObjectId>,
     prefix: &Path,
@@ -135,17 +157,19 @@ fn diff_trees(
     if depth > MAX_DEPTH {
         return Err(too_deep(prefix));
     }
-    let entries = |tree: Option<ObjectId>| -> Result<BTreeMap<String, (u32, ObjectId)>, GitError> {
+    let entries = |tree: Option<ObjectId>,
+                   revision: ObjectId|
+     -> Result<BTreeMap<String, (u32, ObjectId)>, GitError> {
         Ok(match tree {
-            Some(tree) => tree_entries(repository, tree)?
+            Some(tree) => tree_entries(repository, tree, prefix, revision)?
                 .into_iter()
                 .map(|e| (e.name, (e.mode, e.id)))
                 .collect(),
             None => BTreeMap::new(),
         })
     };
-    let base_entries = entries(base)?;
-    let head_entries = entries(head)?;
+    let base_entries = entries(base, revisions.base)?;
+    let head_entries = entries(head, revisions.head)?;
     let mut names: Vec<&String> = base_entries.keys().chain(head_entries.keys()).collect();
     names.sort();
     names.dedup();
@@ -164,6 +188,7 @@ fn diff_trees(
         if base_tree.is_some() || head_tree.is_some() {
             diff_trees(
                 repository,
+                revisions,
                 base_tree.map(|(_, id)| id),
                 head_tree.map(|(_, id)| id),
                 &path,
@@ -173,29 +198,38 @@ fn diff_trees(
         }
         let (base_file, head_file) = (file_of(before), file_of(after));
         if (base_file.is_some() || head_file.is_some()) && base_file != head_file {
-            out.push(ChangedFile {
-                path,
-                base: base_file.and_then(|(_, id)| read_blob(repository, id)),
-            });
+            let base = match base_file {
+                Some((_, id)) => read_blob(repository, id, &path, revisions.base)?,
+                None => None,
+            };
+            out.push(ChangedFile { path, base });
         }
     }
     Ok(())
 }
 
-fn read_blob(repository: &Repository, id: ObjectId) -> Option<std::sync::Arc<Vec<u8>>> {
-    repository
-        .read(id)
-        .ok()
-        .filter(|o| o.kind == Kind::Blob)
-        .map(|o| o.data)
+/// The contents of blob `id`, the file `path` of `revision`; `None` when it cannot be read (the
+/// file then counts as changed). The run's budget going over is an error, naming the file: a
+/// change set read short of its files would leave out what changed.
+fn read_blob(
+    repository: &Repository,
+    id: ObjectId,
+    path: &Path,
+    revision: ObjectId,
+) -> Result<Option<std::sync::Arc<Vec<u8>>>, GitError> {
+    match repository.read(id) {
+        Ok(object) => Ok((object.kind == Kind::Blob).then_some(object.data)),
+        Err(error @ GitError::Budget { .. }) => Err(repository.at_path(error, path, revision)),
+        Err(_) => Ok(None),
+    }
 }
 
-/// Whether the working tree's `file` holds what the blob `id` holds (a symlink: its target).
-fn same_as_working_file(repository: &Repository, file: &Path, mode: u32, id: ObjectId) -> bool {
+/// Whether the working tree's `file` holds `blob` (a symlink: as its target).
+fn same_as_working_file(blob: Option<&Vec<u8>>, file: &Path, mode: u32) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(file) else {
         return false;
     };
-    let Some(blob) = read_blob(repository, id) else {
+    let Some(blob) = blob else {
         return false;
     };
     if mode == MODE_SYMLINK {

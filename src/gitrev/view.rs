@@ -40,7 +40,8 @@ pub fn mount(
     notes.sort();
     let tree = builder.finish(Box::new(RevisionBlobs {
         repository,
-        ids: blobs,
+        commit,
+        blobs,
     }));
     let mount = crate::fsio::mount(tree, parent, label).map_err(|e| GitError::Io {
         path: parent.to_path_buf(),
@@ -49,10 +50,13 @@ pub fn mount(
     Ok((mount, notes))
 }
 
+/// Each file's blob and path, by the number `build` gave it.
+type FileBlobs = Vec<(ObjectId, PathBuf)>;
+
 fn build(
     repository: &Repository,
     commit: ObjectId,
-) -> Result<(Builder, Vec<ObjectId>, Vec<String>), GitError> {
+) -> Result<(Builder, FileBlobs, Vec<String>), GitError> {
     let mut builder = Builder::default();
     let mut blobs = Vec::new();
     let mut notes = Vec::new();
@@ -60,7 +64,9 @@ fn build(
     let mut stack: Vec<(ObjectId, NodeId, PathBuf, usize)> =
         vec![(root, Builder::ROOT, PathBuf::new(), 0)];
     while let Some((tree, node, relative, depth)) = stack.pop() {
-        let object = repository.read(tree)?;
+        let object = repository
+            .read(tree)
+            .map_err(|e| repository.at_path(e, &relative, commit))?;
         if object.kind != Kind::Tree {
             return Err(GitError::Corrupt {
                 id: tree.to_string(),
@@ -106,7 +112,9 @@ fn build(
                     path.display()
                 )),
                 0o120000 => {
-                    let target = repository.read(entry.id)?;
+                    let target = repository
+                        .read(entry.id)
+                        .map_err(|e| repository.at_path(e, &path, commit))?;
                     if target.kind != Kind::Blob || target.data.len() > MAX_SYMLINK_TARGET {
                         notes.push(format!(
                             "`{}`: not a symlink git would check out; not read",
@@ -119,7 +127,7 @@ fn build(
                 }
                 _ => {
                     builder.file(node, name, blobs.len());
-                    blobs.push(entry.id);
+                    blobs.push((entry.id, path));
                 }
             }
         }
@@ -127,19 +135,24 @@ fn build(
     Ok((builder, blobs, notes))
 }
 
-/// File contents from the object store, by the number `build` gave each file.
+/// File contents from the object store, by the number `build` gave each file (with its path,
+/// for an error that names it).
 struct RevisionBlobs {
     repository: Arc<Repository>,
-    ids: Vec<ObjectId>,
+    commit: ObjectId,
+    blobs: FileBlobs,
 }
 
 impl Blobs for RevisionBlobs {
     fn read(&self, blob: usize, max_bytes: u64) -> Result<Arc<Vec<u8>>, BlobError> {
-        let id = *self
-            .ids
+        let (id, path) = self
+            .blobs
             .get(blob)
             .ok_or_else(|| BlobError::Failed("no such file".to_owned()))?;
-        let object = match self.repository.read(id) {
+        let id = *id;
+        let read = self.repository.read(id);
+        let read = read.map_err(|e| self.repository.at_path(e, path, self.commit));
+        let object = match read {
             Ok(object) => object,
             Err(GitError::Pack {
                 kind: PackError::TooLarge,

@@ -58,7 +58,8 @@ pub enum LoadError {
     TooManyFiles { file: String, max: usize },
     #[error("{file}: chart is larger than {max} bytes decompressed (the size limit)")]
     TooLarge { file: String, max: u64 },
-    /// A run-wide budget (bytes extracted from archives) went over at `file`.
+    /// A run-wide budget (bytes extracted from archives, bytes of loaded charts) went over at
+    /// `file`.
     #[error("{file}: {exceeded}")]
     Budget {
         file: String,

@@ -194,6 +194,7 @@ mod tests {
             rng_state: 0,
             now_unix: 0,
             lookups: 0,
+            run: None,
         };
         helm_methods(&mut env, &files(), name, args)
             .expect("a method")
@@ -225,6 +226,7 @@ mod tests {
             rng_state: 0,
             now_unix: 0,
             lookups: 0,
+            run: None,
         };
         let config = helm_methods(&mut env, &globbed, "AsConfig", &[])
             .unwrap()
@@ -262,6 +264,7 @@ mod tests {
             rng_state: 0,
             now_unix: 0,
             lookups: 0,
+            run: None,
         };
         let apis = Value::List(vec![Value::String("apps/v1".into())]);
         let has = |v: &str, env: &mut FuncEnv| {

@@ -31,6 +31,15 @@ pub struct LoadOptions {
     /// The run whose budget of extracted bytes (`Resource::ExtractedBytes`) the chart archives'
     /// files are charged to.
     pub run: Option<std::sync::Arc<crate::budget::RunBudget>>,
+    /// Charged with each file's bytes as the load takes them: an archive member's before it is
+    /// inflated, a directory's file once read. A refusal stops the load.
+    pub hold: Option<std::sync::Arc<dyn ChargeLoad>>,
+}
+
+/// Memory a chart load takes, charged as it is taken ([`LoadOptions::hold`]): the caller's
+/// budget of loaded charts, which may wait for room or refuse.
+pub trait ChargeLoad: std::fmt::Debug + Send + Sync {
+    fn charge(&self, bytes: u64) -> Result<(), crate::budget::Exceeded>;
 }
 
 impl Default for LoadOptions {
@@ -41,6 +50,7 @@ impl Default for LoadOptions {
             max_entries: 20_000,
             max_depth: 16,
             run: None,
+            hold: None,
         }
     }
 }
@@ -78,6 +88,25 @@ impl Ctx<'_> {
                     max: self.options.max_total_bytes,
                 },
             ));
+        }
+        Ok(())
+    }
+}
+
+impl LoadOptions {
+    /// Charges `size` bytes of `file` to the run's budgets: the bytes extracted (when they are
+    /// inflated from an archive) and the memory the load holds.
+    fn charge(&self, chart: &str, file: &str, size: u64, extracted: bool) -> Result<(), Error> {
+        let over = |exceeded| {
+            let file = file.to_string();
+            load_error(chart, LoadError::Budget { file, exceeded })
+        };
+        if let Some(run) = self.run.as_ref().filter(|_| extracted) {
+            run.charge(crate::budget::Resource::ExtractedBytes, size)
+                .map_err(over)?;
+        }
+        if let Some(hold) = &self.hold {
+            hold.charge(size).map_err(over)?;
         }
         Ok(())
     }
@@ -268,6 +297,7 @@ fn walk(
         }
         let data = read_limited(&ctx.facts, root, &path, chart, &rel, ctx.options)?;
         ctx.take(chart, &rel, data.len() as u64)?;
+        ctx.options.charge(chart, &rel, data.len() as u64, false)?;
         files.push(ChartFile {
             name: rel,
             data: strip_bom(data).into(),
@@ -319,7 +349,12 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
         data_bytes: options.max_total_bytes.saturating_sub(ctx.budget.bytes),
     };
     let mut files = Vec::new();
-    let read = archive::read_tar_gz(bytes, &limits, |member| {
+    // Charged before each file is inflated, so a bomb stops at the budget, not after it.
+    let reserve = |path: &str, size: u64| {
+        let file = archive_entry_name(path).unwrap_or_else(|_| path.to_string());
+        options.charge(name, &file, size, true)
+    };
+    let read = archive::read_tar_gz(bytes, &limits, reserve, |member| {
         if member.kind == archive::Kind::Dir {
             return Ok(());
         }
@@ -329,14 +364,6 @@ fn archive(name: &str, bytes: &[u8], depth: usize, ctx: &mut Ctx<'_>) -> Result<
             return Ok(());
         }
         ctx.take(name, &file_name, member.data.len() as u64)?;
-        if let Some(run) = &options.run {
-            let extracted = crate::budget::Resource::ExtractedBytes;
-            run.charge(extracted, member.data.len() as u64)
-                .map_err(|exceeded| {
-                    let file = file_name.clone();
-                    load_error(name, LoadError::Budget { file, exceeded })
-                })?;
-        }
         files.push(ChartFile {
             name: file_name,
             data: strip_bom(member.data).into(),

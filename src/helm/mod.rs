@@ -36,7 +36,7 @@ pub use chart_cache::{CompiledSchema, ParsedTemplates};
 pub use error::{Error, LoadError};
 pub use helmignore::RuleError;
 pub use kube_version::{KubeVersion, KubeVersionError};
-pub use load::{load_archive, load_dir, LoadOptions};
+pub use load::{load_archive, load_dir, ChargeLoad, LoadOptions};
 pub use render::{
     render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
 };

@@ -315,6 +315,7 @@ fn parse_and_execute(
         rng_state: seed(&options.release),
         now_unix: options.now_unix,
         lookups: 0,
+        run: None,
     };
     let mut rendered = BTreeMap::new();
     let mut documents = 0usize;

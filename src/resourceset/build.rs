@@ -72,7 +72,7 @@ pub fn build(
         for input in inputs {
             let rendered = execute(&set, input, run)
                 .map_err(|e| Error::Build(format!("failed to build resources[{index}]: {e}")))?;
-            let object = read_object(&rendered)
+            let object = read_object(&rendered, run)
                 .map_err(|e| Error::Build(format!("failed to build resources[{index}]: {e}")))?;
             keep(object, &mut objects, &mut seen);
         }
@@ -84,7 +84,7 @@ pub fn build(
                 Error::Build(format!("failed to build resources from template: {e}"))
             })?;
             within_budget(run, objects.len(), documents(&rendered))?;
-            for object in read_objects(&rendered)? {
+            for object in read_objects(&rendered, run)? {
                 keep(object, &mut objects, &mut seen);
             }
         }
@@ -141,7 +141,7 @@ fn render_resource(
     let wrap = |e: String| Error::Build(format!("failed to build resources[{index}]: {e}"));
     let set = parse(&item_text(item))?;
     let rendered = execute(&set, input, run).map_err(wrap)?;
-    read_object(&rendered).map_err(wrap)
+    read_object(&rendered, run).map_err(wrap)
 }
 
 fn render_template(
@@ -154,7 +154,7 @@ fn render_template(
     let rendered = execute(&set, input, run)
         .map_err(|e| Error::Build(format!("failed to build resources from template: {e}")))?;
     within_budget(run, held, documents(&rendered))?;
-    read_objects(&rendered)
+    read_objects(&rendered, run)
 }
 
 /// At most how many documents `text` holds (a line starting `---` begins one), counted before
@@ -249,6 +249,7 @@ fn execute(set: &Set, input: &InputSet, run: &Arc<RunBudget>) -> Result<String, 
         rng_state: 0,
         now_unix: 0,
         lookups: 0,
+        run: None,
     };
     let text = set
         .execute("resourceset", &Value::Nil, &options, &mut env)
@@ -429,8 +430,14 @@ pub fn yaml_to_json(node: &Node) -> Json {
     }
 }
 
-fn parse_documents(text: &str) -> Result<Vec<Json>, String> {
-    let documents = yaml::parse_stream(text, &yaml::ParseOptions::default()).map_err(|e| {
+/// The documents of rendered `text`; the aliases they expand are charged to `run`'s budget, as
+/// every other YAML a run reads.
+fn parse_documents(text: &str, run: &Arc<RunBudget>) -> Result<Vec<Json>, String> {
+    let options = yaml::ParseOptions {
+        run: Some(run.clone()),
+        ..yaml::ParseOptions::default()
+    };
+    let documents = yaml::parse_stream(text, &options).map_err(|e| {
         format!(
             "error converting YAML to JSON: yaml: line {}: {}",
             e.pos.line, e.message
@@ -440,8 +447,9 @@ fn parse_documents(text: &str) -> Result<Vec<Json>, String> {
 }
 
 /// `ReadObject`: the first document, which must be an object.
-fn read_object(text: &str) -> Result<Map<String, Json>, String> {
-    let documents = parse_documents(text).map_err(|e| format!("failed to read object: {e}"))?;
+fn read_object(text: &str, run: &Arc<RunBudget>) -> Result<Map<String, Json>, String> {
+    let documents =
+        parse_documents(text, run).map_err(|e| format!("failed to read object: {e}"))?;
     match documents.into_iter().find(|d| !d.is_null()) {
         Some(Json::Object(object)) => Ok(object),
         Some(_) => Err("failed to read object: the document is not a mapping".into()),
@@ -451,9 +459,9 @@ fn read_object(text: &str) -> Result<Map<String, Json>, String> {
 
 /// `ReadObjects`: documents without apiVersion, kind or name are dropped, and so are kustomize
 /// Kustomizations; `*List` kinds are expanded into their items.
-fn read_objects(text: &str) -> Result<Vec<Map<String, Json>>, Error> {
-    let documents =
-        parse_documents(text).map_err(|e| Error::Build(format!("failed to read objects: {e}")))?;
+fn read_objects(text: &str, run: &Arc<RunBudget>) -> Result<Vec<Map<String, Json>>, Error> {
+    let documents = parse_documents(text, run)
+        .map_err(|e| Error::Build(format!("failed to read objects: {e}")))?;
     let mut out = Vec::new();
     for document in documents {
         let Json::Object(object) = document else {

@@ -423,6 +423,9 @@ fn run_shared(
     opts: &ExecOptions,
     env: &mut FuncEnv,
 ) -> Result<String, Error> {
+    if env.run.is_none() {
+        env.run = opts.run.clone();
+    }
     let mut ctx = exec::Ctx {
         opts,
         env,

@@ -10,6 +10,7 @@ fn env() -> FuncEnv {
         rng_state: 7,
         now_unix: 0,
         lookups: 0,
+        run: None,
     }
 }
 

@@ -274,7 +274,7 @@ fn run_case(case: &Value) -> Result<(), String> {
     let copies = copies(&case["artifact"])?;
     check(
         &case["expect"],
-        artifact::build(&copies, &sources),
+        artifact::build(&copies, &sources, None),
         &sources,
     )
 }

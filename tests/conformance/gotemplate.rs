@@ -29,6 +29,7 @@ fn env() -> FuncEnv {
         rng_state: 1,
         now_unix: 0,
         lookups: 0,
+        run: None,
     }
 }
 

@@ -159,6 +159,7 @@ fn render(case: &Json) -> Result<BTreeMap<String, String>, String> {
             rng_state: 7,
             now_unix: 1_700_000_000,
             lookups: 0,
+            run: None,
         };
         let text = set
             .execute(name, &Value::map(ctx), &opts, &mut env)
@@ -886,6 +887,7 @@ fn helmfuncs_oracle_samples() {
             rng_state: 7,
             now_unix: 1_700_000_000,
             lookups: 0,
+            run: None,
         };
         let got = set
             .add("t", &text)
@@ -971,6 +973,7 @@ fn helmfuncs_semver_oracle() {
         rng_state: 7,
         now_unix: 1_700_000_000,
         lookups: 0,
+        run: None,
     };
     for (constraint, answers) in SEMVER_ORACLE {
         let constraint = constraint.trim_matches('"');
@@ -1081,6 +1084,7 @@ fn helmfuncs_corpus_oracle() {
             rng_state: 7,
             now_unix: 0,
             lookups: 0,
+            run: None,
         };
         let got = set
             .add("t", &format!("{{{{ .raw | fromYaml | {conv} }}}}"))

@@ -44,6 +44,7 @@ pub fn check_case(
         rng_state: 7,
         now_unix: 1_700_000_000,
         lookups: 0,
+        run: None,
     };
     let result = set
         .add("test", template)

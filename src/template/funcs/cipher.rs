@@ -82,6 +82,7 @@ mod tests {
             rng_state: 3,
             now_unix: 0,
             lookups: 0,
+            run: None,
         }
     }
 

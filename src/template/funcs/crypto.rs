@@ -270,6 +270,7 @@ mod tests {
             rng_state: seed,
             now_unix: 1_700_000_000,
             lookups: 0,
+            run: None,
         }
     }
 

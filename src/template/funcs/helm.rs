@@ -123,30 +123,47 @@ fn must_to_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
 
 /// `sigs.k8s.io/yaml.Unmarshal` into `interface{}`: the first document, typed as go-yaml v2
 /// (YAML 1.1) types it, then JSON's view of it (numbers are float64; keys are strings).
-fn unmarshal(text: &str) -> std::result::Result<Value, String> {
-    let documents = parse_first_document(text).map_err(|e| {
-        format!(
-            "error converting YAML to JSON: yaml: line {}: {}",
-            e.pos.line, e.message
-        )
-    })?;
+///
+/// The aliases it expands are charged to the run's budget (`env.run`): past it, the call fails
+/// (and the template with it), rather than giving the `Error` value a YAML error gives, since
+/// the budget is the run's, not the text's.
+fn unmarshal(env: &FuncEnv, text: &str) -> Result<std::result::Result<Value, String>> {
+    let documents = match parse_first_document(text, env.run.clone()) {
+        Ok(documents) => documents,
+        Err(e) if e.kind == yaml::ErrorKind::Budget => {
+            return Err(FuncError(format!(
+                "yaml: line {}: {}",
+                e.pos.line, e.message
+            )))
+        }
+        Err(e) => {
+            return Ok(Err(format!(
+                "error converting YAML to JSON: yaml: line {}: {}",
+                e.pos.line, e.message
+            )))
+        }
+    };
     let Some(document) = documents.first() else {
-        return Ok(Value::Nil);
+        return Ok(Ok(Value::Nil));
     };
     if let Some(f) = non_finite_float(&document.root) {
-        return Err(format!(
+        return Ok(Err(format!(
             "error converting YAML to JSON: json: unsupported value: {}",
             gofmt::format_float_g(f)
-        ));
+        )));
     }
-    Ok(gofmt::from_serde(yaml::to_json_helm(&document.root)))
+    Ok(Ok(gofmt::from_serde(yaml::to_json_helm(&document.root))))
 }
 
 /// The documents of `text`, read as far as go-yaml reads for the first one: a syntax error in a
-/// later document is not seen.
-fn parse_first_document(text: &str) -> std::result::Result<Vec<yaml::Document>, yaml::Error> {
+/// later document is not seen. Alias expansion is charged to `run`, when there is one.
+fn parse_first_document(
+    text: &str,
+    run: Option<std::sync::Arc<crate::budget::RunBudget>>,
+) -> std::result::Result<Vec<yaml::Document>, yaml::Error> {
     let options = yaml::ParseOptions {
         last_key_wins: true,
+        run,
         ..yaml::ParseOptions::default()
     };
     let error = match yaml::parse_stream(text, &options) {
@@ -223,14 +240,20 @@ fn as_list(decoded: std::result::Result<Value, String>, prefix: &str) -> Value {
 
 const YAML_JSON_PREFIX: &str = "error unmarshaling JSON: while decoding JSON: ";
 
-fn from_yaml(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+fn from_yaml(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("fromYaml", a, 1)?;
-    Ok(as_map(unmarshal(args::string(&a[0])?), YAML_JSON_PREFIX))
+    Ok(as_map(
+        unmarshal(env, args::string(&a[0])?)?,
+        YAML_JSON_PREFIX,
+    ))
 }
 
-fn from_yaml_array(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
+fn from_yaml_array(env: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     exact("fromYamlArray", a, 1)?;
-    Ok(as_list(unmarshal(args::string(&a[0])?), YAML_JSON_PREFIX))
+    Ok(as_list(
+        unmarshal(env, args::string(&a[0])?)?,
+        YAML_JSON_PREFIX,
+    ))
 }
 
 const JSON: JsonStyle = JsonStyle {

@@ -402,6 +402,7 @@ mod tests {
             rng_state: 1,
             now_unix: 0,
             lookups: 0,
+            run: None,
         }
     }
 

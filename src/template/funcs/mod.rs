@@ -59,6 +59,9 @@ pub struct FuncEnv {
     /// How many times Helm's `lookup` was called. Without a cluster it answers an empty map, so a
     /// caller can tell a failure that may be the want of the objects it asked for.
     pub lookups: u32,
+    /// The run whose budgets functions charge (`fromYaml`'s alias expansion to
+    /// `Resource::AliasNodes`); an execution sets it from `ExecOptions::run` when unset.
+    pub run: Option<std::sync::Arc<crate::budget::RunBudget>>,
 }
 
 /// An error from a function call; the executor wraps it as Go does: `error calling NAME: MESSAGE`.

@@ -9,6 +9,7 @@ fn env() -> FuncEnv {
         rng_state: 42,
         now_unix: 1_700_000_000,
         lookups: 0,
+        run: None,
     }
 }
 

@@ -630,6 +630,7 @@ mod tests {
             rng_state: 9,
             now_unix: 1_700_000_000,
             lookups: 0,
+            run: None,
         };
         let ca = gen_ca_with_key(&mut env, &[s("my-ca"), Value::Int(365), s(&ca_key)]).unwrap();
         assert_eq!(field(&ca, "Key"), ca_key);
@@ -690,6 +691,7 @@ mod tests {
                 rng_state: seed,
                 now_unix: 1_700_000_000,
                 lookups: 0,
+                run: None,
             };
             gen_self_signed_cert_with_key(
                 &mut env,
@@ -705,6 +707,7 @@ mod tests {
             rng_state: 0,
             now_unix: 0,
             lookups: 0,
+            run: None,
         };
         let rebuilt = build_custom_cert(
             &mut env,
@@ -744,6 +747,7 @@ self: {{ $self.Cert | b64enc }}
                 rng_state: seed,
                 now_unix: 1_700_000_000,
                 lookups: 0,
+                run: None,
             };
             set.execute("t", &Value::Nil, &ExecOptions::default(), &mut env)
                 .unwrap()
@@ -805,6 +809,7 @@ self: {{ $self.Cert | b64enc }}
             rng_state: 3,
             now_unix: 1_700_000_000,
             lookups: 0,
+            run: None,
         };
         let ca = gen_ca_with_key(&mut env, &[s("ec-ca"), Value::Int(5), s(&ec_key)]).unwrap();
         assert_eq!(field(&ca, "Key"), ec_key);
@@ -852,6 +857,7 @@ self: {{ $self.Cert | b64enc }}
             rng_state: 0,
             now_unix: 0,
             lookups: 0,
+            run: None,
         };
         let r = gen_self_signed_cert_with_key(
             &mut env,
