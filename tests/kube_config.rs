@@ -195,3 +195,40 @@ fn namespaces_are_judged_in_the_cluster_the_object_is_applied_to() {
         .collect();
     assert_eq!(missing, vec!["HelmRepository/production/podinfo"]);
 }
+
+#[test]
+fn a_flux_object_applied_to_two_clusters_under_one_name_is_warned_about() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root);
+    for cluster in ["staging", "production"] {
+        write(
+            root,
+            &format!("apps/{cluster}/inner.yaml"),
+            &format!(
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: inner\n  namespace: flux-system\nspec:\n  interval: 1h\n  path: ./inner/{cluster}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+            ),
+        );
+        write(
+            root,
+            &format!("inner/{cluster}/cm.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: inner\n  namespace: default\n",
+        );
+    }
+    let output = offlux(root, &["test"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("applied to several clusters"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("Kustomization/flux-system/inner"),
+        "{stderr}"
+    );
+    // Same-named ConfigMaps in two clusters are no finding: only a Flux object loses a row.
+    assert!(
+        !stderr.contains("ConfigMap/default/app: applied"),
+        "{stderr}"
+    );
+}
