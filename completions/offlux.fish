@@ -44,6 +44,22 @@ complete -c offlux -n "__fish_offlux_needs_command" -f -a "completions" -d 'Prin
 complete -c offlux -n "__fish_offlux_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l substitute -d 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-rendered-objects -d 'Objects the run\'s producers may hold at once, over the whole run [default: 50000]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-rendered-bytes -d 'Bytes chart and ResourceSet templates may render, over the whole run [default: 268435456]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-alias-nodes -d 'YAML nodes aliases and merge keys may expand to, over the whole run (every file and document together) [default: 2000000]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-extracted-bytes -d 'Bytes of files extracted from archives (charts, artifacts) and inflated from git objects, over the whole run [default: 1073741824]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-loaded-chart-bytes -d 'Bytes of loaded charts (their files, subcharts included) held at once; charts no release is rendering are let go first, then renders in flight are waited for [default: 536870912]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l secret-producer -d 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease\'s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s n -l namespace -d 'Only objects in this namespace' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s l -l selector -d 'Only objects whose labels match: `key=value`, `key!=value` or `key`, comma-separated' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s o -l output -d 'Output format' -r -f -a "table\t''
@@ -52,6 +68,12 @@ json\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l allow-missing-sources -d 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l strict-substitutions -d 'An unset `${VAR}` without a default fails the Kustomization (Flux\'s strict mode)'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l redact-secret-values -d 'Replace every value that came from a Secret (`substituteFrom` and `valuesFrom` Secrets, in the repository or `--substitute-from`) by `offlux-redacted` wherever it lands, string operators (`${TOKEN:0:6}`, `${TOKEN^^}`) included. Flux itself applies the values; use this where output goes to a CI log or a pull request'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l offline -d 'Never fetch charts over the network; what the cache lacks is reported missing'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l allow-private-network -d 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l env-from-process -d 'Fill an env file\'s bare keys (a line `KEY` without `=`) from offlux\'s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s A -l all-namespaces -d 'Objects in every namespace (the default when no namespace is given)'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -157,7 +157,10 @@ fn validation_errors(report: &RunReport) -> Vec<String> {
     validate::validate_groups(
         by_cluster
             .into_values()
-            .map(|objects| (objects, Vec::new()))
+            .map(|objects| validate::Group {
+                objects,
+                ..Default::default()
+            })
             .collect(),
         &validate::Options {
             kube_minor: 36,

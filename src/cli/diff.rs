@@ -249,6 +249,7 @@ pub(super) fn run(
             let empty = || Side {
                 rendered: Vec::new(),
                 statuses: BTreeMap::new(),
+                clusters: BTreeMap::new(),
             };
             let base_side = c.base.as_ref().map_or_else(empty, |b| side(b, &keeps));
             let head_side = c.head.as_ref().map_or_else(empty, |h| side(h, &keeps));
@@ -635,6 +636,12 @@ fn side<'a>(reconciled: &'a Reconciled, keeps: &dyn Fn(&Object) -> bool) -> Side
             })
             .collect(),
         statuses,
+        clusters: reconciled
+            .report
+            .clusters
+            .iter()
+            .map(|(id, cluster)| (producer_key(id), cluster.clone()))
+            .collect(),
     }
 }
 
@@ -902,11 +909,19 @@ fn markdown_producers(
                 .push_str("| Change | Kind | Namespace | Name | Note |\n|---|---|---|---|---|\n");
             let cell = escape::markdown_cell;
             for change in &changes.objects {
-                let note = match (&change.from, secret_note(change)) {
+                let mut note = match (&change.from, secret_note(change)) {
                     (Some(from), _) => format!("from {}", cell(&from.to_string())),
                     (None, Some(note)) => cell(&note),
                     (None, None) => String::new(),
                 };
+                if !change.object.cluster.is_empty() {
+                    let on = format!("on cluster {}", cell(&change.object.cluster));
+                    note = if note.is_empty() {
+                        on
+                    } else {
+                        format!("{on}; {note}")
+                    };
+                }
                 let _ = writeln!(
                     section,
                     "| {} | {} | {} | {} | {} |",
@@ -1021,6 +1036,10 @@ fn json_items(report: &Report, items: &mut Vec<serde_json::Value>) {
                 "change": change.change.as_str(),
                 "diff": change.diff,
             });
+            if !change.object.cluster.is_empty() {
+                // The `spec.kubeConfig` cluster it is applied to (`cluster` is the entry point's).
+                item["object"]["kubeConfigCluster"] = serde_json::json!(change.object.cluster);
+            }
             if let Some(from) = &change.from {
                 item["from"] = serde_json::json!({
                     "kind": from.kind, "namespace": from.namespace, "name": from.name,

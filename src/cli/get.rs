@@ -1,15 +1,19 @@
-//! `offlux get ks|hr|sources|all [NAME]`: what Flux objects a repository holds, where.
+//! `offlux get ks|hr|sources|all [NAME]`: the Flux objects `offlux test` reconciles, where. The
+//! repository is reconciled as `test` does (each cluster the path holds on its own, the same run
+//! flags), so the list is the roster's: objects as their producer applied them (namespace given by
+//! `targetNamespace` or a kustomization's `namespace:`), none from a directory nothing applies.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 use super::exit::{CliError, ExitStatus};
-use super::repo_args::RepoArgs;
+use super::run_args::RunArgs;
 use super::stdout::Output;
 use super::{report, table, Context};
+use crate::controllers::runtime::RunReport;
 use crate::diagnostic::Severity;
 use crate::discovery::{self, BootstrapSource, Repository};
-use crate::model::{ChartSource, CrossRef, FluxKind, FluxObject, FluxSpec};
+use crate::model::{ChartSource, CrossRef, FluxKind, FluxObject, FluxSpec, Object, ResourceId};
 
 #[derive(clap::Args, Debug)]
 pub struct GetArgs {
@@ -18,8 +22,9 @@ pub struct GetArgs {
     pub what: GetKind,
     /// Only the object with this name.
     pub name: Option<String>,
+    /// How the repository is reconciled: `get` lists what `test` reconciles.
     #[command(flatten)]
-    pub repo: RepoArgs,
+    pub run: RunArgs,
     /// Only objects in this namespace.
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
@@ -71,6 +76,13 @@ struct Record {
     line: u32,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     spec: BTreeMap<&'static str, serde_json::Value>,
+    /// The cluster it belongs to, when the path holds several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<String>,
+    /// The cluster it applies to when not offlux's own (`spec.kubeConfig`, its own or a
+    /// producer's), as `test` names it.
+    #[serde(rename = "appliesTo", skip_serializing_if = "Option::is_none")]
+    applies_to: Option<String>,
 }
 
 pub(super) fn run(
@@ -88,54 +100,36 @@ pub(super) fn run(
         }
     };
     if args.what == GetKind::Clusters {
-        return super::clusters::get(&args.repo, args.output, context, out);
+        return super::clusters::get(&args.run.repo, args.output, context, out);
     }
-    let repository = match args.repo.discover() {
-        Ok(repository) => repository,
-        Err(error) => return Err(CliError::usage(error.to_string(), None)),
+    // What `test` reconciles, as it reconciles it: each cluster the path holds on its own, every
+    // Flux object a run reaches (as its producer applied it: `targetNamespace`, a kustomization's
+    // `namespace:`, patches), none that no entry point applies.
+    let runs = match super::clusters::run_each(
+        &args.run,
+        &super::run_args::ChangedArgs::default(),
+        Vec::new(),
+    ) {
+        Ok(runs) => runs,
+        Err(message) => return Err(CliError::usage(message, None)),
     };
-    super::repo_args::require_flux_objects(&repository, &args.repo.path)?;
-    report::print_diagnostics(&repository.diagnostics, &repository.root, context);
-
-    let mut records: Vec<Record> = repository
-        .flux_objects
-        .iter()
-        .filter(|f| wanted_kind(args.what, f.kind))
-        .filter(|f| args.name.as_deref().is_none_or(|n| f.name() == n))
-        .filter(|f| {
-            args.namespace
-                .as_deref()
-                .is_none_or(|ns| f.namespace() == ns)
-        })
-        .filter(|f| {
-            selector
-                .as_ref()
-                .is_none_or(|s| s.iter().all(|r| r.matches(&f.object.labels())))
-        })
-        .map(record)
-        .collect();
-    if matches!(args.what, GetKind::Sources | GetKind::All)
-        && repository.bootstrap == BootstrapSource::Assumed
-        && args
-            .name
-            .as_deref()
-            .is_none_or(|n| n == discovery::BOOTSTRAP_NAME)
-        && args
-            .namespace
-            .as_deref()
-            .is_none_or(|ns| ns == discovery::BOOTSTRAP_NAMESPACE)
-        && selector.is_none()
-    {
-        records.push(bootstrap_record(&repository));
-        records.sort_by(|a, b| {
-            (&a.kind, &a.namespace, &a.name, &a.file).cmp(&(
-                &b.kind,
-                &b.namespace,
-                &b.name,
-                &b.file,
-            ))
-        });
+    for run in &runs {
+        super::repo_args::require_flux_objects(&run.repository, &args.run.repo.path)?;
     }
+    let mut failed = false;
+    for run in &runs {
+        let diagnostics = run.diagnostics();
+        failed |= diagnostics.iter().any(|d| d.severity == Severity::Error);
+        report::print_diagnostics(&diagnostics, &run.repository.root, context);
+    }
+    let filter = Filter {
+        what: args.what,
+        name: args.name.as_deref(),
+        namespace: args.namespace.as_deref(),
+        selector: selector.as_deref(),
+    };
+    let records = records(&runs, &filter);
+    let several = runs.iter().any(|r| r.cluster.is_some());
 
     let output = match args.output {
         Format::Json => {
@@ -147,7 +141,7 @@ pub(super) fn run(
             Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
             Err(_) => String::new(),
         },
-        Format::Table => context.human(table_output(args.what, &records)),
+        Format::Table => context.human(table_output(args.what, &records, several)),
     };
     out.write(&output)?;
     if records.is_empty() && args.output == Format::Table {
@@ -155,15 +149,198 @@ pub(super) fn run(
             context,
             &format!(
                 "No matching objects found under `{}`.\n",
-                args.repo.path.display()
+                args.run.repo.path.display()
             ),
         );
     }
-    let failed = repository
-        .diagnostics
-        .iter()
-        .any(|d| d.severity == Severity::Error);
+    super::exit::leave_to_exit(runs);
     Ok(ExitStatus::failures_if(failed))
+}
+
+/// Which records `get` prints.
+struct Filter<'a> {
+    what: GetKind,
+    name: Option<&'a str>,
+    namespace: Option<&'a str>,
+    selector: Option<&'a [LabelRequirement]>,
+}
+
+/// The records of the Flux objects `runs` reconciled (each cluster's, naming it when there are
+/// several) that `filter` wants, sorted; with the working tree as the assumed bootstrap source
+/// when a single run assumed it.
+fn records(runs: &[super::clusters::ClusterRun], filter: &Filter<'_>) -> Vec<Record> {
+    let mut records: Vec<Record> = Vec::new();
+    for run in runs {
+        records.extend(
+            reconciled(&run.repository, &run.report)
+                .into_iter()
+                .filter(|r| wanted_kind(filter.what, r.flux_kind))
+                .filter(|r| filter.name.is_none_or(|n| r.record.name == n))
+                .filter(|r| filter.namespace.is_none_or(|ns| r.record.namespace == ns))
+                .filter(|r| {
+                    filter
+                        .selector
+                        .is_none_or(|s| s.iter().all(|q| q.matches(&r.labels)))
+                })
+                .map(|r| Record {
+                    cluster: run.cluster.clone(),
+                    ..r.record
+                }),
+        );
+    }
+    let several = runs.iter().any(|r| r.cluster.is_some());
+    if let (Some(run), false) = (runs.first(), several) {
+        let repository = &run.repository;
+        if matches!(filter.what, GetKind::Sources | GetKind::All)
+            && repository.bootstrap == BootstrapSource::Assumed
+            && filter.name.is_none_or(|n| n == discovery::BOOTSTRAP_NAME)
+            && filter
+                .namespace
+                .is_none_or(|ns| ns == discovery::BOOTSTRAP_NAMESPACE)
+            && filter.selector.is_none()
+            && !records.iter().any(|r| {
+                r.kind == FluxKind::GitRepository.as_str()
+                    && r.namespace == discovery::BOOTSTRAP_NAMESPACE
+                    && r.name == discovery::BOOTSTRAP_NAME
+            })
+        {
+            records.push(bootstrap_record(repository));
+        }
+    }
+    records.sort_by(|a, b| {
+        (&a.cluster, &a.kind, &a.namespace, &a.name, &a.file).cmp(&(
+            &b.cluster,
+            &b.kind,
+            &b.namespace,
+            &b.name,
+            &b.file,
+        ))
+    });
+    records
+}
+
+/// `offlux get all` and `offlux test` on one reconcile of the repository that `args` (run
+/// arguments as on the command line: `--path`, `--root`, `--offline`...) names: the objects `get`
+/// lists and the rows `test` reports, each as `[cluster] Kind/namespace/name`, sorted. `get`'s
+/// assumed bootstrap source (`file: (assumed)`), which `test` has no row for, is left out. For
+/// tests that the two commands agree; `Err` says why the run could not be made.
+#[doc(hidden)]
+pub fn listed_and_tested(args: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
+    #[derive(clap::Parser)]
+    struct Parsed {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+    let parsed = <Parsed as clap::Parser>::try_parse_from(
+        std::iter::once("offlux").chain(args.iter().map(String::as_str)),
+    )
+    .map_err(|e| e.to_string())?;
+    let runs = super::clusters::run_each(
+        &parsed.run,
+        &super::run_args::ChangedArgs::default(),
+        Vec::new(),
+    )?;
+    let filter = Filter {
+        what: GetKind::All,
+        name: None,
+        namespace: None,
+        selector: None,
+    };
+    let named = |cluster: &Option<String>, kind: &str, namespace: &str, name: &str| {
+        let text = format!("{kind}/{namespace}/{name}");
+        match cluster {
+            Some(cluster) => super::clusters::named(cluster, &text),
+            None => text,
+        }
+    };
+    let mut listed: Vec<String> = records(&runs, &filter)
+        .iter()
+        .filter(|r| r.file != ASSUMED)
+        .map(|r| named(&r.cluster, &r.kind, &r.namespace, &r.name))
+        .collect();
+    let mut tested: Vec<String> = runs
+        .iter()
+        .flat_map(|run| {
+            super::test::rows(&run.report)
+                .into_iter()
+                .map(|row| named(&run.cluster, &row.kind, &row.namespace, &row.name))
+        })
+        .collect();
+    listed.sort();
+    tested.sort();
+    super::exit::leave_to_exit(runs);
+    Ok((listed, tested))
+}
+
+/// The file of the working tree's record when it is the assumed bootstrap source.
+const ASSUMED: &str = "(assumed)";
+
+/// A Flux object a run reconciled, with what the filters need.
+struct Reconciled {
+    record: Record,
+    flux_kind: FluxKind,
+    labels: BTreeMap<String, String>,
+}
+
+/// Every Flux object `report` holds a status for (the rows of `offlux test`), as the run has it:
+/// the object its smallest producer applied (as the run's Store keeps it), or the repository's
+/// definition for one nothing applies (the first, as the run seeds it).
+fn reconciled(repository: &Repository, report: &RunReport) -> Vec<Reconciled> {
+    let mut applied: BTreeMap<&ResourceId, &Object> = BTreeMap::new();
+    for objects in report.rendered.values() {
+        for object in objects {
+            applied.entry(&object.id).or_insert(object);
+        }
+    }
+    let written = |id: &ResourceId| -> Option<&Object> {
+        let first = repository
+            .flux_objects
+            .partition_point(|f| f.object.id < *id);
+        repository
+            .flux_objects
+            .get(first)
+            .map(|f| &f.object)
+            .filter(|o| o.id == *id)
+            .or_else(|| repository.invalid_flux.iter().find(|o| o.id == *id))
+    };
+    report
+        .statuses
+        .iter()
+        .filter_map(|(id, _)| {
+            let flux_kind = FluxKind::from_group_kind(&id.group, &id.kind)?;
+            let object = applied.get(id).copied().or_else(|| written(id));
+            let parsed = object.and_then(|o| FluxObject::from_object(o).ok().flatten());
+            let mut record = match &parsed {
+                Some(flux) => record(flux),
+                None => Record {
+                    kind: id.kind.to_string(),
+                    api_version: id.api_version(),
+                    namespace: String::new(),
+                    name: id.name.to_string(),
+                    file: String::new(),
+                    line: 0,
+                    spec: BTreeMap::new(),
+                    cluster: None,
+                    applies_to: None,
+                },
+            };
+            // Where the row says it is: a namespace-less object lands in `default`.
+            record.namespace = super::test::shown_namespace(id).to_owned();
+            if let Some(location) = report.origins.get(id) {
+                record.file = location.file.display().to_string();
+                record.line = location.pos.map_or(0, |p| p.line);
+            } else if let Some(object) = object {
+                record.file = object.file.display().to_string();
+                record.line = object.pos.line;
+            }
+            record.applies_to = report.clusters.get(id).cloned();
+            Some(Reconciled {
+                record,
+                flux_kind,
+                labels: object.map(Object::labels).unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 fn wanted_kind(what: GetKind, kind: FluxKind) -> bool {
@@ -254,6 +431,8 @@ fn record(flux: &FluxObject) -> Record {
         file: flux.object.file.display().to_string(),
         line: flux.object.pos.line,
         spec,
+        cluster: None,
+        applies_to: None,
     }
 }
 
@@ -268,13 +447,16 @@ fn bootstrap_record(repository: &Repository) -> Record {
         api_version: "source.toolkit.fluxcd.io/v1".to_owned(),
         namespace: discovery::BOOTSTRAP_NAMESPACE.to_owned(),
         name: discovery::BOOTSTRAP_NAME.to_owned(),
-        file: "(assumed)".to_owned(),
+        file: ASSUMED.to_owned(),
         line: 0,
         spec,
+        cluster: None,
+        applies_to: None,
     }
 }
 
-fn table_output(what: GetKind, records: &[Record]) -> String {
+/// The records as a table; a `CLUSTER` column first when the path holds `several` clusters.
+fn table_output(what: GetKind, records: &[Record], several: bool) -> String {
     let field = |r: &Record, key: &str| match r.spec.get(key) {
         Some(serde_json::Value::String(s)) => s.clone(),
         Some(serde_json::Value::Array(items)) => items
@@ -368,6 +550,19 @@ fn table_output(what: GetKind, records: &[Record]) -> String {
     };
     if rows.is_empty() {
         return String::new();
+    }
+    if several {
+        let headers: Vec<&str> = std::iter::once("CLUSTER").chain(headers).collect();
+        let rows: Vec<Vec<String>> = rows
+            .into_iter()
+            .zip(records)
+            .map(|(row, r)| {
+                std::iter::once(r.cluster.clone().unwrap_or_default())
+                    .chain(row)
+                    .collect()
+            })
+            .collect();
+        return table::render(&headers, &rows);
     }
     table::render(&headers, &rows)
 }

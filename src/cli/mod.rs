@@ -46,6 +46,8 @@ use exit::{CliError, ExitStatus};
 use stdout::Output;
 
 pub use completions::write_all_completions;
+#[doc(hidden)]
+pub use get::listed_and_tested;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -11,7 +11,7 @@
 //!     ignore: [examples/**]
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -353,14 +353,75 @@ pub(super) fn check(
         orphan_args,
         &orphan_config,
     )?);
+    // The bootstrap applies the entry point's own files to offlux's own cluster.
+    let mut held = bootstrap_namespaces(repository);
+    by_cluster.entry("").or_default();
     let mut groups = Vec::new();
     for (cluster, objects) in by_cluster {
-        groups.push((objects, made.remove(cluster).unwrap_or_default()));
+        groups.push(validate::Group {
+            objects,
+            made: made.remove(cluster).unwrap_or_default(),
+            held: if cluster.is_empty() {
+                std::mem::take(&mut held)
+            } else {
+                Default::default()
+            },
+        });
     }
-    groups.extend(made.into_values().map(|findings| (Vec::new(), findings)));
+    groups.extend(made.into_values().map(|findings| validate::Group {
+        made: findings,
+        ..Default::default()
+    }));
     let mut findings = validate::validate_groups(groups, &options);
     validate::refine_lines(&mut findings, |file| read_in_repository(root, file));
     Ok((findings, checked))
+}
+
+/// The namespaces the bootstrap creates in offlux's own cluster: `v1` Namespaces written in the
+/// entry point's files that no Kustomization of the repository applies. The run reconciles the
+/// Flux objects of those files as written (`runtime::entry_points`) and renders nothing else of
+/// them, but the bootstrap (`flux bootstrap --path`, or a `flux-system` Kustomization the
+/// repository does not hold) applies the whole directory: its kustomization file's inputs, or,
+/// without one, every YAML file as kustomize-controller's generator
+/// (`generator.Generate`/`WriteFile` in fluxcd/pkg kustomize) includes them — the same files
+/// `cli::orphans::run_facts` takes as roots.
+fn bootstrap_namespaces(repository: &crate::discovery::Repository) -> BTreeSet<String> {
+    let root = &repository.root;
+    let entry = &repository.entry;
+    let files: Vec<(&Path, &[crate::yaml::Document])> = repository
+        .yaml_files
+        .iter()
+        .filter_map(|path| {
+            let documents = repository.parsed_files.get(path)?;
+            let relative = crate::fs_facts::strip_root(path, root).unwrap_or(path);
+            Some((relative, &documents[..]))
+        })
+        .collect();
+    let layout = validate::Layout::new(&files);
+    let applied_by_a_kustomization: BTreeSet<&Path> = repository
+        .parents
+        .keys()
+        .map(|(file, _)| file.as_path())
+        .collect();
+    let mut namespaces = BTreeSet::new();
+    for (file, documents) in &files {
+        if !file.starts_with(entry)
+            || applied_by_a_kustomization.contains(file)
+            || !(layout.is_input(file) || layout.generated_by(entry, file))
+        {
+            continue;
+        }
+        for document in documents.iter() {
+            let node = &document.root;
+            let field = |name: &str| node.get(name).and_then(Node::as_str);
+            if field("apiVersion") == Some("v1") && field("kind") == Some("Namespace") {
+                if let Some(name) = node.get_path(&["metadata", "name"]).and_then(Node::as_str) {
+                    namespaces.insert(name.to_owned());
+                }
+            }
+        }
+    }
+    namespaces
 }
 
 /// How findings name each producer: `Kind/namespace/name`, and the cluster it applies to when

@@ -82,6 +82,73 @@ pub(crate) fn target_clusters<'a>(
     clusters
 }
 
+/// A warning for each Flux object that producers apply to different clusters: the run holds one
+/// object per kind, namespace and name, so it reconciles only the copy its smallest producer
+/// applied (the `claims` winner), and the other clusters' copy has no row of its own. `claims`
+/// are the run's: per object, who applied which version (the repository's own seeds, claimed by
+/// no Kustomization, are left out).
+pub(crate) fn claimed_in_several_clusters(
+    claims: &BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>,
+    rendered: &BTreeMap<ResourceId, Vec<Object>>,
+    published: &dyn Fn(&ResourceId) -> Option<Arc<Object>>,
+) -> Vec<crate::diagnostic::Diagnostic> {
+    let by_producer = |by: &BTreeMap<ResourceId, Object>| {
+        by.keys()
+            .filter(|p| crate::model::FluxKind::from_group_kind(&p.group, &p.kind).is_some())
+            .count()
+    };
+    let contested: Vec<(&ResourceId, &BTreeMap<ResourceId, Object>)> = claims
+        .iter()
+        .filter(|(id, by)| {
+            crate::model::FluxKind::from_group_kind(&id.group, &id.kind).is_some()
+                && by_producer(by) > 1
+        })
+        .collect();
+    if contested.is_empty() {
+        return Vec::new();
+    }
+    let producers: std::collections::BTreeSet<&ResourceId> =
+        contested.iter().flat_map(|(_, by)| by.keys()).collect();
+    let clusters = target_clusters(producers, rendered, published);
+    let own = String::new();
+    let mut warnings = Vec::new();
+    for (id, by) in contested {
+        let of = |producer: &ResourceId| clusters.get(producer).unwrap_or(&own);
+        let is_producer =
+            |p: &&ResourceId| crate::model::FluxKind::from_group_kind(&p.group, &p.kind).is_some();
+        let distinct: std::collections::BTreeSet<&String> =
+            by.keys().filter(is_producer).map(of).collect();
+        let Some((winner, object)) = by.iter().next() else {
+            continue;
+        };
+        if distinct.len() < 2 {
+            continue;
+        }
+        let named = |cluster: &String| {
+            if cluster.is_empty() {
+                "offlux's own".to_owned()
+            } else {
+                cluster.clone()
+            }
+        };
+        let listed: Vec<String> = by
+            .keys()
+            .filter(is_producer)
+            .map(|p| format!("{p} (cluster {})", named(of(p))))
+            .collect();
+        warnings.push(
+            crate::diagnostic::Diagnostic::warning(format!(
+                "applied to several clusters by {}; offlux holds one object per name, so only the copy {winner} applies (cluster {}) is reconciled and reported",
+                listed.join(", "),
+                named(of(winner))
+            ))
+            .at(object.location())
+            .object(id.to_string()),
+        );
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

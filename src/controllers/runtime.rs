@@ -390,24 +390,30 @@ pub fn run(
         super::cluster::target_clusters(statuses.iter().map(|(id, _)| id), &rendered, &|id| {
             runtime.store.get(id)
         });
+    let claims = runtime.claims.into_inner().unwrap_or_default();
+    let across = super::cluster::claimed_in_several_clusters(&claims, &rendered, &|id| {
+        runtime.store.get(id)
+    });
+    let mut diagnostics: Vec<Diagnostic> = runtime
+        .diagnostics
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
+    diagnostics.extend(across);
     RunReport {
         statuses,
         rendered,
         refused,
         clusters,
         origins,
-        diagnostics: runtime
-            .diagnostics
-            .into_inner()
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
+        diagnostics,
         cancelled: report.cancelled,
         unread_values,
         notes,
         tables: RunTables {
             _store: runtime.store,
-            _claims: runtime.claims.into_inner().unwrap_or_default(),
+            _claims: claims,
         },
     }
 }

@@ -40,32 +40,45 @@ impl std::fmt::Display for ProducerKey {
     }
 }
 
-/// An applied object's identity across versions of its API.
+/// An applied object's identity across versions of its API: which cluster it is applied to, then
+/// (API group, kind, namespace, name). The API server identifies an object within its cluster;
+/// a producer with `spec.kubeConfig` applies to another cluster (kustomize-controller's
+/// `KustomizationReconciler.reconcile` and helm-controller's `getClientGetter` build their client
+/// from the kubeconfig that `runtime/client.KubeConfig` reads), so two same-named objects
+/// applied through different kubeconfigs are two objects.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectKey {
     pub group: String,
     pub kind: String,
     pub namespace: String,
     pub name: String,
+    /// The cluster it is applied to when not offlux's own: the kubeConfig targets from the
+    /// outermost in (`controllers::cluster::target_clusters`); empty for offlux's own.
+    pub cluster: String,
 }
 
 impl std::fmt::Display for ObjectKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.namespace.is_empty() {
-            write!(f, "{} {}", self.kind, self.name)
+            write!(f, "{} {}", self.kind, self.name)?;
         } else {
-            write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+            write!(f, "{} {}/{}", self.kind, self.namespace, self.name)?;
         }
+        if !self.cluster.is_empty() {
+            write!(f, " on cluster {}", self.cluster)?;
+        }
+        Ok(())
     }
 }
 
 impl ObjectKey {
-    fn of(object: &Object) -> Self {
+    fn of(object: &Object, cluster: &str) -> Self {
         ObjectKey {
             group: object.id.group.to_string(),
             kind: object.id.kind.to_string(),
             namespace: object.id.namespace.to_string(),
             name: object.id.name.to_string(),
+            cluster: cluster.to_owned(),
         }
     }
 }
@@ -83,6 +96,9 @@ pub struct Side<'a> {
     /// The objects each producer applies.
     pub rendered: Vec<(ProducerKey, Vec<&'a Object>)>,
     pub statuses: BTreeMap<ProducerKey, Outcome>,
+    /// The cluster each producer applies its objects to, when not offlux's own
+    /// (`spec.kubeConfig`, its own or a producer's; see [`ObjectKey::cluster`]).
+    pub clusters: BTreeMap<ProducerKey, String>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -222,7 +238,10 @@ fn prepare<'a>(side: &'a Side<'a>) -> BTreeMap<ObjectKey, Prepared<'a>> {
     for item in prepared {
         // One producer per object (the runtime gives a contested object to one); should two
         // claim it, the first in producer order is compared.
-        by_key.entry(ObjectKey::of(item.object)).or_insert(item);
+        let cluster = side.clusters.get(item.producer).map_or("", String::as_str);
+        by_key
+            .entry(ObjectKey::of(item.object, cluster))
+            .or_insert(item);
     }
     by_key
 }
@@ -305,11 +324,15 @@ fn label(key: &ObjectKey) -> String {
     } else {
         format!(".{}", key.group)
     };
-    if key.namespace.is_empty() {
+    let mut label = if key.namespace.is_empty() {
         format!("{}{group}/{}", key.kind, key.name)
     } else {
         format!("{}{group}/{}/{}", key.kind, key.namespace, key.name)
+    };
+    if !key.cluster.is_empty() {
+        label.push_str(&format!(" (cluster {})", key.cluster));
     }
+    label
 }
 
 /// The producers whose objects `side` cannot tell: those that failed there, and, transitively,
@@ -448,6 +471,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
                     k.namespace.clone(),
                     k.name.clone(),
                     k.group.clone(),
+                    k.cluster.clone(),
                 )
             };
             order(&a.object).cmp(&order(&b.object))

@@ -40,7 +40,61 @@ fn side<'a>(rendered: &[(&str, &'a [Object])], failed: &[&str]) -> Side<'a> {
             .map(|(name, objects)| (producer(name), objects.iter().collect()))
             .collect(),
         statuses,
+        clusters: BTreeMap::new(),
     }
+}
+
+/// `side`, with each producer named in `clusters` applying to that cluster (`spec.kubeConfig`).
+fn side_in<'a>(rendered: &[(&str, &'a [Object])], clusters: &[(&str, &str)]) -> Side<'a> {
+    let mut side = side(rendered, &[]);
+    side.clusters = clusters
+        .iter()
+        .map(|(name, cluster)| (producer(name), (*cluster).to_owned()))
+        .collect();
+    side
+}
+
+#[test]
+fn same_named_objects_in_two_kube_config_clusters_are_two_objects() {
+    let same = objects(&cm("app", "one"));
+    let edited = objects(&cm("app", "two"));
+    let clusters = [
+        ("staging", "Secret/staging/kubeconfig"),
+        ("production", "Secret/production/kubeconfig"),
+    ];
+    let report = compare(
+        &side_in(&[("staging", &same), ("production", &same)], &clusters),
+        &side_in(&[("staging", &edited), ("production", &same)], &clusters),
+        &OPTIONS,
+    );
+    let changes: Vec<(String, String)> = report
+        .producers
+        .iter()
+        .flat_map(|(p, r)| {
+            r.objects
+                .iter()
+                .map(move |c| (p.name.clone(), c.object.to_string()))
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        vec![(
+            "staging".to_owned(),
+            "ConfigMap default/app on cluster Secret/staging/kubeconfig".to_owned()
+        )]
+    );
+    // Production's change is found too, and neither is a move between the producers.
+    let report = compare(
+        &side_in(&[("staging", &same), ("production", &same)], &clusters),
+        &side_in(&[("staging", &same), ("production", &edited)], &clusters),
+        &OPTIONS,
+    );
+    let changed: Vec<(&str, Change)> = report
+        .producers
+        .iter()
+        .flat_map(|(p, r)| r.objects.iter().map(move |c| (p.name.as_str(), c.change)))
+        .collect();
+    assert_eq!(changed, vec![("production", Change::Changed)]);
 }
 
 const OPTIONS: Options = Options { context: 3 };

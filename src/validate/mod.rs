@@ -230,14 +230,16 @@ pub struct Options {
 
 /// Every finding on `objects`, sorted (by file, line, code, object) and without duplicates.
 pub fn validate(objects: &[Produced<'_>], options: &Options) -> Vec<Finding> {
-    validate_with(objects, Vec::new(), options)
+    validate_with(objects, Vec::new(), &BTreeSet::new(), options)
 }
 
 /// [`validate`], with `made` (findings made elsewhere, such as OFX110 from a run's HelmReleases)
 /// opted out, re-graded and sorted with the rest.
+/// `held` are namespaces the cluster has from outside the run (the bootstrap's own objects).
 pub(crate) fn validate_with(
     objects: &[Produced<'_>],
     made: Vec<Finding>,
+    held: &BTreeSet<String>,
     options: &Options,
 ) -> Vec<Finding> {
     let scopes = scope::Scopes::from_objects(objects.iter().map(|p| p.object));
@@ -248,6 +250,7 @@ pub(crate) fn validate_with(
         .iter()
         .filter(|p| p.object.id.group.is_empty() && p.object.id.kind == "Namespace")
         .map(|p| p.object.id.name.as_str())
+        .chain(held.iter().map(String::as_str))
         .collect();
     let mut namespaces_reported = BTreeSet::new();
     check_schemas(objects, options, &mut findings);
@@ -347,17 +350,26 @@ pub(crate) fn validate_with(
     findings
 }
 
+/// What one cluster is checked on (see [`validate_groups`]).
+#[derive(Default)]
+pub struct Group<'a> {
+    /// The objects the run applies to it.
+    pub objects: Vec<Produced<'a>>,
+    /// Findings made elsewhere about them.
+    pub made: Vec<Finding>,
+    /// Namespaces it has from outside the run: those the bootstrap applies from the entry
+    /// point's own files, which no Kustomization of the run renders.
+    pub held: BTreeSet<String>,
+}
+
 /// [`validate_with`] for objects applied to several clusters: each group (its objects, and the
 /// findings made elsewhere about them) is checked on its own, as a cluster sees only what is
 /// applied to it (duplicates, namespaces, references and CRDs do not cross clusters); the
 /// findings are sorted together.
-pub fn validate_groups(
-    groups: Vec<(Vec<Produced<'_>>, Vec<Finding>)>,
-    options: &Options,
-) -> Vec<Finding> {
+pub fn validate_groups(groups: Vec<Group<'_>>, options: &Options) -> Vec<Finding> {
     let mut findings: Vec<Finding> = groups
         .into_iter()
-        .flat_map(|(objects, made)| validate_with(&objects, made, options))
+        .flat_map(|group| validate_with(&group.objects, group.made, &group.held, options))
         .collect();
     sort_findings(&mut findings);
     findings.dedup();
