@@ -528,6 +528,77 @@ fn resource_set_output_is_charged_to_the_alias_budget() {
     assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
 
+/// postBuild substitution reads each substituted document back as YAML (as kustomize-controller's
+/// envsubst round trip does), so a variable can bring anchors and aliases into every document it
+/// lands in: three documents of 1 110 alias nodes from one variable pass a budget of 2 000 and
+/// the Kustomization fails; raised, it builds.
+#[test]
+fn substituted_documents_are_charged_to_the_alias_budget() {
+    let repo = repository();
+    let bomb = "{a: &a [x, x, x, x, x, x, x, x, x, x], b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]}";
+    let documents: Vec<String> = (1..=3)
+        .map(|n| {
+            format!("apiVersion: example.com/v1\nkind: Bomb\nmetadata:\n  name: bomb-{n}\n  namespace: default\nspec: ${{BOMB}}\n")
+        })
+        .collect();
+    write(
+        repo.path(),
+        &[
+            (
+                "clusters/dev/apps.yaml",
+                &format!(
+                    "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  postBuild:\n    substitute:\n      BOMB: '{bomb}'\n"
+                ),
+            ),
+            ("apps/bombs.yaml", &documents.join("---\n")),
+        ],
+    );
+    let stopped = with_alias_limit(repo.path(), "2000");
+    eprintln!(
+        "substituted documents over the alias budget: {}",
+        stopped.cost()
+    );
+    stopped.assert_bounded_failure(
+        "YAML nodes expanded from aliases over the run exceed the limit of 2000 (raise it with `--max-alias-nodes`)",
+    );
+    assert!(stopped.all().contains("Kustomization"), "{}", stopped.all());
+    let raised = with_alias_limit(repo.path(), "10000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}
+
+/// A chart's own YAML (values.yaml here) is read under the run's alias budget: three groups of
+/// 1 110 alias nodes in one values file pass a budget of 2 000 and the release fails; raised,
+/// it renders.
+#[test]
+fn chart_values_files_are_charged_to_the_alias_budget() {
+    let repo = repository();
+    chart_release(
+        repo.path(),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+    );
+    let values: String = (1..=3)
+        .flat_map(|n| {
+            SMALL_ALIASES.iter().map(move |line| {
+                line.replace("&a", &format!("&a{n}"))
+                    .replace("*a", &format!("*a{n}"))
+                    .replace("&b", &format!("&b{n}"))
+                    .replace("*b", &format!("*b{n}"))
+                    .replacen(':', &format!("{n}:"), 1)
+            })
+        })
+        .map(|line| line + "\n")
+        .collect();
+    write(repo.path(), &[("charts/bomb/values.yaml", &values)]);
+    let stopped = with_alias_limit(repo.path(), "2000");
+    eprintln!("a chart's values over the alias budget: {}", stopped.cost());
+    stopped.assert_bounded_failure(
+        "YAML nodes expanded from aliases over the run exceed the limit of 2000 (raise it with `--max-alias-nodes`)",
+    );
+    assert!(stopped.all().contains("HelmRelease"), "{}", stopped.all());
+    let raised = with_alias_limit(repo.path(), "10000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}
+
 /// `fromYaml` (and `fromYamlArray`) parse under the run's alias budget: three calls of 1 110
 /// alias nodes each pass a budget of 2 000, and the template fails (a YAML error would give
 /// an `Error` value instead); raised, the chart renders.

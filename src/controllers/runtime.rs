@@ -2229,6 +2229,7 @@ impl Runtime<'_> {
                     } else {
                         Default::default()
                     },
+                    run: Some(self.options.budget.clone()),
                     ..Default::default()
                 };
                 let name = node

@@ -55,6 +55,9 @@ impl Default for LoadOptions {
     }
 }
 
+/// The run a chart's YAML is charged to, when there is one.
+type Run<'a> = Option<&'a std::sync::Arc<crate::budget::RunBudget>>;
+
 #[derive(Debug, Default)]
 struct Budget {
     bytes: u64,
@@ -478,10 +481,11 @@ fn load_files(
     let Some(chart_yaml) = chart_yaml else {
         return Err(load_error(label, LoadError::NoChartYaml));
     };
-    let mut metadata = parse_metadata(&chart_yaml, label)?;
+    let run = ctx.options.run.as_ref();
+    let mut metadata = parse_metadata(&chart_yaml, label, run)?;
     let v1 = metadata.api_version == "v1";
     if let Some(data) = requirements {
-        let deps = parse_requirements(&data, label)?;
+        let deps = parse_requirements(&data, label, run)?;
         if let Some(deps) = deps {
             metadata.dependencies = deps;
         }
@@ -501,11 +505,11 @@ fn load_files(
         }
     }
     validate(&mut metadata).map_err(|m| load_error(label, LoadError::Validation(m)))?;
-    metadata.template_data = template_data(&chart_yaml, &metadata, label)?;
+    metadata.template_data = template_data(&chart_yaml, &metadata, label, run)?;
     let name = metadata.name.clone();
     chart.metadata = metadata;
     chart.values = match values {
-        Some(data) => parse_values(&data, &name)?,
+        Some(data) => parse_values(&data, &name, run)?,
         None => Value::map(BTreeMap::new()),
     };
     for (sub, files) in subcharts {
@@ -537,7 +541,8 @@ fn load_files(
     Ok(chart)
 }
 
-fn parse_yaml_root(data: &[u8], label: &str, file: &str) -> Result<Node, Error> {
+/// The first document of a chart's YAML file, its alias expansion charged to `run`'s budget.
+fn parse_yaml_root(data: &[u8], label: &str, file: &str, run: Run<'_>) -> Result<Node, Error> {
     let syntax = |message: String| {
         load_error(
             label,
@@ -548,8 +553,11 @@ fn parse_yaml_root(data: &[u8], label: &str, file: &str) -> Result<Node, Error> 
         )
     };
     let text = std::str::from_utf8(data).map_err(|e| syntax(e.to_string()))?;
-    let docs = yaml::parse_stream(text, &yaml::ParseOptions::default())
-        .map_err(|e| syntax(e.to_string()))?;
+    let options = yaml::ParseOptions {
+        run: run.cloned(),
+        ..yaml::ParseOptions::default()
+    };
+    let docs = yaml::parse_stream(text, &options).map_err(|e| syntax(e.to_string()))?;
     Ok(docs
         .into_iter()
         .next()
@@ -557,8 +565,8 @@ fn parse_yaml_root(data: &[u8], label: &str, file: &str) -> Result<Node, Error> 
         .unwrap_or_default())
 }
 
-fn parse_values(data: &[u8], label: &str) -> Result<Value, Error> {
-    let root = parse_yaml_root(data, label, "values.yaml")?;
+fn parse_values(data: &[u8], label: &str, run: Run<'_>) -> Result<Value, Error> {
+    let root = parse_yaml_root(data, label, "values.yaml", run)?;
     match json_to_value(&yaml::to_json_helm(&root)) {
         Value::Nil => Ok(Value::map(BTreeMap::new())),
         map @ Value::Map(_) => Ok(map),
@@ -688,8 +696,8 @@ fn parse_dependencies(node: Option<&Node>, file: &str) -> Result<Vec<Dependency>
     Ok(out)
 }
 
-fn parse_metadata(data: &[u8], label: &str) -> Result<Metadata, Error> {
-    let root = parse_yaml_root(data, label, "Chart.yaml")?;
+fn parse_metadata(data: &[u8], label: &str, run: Run<'_>) -> Result<Metadata, Error> {
+    let root = parse_yaml_root(data, label, "Chart.yaml", run)?;
     let file = "Chart.yaml";
     let wrap = |kind: LoadError| load_error(label, kind);
     let empty = yaml::Mapping::new();
@@ -715,9 +723,13 @@ fn parse_metadata(data: &[u8], label: &str) -> Result<Metadata, Error> {
 }
 
 /// `requirements.yaml`: only its `dependencies` matter (Helm unmarshals it over the metadata).
-fn parse_requirements(data: &[u8], label: &str) -> Result<Option<Vec<Dependency>>, Error> {
+fn parse_requirements(
+    data: &[u8],
+    label: &str,
+    run: Run<'_>,
+) -> Result<Option<Vec<Dependency>>, Error> {
     let file = "requirements.yaml";
-    let root = parse_yaml_root(data, label, file)?;
+    let root = parse_yaml_root(data, label, file, run)?;
     let wrap = |kind: LoadError| load_error(label, kind);
     let Some(m) = mapping(&root, file, file).map_err(wrap)? else {
         return Ok(None);
@@ -831,9 +843,9 @@ fn is_semver(version: &str) -> bool {
 }
 
 /// `.Chart` as templates see it: Go's field names with zero values for absent fields.
-fn template_data(data: &[u8], md: &Metadata, label: &str) -> Result<Value, Error> {
+fn template_data(data: &[u8], md: &Metadata, label: &str, run: Run<'_>) -> Result<Value, Error> {
     let file = "Chart.yaml";
-    let root = parse_yaml_root(data, label, file)?;
+    let root = parse_yaml_root(data, label, file, run)?;
     let wrap = |kind: LoadError| load_error(label, kind);
     let empty = yaml::Mapping::new();
     let m = mapping(&root, file, file).map_err(wrap)?.unwrap_or(&empty);

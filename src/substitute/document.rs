@@ -32,6 +32,9 @@ pub struct Options {
     /// Variables whose values are hidden (`--redact-secret-values`: those from a Secret): every
     /// expression that reads one, whatever its operator, yields `REDACTED` instead.
     pub redacted: BTreeSet<String>,
+    /// The run whose alias-node budget the substituted text's re-read is charged to (a value
+    /// may bring anchors and aliases of its own into every document it lands in).
+    pub run: Option<std::sync::Arc<crate::budget::RunBudget>>,
 }
 
 /// What an expression reading a redacted variable yields: a plain word, so the substituted
@@ -114,7 +117,7 @@ pub fn substitute_document(
     if plain_value_substitutions(&doc, &expand, &mut values) {
         return substitute_on_tree(doc, values);
     }
-    substitute_text(&doc, expand)
+    substitute_text_charged(&doc, expand, options.run.clone())
 }
 
 /// What printing, substituting and reading back gives, worked out on the tree in one walk: each
@@ -199,14 +202,30 @@ fn has_dollar(text: &str) -> bool {
 }
 
 /// Upstream's way: print, substitute the text, read back.
+#[cfg(test)]
 fn substitute_text<F>(doc: &Node, expand: F) -> Result<Node, Error>
+where
+    F: Fn(&str) -> Result<String, Error>,
+{
+    substitute_text_charged(doc, expand, None)
+}
+
+/// [`substitute_text`], the re-read charged to `run`'s alias-node budget.
+fn substitute_text_charged<F>(
+    doc: &Node,
+    expand: F,
+    run: Option<std::sync::Arc<crate::budget::RunBudget>>,
+) -> Result<Node, Error>
 where
     F: Fn(&str) -> Result<String, Error>,
 {
     let text = yaml::emit(doc);
     let out = expand(&text)?;
-    let docs = yaml::parse_stream(&out, &yaml::ParseOptions::default())
-        .map_err(|e| Error::new(ErrorKind::Yaml(e)))?;
+    let options = yaml::ParseOptions {
+        run,
+        ..yaml::ParseOptions::default()
+    };
+    let docs = yaml::parse_stream(&out, &options).map_err(|e| Error::new(ErrorKind::Yaml(e)))?;
     // Upstream's YAML-to-JSON step reads the first document and ignores the rest.
     let root = docs
         .into_iter()
