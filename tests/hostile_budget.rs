@@ -599,6 +599,43 @@ fn chart_values_files_are_charged_to_the_alias_budget() {
     assert_eq!(raised.code, Some(0), "{}", raised.all());
 }
 
+/// A kustomization's inline patches are read under the run's alias budget: three patches of
+/// 1 110 alias nodes each pass a budget of 2 000 and the Kustomization fails; raised, it builds.
+#[test]
+fn inline_patches_are_charged_to_the_alias_budget() {
+    let repo = repository();
+    let patches: String = (1..=3)
+        .map(|n| {
+            let body: String = SMALL_ALIASES
+                .iter()
+                .map(|line| format!("          {}\n", line.replacen(':', &format!("{n}:"), 1)))
+                .collect();
+            format!("  - patch: |-\n      apiVersion: example.com/v1\n      kind: Bomb\n      metadata:\n        name: bomb\n      spec:\n        p{n}:\n{body}")
+        })
+        .collect();
+    write(
+        repo.path(),
+        &[
+            (
+                "apps/kustomization.yaml",
+                &format!("resources: [bomb.yaml]\npatches:\n{patches}"),
+            ),
+            (
+                "apps/bomb.yaml",
+                "apiVersion: example.com/v1\nkind: Bomb\nmetadata:\n  name: bomb\n  namespace: default\n",
+            ),
+        ],
+    );
+    let stopped = with_alias_limit(repo.path(), "2000");
+    eprintln!("inline patches over the alias budget: {}", stopped.cost());
+    stopped.assert_bounded_failure(
+        "YAML nodes expanded from aliases over the run exceed the limit of 2000 (raise it with `--max-alias-nodes`)",
+    );
+    assert!(stopped.all().contains("Kustomization"), "{}", stopped.all());
+    let raised = with_alias_limit(repo.path(), "10000");
+    assert_eq!(raised.code, Some(0), "{}", raised.all());
+}
+
 /// `fromYaml` (and `fromYamlArray`) parse under the run's alias budget: three calls of 1 110
 /// alias nodes each pass a budget of 2 000, and the template fails (a YAML error would give
 /// an `Error` value instead); raised, the chart renders.

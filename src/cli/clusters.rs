@@ -1,4 +1,4 @@
-//! Repositories with several clusters: `offlux get clusters`, and the runs of `test`, `validate`,
+//! Repositories with several clusters: the clusters a path holds (`clusters_of`), and the runs of `test`, `validate`,
 //! `render` and each side of `diff` at a path holding several clusters' entry points (`--path .`,
 //! as pre-commit hooks run), where each cluster is discovered and reconciled on its own, from its
 //! entry point: its own objects, its own `dependsOn` graph, its own "defined more than once"
@@ -15,13 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use super::exit::{CliError, ExitStatus};
-use super::repo_args::RepoArgs;
 use super::run_args::{ChangedArgs, LeftOut, RunArgs};
-use super::stdout::Output;
-use super::{report, table, Context};
 use crate::controllers::runtime::RunReport;
 use crate::controllers::scope::Target;
 use crate::diagnostic::Diagnostic;
@@ -58,7 +52,7 @@ pub(crate) fn named(cluster: &str, text: &str) -> String {
 
 /// The clusters `repository` (discovered at `--path`) holds, and whether the path is to be run
 /// as it is: it holds no entry point, or exactly one, which is the path itself.
-fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
+pub(super) fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
     let clusters = discovery::clusters::find(repository);
     let as_is = match clusters.as_slice() {
         [] => true,
@@ -230,85 +224,4 @@ fn at_entry(run: &RunArgs, root: &Path, entry: &Path) -> RunArgs {
     args.repo.path = root.join(entry);
     args.repo.root = Some(root.to_path_buf());
     args
-}
-
-/// One line of `offlux get clusters`.
-#[derive(Serialize)]
-struct Record {
-    name: String,
-    /// The entry directory, relative to the repository root (`.` for the root).
-    path: String,
-    /// Flux objects discovery finds from the entry point.
-    #[serde(rename = "fluxObjects")]
-    flux_objects: usize,
-}
-
-/// `offlux get clusters`: each cluster the path holds, with its entry point and how many Flux
-/// objects it reaches.
-pub(super) fn get(
-    repo: &RepoArgs,
-    format: super::get::Format,
-    context: &Context,
-    out: &mut Output,
-) -> Result<ExitStatus, CliError> {
-    let repository = repo
-        .discover()
-        .map_err(|e| CliError::usage(e.to_string(), None))?;
-    let (clusters, as_is) = clusters_of(&repository);
-    let mut records = Vec::with_capacity(clusters.len());
-    for cluster in &clusters {
-        let flux_objects = if as_is {
-            repository.flux_objects.len()
-        } else {
-            let mut options = discovery::Options::new(repository.root.join(&cluster.entry));
-            options.root = Some(repository.root.clone());
-            discovery::discover(&options)
-                .map_err(|e| CliError::usage(e.to_string(), None))?
-                .flux_objects
-                .len()
-        };
-        records.push(Record {
-            name: cluster.name.clone(),
-            path: shown_path(&cluster.entry),
-            flux_objects,
-        });
-    }
-    let table = format == super::get::Format::Table;
-    let text = if format == super::get::Format::Json {
-        let mut text = serde_json::to_string_pretty(&records).unwrap_or_default();
-        text.push('\n');
-        text
-    } else if !table {
-        match serde_json::to_value(&records) {
-            Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
-            Err(_) => String::new(),
-        }
-    } else if records.is_empty() {
-        String::new()
-    } else {
-        let rows: Vec<Vec<String>> = records
-            .iter()
-            .map(|r| vec![r.name.clone(), r.path.clone(), r.flux_objects.to_string()])
-            .collect();
-        context.human(table::render(&["NAME", "PATH", "FLUX OBJECTS"], &rows))
-    };
-    out.write(&text)?;
-    if records.is_empty() && table {
-        report::eprint(
-            context,
-            &format!(
-                "No cluster entry point found under `{}`: no Flux Kustomization or FluxInstance there applies a path in the repository.\n",
-                repo.path.display()
-            ),
-        );
-    }
-    Ok(ExitStatus::failures_if(false))
-}
-
-fn shown_path(entry: &Path) -> String {
-    if entry == PathBuf::new() {
-        ".".to_owned()
-    } else {
-        entry.display().to_string()
-    }
 }

@@ -100,7 +100,7 @@ pub(super) fn run(
         }
     };
     if args.what == GetKind::Clusters {
-        return super::clusters::get(&args.run.repo, args.output, context, out);
+        return list_clusters(&args.run.repo, args.output, context, out);
     }
     // What `test` reconciles, as it reconciles it: each cluster the path holds on its own, every
     // Flux object a run reaches (as its producer applied it: `targetNamespace`, a kustomization's
@@ -609,6 +609,87 @@ fn parse_selector(text: &str) -> Result<Vec<LabelRequirement>, String> {
             }
         })
         .collect()
+}
+
+/// One line of `offlux get clusters`.
+#[derive(Serialize)]
+struct ClusterRecord {
+    name: String,
+    /// The entry directory, relative to the repository root (`.` for the root).
+    path: String,
+    /// Flux objects discovery finds from the entry point.
+    #[serde(rename = "fluxObjects")]
+    flux_objects: usize,
+}
+
+/// `offlux get clusters`: each cluster the path holds, with its entry point and how many Flux
+/// objects it reaches.
+fn list_clusters(
+    repo: &super::repo_args::RepoArgs,
+    format: Format,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
+    let repository = repo
+        .discover()
+        .map_err(|e| CliError::usage(e.to_string(), None))?;
+    let (clusters, as_is) = super::clusters::clusters_of(&repository);
+    let mut records = Vec::with_capacity(clusters.len());
+    for cluster in &clusters {
+        let flux_objects = if as_is {
+            repository.flux_objects.len()
+        } else {
+            let mut options = discovery::Options::new(repository.root.join(&cluster.entry));
+            options.root = Some(repository.root.clone());
+            discovery::discover(&options)
+                .map_err(|e| CliError::usage(e.to_string(), None))?
+                .flux_objects
+                .len()
+        };
+        records.push(ClusterRecord {
+            name: cluster.name.clone(),
+            path: shown_path(&cluster.entry),
+            flux_objects,
+        });
+    }
+    let table = format == Format::Table;
+    let text = if format == Format::Json {
+        let mut text = serde_json::to_string_pretty(&records).unwrap_or_default();
+        text.push('\n');
+        text
+    } else if !table {
+        match serde_json::to_value(&records) {
+            Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
+            Err(_) => String::new(),
+        }
+    } else if records.is_empty() {
+        String::new()
+    } else {
+        let rows: Vec<Vec<String>> = records
+            .iter()
+            .map(|r| vec![r.name.clone(), r.path.clone(), r.flux_objects.to_string()])
+            .collect();
+        context.human(table::render(&["NAME", "PATH", "FLUX OBJECTS"], &rows))
+    };
+    out.write(&text)?;
+    if records.is_empty() && table {
+        report::eprint(
+            context,
+            &format!(
+                "No cluster entry point found under `{}`: no Flux Kustomization or FluxInstance there applies a path in the repository.\n",
+                repo.path.display()
+            ),
+        );
+    }
+    Ok(ExitStatus::failures_if(false))
+}
+
+fn shown_path(entry: &std::path::Path) -> String {
+    if entry == std::path::PathBuf::new() {
+        ".".to_owned()
+    } else {
+        entry.display().to_string()
+    }
 }
 
 #[cfg(test)]

@@ -382,6 +382,15 @@ impl HelmEngine {
 }
 
 impl HelmRenderer for HelmEngine {
+    fn holds(&self, chart: &RepositoryChart) -> bool {
+        self.chart_cache.as_deref().is_some_and(|dir| {
+            matches!(
+                crate::helm::repo::find_in_chart_cache(dir, &chart.chart, &chart.version),
+                Ok(Some(_))
+            )
+        })
+    }
+
     fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError> {
         // Held until the render ends: its bytes stay charged meanwhile.
         let held = self.chart(&request.chart)?;

@@ -27,6 +27,12 @@ pub(crate) const ORIGIN_NAMESPACE: &str = "helm.toolkit.fluxcd.io/namespace";
 /// Flux objects.
 pub trait HelmRenderer: Sync {
     fn render(&self, request: &HelmRenderRequest) -> Result<RenderedRelease, HelmRenderError>;
+
+    /// Whether `chart` is at hand without the network (a local chart cache holds it): what an
+    /// OCIRepository would fetch is known offline.
+    fn holds(&self, _chart: &RepositoryChart) -> bool {
+        false
+    }
 }
 
 /// Where a chart comes from.

@@ -372,7 +372,6 @@ pub fn run(
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
     runtime.settle_not_found();
-    runtime.settle_cached_chart_sources();
 
     // Objects withdrawn by a re-render are gone, and so are their statuses.
     let origins = origins(repository, &runtime.store);
@@ -582,6 +581,11 @@ impl Runtime<'_> {
             FluxKind::GitRepository | FluxKind::OCIRepository => {
                 let status = match self.resolve_defined(id, &flux) {
                     SourceResolution::WorkingTree { .. } => Status::ready(),
+                    // An OCIRepository whose artifact (a chart) the chart cache holds is at hand
+                    // offline, as source-controller would have fetched it.
+                    SourceResolution::Unavailable(_) if self.artifact_in_chart_cache(&flux) => {
+                        Status::ready()
+                    }
                     // A remote source is no failure by itself: what needs its files fails (or is
                     // skipped) with the reason; the source is reported as not fetched.
                     SourceResolution::Unavailable(message)
@@ -731,50 +735,27 @@ impl Runtime<'_> {
         }
     }
 
-    /// An OCIRepository offline is "not fetched"; when a HelmRelease rendered its chart from the
-    /// chart cache, the cache held the artifact source-controller would have fetched, so the
-    /// source passes with a note saying where its artifact came from (as a HelmRepository's
-    /// charts are read through the renderer).
-    fn settle_cached_chart_sources(&self) {
-        let releases = self.store.objects_where(|id| {
-            FluxKind::from_group_kind(&id.group, &id.kind) == Some(FluxKind::HelmRelease)
-        });
-        for (id, object) in releases {
-            let rendered = self
-                .store
-                .status(&id)
-                .is_some_and(|record| matches!(record.status, Status::Ready(Ready::Reconciled)));
-            if !rendered {
-                continue;
-            }
-            let Ok(Some(flux)) = FluxObject::from_object(&object) else {
-                continue;
-            };
-            let Some(HelmRelease {
-                chart: ChartSource::Ref(reference),
-                ..
-            }) = flux.as_helm_release()
-            else {
-                continue;
-            };
-            let source = reference_id(reference, flux.namespace());
-            if source.kind != FluxKind::OCIRepository.as_str() {
-                continue;
-            }
-            let not_fetched = self.store.status(&source).is_some_and(|record| {
-                matches!(&record.status, Status::Ready(Ready::Skipped(m)) if m.starts_with("not fetched"))
-            });
-            if not_fetched {
-                self.store.set(source.clone(), Status::ready());
-                self.note_row(
-                    &source,
-                    format!(
-                        "not fetched offline: its artifact came from the chart cache ({} rendered it)",
-                        label_of(&id)
-                    ),
-                );
-            }
+    /// Whether `flux` is an OCIRepository whose artifact, a chart, the chart cache holds (at the
+    /// tag or semver range of its `ref`); the row then says where its artifact came from.
+    fn artifact_in_chart_cache(&self, flux: &FluxObject) -> bool {
+        if flux.kind != FluxKind::OCIRepository {
+            return false;
         }
+        let Some(spec) = flux.as_source() else {
+            return false;
+        };
+        let chart = oci_artifact_chart(spec, None);
+        if !self.helm.holds(&chart) {
+            return false;
+        }
+        self.note_row(
+            &flux.object.id,
+            format!(
+                "not fetched offline: the chart cache holds its artifact (chart {} {})",
+                chart.chart, chart.version
+            ),
+        );
+        true
     }
 
     /// How a consumer's source resolves: from its definition in the Store when it has arrived;
@@ -1647,31 +1628,12 @@ impl Runtime<'_> {
                         None => Err(self.fail(&flux.object.id, "HelmChart has no chart")),
                     },
                     FluxKind::OCIRepository => {
-                        let url = source_spec.url.clone().unwrap_or_default();
-                        let chart = url
-                            .trim_end_matches('/')
-                            .rsplit('/')
-                            .next()
-                            .unwrap_or_default()
-                            .to_owned();
-                        let version = match source_spec
-                            .reference
-                            .as_deref()
-                            .and_then(|r| r.split_once(' '))
-                        {
-                            Some(("digest", digest)) => format!("@{digest}"),
-                            Some((_, version)) => version.to_owned(),
-                            None => "latest".to_owned(),
-                        };
                         let auth = self.credentials(Some(source_spec), &ref_id, drain)?;
                         Ok(ResolvedChart {
-                            location: ChartLocation::Repository(RepositoryChart {
+                            location: ChartLocation::Repository(oci_artifact_chart(
+                                source_spec,
                                 auth,
-                                kind: RepositoryKind::OciArtifact,
-                                url,
-                                chart,
-                                version,
-                            }),
+                            )),
                             values_files: Vec::new(),
                             ignore_missing_values_files: false,
                             source: vec![ref_id],
@@ -2390,6 +2352,33 @@ struct ResolvedChart {
     values_files: Vec<String>,
     ignore_missing_values_files: bool,
     source: Vec<ResourceId>,
+}
+
+/// The chart an OCIRepository's artifact is: `url` itself, named by its last path segment, at
+/// the `ref`'s tag or semver range (`@sha256:…` for a digest, `latest` without a ref).
+fn oci_artifact_chart(
+    spec: &crate::model::SourceSpec,
+    auth: Option<crate::helm::repo::BasicAuth>,
+) -> RepositoryChart {
+    let url = spec.url.clone().unwrap_or_default();
+    let chart = url
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let version = match spec.reference.as_deref().and_then(|r| r.split_once(' ')) {
+        Some(("digest", digest)) => format!("@{digest}"),
+        Some((_, version)) => version.to_owned(),
+        None => "latest".to_owned(),
+    };
+    RepositoryChart {
+        auth,
+        kind: RepositoryKind::OciArtifact,
+        url,
+        chart,
+        version,
+    }
 }
 
 /// Where the chart lies in an artifact: its root when `Chart.yaml` is there, else the one

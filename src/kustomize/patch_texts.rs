@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::budget::RunBudget;
 use crate::yaml::{parse_stream, Node, ParseOptions};
 
 /// A patch text's documents, or why it does not parse.
@@ -16,12 +17,13 @@ pub struct PatchTexts {
 }
 
 impl PatchTexts {
-    /// The non-empty documents of `text`.
-    pub(crate) fn parse(&self, text: &str) -> Parsed {
+    /// The non-empty documents of `text`, its alias expansion charged to `run`'s budget the
+    /// first time it is read.
+    pub(crate) fn parse(&self, text: &str, run: Option<&Arc<RunBudget>>) -> Parsed {
         if let Some(known) = self.lock().get(text) {
             return known.clone();
         }
-        let parsed = parse_documents(text);
+        let parsed = parse_documents(text, run);
         self.lock().insert(text.to_owned(), parsed.clone());
         parsed
     }
@@ -34,9 +36,13 @@ impl PatchTexts {
     }
 }
 
-fn parse_documents(text: &str) -> Parsed {
-    let documents = parse_stream(text, &ParseOptions::default())
-        .map_err(|e| format!("{}: {}", e.pos, e.message))?;
+fn parse_documents(text: &str, run: Option<&Arc<RunBudget>>) -> Parsed {
+    let options = ParseOptions {
+        run: run.cloned(),
+        ..ParseOptions::default()
+    };
+    let documents =
+        parse_stream(text, &options).map_err(|e| format!("{}: {}", e.pos, e.message))?;
     Ok(documents
         .into_iter()
         .map(|d| d.into_root())
@@ -52,21 +58,21 @@ mod tests {
     fn a_text_is_parsed_once_and_its_error_remembered() {
         let texts = PatchTexts::default();
         let first = texts
-            .parse("---\na: 1\n---\n---\nb: 2\n")
+            .parse("---\na: 1\n---\n---\nb: 2\n", None)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(first.len(), 2);
         let again = texts
-            .parse("---\na: 1\n---\n---\nb: 2\n")
+            .parse("---\na: 1\n---\n---\nb: 2\n", None)
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(Arc::ptr_eq(&first, &again));
-        let error = texts.parse("a: [").err();
+        let error = texts.parse("a: [", None).err();
         assert!(
             error
                 .as_deref()
                 .is_some_and(|e| e.contains("expected node content")),
             "{error:?}"
         );
-        assert_eq!(texts.parse("a: [").err(), error);
+        assert_eq!(texts.parse("a: [", None).err(), error);
         assert_eq!(texts.lock().len(), 2);
     }
 }

@@ -27,7 +27,7 @@ fn patch_text(loader: &Loader, dir: &Path, entry: &str) -> Result<String, String
 }
 
 fn parse_patches(loader: &Loader, text: &str) -> Result<Arc<[Node]>, String> {
-    loader.options.patch_texts.parse(text)
+    (loader.options.patch_texts).parse(text, loader.options.budget.as_ref())
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.

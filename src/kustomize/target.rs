@@ -482,7 +482,8 @@ impl Builder<'_> {
                 .loader
                 .read_file(dir, entry)
                 .map_err(|m| fail(label.clone(), m))?;
-            let parsed = transform::parse_config(&text).map_err(|m| fail(label.clone(), m))?;
+            let parsed = transform::parse_config(&text, self.loader.options.budget.as_ref())
+                .map_err(|m| fail(label.clone(), m))?;
             config.merge(&parsed);
         }
         if let Some(crds) = k.crds.as_ref().and_then(Node::as_sequence) {
@@ -683,7 +684,11 @@ impl Builder<'_> {
                 serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
             crate::yaml::from_json(&value)
         } else {
-            parse_stream(&text, &ParseOptions::default())
+            let options = ParseOptions {
+                run: self.loader.options.budget.clone(),
+                ..ParseOptions::default()
+            };
+            parse_stream(&text, &options)
                 .map_err(|e| format!("{path}: {e}"))?
                 .into_iter()
                 .next()

@@ -509,8 +509,15 @@ fn visit_containers(node: &mut Node, update: &dyn Fn(&str) -> Option<String>) {
 }
 
 /// Reads a `configurations` file: custom field specs per transformer.
-pub(crate) fn parse_config(text: &str) -> Result<Config, String> {
-    let docs = parse_stream(text, &ParseOptions::default()).map_err(|e| e.to_string())?;
+pub(crate) fn parse_config(
+    text: &str,
+    run: Option<&std::sync::Arc<crate::budget::RunBudget>>,
+) -> Result<Config, String> {
+    let options = ParseOptions {
+        run: run.cloned(),
+        ..ParseOptions::default()
+    };
+    let docs = parse_stream(text, &options).map_err(|e| e.to_string())?;
     let mut config = Config::default();
     for doc in docs {
         let root = doc.root;

@@ -24,6 +24,7 @@
 //! is not in a local cache is reported as unavailable.
 
 mod cache;
+pub(crate) use cache::find_in_chart_cache;
 #[cfg(feature = "network")]
 mod egress;
 #[cfg(feature = "network")]
