@@ -493,6 +493,10 @@ const SMALL_ALIASES: [&str; 3] = [
 /// `test` on `repo` fails at an alias budget of 2 000, naming the budget and `producer` (what
 /// applies the aliases), within the time and memory bounds; at 10 000 it passes. `what` is
 /// printed with the cost.
+#[allow(
+    clippy::print_stderr,
+    reason = "a test's helper prints the cost it measured, as the tests do"
+)]
 fn stops_at_2000_alias_nodes_and_passes_at_10000(repo: &Path, what: &str, producer: &str) {
     let stopped = with_alias_limit(repo, "2000");
     eprintln!("{what}: {}", stopped.cost());
