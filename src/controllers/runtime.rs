@@ -2140,9 +2140,12 @@ impl Runtime<'_> {
                             crate::fsio::Confine::within(root),
                         )
                         .map_err(|e| format!("reading {e}"))?;
-                        let documents =
-                            crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-                                .map_err(|e| format!("{}:{e}", file.display()))?;
+                        let options = crate::yaml::ParseOptions {
+                            run: Some(self.options.budget.clone()),
+                            ..crate::yaml::ParseOptions::default()
+                        };
+                        let documents = crate::yaml::parse_stream(&text, &options)
+                            .map_err(|e| format!("{}:{e}", file.display()))?;
                         documents.into_iter().next().map(|d| d.into_root())
                     }
                 };
