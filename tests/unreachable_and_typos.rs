@@ -593,3 +593,77 @@ fn an_oci_repository_whose_chart_came_from_the_cache_passes_with_a_note() {
     assert_eq!(result, "SKIPPED", "{message}");
     assert!(message.starts_with("not fetched"), "{message}");
 }
+
+/// A source written in a file that nothing in the run applies (its kustomization leaves the file
+/// out) does not exist in the cluster: its consumer FAILs "not found", with or without
+/// `--allow-missing-sources`, as it does for a source defined nowhere. (Written under a producer
+/// that did not render, it would be unavailable instead.)
+#[test]
+fn a_source_written_where_nothing_applies_it_is_not_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "flux/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        dir.path(),
+        "apps/kustomization.yaml",
+        "resources: [release.yaml]\n# - source.yaml\n",
+    );
+    write(
+        dir.path(),
+        "apps/source.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {name: app, namespace: apps}\nspec:\n  interval: 1h\n  url: oci://registry.example.com/charts/app\n  ref: {tag: 1.0.0}\n",
+    );
+    write(
+        dir.path(),
+        "apps/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: app, namespace: apps}\nspec:\n  interval: 1h\n  chartRef: {kind: OCIRepository, name: app}\n",
+    );
+    for flags in [
+        &["--offline"][..],
+        &["--offline", "--allow-missing-sources"],
+    ] {
+        let (rows, code) = test_rows(dir.path(), "flux", flags);
+        let (result, message) = row(&rows, "HelmRelease/apps/app");
+        assert_eq!(result, "FAIL", "{flags:?}: {message}");
+        assert!(
+            message.starts_with("source OCIRepository/apps/app not found"),
+            "{message}"
+        );
+        assert_eq!(row(&rows, "Kustomization/flux-system/apps").0, "PASS");
+        assert_eq!(code, Some(1));
+    }
+}
+
+/// With `--allow-missing-sources`, while a producer that could not render offline might still
+/// apply the missing source (a chart not in the cache may define one), its consumer is SKIPPED,
+/// and the row names that producer.
+#[test]
+fn a_missing_source_another_unrendered_producer_might_apply_is_skipped_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "flux/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        dir.path(),
+        "apps/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: app, namespace: apps}\nspec:\n  interval: 1h\n  chartRef: {kind: OCIRepository, name: app}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata: {name: charts, namespace: apps}\nspec:\n  interval: 1h\n  url: https://charts.example.com\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: uncached, namespace: apps}\nspec:\n  interval: 1h\n  chart:\n    spec:\n      chart: uncached\n      version: 1.0.0\n      sourceRef: {kind: HelmRepository, name: charts}\n",
+    );
+    let (rows, _) = test_rows(
+        dir.path(),
+        "flux",
+        &["--offline", "--allow-missing-sources"],
+    );
+    assert_eq!(row(&rows, "HelmRelease/apps/uncached").0, "SKIPPED");
+    let (result, message) = row(&rows, "HelmRelease/apps/app");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(
+        message.starts_with("source OCIRepository/apps/app not found")
+            && message.contains("skipped rather than failed: HelmRelease/apps/uncached"),
+        "{message}"
+    );
+}

@@ -711,19 +711,40 @@ impl Runtime<'_> {
                 )
             )
         };
-        let unknown = self.store.objects_where(producer).iter().any(|(id, _)| {
-            if not_found.contains(id) {
-                return false;
+        let unknown: Vec<ResourceId> = self
+            .store
+            .objects_where(producer)
+            .into_iter()
+            .map(|(id, _)| id)
+            .filter(|id| {
+                !not_found.contains(id)
+                    && self.store.status(id).is_none_or(|record| {
+                        !matches!(
+                            record.status,
+                            Status::Ready(Ready::Reconciled | Ready::Suspended)
+                        )
+                    })
+            })
+            .collect();
+        if let Some(first) = unknown.first() {
+            // The row says why it is not a failure: what might still have applied the source.
+            let others = match unknown.len() - 1 {
+                0 => String::new(),
+                1 => " and 1 other".to_owned(),
+                n => format!(" and {n} others"),
+            };
+            let why = format!(
+                " (skipped rather than failed: {}{others}, not rendered offline, might apply it)",
+                label_of(first)
+            );
+            for id in not_found {
+                if let Some(Status::Ready(Ready::Skipped(message))) =
+                    self.store.status(&id).map(|record| record.status)
+                {
+                    self.store
+                        .set(id, Status::Ready(Ready::Skipped(format!("{message}{why}"))));
+                }
             }
-            match self.store.status(id) {
-                None => true,
-                Some(record) => !matches!(
-                    record.status,
-                    Status::Ready(Ready::Reconciled | Ready::Suspended)
-                ),
-            }
-        });
-        if unknown {
             return;
         }
         for id in not_found {
@@ -1794,10 +1815,20 @@ impl Runtime<'_> {
         }
         let message = format!("source {} not found", label_of(&source_id));
         self.withdraw_output(&flux.object.id);
-        // One the repository writes (under a Kustomization that did not publish it) exists: it
-        // is unavailable, not a typo.
+        // One the repository writes under a producer that did not render (failed, skipped,
+        // blocked) may exist: it is unavailable, not a typo. One written where nothing in this
+        // run applies it (a file its kustomization leaves out, another cluster's tree) is not
+        // found, as in the cluster.
         let defined = source::resolve(&source_id, self.repository, None);
-        let status = if matches!(defined, SourceResolution::NotFound(_)) {
+        let withheld = self.producers.of(&source_id).iter().any(|producer| {
+            self.store.status(producer).is_none_or(|record| {
+                !matches!(
+                    record.status,
+                    Status::Ready(Ready::Reconciled | Ready::Suspended)
+                )
+            })
+        });
+        let status = if matches!(defined, SourceResolution::NotFound(_)) || !withheld {
             StatusRecord::new(self.source_not_found(&flux.object.id, message), Vec::new())
         } else {
             StatusRecord::new(self.unavailable(message), vec![source_id])
