@@ -69,6 +69,29 @@ fn a_misspelled_field_and_a_wrong_type_are_violations_with_their_paths() {
     );
 }
 
+/// A value postBuild left as `${VAR}` (its variable comes from what only the cluster holds)
+/// is not judged by the schema: `replicas: ${REPLICAS}` is an integer once Flux substitutes it.
+/// The same field with a plain wrong string still is.
+#[test]
+fn unsubstituted_placeholders_are_not_judged_but_wrong_values_are() {
+    let object = |replicas: &str| {
+        deployment(json!({
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": template(),
+        }))
+    };
+    let schemas = Schemas::new(33, []);
+    assert_eq!(
+        schemas.check(&apps_v1("Deployment"), &object("${REPLICAS}")),
+        Verdict::Valid
+    );
+    let Verdict::Invalid(violations) = schemas.check(&apps_v1("Deployment"), &object("two")) else {
+        panic!("expected a violation");
+    };
+    assert_eq!(violations[0].path, "$.spec.replicas");
+}
+
 #[test]
 fn kinds_without_a_schema_are_unknown_with_the_reason() {
     let schemas = Schemas::new(33, []);
