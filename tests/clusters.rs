@@ -9,6 +9,10 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
+#[path = "common/git.rs"]
+mod git_helper;
+use git_helper::git;
+
 fn write(root: &Path, file: &str, text: &str) {
     let path = root.join(file);
     std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
@@ -246,36 +250,6 @@ fn validate_names_each_findings_cluster_and_finds_no_duplicate_across_clusters()
     let human = offlux(&["validate"], dir.path());
     let stderr = String::from_utf8_lossy(&human.stderr);
     assert!(!stderr.contains("defined more than once"), "{stderr}");
-}
-
-/// `git` in `repo`, with no user or system configuration. `None` (and a message) without git.
-fn git(repo: &Path, args: &[&str]) -> Option<()> {
-    let output = std::process::Command::new("git")
-        .current_dir(repo)
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "user.name=test",
-            "-c",
-            "user.email=test@example.com",
-        ])
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output();
-    let Ok(output) = output else {
-        eprintln!("skipped: no `git` binary to make test repositories with");
-        return None;
-    };
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Some(())
 }
 
 /// The fixture committed on `main`; `None` without git.
