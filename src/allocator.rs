@@ -15,8 +15,8 @@
 //! freed, from any thread. mimalloc frees a huge block from a thread other than the one that
 //! allocated it by `MADV_FREE` (`_mi_segment_huge_page_reset`), which leaves the pages counted in
 //! the process's resident memory until the kernel wants them: with two workers, a chart loaded by
-//! one and let go by the other stayed resident beside the next one (1.3 GB where one worker
-//! peaked at 0.5 GB).
+//! one and let go by the other stayed resident beside the next one (measurements:
+//! docs/measurements.md).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
