@@ -1,6 +1,6 @@
 //! What differs between operating systems, one small module per concern, each with a portable
 //! fallback: the rest of the code calls these and holds no `cfg(target_os)`, no `libc` and no
-//! system path of its own (`tests/architecture.rs` checks it). Not for: path spelling, where Unix
+//! system path of its own (`tests/it/architecture.rs` checks it). Not for: path spelling, where Unix
 //! allows a faster comparison on bytes (`fs_facts::is_within`, `discovery::PathKey`,
 //! `kustomize`'s path normalisation keep a `cfg(unix)` fast path beside the portable one).
 //!

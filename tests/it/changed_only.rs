@@ -1,0 +1,629 @@
+//! `--changed-only` against a full run, on corpus repositories with seeded random edits: a
+//! HelmRelease value, a file of a kustomization directory, a post-build variable of a
+//! `substituteFrom` ConfigMap (or the generator that makes it), a component's file, a deleted
+//! file. For each edit, every producer the narrowed run reports has the full run's output (byte
+//! for byte, as `render --out` writes it) and status (as `test -o json` reports it), and every
+//! producer whose output or status differs between the base and the edited tree in full runs is
+//! among them. The `git` binary makes the repositories; offlux reads them itself.
+//!
+//! A fixed seed and a few edits by default (bounded time); `OFFLUX_CHANGED_CASES=N` runs N edits
+//! per repository and `OFFLUX_CHANGED_SEED` picks another seed.
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests read their settings from the environment"
+)]
+
+use crate::common::copy_dir;
+use crate::common::fleet;
+use crate::common::test_data;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+
+/// Repository, `--path` inside it, edits by default.
+const REPOSITORIES: &[(&str, &str, usize)] = &[
+    (
+        "onedr0p__home-ops__2025-06-23",
+        "kubernetes/flux/cluster",
+        5,
+    ),
+    (
+        "fluxcd__flux2-kustomize-helm-example",
+        "clusters/production",
+        3,
+    ),
+];
+
+/// `git` with a fixed branch name and no signing, whatever the machine's configuration.
+fn git(dir: &Path, args: &[&str]) {
+    let mut all = vec![
+        "-c",
+        "init.defaultBranch=main",
+        "-c",
+        "commit.gpgsign=false",
+    ];
+    all.extend(args);
+    fleet::git(dir, &all);
+}
+
+/// xorshift64*: a small seeded generator, so a failing case can be run again.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n.max(1)
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        if items.is_empty() {
+            None
+        } else {
+            items.get(self.below(items.len()))
+        }
+    }
+}
+
+/// Every file of the repository, relative, sorted (`.git` left out).
+fn files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read_dir").flatten() {
+            let path = entry.path();
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(relative) = path.strip_prefix(root) {
+                out.push(relative.to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A one-line plain scalar value (`  key: value`) as (indent, key, value).
+fn plain_value(line: &str) -> Option<(usize, &str, &str)> {
+    let indent = line.len() - line.trim_start().len();
+    let (key, value) = line
+        .trim_start()
+        .trim_start_matches("- ")
+        .split_once(": ")?;
+    let value = value.trim_end();
+    let plain = !value.is_empty()
+        && !value.starts_with(['|', '>', '&', '*', '{', '[', '"', '\'', '#', '!'])
+        && !value.contains(" #")
+        && !matches!(key, "apiVersion" | "kind" | "name" | "namespace");
+    let keyish = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c));
+    (plain && keyish).then_some((indent, key, value))
+}
+
+fn mutated(value: &str) -> String {
+    match value {
+        "true" => "false".to_owned(),
+        "false" => "true".to_owned(),
+        _ => match value.parse::<u64>() {
+            Ok(n) => (n + 1).to_string(),
+            Err(_) => format!("{value}-changed"),
+        },
+    }
+}
+
+/// Changes one plain value among `lines[range]`; the edit, or `None` when there is none.
+fn edit_lines(
+    rng: &mut Rng,
+    text: &str,
+    within: &dyn Fn(&[&str], usize) -> bool,
+) -> Option<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let candidates: Vec<usize> = (0..lines.len())
+        .filter(|&i| within(&lines, i) && plain_value(lines[i]).is_some())
+        .collect();
+    let &chosen = rng.pick(&candidates)?;
+    let (_, key, value) = plain_value(lines[chosen])?;
+    let new_line = lines[chosen].replacen(
+        &format!("{key}: {value}"),
+        &format!("{key}: {}", mutated(value)),
+        1,
+    );
+    let what = format!("`{}` → `{}`", lines[chosen].trim(), new_line.trim());
+    let mut out: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    out[chosen] = new_line;
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    Some((joined, what))
+}
+
+/// Whether line `i` lies in the block under the first line `header` (by indentation).
+fn under(lines: &[&str], i: usize, header: &str) -> bool {
+    let Some(start) = lines.iter().position(|l| l.trim_end() == header) else {
+        return false;
+    };
+    let indent = header.len() - header.trim_start().len();
+    i > start
+        && lines[start + 1..=i]
+            .iter()
+            .all(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > indent)
+}
+
+fn is_yaml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+/// Applies one random edit of `kind` to the repository; says what it did.
+fn apply_edit(rng: &mut Rng, repo: &Path, kind: usize) -> Option<String> {
+    let all = files(repo);
+    let read = |p: &Path| std::fs::read_to_string(repo.join(p)).unwrap_or_default();
+    let in_kustomization_dir = |p: &Path| {
+        p.parent()
+            .is_some_and(|d| repo.join(d).join("kustomization.yaml").is_file())
+    };
+    // A file with a value to change, among a few of the candidates.
+    let edit_one = |rng: &mut Rng, files: &[&PathBuf], within: &dyn Fn(&[&str], usize) -> bool| {
+        (0..10).find_map(|_| {
+            let file = rng.pick(files)?;
+            let (text, what) = edit_lines(rng, &read(file), within)?;
+            std::fs::write(repo.join(file), text).expect("write");
+            Some(format!("{}: {what}", file.display()))
+        })
+    };
+    match kind {
+        // A value of a HelmRelease.
+        0 => {
+            let releases: Vec<&PathBuf> = all
+                .iter()
+                .filter(|p| {
+                    is_yaml(p)
+                        && read(p).contains("kind: HelmRelease")
+                        && read(p).contains("\n  values:")
+                })
+                .collect();
+            edit_one(rng, &releases, &|lines, i| under(lines, i, "  values:"))
+        }
+        // A file of a kustomization directory.
+        1 => {
+            let candidates: Vec<&PathBuf> = all
+                .iter()
+                .filter(|p| is_yaml(p) && in_kustomization_dir(p))
+                .filter(|p| p.file_name().is_some_and(|n| n != "kustomization.yaml"))
+                .collect();
+            edit_one(rng, &candidates, &|_, _| true)
+        }
+        // A post-build variable of a ConfigMap some Kustomization substitutes from.
+        2 => {
+            let mut names = Vec::new();
+            for path in all.iter().filter(|p| is_yaml(p)) {
+                let text = read(path);
+                let lines: Vec<&str> = text.lines().collect();
+                for (i, line) in lines.iter().enumerate() {
+                    if line.trim() != "substituteFrom:" {
+                        continue;
+                    }
+                    let block = lines.iter().skip(i + 1).take_while(|l| {
+                        l.len() - l.trim_start().len() > line.len() - line.trim_start().len()
+                    });
+                    let mut config_map = false;
+                    for next in block {
+                        let item = next.trim().trim_start_matches("- ");
+                        if let Some(kind) = item.strip_prefix("kind: ") {
+                            config_map = kind.trim() == "ConfigMap";
+                        } else if let Some(name) = item.strip_prefix("name: ") {
+                            if config_map || next.trim().starts_with("- name:") {
+                                names.push(name.trim().to_owned());
+                            }
+                        }
+                    }
+                }
+            }
+            names.sort();
+            names.dedup();
+            while !names.is_empty() {
+                let name = names.remove(rng.below(names.len()));
+                if let Some(what) = edit_variable(rng, repo, &all, &name) {
+                    return Some(what);
+                }
+            }
+            None
+        }
+        // A component's file.
+        3 => {
+            let candidates: Vec<&PathBuf> = all
+                .iter()
+                .filter(|p| is_yaml(p) && p.components().any(|c| c.as_os_str() == "components"))
+                .collect();
+            edit_one(rng, &candidates, &|_, _| true)
+        }
+        // A deleted file.
+        _ => {
+            let candidates: Vec<&PathBuf> = all
+                .iter()
+                .filter(|p| is_yaml(p) && p.components().count() > 2)
+                .filter(|p| p.file_name().is_some_and(|n| n != "kustomization.yaml"))
+                .collect();
+            let file = rng.pick(&candidates)?;
+            std::fs::remove_file(repo.join(file)).expect("remove");
+            Some(format!("{}: deleted", file.display()))
+        }
+    }
+}
+
+/// Edits a value of the ConfigMap `name`: written as a ConfigMap, or made by a generator from an
+/// env file.
+fn edit_variable(rng: &mut Rng, repo: &Path, all: &[PathBuf], name: &str) -> Option<String> {
+    let read = |p: &Path| std::fs::read_to_string(repo.join(p)).unwrap_or_default();
+    for path in all.iter().filter(|p| is_yaml(p)) {
+        let text = read(path);
+        let lines: Vec<&str> = text.lines().collect();
+        let defines = lines.contains(&"kind: ConfigMap")
+            && lines.contains(&"data:")
+            && lines.contains(&format!("  name: {name}").as_str());
+        if defines {
+            let (edited, what) = edit_lines(rng, &text, &|lines, i| under(lines, i, "data:"))?;
+            std::fs::write(repo.join(path), edited).expect("write");
+            return Some(format!("{}: {what}", path.display()));
+        }
+    }
+    for path in all.iter().filter(|p| p.ends_with("kustomization.yaml")) {
+        let text = read(path);
+        let Some(at) = text.find(&format!("- name: {name}\n")) else {
+            continue;
+        };
+        let env = text[at..]
+            .lines()
+            .skip(1)
+            .take(4)
+            .find_map(|l| {
+                let l = l.trim();
+                l.strip_prefix("env: ").or(l.strip_prefix("- "))
+            })
+            .map(str::trim)
+            .filter(|f| f.ends_with(".env"))?;
+        let env_file = path.parent()?.join(env);
+        let text = read(&env_file);
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains('=') && !l.starts_with('#'))
+            .collect();
+        let line = *rng.pick(&lines)?;
+        let (key, value) = line.split_once('=')?;
+        let new = format!("{key}={}", mutated(value));
+        std::fs::write(repo.join(&env_file), text.replacen(line, &new, 1)).expect("write");
+        return Some(format!("{}: `{line}` → `{new}`", env_file.display()));
+    }
+    None
+}
+
+/// What a run gives per producer: the file `render --out` writes and the row `test -o json`
+/// reports (both as text).
+#[derive(Debug, Default, PartialEq)]
+struct Run {
+    outputs: BTreeMap<String, String>,
+    statuses: BTreeMap<String, String>,
+}
+
+fn offlux(repo: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("offlux")
+        .expect("binary is built")
+        .current_dir(repo)
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .expect("offlux runs")
+}
+
+fn run(repo: &Path, flags: &[&str], changed_only: bool) -> Run {
+    let out = tempfile::tempdir().expect("tempdir");
+    let out_dir = out.path().join("rendered");
+    let out_text = out_dir.display().to_string();
+    let mut render = vec!["render", "--out", out_text.as_str()];
+    let mut test = vec!["test", "-o", "json"];
+    if changed_only {
+        render.push("--changed-only");
+        test.push("--changed-only");
+    }
+    render.extend(flags);
+    test.extend(flags);
+    let rendered = offlux(repo, &render);
+    assert_ne!(
+        rendered.status.code(),
+        Some(2),
+        "{render:?}: {}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    let tested = offlux(repo, &test);
+    assert_ne!(
+        tested.status.code(),
+        Some(2),
+        "{test:?}: {}",
+        String::from_utf8_lossy(&tested.stderr)
+    );
+    let mut result = Run::default();
+    if out_dir.is_dir() {
+        for file in files(&out_dir) {
+            if file.starts_with(".offlux-manifest") {
+                continue;
+            }
+            let text = std::fs::read_to_string(out_dir.join(&file)).expect("read");
+            // `Kind/namespace/name.yaml`
+            let key = file.with_extension("").display().to_string();
+            result.outputs.insert(key, text);
+        }
+    }
+    let json: serde_json::Value = serde_json::from_slice(&tested.stdout).expect("test JSON");
+    let rows = if changed_only {
+        json["rows"].clone()
+    } else {
+        json
+    };
+    for row in rows.as_array().expect("rows") {
+        let key = format!(
+            "{}/{}/{}",
+            row["kind"].as_str().unwrap_or(""),
+            row["namespace"].as_str().unwrap_or(""),
+            row["name"].as_str().unwrap_or("")
+        );
+        result.statuses.insert(key, row.to_string());
+    }
+    result
+}
+
+fn producers_of(run: &Run) -> std::collections::BTreeSet<String> {
+    run.statuses.keys().cloned().collect()
+}
+
+#[test]
+fn changed_only_gives_the_full_runs_result_for_what_it_reconciles() {
+    let Some(repos) = test_data::dir("corpus/repos", "--changed-only on the corpus") else {
+        return;
+    };
+    let Some(charts) = test_data::dir("corpus/charts", "--changed-only on the corpus") else {
+        return;
+    };
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("--changed-only on the corpus: no `git` binary");
+        return;
+    }
+    let cases: Option<usize> = std::env::var("OFFLUX_CHANGED_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let seed: u64 = std::env::var("OFFLUX_CHANGED_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25);
+    let charts_text = charts.display().to_string();
+    let mut narrowed = 0;
+    let mut checked = 0;
+    for (name, path, default_cases) in REPOSITORIES {
+        let source = repos.join(name);
+        assert!(source.is_dir(), "{} is missing", source.display());
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path().join("repo");
+        copy_dir(&source, &repo);
+        git(&repo, &["init", "-q"]);
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "base"]);
+        let flags = [
+            "--path",
+            path,
+            "--chart-cache",
+            charts_text.as_str(),
+            "--offline",
+            "--allow-missing-sources",
+            "--concurrency",
+            "2",
+        ];
+        let base = run(&repo, &flags, false);
+        assert!(
+            !base.statuses.is_empty(),
+            "{name}: the base reports nothing"
+        );
+        let mut rng = Rng(seed ^ 0x9E37_79B9_7F4A_7C15);
+        for case in 0..cases.unwrap_or(*default_cases) {
+            let kind = case % 5;
+            let Some(what) = apply_edit(&mut rng, &repo, kind) else {
+                eprintln!("{name}: edit kind {kind}: nothing to edit");
+                continue;
+            };
+            let full = run(&repo, &flags, false);
+            let changed = run(&repo, &flags, true);
+            let context = format!("{name}, seed {seed}, case {case}: {what}");
+            // What it reconciles is what a full run gives.
+            for (producer, status) in &changed.statuses {
+                assert_eq!(
+                    Some(status),
+                    full.statuses.get(producer),
+                    "{context}: status of {producer}"
+                );
+            }
+            for (producer, output) in &changed.outputs {
+                assert_eq!(
+                    Some(output),
+                    full.outputs.get(producer),
+                    "{context}: output of {producer}"
+                );
+            }
+            // Nothing that changed is missed.
+            let reported = producers_of(&changed);
+            for producer in producers_of(&full).union(&producers_of(&base)) {
+                let status_differs = full.statuses.get(producer) != base.statuses.get(producer);
+                let file = producer.clone();
+                let output_differs = full.outputs.get(&file) != base.outputs.get(&file);
+                if (status_differs || output_differs) && full.statuses.contains_key(producer) {
+                    assert!(
+                        reported.contains(producer),
+                        "{context}: {producer} differs from the base but was left out"
+                    );
+                }
+            }
+            for file in base.outputs.keys().chain(full.outputs.keys()) {
+                if base.outputs.get(file) != full.outputs.get(file)
+                    && full.statuses.contains_key(file)
+                {
+                    assert!(
+                        changed.outputs.contains_key(file) || changed.statuses.contains_key(file),
+                        "{context}: the output of {file} differs from the base but was left out"
+                    );
+                }
+            }
+            checked += 1;
+            if changed.statuses.len() < full.statuses.len() {
+                narrowed += 1;
+            }
+            eprintln!(
+                "{context}: {} of {} Flux objects reconciled",
+                changed.statuses.len(),
+                full.statuses.len()
+            );
+            git(&repo, &["checkout", "-q", "--", "."]);
+            git(&repo, &["clean", "-q", "-fd"]);
+        }
+    }
+    assert!(checked > 0, "no edit was checked");
+    assert!(
+        narrowed > 0,
+        "--changed-only never reconciled less than the full run"
+    );
+}
+
+/// The files git sees changed: an edit, an addition, a deletion and an edit under a new
+/// directory count; an ignored file and an untouched one do not. Against another commit, the
+/// same files.
+#[test]
+fn changed_files_are_what_git_sees_changed() {
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("changed files: no `git` binary");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path();
+    for (file, text) in [
+        ("a.yaml", "a: 1\n"),
+        ("b.yaml", "b: 1\n"),
+        ("same.yaml", "same: 1\n"),
+        ("sub/c.yaml", "c: 1\n"),
+        (".gitignore", "ignored/\n"),
+    ] {
+        std::fs::create_dir_all(repo.join(file).parent().expect("parent")).expect("mkdir");
+        std::fs::write(repo.join(file), text).expect("write");
+    }
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+    std::fs::write(repo.join("a.yaml"), "a: 2\n").expect("write");
+    std::fs::remove_file(repo.join("b.yaml")).expect("remove");
+    std::fs::write(repo.join("sub/c.yaml"), "c: 2\n").expect("write");
+    std::fs::create_dir_all(repo.join("new")).expect("mkdir");
+    std::fs::write(repo.join("new/d.yaml"), "d: 1\n").expect("write");
+    std::fs::create_dir_all(repo.join("ignored")).expect("mkdir");
+    std::fs::write(repo.join("ignored/e.yaml"), "e: 1\n").expect("write");
+    let repository = offlux::gitrev::Repository::discover(repo).expect("repository");
+    let base = repository.resolve("HEAD").expect("HEAD");
+    let changed = offlux::gitrev::changed_files(&repository, base, None).expect("changed");
+    let paths: Vec<String> = changed
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    assert_eq!(paths, ["a.yaml", "b.yaml", "new/d.yaml", "sub/c.yaml"]);
+    let base_of = |path: &str| {
+        changed
+            .iter()
+            .find(|f| f.path == Path::new(path))
+            .and_then(|f| f.base.as_ref())
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    };
+    assert_eq!(base_of("a.yaml").as_deref(), Some("a: 1\n"));
+    assert_eq!(base_of("b.yaml").as_deref(), Some("b: 1\n"));
+    assert_eq!(base_of("new/d.yaml"), None);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "head"]);
+    let head = repository.resolve("HEAD").expect("HEAD");
+    let between = offlux::gitrev::changed_files(&repository, base, Some(head)).expect("changed");
+    let paths: Vec<String> = between
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    assert_eq!(paths, ["a.yaml", "b.yaml", "new/d.yaml", "sub/c.yaml"]);
+    assert!(offlux::gitrev::changed_files(&repository, head, None)
+        .expect("changed")
+        .is_empty());
+}
+
+/// On a small repository: nothing changed, nothing reconciled; a changed ConfigMap file brings
+/// in the Kustomization that applies it and the ones that create that one, and the JSON says
+/// what was left out.
+#[test]
+fn changed_only_reports_what_it_left_out() {
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("--changed-only: no `git` binary");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = fleet::fixture(dir.path(), "./apps");
+    let args = [
+        "test",
+        "--changed-only",
+        "--path",
+        "clusters/dev",
+        "-o",
+        "json",
+    ];
+    let quiet = offlux(&repo, &args);
+    assert_eq!(
+        quiet.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&quiet.stdout).expect("JSON");
+    assert_eq!(json["changedOnly"]["changedFiles"], 0);
+    assert_eq!(json["changedOnly"]["reconciled"], 0);
+    assert_eq!(json["rows"], serde_json::json!([]));
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(
+        stderr.contains("note: --changed-only: 0 files changed since `main`"),
+        "{stderr}"
+    );
+
+    let config = repo.join("apps/config.yaml");
+    let text = std::fs::read_to_string(&config).expect("read");
+    std::fs::write(&config, text.replace("mode: dev", "mode: prod")).expect("write");
+    std::fs::write(repo.join("README.md"), "notes\n").expect("write");
+    let edited = offlux(&repo, &args);
+    assert_eq!(
+        edited.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&edited.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&edited.stdout).expect("JSON");
+    assert_eq!(json["changedOnly"]["changedFiles"], 2);
+    assert_eq!(json["changedOnly"]["unreadFiles"], 1);
+    let names: Vec<&str> = json["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(names.contains(&"apps"), "{names:?}");
+    let whole = offlux(&repo, &["test", "--path", "clusters/dev", "-o", "json"]);
+    let all: serde_json::Value = serde_json::from_slice(&whole.stdout).expect("JSON");
+    let total = all.as_array().expect("rows").len();
+    assert_eq!(
+        json["changedOnly"]["leftOut"].as_u64(),
+        Some((total - names.len()) as u64)
+    );
+}

@@ -1,0 +1,728 @@
+//! `offlux diff` on git repositories the tests make: the example repository committed, then edited
+//! (a kustomization, a HelmRelease value, a post-build variable that fans out through a
+//! component, a moved object, a deleted Kustomization, a Secret). The `git` binary makes the
+//! repositories; offlux reads them itself. Without `git` on PATH the tests skip with a message.
+
+#![allow(clippy::print_stderr, reason = "tests print what they checked")]
+
+use std::path::Path;
+use std::process::Command as Process;
+
+use crate::common::{copy_dir, offlux_cli};
+
+use offlux_cli::offlux;
+
+fn has_git() -> bool {
+    let found = Process::new("git").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("skipped: no `git` binary to make test repositories with");
+    }
+    found
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Process::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.com",
+            "-c",
+            "core.autocrlf=false",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn write(repo: &Path, file: &str, text: &str) {
+    let path = repo.join(file);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn edit(repo: &Path, file: &str, from: &str, to: &str) {
+    let path = repo.join(file);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains(from), "{file} lacks {from:?}");
+    std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+}
+
+const COMPONENT: &str = "\
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+resources:
+  - cluster-info.yaml
+";
+
+const CLUSTER_INFO: &str = "\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cluster-info
+  namespace: hello
+data:
+  cluster: ${CLUSTER_NAME}
+  domain: ${DOMAIN}
+";
+
+const SECRET: &str = "\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: controller-auth
+type: Opaque
+data:
+  password: aHVudGVyMg==
+  user: YWRtaW4=
+";
+
+const CLUSTER_ROLE: &str = "\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: reader
+rules:
+  - apiGroups: [\"\"]
+    resources: [pods]
+    verbs: [get]
+";
+
+/// The example repository with a component, a Secret and a ClusterRole added, committed on
+/// `main`. Returns the directory that holds it.
+fn repository() -> Option<tempfile::TempDir> {
+    if !has_git() {
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example"),
+        repo,
+    );
+    write(
+        repo,
+        "components/cluster-info/kustomization.yaml",
+        COMPONENT,
+    );
+    write(
+        repo,
+        "components/cluster-info/cluster-info.yaml",
+        CLUSTER_INFO,
+    );
+    edit(
+        repo,
+        "apps/dev/kustomization.yaml",
+        "resources:\n  - ../base/hello\n",
+        "resources:\n  - ../base/hello\ncomponents:\n  - ../../components/cluster-info\n",
+    );
+    write(repo, "infrastructure/controllers/secret.yaml", SECRET);
+    write(repo, "apps/base/hello/reader.yaml", CLUSTER_ROLE);
+    edit(
+        repo,
+        "infrastructure/controllers/kustomization.yaml",
+        "  - ingress.yaml\n",
+        "  - ingress.yaml\n  - secret.yaml\n",
+    );
+    edit(
+        repo,
+        "apps/base/hello/kustomization.yaml",
+        "  - release.yaml\n",
+        "  - release.yaml\n  - reader.yaml\n",
+    );
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+    Some(dir)
+}
+
+fn diff(repo: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = offlux()
+        .current_dir(repo)
+        .arg("diff")
+        .args(["--path", "clusters/dev"])
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn json(repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["-o", "json"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = diff(repo, &all);
+    assert!(code == Some(0) || code == Some(1), "{code:?}: {stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    value.as_array().cloned().unwrap_or_default()
+}
+
+/// `(producer kind/name, object kind/name, change)` of each entry.
+fn summary(entries: &[serde_json::Value]) -> Vec<(String, String, String)> {
+    entries
+        .iter()
+        .map(|e| {
+            let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+            (
+                format!(
+                    "{}/{}",
+                    text(&e["producer"]["kind"]),
+                    text(&e["producer"]["name"])
+                ),
+                format!(
+                    "{}/{}",
+                    text(&e["object"]["kind"]),
+                    text(&e["object"]["name"])
+                ),
+                text(&e["change"]),
+            )
+        })
+        .collect()
+}
+
+fn entry<'a>(entries: &'a [serde_json::Value], kind: &str, name: &str) -> &'a serde_json::Value {
+    entries
+        .iter()
+        .find(|e| e["object"]["kind"] == kind && e["object"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind}/{name} in {:?}", summary(entries)))
+}
+
+fn triple(producer: &str, object: &str, change: &str) -> (String, String, String) {
+    (producer.to_owned(), object.to_owned(), change.to_owned())
+}
+
+#[test]
+fn no_change_is_no_difference() {
+    let Some(dir) = repository() else { return };
+    let (code, stdout, stderr) = diff(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("No differences between base `main`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_edited_kustomization_changes_its_objects() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "infrastructure/controllers/kustomization.yaml",
+        "namespace: ingress\n",
+        "namespace: ingress\ncommonLabels:\n  tier: edge\n",
+    );
+    let entries = json(dir.path(), &[]);
+    assert_eq!(
+        summary(&entries),
+        [
+            triple(
+                "Kustomization/infrastructure",
+                "Deployment/ingress-controller",
+                "changed"
+            ),
+            triple(
+                "Kustomization/infrastructure",
+                "Namespace/ingress",
+                "changed"
+            ),
+            triple(
+                "Kustomization/infrastructure",
+                "Secret/controller-auth",
+                "changed"
+            ),
+        ]
+    );
+    let deployment = entry(&entries, "Deployment", "ingress-controller");
+    let text = deployment["diff"].as_str().unwrap_or_default();
+    assert!(text.contains("+    tier: edge\n"), "{text}");
+    assert!(
+        text.starts_with("--- base/Deployment.apps/ingress/ingress-controller\n+++ head/"),
+        "{text}"
+    );
+    assert_eq!(deployment["object"]["apiVersion"], "apps/v1");
+    assert_eq!(deployment["producer"]["namespace"], "flux-system");
+    // The human form says the same, and the exit code says there were differences.
+    let (code, stdout, _) = diff(dir.path(), &[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        stdout.contains("Kustomization flux-system/infrastructure\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  ~ Deployment ingress/ingress-controller changed\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    +    tier: edge\n"), "{stdout}");
+    let (code, _, _) = diff(dir.path(), &["--exit-zero"]);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_helmrelease_value_changes_the_release_and_its_manifests() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "apps/dev/hello-values.yaml",
+        "replicas: 2",
+        "replicas: 3",
+    );
+    let entries = json(dir.path(), &[]);
+    assert_eq!(
+        summary(&entries),
+        [
+            triple("HelmRelease/hello", "Deployment/hello", "changed"),
+            triple("Kustomization/apps", "HelmRelease/hello", "changed"),
+        ]
+    );
+    let deployment = entry(&entries, "Deployment", "hello")["diff"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        deployment.contains("-  replicas: 2\n+  replicas: 3\n"),
+        "{deployment}"
+    );
+    // A markdown comment keeps under its size cap and says what it left out.
+    let (_, markdown, _) = diff(dir.path(), &["-o", "markdown", "--max-size", "1200"]);
+    assert!(markdown.len() <= 1200, "{} bytes", markdown.len());
+    assert!(
+        markdown.contains("| changed | `Deployment` | `hello` | `hello` |  |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("_Cut to stay under 1200 bytes: 1 diffs"),
+        "{markdown}"
+    );
+    let (_, markdown, _) = diff(dir.path(), &["-o", "markdown"]);
+    assert_eq!(markdown.matches("<details>").count(), 2, "{markdown}");
+    assert!(!markdown.contains("_Cut"), "{markdown}");
+    // One line of context instead of three.
+    let entries = json(dir.path(), &["-U", "1"]);
+    let narrow = entry(&entries, "Deployment", "hello")["diff"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        narrow.lines().count() < deployment.lines().count(),
+        "{narrow}"
+    );
+}
+
+#[test]
+fn a_postbuild_variable_fans_out_through_a_component() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "clusters/dev/cluster-vars.yaml",
+        "DOMAIN: dev.example.com",
+        "DOMAIN: dev.example.org",
+    );
+    let entries = json(dir.path(), &[]);
+    assert_eq!(
+        summary(&entries),
+        [
+            triple("HelmRelease/hello", "Ingress/hello", "changed"),
+            triple("Kustomization/apps", "ConfigMap/cluster-info", "changed"),
+            triple("Kustomization/apps", "HelmRelease/hello", "changed"),
+            triple(
+                "Kustomization/flux-system",
+                "ConfigMap/cluster-vars",
+                "changed"
+            ),
+        ]
+    );
+    let info = entry(&entries, "ConfigMap", "cluster-info")["diff"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        info.contains("-  domain: dev.example.com\n+  domain: dev.example.org\n"),
+        "{info}"
+    );
+}
+
+#[test]
+fn a_moved_object_names_both_producers() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    std::fs::rename(
+        repo.join("apps/base/hello/reader.yaml"),
+        repo.join("infrastructure/controllers/reader.yaml"),
+    )
+    .expect("move");
+    edit(
+        repo,
+        "apps/base/hello/kustomization.yaml",
+        "  - reader.yaml\n",
+        "",
+    );
+    edit(
+        repo,
+        "infrastructure/controllers/kustomization.yaml",
+        "  - secret.yaml\n",
+        "  - secret.yaml\n  - reader.yaml\n",
+    );
+    let entries = json(repo, &[]);
+    assert_eq!(
+        summary(&entries),
+        [triple(
+            "Kustomization/infrastructure",
+            "ClusterRole/reader",
+            "moved"
+        )]
+    );
+    let moved = &entries[0];
+    assert_eq!(moved["from"]["name"], "apps");
+    // The same object; only the owner labels Flux adds name the new producer.
+    let text = moved["diff"].as_str().unwrap_or_default();
+    assert!(
+        text.contains(
+            "-    kustomize.toolkit.fluxcd.io/name: apps\n+    kustomize.toolkit.fluxcd.io/name: infrastructure\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with(['+', '-'])).count(),
+        4,
+        "{text}"
+    );
+    let (_, markdown, _) = diff(repo, &["-o", "markdown"]);
+    assert!(
+        markdown.contains(
+            "| moved | `ClusterRole` |  | `reader` | from `Kustomization flux-system/apps` |"
+        ),
+        "{markdown}"
+    );
+}
+
+#[test]
+fn a_deleted_kustomization_removes_its_objects_and_blocks_its_dependants() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    std::fs::remove_file(repo.join("clusters/dev/infrastructure.yaml")).expect("rm");
+    edit(
+        repo,
+        "clusters/dev/kustomization.yaml",
+        "  - infrastructure.yaml\n",
+        "",
+    );
+    let entries = json(repo, &[]);
+    let found = summary(&entries);
+    for expected in [
+        triple(
+            "Kustomization/flux-system",
+            "Kustomization/infrastructure",
+            "removed",
+        ),
+        triple(
+            "Kustomization/infrastructure",
+            "Deployment/ingress-controller",
+            "removed",
+        ),
+        triple(
+            "Kustomization/infrastructure",
+            "Namespace/ingress",
+            "removed",
+        ),
+        triple("Kustomization/apps", "/", "status"),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} not in {found:?}");
+    }
+    let apps = entries
+        .iter()
+        .find(|e| e["change"] == "status" && e["producer"]["name"] == "apps")
+        .expect("apps' status");
+    assert_eq!(apps["before"], "PASS");
+    assert!(
+        apps["after"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("infrastructure"),
+        "{apps}"
+    );
+    // apps' objects, and those of the HelmRelease it applies, are unknown on the head side,
+    // not removed.
+    assert!(
+        !found.iter().any(
+            |(p, _, c)| (p == "Kustomization/apps" || p == "HelmRelease/hello") && c == "removed"
+        ),
+        "{found:?}"
+    );
+    let (_, annotations, _) = diff(repo, &["-o", "github"]);
+    assert!(
+        annotations.contains("::error file=clusters/dev/apps.yaml,line=1,title=offlux diff%3A Kustomization flux-system/apps::status PASS → "),
+        "{annotations}"
+    );
+}
+
+#[test]
+fn a_changed_secret_shows_its_keys_never_its_values() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    edit(
+        repo,
+        "infrastructure/controllers/secret.yaml",
+        "password: aHVudGVyMg==",
+        "password: c3dvcmRmaXNo\n  token: dG9rZW4=",
+    );
+    for format in ["human", "markdown", "json", "github"] {
+        let (code, stdout, stderr) = diff(repo, &["-o", format]);
+        assert_eq!(code, Some(1), "{stderr}");
+        for value in ["aHVudGVyMg", "c3dvcmRmaXNo", "dG9rZW4", "YWRtaW4"] {
+            assert!(!stdout.contains(value), "{format} shows {value}:\n{stdout}");
+        }
+    }
+    let entries = json(repo, &[]);
+    let secret = entry(&entries, "Secret", "controller-auth");
+    assert_eq!(secret["change"], "changed");
+    assert_eq!(
+        secret["secretKeys"]["changed"],
+        serde_json::json!(["password"])
+    );
+    assert_eq!(secret["secretKeys"]["added"], serde_json::json!(["token"]));
+    let (_, human, _) = diff(repo, &[]);
+    assert!(
+        human.contains(
+            "Secret ingress/controller-auth changed (keys values changed: password; added: token)"
+        ),
+        "{human}"
+    );
+    // `--skip-secrets` leaves them out altogether.
+    assert!(json(repo, &["--skip-secrets"]).is_empty());
+}
+
+#[test]
+fn two_revisions_from_packed_history_and_the_trees_written() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    for replicas in 3..8 {
+        edit(
+            repo,
+            "apps/dev/hello-values.yaml",
+            &format!("replicas: {}", replicas - 1),
+            &format!("replicas: {replicas}"),
+        );
+        git(
+            repo,
+            &["commit", "-q", "-am", &format!("replicas {replicas}")],
+        );
+    }
+    // Everything into one pack, with deltas between the versions.
+    git(repo, &["gc", "-q", "--aggressive", "--prune=now"]);
+    // An uncommitted edit is not seen when both sides are revisions.
+    edit(
+        repo,
+        "apps/dev/hello-values.yaml",
+        "replicas: 7",
+        "replicas: 9",
+    );
+    let entries = json(repo, &["--base", "HEAD~2", "--head", "HEAD"]);
+    let deployment = entry(&entries, "Deployment", "hello")["diff"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        deployment.contains("-  replicas: 5\n+  replicas: 7\n"),
+        "{deployment}"
+    );
+    let out = tempfile::tempdir().expect("tempdir");
+    let (code, _, stderr) = diff(
+        repo,
+        &[
+            "--base",
+            "main~4",
+            "--out",
+            out.path().to_str().expect("utf-8"),
+            "-o",
+            "markdown",
+        ],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let read = |side: &str| {
+        std::fs::read_to_string(out.path().join(side).join("HelmRelease/hello/hello.yaml"))
+            .unwrap_or_else(|e| panic!("{side}: {e}"))
+    };
+    assert!(read("base").contains("replicas: 3\n"));
+    assert!(read("head").contains("replicas: 9\n"));
+    let infrastructure = std::fs::read_to_string(
+        out.path()
+            .join("head/Kustomization/flux-system/infrastructure.yaml"),
+    )
+    .expect("infrastructure's file");
+    assert!(
+        infrastructure.contains("kind: Deployment"),
+        "{infrastructure}"
+    );
+    assert!(
+        !infrastructure.contains("controller-auth"),
+        "{infrastructure}"
+    );
+    // Unknown revisions are usage errors.
+    let (code, _, stderr) = diff(repo, &["--base", "no-such-ref"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("unknown revision `no-such-ref`"),
+        "{stderr}"
+    );
+}
+
+/// Every file of every commit, as offlux reads it from the revision mounted in memory, is what
+/// git itself has; a symlink reads as the file it leads to inside the revision, one leading out
+/// reads as nothing; and nothing appears on disk at the mount point.
+#[test]
+fn revision_views_match_git() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(
+            "../base/hello/release.yaml",
+            repo.join("apps/dev/link.yaml"),
+        )
+        .expect("symlink");
+        std::os::unix::fs::symlink("../../../etc/passwd", repo.join("apps/dev/escape.yaml"))
+            .expect("symlink");
+    }
+    for n in 0..4 {
+        edit(
+            repo,
+            "charts/hello/values.yaml",
+            "replicas: 1",
+            &format!("replicas: 1\nextra{n}: {n}\nreplicas: 1"),
+        );
+        git(repo, &["add", "-A"]);
+        git(repo, &["commit", "-q", "-m", &format!("edit {n}")]);
+    }
+    git(repo, &["tag", "-a", "-m", "annotated", "v1", "HEAD~1"]);
+    git(repo, &["gc", "-q", "--aggressive", "--prune=now"]);
+    let repository = std::sync::Arc::new(offlux::gitrev::Repository::discover(repo).expect("open"));
+    for revision in ["HEAD", "HEAD~1", "v1", "main~3", "HEAD^"] {
+        let commit = repository.resolve(revision).expect("resolve");
+        assert_eq!(
+            commit.to_hex(),
+            git(repo, &["rev-parse", &format!("{revision}^{{commit}}")]).trim(),
+            "{revision}"
+        );
+        let parent = tempfile::tempdir().expect("tempdir");
+        let (mount, notes) =
+            offlux::gitrev::mount(repository.clone(), commit, parent.path(), "test")
+                .expect("mount");
+        assert!(notes.is_empty(), "{notes:?}");
+        let facts = offlux::fsio::FsFacts::default();
+        let read = |file: &str| {
+            offlux::fsio::read_to_string(
+                &facts,
+                &mount.path().join(file),
+                offlux::fsio::Confine::within(mount.path()),
+            )
+        };
+        let listing = git(repo, &["ls-tree", "-r", "--name-only", revision]);
+        let mut files = 0;
+        for file in listing.lines() {
+            if file.ends_with("escape.yaml") {
+                let refused = read(file);
+                assert!(refused.is_err(), "{file}: {refused:?}");
+                continue;
+            }
+            files += 1;
+            let shown = if file.ends_with("link.yaml") {
+                "apps/base/hello/release.yaml"
+            } else {
+                file
+            };
+            let expected = git(repo, &["show", &format!("{revision}:{shown}")]);
+            assert_eq!(
+                read(file).unwrap_or_else(|e| panic!("{e}")),
+                expected,
+                "{revision}:{file}"
+            );
+        }
+        assert!(files > 10, "{revision}: {files} files");
+        assert!(
+            std::fs::read_dir(parent.path())
+                .expect("the parent")
+                .next()
+                .is_none(),
+            "something was written under the mount point's parent"
+        );
+    }
+}
+
+/// A `git gc` that packs the loose objects and removes them while a diff has the repository open
+/// (`gc --auto` runs detached after a commit) loses nothing: a read that finds an object nowhere
+/// looks for new packs once, as git's `reprepare_packed_git` does.
+#[test]
+fn objects_packed_while_the_repository_is_open_are_found() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    let repository = std::sync::Arc::new(offlux::gitrev::Repository::discover(repo).expect("open"));
+    let commit = repository.resolve("HEAD").expect("resolve");
+    git(repo, &["gc", "-q", "--prune=now"]);
+    assert!(
+        std::fs::read_dir(repo.join(".git/objects"))
+            .expect("objects")
+            .flatten()
+            .all(|e| e.file_name().len() != 2),
+        "loose objects left after gc"
+    );
+    let parent = tempfile::tempdir().expect("tempdir");
+    let (mount, notes) =
+        offlux::gitrev::mount(repository, commit, parent.path(), "test").expect("mount");
+    assert!(notes.is_empty(), "{notes:?}");
+    let facts = offlux::fsio::FsFacts::default();
+    let text = offlux::fsio::read_to_string(
+        &facts,
+        &mount.path().join("clusters/dev/apps.yaml"),
+        offlux::fsio::Confine::within(mount.path()),
+    )
+    .expect("read after gc");
+    assert!(text.contains("kind: Kustomization"), "{text}");
+}
+
+/// A producer SKIPPED on one side (here a remote kustomize resource, which offline cannot
+/// fetch) rendered nothing there: its objects are not compared, never reported as removed.
+#[test]
+fn a_producer_skipped_on_one_side_removes_nothing() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "apps/base/hello/kustomization.yaml",
+        "  - reader.yaml\n",
+        "  - reader.yaml\n  - https://example.com/remote.yaml\n",
+    );
+    let (code, stdout, stderr) = diff(
+        dir.path(),
+        &["--offline", "--allow-missing-sources", "-o", "json"],
+    );
+    assert!(code == Some(0) || code == Some(1), "{code:?}: {stderr}");
+    let entries: Vec<serde_json::Value> = serde_json::from_str::<serde_json::Value>(&stdout)
+        .expect("json")
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        entries.iter().all(|e| e["change"] != "removed"),
+        "{:?}",
+        summary(&entries)
+    );
+    let (_, human, stderr) = diff(dir.path(), &["--offline", "--allow-missing-sources"]);
+    assert!(human.contains("SKIPPED"), "{human}\n{stderr}");
+    assert!(human.contains("not compared"), "{human}\n{stderr}");
+}
