@@ -17,6 +17,7 @@
 mod build;
 mod clusters;
 mod completions;
+mod config;
 mod diff;
 pub mod exit;
 mod explain;

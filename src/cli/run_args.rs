@@ -196,19 +196,13 @@ impl LeftOut {
 /// The `sources:` map of `.offlux.yaml` (`NAME` or `KIND/NAMESPACE/NAME` to a directory relative
 /// to the repository root).
 fn configured_sources(root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
-    let path = root.join(".offlux.yaml");
-    let facts = crate::fsio::FsFacts::default();
-    let Ok(text) = crate::fsio::read_to_string(&facts, &path, crate::fsio::Confine::within(root))
+    let path = root.join(super::config::FILE);
+    let Some(entries) =
+        super::config::read(root)?.and_then(|config| config.get_path(&["sources"]).cloned())
     else {
         return Ok(Vec::new());
     };
-    let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-        .map_err(|e| format!("`{}`: {e}", path.display()))?;
-    let Some(entries) = documents
-        .first()
-        .and_then(|d| d.root.get_path(&["sources"]))
-        .and_then(crate::yaml::Node::as_mapping)
-    else {
+    let Some(entries) = entries.as_mapping() else {
         return Ok(Vec::new());
     };
     entries

@@ -142,7 +142,7 @@ pub enum ValidateFormat {
     Sarif,
 }
 
-const CONFIG_FILE: &str = ".offlux.yaml";
+use super::config::FILE as CONFIG_FILE;
 
 pub(super) fn run(
     args: &ValidateArgs,
@@ -294,7 +294,7 @@ pub(super) fn check(
 ) -> Result<(Vec<Finding>, usize), String> {
     let root = &repository.root;
     let in_config = |message: String| format!("{}: {message}", root.join(CONFIG_FILE).display());
-    let config = config_document(root).map_err(in_config)?;
+    let config = super::config::read(root)?;
     let severities = severities(config.as_ref()).map_err(in_config)?;
     let orphan_config = OrphanConfig::read(config.as_ref()).map_err(in_config)?;
     let labels = producer_labels(run_report);
@@ -494,19 +494,6 @@ fn unused_values_keys(
         }
     }
     findings
-}
-
-/// The first document of `.offlux.yaml`, if there is the file.
-fn config_document(root: &Path) -> Result<Option<Node>, String> {
-    let path = root.join(CONFIG_FILE);
-    let facts = crate::fsio::FsFacts::default();
-    let Ok(text) = crate::fsio::read_to_string(&facts, &path, crate::fsio::Confine::within(root))
-    else {
-        return Ok(None);
-    };
-    let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-        .map_err(|e| e.to_string())?;
-    Ok(documents.first().map(|d| (*d.root).clone()))
 }
 
 /// The `validate.severities` of `.offlux.yaml`: `error`, `warning` or `off` per code.

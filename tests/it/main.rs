@@ -13,6 +13,7 @@ mod cli_run;
 mod cli_snapshots;
 mod cluster_held_objects;
 mod clusters;
+mod config_file;
 mod conformance;
 mod corpus;
 mod corpus_incoming;

@@ -3,7 +3,10 @@
 use std::path::Path;
 
 /// `git` in `repo`, with no user or system configuration. `None` (and a message) without git.
-#[allow(clippy::print_stderr, reason = "a test without git says why it skipped")]
+#[allow(
+    clippy::print_stderr,
+    reason = "a test without git says why it skipped"
+)]
 pub fn git(repo: &Path, args: &[&str]) -> Option<()> {
     let output = std::process::Command::new("git")
         .current_dir(repo)
