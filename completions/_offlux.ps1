@@ -119,6 +119,8 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr')
             [CompletionResult]::new('--strict-schemas', '--strict-schemas', [CompletionResultType]::ParameterName, 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning')
             [CompletionResult]::new('--all-entry-points', '--all-entry-points', [CompletionResultType]::ParameterName, 'Judge every file of the repository for orphans (OFX111, OFX112) against what every entry point applies: `--path`, the `validate.orphans.entry-points` of `.offlux.yaml`, and each directory a bootstrap Kustomization (`flux-system`) or FluxInstance syncs')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'List only the objects that FAIL or are BLOCKED (the summary still counts every object)')
+            [CompletionResult]::new('--failures-only', '--failures-only', [CompletionResultType]::ParameterName, 'List only the objects that FAIL or are BLOCKED (the summary still counts every object)')
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

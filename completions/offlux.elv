@@ -114,6 +114,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --validate 'Also check every rendered object as `offlux validate` does: each error is a FAIL row for its object; warnings are counted on stderr'
             cand --strict-schemas 'An object of a kind whose schema is nowhere (no built-in kind, no CRD) is an error (OFX108), not a warning'
             cand --all-entry-points 'Judge every file of the repository for orphans (OFX111, OFX112) against what every entry point applies: `--path`, the `validate.orphans.entry-points` of `.offlux.yaml`, and each directory a bootstrap Kustomization (`flux-system`) or FluxInstance syncs'
+            cand -q 'List only the objects that FAIL or are BLOCKED (the summary still counts every object)'
+            cand --failures-only 'List only the objects that FAIL or are BLOCKED (the summary still counts every object)'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
             cand -h 'Print help'
             cand --help 'Print help'

@@ -29,6 +29,7 @@ mod kustomize;
 mod objects;
 mod orphans;
 mod out_dir;
+mod paint;
 mod render;
 mod repo_args;
 mod report;

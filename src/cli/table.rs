@@ -3,6 +3,16 @@
 /// Formats rows under headers, columns separated by two spaces; trailing spaces trimmed. Each
 /// cell is shown on one line with its hidden characters visible (`escape::terminal_line`).
 pub(super) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    render_styled(headers, rows, |_, _| None)
+}
+
+/// [`render`], each body cell that `style` (given the column and the cell's text) names an ANSI
+/// style for written in it; the padding stays outside, so columns line up on a terminal.
+pub(super) fn render_styled(
+    headers: &[&str],
+    rows: &[Vec<String>],
+    style: impl Fn(usize, &str) -> Option<&'static str>,
+) -> String {
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
@@ -22,11 +32,18 @@ pub(super) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     }
     let mut out = String::new();
     let header_row: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
-    for row in std::iter::once(&header_row).chain(rows) {
+    for (r, row) in std::iter::once(&header_row).chain(rows).enumerate() {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
             let width = widths.get(i).copied().unwrap_or(0);
-            line.push_str(cell);
+            match style(i, cell).filter(|_| r > 0) {
+                Some(code) => {
+                    line.push_str(code);
+                    line.push_str(cell);
+                    line.push_str(super::paint::RESET);
+                }
+                None => line.push_str(cell),
+            }
             if i + 1 < row.len() {
                 line.push_str(&" ".repeat(width - cell.chars().count() + 2));
             }
@@ -48,6 +65,19 @@ mod tests {
         assert_eq!(
             super::render(&["NAMESPACE", "NAME"], &rows),
             "NAMESPACE    NAME\nflux-system  apps\na            b\n"
+        );
+    }
+
+    #[test]
+    fn a_styled_cell_keeps_its_column_aligned() {
+        let rows = vec![
+            vec!["PASS".to_owned(), "a".to_owned()],
+            vec!["FAIL".to_owned(), "b".to_owned()],
+        ];
+        let style = |col: usize, cell: &str| (col == 0 && cell == "FAIL").then_some("<red>");
+        assert_eq!(
+            super::render_styled(&["RESULT", "NAME"], &rows, style),
+            "RESULT  NAME\nPASS    a\n<red>FAIL\u{1b}[0m    b\n"
         );
     }
 

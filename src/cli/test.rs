@@ -47,6 +47,9 @@ pub struct TestArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = TestFormat::Human)]
     pub output: TestFormat,
+    /// List only the objects that FAIL or are BLOCKED (the summary still counts every object).
+    #[arg(short = 'q', long)]
+    pub failures_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -139,21 +142,41 @@ pub(crate) fn print_failed_producers_of(
     report: &RunReport,
     context: &Context,
 ) -> bool {
-    let errors: String = rows(report)
-        .iter()
-        .filter(|r| matches!(r.result, Verdict::Fail | Verdict::Blocked))
-        .map(|row| {
-            let text = format!(
-                "{}/{}/{}: {}",
-                row.kind, row.namespace, row.name, row.message
-            );
-            let text = match cluster {
-                Some(cluster) => super::clusters::named(cluster, &text),
-                None => text,
-            };
-            format!("error: {text}\n")
-        })
-        .collect();
+    let all = rows(report);
+    let in_cluster = |text: String| match cluster {
+        Some(cluster) => super::clusters::named(cluster, &text),
+        None => text,
+    };
+    let object = |row: &Row| format!("{}/{}/{}", row.kind, row.namespace, row.name);
+    let mut errors = String::new();
+    for row in all.iter().filter(|r| r.result == Verdict::Fail) {
+        errors.push_str(&format!(
+            "error: {}\n",
+            in_cluster(format!("{}: {}", object(row), row.message))
+        ));
+    }
+    // The objects one cause blocks are said once, with their number and the first few names.
+    let mut blocked: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for row in all.iter().filter(|r| r.result == Verdict::Blocked) {
+        blocked.entry(row.message.as_str()).or_default().push(row);
+    }
+    for (message, rows) in blocked {
+        let text = match rows.as_slice() {
+            [row] => format!("{}: {message}", object(row)),
+            rows => {
+                let mut names: Vec<String> = rows.iter().take(3).map(|r| object(r)).collect();
+                if rows.len() > 3 {
+                    names.push(format!("and {} more", rows.len() - 3));
+                }
+                format!(
+                    "{} Flux objects {message} ({})",
+                    rows.len(),
+                    names.join(", ")
+                )
+            }
+        };
+        errors.push_str(&format!("error: {}\n", in_cluster(text)));
+    }
     report::eprint(context, &errors);
     !errors.is_empty()
 }
@@ -250,6 +273,77 @@ fn summary(rows: &[Row]) -> String {
         count(Verdict::Blocked),
         count(Verdict::Skipped)
     )
+}
+
+/// How many lines of each kind [`failures`] lists before it says how many more there are.
+const LISTED: usize = 10;
+
+/// What failed, for a person reading the end of the output: each FAIL row with where it is
+/// written and its cause, then the BLOCKED rows counted by cause (one line for the 63 releases
+/// one missing chart blocks, not 63). Empty when nothing failed. Every part is shown on one line
+/// (`escape::terminal_line`); `several` clusters name theirs.
+fn failures(rows: &[Row], several: bool, color: bool) -> String {
+    let line = escape::terminal_line;
+    let heading = |code: &str, text: &str| {
+        if color {
+            format!("{code}{text}{}", super::paint::RESET)
+        } else {
+            text.to_owned()
+        }
+    };
+    let in_cluster = |row: &Row, text: String| match (&row.cluster, several) {
+        (Some(cluster), true) => super::clusters::named(cluster, &text),
+        _ => text,
+    };
+    let mut out = String::new();
+    let failed: Vec<&Row> = rows.iter().filter(|r| r.result == Verdict::Fail).collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "{}", heading(super::paint::RED, "failed:"));
+        for row in failed.iter().take(LISTED) {
+            let at = match (&row.file, row.line) {
+                (Some(file), Some(n)) => format!(" ({file}:{n})"),
+                (Some(file), None) => format!(" ({file})"),
+                _ => String::new(),
+            };
+            let object = format!("{}/{}/{}{at}", row.kind, row.namespace, row.name);
+            let _ = writeln!(
+                out,
+                "  {}: {}",
+                line(&in_cluster(row, object)),
+                line(&row.message)
+            );
+        }
+        if failed.len() > LISTED {
+            let _ = writeln!(out, "  … and {} more", failed.len() - LISTED);
+        }
+    }
+    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    for row in rows.iter().filter(|r| r.result == Verdict::Blocked) {
+        *causes
+            .entry(in_cluster(row, row.message.clone()))
+            .or_default() += 1;
+    }
+    if !causes.is_empty() {
+        let mut causes: Vec<(String, usize)> = causes.into_iter().collect();
+        causes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let _ = writeln!(
+            out,
+            "{}",
+            heading(super::paint::YELLOW, "blocked, by cause:")
+        );
+        let width = causes.first().map_or(1, |(_, n)| n.to_string().len());
+        for (cause, count) in causes.iter().take(LISTED) {
+            let _ = writeln!(out, "  {count:>width$}  {}", line(cause));
+        }
+        if causes.len() > LISTED {
+            let _ = writeln!(
+                out,
+                "  … and {} more causes (`-o json` lists every row)",
+                causes.len() - LISTED
+            );
+        }
+    }
+    out
 }
 
 fn junit(rows: &[Row]) -> String {
@@ -440,8 +534,11 @@ pub(super) fn run(
                         .filter(|f| f.severity == crate::validate::Severity::Warning)
                         .count();
                     if warnings > 0 {
-                        let text =
-                            format!("validate: {warnings} warnings (`offlux validate` lists them)");
+                        let text = format!(
+                            "validate: {warnings} warning{} (`offlux validate` lists {})",
+                            if warnings == 1 { "" } else { "s" },
+                            if warnings == 1 { "it" } else { "them" }
+                        );
                         let text = match &run.cluster {
                             Some(cluster) => super::clusters::named(cluster, &text),
                             None => text,
@@ -473,9 +570,14 @@ pub(super) fn run(
         .filter(|r| args.name.as_deref().is_none_or(|n| r.name == n))
         .filter(|r| args.namespace.as_deref().is_none_or(|ns| r.namespace == ns))
         .collect();
+    let shown: Vec<&Row> = rows
+        .iter()
+        .filter(|r| !args.failures_only || matches!(r.result, Verdict::Fail | Verdict::Blocked))
+        .collect();
     let output = match args.output {
         TestFormat::Human => {
-            let table_rows: Vec<Vec<String>> = rows
+            let color = context.color && std::io::IsTerminal::is_terminal(&std::io::stdout());
+            let table_rows: Vec<Vec<String>> = shown
                 .iter()
                 .map(|r| {
                     let mut cells = vec![
@@ -495,24 +597,38 @@ pub(super) fn run(
             } else {
                 &["RESULT", "KIND", "NAME", "MESSAGE"]
             };
+            let verdict_column = usize::from(several);
+            let style = |column: usize, cell: &str| {
+                if !color || column != verdict_column {
+                    return None;
+                }
+                match cell {
+                    "PASS" => Some(super::paint::GREEN),
+                    "FAIL" => Some(super::paint::RED),
+                    "BLOCKED" => Some(super::paint::YELLOW),
+                    "SKIPPED" => Some(super::paint::DIM),
+                    _ => None,
+                }
+            };
             let mut text = if table_rows.is_empty() {
                 String::new()
             } else {
-                table::render(headers, &table_rows)
+                table::render_styled(headers, &table_rows, style)
             };
             text.push_str(&summary(&rows));
             text.push('\n');
+            text.push_str(&failures(&rows, several, color));
             context.human(text)
         }
         TestFormat::Json => {
             let mut text = match left_out.as_slice() {
-                [] => serde_json::to_string_pretty(&rows),
+                [] => serde_json::to_string_pretty(&shown),
                 [left_out] if !several => serde_json::to_string_pretty(
-                    &serde_json::json!({"changedOnly": left_out, "rows": rows}),
+                    &serde_json::json!({"changedOnly": left_out, "rows": shown}),
                 ),
                 // One per cluster, in the rows' order of clusters.
                 several_left_out => serde_json::to_string_pretty(
-                    &serde_json::json!({"changedOnly": several_left_out, "rows": rows}),
+                    &serde_json::json!({"changedOnly": several_left_out, "rows": shown}),
                 ),
             }
             .unwrap_or_default();

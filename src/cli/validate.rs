@@ -170,6 +170,7 @@ pub(super) fn run(
     let mut finding_clusters: Vec<Option<String>> = Vec::new();
     let mut objects = 0;
     let mut producers_failed = false;
+    let mut not_checked = 0;
     for run in &runs {
         let (repository, run_report, left_out) = (&run.repository, &run.report, &run.left_out);
         if let Some(left_out) = left_out {
@@ -179,6 +180,10 @@ pub(super) fn run(
         let failed_here =
             super::test::print_failed_producers_of(run.cluster.as_deref(), run_report, context);
         producers_failed |= failed_here;
+        not_checked += super::test::rows(run_report)
+            .iter()
+            .filter(|row| matches!(row.result, Verdict::Fail | Verdict::Blocked))
+            .count();
         if failed_here {
             report::eprint(
                 context,
@@ -228,7 +233,7 @@ pub(super) fn run(
     let left_out: Vec<&super::run_args::LeftOut> =
         runs.iter().filter_map(|r| r.left_out.as_ref()).collect();
     let text = match args.output {
-        ValidateFormat::Human => context.human(human(&findings, objects)),
+        ValidateFormat::Human => context.human(human(&findings, objects, not_checked)),
         ValidateFormat::Json => {
             let listed = if several {
                 with_clusters(&findings, &finding_clusters)
@@ -559,7 +564,21 @@ fn counts(findings: &[Finding]) -> (usize, usize) {
 
 fn summary(findings: &[Finding], objects: usize) -> String {
     let (errors, warnings) = counts(findings);
-    format!("{objects} objects checked: {errors} errors, {warnings} warnings")
+    format!(
+        "{} checked: {}, {}",
+        counted(objects, "object"),
+        counted(errors, "error"),
+        counted(warnings, "warning")
+    )
+}
+
+/// `1 error`, `2 errors`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 fn location(finding: &Finding) -> String {
@@ -569,8 +588,10 @@ fn location(finding: &Finding) -> String {
     }
 }
 
-/// One line per finding, its repository-supplied parts shown on one line each.
-fn human(findings: &[Finding], objects: usize) -> String {
+/// One line per finding, its repository-supplied parts shown on one line each; the summary also
+/// counts the Flux objects that failed or are blocked (`not_checked`, listed on stderr), whose
+/// output no finding can speak for.
+fn human(findings: &[Finding], objects: usize, not_checked: usize) -> String {
     let line = escape::terminal_line;
     let mut out = String::new();
     for f in findings {
@@ -589,7 +610,17 @@ fn human(findings: &[Finding], objects: usize) -> String {
             line(&f.message)
         );
     }
-    let _ = writeln!(out, "{}", summary(findings, objects));
+    let _ = write!(out, "{}", summary(findings, objects));
+    match not_checked {
+        0 => out.push('\n'),
+        1 => out.push_str("; 1 Flux object failed or is blocked (listed above): what it applies was not checked\n"),
+        n => {
+            let _ = writeln!(
+                out,
+                "; {n} Flux objects failed or are blocked (listed above): what they apply was not checked"
+            );
+        }
+    }
     out
 }
 

@@ -392,7 +392,8 @@ fn test_with_validate_fails_on_an_error_finding() {
         stdout.contains("FAIL    Service        /web") && stdout.contains("OFX102"),
         "{stdout}"
     );
-    assert!(String::from_utf8_lossy(&output.stderr).contains("validate: 1 warnings"));
+    assert!(String::from_utf8_lossy(&output.stderr)
+        .contains("validate: 1 warning (`offlux validate` lists it)"));
 }
 
 #[test]

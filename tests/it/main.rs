@@ -43,6 +43,7 @@ mod kube_config;
 mod kustomize_engine;
 mod orphans;
 mod pre_commit;
+mod readable_results;
 mod resourceset;
 mod runtime;
 mod schedule_outcomes;

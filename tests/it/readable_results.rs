@@ -1,0 +1,125 @@
+//! Results a person reads: `test` ends with a summary naming what failed and why, the objects one
+//! cause blocks counted on one line; `--failures-only` lists only what failed; `validate` counts
+//! the Flux objects whose output it could not check, and says each cause once on stderr.
+
+use std::path::Path;
+
+use crate::common::offlux_cli::offlux;
+
+/// A Kustomization whose path is missing (FAIL) and three that depend on it (BLOCKED, one cause),
+/// and one that passes.
+fn broken_repository(root: &Path) {
+    let ks = |name: &str, path: &str, depends: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  path: {path}\n{depends}  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+        )
+    };
+    let after = "  dependsOn: [{name: app}]\n";
+    let text = [
+        ks("app", "./missing", ""),
+        ks("after-a", "./sub", after),
+        ks("after-b", "./sub", after),
+        ks("after-c", "./sub", after),
+        ks("fine", "./sub", ""),
+    ]
+    .join("---\n");
+    std::fs::write(root.join("ks.yaml"), text).expect("write");
+    std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+}
+
+fn run(root: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = offlux()
+        .args(args)
+        .arg("--path")
+        .arg(root)
+        .output()
+        .expect("runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_summary_names_what_failed_and_counts_what_one_cause_blocks() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    broken_repository(dir.path());
+    let (code, stdout, stderr) = run(dir.path(), &["test"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let summary = stdout
+        .split_once("5 objects: 1 passed, 1 failed, 3 blocked, 0 skipped\n")
+        .map(|(_, after)| after)
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(
+        summary,
+        "failed:\n  Kustomization/flux-system/app (ks.yaml:1): kustomization path not found: ./missing\n\
+         blocked, by cause:\n  3  blocked by ks/flux-system/app: kustomization path not found: ./missing\n"
+    );
+    assert!(
+        stdout.contains("PASS     Kustomization  flux-system/fine"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn failures_only_lists_the_failed_and_blocked_rows_and_counts_them_all() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    broken_repository(dir.path());
+    for flag in ["--failures-only", "-q"] {
+        let (code, stdout, _) = run(dir.path(), &["test", flag]);
+        assert_eq!(code, Some(1));
+        let rows: Vec<&str> = stdout.lines().skip(1).take(4).collect();
+        assert!(
+            rows.iter()
+                .all(|r| r.starts_with("FAIL") || r.starts_with("BLOCKED")),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("PASS"), "{stdout}");
+        assert!(
+            stdout.contains("5 objects: 1 passed, 1 failed, 3 blocked, 0 skipped\n"),
+            "{stdout}"
+        );
+        let (_, json, _) = run(dir.path(), &["test", flag, "-o", "json"]);
+        let rows: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(rows.as_array().map(Vec::len), Some(4), "{json}");
+    }
+}
+
+#[test]
+fn a_clean_run_ends_with_its_count() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let (code, stdout, _) = run(
+        &root.join("clusters/dev"),
+        &["test", "--root", &root.display().to_string()],
+    );
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.ends_with("5 objects: 5 passed, 0 failed, 0 blocked, 0 skipped\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn validate_counts_what_it_could_not_check_and_says_each_cause_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    broken_repository(dir.path());
+    let (code, stdout, stderr) = run(dir.path(), &["validate"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stdout.ends_with(
+            "; 4 Flux objects failed or are blocked (listed above): what they apply was not checked\n"
+        ),
+        "{stdout}"
+    );
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: Kustomization/flux-system/app: kustomization path not found: ./missing",
+            "error: 3 Flux objects blocked by ks/flux-system/app: kustomization path not found: ./missing \
+             (Kustomization/flux-system/after-a, Kustomization/flux-system/after-b, Kustomization/flux-system/after-c)",
+        ],
+        "{stderr}"
+    );
+}
