@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -417,6 +418,75 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'offlux;config' {
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;config;show' {
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once, 1 to 128 [default: the number of cores]')
+            [CompletionResult]::new('--substitute', '--substitute', [CompletionResultType]::ParameterName, 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)')
+            [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
+            [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
+            [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
+            [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
+            [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
+            [CompletionResult]::new('--max-rendered-objects', '--max-rendered-objects', [CompletionResultType]::ParameterName, 'Objects the run''s producers may hold at once, over the whole run [default: 50000]')
+            [CompletionResult]::new('--max-rendered-bytes', '--max-rendered-bytes', [CompletionResultType]::ParameterName, 'Bytes chart and ResourceSet templates may render, over the whole run [default: 268435456]')
+            [CompletionResult]::new('--max-alias-nodes', '--max-alias-nodes', [CompletionResultType]::ParameterName, 'YAML nodes aliases and merge keys may expand to, over the whole run (every file and document together) [default: 2000000]')
+            [CompletionResult]::new('--max-extracted-bytes', '--max-extracted-bytes', [CompletionResultType]::ParameterName, 'Bytes of files extracted from archives (charts, artifacts) and inflated from git objects, over the whole run [default: 1073741824]')
+            [CompletionResult]::new('--max-loaded-chart-bytes', '--max-loaded-chart-bytes', [CompletionResultType]::ParameterName, 'Bytes of loaded charts (their files, subcharts included) held at once; charts no release is rendering are let go first, then renders in flight are waited for [default: 536870912]')
+            [CompletionResult]::new('--secret-producer', '--secret-producer', [CompletionResultType]::ParameterName, 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease''s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)')
+            [CompletionResult]::new('--resourceset-inputs', '--resourceset-inputs', [CompletionResultType]::ParameterName, 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)')
+            [CompletionResult]::new('--sources', '--sources', [CompletionResultType]::ParameterName, 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
+            [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')
+            [CompletionResult]::new('--redact-secret-values', '--redact-secret-values', [CompletionResultType]::ParameterName, 'Replace every value that came from a Secret (`substituteFrom` and `valuesFrom` Secrets, in the repository or `--substitute-from`) by `offlux-redacted` wherever it lands, string operators (`${TOKEN:0:6}`, `${TOKEN^^}`) included. Flux itself applies the values; use this where output goes to a CI log or a pull request')
+            [CompletionResult]::new('--offline', '--offline', [CompletionResultType]::ParameterName, 'Never fetch charts over the network; what the cache lacks is reported missing')
+            [CompletionResult]::new('--allow-private-network', '--allow-private-network', [CompletionResultType]::ParameterName, 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)')
+            [CompletionResult]::new('--env-from-process', '--env-from-process', [CompletionResultType]::ParameterName, 'Fill an env file''s bare keys (a line `KEY` without `=`) from offlux''s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;config;schema' {
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;config;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;config;help;show' {
+            break
+        }
+        'offlux;config;help;schema' {
+            break
+        }
+        'offlux;config;help;help' {
+            break
+        }
         'offlux;help' {
             [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources')
             [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED')
@@ -429,6 +499,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -471,6 +542,17 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;completions' {
+            break
+        }
+        'offlux;help;config' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)')
+            break
+        }
+        'offlux;help;config;show' {
+            break
+        }
+        'offlux;help;config;schema' {
             break
         }
         'offlux;help;help' {

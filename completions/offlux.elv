@@ -35,6 +35,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
+            cand config 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'offlux;get'= {
@@ -394,6 +395,68 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'offlux;config'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand show 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)'
+            cand schema 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;config;show'= {
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --concurrency 'Objects reconciled at once, 1 to 128 [default: the number of cores]'
+            cand --substitute 'A post-build variable only the cluster holds, as `NAME=VALUE` (repeatable)'
+            cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
+            cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
+            cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
+            cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
+            cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
+            cand --max-rendered-objects 'Objects the run''s producers may hold at once, over the whole run [default: 50000]'
+            cand --max-rendered-bytes 'Bytes chart and ResourceSet templates may render, over the whole run [default: 268435456]'
+            cand --max-alias-nodes 'YAML nodes aliases and merge keys may expand to, over the whole run (every file and document together) [default: 2000000]'
+            cand --max-extracted-bytes 'Bytes of files extracted from archives (charts, artifacts) and inflated from git objects, over the whole run [default: 1073741824]'
+            cand --max-loaded-chart-bytes 'Bytes of loaded charts (their files, subcharts included) held at once; charts no release is rendering are let go first, then renders in flight are waited for [default: 536870912]'
+            cand --secret-producer 'A kind whose objects create a Secret of their own name in the cluster, so a HelmRelease''s `valuesFrom` that Secret is left out with a note (repeatable; ExternalSecret and SealedSecret are always known)'
+            cand --resourceset-inputs 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)'
+            cand --sources 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
+            cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'
+            cand --redact-secret-values 'Replace every value that came from a Secret (`substituteFrom` and `valuesFrom` Secrets, in the repository or `--substitute-from`) by `offlux-redacted` wherever it lands, string operators (`${TOKEN:0:6}`, `${TOKEN^^}`) included. Flux itself applies the values; use this where output goes to a CI log or a pull request'
+            cand --offline 'Never fetch charts over the network; what the cache lacks is reported missing'
+            cand --allow-private-network 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
+            cand --env-from-process 'Fill an env file''s bare keys (a line `KEY` without `=`) from offlux''s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;config;schema'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;config;help'= {
+            cand show 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)'
+            cand schema 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;config;help;show'= {
+        }
+        &'offlux;config;help;schema'= {
+        }
+        &'offlux;config;help;help'= {
+        }
         &'offlux;help'= {
             cand get 'List the Flux objects of a repository: Kustomizations, HelmReleases, sources'
             cand test 'Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED'
@@ -406,6 +469,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
+            cand config 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'offlux;help;get'= {
@@ -435,6 +499,14 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;explain'= {
         }
         &'offlux;help;completions'= {
+        }
+        &'offlux;help;config'= {
+            cand show 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)'
+            cand schema 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)'
+        }
+        &'offlux;help;config;show'= {
+        }
+        &'offlux;help;config;schema'= {
         }
         &'offlux;help;help'= {
         }

@@ -25,38 +25,113 @@ pub(crate) const FILE: &str = ".offlux.yaml";
 /// What a key may hold.
 enum Shape {
     /// A mapping with these keys only.
-    Fixed(&'static [(&'static str, Shape)]),
+    Fixed(&'static [Key]),
     /// A mapping whose keys the check accepts (`Err` says why one is refused), each value of one
-    /// shape.
-    Keyed(fn(&str) -> Result<(), String>, &'static Shape),
+    /// shape; `pattern` is the keys' JSON Schema pattern, where there is one.
+    Keyed {
+        accepts: fn(&str) -> Result<(), String>,
+        pattern: Option<&'static str>,
+        value: &'static Shape,
+    },
     /// A list of strings, each one of what it names ("paths").
     List(&'static str),
     /// A string.
     Text,
+    /// `true` or `false`.
+    Flag,
     /// One of these strings.
     OneOf(&'static [&'static str]),
 }
 
+/// A key of a [`Shape::Fixed`] mapping, and what it is for (the JSON Schema's description).
+struct Key {
+    name: &'static str,
+    shape: Shape,
+    about: &'static str,
+}
+
+const fn key(name: &'static str, shape: Shape, about: &'static str) -> Key {
+    Key { name, shape, about }
+}
+
+/// Every key the file may hold. The run settings (those of [`RUN_SETTINGS`]) are the flags of the
+/// same name; what reaches the network or the process environment (`--allow-private-network`,
+/// `--env-from-process`) is never taken from a repository, which may be a stranger's.
 const ROOT: Shape = Shape::Fixed(&[
-    ("sources", Shape::Keyed(any_key, &Shape::Text)),
-    (
+    key(
+        "path",
+        Shape::Text,
+        "The directory to start from, relative to the repository root (`--path`).",
+    ),
+    key(
+        "chart-cache",
+        Shape::Text,
+        "A directory of charts inside the repository, used before any repository (`--chart-cache`).",
+    ),
+    key(
+        "offline",
+        Shape::Flag,
+        "Never fetch charts over the network (`--offline`).",
+    ),
+    key(
+        "allow-missing-sources",
+        Shape::Flag,
+        "Report consumers of sources that cannot be had offline as SKIPPED (`--allow-missing-sources`).",
+    ),
+    key(
+        "strict-substitutions",
+        Shape::Flag,
+        "An unset `${VAR}` without a default fails the Kustomization (`--strict-substitutions`).",
+    ),
+    key(
+        "kube-version",
+        Shape::Text,
+        "The Kubernetes version charts are rendered for and objects validated against (`--kube-version`).",
+    ),
+    key(
+        "secret-producers",
+        Shape::List("kinds"),
+        "Kinds whose objects create a Secret of their own name (`--secret-producer`).",
+    ),
+    key(
+        "sources",
+        Shape::Keyed {
+            accepts: any_key,
+            pattern: None,
+            value: &Shape::Text,
+        },
+        "Sources read from a directory of the repository: `NAME` or `KIND/NAMESPACE/NAME` to a directory (`--sources`).",
+    ),
+    key(
         "validate",
         Shape::Fixed(&[
-            (
+            key(
                 "severities",
-                Shape::Keyed(
-                    configurable_code,
-                    &Shape::OneOf(&["error", "warning", "off"]),
-                ),
+                Shape::Keyed {
+                    accepts: configurable_code,
+                    pattern: Some("^OFX1[0-9][0-9]$"),
+                    value: &Shape::OneOf(&["error", "warning", "off"]),
+                },
+                "A finding code's severity: error, warning or off (`offlux explain CODE`).",
             ),
-            (
+            key(
                 "orphans",
                 Shape::Fixed(&[
-                    ("ignore", Shape::List("paths")),
-                    ("entry-points", Shape::List("paths")),
+                    key(
+                        "ignore",
+                        Shape::List("paths"),
+                        "Globs of files the orphan checks leave alone.",
+                    ),
+                    key(
+                        "entry-points",
+                        Shape::List("paths"),
+                        "Every cluster's entry point, so that what another cluster applies is no orphan.",
+                    ),
                 ]),
+                "The orphan checks (OFX111-OFX114).",
             ),
         ]),
+        "`offlux validate`'s findings.",
     ),
 ]);
 
@@ -104,6 +179,14 @@ pub(crate) fn read(root: &Path) -> Result<Option<Node>, String> {
     Ok(Some(root_node))
 }
 
+/// A YAML 1.2 boolean (`true`, `false`, unquoted).
+fn flag(node: &Node) -> Option<bool> {
+    match crate::yaml::resolve_kyaml(node.as_scalar()?) {
+        crate::yaml::Resolved::Bool(value) => Some(value),
+        _ => None,
+    }
+}
+
 fn is_null(node: &Node) -> bool {
     matches!(node, Node::Scalar(s) if s.is_null())
 }
@@ -136,17 +219,21 @@ fn check(
                 .ok_or_else(|| at(node.pos(), format!("{} must be a mapping", shown(path))))?;
             for entry in &mapping.entries {
                 let key = entry.key.value.as_str();
-                let Some((_, inner)) = keys.iter().find(|(known, _)| *known == key) else {
-                    let known: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
-                    return Err(at(entry.key.pos, unknown_key(&child(key), key, &known)));
+                let Some(known) = keys.iter().find(|known| known.name == key) else {
+                    let names: Vec<&str> = keys.iter().map(|k| k.name).collect();
+                    return Err(at(entry.key.pos, unknown_key(&child(key), key, &names)));
                 };
                 if !is_null(&entry.value) {
-                    check(&entry.value, inner, &child(key), at)?;
+                    check(&entry.value, &known.shape, &child(key), at)?;
                 }
             }
             Ok(())
         }
-        Shape::Keyed(accepts, inner) => {
+        Shape::Keyed {
+            accepts,
+            value: inner,
+            ..
+        } => {
             let mapping = node
                 .as_mapping()
                 .ok_or_else(|| at(node.pos(), format!("{} must be a mapping", shown(path))))?;
@@ -170,6 +257,13 @@ fn check(
             Node::Scalar(s) if !s.is_null() => Ok(()),
             _ => Err(at(node.pos(), format!("{} must be a string", shown(path)))),
         },
+        Shape::Flag => match flag(node) {
+            Some(_) => Ok(()),
+            None => Err(at(
+                node.pos(),
+                format!("{} must be true or false", shown(path)),
+            )),
+        },
         Shape::OneOf(words) => match node.as_str() {
             Some(word) if words.contains(&word) => Ok(()),
             other => Err(at(
@@ -183,6 +277,315 @@ fn check(
             )),
         },
     }
+}
+
+/// Where a run setting came from, for `offlux config show`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    CommandLine,
+    Environment,
+    /// The file, at this line.
+    File(u32),
+    Default,
+}
+
+/// One run setting as the run takes it: its key, its value as shown, and where it came from.
+#[derive(Clone, Debug)]
+pub(crate) struct Setting {
+    pub key: &'static str,
+    pub value: String,
+    pub origin: Origin,
+}
+
+/// Fills the settings of `run` that the command line and the environment left unset from the
+/// repository's `.offlux.yaml` (flags and `OFFLUX_*` win), and says where each came from.
+/// `matches` are the verb's (where `run`'s flags were parsed). A path the file gives is relative
+/// to the repository root and must stay inside it. Without a repository at `--path`, nothing is
+/// read: the verb reports that.
+pub(crate) fn apply(
+    run: &mut super::run_args::RunArgs,
+    matches: &clap::ArgMatches,
+) -> Result<Vec<Setting>, String> {
+    let mut options = crate::discovery::Options::new(&run.repo.path);
+    options.root = run.repo.root.clone();
+    let Ok(root) = crate::discovery::repository_root(&options) else {
+        return Ok(Vec::new());
+    };
+    let config = read(&root)?;
+    let file = root.join(FILE);
+    let given = |id: &str| -> Option<Origin> {
+        match matches.value_source(id) {
+            Some(clap::parser::ValueSource::CommandLine) => Some(Origin::CommandLine),
+            Some(clap::parser::ValueSource::EnvVariable) => Some(Origin::Environment),
+            _ => None,
+        }
+    };
+    let entry = |name: &str| {
+        config
+            .as_ref()
+            .and_then(Node::as_mapping)
+            .and_then(|m| m.entry(name))
+            .filter(|e| !is_null(&e.value))
+    };
+    let inside = |name: &str, value: &str, line: u32| -> Result<std::path::PathBuf, String> {
+        let relative = std::path::Path::new(value);
+        let escapes = relative.components().any(|c| {
+            !matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+        if escapes {
+            return Err(format!(
+                "{}:{line}: `{name}` must be a path inside the repository, relative to its root",
+                file.display()
+            ));
+        }
+        // A link inside the repository may point out of it: what the path names must be inside.
+        let joined = root.join(relative);
+        match crate::fsio::canonicalize(&joined) {
+            Ok(real) if !real.starts_with(&root) => Err(format!(
+                "{}:{line}: `{name}` leads out of the repository (to `{}`)",
+                file.display(),
+                real.display()
+            )),
+            _ => Ok(joined),
+        }
+    };
+    let mut settings = Vec::new();
+    let mut record = |key: &'static str, value: String, origin: Origin| {
+        settings.push(Setting { key, value, origin })
+    };
+
+    // path: the file is found from where the command starts, so a path it gives also fixes the
+    // root (the file's own directory).
+    match (given("path"), entry("path")) {
+        (Some(origin), _) => record("path", run.repo.path.display().to_string(), origin),
+        (None, Some(e)) => {
+            let text = e.value.as_str().unwrap_or_default();
+            run.repo.path = inside("path", text, e.key.pos.line)?;
+            run.repo.root = Some(root.clone());
+            record("path", text.to_owned(), Origin::File(e.key.pos.line));
+        }
+        (None, None) => record("path", run.repo.path.display().to_string(), Origin::Default),
+    }
+    match (given("chart_cache"), entry("chart-cache")) {
+        (Some(origin), _) => record(
+            "chart-cache",
+            shown_path(run.chart_cache.as_deref()),
+            origin,
+        ),
+        (None, Some(e)) => {
+            let text = e.value.as_str().unwrap_or_default();
+            run.chart_cache = Some(inside("chart-cache", text, e.key.pos.line)?);
+            record("chart-cache", text.to_owned(), Origin::File(e.key.pos.line));
+        }
+        (None, None) => record("chart-cache", "none".into(), Origin::Default),
+    }
+    for (key, id, slot) in [
+        ("offline", "offline", &mut run.offline),
+        (
+            "allow-missing-sources",
+            "allow_missing_sources",
+            &mut run.allow_missing_sources,
+        ),
+        (
+            "strict-substitutions",
+            "strict_substitutions",
+            &mut run.strict_substitutions,
+        ),
+    ] {
+        match (given(id), entry(key)) {
+            (Some(origin), _) => record(key, slot.to_string(), origin),
+            (None, Some(e)) => {
+                *slot = flag(&e.value).unwrap_or(false);
+                record(key, slot.to_string(), Origin::File(e.key.pos.line));
+            }
+            (None, None) => record(key, slot.to_string(), Origin::Default),
+        }
+    }
+    match (given("kube_version"), entry("kube-version")) {
+        (Some(origin), _) => record(
+            "kube-version",
+            run.kube_version.clone().unwrap_or_default(),
+            origin,
+        ),
+        (None, Some(e)) => {
+            let text = e.value.as_str().unwrap_or_default().to_owned();
+            run.kube_version = Some(text.clone());
+            record("kube-version", text, Origin::File(e.key.pos.line));
+        }
+        (None, None) => record("kube-version", "Helm's default".into(), Origin::Default),
+    }
+    match (given("secret_producers"), entry("secret-producers")) {
+        (Some(origin), _) => record("secret-producers", run.secret_producers.join(","), origin),
+        (None, Some(e)) => {
+            run.secret_producers = e
+                .value
+                .as_sequence()
+                .map(|s| {
+                    s.items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            record(
+                "secret-producers",
+                run.secret_producers.join(","),
+                Origin::File(e.key.pos.line),
+            );
+        }
+        (None, None) => record("secret-producers", "none".into(), Origin::Default),
+    }
+    if let Some(e) = entry("sources") {
+        let names: Vec<&str> = e
+            .value
+            .as_mapping()
+            .map(|m| m.entries.iter().map(|x| x.key.value.as_str()).collect())
+            .unwrap_or_default();
+        // `--sources` are taken first and win for the same name (`RunArgs::source_dirs`).
+        record("sources", names.join(","), Origin::File(e.key.pos.line));
+    }
+    Ok(settings)
+}
+
+fn shown_path(path: Option<&Path>) -> String {
+    path.map_or_else(|| "none".into(), |p| p.display().to_string())
+}
+
+/// `offlux config show`: each run setting, its value and where it came from.
+pub(crate) fn show(settings: &[Setting], root_file: &Path) -> String {
+    let rows: Vec<Vec<String>> = settings
+        .iter()
+        .map(|s| {
+            let origin = match &s.origin {
+                Origin::CommandLine => "command line".to_string(),
+                Origin::Environment => "environment (OFFLUX_*)".to_string(),
+                Origin::File(line) => format!("{}:{line}", root_file.display()),
+                Origin::Default => "default".to_string(),
+            };
+            vec![s.key.to_string(), s.value.clone(), origin]
+        })
+        .collect();
+    super::table::render(&["SETTING", "VALUE", "FROM"], &rows)
+}
+
+/// The JSON Schema of the file, from the same table the check uses (editors complete and check
+/// the file with it through the YAML language server).
+pub(crate) fn schema() -> serde_json::Value {
+    let mut root = shape_schema(&ROOT);
+    if let serde_json::Value::Object(fields) = &mut root {
+        fields.insert(
+            "$schema".into(),
+            "https://json-schema.org/draft/2020-12/schema".into(),
+        );
+        fields.insert("title".into(), "offlux's .offlux.yaml".into());
+    }
+    root
+}
+
+fn shape_schema(shape: &Shape) -> serde_json::Value {
+    use serde_json::json;
+    match shape {
+        Shape::Fixed(keys) => {
+            let properties: serde_json::Map<String, serde_json::Value> = keys
+                .iter()
+                .map(|k| {
+                    let mut inner = shape_schema(&k.shape);
+                    if let serde_json::Value::Object(fields) = &mut inner {
+                        fields.insert("description".into(), k.about.into());
+                    }
+                    (k.name.to_string(), inner)
+                })
+                .collect();
+            json!({"type": ["object", "null"], "properties": properties, "additionalProperties": false})
+        }
+        Shape::Keyed { pattern, value, .. } => {
+            let mut out =
+                json!({"type": ["object", "null"], "additionalProperties": shape_schema(value)});
+            if let (Some(pattern), serde_json::Value::Object(fields)) = (pattern, &mut out) {
+                fields.insert("propertyNames".into(), json!({"pattern": pattern}));
+            }
+            out
+        }
+        Shape::List(_) => json!({"type": ["array", "null"], "items": {"type": "string"}}),
+        Shape::Text => json!({"type": "string"}),
+        Shape::Flag => json!({"type": ["boolean", "null"]}),
+        Shape::OneOf(words) => json!({"enum": words}),
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub what: ConfigCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Each run setting, its value and where it came from (command line, environment,
+    /// `.offlux.yaml` with its line, or the default).
+    Show {
+        #[command(flatten)]
+        run: Box<super::run_args::RunArgs>,
+    },
+    /// The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server:
+    /// $schema=...`).
+    Schema,
+}
+
+/// The verb's run settings (`RunArgs`), completed by [`apply`]; nothing for a verb without them.
+pub(super) fn apply_to(
+    command: &mut super::Command,
+    matches: &clap::ArgMatches,
+) -> Result<Vec<Setting>, String> {
+    use super::Command;
+    let Some((_, mut verb)) = matches.subcommand() else {
+        return Ok(Vec::new());
+    };
+    let run = match command {
+        Command::Get(args) => &mut args.run,
+        Command::Test(args) => &mut args.run,
+        Command::Validate(args) => &mut args.run,
+        Command::Build(args) => &mut args.run,
+        Command::Render(args) => &mut args.run,
+        Command::Diff(args) => &mut args.run,
+        Command::Config(ConfigArgs {
+            what: ConfigCommand::Show { run },
+        }) => {
+            if let Some((_, show)) = verb.subcommand() {
+                verb = show;
+            }
+            run
+        }
+        Command::Config(_)
+        | Command::Graph(_)
+        | Command::Kustomize(_)
+        | Command::Helm(_)
+        | Command::Explain(_)
+        | Command::Completions(_) => return Ok(Vec::new()),
+    };
+    apply(run, verb)
+}
+
+pub(super) fn run(
+    args: &ConfigArgs,
+    settings: &[Setting],
+    out: &mut super::stdout::Output,
+) -> Result<super::exit::ExitStatus, super::exit::CliError> {
+    let text = match &args.what {
+        ConfigCommand::Show { run } => {
+            let mut options = crate::discovery::Options::new(&run.repo.path);
+            options.root = run.repo.root.clone();
+            let root = crate::discovery::repository_root(&options)
+                .map_err(|e| super::exit::CliError::usage(e.to_string(), None))?;
+            show(settings, &root.join(FILE))
+        }
+        ConfigCommand::Schema => serde_json::to_string_pretty(&schema()).unwrap_or_default() + "\n",
+    };
+    out.write(&text)?;
+    Ok(super::exit::ExitStatus::Success)
 }
 
 /// `unknown key `validate.severites` (did you mean `severities`?)`, or the keys there are.
@@ -244,7 +647,9 @@ mod tests {
     fn a_key_nothing_resembles_lists_the_keys_there_are() {
         assert_eq!(
             read_text("x: 1\n").unwrap_err(),
-            "ROOT/.offlux.yaml:1: unknown key `x` (offlux knows: sources, validate)"
+            "ROOT/.offlux.yaml:1: unknown key `x` (offlux knows: path, chart-cache, offline, \
+             allow-missing-sources, strict-substitutions, kube-version, secret-producers, sources, \
+             validate)"
         );
     }
 

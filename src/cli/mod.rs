@@ -110,6 +110,9 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
+    /// The repository's `.offlux.yaml`: the settings a run takes and where each came from
+    /// (`show`), or the file's JSON Schema (`schema`).
+    Config(config::ConfigArgs),
 }
 
 /// The whole command line: `Cli` with every long flag also read from `OFFLUX_<FLAG>`.
@@ -150,11 +153,11 @@ pub fn main() -> ExitCode {
     if std::env::args_os().any(|a| a == "--version") {
         command = command.long_version(long_version());
     }
-    let cli = match command
-        .try_get_matches()
-        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches))
-    {
-        Ok(cli) => cli,
+    let parsed = command.try_get_matches().and_then(|matches| {
+        <Cli as clap::FromArgMatches>::from_arg_matches(&matches).map(|cli| (cli, matches))
+    });
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) => {
             let _ = error.print();
             return ExitCode::from(if error.use_stderr() {
@@ -176,7 +179,7 @@ pub fn main() -> ExitCode {
         github_log,
     };
     let mut out = Output::lock();
-    let result = run(cli.command, &context, &mut out);
+    let result = run(cli.command, &matches, &context, &mut out);
     // What was written before an error still goes out.
     let result = match (result, out.flush()) {
         (Ok(_), Err(error)) => Err(error),
@@ -188,9 +191,16 @@ pub fn main() -> ExitCode {
     ExitCode::from(exit::code(&result))
 }
 
-/// Runs one verb.
-fn run(command: Command, context: &Context, out: &mut Output) -> Result<ExitStatus, CliError> {
+/// Runs one verb, its run settings completed from the repository's `.offlux.yaml` first.
+fn run(
+    mut command: Command,
+    matches: &clap::ArgMatches,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
+    let settings = config::apply_to(&mut command, matches).map_err(|m| CliError::usage(m, None))?;
     match command {
+        Command::Config(args) => config::run(&args, &settings, out),
         Command::Get(args) => get::run(&args, context, out),
         Command::Test(args) => test::run(&args, context, out),
         Command::Validate(args) => validate::run(&args, context, out),

@@ -63,3 +63,125 @@ fn a_valid_file_is_taken() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The example repository as a git checkout (so its root is found from inside it) with `text` as
+/// its `.offlux.yaml`.
+fn checkout_with_config(text: &str) -> tempfile::TempDir {
+    let repo = example_with_config(text);
+    std::fs::create_dir_all(repo.path().join(".git")).expect("a .git directory marks the root");
+    repo
+}
+
+fn offlux_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    crate::common::offlux_cli::offlux()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn run_settings_come_from_the_file_unless_a_flag_or_the_environment_gives_them() {
+    let repo = checkout_with_config("path: clusters/dev\noffline: true\nkube-version: \"1.31\"\n");
+    // The path the file gives is taken from the repository root, wherever the command starts.
+    let output = offlux_in(&repo.path().join("apps"), &["test"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout)
+        .ends_with("5 objects: 5 passed, 0 failed, 0 blocked, 0 skipped\n"));
+
+    let shown = offlux_in(repo.path(), &["config", "show", "--allow-missing-sources"]);
+    let text = String::from_utf8_lossy(&shown.stdout).into_owned();
+    let file = repo.path().join(".offlux.yaml").display().to_string();
+    let row = |key: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(key))
+            .unwrap_or_else(|| panic!("{key}: {text}"))
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(row("path"), ["path", "clusters/dev", &format!("{file}:1")]);
+    assert_eq!(row("offline"), ["offline", "true", &format!("{file}:2")]);
+    assert_eq!(
+        row("kube-version"),
+        ["kube-version", "1.31", &format!("{file}:3")]
+    );
+    assert_eq!(
+        row("allow-missing-sources"),
+        ["allow-missing-sources", "true", "command", "line"]
+    );
+    assert_eq!(row("chart-cache"), ["chart-cache", "none", "default"]);
+
+    let from_environment = crate::common::offlux_cli::offlux()
+        .current_dir(repo.path())
+        .env("OFFLUX_KUBE_VERSION", "1.29")
+        .args(["config", "show"])
+        .output()
+        .expect("runs");
+    assert!(String::from_utf8_lossy(&from_environment.stdout)
+        .lines()
+        .any(|l| l.split_whitespace().collect::<Vec<_>>()
+            == ["kube-version", "1.29", "environment", "(OFFLUX_*)"]));
+}
+
+#[test]
+fn a_path_the_file_gives_stays_inside_the_repository() {
+    for (text, expected) in [
+        (
+            "path: ../elsewhere\n",
+            ".offlux.yaml:1: `path` must be a path inside the repository",
+        ),
+        (
+            "chart-cache: /etc\n",
+            ".offlux.yaml:1: `chart-cache` must be a path inside the repository",
+        ),
+    ] {
+        let repo = checkout_with_config(text);
+        let output = offlux_in(repo.path(), &["test"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    #[cfg(unix)]
+    {
+        let repo = checkout_with_config("chart-cache: charts-link\n");
+        std::os::unix::fs::symlink("/etc", repo.path().join("charts-link")).expect("link");
+        let output = offlux_in(repo.path(), &["test", "--path", "clusters/dev"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("`chart-cache` leads out of the repository"),
+            "{stderr}"
+        );
+    }
+}
+
+/// `docs/offlux.schema.json` is what `offlux config schema` prints; refresh it with
+/// `OFFLUX_UPDATE_SCHEMA=1 cargo test --release --test it config_file::`.
+#[test]
+fn the_shipped_schema_is_current() {
+    let output = crate::common::offlux_cli::offlux()
+        .args(["config", "schema"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(0));
+    let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+    let schema: serde_json::Value = serde_json::from_str(&printed).expect("JSON");
+    assert_eq!(schema["additionalProperties"], false);
+    assert!(schema["properties"]["validate"]["properties"]["severities"].is_object());
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/offlux.schema.json");
+    #[allow(clippy::disallowed_methods, reason = "a test reads its refresh switch")]
+    if std::env::var_os("OFFLUX_UPDATE_SCHEMA").is_some() {
+        std::fs::write(&shipped, &printed).expect("write the schema");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&shipped).unwrap_or_default(),
+        printed,
+        "stale docs/offlux.schema.json (run `OFFLUX_UPDATE_SCHEMA=1 cargo test --release --test it config_file::`)"
+    );
+}
