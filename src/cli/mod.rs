@@ -238,8 +238,10 @@ fn long_version() -> String {
         .collect();
     flux.sort();
     format!(
-        "{}\nKubernetes schemas: {kubernetes}\nFlux CRDs:\n  {}",
+        "{} (commit {}, built {})\nKubernetes schemas: {kubernetes}\nFlux CRDs:\n  {}",
         env!("CARGO_PKG_VERSION"),
+        env!("OFFLUX_COMMIT"),
+        env!("OFFLUX_BUILD_DATE"),
         flux.join("\n  ")
     )
 }

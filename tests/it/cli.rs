@@ -326,13 +326,25 @@ fn explain_prints_each_code_and_refuses_unknown_ones() {
     );
 }
 
-/// `--version` names what the binary embeds: the Kubernetes schema versions and Flux's CRDs.
+/// `--version` names the build (commit, date) and what the binary embeds: the Kubernetes schema
+/// versions and Flux's CRDs.
 #[test]
-fn long_version_lists_the_embedded_schemas() {
+fn long_version_lists_the_build_and_the_embedded_schemas() {
     let out = offlux().arg("--version").output().expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    let build = first
+        .strip_prefix(&format!("offlux {} (commit ", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .and_then(|rest| rest.split_once(", built "))
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        text.starts_with(&format!("offlux {}\n", env!("CARGO_PKG_VERSION"))),
+        build.0 == "unknown"
+            || build.0.len() == 12 && build.0.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{text}"
+    );
+    assert!(
+        build.1.len() == 10 && build.1.as_bytes()[4] == b'-' && build.1.as_bytes()[7] == b'-',
         "{text}"
     );
     assert!(text.contains("Kubernetes schemas: v1."), "{text}");
