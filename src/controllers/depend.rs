@@ -275,20 +275,10 @@ impl std::fmt::Display for Cycle {
     }
 }
 
-/// `ks/namespace/name` style labels, compact enough for one-line messages; `Kind/name` for a
-/// cluster-scoped object.
+/// An object as every message names it: `Kind/namespace/name`, `Kind/name` for a cluster-scoped
+/// one (`ResourceId`'s `Display`).
 pub fn label(id: &ResourceId) -> String {
-    let kind = match id.kind.as_str() {
-        "Kustomization" => "ks",
-        "HelmRelease" => "hr",
-        "ResourceSet" => "rs",
-        other => other,
-    };
-    if id.namespace.is_empty() {
-        format!("{kind}/{}", id.name)
-    } else {
-        format!("{kind}/{}/{}", id.namespace, id.name)
-    }
+    id.to_string()
 }
 
 /// Ids a cycle message names in full; a longer cycle names its first ones and how many it leaves

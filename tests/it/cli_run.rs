@@ -162,7 +162,7 @@ fn failures_and_blocked_objects_exit_1_with_github_annotations() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("::error file=ks.yaml,line=1,title=FAIL Kustomization flux-system/app::kustomization path not found: ./missing"), "{stdout}");
-    assert!(stdout.contains("title=BLOCKED Kustomization flux-system/after::blocked by ks/flux-system/app: kustomization path not found: ./missing"), "{stdout}");
+    assert!(stdout.contains("title=BLOCKED Kustomization flux-system/after::blocked by Kustomization/flux-system/app: kustomization path not found: ./missing"), "{stdout}");
 }
 
 #[test]

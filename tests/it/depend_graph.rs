@@ -104,8 +104,8 @@ fn cycles_are_reported_with_their_path_and_diamonds_are_not_cycles() {
     assert_eq!(
         cycles,
         [
-            "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/c → ks/flux-system/a",
-            "dependency cycle: ks/flux-system/self → ks/flux-system/self",
+            "dependency cycle: Kustomization/flux-system/a → Kustomization/flux-system/b → Kustomization/flux-system/c → Kustomization/flux-system/a",
+            "dependency cycle: Kustomization/flux-system/self → Kustomization/flux-system/self",
         ]
     );
 }
@@ -121,7 +121,7 @@ fn cycles_across_kinds_are_found() {
         .collect();
     assert_eq!(
         cycles,
-        ["dependency cycle: hr/flux-system/db → ks/flux-system/app → hr/flux-system/db"]
+        ["dependency cycle: HelmRelease/flux-system/db → Kustomization/flux-system/app → HelmRelease/flux-system/db"]
     );
 }
 
@@ -253,23 +253,23 @@ fn graph_of_the_example_has_every_kind_of_edge() {
     assert_eq!(
         edges,
         [
-            "hr/hello/hello -Source-> GitRepository/flux-system/flux-system",
-            "ks/flux-system/apps -SubstituteFrom-> ConfigMap/flux-system/cluster-vars",
-            "ks/flux-system/apps -Source-> GitRepository/flux-system/flux-system",
-            "ks/flux-system/apps -Applies-> hr/hello/hello",
-            "ks/flux-system/apps -DependsOn-> ks/flux-system/infrastructure",
-            "ks/flux-system/flux-system -Source-> GitRepository/flux-system/flux-system",
-            "ks/flux-system/flux-system -Applies-> GitRepository/flux-system/flux-system",
-            "ks/flux-system/flux-system -Applies-> ks/flux-system/apps",
-            "ks/flux-system/flux-system -Applies-> ks/flux-system/infrastructure",
-            "ks/flux-system/infrastructure -Source-> GitRepository/flux-system/flux-system",
+            "HelmRelease/hello/hello -Source-> GitRepository/flux-system/flux-system",
+            "Kustomization/flux-system/apps -SubstituteFrom-> ConfigMap/flux-system/cluster-vars",
+            "Kustomization/flux-system/apps -Source-> GitRepository/flux-system/flux-system",
+            "Kustomization/flux-system/apps -Applies-> HelmRelease/hello/hello",
+            "Kustomization/flux-system/apps -DependsOn-> Kustomization/flux-system/infrastructure",
+            "Kustomization/flux-system/flux-system -Source-> GitRepository/flux-system/flux-system",
+            "Kustomization/flux-system/flux-system -Applies-> GitRepository/flux-system/flux-system",
+            "Kustomization/flux-system/flux-system -Applies-> Kustomization/flux-system/apps",
+            "Kustomization/flux-system/flux-system -Applies-> Kustomization/flux-system/infrastructure",
+            "Kustomization/flux-system/infrastructure -Source-> GitRepository/flux-system/flux-system",
         ]
     );
     assert!(graph.cycles.is_empty());
     let dot = offlux::graph::to_dot(&graph);
     assert!(
         dot.contains(
-            "\"ks/flux-system/apps\" -> \"ks/flux-system/infrastructure\" [label=\"dependsOn\"];"
+            "\"Kustomization/flux-system/apps\" -> \"Kustomization/flux-system/infrastructure\" [label=\"dependsOn\"];"
         ),
         "{dot}"
     );
@@ -289,7 +289,7 @@ fn graph_highlights_cycles_and_missing_nodes() {
     let json = offlux::graph::to_json(&graph);
     assert_eq!(
         json["cycles"][0],
-        "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"
+        "dependency cycle: Kustomization/flux-system/a → Kustomization/flux-system/b → Kustomization/flux-system/a"
     );
     let cycle_edges = json["edges"]
         .as_array()

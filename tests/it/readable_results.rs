@@ -54,7 +54,7 @@ fn the_summary_names_what_failed_and_counts_what_one_cause_blocks() {
     assert_eq!(
         summary,
         "failed:\n  Kustomization/flux-system/app (ks.yaml:1): kustomization path not found: ./missing\n\
-         blocked, by cause:\n  3  blocked by ks/flux-system/app: kustomization path not found: ./missing\n"
+         blocked, by cause:\n  3  blocked by Kustomization/flux-system/app: kustomization path not found: ./missing\n"
     );
     assert!(
         stdout.contains("PASS     Kustomization  flux-system/fine"),
@@ -117,7 +117,7 @@ fn validate_counts_what_it_could_not_check_and_says_each_cause_once() {
         errors,
         [
             "error: Kustomization/flux-system/app: kustomization path not found: ./missing",
-            "error: 3 Flux objects blocked by ks/flux-system/app: kustomization path not found: ./missing \
+            "error: 3 Flux objects blocked by Kustomization/flux-system/app: kustomization path not found: ./missing \
              (Kustomization/flux-system/after-a, Kustomization/flux-system/after-b, Kustomization/flux-system/after-c)",
         ],
         "{stderr}"

@@ -337,7 +337,7 @@ fn dependency_cycles_are_reported_with_their_path_and_fail_every_member() {
         .diagnostics
         .iter()
         .any(|d| d.message
-            == "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/a"));
+            == "dependency cycle: Kustomization/flux-system/a → Kustomization/flux-system/b → Kustomization/flux-system/a"));
     assert!(
         report
             .statuses

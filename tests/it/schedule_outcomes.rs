@@ -167,7 +167,7 @@ fn offlux_test(format: &str, concurrency: usize) -> std::process::Output {
         .expect("runs")
 }
 
-const CYCLE: &str = "dependency cycle: ks/flux-system/cycle-a → ks/flux-system/cycle-b → ks/flux-system/cycle-c → ks/flux-system/cycle-a";
+const CYCLE: &str = "dependency cycle: Kustomization/flux-system/cycle-a → Kustomization/flux-system/cycle-b → Kustomization/flux-system/cycle-c → Kustomization/flux-system/cycle-a";
 
 #[test]
 fn the_cycle_fixture_gives_one_roster_in_fifty_runs_at_concurrency_1_and_8() {
@@ -212,7 +212,7 @@ fn junit_and_github_outputs_name_the_cycle() {
     let github = String::from_utf8_lossy(&offlux_test("github", 2).stdout).into_owned();
     assert_eq!(
         github
-            .matches("dependency cycle: ks/flux-system/cycle-a")
+            .matches("dependency cycle: Kustomization/flux-system/cycle-a")
             .count(),
         3,
         "{github}"
@@ -236,7 +236,7 @@ fn dependants_of_a_cycle_are_blocked_by_the_member_they_reach_first() {
     let builder = Canned(BTreeMap::new());
     let report = run_at(&repository, &builder, 4);
     let rows = rows(&report);
-    let cycle = "dependency cycle: ks/flux-system/a → ks/flux-system/b → ks/flux-system/c → ks/flux-system/a";
+    let cycle = "dependency cycle: Kustomization/flux-system/a → Kustomization/flux-system/b → Kustomization/flux-system/c → Kustomization/flux-system/a";
     for member in ["a", "b", "c"] {
         assert_eq!(
             rows.get(&format!("Kustomization/flux-system/{member}")),
@@ -268,7 +268,7 @@ fn dependants_of_a_cycle_are_blocked_by_the_member_they_reach_first() {
 fn cross_kind_cycles_and_cycles_through_a_produced_source_end_the_same_way() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    // ks/app → hr/db → ks/app; ks/gen → ks/user, whose source only gen's build publishes.
+    // Kustomization/app → HelmRelease/db → Kustomization/app; Kustomization/gen → Kustomization/user, whose source only gen's build publishes.
     let user = "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: user\n  namespace: flux-system\nspec:\n  path: ./d/user\n  sourceRef:\n    kind: GitRepository\n    name: made\n";
     let made = "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: made\n  namespace: flux-system\nspec:\n  url: https://example.com/made.git\n";
     let text = [
@@ -289,7 +289,7 @@ fn cross_kind_cycles_and_cycles_through_a_produced_source_end_the_same_way() {
     assert_eq!(seen.len(), 1, "{seen:#?}");
     let report = run_at(&repository, &builder, 2);
     let rows = rows(&report);
-    let across = "dependency cycle: hr/flux-system/db → ks/flux-system/app → hr/flux-system/db";
+    let across = "dependency cycle: HelmRelease/flux-system/db → Kustomization/flux-system/app → HelmRelease/flux-system/db";
     assert_eq!(
         rows.get("HelmRelease/flux-system/db"),
         Some(&format!("failed: {across} [] []")),
@@ -299,7 +299,7 @@ fn cross_kind_cycles_and_cycles_through_a_produced_source_end_the_same_way() {
         rows.get("Kustomization/flux-system/app"),
         Some(&format!("failed: {across} [] []"))
     );
-    let through = "dependency cycle: GitRepository/flux-system/made → ks/flux-system/gen → ks/flux-system/user → GitRepository/flux-system/made";
+    let through = "dependency cycle: GitRepository/flux-system/made → Kustomization/flux-system/gen → Kustomization/flux-system/user → GitRepository/flux-system/made";
     for member in ["gen", "user"] {
         assert_eq!(
             rows.get(&format!("Kustomization/flux-system/{member}")),
@@ -313,8 +313,8 @@ fn cross_kind_cycles_and_cycles_through_a_produced_source_end_the_same_way() {
 fn dependants_of_objects_skipped_offline_go_on_with_a_note_or_are_blocked_by_the_cause() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    // `offline` needs a source offlux cannot fetch; `infra` depends on it and would publish hr/db;
-    // hr/chart's chart is in a repository, not available offline. `app` depends on db and chart.
+    // `offline` needs a source offlux cannot fetch; `infra` depends on it and would publish HelmRelease/db;
+    // HelmRelease/chart's chart is in a repository, not available offline. `app` depends on db and chart.
     let sources = "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: remote\n  namespace: flux-system\nspec:\n  url: https://example.com/remote.git\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: flux-system\nspec:\n  url: https://charts.example.com\n";
     let offline = "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: offline\n  namespace: flux-system\nspec:\n  path: ./deploy\n  sourceRef:\n    kind: GitRepository\n    name: remote\n";
     let chart = "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: chart\n  namespace: flux-system\nspec:\n  chart:\n    spec:\n      chart: podinfo\n      sourceRef: {kind: HelmRepository, name: charts}\n";
@@ -350,7 +350,7 @@ fn dependants_of_objects_skipped_offline_go_on_with_a_note_or_are_blocked_by_the
     let offline_reason = "GitRepository/flux-system/remote (`https://example.com/remote.git`) is not available offline";
     assert_eq!(
         rows_allowed.get("Kustomization/flux-system/infra"),
-        Some(&format!("ready [] [\"dependency ks/flux-system/offline was assumed ready offline ({offline_reason})\"]")),
+        Some(&format!("ready [] [\"dependency Kustomization/flux-system/offline was assumed ready offline ({offline_reason})\"]")),
         "{rows_allowed:#?}"
     );
     assert_eq!(
@@ -359,7 +359,7 @@ fn dependants_of_objects_skipped_offline_go_on_with_a_note_or_are_blocked_by_the
     );
     assert_eq!(
         rows_allowed.get("Kustomization/flux-system/app"),
-        Some(&"ready [] [\"dependency hr/flux-system/chart was assumed ready offline (chart podinfo is not available offline)\"]".to_owned()),
+        Some(&"ready [] [\"dependency HelmRelease/flux-system/chart was assumed ready offline (chart podinfo is not available offline)\"]".to_owned()),
         "{rows_allowed:#?}"
     );
 
@@ -444,7 +444,7 @@ fn a_5000_node_cycle_ends_within_twice_the_time_of_a_5000_node_chain() {
         .statuses
         .iter()
         .all(|(_, r)| r.status.to_string().starts_with(
-            "failed: dependency cycle: ks/flux-system/k00000 → ks/flux-system/k00001"
+            "failed: dependency cycle: Kustomization/flux-system/k00000 → Kustomization/flux-system/k00001"
         )));
     // Twice the chain, plus slack for a machine shared with other builds.
     assert!(
@@ -590,7 +590,7 @@ proptest! {
                     prop_assert!(!text.contains("stopped after"), "{}: {}", id, text);
                     prop_assert!(text != "pending", "{} ended pending", id);
                     if id.name.starts_with('r') {
-                        prop_assert!(text.starts_with("failed: dependency cycle: ks/flux-system/r00 → "), "{}: {}", id, text);
+                        prop_assert!(text.starts_with("failed: dependency cycle: Kustomization/flux-system/r00 → "), "{}: {}", id, text);
                     }
                 }
                 outcomes.insert(outcome(&report));

@@ -467,7 +467,7 @@ fn depends_on_a_kustomization_it_applies_itself_is_no_cycle() {
     assert_eq!(
         rows,
         [
-            "Kustomization flux-system/cluster PASS dependency ks/flux-system/flux is applied by this Kustomization (or one it applies); it is assumed ready as the previous apply left it",
+            "Kustomization flux-system/cluster PASS dependency Kustomization/flux-system/flux is applied by this Kustomization (or one it applies); it is assumed ready as the previous apply left it",
             "Kustomization flux-system/flux PASS ",
         ],
         "{stderr}"

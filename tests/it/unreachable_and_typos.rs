@@ -141,7 +141,7 @@ fn a_remote_kustomize_resource_is_skipped_and_its_dependants_go_on() {
     let (result, message) = row(&rows, "Kustomization/flux-system/after-crds");
     assert_eq!(result, "PASS", "{message}");
     assert!(
-        message.contains("dependency ks/flux-system/crds was assumed ready offline"),
+        message.contains("dependency Kustomization/flux-system/crds was assumed ready offline"),
         "{message}"
     );
     assert_eq!(code, Some(0), "{rows:#?}");
@@ -405,7 +405,7 @@ fn a_flux_object_in_a_version_its_crd_does_not_serve_fails() {
     );
     let (result, message) = row(&rows, "HelmRelease/apps/dependant");
     assert_eq!(result, "BLOCKED", "{message}");
-    assert!(message.contains("hr/apps/unserved"), "{message}");
+    assert!(message.contains("HelmRelease/apps/unserved"), "{message}");
     let (result, message) = row(&rows, "HelmRelease/apps/retired");
     assert_eq!(result, "PASS", "{message}");
     assert_eq!(code, Some(1));
