@@ -326,7 +326,11 @@ fn warn_failures(clusters: &[ClusterSides], reports: &[ClusterReport], context: 
                 n.producer.kind == row.kind
                     && n.producer.namespace == row.namespace
                     && n.producer.name == row.name
-                    && if head { n.head.is_some() } else { n.base.is_some() }
+                    && if head {
+                        n.head.is_some()
+                    } else {
+                        n.base.is_some()
+                    }
             })
         };
         for (side, head) in [(&cluster.base, false), (&cluster.head, true)] {
@@ -345,7 +349,10 @@ fn warn_failures(clusters: &[ClusterSides], reports: &[ClusterReport], context: 
                 );
                 report::eprint(
                     context,
-                    &format!("warning: {}\n", named_opt(cluster.cluster.as_deref(), &text)),
+                    &format!(
+                        "warning: {}\n",
+                        named_opt(cluster.cluster.as_deref(), &text)
+                    ),
                 );
             }
         }
@@ -507,10 +514,9 @@ fn withheld_text(withheld: &Withheld, quote: &dyn Fn(&str) -> String) -> String 
                 format!("{}: {}", outcome.verdict.as_str(), quote(cause))
             }
         }
-        Withheld::NotApplied(parent) => format!(
-            "not applied: {} did not render",
-            quote(&slash_name(parent))
-        ),
+        Withheld::NotApplied(parent) => {
+            format!("not applied: {} did not render", quote(&slash_name(parent)))
+        }
     }
 }
 
@@ -523,7 +529,10 @@ fn causes(entry: &NotRendered, quote: &dyn Fn(&str) -> String) -> String {
         (base, head) => [(base, "base"), (head, "head")]
             .into_iter()
             .filter_map(|(withheld, side)| {
-                Some(format!("{} ({side})", withheld_text(withheld.as_ref()?, quote)))
+                Some(format!(
+                    "{} ({side})",
+                    withheld_text(withheld.as_ref()?, quote)
+                ))
             })
             .collect::<Vec<_>>()
             .join("; "),
@@ -891,10 +900,7 @@ fn change_line(change: &ObjectChange) -> String {
 
 /// `3 objects not compared`.
 fn not_compared(n: usize) -> String {
-    format!(
-        "{} not compared",
-        count(n, "object", "objects")
-    )
+    format!("{} not compared", count(n, "object", "objects"))
 }
 
 /// The producer not rendered that `change`'s object is, if it is one: a changed HelmRelease
@@ -1097,7 +1103,11 @@ fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -
             parts.push(count(cut.diffs, "diff", "diffs"));
         }
         if cut.producers > 0 {
-            parts.push(count(cut.producers, "producer's table", "producers' tables"));
+            parts.push(count(
+                cut.producers,
+                "producer's table",
+                "producers' tables",
+            ));
         }
         let _ = writeln!(
             out,
@@ -1129,7 +1139,12 @@ struct Cut {
 /// The section of [`markdown`] that lists the producers not rendered, ahead of every producer's
 /// table: those the change touches in a list, the others folded below it, as long as `out`
 /// stays within `budget`.
-fn markdown_not_rendered(out: &mut String, reports: &[ClusterReport], budget: usize, cut: &mut Cut) {
+fn markdown_not_rendered(
+    out: &mut String,
+    reports: &[ClusterReport],
+    budget: usize,
+    cut: &mut Cut,
+) {
     let code = escape::markdown_code;
     let quote = |text: &str| code(text);
     let entries: Vec<_> = not_rendered(reports).collect();
@@ -1486,10 +1501,7 @@ fn github_not_rendered(
     for entry in &cluster.report.not_rendered {
         let title = named_opt(
             cluster.cluster,
-            &format!(
-                "offlux diff: {} not rendered",
-                slash_name(&entry.producer)
-            ),
+            &format!("offlux diff: {} not rendered", slash_name(&entry.producer)),
         );
         let message = format!(
             "what it renders is unknown, so it is not compared: {}; {}",
@@ -1717,7 +1729,9 @@ mod tests {
         let entry = "- `HelmRelease/apps/@team` (cluster `prod|x`): skipped: \
                      `chart <b>x</b> not in the cache` (head); its definition and outcome changed.\n";
         let section = text.find(entry).unwrap_or_else(|| panic!("{text}"));
-        let table = text.find("#### Cluster").unwrap_or_else(|| panic!("{text}"));
+        let table = text
+            .find("#### Cluster")
+            .unwrap_or_else(|| panic!("{text}"));
         assert!(section < table, "{text}");
         assert!(text.contains("2 objects not compared"), "{text}");
     }

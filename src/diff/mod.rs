@@ -141,7 +141,12 @@ impl std::fmt::Display for Outcome {
 }
 
 /// The kinds whose objects apply others: the producers [`NotRendered`] lists.
-const PRODUCER_KINDS: [&str; 4] = ["Kustomization", "HelmRelease", "ResourceSet", "FluxInstance"];
+const PRODUCER_KINDS: [&str; 4] = [
+    "Kustomization",
+    "HelmRelease",
+    "ResourceSet",
+    "FluxInstance",
+];
 
 /// Why what a producer applies is unknown on one side.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -422,6 +427,10 @@ fn label(key: &ObjectKey) -> String {
     label
 }
 
+/// Producers whose output a side cannot tell, each with the producer whose failure kept it from
+/// being applied there (`None`: it did not render itself).
+type Unknown = HashMap<ProducerKey, Option<ProducerKey>>;
+
 /// The producers whose objects `side` cannot tell: those that failed there (`None`), and,
 /// transitively, those missing from it because the producer that applies them is one of these
 /// (a HelmRelease under a Kustomization that failed), with that producer. `present` are the
@@ -430,8 +439,8 @@ fn unknown(
     present: &BTreeMap<ObjectKey, Prepared<'_>>,
     seen: &BTreeMap<ObjectKey, Prepared<'_>>,
     side: &Side<'_>,
-) -> HashMap<ProducerKey, Option<ProducerKey>> {
-    let mut unknown: HashMap<ProducerKey, Option<ProducerKey>> = side
+) -> Unknown {
+    let mut unknown: Unknown = side
         .statuses
         .iter()
         .filter(|(_, outcome)| outcome.failed())
@@ -460,10 +469,7 @@ fn unknown(
 /// with why and whether `report`'s object changes include its own object.
 fn not_rendered(
     (base, head): (&Side<'_>, &Side<'_>),
-    (unknown_in_base, unknown_in_head): (
-        &HashMap<ProducerKey, Option<ProducerKey>>,
-        &HashMap<ProducerKey, Option<ProducerKey>>,
-    ),
+    (unknown_in_base, unknown_in_head): (&Unknown, &Unknown),
     report: &Report,
 ) -> Vec<NotRendered> {
     let keys: BTreeSet<&ProducerKey> = unknown_in_base
@@ -483,9 +489,7 @@ fn not_rendered(
             )
         })
         .collect();
-    let withheld = |key: &ProducerKey,
-                    unknown: &HashMap<ProducerKey, Option<ProducerKey>>,
-                    side: &Side<'_>| match unknown.get(key)? {
+    let withheld = |key: &ProducerKey, unknown: &Unknown, side: &Side<'_>| match unknown.get(key)? {
         Some(parent) => Some(Withheld::NotApplied(parent.clone())),
         None => side.statuses.get(key).cloned().map(Withheld::Outcome),
     };
@@ -641,11 +645,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
             order(&a.object).cmp(&order(&b.object))
         });
     }
-    report.not_rendered = not_rendered(
-        (base, head),
-        (&unknown_in_base, &unknown_in_head),
-        &report,
-    );
+    report.not_rendered = not_rendered((base, head), (&unknown_in_base, &unknown_in_head), &report);
     report
 }
 

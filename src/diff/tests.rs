@@ -265,8 +265,10 @@ fn a_release_not_rendered_on_either_side_is_listed_with_its_edit() {
     let (before, after) = (release(1), release(2));
     let mut base = side(&[("apps", &before)], &[]);
     let mut head = side(&[("apps", &after)], &[]);
-    base.statuses.insert(hello(), skipped("chart not in the cache"));
-    head.statuses.insert(hello(), skipped("chart not in the cache"));
+    base.statuses
+        .insert(hello(), skipped("chart not in the cache"));
+    head.statuses
+        .insert(hello(), skipped("chart not in the cache"));
     let report = compare(&base, &head, &OPTIONS);
     assert_eq!(
         report.not_rendered,
@@ -290,7 +292,8 @@ fn a_release_under_a_failed_kustomization_is_not_applied_there() {
     let hello_objects = objects(&cm("hello", "1"));
     let apps_objects = release(1);
     let mut base = side(&[("apps", &apps_objects)], &[]);
-    base.rendered.push((hello(), hello_objects.iter().collect()));
+    base.rendered
+        .push((hello(), hello_objects.iter().collect()));
     base.statuses.insert(hello(), pass());
     // A source's failure is not a producer's: it is not listed.
     let mut head = side(&[], &["apps"]);

@@ -907,7 +907,11 @@ fn a_release_whose_chart_is_missing_is_named_first_in_every_format() {
     );
     assert_eq!(
         summary_of(&value["changes"]),
-        [triple("Kustomization/apps", "HelmRelease/podinfo", "changed")]
+        [triple(
+            "Kustomization/apps",
+            "HelmRelease/podinfo",
+            "changed"
+        )]
     );
 
     // Annotations: the release first, a warning on its file.
@@ -965,7 +969,9 @@ fn a_release_failing_only_on_the_head_is_listed_for_the_head() {
     assert!(cause.contains("./charts/missing"), "{cause}");
     let changes = summary_of(&value["changes"]);
     assert!(
-        !changes.iter().any(|(p, _, c)| p == "HelmRelease/hello" && c == "removed"),
+        !changes
+            .iter()
+            .any(|(p, _, c)| p == "HelmRelease/hello" && c == "removed"),
         "{changes:?}"
     );
 
