@@ -1077,20 +1077,37 @@ fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -
     // Room kept for the closing note.
     let budget = max.saturating_sub(400);
     markdown_not_rendered(&mut out, reports, budget, &mut cut);
+    // The producers' tables and diffs come after the producers not rendered that the change does
+    // not touch, but have the room first: those are folded, and in a repository whose charts
+    // are not at hand they can be hundreds.
+    let mut body = String::new();
+    let folded = if not_rendered(reports).any(|(_, n)| !n.touched()) {
+        UNTOUCHED_ROOM
+    } else {
+        0
+    };
+    let body_budget = budget.saturating_sub(out.len() + folded);
     for report in reports.iter().filter(|r| !r.is_empty()) {
         // With several clusters, a section per cluster and its producers a level below.
         let level = match report.cluster {
             Some(cluster) => {
-                let _ = writeln!(out, "#### Cluster {}\n", code(cluster));
+                let _ = writeln!(body, "#### Cluster {}\n", code(cluster));
                 if let Some(only) = report.only {
-                    let _ = writeln!(out, "_{}._\n", only.sentence());
+                    let _ = writeln!(body, "_{}._\n", only.sentence());
                 }
                 "#####"
             }
             None => "####",
         };
-        markdown_producers(&mut out, &report.report, level, budget, &mut cut);
+        markdown_producers(&mut body, &report.report, level, body_budget, &mut cut);
     }
+    markdown_untouched(
+        &mut out,
+        reports,
+        budget.saturating_sub(body.len()),
+        &mut cut,
+    );
+    out.push_str(&body);
     if cut.diffs > 0 || cut.producers > 0 || cut.not_rendered > 0 {
         let mut parts = Vec::new();
         if cut.not_rendered > 0 {
@@ -1128,6 +1145,10 @@ fn capitalized(text: &str) -> String {
     }
 }
 
+/// The room [`markdown`] keeps for the `<details>` around the producers not rendered that the
+/// change does not touch, and its first entries.
+const UNTOUCHED_ROOM: usize = 600;
+
 /// What [`markdown`] left out to stay under its size.
 #[derive(Default)]
 struct Cut {
@@ -1137,16 +1158,14 @@ struct Cut {
 }
 
 /// The section of [`markdown`] that lists the producers not rendered, ahead of every producer's
-/// table: those the change touches in a list, the others folded below it, as long as `out`
-/// stays within `budget`.
+/// table: its heading and the producers the change touches, as long as `out` stays within
+/// `budget` (those it does not touch follow, folded: [`markdown_untouched`]).
 fn markdown_not_rendered(
     out: &mut String,
     reports: &[ClusterReport],
     budget: usize,
     cut: &mut Cut,
 ) {
-    let code = escape::markdown_code;
-    let quote = |text: &str| code(text);
     let entries: Vec<_> = not_rendered(reports).collect();
     if entries.is_empty() {
         return;
@@ -1158,52 +1177,75 @@ fn markdown_not_rendered(
          there.\n",
         entries.len()
     );
-    let item = |(cluster, entry): &(Option<&str>, &NotRendered)| {
-        let name = match cluster {
-            Some(cluster) => format!(
-                "{} (cluster {})",
-                code(&slash_name(&entry.producer)),
-                code(cluster)
-            ),
-            None => code(&slash_name(&entry.producer)),
-        };
-        format!(
-            "- {name}: {}; {}.\n",
-            causes(entry, &quote),
-            touch_text(entry)
-        )
-    };
-    let (touched, untouched): (Vec<_>, Vec<_>) = entries.iter().partition(|(_, n)| n.touched());
-    let mut push = |out: &mut String, text: String| {
+    let touched: Vec<_> = entries.iter().filter(|(_, n)| n.touched()).collect();
+    for entry in &touched {
+        let text = markdown_entry(entry);
         if out.len() + text.len() > budget {
             cut.not_rendered += 1;
         } else {
             out.push_str(&text);
         }
-    };
-    for entry in &touched {
-        push(out, item(entry));
     }
     if !touched.is_empty() {
         out.push('\n');
     }
-    if !untouched.is_empty() {
-        let _ = writeln!(
-            out,
-            "<details><summary>{}{} not rendered, {}</summary>\n",
-            untouched.len(),
-            if touched.is_empty() { "" } else { " more" },
-            if untouched.len() == 1 {
-                "its definition and outcome unchanged"
-            } else {
-                "their definitions and outcomes unchanged"
-            }
-        );
-        for entry in &untouched {
-            push(out, item(entry));
-        }
-        out.push_str("\n</details>\n\n");
+}
+
+/// The producers not rendered that the change does not touch, folded in a `<details>`, as long
+/// as `out` stays within `budget`: [`markdown`] gives them what the diffs leave.
+fn markdown_untouched(out: &mut String, reports: &[ClusterReport], budget: usize, cut: &mut Cut) {
+    let entries: Vec<_> = not_rendered(reports).collect();
+    let untouched: Vec<_> = entries.iter().filter(|(_, n)| !n.touched()).collect();
+    if untouched.is_empty() {
+        return;
     }
+    let _ = writeln!(
+        out,
+        "<details><summary>{}{} not rendered, {}</summary>\n",
+        untouched.len(),
+        if untouched.len() == entries.len() {
+            ""
+        } else {
+            " more"
+        },
+        if untouched.len() == 1 {
+            "its definition and outcome unchanged"
+        } else {
+            "their definitions and outcomes unchanged"
+        }
+    );
+    let mut left_out = 0;
+    for entry in &untouched {
+        let text = markdown_entry(entry);
+        if out.len() + text.len() > budget {
+            left_out += 1;
+        } else {
+            out.push_str(&text);
+        }
+    }
+    if left_out > 0 {
+        cut.not_rendered += left_out;
+        let _ = writeln!(out, "- … and {left_out} more.");
+    }
+    out.push_str("\n</details>\n\n");
+}
+
+/// A producer not rendered, as an item of [`markdown`]'s list.
+fn markdown_entry((cluster, entry): &(Option<&str>, &NotRendered)) -> String {
+    let code = escape::markdown_code;
+    let name = match cluster {
+        Some(cluster) => format!(
+            "{} (cluster {})",
+            code(&slash_name(&entry.producer)),
+            code(cluster)
+        ),
+        None => code(&slash_name(&entry.producer)),
+    };
+    format!(
+        "- {name}: {}; {}.\n",
+        causes(entry, &|text| code(text)),
+        touch_text(entry)
+    )
 }
 
 /// One cluster's producers in [`markdown`], each under a `level` heading: a table of its
@@ -1677,6 +1719,85 @@ mod tests {
         );
         assert!(
             text.contains("#### `Kustomization ns/# @team [x](http://e) <b>|`"),
+            "{text}"
+        );
+    }
+
+    /// Hundreds of producers not rendered that the change does not touch (a repository whose
+    /// charts are not at hand) never push the diffs out of a size-capped comment: they are cut
+    /// first, and the note says how many.
+    #[test]
+    fn markdown_gives_the_diffs_room_before_the_untouched_list() {
+        let mut report = Report::default();
+        let apps = ProducerKey {
+            kind: "Kustomization".into(),
+            namespace: "flux-system".into(),
+            name: "apps".into(),
+        };
+        report.producers.insert(
+            apps,
+            crate::diff::ProducerReport {
+                objects: vec![ObjectChange {
+                    object: diff::ObjectKey {
+                        group: String::new(),
+                        kind: "ConfigMap".into(),
+                        namespace: "apps".into(),
+                        name: "settings".into(),
+                        cluster: String::new(),
+                    },
+                    api_version: "v1".into(),
+                    change: Change::Changed,
+                    from: None,
+                    diff: "--- base/ConfigMap/apps/settings\n+++ head/ConfigMap/apps/settings\n@@ -1 +1 @@\n-a: 1\n+a: 2\n".into(),
+                    secret_keys: None,
+                    file: None,
+                }],
+                ..Default::default()
+            },
+        );
+        for n in 0..300 {
+            let skipped = Withheld::Outcome(Outcome {
+                verdict: diff::Verdict::Skipped,
+                cause: format!("chart chart-{n} 1.0.0 is not in the chart cache"),
+            });
+            report.not_rendered.push(NotRendered {
+                producer: ProducerKey {
+                    kind: "HelmRelease".into(),
+                    namespace: "apps".into(),
+                    name: format!("release-{n}"),
+                },
+                base: Some(skipped.clone()),
+                head: Some(skipped),
+                changed: false,
+                status_changed: false,
+            });
+        }
+        let reports = [ClusterReport {
+            cluster: None,
+            only: None,
+            report,
+        }];
+        let text = markdown(&reports, ("base", "head"), 6_000);
+        assert!(text.len() <= 6_000, "{} bytes", text.len());
+        assert!(text.contains("+a: 2"), "{text}");
+        let folded = text
+            .find("<summary>300 not rendered, their definitions and outcomes unchanged</summary>")
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            folded < text.find("#### `Kustomization").unwrap_or(0),
+            "{text}"
+        );
+        let shown = text.matches("- `HelmRelease/apps/release-").count();
+        assert!(shown > 0 && shown < 300, "{shown}");
+        assert!(
+            text.contains(&format!("- … and {} more.", 300 - shown)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "_Cut to stay under 6000 bytes: {} entries of the not-rendered list not shown;",
+                300 - shown
+            )),
             "{text}"
         );
     }
