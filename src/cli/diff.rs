@@ -23,7 +23,9 @@ use super::test::{rows, Verdict};
 use super::{exit, out_dir, report, Context};
 use crate::controllers::changed;
 use crate::controllers::runtime::RunReport;
-use crate::diff::{self, Change, ObjectChange, Outcome, ProducerKey, Report, Side};
+use crate::diff::{
+    self, Change, NotRendered, ObjectChange, Outcome, ProducerKey, Report, Side, Withheld,
+};
 use crate::escape;
 use crate::gitrev;
 use crate::model::Object;
@@ -211,29 +213,6 @@ pub(super) fn run(
             "reading the revisions from git: {at}{exceeded}"
         )));
     }
-    for cluster in &clusters {
-        for side in sides_of(cluster).into_iter().flatten() {
-            for row in rows(&side.report) {
-                if matches!(row.result, Verdict::Fail | Verdict::Blocked) {
-                    let text = format!(
-                        "{}: {}/{}/{} failed: {}",
-                        side.name,
-                        row.kind,
-                        row.namespace,
-                        row.name,
-                        scrub(&row.message, &side.root)
-                    );
-                    report::eprint(
-                        context,
-                        &format!(
-                            "warning: {}\n",
-                            named_opt(cluster.cluster.as_deref(), &text)
-                        ),
-                    );
-                }
-            }
-        }
-    }
     let keeps = |object: &Object| {
         let kind = object.id.kind.as_str();
         !(args.skip_secrets && kind == "Secret"
@@ -265,6 +244,7 @@ pub(super) fn run(
             }
         })
         .collect();
+    warn_failures(&clusters, &reports, context);
     let head_name = clusters
         .iter()
         .find_map(|c| c.head.as_ref())
@@ -286,13 +266,23 @@ pub(super) fn run(
         }
         DiffFormat::Json => json(&reports, &left_out),
         DiffFormat::Github => {
+            let files: Vec<BTreeMap<ProducerKey, (String, u32)>> = clusters
+                .iter()
+                .map(|cluster| {
+                    let sides: Vec<&Reconciled> = [cluster.head.as_ref(), cluster.base.as_ref()]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                    producer_files(&sides)
+                })
+                .collect();
+            // What did not render first, every cluster's, then the changes.
             let mut text = String::new();
-            for (report, cluster) in reports.iter().zip(&clusters) {
-                let sides: Vec<&Reconciled> = [cluster.head.as_ref(), cluster.base.as_ref()]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                text.push_str(&github(report, &producer_files(&sides)));
+            for (report, files) in reports.iter().zip(&files) {
+                text.push_str(&github_not_rendered(report, files));
+            }
+            for (report, files) in reports.iter().zip(&files) {
+                text.push_str(&github(report, files));
             }
             text
         }
@@ -305,42 +295,8 @@ pub(super) fn run(
     if let Some(dir) = &args.out {
         write_trees(dir, &repository.work_tree, &clusters, context)?;
     }
-    let empty = reports
-        .iter()
-        .all(|r| r.report.is_empty() && r.only.is_none());
-    if empty {
-        report::eprint(
-            context,
-            &format!("No differences between {} and {}.\n", labels.0, labels.1),
-        );
-    } else {
-        let mut counts: BTreeMap<Change, usize> = BTreeMap::new();
-        for report in &reports {
-            for (change, n) in report.report.counts() {
-                *counts.entry(change).or_default() += n;
-            }
-        }
-        let objects: usize = counts.values().sum();
-        let status_changes: usize = reports.iter().map(|r| r.report.status_changes()).sum();
-        let producers: usize = reports.iter().map(|r| r.report.producers.len()).sum();
-        let mut text = format!(
-            "{objects} objects differ ({}), {status_changes} status changes, in {producers} producers",
-            counts
-                .iter()
-                .map(|(change, n)| format!("{n} {}", change.as_str()))
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
-        if reports.iter().any(|r| r.cluster.is_some()) {
-            let differing = reports
-                .iter()
-                .filter(|r| !r.report.is_empty() || r.only.is_some())
-                .count();
-            let _ = write!(text, " of {differing} of {} clusters", reports.len());
-        }
-        text.push_str(".\n");
-        report::eprint(context, &text);
-    }
+    let empty = reports.iter().all(ClusterReport::is_empty);
+    report::eprint(context, &stderr_summary(&reports, labels));
     let differs = !empty;
     // The revisions are unmounted; the reports are left to the process's exit.
     drop(mounts);
@@ -358,6 +314,247 @@ fn named_opt(cluster: Option<&str>, text: &str) -> String {
     match cluster {
         Some(cluster) => super::clusters::named(cluster, text),
         None => text.to_owned(),
+    }
+}
+
+/// One warning per Flux object that failed or was blocked on a side, except the producers the
+/// report lists as not rendered: the report says why, and the summary line counts them.
+fn warn_failures(clusters: &[ClusterSides], reports: &[ClusterReport], context: &Context) {
+    for (cluster, compared) in clusters.iter().zip(reports) {
+        let listed = |row: &super::test::Row, head: bool| {
+            compared.report.not_rendered.iter().any(|n| {
+                n.producer.kind == row.kind
+                    && n.producer.namespace == row.namespace
+                    && n.producer.name == row.name
+                    && if head {
+                        n.head.is_some()
+                    } else {
+                        n.base.is_some()
+                    }
+            })
+        };
+        for (side, head) in [(&cluster.base, false), (&cluster.head, true)] {
+            let Some(side) = side else { continue };
+            for row in rows(&side.report) {
+                if !matches!(row.result, Verdict::Fail | Verdict::Blocked) || listed(&row, head) {
+                    continue;
+                }
+                let text = format!(
+                    "{}: {}/{}/{} failed: {}",
+                    side.name,
+                    row.kind,
+                    row.namespace,
+                    row.name,
+                    scrub(&row.message, &side.root)
+                );
+                report::eprint(
+                    context,
+                    &format!(
+                        "warning: {}\n",
+                        named_opt(cluster.cluster.as_deref(), &text)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// `1 object`, `2 objects`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `1 object differs (1 changed) in 1 producer; 2 status changes` for every cluster together,
+/// with ` of 1 of 2 clusters` when the sides hold several.
+fn counts_sentence(reports: &[ClusterReport]) -> String {
+    let mut counts: BTreeMap<Change, usize> = BTreeMap::new();
+    for report in reports {
+        for (change, n) in report.report.counts() {
+            *counts.entry(change).or_default() += n;
+        }
+    }
+    let objects: usize = counts.values().sum();
+    let mut text = count(objects, "object differs", "objects differ");
+    if objects > 0 {
+        let _ = write!(
+            text,
+            " ({})",
+            counts
+                .iter()
+                .map(|(change, n)| format!("{n} {}", change.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let producers = reports.iter().map(|r| r.report.producers.len()).sum();
+    let _ = write!(text, " in {}", count(producers, "producer", "producers"));
+    if reports.iter().any(|r| r.cluster.is_some()) {
+        let differing = reports.iter().filter(|r| !r.is_empty()).count();
+        let _ = write!(text, " of {differing} of {} clusters", reports.len());
+    }
+    let status_changes = reports.iter().map(|r| r.report.status_changes()).sum();
+    let _ = write!(
+        text,
+        "; {}",
+        count(status_changes, "status change", "status changes")
+    );
+    text
+}
+
+/// The producers not rendered on one side or both, with their clusters' names.
+fn not_rendered<'a>(
+    reports: &'a [ClusterReport<'a>],
+) -> impl Iterator<Item = (Option<&'a str>, &'a NotRendered)> + 'a {
+    reports
+        .iter()
+        .flat_map(|r| r.report.not_rendered.iter().map(move |n| (r.cluster, n)))
+}
+
+/// How many producer sentences a summary names before it counts the rest.
+const NAMED_IN_SUMMARY: usize = 3;
+
+/// What a summary says of the producers not rendered: a clause for each of the first the change
+/// touches, then how many more; each repository string passed through `quote`.
+fn unknown_sentences(reports: &[ClusterReport], quote: &dyn Fn(&str) -> String) -> Vec<String> {
+    let (touched, untouched): (Vec<_>, Vec<_>) =
+        not_rendered(reports).partition(|(_, n)| n.touched());
+    let mut sentences: Vec<String> = touched
+        .iter()
+        .take(NAMED_IN_SUMMARY)
+        .map(|(cluster, n)| match cluster {
+            Some(cluster) => format!(
+                "{} {}",
+                quote(&format!("[{cluster}]")),
+                unknown_sentence(n, quote)
+            ),
+            None => unknown_sentence(n, quote),
+        })
+        .collect();
+    if touched.len() > NAMED_IN_SUMMARY {
+        sentences.push(format!(
+            "{} the change touches did not render",
+            count(
+                touched.len() - NAMED_IN_SUMMARY,
+                "more producer",
+                "more producers"
+            )
+        ));
+    }
+    if !untouched.is_empty() {
+        let (one, many) = if touched.is_empty() {
+            ("producer", "producers")
+        } else {
+            ("more producer", "more producers")
+        };
+        sentences.push(format!(
+            "{} did not render, {}",
+            count(untouched.len(), one, many),
+            if untouched.len() == 1 {
+                "its definition and outcome unchanged"
+            } else {
+                "their definitions and outcomes unchanged"
+            }
+        ));
+    }
+    sentences
+}
+
+/// `HelmRelease/ns/app changed; what it renders is unknown: skipped: chart … (head)`.
+fn unknown_sentence(entry: &NotRendered, quote: &dyn Fn(&str) -> String) -> String {
+    let name = quote(&slash_name(&entry.producer));
+    if entry.changed {
+        format!(
+            "{name} changed; what it renders is unknown: {}",
+            causes(entry, quote)
+        )
+    } else {
+        format!("what {name} renders is unknown: {}", causes(entry, quote))
+    }
+}
+
+/// The line `offlux diff` ends with on stderr: what is unknown, then the counts or that nothing
+/// differs.
+fn stderr_summary(reports: &[ClusterReport], (base, head): (&str, &str)) -> String {
+    let unknown = unknown_sentences(reports, &|text| text.to_owned());
+    let mut text = String::new();
+    if !unknown.is_empty() {
+        let _ = write!(text, "{}. ", capitalized(&unknown.join("; ")));
+    }
+    if reports.iter().all(ClusterReport::is_empty) {
+        let _ = write!(text, "No differences between {base} and {head}");
+        if !unknown.is_empty() {
+            text.push_str(" among what rendered");
+        }
+    } else {
+        text.push_str(&capitalized(&counts_sentence(reports)));
+    }
+    text.push_str(".\n");
+    text
+}
+
+/// `Kind/namespace/name` (`Kind/name` without a namespace).
+fn slash_name(producer: &ProducerKey) -> String {
+    if producer.namespace.is_empty() {
+        format!("{}/{}", producer.kind, producer.name)
+    } else {
+        format!("{}/{}/{}", producer.kind, producer.namespace, producer.name)
+    }
+}
+
+/// Why a side's output is unknown, the repository's words passed through `quote`:
+/// `skipped: …`, `blocked by …: …`, `not applied: Kustomization/ns/apps did not render`.
+fn withheld_text(withheld: &Withheld, quote: &dyn Fn(&str) -> String) -> String {
+    match withheld {
+        Withheld::Outcome(outcome) => {
+            let cause = outcome.cause.as_str();
+            // The roster's `blocked by X: …` says its verdict itself.
+            if outcome.verdict == diff::Verdict::Blocked && cause.starts_with("blocked by ") {
+                quote(cause)
+            } else {
+                format!("{}: {}", outcome.verdict.as_str(), quote(cause))
+            }
+        }
+        Withheld::NotApplied(parent) => {
+            format!("not applied: {} did not render", quote(&slash_name(parent)))
+        }
+    }
+}
+
+/// Why, side by side: `skipped: … (base and head)`, or `failed: … (base); skipped: … (head)`.
+fn causes(entry: &NotRendered, quote: &dyn Fn(&str) -> String) -> String {
+    match (&entry.base, &entry.head) {
+        (Some(base), Some(head)) if base == head => {
+            format!("{} (base and head)", withheld_text(head, quote))
+        }
+        (base, head) => [(base, "base"), (head, "head")]
+            .into_iter()
+            .filter_map(|(withheld, side)| {
+                Some(format!(
+                    "{} ({side})",
+                    withheld_text(withheld.as_ref()?, quote)
+                ))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// Whether the change touches a producer not rendered, as the section says it.
+fn touch_text(entry: &NotRendered) -> &'static str {
+    match (entry.changed, entry.status_changed) {
+        (true, true) => "its definition and outcome changed",
+        (true, false) => "its definition changed",
+        (false, true) => "its outcome changed",
+        (false, false) => "its definition and outcome unchanged",
+    }
+}
+
+/// Which sides: `base`, `head`, `base and head`.
+fn sides_text(entry: &NotRendered) -> &'static str {
+    match (&entry.base, &entry.head) {
+        (Some(_), Some(_)) => "base and head",
+        (Some(_), None) => "base",
+        _ => "head",
     }
 }
 
@@ -606,12 +803,16 @@ fn side<'a>(reconciled: &'a Reconciled, keeps: &dyn Fn(&Object) -> bool) -> Side
         .map(|row| {
             // What it would apply is unknown on this side unless it passed: a SKIPPED producer
             // (a source or chart offline cannot have) rendered nothing, which is not "removed".
-            let failed = row.result != Verdict::Pass;
-            let text = match row.result {
-                Verdict::Pass => "PASS".to_owned(),
-                Verdict::Fail => format!("FAIL: {}", scrub(&row.message, &reconciled.root)),
-                Verdict::Blocked => format!("BLOCKED: {}", scrub(&row.message, &reconciled.root)),
-                Verdict::Skipped => format!("SKIPPED: {}", scrub(&row.message, &reconciled.root)),
+            let verdict = match row.result {
+                Verdict::Pass => diff::Verdict::Passed,
+                Verdict::Fail => diff::Verdict::Failed,
+                Verdict::Blocked => diff::Verdict::Blocked,
+                Verdict::Skipped => diff::Verdict::Skipped,
+            };
+            let cause = match row.result {
+                // A pass's notes are no difference.
+                Verdict::Pass => String::new(),
+                _ => scrub(&row.message, &reconciled.root),
             };
             (
                 ProducerKey {
@@ -619,7 +820,7 @@ fn side<'a>(reconciled: &'a Reconciled, keeps: &dyn Fn(&Object) -> bool) -> Side
                     namespace: row.namespace,
                     name: row.name,
                 },
-                Outcome { failed, text },
+                Outcome { verdict, cause },
             )
         })
         .collect();
@@ -664,10 +865,10 @@ fn producer_files(sides: &[&Reconciled]) -> BTreeMap<ProducerKey, (String, u32)>
     files
 }
 
-fn outcome_text(outcome: &Option<Outcome>) -> &str {
+fn outcome_text(outcome: &Option<Outcome>) -> String {
     match outcome {
-        Some(outcome) => &outcome.text,
-        None => "absent",
+        Some(outcome) => outcome.to_string(),
+        None => "absent".to_owned(),
     }
 }
 
@@ -697,6 +898,21 @@ fn change_line(change: &ObjectChange) -> String {
     line
 }
 
+/// `3 objects not compared`.
+fn not_compared(n: usize) -> String {
+    format!("{} not compared", count(n, "object", "objects"))
+}
+
+/// The producer not rendered that `change`'s object is, if it is one: a changed HelmRelease
+/// whose chart did not render.
+fn unrendered_object<'a>(report: &'a Report, change: &ObjectChange) -> Option<&'a NotRendered> {
+    report.not_rendered.iter().find(|n| {
+        n.producer.kind == change.object.kind
+            && n.producer.namespace == change.object.namespace
+            && n.producer.name == change.object.name
+    })
+}
+
 const RED: &str = "\x1b[31m";
 const GREEN: &str = "\x1b[32m";
 const CYAN: &str = "\x1b[36m";
@@ -715,7 +931,8 @@ fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> 
         }
     };
     let mut out = String::new();
-    if reports.iter().all(ClusterReport::is_empty) {
+    let unrendered: Vec<_> = not_rendered(reports).collect();
+    if reports.iter().all(ClusterReport::is_empty) && unrendered.is_empty() {
         return out;
     }
     let _ = writeln!(
@@ -726,6 +943,34 @@ fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> 
             &format!("offlux diff: {} → {}", line(base), line(head))
         )
     );
+    if !unrendered.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(
+                BOLD,
+                &format!(
+                    "Not rendered ({}): what they apply is unknown where they did not render, so it is not compared",
+                    unrendered.len()
+                )
+            )
+        );
+        let plain = |text: &str| text.to_owned();
+        for (cluster, entry) in &unrendered {
+            let text = format!(
+                "{}: {}; {}",
+                slash_name(&entry.producer),
+                causes(entry, &plain),
+                touch_text(entry)
+            );
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint(RED, "!"),
+                line(&named_opt(*cluster, &text))
+            );
+        }
+    }
     for cluster in reports {
         human_cluster(&mut out, cluster, &paint);
     }
@@ -751,15 +996,15 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
             let _ = writeln!(
                 out,
                 "  status: {} → {}",
-                line(outcome_text(&status.before)),
-                line(outcome_text(&status.after))
+                line(&outcome_text(&status.before)),
+                line(&outcome_text(&status.after))
             );
         }
         if changes.unknown > 0 {
             let _ = writeln!(
                 out,
-                "  {} objects not compared: this producer, or the one that applies it, was not rendered on one side (failed, blocked or skipped)",
-                changes.unknown
+                "  {}: this producer, or the one that applies it, was not rendered on one side (failed, blocked or skipped)",
+                not_compared(changes.unknown)
             );
         }
         for change in &changes.objects {
@@ -769,12 +1014,15 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
                 Change::Changed => ("~", CYAN),
                 Change::Moved => (">", CYAN),
             };
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint(code, mark),
-                line(&change_line(change))
-            );
+            let mut text = change_line(change);
+            if let Some(entry) = unrendered_object(report, change) {
+                let _ = write!(
+                    text,
+                    "; what it renders is unknown: not rendered on {}",
+                    sides_text(entry)
+                );
+            }
+            let _ = writeln!(out, "  {} {}", paint(code, mark), line(&text));
             if change.change == Change::Added || change.change == Change::Removed {
                 continue;
             }
@@ -809,71 +1057,195 @@ fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -
     let code = escape::markdown_code;
     let mut out = String::new();
     let _ = writeln!(out, "### offlux diff: {} → {}\n", code(base), code(head));
-    if reports.iter().all(ClusterReport::is_empty) {
+    let empty = reports.iter().all(ClusterReport::is_empty);
+    let unknown = unknown_sentences(reports, &|text| code(text));
+    if empty && unknown.is_empty() {
         out.push_str("No differences.\n");
         return out;
     }
-    let mut counts: BTreeMap<Change, usize> = BTreeMap::new();
-    for report in reports {
-        for (change, n) in report.report.counts() {
-            *counts.entry(change).or_default() += n;
-        }
+    let mut summary = String::new();
+    if !unknown.is_empty() {
+        let _ = write!(summary, "{}. ", capitalized(&unknown.join("; ")));
     }
-    let producers: usize = reports.iter().map(|r| r.report.producers.len()).sum();
-    let several = reports.iter().any(|r| r.cluster.is_some());
-    let clusters = if several {
-        let differing = reports.iter().filter(|r| !r.is_empty()).count();
-        format!(" of {differing} of {} clusters", reports.len())
+    if empty {
+        summary.push_str("No differences among what rendered.");
     } else {
-        String::new()
-    };
-    let _ = writeln!(
-        out,
-        "{} objects differ ({}) in {producers} producers{clusters}; {} status changes.\n",
-        counts.values().sum::<usize>(),
-        counts
-            .iter()
-            .map(|(change, n)| format!("{n} {}", change.as_str()))
-            .collect::<Vec<_>>()
-            .join(", "),
-        reports
-            .iter()
-            .map(|r| r.report.status_changes())
-            .sum::<usize>()
-    );
+        let _ = write!(summary, "{}.", capitalized(&counts_sentence(reports)));
+    }
+    let _ = writeln!(out, "{summary}\n");
     let mut cut = Cut::default();
     // Room kept for the closing note.
     let budget = max.saturating_sub(400);
+    markdown_not_rendered(&mut out, reports, budget, &mut cut);
+    // The producers' tables and diffs come after the producers not rendered that the change does
+    // not touch, but have the room first: those are folded, and in a repository whose charts
+    // are not at hand they can be hundreds.
+    let mut body = String::new();
+    let folded = if not_rendered(reports).any(|(_, n)| !n.touched()) {
+        UNTOUCHED_ROOM
+    } else {
+        0
+    };
+    let body_budget = budget.saturating_sub(out.len() + folded);
     for report in reports.iter().filter(|r| !r.is_empty()) {
         // With several clusters, a section per cluster and its producers a level below.
         let level = match report.cluster {
             Some(cluster) => {
-                let _ = writeln!(out, "#### Cluster {}\n", code(cluster));
+                let _ = writeln!(body, "#### Cluster {}\n", code(cluster));
                 if let Some(only) = report.only {
-                    let _ = writeln!(out, "_{}._\n", only.sentence());
+                    let _ = writeln!(body, "_{}._\n", only.sentence());
                 }
                 "#####"
             }
             None => "####",
         };
-        markdown_producers(&mut out, &report.report, level, budget, &mut cut);
+        markdown_producers(&mut body, &report.report, level, body_budget, &mut cut);
     }
-    if cut.diffs > 0 || cut.producers > 0 {
+    markdown_untouched(
+        &mut out,
+        reports,
+        budget.saturating_sub(body.len()),
+        &mut cut,
+    );
+    out.push_str(&body);
+    if cut.diffs > 0 || cut.producers > 0 || cut.not_rendered > 0 {
+        let mut parts = Vec::new();
+        if cut.not_rendered > 0 {
+            parts.push(format!(
+                "{} of the not-rendered list",
+                count(cut.not_rendered, "entry", "entries")
+            ));
+        }
+        if cut.diffs > 0 {
+            parts.push(count(cut.diffs, "diff", "diffs"));
+        }
+        if cut.producers > 0 {
+            parts.push(count(
+                cut.producers,
+                "producer's table",
+                "producers' tables",
+            ));
+        }
         let _ = writeln!(
             out,
-            "_Cut to stay under {max} bytes: {} diffs and {} producers' tables not shown; \
+            "_Cut to stay under {max} bytes: {} not shown; \
              run `offlux diff` (or `offlux diff --out DIR`) to see everything._",
-            cut.diffs, cut.producers
+            parts.join(", ")
         );
     }
     out
 }
+
+/// `text` with its first letter in upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The room [`markdown`] keeps for the `<details>` around the producers not rendered that the
+/// change does not touch, and its first entries.
+const UNTOUCHED_ROOM: usize = 600;
 
 /// What [`markdown`] left out to stay under its size.
 #[derive(Default)]
 struct Cut {
     diffs: usize,
     producers: usize,
+    not_rendered: usize,
+}
+
+/// The section of [`markdown`] that lists the producers not rendered, ahead of every producer's
+/// table: its heading and the producers the change touches, as long as `out` stays within
+/// `budget` (those it does not touch follow, folded: [`markdown_untouched`]).
+fn markdown_not_rendered(
+    out: &mut String,
+    reports: &[ClusterReport],
+    budget: usize,
+    cut: &mut Cut,
+) {
+    let entries: Vec<_> = not_rendered(reports).collect();
+    if entries.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "#### Not rendered ({})\n\n\
+         What these producers apply is unknown where they did not render, so it is not compared \
+         there.\n",
+        entries.len()
+    );
+    let touched: Vec<_> = entries.iter().filter(|(_, n)| n.touched()).collect();
+    for entry in &touched {
+        let text = markdown_entry(entry);
+        if out.len() + text.len() > budget {
+            cut.not_rendered += 1;
+        } else {
+            out.push_str(&text);
+        }
+    }
+    if !touched.is_empty() {
+        out.push('\n');
+    }
+}
+
+/// The producers not rendered that the change does not touch, folded in a `<details>`, as long
+/// as `out` stays within `budget`: [`markdown`] gives them what the diffs leave.
+fn markdown_untouched(out: &mut String, reports: &[ClusterReport], budget: usize, cut: &mut Cut) {
+    let entries: Vec<_> = not_rendered(reports).collect();
+    let untouched: Vec<_> = entries.iter().filter(|(_, n)| !n.touched()).collect();
+    if untouched.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details><summary>{}{} not rendered, {}</summary>\n",
+        untouched.len(),
+        if untouched.len() == entries.len() {
+            ""
+        } else {
+            " more"
+        },
+        if untouched.len() == 1 {
+            "its definition and outcome unchanged"
+        } else {
+            "their definitions and outcomes unchanged"
+        }
+    );
+    let mut left_out = 0;
+    for entry in &untouched {
+        let text = markdown_entry(entry);
+        if out.len() + text.len() > budget {
+            left_out += 1;
+        } else {
+            out.push_str(&text);
+        }
+    }
+    if left_out > 0 {
+        cut.not_rendered += left_out;
+        let _ = writeln!(out, "- … and {left_out} more.");
+    }
+    out.push_str("\n</details>\n\n");
+}
+
+/// A producer not rendered, as an item of [`markdown`]'s list.
+fn markdown_entry((cluster, entry): &(Option<&str>, &NotRendered)) -> String {
+    let code = escape::markdown_code;
+    let name = match cluster {
+        Some(cluster) => format!(
+            "{} (cluster {})",
+            code(&slash_name(&entry.producer)),
+            code(cluster)
+        ),
+        None => code(&slash_name(&entry.producer)),
+    };
+    format!(
+        "- {name}: {}; {}.\n",
+        causes(entry, &|text| code(text)),
+        touch_text(entry)
+    )
 }
 
 /// One cluster's producers in [`markdown`], each under a `level` heading: a table of its
@@ -893,46 +1265,19 @@ fn markdown_producers(
             let _ = writeln!(
                 section,
                 "Status: {} → **{}**\n",
-                code(outcome_text(&status.before)),
-                code(outcome_text(&status.after))
+                code(&outcome_text(&status.before)),
+                code(&outcome_text(&status.after))
             );
         }
         if changes.unknown > 0 {
             let _ = writeln!(
                 section,
-                "{} objects not compared: this producer, or the one that applies it, was not rendered on one side (failed, blocked or skipped).\n",
-                changes.unknown
+                "{}: this producer, or the one that applies it, was not rendered on one side (failed, blocked or skipped).\n",
+                not_compared(changes.unknown)
             );
         }
         if !changes.objects.is_empty() {
-            section
-                .push_str("| Change | Kind | Namespace | Name | Note |\n|---|---|---|---|---|\n");
-            let cell = escape::markdown_cell;
-            for change in &changes.objects {
-                let mut note = match (&change.from, secret_note(change)) {
-                    (Some(from), _) => format!("from {}", cell(&from.to_string())),
-                    (None, Some(note)) => cell(&note),
-                    (None, None) => String::new(),
-                };
-                if !change.object.cluster.is_empty() {
-                    let on = format!("on cluster {}", cell(&change.object.cluster));
-                    note = if note.is_empty() {
-                        on
-                    } else {
-                        format!("{on}; {note}")
-                    };
-                }
-                let _ = writeln!(
-                    section,
-                    "| {} | {} | {} | {} | {} |",
-                    change.change.as_str(),
-                    cell(&change.object.kind),
-                    cell(&change.object.namespace),
-                    cell(&change.object.name),
-                    note
-                );
-            }
-            section.push('\n');
+            markdown_table(&mut section, report, &changes.objects);
         }
         if out.len() + section.len() > budget {
             cut.producers += 1;
@@ -960,11 +1305,57 @@ fn markdown_producers(
     }
 }
 
+/// A producer's object changes as a markdown table, without the columns no row fills.
+fn markdown_table(section: &mut String, report: &Report, objects: &[ObjectChange]) {
+    let cell = escape::markdown_cell;
+    let rows: Vec<[String; 5]> = objects
+        .iter()
+        .map(|change| {
+            let mut notes = Vec::new();
+            if !change.object.cluster.is_empty() {
+                notes.push(format!("on cluster {}", cell(&change.object.cluster)));
+            }
+            match (&change.from, secret_note(change)) {
+                (Some(from), _) => notes.push(format!("from {}", cell(&from.to_string()))),
+                (None, Some(note)) => notes.push(cell(&note)),
+                (None, None) => {}
+            }
+            if let Some(entry) = unrendered_object(report, change) {
+                notes.push(format!(
+                    "what it renders is unknown: not rendered on {}",
+                    sides_text(entry)
+                ));
+            }
+            [
+                change.change.as_str().to_owned(),
+                cell(&change.object.kind),
+                cell(&change.object.namespace),
+                cell(&change.object.name),
+                notes.join("; "),
+            ]
+        })
+        .collect();
+    let headers = ["Change", "Kind", "Namespace", "Name", "Note"];
+    // Change, kind and name are never empty; namespace and note often are for every row.
+    let shown: Vec<usize> = (0..headers.len())
+        .filter(|&i| i < 2 || i == 3 || rows.iter().any(|row| !row[i].is_empty()))
+        .collect();
+    let line = |cells: Vec<&str>| format!("| {} |\n", cells.join(" | "));
+    section.push_str(&line(shown.iter().map(|&i| headers[i]).collect()));
+    section.push_str(&format!("|{}\n", "---|".repeat(shown.len())));
+    for row in &rows {
+        section.push_str(&line(shown.iter().map(|&i| row[i].as_str()).collect()));
+    }
+    section.push('\n');
+}
+
 /// The changes as JSON: an array of entries, each naming its cluster (`cluster`) when the sides
-/// hold several; with `--changed-only`, an object holding them (`changes`) and what was left out
-/// (`changedOnly`: one object, or with several clusters one per cluster, naming it).
+/// hold several. When some producers did not render on a side, or with `--changed-only`, an
+/// object holding them (`changes`) after the producers not rendered (`notRendered`) and what was
+/// left out (`changedOnly`: one object, or with several clusters one per cluster, naming it).
 fn json(reports: &[ClusterReport], left_out: &[(Option<&str>, &LeftOut)]) -> String {
     let mut items = Vec::new();
+    let mut unrendered = Vec::new();
     for report in reports {
         let first = items.len();
         if let Some(only) = report.only {
@@ -975,8 +1366,13 @@ fn json(reports: &[ClusterReport], left_out: &[(Option<&str>, &LeftOut)]) -> Str
             }));
         }
         json_items(&report.report, &mut items);
+        let first_unrendered = unrendered.len();
+        unrendered.extend(report.report.not_rendered.iter().map(json_not_rendered));
         if let Some(cluster) = report.cluster {
-            for item in &mut items[first..] {
+            for item in items[first..]
+                .iter_mut()
+                .chain(&mut unrendered[first_unrendered..])
+            {
                 item["cluster"] = serde_json::json!(cluster);
             }
         }
@@ -992,18 +1388,71 @@ fn json(reports: &[ClusterReport], left_out: &[(Option<&str>, &LeftOut)]) -> Str
         })
         .collect();
     let several = reports.iter().any(|r| r.cluster.is_some());
-    let mut text = match left_out.as_slice() {
-        [] => serde_json::to_string_pretty(&items),
-        [left_out] if !several => serde_json::to_string_pretty(
-            &serde_json::json!({"changedOnly": left_out, "changes": items}),
-        ),
-        all => {
-            serde_json::to_string_pretty(&serde_json::json!({"changedOnly": all, "changes": items}))
-        }
+    let changed_only = match left_out.as_slice() {
+        [] => None,
+        [left_out] if !several => Some(left_out.clone()),
+        all => Some(serde_json::Value::Array(all.to_vec())),
+    };
+    /// The object form, its fields in this order (a struct keeps its order; a JSON map sorts).
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Whole<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        changed_only: Option<serde_json::Value>,
+        #[serde(skip_serializing_if = "<[serde_json::Value]>::is_empty")]
+        not_rendered: &'a [serde_json::Value],
+        changes: &'a [serde_json::Value],
+    }
+    let mut text = if changed_only.is_none() && unrendered.is_empty() {
+        serde_json::to_string_pretty(&items)
+    } else {
+        serde_json::to_string_pretty(&Whole {
+            changed_only,
+            not_rendered: &unrendered,
+            changes: &items,
+        })
     }
     .unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// A producer not rendered, as an entry of `notRendered` in [`json`]: `verdict` and `cause` are
+/// the head's when it did not render there, else the base's; `base` and `head` each side's.
+fn json_not_rendered(entry: &NotRendered) -> serde_json::Value {
+    let side = |withheld: &Option<Withheld>| match withheld {
+        None => serde_json::Value::Null,
+        Some(Withheld::Outcome(outcome)) => serde_json::json!({
+            "verdict": outcome.verdict.as_str(),
+            "cause": outcome.cause,
+        }),
+        Some(Withheld::NotApplied(parent)) => serde_json::json!({
+            "verdict": "notApplied",
+            "cause": format!("{} did not render", slash_name(parent)),
+            "appliedBy": {"kind": parent.kind, "namespace": parent.namespace, "name": parent.name},
+        }),
+    };
+    let (base, head) = (side(&entry.base), side(&entry.head));
+    let shown = if head.is_null() { &base } else { &head };
+    let sides: Vec<&str> = [(&entry.base, "base"), (&entry.head, "head")]
+        .into_iter()
+        .filter(|(withheld, _)| withheld.is_some())
+        .map(|(_, name)| name)
+        .collect();
+    serde_json::json!({
+        "producer": {
+            "kind": entry.producer.kind,
+            "namespace": entry.producer.namespace,
+            "name": entry.producer.name,
+        },
+        "sides": sides,
+        "verdict": shown["verdict"],
+        "cause": shown["cause"],
+        "changed": entry.changed,
+        "statusChanged": entry.status_changed,
+        "base": base,
+        "head": head,
+    })
 }
 
 /// One cluster's entries of [`json`].
@@ -1019,8 +1468,8 @@ fn json_items(report: &Report, items: &mut Vec<serde_json::Value>) {
                 "producer": producer_json,
                 "object": null,
                 "change": "status",
-                "before": status.before.as_ref().map(|o| &o.text),
-                "after": status.after.as_ref().map(|o| &o.text),
+                "before": status.before.as_ref().map(Outcome::to_string),
+                "after": status.after.as_ref().map(Outcome::to_string),
                 "unknown": changes.unknown,
             }));
         }
@@ -1083,6 +1532,35 @@ fn workflow_command(
     )
 }
 
+/// One cluster's producers not rendered, an annotation each on the file that defines it: a
+/// warning when the change touches it, else a notice.
+fn github_not_rendered(
+    cluster: &ClusterReport,
+    files: &BTreeMap<ProducerKey, (String, u32)>,
+) -> String {
+    let mut out = String::new();
+    let plain = |text: &str| text.to_owned();
+    for entry in &cluster.report.not_rendered {
+        let title = named_opt(
+            cluster.cluster,
+            &format!("offlux diff: {} not rendered", slash_name(&entry.producer)),
+        );
+        let message = format!(
+            "what it renders is unknown, so it is not compared: {}; {}",
+            causes(entry, &plain),
+            touch_text(entry)
+        );
+        let level = if entry.touched() { "warning" } else { "notice" };
+        out.push_str(&workflow_command(
+            level,
+            files.get(&entry.producer).cloned(),
+            &title,
+            &message,
+        ));
+    }
+    out
+}
+
 /// One cluster's annotations: each title names the cluster when the sides hold several.
 fn github(cluster: &ClusterReport, files: &BTreeMap<ProducerKey, (String, u32)>) -> String {
     let mut out = String::new();
@@ -1098,7 +1576,7 @@ fn github(cluster: &ClusterReport, files: &BTreeMap<ProducerKey, (String, u32)>)
         let producer_file = files.get(producer).cloned();
         let title = named_opt(cluster.cluster, &format!("offlux diff: {producer}"));
         if let Some(status) = &changes.status {
-            let level = if status.after.as_ref().is_some_and(|o| o.failed) {
+            let level = if status.after.as_ref().is_some_and(Outcome::failed) {
                 "error"
             } else {
                 "notice"
@@ -1222,8 +1700,8 @@ mod tests {
                 status: Some(crate::diff::StatusChange {
                     before: None,
                     after: Some(Outcome {
-                        failed: true,
-                        text: "FAIL: ![i](http://e/x.png) @x".into(),
+                        verdict: diff::Verdict::Failed,
+                        cause: "![i](http://e/x.png) @x".into(),
                     }),
                 }),
                 ..Default::default()
@@ -1243,5 +1721,139 @@ mod tests {
             text.contains("#### `Kustomization ns/# @team [x](http://e) <b>|`"),
             "{text}"
         );
+    }
+
+    /// Hundreds of producers not rendered that the change does not touch (a repository whose
+    /// charts are not at hand) never push the diffs out of a size-capped comment: they are cut
+    /// first, and the note says how many.
+    #[test]
+    fn markdown_gives_the_diffs_room_before_the_untouched_list() {
+        let mut report = Report::default();
+        let apps = ProducerKey {
+            kind: "Kustomization".into(),
+            namespace: "flux-system".into(),
+            name: "apps".into(),
+        };
+        report.producers.insert(
+            apps,
+            crate::diff::ProducerReport {
+                objects: vec![ObjectChange {
+                    object: diff::ObjectKey {
+                        group: String::new(),
+                        kind: "ConfigMap".into(),
+                        namespace: "apps".into(),
+                        name: "settings".into(),
+                        cluster: String::new(),
+                    },
+                    api_version: "v1".into(),
+                    change: Change::Changed,
+                    from: None,
+                    diff: "--- base/ConfigMap/apps/settings\n+++ head/ConfigMap/apps/settings\n@@ -1 +1 @@\n-a: 1\n+a: 2\n".into(),
+                    secret_keys: None,
+                    file: None,
+                }],
+                ..Default::default()
+            },
+        );
+        for n in 0..300 {
+            let skipped = Withheld::Outcome(Outcome {
+                verdict: diff::Verdict::Skipped,
+                cause: format!("chart chart-{n} 1.0.0 is not in the chart cache"),
+            });
+            report.not_rendered.push(NotRendered {
+                producer: ProducerKey {
+                    kind: "HelmRelease".into(),
+                    namespace: "apps".into(),
+                    name: format!("release-{n}"),
+                },
+                base: Some(skipped.clone()),
+                head: Some(skipped),
+                changed: false,
+                status_changed: false,
+            });
+        }
+        let reports = [ClusterReport {
+            cluster: None,
+            only: None,
+            report,
+        }];
+        let text = markdown(&reports, ("base", "head"), 6_000);
+        assert!(text.len() <= 6_000, "{} bytes", text.len());
+        assert!(text.contains("+a: 2"), "{text}");
+        let folded = text
+            .find("<summary>300 not rendered, their definitions and outcomes unchanged</summary>")
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            folded < text.find("#### `Kustomization").unwrap_or(0),
+            "{text}"
+        );
+        let shown = text.matches("- `HelmRelease/apps/release-").count();
+        assert!(shown > 0 && shown < 300, "{shown}");
+        assert!(
+            text.contains(&format!("- … and {} more.", 300 - shown)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "_Cut to stay under 6000 bytes: {} entries of the not-rendered list not shown;",
+                300 - shown
+            )),
+            "{text}"
+        );
+    }
+
+    /// The section of producers not rendered: names, causes and the cluster in code, ahead of
+    /// the producers' tables, and the summary names the release.
+    #[test]
+    fn markdown_lists_what_did_not_render_first_in_code() {
+        let release = ProducerKey {
+            kind: "HelmRelease".into(),
+            namespace: "apps".into(),
+            name: "@team".into(),
+        };
+        let skipped = Outcome {
+            verdict: diff::Verdict::Skipped,
+            cause: "chart <b>x</b> not in the cache".into(),
+        };
+        let mut report = Report::default();
+        report.producers.insert(
+            release.clone(),
+            crate::diff::ProducerReport {
+                unknown: 2,
+                status: Some(crate::diff::StatusChange {
+                    before: Some(Outcome::passed()),
+                    after: Some(skipped.clone()),
+                }),
+                ..Default::default()
+            },
+        );
+        report.not_rendered.push(NotRendered {
+            producer: release,
+            base: None,
+            head: Some(Withheld::Outcome(skipped)),
+            changed: true,
+            status_changed: true,
+        });
+        let reports = [ClusterReport {
+            cluster: Some("prod|x"),
+            only: None,
+            report,
+        }];
+        let text = markdown(&reports, ("base", "head"), 60_000);
+        let summary = text.lines().nth(2).unwrap_or_default();
+        assert_eq!(
+            summary,
+            "`[prod|x]` `HelmRelease/apps/@team` changed; what it renders is unknown: skipped: \
+             `chart <b>x</b> not in the cache` (head). 0 objects differ in 1 producer of 1 of 1 \
+             clusters; 1 status change."
+        );
+        let entry = "- `HelmRelease/apps/@team` (cluster `prod|x`): skipped: \
+                     `chart <b>x</b> not in the cache` (head); its definition and outcome changed.\n";
+        let section = text.find(entry).unwrap_or_else(|| panic!("{text}"));
+        let table = text
+            .find("#### Cluster")
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(section < table, "{text}");
+        assert!(text.contains("2 objects not compared"), "{text}");
     }
 }

@@ -5,14 +5,16 @@
 //! a removal and an addition. An object is added, removed, changed (its canonical form, as
 //! `render` prints it, differs) or moved (another producer applies it now). Each Flux object's
 //! status is compared too. Objects of a producer that failed on one side are unknown there: they
-//! are counted, not reported as added or removed (Flux keeps what it last applied).
+//! are counted, not reported as added or removed (Flux keeps what it last applied), and the
+//! producers that did not render on a side are listed apart ([`NotRendered`]), with why and
+//! whether the change touches them, so no output reports their objects as known.
 //!
 //! Secrets: values under `data` and `stringData` never reach a diff; the diff is taken on a copy
 //! with every value replaced, and the keys whose values changed are listed by name.
 //!
 //! Not for: running the reconciles, reading git, or printing (see `cli::diff`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
 use crate::model::Object;
@@ -83,12 +85,97 @@ impl ObjectKey {
     }
 }
 
-/// A Flux object's outcome on one side, in words (`PASS`, `FAIL: message`...).
+/// How a Flux object ended on one side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed,
+    Blocked,
+    Skipped,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "failed",
+            Verdict::Blocked => "blocked",
+            Verdict::Skipped => "skipped",
+        }
+    }
+}
+
+/// A Flux object's outcome on one side. Displayed as the roster says it (`PASS`,
+/// `FAIL: message`...).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
+    pub verdict: Verdict,
+    /// Why it did not pass (empty when it passed).
+    pub cause: String,
+}
+
+impl Outcome {
+    pub fn passed() -> Self {
+        Outcome {
+            verdict: Verdict::Passed,
+            cause: String::new(),
+        }
+    }
+
     /// Failed, blocked or skipped: its objects on this side are unknown.
-    pub failed: bool,
-    pub text: String,
+    pub fn failed(&self) -> bool {
+        self.verdict != Verdict::Passed
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let word = match self.verdict {
+            Verdict::Passed => return f.write_str("PASS"),
+            Verdict::Failed => "FAIL",
+            Verdict::Blocked => "BLOCKED",
+            Verdict::Skipped => "SKIPPED",
+        };
+        write!(f, "{word}: {}", self.cause)
+    }
+}
+
+/// The kinds whose objects apply others: the producers [`NotRendered`] lists.
+const PRODUCER_KINDS: [&str; 4] = [
+    "Kustomization",
+    "HelmRelease",
+    "ResourceSet",
+    "FluxInstance",
+];
+
+/// Why what a producer applies is unknown on one side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Withheld {
+    /// It did not pass there: failed, blocked or skipped.
+    Outcome(Outcome),
+    /// It is not there at all: the producer named, which applies it, did not render there.
+    NotApplied(ProducerKey),
+}
+
+/// A producer that did not render on one side or both: what it applies there is unknown, so it
+/// is not compared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotRendered {
+    pub producer: ProducerKey,
+    /// Why, on each side where it did not render (`None`: it rendered there, or is absent).
+    pub base: Option<Withheld>,
+    pub head: Option<Withheld>,
+    /// Its own Flux object differs between the sides (changed, moved, added or removed).
+    pub changed: bool,
+    /// Its outcome differs between the sides.
+    pub status_changed: bool,
+}
+
+impl NotRendered {
+    /// The change touches it: its definition or its outcome differs.
+    pub fn touched(&self) -> bool {
+        self.changed || self.status_changed
+    }
 }
 
 /// One side of the comparison.
@@ -176,9 +263,14 @@ pub struct ProducerReport {
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     pub producers: BTreeMap<ProducerKey, ProducerReport>,
+    /// The producers that did not render on one side or both: those the change touches first,
+    /// then the others, each group in kind, namespace, name order.
+    pub not_rendered: Vec<NotRendered>,
 }
 
 impl Report {
+    /// No difference among the objects compared (producers that did not render may still be
+    /// listed in [`Report::not_rendered`]).
     pub fn is_empty(&self) -> bool {
         self.producers
             .values()
@@ -335,36 +427,112 @@ fn label(key: &ObjectKey) -> String {
     label
 }
 
-/// The producers whose objects `side` cannot tell: those that failed there, and, transitively,
-/// those missing from it because the producer that applies them is one of these (a HelmRelease
-/// under a Kustomization that failed). `present` are the objects of the other side, `seen` this
-/// side's.
+/// Producers whose output a side cannot tell, each with the producer whose failure kept it from
+/// being applied there (`None`: it did not render itself).
+type Unknown = HashMap<ProducerKey, Option<ProducerKey>>;
+
+/// The producers whose objects `side` cannot tell: those that failed there (`None`), and,
+/// transitively, those missing from it because the producer that applies them is one of these
+/// (a HelmRelease under a Kustomization that failed), with that producer. `present` are the
+/// objects of the other side, `seen` this side's.
 fn unknown(
     present: &BTreeMap<ObjectKey, Prepared<'_>>,
     seen: &BTreeMap<ObjectKey, Prepared<'_>>,
     side: &Side<'_>,
-) -> std::collections::HashSet<ProducerKey> {
-    let mut unknown: std::collections::HashSet<ProducerKey> = side
+) -> Unknown {
+    let mut unknown: Unknown = side
         .statuses
         .iter()
-        .filter(|(_, outcome)| outcome.failed)
-        .map(|(producer, _)| producer.clone())
+        .filter(|(_, outcome)| outcome.failed())
+        .map(|(producer, _)| (producer.clone(), None))
         .collect();
     loop {
         let before = unknown.len();
         for (key, object) in present {
-            if !seen.contains_key(key) && unknown.contains(object.producer) {
-                unknown.insert(ProducerKey {
-                    kind: key.kind.clone(),
-                    namespace: key.namespace.clone(),
-                    name: key.name.clone(),
-                });
+            if !seen.contains_key(key) && unknown.contains_key(object.producer) {
+                unknown
+                    .entry(ProducerKey {
+                        kind: key.kind.clone(),
+                        namespace: key.namespace.clone(),
+                        name: key.name.clone(),
+                    })
+                    .or_insert_with(|| Some(object.producer.clone()));
             }
         }
         if unknown.len() == before {
             return unknown;
         }
     }
+}
+
+/// The producers whose output is unknown on a side (`unknown_in_base`, `unknown_in_head`), each
+/// with why and whether `report`'s object changes include its own object.
+fn not_rendered(
+    (base, head): (&Side<'_>, &Side<'_>),
+    (unknown_in_base, unknown_in_head): (&Unknown, &Unknown),
+    report: &Report,
+) -> Vec<NotRendered> {
+    let keys: BTreeSet<&ProducerKey> = unknown_in_base
+        .keys()
+        .chain(unknown_in_head.keys())
+        .filter(|key| PRODUCER_KINDS.contains(&key.kind.as_str()))
+        .collect();
+    let changed_objects: HashSet<(&str, &str, &str)> = report
+        .producers
+        .values()
+        .flat_map(|p| &p.objects)
+        .map(|c| {
+            (
+                c.object.kind.as_str(),
+                c.object.namespace.as_str(),
+                c.object.name.as_str(),
+            )
+        })
+        .collect();
+    let withheld = |key: &ProducerKey, unknown: &Unknown, side: &Side<'_>| match unknown.get(key)? {
+        Some(parent) => Some(Withheld::NotApplied(parent.clone())),
+        None => side.statuses.get(key).cloned().map(Withheld::Outcome),
+    };
+    let mut list: Vec<NotRendered> = keys
+        .into_iter()
+        .map(|key| NotRendered {
+            producer: key.clone(),
+            base: withheld(key, unknown_in_base, base),
+            head: withheld(key, unknown_in_head, head),
+            changed: changed_objects.contains(&(
+                key.kind.as_str(),
+                key.namespace.as_str(),
+                key.name.as_str(),
+            )),
+            status_changed: base.statuses.get(key) != head.statuses.get(key),
+        })
+        .collect();
+    // A producer before those it did not apply (a Kustomization before its releases), so the
+    // root cause reads first; stable, so each group stays in key order.
+    let parents: HashMap<ProducerKey, ProducerKey> = list
+        .iter()
+        .filter_map(|entry| {
+            let parent = [&entry.head, &entry.base]
+                .into_iter()
+                .find_map(|side| match side {
+                    Some(Withheld::NotApplied(parent)) => Some(parent.clone()),
+                    _ => None,
+                })?;
+            Some((entry.producer.clone(), parent))
+        })
+        .collect();
+    let depth = |key: &ProducerKey| {
+        let mut depth = 0;
+        let mut at = key;
+        // Bounded: a cycle of producers cannot be, but the walk need not trust that.
+        while let Some(parent) = parents.get(at).filter(|_| depth < parents.len()) {
+            depth += 1;
+            at = parent;
+        }
+        depth
+    };
+    list.sort_by_cached_key(|entry| (!entry.touched(), depth(&entry.producer)));
+    list
 }
 
 /// Compares the sides.
@@ -379,7 +547,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
             continue;
         }
         let entry = report.producers.entry(old.producer.clone()).or_default();
-        if unknown_in_head.contains(old.producer) {
+        if unknown_in_head.contains_key(old.producer) {
             entry.unknown += 1;
             continue;
         }
@@ -395,7 +563,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
     }
     for (key, new) in &after {
         let change = match before.get(key) {
-            None if unknown_in_base.contains(new.producer) => {
+            None if unknown_in_base.contains_key(new.producer) => {
                 report
                     .producers
                     .entry(new.producer.clone())
@@ -450,7 +618,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
             (Some(a), Some(b)) => a != b,
             // A Flux object only one side has is told by its objects; its outcome only if it
             // did not pass.
-            (Some(only), None) | (None, Some(only)) => only.text != "PASS",
+            (Some(only), None) | (None, Some(only)) => only.failed(),
             (None, None) => false,
         };
         if differs {
@@ -477,6 +645,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
             order(&a.object).cmp(&order(&b.object))
         });
     }
+    report.not_rendered = not_rendered((base, head), (&unknown_in_base, &unknown_in_head), &report);
     report
 }
 

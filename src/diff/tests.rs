@@ -14,10 +14,7 @@ fn producer(name: &str) -> ProducerKey {
 }
 
 fn pass() -> Outcome {
-    Outcome {
-        failed: false,
-        text: "PASS".to_owned(),
-    }
+    Outcome::passed()
 }
 
 fn side<'a>(rendered: &[(&str, &'a [Object])], failed: &[&str]) -> Side<'a> {
@@ -29,8 +26,8 @@ fn side<'a>(rendered: &[(&str, &'a [Object])], failed: &[&str]) -> Side<'a> {
         statuses.insert(
             producer(name),
             Outcome {
-                failed: true,
-                text: "FAIL: kustomize build failed".to_owned(),
+                verdict: Verdict::Failed,
+                cause: "kustomize build failed".to_owned(),
             },
         );
     }
@@ -237,6 +234,100 @@ fn a_failed_producer_hides_nothing_and_invents_no_removals() {
         .clone()
         .unwrap_or_else(|| panic!("no status change"));
     assert_eq!(status.before, Some(pass()));
-    assert!(status.after.is_some_and(|o| o.failed));
+    assert!(status.after.is_some_and(|o| o.failed()));
     assert!(!report.is_empty());
+}
+
+/// A Kustomization applying a HelmRelease named `hello` with `replicas`.
+fn release(replicas: u32) -> Vec<Object> {
+    objects(&format!(
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: hello\n  namespace: apps\nspec:\n  values:\n    replicas: {replicas}\n"
+    ))
+}
+
+fn hello() -> ProducerKey {
+    ProducerKey {
+        kind: "HelmRelease".to_owned(),
+        namespace: "apps".to_owned(),
+        name: "hello".to_owned(),
+    }
+}
+
+fn skipped(cause: &str) -> Outcome {
+    Outcome {
+        verdict: Verdict::Skipped,
+        cause: cause.to_owned(),
+    }
+}
+
+#[test]
+fn a_release_not_rendered_on_either_side_is_listed_with_its_edit() {
+    let (before, after) = (release(1), release(2));
+    let mut base = side(&[("apps", &before)], &[]);
+    let mut head = side(&[("apps", &after)], &[]);
+    base.statuses
+        .insert(hello(), skipped("chart not in the cache"));
+    head.statuses
+        .insert(hello(), skipped("chart not in the cache"));
+    let report = compare(&base, &head, &OPTIONS);
+    assert_eq!(
+        report.not_rendered,
+        [NotRendered {
+            producer: hello(),
+            base: Some(Withheld::Outcome(skipped("chart not in the cache"))),
+            head: Some(Withheld::Outcome(skipped("chart not in the cache"))),
+            changed: true,
+            status_changed: false,
+        }]
+    );
+    // Unedited, it is still listed, as untouched.
+    let report = compare(&base, &base, &OPTIONS);
+    assert!(report.is_empty());
+    assert_eq!(report.not_rendered.len(), 1);
+    assert!(!report.not_rendered[0].touched());
+}
+
+#[test]
+fn a_release_under_a_failed_kustomization_is_not_applied_there() {
+    let hello_objects = objects(&cm("hello", "1"));
+    let apps_objects = release(1);
+    let mut base = side(&[("apps", &apps_objects)], &[]);
+    base.rendered
+        .push((hello(), hello_objects.iter().collect()));
+    base.statuses.insert(hello(), pass());
+    // A source's failure is not a producer's: it is not listed.
+    let mut head = side(&[], &["apps"]);
+    head.statuses.insert(
+        ProducerKey {
+            kind: "GitRepository".to_owned(),
+            namespace: "flux-system".to_owned(),
+            name: "repo".to_owned(),
+        },
+        skipped("not fetched"),
+    );
+    let report = compare(&base, &head, &OPTIONS);
+    let listed: Vec<(String, Option<Withheld>)> = report
+        .not_rendered
+        .iter()
+        .map(|n| (n.producer.to_string(), n.head.clone()))
+        .collect();
+    // The Kustomization first: the release is not there because of it.
+    assert_eq!(
+        listed,
+        [
+            (
+                "Kustomization flux-system/apps".to_owned(),
+                Some(Withheld::Outcome(Outcome {
+                    verdict: Verdict::Failed,
+                    cause: "kustomize build failed".to_owned(),
+                }))
+            ),
+            (
+                "HelmRelease apps/hello".to_owned(),
+                Some(Withheld::NotApplied(producer("apps")))
+            ),
+        ]
+    );
+    assert!(report.not_rendered.iter().all(|n| n.base.is_none()));
+    assert!(report.not_rendered.iter().all(NotRendered::touched));
 }

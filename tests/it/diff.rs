@@ -164,13 +164,24 @@ fn diff(repo: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// The JSON report's change entries: the whole list, or its `changes` when producers did not
+/// render (`notRendered`) or `--changed-only` made it an object.
 fn json(repo: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let value = json_value(repo, args);
+    let changes = if value.is_array() {
+        &value
+    } else {
+        &value["changes"]
+    };
+    changes.as_array().cloned().expect("a list of changes")
+}
+
+fn json_value(repo: &Path, args: &[&str]) -> serde_json::Value {
     let mut all = vec!["-o", "json"];
     all.extend_from_slice(args);
     let (code, stdout, stderr) = diff(repo, &all);
     assert!(code == Some(0) || code == Some(1), "{code:?}: {stderr}");
-    let value: serde_json::Value = serde_json::from_str(&stdout).expect("json");
-    value.as_array().cloned().unwrap_or_default()
+    serde_json::from_str(&stdout).expect("json")
 }
 
 /// `(producer kind/name, object kind/name, change)` of each entry.
@@ -217,6 +228,12 @@ fn no_change_is_no_difference() {
         stderr.contains("No differences between base `main`"),
         "{stderr}"
     );
+    // Everything rendered: no section of producers not rendered, in any format.
+    let (_, markdown, _) = diff(dir.path(), &["-o", "markdown"]);
+    assert!(markdown.ends_with("\n\nNo differences.\n"), "{markdown}");
+    assert!(json_value(dir.path(), &[]).is_array());
+    let (_, annotations, _) = diff(dir.path(), &["-o", "github"]);
+    assert_eq!(annotations, "");
 }
 
 #[test]
@@ -302,17 +319,31 @@ fn a_helmrelease_value_changes_the_release_and_its_manifests() {
     // A markdown comment keeps under its size cap and says what it left out.
     let (_, markdown, _) = diff(dir.path(), &["-o", "markdown", "--max-size", "1200"]);
     assert!(markdown.len() <= 1200, "{} bytes", markdown.len());
+    // No column that no row fills (the note).
     assert!(
-        markdown.contains("| changed | `Deployment` | `hello` | `hello` |  |"),
+        markdown.contains(
+            "| Change | Kind | Namespace | Name |\n|---|---|---|---|\n| changed | `Deployment` | `hello` | `hello` |\n"
+        ),
         "{markdown}"
     );
     assert!(
-        markdown.contains("_Cut to stay under 1200 bytes: 1 diffs"),
+        markdown.contains("_Cut to stay under 1200 bytes: 1 diff not shown;"),
         "{markdown}"
     );
-    let (_, markdown, _) = diff(dir.path(), &["-o", "markdown"]);
+    let (_, markdown, stderr) = diff(dir.path(), &["-o", "markdown"]);
     assert_eq!(markdown.matches("<details>").count(), 2, "{markdown}");
     assert!(!markdown.contains("_Cut"), "{markdown}");
+    assert!(
+        markdown.contains("\n\n2 objects differ (2 changed) in 2 producers; 0 status changes.\n"),
+        "{markdown}"
+    );
+    // Everything rendered: nothing is said of producers not rendered.
+    assert!(!markdown.contains("Not rendered"), "{markdown}");
+    assert_eq!(
+        stderr,
+        "2 objects differ (2 changed) in 2 producers; 0 status changes.\n"
+    );
+    assert!(json_value(dir.path(), &[]).is_array());
     // One line of context instead of three.
     let entries = json(dir.path(), &["-U", "1"]);
     let narrow = entry(&entries, "Deployment", "hello")["diff"]
@@ -406,7 +437,7 @@ fn a_moved_object_names_both_producers() {
     let (_, markdown, _) = diff(repo, &["-o", "markdown"]);
     assert!(
         markdown.contains(
-            "| moved | `ClusterRole` |  | `reader` | from `Kustomization flux-system/apps` |"
+            "| Change | Kind | Name | Note |\n|---|---|---|---|\n| moved | `ClusterRole` | `reader` | from `Kustomization flux-system/apps` |\n"
         ),
         "{markdown}"
     );
@@ -707,22 +738,269 @@ fn a_producer_skipped_on_one_side_removes_nothing() {
         "  - reader.yaml\n",
         "  - reader.yaml\n  - https://example.com/remote.yaml\n",
     );
-    let (code, stdout, stderr) = diff(
-        dir.path(),
-        &["--offline", "--allow-missing-sources", "-o", "json"],
-    );
-    assert!(code == Some(0) || code == Some(1), "{code:?}: {stderr}");
-    let entries: Vec<serde_json::Value> = serde_json::from_str::<serde_json::Value>(&stdout)
-        .expect("json")
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let value = json_value(dir.path(), &["--offline", "--allow-missing-sources"]);
+    let entries = value["changes"].as_array().cloned().expect("changes");
     assert!(
         entries.iter().all(|e| e["change"] != "removed"),
         "{:?}",
         summary(&entries)
     );
+    // The Kustomization is listed as not rendered on the head, ahead of the changes, and then
+    // the release it no longer applies there.
+    let listed = &value["notRendered"];
+    assert_eq!(listed[0]["producer"]["name"], "apps", "{listed}");
+    assert_eq!(listed[0]["sides"], serde_json::json!(["head"]), "{listed}");
+    assert_eq!(listed[0]["verdict"], "skipped", "{listed}");
+    assert_eq!(listed[1]["producer"]["name"], "hello", "{listed}");
+    assert_eq!(listed[1]["verdict"], "notApplied", "{listed}");
+    assert_eq!(
+        listed[1]["cause"], "Kustomization/flux-system/apps did not render",
+        "{listed}"
+    );
     let (_, human, stderr) = diff(dir.path(), &["--offline", "--allow-missing-sources"]);
     assert!(human.contains("SKIPPED"), "{human}\n{stderr}");
     assert!(human.contains("not compared"), "{human}\n{stderr}");
+    assert!(
+        human.contains("\n  ! Kustomization/flux-system/apps: skipped: "),
+        "{human}"
+    );
+}
+
+const PODINFO: &str = "\
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  name: podinfo
+  namespace: hello
+spec:
+  interval: 1h
+  url: https://stefanprodan.github.io/podinfo
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: hello
+spec:
+  interval: 1h
+  chart:
+    spec:
+      chart: podinfo
+      version: 6.5.0
+      sourceRef:
+        kind: HelmRepository
+        name: podinfo
+  values:
+    replicaCount: 1
+";
+
+/// [`repository`] with a HelmRelease of a chart no cache holds (offline, it cannot render on
+/// either side) committed, then its values edited in the working tree.
+fn repository_with_uncached_chart() -> Option<tempfile::TempDir> {
+    let dir = repository()?;
+    let repo = dir.path();
+    write(repo, "apps/base/hello/podinfo.yaml", PODINFO);
+    edit(
+        repo,
+        "apps/base/hello/kustomization.yaml",
+        "  - reader.yaml\n",
+        "  - reader.yaml\n  - podinfo.yaml\n",
+    );
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "podinfo"]);
+    edit(
+        repo,
+        "apps/base/hello/podinfo.yaml",
+        "replicaCount: 1",
+        "replicaCount: 2",
+    );
+    Some(dir)
+}
+
+const NOT_CACHED: &str = "chart podinfo 6.5.0 from https://stefanprodan.github.io/podinfo is not in the chart cache and the network is off (--offline)";
+
+/// Issue 38: a release whose chart cannot be had renders on neither side; its edit is reported
+/// as a change whose output is unknown, first, in every format, never as "1 objects differ"
+/// alone, and stderr says it once, in its summary line.
+#[test]
+fn a_release_whose_chart_is_missing_is_named_first_in_every_format() {
+    let Some(dir) = repository_with_uncached_chart() else {
+        return;
+    };
+    let repo = dir.path();
+    let args = ["--offline", "--allow-missing-sources"];
+    let (code, human, stderr) = diff(repo, &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    let entry = format!(
+        "  ! HelmRelease/hello/podinfo: skipped: {NOT_CACHED} (base and head); its definition changed\n"
+    );
+    let section = human.find(&entry).unwrap_or_else(|| panic!("{human}"));
+    let first_producer = human
+        .find("\nKustomization flux-system/apps\n")
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(section < first_producer, "{human}");
+    assert!(
+        human.contains("  ~ HelmRelease hello/podinfo changed; what it renders is unknown: not rendered on base and head\n"),
+        "{human}"
+    );
+    // One line on stderr, the summary, and it says what is unknown.
+    assert_eq!(
+        stderr,
+        format!(
+            "HelmRelease/hello/podinfo changed; what it renders is unknown: skipped: {NOT_CACHED} (base and head). \
+             1 object differs (1 changed) in 1 producer; 0 status changes.\n"
+        )
+    );
+
+    let mut markdown_args = args.to_vec();
+    markdown_args.extend(["-o", "markdown"]);
+    let (_, markdown, _) = diff(repo, &markdown_args);
+    let summary = markdown.lines().nth(2).unwrap_or_default();
+    assert_eq!(
+        summary,
+        format!(
+            "`HelmRelease/hello/podinfo` changed; what it renders is unknown: skipped: `{NOT_CACHED}` (base and head). \
+             1 object differs (1 changed) in 1 producer; 0 status changes."
+        ),
+        "{markdown}"
+    );
+    let section = markdown
+        .find("\n#### Not rendered (1)\n")
+        .unwrap_or_else(|| panic!("{markdown}"));
+    let first_producer = markdown
+        .find("\n#### `Kustomization flux-system/apps`\n")
+        .unwrap_or_else(|| panic!("{markdown}"));
+    assert!(section < first_producer, "{markdown}");
+    assert!(
+        markdown.contains(&format!(
+            "\n- `HelmRelease/hello/podinfo`: skipped: `{NOT_CACHED}` (base and head); its definition changed.\n"
+        )),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(
+            "| changed | `HelmRelease` | `hello` | `podinfo` | what it renders is unknown: not rendered on base and head |"
+        ),
+        "{markdown}"
+    );
+
+    let mut json_args = args.to_vec();
+    json_args.extend(["-o", "json"]);
+    let (_, text, _) = diff(repo, &json_args);
+    assert!(
+        text.starts_with("{\n  \"notRendered\": [\n") && text.contains("\n  \"changes\": [\n"),
+        "{text}"
+    );
+    let value = json_value(repo, &args);
+    assert_eq!(
+        value["notRendered"],
+        serde_json::json!([{
+            "producer": {"kind": "HelmRelease", "namespace": "hello", "name": "podinfo"},
+            "sides": ["base", "head"],
+            "verdict": "skipped",
+            "cause": NOT_CACHED,
+            "changed": true,
+            "statusChanged": false,
+            "base": {"verdict": "skipped", "cause": NOT_CACHED},
+            "head": {"verdict": "skipped", "cause": NOT_CACHED},
+        }])
+    );
+    assert_eq!(
+        summary_of(&value["changes"]),
+        [triple(
+            "Kustomization/apps",
+            "HelmRelease/podinfo",
+            "changed"
+        )]
+    );
+
+    // Annotations: the release first, a warning on its file.
+    let mut github_args = args.to_vec();
+    github_args.extend(["-o", "github"]);
+    let (_, annotations, _) = diff(repo, &github_args);
+    assert!(
+        annotations.starts_with(
+            "::warning file=apps/base/hello/podinfo.yaml,line=10,title=offlux diff%3A HelmRelease/hello/podinfo not rendered::what it renders is unknown"
+        ),
+        "{annotations}"
+    );
+
+    // Without `--allow-missing-sources` it is BLOCKED by its HelmRepository, and the roster's
+    // words say so; no warning line repeats it on stderr.
+    let (_, human, stderr) = diff(repo, &["--offline"]);
+    assert!(
+        human.contains(&format!(
+            "  ! HelmRelease/hello/podinfo: blocked by HelmRepository/hello/podinfo: {NOT_CACHED} (base and head); its definition changed\n"
+        )),
+        "{human}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+fn summary_of(changes: &serde_json::Value) -> Vec<(String, String, String)> {
+    summary(changes.as_array().map(Vec::as_slice).unwrap_or_default())
+}
+
+/// Issue 38: a release that renders on the base and fails on the head: listed for the head, its
+/// definition and outcome changed, and the objects it rendered on the base not compared (not
+/// removed).
+#[test]
+fn a_release_failing_only_on_the_head_is_listed_for_the_head() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    edit(
+        repo,
+        "apps/base/hello/release.yaml",
+        "chart: ./charts/hello",
+        "chart: ./charts/missing",
+    );
+    let value = json_value(repo, &[]);
+    let listed = value["notRendered"].as_array().cloned().unwrap_or_default();
+    assert_eq!(listed.len(), 1, "{value}");
+    let entry = &listed[0];
+    assert_eq!(entry["producer"]["name"], "hello");
+    assert_eq!(entry["sides"], serde_json::json!(["head"]));
+    assert_eq!(entry["verdict"], "failed");
+    assert_eq!(entry["base"], serde_json::Value::Null);
+    assert_eq!(entry["changed"], true);
+    assert_eq!(entry["statusChanged"], true);
+    let cause = entry["cause"].as_str().unwrap_or_default().to_owned();
+    assert!(cause.contains("./charts/missing"), "{cause}");
+    let changes = summary_of(&value["changes"]);
+    assert!(
+        !changes
+            .iter()
+            .any(|(p, _, c)| p == "HelmRelease/hello" && c == "removed"),
+        "{changes:?}"
+    );
+
+    let (_, human, stderr) = diff(repo, &[]);
+    let section = human
+        .find(&format!(
+            "  ! HelmRelease/hello/hello: failed: {cause} (head); its definition and outcome changed\n"
+        ))
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(
+        section < human.find("\nHelmRelease hello/hello\n").unwrap_or(0),
+        "{human}"
+    );
+    assert!(human.contains("  2 objects not compared:"), "{human}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "HelmRelease/hello/hello changed; what it renders is unknown: failed: {cause} (head). "
+        )),
+        "{stderr}"
+    );
+
+    let (_, markdown, _) = diff(repo, &["-o", "markdown"]);
+    assert!(
+        markdown.find("#### Not rendered (1)") < markdown.find("#### `HelmRelease hello/hello`"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("1 object differs (1 changed) in 2 producers; 1 status change."),
+        "{markdown}"
+    );
 }
