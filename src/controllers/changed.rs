@@ -505,6 +505,15 @@ impl<'r> Reader<'r> {
     fn kustomization(&self, dir: &str, components: &[String]) -> Inputs {
         let mut out = Inputs::default();
         let mut seen = BTreeSet::new();
+        // A path holding a variable is known only once the parent's post-build substitutes it
+        // (kustomize-controller itself reads `spec.path` as it is): whatever it becomes, it is
+        // below its literal part, so every file there may change the output.
+        if let Some(literal) = before_variable(dir) {
+            if let Some(prefix) = join_lexically(Path::new(""), &literal) {
+                out.dirs.push((prefix, Reach::Whole, false));
+            }
+            return out;
+        }
         let Some(dir) = join_lexically(Path::new(""), dir) else {
             return out;
         };
@@ -531,6 +540,18 @@ impl<'r> Reader<'r> {
             }
         }
     }
+}
+
+/// The path components of `path` before the first that holds a variable (`$`), when one does.
+fn before_variable(path: &str) -> Option<String> {
+    if !path.contains('$') {
+        return None;
+    }
+    let literal: Vec<&str> = path
+        .split('/')
+        .take_while(|part| !part.contains('$'))
+        .collect();
+    Some(literal.join("/"))
 }
 
 /// Producers whose output is known only once they run (what a ResourceSet or a FluxInstance
@@ -850,6 +871,21 @@ mod tests {
         );
         assert_eq!(join_lexically(Path::new("a"), "../../c"), None);
         assert_eq!(join_lexically(Path::new("a"), "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn a_path_with_a_variable_reads_everything_below_its_literal_part() {
+        assert_eq!(before_variable("./apps/base"), None);
+        assert_eq!(
+            before_variable("./apps/${CLUSTER:=dev}").as_deref(),
+            Some("./apps")
+        );
+        assert_eq!(before_variable("${ROOT}/apps").as_deref(), Some(""));
+        assert_eq!(
+            before_variable("./k/$CLUSTER/x").as_deref(),
+            Some("./k"),
+            "the unbraced form too"
+        );
     }
 
     #[test]

@@ -627,3 +627,46 @@ fn changed_only_reports_what_it_left_out() {
         Some((total - names.len()) as u64)
     );
 }
+
+/// A Kustomization whose `spec.path` holds a variable (`./apps/${CLUSTER_ENV:=dev}`) is selected
+/// when a file under the path's literal part changes: the static reading cannot know the path, so
+/// it must not miss what the path may become. (`diff --changed-only` reported "No differences"
+/// for this edit, which a full diff shows.)
+#[test]
+fn a_path_with_a_variable_is_selected_by_a_change_below_it() {
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("--changed-only: no `git` binary");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    copy_dir(&root, &repo);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    let values = repo.join("apps/dev/hello-values.yaml");
+    let text = std::fs::read_to_string(&values).expect("read");
+    assert!(text.contains("replicas: 2"), "{text}");
+    std::fs::write(&values, text.replace("replicas: 2", "replicas: 3")).expect("write");
+    let full = offlux(&repo, &["diff", "--path", "clusters/dev", "-o", "json"]);
+    let narrowed = offlux(
+        &repo,
+        &[
+            "diff",
+            "--changed-only",
+            "--path",
+            "clusters/dev",
+            "-o",
+            "json",
+        ],
+    );
+    let changes = |output: &std::process::Output| -> serde_json::Value {
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        json.get("changes").cloned().unwrap_or(json)
+    };
+    let full = changes(&full);
+    assert!(full.to_string().contains("replicas"), "{full}");
+    assert_eq!(changes(&narrowed), full);
+}
