@@ -1236,6 +1236,50 @@ impl Runtime<'_> {
         Outcome::Terminal
     }
 
+    /// `spec.path` as kustomize-controller reads it: as the object holds it (`reconcile`:
+    /// `securejoin.SecureJoin(tmpDir, obj.Spec.Path)`, then "kustomization path not found").
+    /// A `${VAR:=default}` there is resolved only by the post-build of the Kustomization that
+    /// applied this one, which the object already reflects where it ran. When that one has no
+    /// variables to substitute (no `postBuild`, an empty one, or no Kustomization), the text is
+    /// read as it is. When its variables come from objects offlux could not read (what only the
+    /// cluster holds), or nothing in the repository applies this one, offline cannot tell: the
+    /// default is taken, with a note saying so.
+    fn spec_path(&self, flux: &FluxObject, written: &str) -> String {
+        if !written.contains('$') {
+            return written.to_owned();
+        }
+        let key = (flux.object.file.clone(), flux.object.id.clone());
+        let parent_substitutes = self.repository.parents.get(&key).and_then(|parent| {
+            let parent = self
+                .repository
+                .flux_objects
+                .iter()
+                .find(|f| f.object.id == *parent)?;
+            // fluxcd/pkg's `SubstituteVariables` substitutes only when it has variables.
+            Some(parent.as_kustomization().is_some_and(|k| {
+                k.post_build
+                    .as_ref()
+                    .is_some_and(|p| !p.substitute.is_empty() || !p.substitute_from.is_empty())
+            }))
+        });
+        if parent_substitutes == Some(false) {
+            return written.to_owned();
+        }
+        match apply_variable_defaults(written) {
+            Ok(resolved) if resolved != written => {
+                self.note_row(
+                    &flux.object.id,
+                    format!(
+                        "`spec.path` `{written}` holds a variable no post-build substituted here \
+                         (its values may come from the cluster); built `{resolved}`, its default"
+                    ),
+                );
+                resolved
+            }
+            _ => written.to_owned(),
+        }
+    }
+
     fn fail(&self, id: &ResourceId, message: impl Into<String>) -> Outcome<ResourceId> {
         self.withdraw_output(id);
         self.store.set(id.clone(), Status::failed(message));
@@ -1261,7 +1305,7 @@ impl Runtime<'_> {
             let group = FluxKind::from_kind(&r.kind).map_or("", |k| k.group());
             ResourceId::new(&format!("{group}/v1"), &r.kind, ns, &r.name)
         };
-        let path = apply_variable_defaults(&spec.path).unwrap_or_else(|_| spec.path.clone());
+        let path = self.spec_path(flux, &spec.path);
         let mut artifact = None;
         if let Some(mapped) = self.mapped_source(&source_id) {
             match mapped {

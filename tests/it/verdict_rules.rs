@@ -342,3 +342,64 @@ fn a_substitute_from_secret_a_known_operator_makes_is_assumed_with_a_note() {
         }
     }
 }
+
+/// kustomize-controller joins `spec.path` as the object holds it (`reconcile`:
+/// `securejoin.SecureJoin(tmpDir, obj.Spec.Path)`, then "kustomization path not found"): a
+/// `${VAR:=default}` there is resolved only by the post-build of the Kustomization that applied
+/// it (fluxcd/pkg's `SubstituteVariables`, which runs only when it has variables). Without one,
+/// the child fails; with one, it builds the substituted path.
+#[test]
+fn a_variable_in_spec_path_is_resolved_only_by_the_parents_post_build() {
+    let child = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: child, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps/${ENV:=dev}
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"#;
+    let parent = |post_build: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: parent, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./cluster\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{post_build}"
+        )
+    };
+    let config_map =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\ndata: {a: b}\n";
+    for (post_build, expected) in [
+        ("", "FAIL"),
+        // fluxcd/pkg's `SubstituteVariables` substitutes only when there are variables
+        // (`if len(vars) > 0`): an empty map leaves the default unapplied.
+        ("  postBuild:\n    substitute: {}\n", "FAIL"),
+        ("  postBuild:\n    substitute: {ENV: dev}\n", "PASS"),
+        // Variables from a ConfigMap nothing here writes (the cluster may hold it): offline
+        // cannot tell, so the default is built, with a note.
+        (
+            "  postBuild:\n    substituteFrom:\n      - {kind: ConfigMap, name: settings, optional: true}\n",
+            "PASS",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "entry/parent.yaml", &parent(post_build));
+        write(root, "cluster/child.yaml", child);
+        write(root, "apps/dev/cm.yaml", config_map);
+        let rows = test_rows(root, "entry", &[]);
+        let (result, message) = rows
+            .get("Kustomization/flux-system/child")
+            .unwrap_or_else(|| panic!("{rows:?}"));
+        assert_eq!(result, expected, "{post_build:?}: {message}");
+        if expected == "FAIL" {
+            assert!(
+                message.contains("kustomization path not found"),
+                "{message}"
+            );
+        }
+        if post_build.contains("substituteFrom") {
+            assert!(
+                message.contains("no post-build substituted here") && message.contains("`./apps/dev`"),
+                "{message}"
+            );
+        }
+    }
+}
