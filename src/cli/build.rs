@@ -107,16 +107,12 @@ pub(super) fn run(
     }
     // Every object that rendered is printed, whatever failed elsewhere: the failures go to
     // stderr and the exit code.
-    let mut failed = false;
+    let mut failures: Vec<(String, String)> = Vec::new();
     let mut objects: Vec<&Object> = Vec::new();
     for (id, record) in &chosen {
+        let object = format!("{}/{}/{}", id.kind, shown_namespace(id), id.name);
         if let Status::Failed(message) = &record.status {
-            let namespace = shown_namespace(id);
-            report::eprint(
-                context,
-                &format!("error: {}/{namespace}/{}: {message}\n", id.kind, id.name),
-            );
-            failed = true;
+            failures.push((object.clone(), message.clone()));
         }
         let rendered = report.rendered.get(id);
         if let Some(rendered) = rendered {
@@ -130,17 +126,12 @@ pub(super) fn run(
             _ => None,
         };
         if let (Some(why), true) = (why, rendered.is_none_or(|r| r.is_empty())) {
-            let namespace = shown_namespace(id);
-            report::eprint(
-                context,
-                &format!(
-                    "error: {}/{namespace}/{} was not rendered: {why}\n",
-                    id.kind, id.name
-                ),
-            );
-            failed = true;
+            failures.push((object, format!("not rendered: {why}")));
         }
     }
+    // One line per cause, however many objects it stops.
+    report::eprint(context, &report::grouped_errors(&failures));
+    let failed = !failures.is_empty();
     objects::print(&objects, args.output, out)?;
     exit::leave_to_exit((repository, report));
     Ok(ExitStatus::failures_if(failed))

@@ -106,6 +106,44 @@ fn emit(context: &Context, text: &str) {
 
 /// Says on stderr why a command ended early: `error: MESSAGE`, and `hint: HINT` when there is
 /// one. A reader of stdout that went away is not reported.
+/// `error:` lines for objects that failed, one per cause: an object alone with its cause says
+/// `error: Kind/ns/name: cause`; the objects one cause stops (63 releases whose chart is not in
+/// the cache) are one line with their number and the first names. Causes keep the order in
+/// which `failures` (object, cause) first names them.
+pub(crate) fn grouped_errors(failures: &[(String, String)]) -> String {
+    let mut causes: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (object, cause) in failures {
+        match causes.iter_mut().find(|(c, _)| *c == cause.as_str()) {
+            Some((_, objects)) => objects.push(object),
+            None => causes.push((cause, vec![object])),
+        }
+    }
+    let mut out = String::new();
+    for (cause, objects) in causes {
+        match objects.as_slice() {
+            [object] => out.push_str(&format!("error: {object}: {cause}\n")),
+            objects => {
+                let mut names: Vec<String> =
+                    objects.iter().take(3).map(|o| (*o).to_owned()).collect();
+                if objects.len() > 3 {
+                    names.push(format!("and {} more", objects.len() - 3));
+                }
+                let joint = if cause.starts_with("blocked by ") {
+                    " "
+                } else {
+                    ": "
+                };
+                out.push_str(&format!(
+                    "error: {} Flux objects{joint}{cause} ({})\n",
+                    objects.len(),
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
 pub(crate) fn print_error(error: &CliError, context: &Context) {
     if error.is_closed_stdout() {
         return;
@@ -261,6 +299,36 @@ fn byte_offset(text: &str, line: u32, column: u32) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_cause_is_one_line() {
+        let failures: Vec<(String, String)> = [
+            ("HelmRelease/a/x", "chart c 1.0 is not in the chart cache"),
+            ("HelmRelease/a/y", "chart c 1.0 is not in the chart cache"),
+            ("Kustomization/f/k", "kustomization path not found: ./gone"),
+            ("HelmRelease/b/z", "chart c 1.0 is not in the chart cache"),
+            ("HelmRelease/b/w", "chart c 1.0 is not in the chart cache"),
+            (
+                "HelmRelease/b/v",
+                "blocked by Kustomization/f/k: kustomization path not found: ./gone",
+            ),
+            (
+                "HelmRelease/b/u",
+                "blocked by Kustomization/f/k: kustomization path not found: ./gone",
+            ),
+        ]
+        .iter()
+        .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
+        .collect();
+        assert_eq!(
+            super::grouped_errors(&failures),
+            "error: 4 Flux objects: chart c 1.0 is not in the chart cache (HelmRelease/a/x, \
+             HelmRelease/a/y, HelmRelease/b/z, and 1 more)\n\
+             error: Kustomization/f/k: kustomization path not found: ./gone\n\
+             error: 2 Flux objects blocked by Kustomization/f/k: kustomization path not found: \
+             ./gone (HelmRelease/b/v, HelmRelease/b/u)\n"
+        );
+    }
+
     use super::byte_offset;
 
     #[test]

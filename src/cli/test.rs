@@ -147,36 +147,19 @@ pub(crate) fn print_failed_producers_of(
         Some(cluster) => super::clusters::named(cluster, &text),
         None => text,
     };
-    let object = |row: &Row| format!("{}/{}/{}", row.kind, row.namespace, row.name);
-    let mut errors = String::new();
-    for row in all.iter().filter(|r| r.result == Verdict::Fail) {
-        errors.push_str(&format!(
-            "error: {}\n",
-            in_cluster(format!("{}: {}", object(row), row.message))
-        ));
-    }
-    // The objects one cause blocks are said once, with their number and the first few names.
-    let mut blocked: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
-    for row in all.iter().filter(|r| r.result == Verdict::Blocked) {
-        blocked.entry(row.message.as_str()).or_default().push(row);
-    }
-    for (message, rows) in blocked {
-        let text = match rows.as_slice() {
-            [row] => format!("{}: {message}", object(row)),
-            rows => {
-                let mut names: Vec<String> = rows.iter().take(3).map(|r| object(r)).collect();
-                if rows.len() > 3 {
-                    names.push(format!("and {} more", rows.len() - 3));
-                }
-                format!(
-                    "{} Flux objects {message} ({})",
-                    rows.len(),
-                    names.join(", ")
-                )
-            }
-        };
-        errors.push_str(&format!("error: {}\n", in_cluster(text)));
-    }
+    // Each FAIL on its own, then what one cause blocks said once (`report::grouped_errors`).
+    let failures: Vec<(String, String)> = all
+        .iter()
+        .filter(|r| r.result == Verdict::Fail)
+        .chain(all.iter().filter(|r| r.result == Verdict::Blocked))
+        .map(|row| {
+            (
+                in_cluster(format!("{}/{}/{}", row.kind, row.namespace, row.name)),
+                row.message.clone(),
+            )
+        })
+        .collect();
+    let errors = report::grouped_errors(&failures);
     report::eprint(context, &errors);
     !errors.is_empty()
 }

@@ -287,7 +287,7 @@ fn building_a_skipped_object_says_why_and_fails() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("Kustomization/flux-system/crds was not rendered: skipped:")
+        stderr.contains("Kustomization/flux-system/crds: not rendered: skipped:")
             && stderr.contains(REMOTE_URL),
         "{stderr}"
     );
