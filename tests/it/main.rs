@@ -44,6 +44,7 @@ mod kustomize_engine;
 mod orphans;
 mod pre_commit;
 mod readable_results;
+mod readme_commands;
 mod resourceset;
 mod runtime;
 mod schedule_outcomes;
