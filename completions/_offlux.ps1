@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -418,6 +419,20 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'offlux;init' {
+            [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--github-workflow', '--github-workflow', [CompletionResultType]::ParameterName, 'Also write `.github/workflows/offlux.yml`: `offlux validate` on every pull request and a `diff` comment')
+            [CompletionResult]::new('--pre-commit', '--pre-commit', [CompletionResultType]::ParameterName, 'Also write `.pre-commit-config.yaml` with the offlux hooks')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace files that are already there')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'offlux;config' {
             [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
@@ -499,6 +514,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -542,6 +558,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;completions' {
+            break
+        }
+        'offlux;help;init' {
             break
         }
         'offlux;help;config' {

@@ -43,6 +43,9 @@ _offlux() {
             offlux,help)
                 cmd="offlux__subcmd__help"
                 ;;
+            offlux,init)
+                cmd="offlux__subcmd__init"
+                ;;
             offlux,kustomize)
                 cmd="offlux__subcmd__kustomize"
                 ;;
@@ -112,6 +115,9 @@ _offlux() {
             offlux__subcmd__help,help)
                 cmd="offlux__subcmd__help__subcmd__help"
                 ;;
+            offlux__subcmd__help,init)
+                cmd="offlux__subcmd__help__subcmd__init"
+                ;;
             offlux__subcmd__help,kustomize)
                 cmd="offlux__subcmd__help__subcmd__kustomize"
                 ;;
@@ -155,7 +161,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm diff graph explain completions config help"
+            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm diff graph explain completions init config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -913,7 +919,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help)
-            opts="get test validate build render kustomize helm diff graph explain completions config help"
+            opts="get test validate build render kustomize helm diff graph explain completions init config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1094,6 +1100,20 @@ _offlux() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        offlux__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         offlux__subcmd__help__subcmd__kustomize)
             opts="build"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1157,6 +1177,32 @@ _offlux() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__init)
+            opts="-h -V --path --root --github-workflow --pre-commit --force --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

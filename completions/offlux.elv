@@ -35,6 +35,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
+            cand init 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)'
             cand config 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -395,6 +396,19 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'offlux;init'= {
+            cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
+            cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --github-workflow 'Also write `.github/workflows/offlux.yml`: `offlux validate` on every pull request and a `diff` comment'
+            cand --pre-commit 'Also write `.pre-commit-config.yaml` with the offlux hooks'
+            cand --force 'Replace files that are already there'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'offlux;config'= {
             cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
@@ -469,6 +483,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
+            cand init 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)'
             cand config 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -499,6 +514,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;explain'= {
         }
         &'offlux;help;completions'= {
+        }
+        &'offlux;help;init'= {
         }
         &'offlux;help;config'= {
             cand show 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)'

@@ -560,6 +560,7 @@ pub(super) fn apply_to(
             run
         }
         Command::Config(_)
+        | Command::Init(_)
         | Command::Graph(_)
         | Command::Kustomize(_)
         | Command::Helm(_)

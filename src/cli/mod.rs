@@ -24,6 +24,7 @@ mod explain;
 mod get;
 mod graph;
 mod helm;
+mod init;
 mod interrupt;
 mod kustomize;
 mod objects;
@@ -110,6 +111,9 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
+    /// Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub
+    /// workflow and a pre-commit configuration).
+    Init(init::InitArgs),
     /// The repository's `.offlux.yaml`: the settings a run takes and where each came from
     /// (`show`), or the file's JSON Schema (`schema`).
     Config(config::ConfigArgs),
@@ -201,6 +205,7 @@ fn run(
     let settings = config::apply_to(&mut command, matches).map_err(|m| CliError::usage(m, None))?;
     match command {
         Command::Config(args) => config::run(&args, &settings, out),
+        Command::Init(args) => init::run(&args, out),
         Command::Get(args) => get::run(&args, context, out),
         Command::Test(args) => test::run(&args, context, out),
         Command::Validate(args) => validate::run(&args, context, out),

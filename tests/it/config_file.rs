@@ -185,3 +185,65 @@ fn the_shipped_schema_is_current() {
         "stale docs/offlux.schema.json (run `OFFLUX_UPDATE_SCHEMA=1 cargo test --release --test it config_file::`)"
     );
 }
+
+/// `offlux init` writes a configuration offlux then runs with (the one cluster's path), a
+/// workflow and a pre-commit configuration that are YAML, and never replaces a file unasked.
+#[test]
+fn init_writes_a_configuration_offlux_runs_with() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example"),
+        repo.path(),
+    );
+    std::fs::create_dir_all(repo.path().join(".git")).expect("a .git directory marks the root");
+    let init = offlux_in(repo.path(), &["init", "--github-workflow", "--pre-commit"]);
+    assert_eq!(
+        init.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let config = std::fs::read_to_string(repo.path().join(".offlux.yaml")).expect("written");
+    assert!(config.contains("\npath: clusters/dev\n"), "{config}");
+    for file in [".github/workflows/offlux.yml", ".pre-commit-config.yaml"] {
+        let text = std::fs::read_to_string(repo.path().join(file)).expect("written");
+        offlux::yaml::parse_stream(&text, &offlux::yaml::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{file}: {e}\n{text}"));
+    }
+    let test = offlux_in(&repo.path().join("apps"), &["test"]);
+    assert_eq!(test.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&test.stdout)
+        .ends_with("5 objects: 5 passed, 0 failed, 0 blocked, 0 skipped\n"));
+
+    let again = offlux_in(repo.path(), &["init"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is already there"));
+    assert_eq!(
+        offlux_in(repo.path(), &["init", "--force"]).status.code(),
+        Some(0)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn init_writes_nothing_through_a_link() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example"),
+        repo.path(),
+    );
+    std::fs::create_dir_all(repo.path().join(".git")).expect("a .git directory marks the root");
+    std::os::unix::fs::symlink(elsewhere.path(), repo.path().join(".github")).expect("link");
+    let init = offlux_in(repo.path(), &["init", "--github-workflow"]);
+    assert_eq!(init.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&init.stderr).contains("is a link"));
+    assert!(std::fs::read_dir(elsewhere.path())
+        .expect("read")
+        .next()
+        .is_none());
+    assert!(
+        !repo.path().join(".offlux.yaml").exists(),
+        "nothing written"
+    );
+}
