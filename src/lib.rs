@@ -23,6 +23,7 @@ pub(crate) mod golang;
 pub mod graph;
 pub mod helm;
 pub mod kustomize;
+pub mod labels;
 pub mod model;
 pub mod parallel;
 pub mod platform;

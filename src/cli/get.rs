@@ -90,12 +90,17 @@ pub(super) fn run(
     context: &Context,
     out: &mut Output,
 ) -> Result<ExitStatus, CliError> {
-    let selector = match args.selector.as_deref().map(parse_selector).transpose() {
+    let selector = match args
+        .selector
+        .as_deref()
+        .map(crate::labels::Selector::parse)
+        .transpose()
+    {
         Ok(selector) => selector,
         Err(message) => {
             return Err(CliError::usage(
                 message,
-                Some("write selectors as `key=value`, `key!=value` or `key`"),
+                Some("write selectors as `key=value`, `key!=value`, `key`, `!key`, `key in (a,b)` or `key notin (a,b)`"),
             ))
         }
     };
@@ -126,7 +131,7 @@ pub(super) fn run(
         what: args.what,
         name: args.name.as_deref(),
         namespace: args.namespace.as_deref(),
-        selector: selector.as_deref(),
+        selector: selector.as_ref(),
     };
     let records = records(&runs, &filter);
     let several = runs.iter().any(|r| r.cluster.is_some());
@@ -162,7 +167,7 @@ struct Filter<'a> {
     what: GetKind,
     name: Option<&'a str>,
     namespace: Option<&'a str>,
-    selector: Option<&'a [LabelRequirement]>,
+    selector: Option<&'a crate::labels::Selector>,
 }
 
 /// The records of the Flux objects `runs` reconciled (each cluster's, naming it when there are
@@ -180,7 +185,7 @@ fn records(runs: &[super::clusters::ClusterRun], filter: &Filter<'_>) -> Vec<Rec
                 .filter(|r| {
                     filter
                         .selector
-                        .is_none_or(|s| s.iter().all(|q| q.matches(&r.labels)))
+                        .is_none_or(|s| s.matches(|k| r.labels.get(k).map(String::as_str)))
                 })
                 .map(|r| Record {
                     cluster: run.cluster.clone(),
@@ -567,50 +572,6 @@ fn table_output(what: GetKind, records: &[Record], several: bool) -> String {
     table::render(&headers, &rows)
 }
 
-/// One label requirement of `-l`.
-#[derive(Debug, PartialEq)]
-enum LabelRequirement {
-    Equals(String, String),
-    NotEquals(String, String),
-    Exists(String),
-}
-
-impl LabelRequirement {
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        match self {
-            LabelRequirement::Equals(k, v) => labels.get(k) == Some(v),
-            LabelRequirement::NotEquals(k, v) => labels.get(k) != Some(v),
-            LabelRequirement::Exists(k) => labels.contains_key(k),
-        }
-    }
-}
-
-fn parse_selector(text: &str) -> Result<Vec<LabelRequirement>, String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let requirement = if let Some((k, v)) = part.split_once("!=") {
-                LabelRequirement::NotEquals(k.trim().to_owned(), v.trim().to_owned())
-            } else if let Some((k, v)) = part.split_once("==").or_else(|| part.split_once('=')) {
-                LabelRequirement::Equals(k.trim().to_owned(), v.trim().to_owned())
-            } else {
-                LabelRequirement::Exists(part.to_owned())
-            };
-            match &requirement {
-                LabelRequirement::Equals(k, _)
-                | LabelRequirement::NotEquals(k, _)
-                | LabelRequirement::Exists(k)
-                    if k.is_empty() =>
-                {
-                    Err(format!("invalid label selector `{text}`: empty key"))
-                }
-                _ => Ok(requirement),
-            }
-        })
-        .collect()
-}
-
 /// One line of `offlux get clusters`.
 #[derive(Serialize)]
 struct ClusterRecord {
@@ -697,19 +658,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn selectors() {
-        assert_eq!(
-            parse_selector("app=web, tier!=db,team").unwrap_or_default(),
-            vec![
-                LabelRequirement::Equals("app".into(), "web".into()),
-                LabelRequirement::NotEquals("tier".into(), "db".into()),
-                LabelRequirement::Exists("team".into()),
-            ]
-        );
-        assert!(parse_selector("=x").is_err());
+    fn selectors_read_the_labels_of_a_record() {
+        let selector =
+            crate::labels::Selector::parse("app=web, tier!=db,!team").unwrap_or_default();
         let labels = BTreeMap::from([("app".to_owned(), "web".to_owned())]);
-        assert!(LabelRequirement::Equals("app".into(), "web".into()).matches(&labels));
-        assert!(!LabelRequirement::Exists("team".into()).matches(&labels));
-        assert!(LabelRequirement::NotEquals("team".into(), "x".into()).matches(&labels));
+        assert!(selector.matches(|k| labels.get(k).map(String::as_str)));
     }
 }

@@ -367,63 +367,8 @@ pub(crate) fn regex_full(pattern: &str, value: &str) -> bool {
     })
 }
 
-/// Kubernetes label selector syntax: `a=b,c!=d,e,!f,g in (x,y),h notin (z)`.
+/// Kubernetes label selector syntax (`crate::labels`), read as kustomize reads a target's.
 pub(crate) fn label_selector_matches(selector: &str, labels: Option<&Node>) -> bool {
-    let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Node::as_str);
-    for term in split_terms(selector) {
-        let term = term.trim();
-        if term.is_empty() {
-            continue;
-        }
-        let ok = if let Some((k, v)) = term.split_once("!=") {
-            get(k.trim()) != Some(v.trim())
-        } else if let Some((k, v)) = term.split_once("==") {
-            get(k.trim()) == Some(v.trim())
-        } else if let Some((k, v)) = term.split_once('=') {
-            get(k.trim()) == Some(v.trim())
-        } else if let Some(k) = term.strip_prefix('!') {
-            get(k.trim()).is_none()
-        } else if let Some((k, set)) = term.split_once(" notin ") {
-            let set = parse_set(set);
-            get(k.trim()).is_none_or(|v| !set.iter().any(|s| s == v))
-        } else if let Some((k, set)) = term.split_once(" in ") {
-            let set = parse_set(set);
-            get(k.trim()).is_some_and(|v| set.iter().any(|s| s == v))
-        } else {
-            get(term).is_some()
-        };
-        if !ok {
-            return false;
-        }
-    }
-    true
-}
-
-fn split_terms(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut cur = String::new();
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    out.push(cur);
-    out
-}
-
-fn parse_set(s: &str) -> Vec<String> {
-    s.trim()
-        .trim_start_matches('(')
-        .trim_end_matches(')')
-        .split(',')
-        .map(|x| x.trim().to_string())
-        .collect()
+    crate::labels::Selector::parse_lenient(selector)
+        .matches(|k| labels.and_then(|l| l.get(k)).and_then(Node::as_str))
 }
