@@ -55,6 +55,10 @@ pub enum GetKind {
     /// The clusters the path holds: each entry point of the apply graph, with its name.
     #[value(alias = "cluster")]
     Clusters,
+    /// Every container image the render applies, by producer (`-n` keeps one namespace's
+    /// workloads, NAME one producer's).
+    #[value(alias = "image")]
+    Images,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -126,6 +130,21 @@ pub(super) fn run(
         let diagnostics = run.diagnostics();
         failed |= diagnostics.iter().any(|d| d.severity == Severity::Error);
         report::print_diagnostics(&diagnostics, &run.repository.root, context);
+    }
+    if args.what == GetKind::Images {
+        let images = super::images::records(&runs, args.namespace.as_deref(), args.name.as_deref());
+        let several = runs.iter().any(|r| r.cluster.is_some());
+        let output = match args.output {
+            Format::Json => serde_json::to_string_pretty(&images).unwrap_or_default() + "\n",
+            Format::Yaml => match serde_json::to_value(&images) {
+                Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
+                Err(_) => String::new(),
+            },
+            Format::Table => context.human(super::images::table(&images, several)),
+        };
+        out.write(&output)?;
+        super::exit::leave_to_exit(runs);
+        return Ok(ExitStatus::failures_if(failed));
     }
     let filter = Filter {
         what: args.what,
@@ -354,8 +373,8 @@ fn wanted_kind(what: GetKind, kind: FluxKind) -> bool {
         GetKind::Hr => kind == FluxKind::HelmRelease,
         GetKind::Sources => kind.is_source(),
         GetKind::All => true,
-        // Listed by `clusters::get`, never here.
-        GetKind::Clusters => false,
+        // Listed by `list_clusters` and `images::records`, never here.
+        GetKind::Clusters | GetKind::Images => false,
     }
 }
 
@@ -538,7 +557,7 @@ fn table_output(what: GetKind, records: &[Record], several: bool) -> String {
                 })
                 .collect(),
         ),
-        GetKind::All | GetKind::Clusters => (
+        GetKind::All | GetKind::Clusters | GetKind::Images => (
             vec!["KIND", "NAMESPACE", "NAME", "FILE"],
             records
                 .iter()

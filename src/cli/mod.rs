@@ -24,6 +24,7 @@ mod explain;
 mod get;
 mod graph;
 mod helm;
+mod images;
 mod init;
 mod interrupt;
 mod kustomize;

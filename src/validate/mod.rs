@@ -27,7 +27,7 @@ mod explain;
 mod locate;
 mod orphans;
 mod references;
-pub(crate) use references::made_in_cluster_by;
+pub(crate) use references::{containers, made_in_cluster_by};
 mod schema;
 mod scope;
 

@@ -454,7 +454,7 @@ fn pod_spec(object: &Object) -> Option<(&'static [&'static str], &Node)> {
 }
 
 /// Every container of a workload: init, regular and ephemeral.
-fn containers(object: &Object) -> impl Iterator<Item = &Node> {
+pub(crate) fn containers(object: &Object) -> impl Iterator<Item = &Node> {
     let spec = pod_spec(object).map(|(_, spec)| spec);
     CONTAINER_LISTS
         .iter()

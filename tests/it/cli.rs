@@ -465,3 +465,50 @@ fn flags_set_in_the_environment_take_effect_and_the_command_line_wins() {
     );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("xml"));
 }
+
+/// `get images`: every container image the render applies, by producer and workload, in a table
+/// or JSON; `-n` keeps one namespace's workloads and NAME one producer's.
+#[test]
+fn get_images_lists_what_the_render_applies() {
+    let root = example();
+    let run = |extra: &[&str]| {
+        let output = offlux()
+            .args(["get", "images", "--root"])
+            .arg(&root)
+            .arg("--path")
+            .arg(root.join("clusters/dev"))
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let json: serde_json::Value = serde_json::from_str(&run(&["-o", "json"])).expect("JSON");
+    assert_eq!(
+        json,
+        serde_json::json!([
+            {"producer": "HelmRelease/hello/hello", "object": "Deployment/hello/hello",
+             "container": "hello", "image": "registry.example.com/hello:1.0.0"},
+            {"producer": "Kustomization/flux-system/infrastructure",
+             "object": "Deployment/ingress/ingress-controller", "container": "controller",
+             "image": "registry.example.com/ingress-controller:1.2.3"}
+        ])
+    );
+    let table = run(&["-n", "hello"]);
+    assert_eq!(table.lines().count(), 2, "{table}");
+    assert!(table.starts_with("PRODUCER "), "{table}");
+    assert!(
+        table.contains("registry.example.com/hello:1.0.0"),
+        "{table}"
+    );
+    let one = run(&["infrastructure"]);
+    assert!(
+        one.contains("ingress-controller:1.2.3") && !one.contains("hello:1.0.0"),
+        "{one}"
+    );
+}
