@@ -328,6 +328,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-crds -d 'Lea
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l max-size -d 'With `-o markdown`: the most bytes printed (GitHub\'s comments hold 65 536 characters); diffs that do not fit are left out with a note' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l strip-attr -d 'A label or annotation key left out of the comparison wherever a `metadata` holds it (a glob: `checksum/*`; repeatable), besides the default set' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"
@@ -340,6 +341,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l env-from-process 
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l exit-zero -d 'Exit with 0 when there are differences (failures to run are still 2)'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-secrets -d 'Leave Secrets out (by default they are compared with their values hidden)'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l changed-only -d 'Reconcile and compare only the producers the change can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the others are left out of both sides, with a note'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l no-default-strip -d 'Compare the labels and annotations a chart bump changes on every object, which are left out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s V -l version -d 'Print version'

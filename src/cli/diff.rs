@@ -72,6 +72,33 @@ pub struct DiffArgs {
     /// them; the others are left out of both sides, with a note.
     #[arg(long)]
     pub changed_only: bool,
+    /// A label or annotation key left out of the comparison wherever a `metadata` holds it (a
+    /// glob: `checksum/*`; repeatable), besides the default set.
+    #[arg(long = "strip-attr", value_name = "KEY")]
+    pub strip_attr: Vec<String>,
+    /// Compare the labels and annotations a chart bump changes on every object, which are left
+    /// out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`.
+    #[arg(long)]
+    pub no_default_strip: bool,
+}
+
+/// What a chart bump changes on every object it renders without changing what runs.
+const DEFAULT_STRIP: &[&str] = &[
+    "helm.sh/chart",
+    "chart",
+    "app.kubernetes.io/version",
+    "checksum/*",
+];
+
+impl DiffArgs {
+    /// The label and annotation keys left out of the comparison.
+    fn strip_set(&self) -> Vec<String> {
+        let defaults = DEFAULT_STRIP
+            .iter()
+            .filter(|_| !self.no_default_strip)
+            .map(|k| (*k).to_owned());
+        defaults.chain(self.strip_attr.iter().cloned()).collect()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -221,6 +248,7 @@ pub(super) fn run(
     };
     let options = diff::Options {
         context: args.context,
+        strip: args.strip_set(),
     };
     let reports: Vec<ClusterReport> = clusters
         .iter()
@@ -255,12 +283,34 @@ pub(super) fn run(
         .filter_map(|c| Some((c.cluster.as_deref(), c.left_out.as_ref()?)))
         .collect();
     let color = context.color && std::io::stdout().is_terminal();
+    // The strip set is named wherever differences are shown, so nobody takes it for all there is.
+    let stripped = (!reports.iter().all(ClusterReport::is_empty))
+        .then(|| args.strip_set())
+        .filter(|set| !set.is_empty());
     let text = match args.output {
-        DiffFormat::Human => context.human(human(&reports, labels, color)),
+        DiffFormat::Human => {
+            let mut text = human(&reports, labels, color);
+            if let Some(set) = &stripped {
+                let _ = writeln!(
+                    text,
+                    "\nLeft out of the comparison: labels and annotations {} (--no-default-strip compares the default ones)",
+                    escape::terminal_line(&set.join(", "))
+                );
+            }
+            context.human(text)
+        }
         DiffFormat::Markdown => {
             let mut text = markdown(&reports, labels, args.max_size);
             for (cluster, left_out) in &left_out {
                 let _ = writeln!(text, "\n_{}_", named_opt(*cluster, &left_out.sentence()));
+            }
+            if let Some(set) = &stripped {
+                let keys: Vec<String> = set.iter().map(|k| escape::markdown_code(k)).collect();
+                let _ = writeln!(
+                    text,
+                    "\n_Left out of the comparison: labels and annotations {} (`--no-default-strip` compares the default ones)._",
+                    keys.join(", ")
+                );
             }
             text
         }

@@ -188,10 +188,67 @@ pub struct Side<'a> {
     pub clusters: BTreeMap<ProducerKey, String>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Unchanged lines shown around each change.
     pub context: usize,
+    /// Label and annotation keys left out of the comparison (globs: `checksum/*`), wherever a
+    /// `metadata` holds them (the object's, a pod template's): what a chart bump changes on
+    /// every object without changing what runs.
+    pub strip: Vec<String>,
+}
+
+/// The matcher of [`Options::strip`]; `None` when nothing is stripped or a glob is invalid
+/// (then nothing is, rather than something unasked).
+fn strip_matcher(patterns: &[String]) -> Option<globset::GlobSet> {
+    if patterns.is_empty() {
+        return None;
+    }
+    let mut set = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        set.add(globset::Glob::new(pattern).ok()?);
+    }
+    set.build().ok()
+}
+
+/// `node` without the label and annotation keys `strip` matches, under every `metadata`.
+fn stripped(node: &Node, strip: &globset::GlobSet) -> Node {
+    let mut copy = node.clone();
+    strip_in(&mut copy, strip);
+    copy
+}
+
+fn strip_in(node: &mut Node, strip: &globset::GlobSet) {
+    match node {
+        Node::Mapping(mapping) => {
+            for entry in &mut mapping.entries {
+                if entry.key.value == "metadata" {
+                    if let Node::Mapping(metadata) = &mut entry.value {
+                        for field in ["labels", "annotations"] {
+                            let Some(Node::Mapping(keys)) = metadata.get_mut(field) else {
+                                continue;
+                            };
+                            let had = keys.entries.len();
+                            keys.entries
+                                .retain(|e| !strip.is_match(e.key.value.as_str()));
+                            // A map left empty by the strip goes too: one side's `{}` against
+                            // the other's absent map is no difference.
+                            if had > 0 && keys.entries.is_empty() {
+                                metadata.remove(field);
+                            }
+                        }
+                    }
+                }
+                strip_in(&mut entry.value, strip);
+            }
+        }
+        Node::Sequence(sequence) => {
+            for item in &mut sequence.items {
+                strip_in(item, strip);
+            }
+        }
+        Node::Scalar(_) => {}
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -311,18 +368,29 @@ impl Prepared<'_> {
     }
 }
 
-fn prepare<'a>(side: &'a Side<'a>) -> BTreeMap<ObjectKey, Prepared<'a>> {
+fn prepare<'a>(
+    side: &'a Side<'a>,
+    strip: Option<&globset::GlobSet>,
+) -> BTreeMap<ObjectKey, Prepared<'a>> {
     let items: Vec<(&ProducerKey, &Object)> = side
         .rendered
         .iter()
         .flat_map(|(producer, objects)| objects.iter().map(move |o| (producer, *o)))
         .collect();
     let prepared = parallel::map(&items, |&(producer, object)| {
-        let redacted = is_secret(object).then(|| redact(&object.node));
+        let kept;
+        let node = match strip {
+            Some(strip) => {
+                kept = stripped(&object.node, strip);
+                &kept
+            }
+            None => &object.node,
+        };
+        let redacted = is_secret(object).then(|| redact(node));
         Prepared {
             producer,
             object,
-            text: emit_canonical_kyaml(&object.node),
+            text: emit_canonical_kyaml(node),
             redacted,
         }
     });
@@ -537,8 +605,9 @@ fn not_rendered(
 
 /// Compares the sides.
 pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
-    let before = prepare(base);
-    let after = prepare(head);
+    let strip = strip_matcher(&options.strip);
+    let before = prepare(base, strip.as_ref());
+    let after = prepare(head, strip.as_ref());
     let unknown_in_head = unknown(&before, &after, head);
     let unknown_in_base = unknown(&after, &before, base);
     let mut report = Report::default();

@@ -94,7 +94,10 @@ fn same_named_objects_in_two_kube_config_clusters_are_two_objects() {
     assert_eq!(changed, vec![("production", Change::Changed)]);
 }
 
-const OPTIONS: Options = Options { context: 3 };
+const OPTIONS: Options = Options {
+    context: 3,
+    strip: Vec::new(),
+};
 
 fn cm(name: &str, value: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: default\ndata:\n  key: {value}\n---\n")
@@ -330,4 +333,53 @@ fn a_release_under_a_failed_kustomization_is_not_applied_there() {
     );
     assert!(report.not_rendered.iter().all(|n| n.base.is_none()));
     assert!(report.not_rendered.iter().all(NotRendered::touched));
+}
+
+#[test]
+fn stripped_labels_and_annotations_are_not_compared_anywhere_under_metadata() {
+    let deployment = |chart: &str, checksum: &str, image: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: default\n  labels:\n    app: web\n    helm.sh/chart: web-{chart}\nspec:\n  template:\n    metadata:\n      annotations:\n        checksum/config: {checksum}\n    spec:\n      containers:\n      - name: web\n        image: {image}\n"
+        )
+    };
+    let strip = Options {
+        context: 3,
+        strip: vec!["helm.sh/chart".into(), "checksum/*".into()],
+    };
+    // A chart bump alone: nothing left to compare.
+    let base = objects(&deployment("1.0.0", "aaa", "web:1"));
+    let head = objects(&deployment("1.1.0", "bbb", "web:1"));
+    let bump = compare(
+        &side(&[("apps", &base)], &[]),
+        &side(&[("apps", &head)], &[]),
+        &strip,
+    );
+    assert!(bump.is_empty(), "{:?}", bump.producers);
+    // Without the strip set the same bump is a change.
+    let unstripped = compare(
+        &side(&[("apps", &base)], &[]),
+        &side(&[("apps", &head)], &[]),
+        &OPTIONS,
+    );
+    assert!(!unstripped.is_empty());
+    // A bump that changes what runs is still a change, shown without the stripped keys.
+    let image = objects(&deployment("1.1.0", "ccc", "web:2"));
+    let report = compare(
+        &side(&[("apps", &base)], &[]),
+        &side(&[("apps", &image)], &[]),
+        &strip,
+    );
+    let diff = &report.producers[&producer("apps")].objects[0].diff;
+    assert!(
+        diff.contains("-      - image: web:1\n+      - image: web:2\n"),
+        "{diff}"
+    );
+    assert!(
+        !diff.contains("annotations: {}"),
+        "an emptied map goes: {diff}"
+    );
+    assert!(
+        !diff.contains("helm.sh/chart") && !diff.contains("checksum/config"),
+        "{diff}"
+    );
 }

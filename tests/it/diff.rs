@@ -1004,3 +1004,51 @@ fn a_release_failing_only_on_the_head_is_listed_for_the_head() {
         "{markdown}"
     );
 }
+
+/// What a chart bump changes on every object (`app.kubernetes.io/version`, `checksum/*`…) is left
+/// out of the comparison by default and named in the report; `--no-default-strip` compares it,
+/// `--strip-attr` leaves out more.
+#[test]
+fn chart_bump_labels_are_stripped_by_default_and_named() {
+    let Some(dir) = repository() else {
+        return;
+    };
+    let repo = dir.path();
+    edit(
+        repo,
+        "infrastructure/controllers/ingress.yaml",
+        "    app.kubernetes.io/name: ingress-controller\n",
+        "    app.kubernetes.io/name: ingress-controller\n    app.kubernetes.io/version: \"1.2.3\"\n",
+    );
+    git(repo, &["commit", "-qam", "version label"]);
+    edit(
+        repo,
+        "infrastructure/controllers/ingress.yaml",
+        "app.kubernetes.io/version: \"1.2.3\"",
+        "app.kubernetes.io/version: \"1.2.4\"\n    team: web",
+    );
+    let (code, stdout, stderr) = diff(repo, &["--base", "HEAD"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stdout.contains("+    team: web"), "{stdout}");
+    assert!(
+        !stdout.contains("app.kubernetes.io/version: \"1.2.4\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Left out of the comparison: labels and annotations helm.sh/chart, chart, app.kubernetes.io/version, checksum/*"),
+        "{stdout}"
+    );
+    let (_, all, _) = diff(repo, &["--base", "HEAD", "--no-default-strip"]);
+    assert!(
+        all.contains("app.kubernetes.io/version: 1.2.4")
+            || all.contains("app.kubernetes.io/version: \"1.2.4\""),
+        "{all}"
+    );
+    let (code, none, _) = diff(repo, &["--base", "HEAD", "--strip-attr", "team"]);
+    assert_eq!(code, Some(0), "only stripped keys changed: {none}");
+    let (_, markdown, _) = diff(repo, &["--base", "HEAD", "-o", "markdown"]);
+    assert!(
+        markdown.contains("_Left out of the comparison: labels and annotations `helm.sh/chart`"),
+        "{markdown}"
+    );
+}
