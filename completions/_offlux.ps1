@@ -384,8 +384,8 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--changed-only', '--changed-only', [CompletionResultType]::ParameterName, 'Reconcile and compare only the producers the change can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the others are left out of both sides, with a note')
             [CompletionResult]::new('--no-default-strip', '--no-default-strip', [CompletionResultType]::ParameterName, 'Compare the labels and annotations a chart bump changes on every object, which are left out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`')
             [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break

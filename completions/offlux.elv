@@ -365,8 +365,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --changed-only 'Reconcile and compare only the producers the change can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the others are left out of both sides, with a note'
             cand --no-default-strip 'Compare the labels and annotations a chart bump changes on every object, which are left out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`'
             cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }

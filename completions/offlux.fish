@@ -343,7 +343,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-secrets -d '
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l changed-only -d 'Reconcile and compare only the producers the change can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the others are left out of both sides, with a note'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l no-default-strip -d 'Compare the labels and annotations a chart bump changes on every object, which are left out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
-complete -c offlux -n "__fish_offlux_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand graph" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F

@@ -32,6 +32,10 @@ use crate::model::Object;
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
+    /// What to compare: every rendered object (the default), or `images`: the container images
+    /// added, removed or changed.
+    #[arg(value_enum)]
+    pub what: Option<DiffWhat>,
     #[command(flatten)]
     pub run: RunArgs,
     /// The revision compared against [default: the merge base of HEAD with the default branch:
@@ -80,6 +84,13 @@ pub struct DiffArgs {
     /// out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`.
     #[arg(long)]
     pub no_default_strip: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffWhat {
+    /// The container images of the workloads each side renders.
+    #[value(alias = "image")]
+    Images,
 }
 
 /// What a chart bump changes on every object it renders without changing what runs.
@@ -239,6 +250,9 @@ pub(super) fn run(
         return Err(CliError::failed(format!(
             "reading the revisions from git: {at}{exceeded}"
         )));
+    }
+    if args.what == Some(DiffWhat::Images) {
+        return diff_images(&clusters, args, context, out);
     }
     let keeps = |object: &Object| {
         let kind = object.id.kind.as_str();
@@ -1731,6 +1745,37 @@ fn write_tree(target: &Path, side: &Reconciled, context: &Context) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// `offlux diff images`: the containers whose image the change adds, removes or changes, per
+/// cluster, producer and workload (`-o json` for the list; the other formats print the table).
+fn diff_images(
+    clusters: &[ClusterSides],
+    args: &DiffArgs,
+    context: &Context,
+    out: &mut Output,
+) -> Result<ExitStatus, CliError> {
+    let several = clusters.iter().any(|c| c.cluster.is_some());
+    let side = |pick: fn(&ClusterSides) -> Option<&Reconciled>| {
+        let reports: Vec<(Option<&str>, &RunReport)> = clusters
+            .iter()
+            .filter_map(|c| Some((c.cluster.as_deref(), &pick(c)?.report)))
+            .collect();
+        super::images::of_reports(&reports, None, None)
+    };
+    let changes = super::images::changes(&side(|c| c.base.as_ref()), &side(|c| c.head.as_ref()));
+    let text = match args.output {
+        DiffFormat::Json => serde_json::to_string_pretty(&changes).unwrap_or_default() + "\n",
+        _ if changes.is_empty() => String::new(),
+        _ => context.human(super::images::changes_table(&changes, several)),
+    };
+    out.write(&text)?;
+    if changes.is_empty() && args.output != DiffFormat::Json {
+        report::eprint(context, "No image changes.\n");
+    }
+    Ok(ExitStatus::failures_if(
+        !changes.is_empty() && !args.exit_zero,
+    ))
 }
 
 #[cfg(test)]

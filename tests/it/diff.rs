@@ -1052,3 +1052,59 @@ fn chart_bump_labels_are_stripped_by_default_and_named() {
         "{markdown}"
     );
 }
+
+/// `diff images`: the containers whose image a change adds, removes or changes; nothing when
+/// only other fields change.
+#[test]
+fn diff_images_lists_the_images_a_change_rolls_out() {
+    let Some(dir) = repository() else {
+        return;
+    };
+    let repo = dir.path();
+    edit(
+        repo,
+        "infrastructure/controllers/ingress.yaml",
+        "ingress-controller:1.2.3",
+        "ingress-controller:1.2.4",
+    );
+    let images = |args: &[&str]| {
+        let output = offlux()
+            .current_dir(repo)
+            .args(["diff", "images", "--path", "clusters/dev", "--base", "main"])
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (code, json) = images(&["-o", "json"]);
+    assert_eq!(code, Some(1));
+    let changes: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(
+        changes,
+        serde_json::json!([{
+            "producer": "Kustomization/flux-system/infrastructure",
+            "object": "Deployment/ingress/ingress-controller",
+            "container": "controller",
+            "base": "registry.example.com/ingress-controller:1.2.3",
+            "head": "registry.example.com/ingress-controller:1.2.4"
+        }])
+    );
+    let (_, table) = images(&[]);
+    assert!(table.starts_with("CHANGE "), "{table}");
+    assert!(
+        table.contains("changed  Kustomization/flux-system/infrastructure"),
+        "{table}"
+    );
+    git(repo, &["checkout", "-q", "--", "."]);
+    edit(
+        repo,
+        "infrastructure/controllers/ingress.yaml",
+        "ingress-controller:1.2.3",
+        "ingress-controller:1.2.3\n          imagePullPolicy: Always",
+    );
+    let (code, none) = images(&["-o", "json"]);
+    assert_eq!((code, none.trim()), (Some(0), "[]"));
+}
