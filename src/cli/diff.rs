@@ -977,11 +977,7 @@ fn unrendered_object<'a>(report: &'a Report, change: &ObjectChange) -> Option<&'
     })
 }
 
-const RED: &str = "\x1b[31m";
-const GREEN: &str = "\x1b[32m";
-const CYAN: &str = "\x1b[36m";
-const BOLD: &str = "\x1b[1m";
-const RESET: &str = "\x1b[0m";
+use super::paint::{BOLD, CYAN, GREEN, RED, RESET};
 
 /// The report for a terminal: every repository-supplied part escaped (`escape::terminal_line`)
 /// before offlux's own colours are added.
