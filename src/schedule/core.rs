@@ -461,7 +461,14 @@ impl<Id: NodeId> Core<Id> {
                 [single] => edges.get(*single).is_some_and(|out| out.contains(single)),
                 _ => true,
             };
-            if !cyclic {
+            // Absent ids that only each other would produce (each emitted by the other's body) form
+            // a cycle with nothing parked in it: no node to end there, and counting it would make
+            // the coordinator look for cycles again forever. Their waiters go to the drain.
+            let holds_a_node = component
+                .iter()
+                .filter_map(|&at| vertices.get(at))
+                .any(|id| self.index.contains_key(id));
+            if !cyclic || !holds_a_node {
                 continue;
             }
             for &member in &component {
