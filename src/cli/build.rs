@@ -19,6 +19,7 @@ pub struct BuildArgs {
     pub what: BuildKind,
     /// The Kustomization's or HelmRelease's name; without one, every object of that kind in the
     /// namespace (`-n`, default `flux-system`), or in all of them with `-A`.
+    #[arg(add = super::completions::object_names())]
     pub name: Option<String>,
     /// The object's namespace.
     #[arg(short = 'n', long)]

@@ -8,6 +8,7 @@ use crate::validate::Code;
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
     /// A finding code (`OFX101`) or its name (`duplicate-object`); without one, every code.
+    #[arg(add = super::completions::finding_codes())]
     pub code: Option<String>,
 }
 

@@ -163,15 +163,32 @@ fn workflow(entries: &[String]) -> String {
     )
 }
 
+/// Hooks that install offlux's wheel into pre-commit's own environment (`language: python`), so a
+/// hook starts in seconds; the hooks of this project's `.pre-commit-hooks.yaml` build from source.
 fn pre_commit() -> String {
-    "# offlux's hooks: reconcile offline and check the rendered repository before each commit.\n\
-     repos:\n\
-     \x20 - repo: https://github.com/OWNER/offlux\n\
-     \x20   rev: v0.1.0\n\
-     \x20   hooks:\n\
-     \x20     - id: offlux-test\n\
-     \x20     - id: offlux-validate\n"
-        .to_owned()
+    let version = env!("CARGO_PKG_VERSION");
+    let hook = |verb: &str| {
+        format!(
+            "      - id: offlux-{verb}\n\
+             \x20       name: offlux {verb}\n\
+             \x20       entry: offlux {verb} --offline --allow-missing-sources\n\
+             \x20       language: python\n\
+             \x20       additional_dependencies: [\"offlux=={version}\"]\n\
+             \x20       pass_filenames: false\n\
+             \x20       files: \\.(ya?ml|json|tpl|tgz|env)$\n"
+        )
+    };
+    format!(
+        "# offlux's hooks: reconcile offline and check the rendered repository before each commit.\n\
+         # pre-commit installs offlux's wheel from PyPI into the hooks' environment once (seconds, no\n\
+         # Rust toolchain); `repo: https://github.com/OWNER/offlux` with the same ids builds it from\n\
+         # source instead.\n\
+         repos:\n\
+         \x20 - repo: local\n\
+         \x20   hooks:\n{}{}",
+        hook("test"),
+        hook("validate")
+    )
 }
 
 #[cfg(test)]

@@ -153,6 +153,14 @@ fn with_environment(command: clap::Command) -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
+    match completions::answer_dynamic_request() {
+        Ok(true) => return ExitCode::from(exit::SUCCESS),
+        Ok(false) => {}
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(exit::USAGE);
+        }
+    }
     let mut command = command();
     // What the binary embeds is said by `--version` only: listing it decompresses Flux's CRDs.
     if std::env::args_os().any(|a| a == "--version") {

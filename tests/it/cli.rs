@@ -292,6 +292,69 @@ fn completions_are_current() {
     assert!(String::from_utf8_lossy(&bash.stdout).contains("offlux"));
 }
 
+/// Dynamic completion through the real bash registration script: `build hr <TAB>` offers the
+/// repository's HelmReleases, `build ks in<TAB>` its Kustomizations starting so (with `--path`
+/// taken from the line), `explain OFX10<TAB>` the codes.
+#[test]
+fn dynamic_completion_offers_the_names_in_the_repository() {
+    let bash_found = std::process::Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !bash_found {
+        crate::common::test_data::skipped("dynamic completion: no bash here");
+        return;
+    }
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_offlux"));
+    let complete = |words: &[&str]| -> Vec<String> {
+        let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+        let cursor = words.len() - 1;
+        let script = format!(
+            "source <(COMPLETE=bash '{}'); COMP_WORDS=({}); COMP_CWORD={cursor}; COMP_TYPE=9; \
+             _clap_complete_offlux offlux {} {}; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            binary.display(),
+            quoted.join(" "),
+            quoted[cursor],
+            quoted[cursor - 1],
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &script])
+            .current_dir(example())
+            .env_remove("COMPLETE")
+            .output()
+            .expect("bash runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|line| !line.starts_with('-'))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(complete(&["offlux", "build", "hr", ""]), ["hello"]);
+    assert_eq!(
+        complete(&["offlux", "build", "ks", ""]),
+        ["apps", "flux-system", "infrastructure"]
+    );
+    assert_eq!(
+        complete(&["offlux", "build", "ks", "--path", "clusters/dev", "in"]),
+        ["infrastructure"]
+    );
+    assert_eq!(
+        complete(&["offlux", "build", "ks", "--path", "no/such/dir", ""]),
+        Vec::<String>::new()
+    );
+    let codes = complete(&["offlux", "explain", "OFX10"]);
+    assert_eq!(codes.len(), 10, "{codes:?}");
+    assert!(
+        codes.iter().all(|code| code.starts_with("OFX10")),
+        "{codes:?}"
+    );
+}
+
 /// `offlux explain CODE` prints the code's meaning, why it matters and how to fix or silence it;
 /// an unknown code is a usage error that lists the known ones.
 #[test]
