@@ -103,6 +103,22 @@ const ROOT: Shape = Shape::Fixed(&[
         "Sources read from a directory of the repository: `NAME` or `KIND/NAMESPACE/NAME` to a directory (`--sources`).",
     ),
     key(
+        "diff",
+        Shape::Fixed(&[
+            key(
+                "strip-attributes",
+                Shape::List("keys"),
+                "Label and annotation keys (globs: `checksum/*`) left out of `offlux diff`'s comparison besides the default set (`--strip-attr`).",
+            ),
+            key(
+                "default-strip",
+                Shape::Flag,
+                "`false` compares the labels and annotations a chart bump changes everywhere (`helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`), left out by default (`--no-default-strip`).",
+            ),
+        ]),
+        "`offlux diff`'s comparison.",
+    ),
+    key(
         "validate",
         Shape::Fixed(&[
             key(
@@ -297,6 +313,16 @@ pub(crate) struct Setting {
     pub origin: Origin,
 }
 
+/// Where the verb's flag `id` got its value: `None` when neither the command line nor the
+/// environment gave it.
+fn origin_of(matches: &clap::ArgMatches, id: &str) -> Option<Origin> {
+    match matches.value_source(id) {
+        Some(clap::parser::ValueSource::CommandLine) => Some(Origin::CommandLine),
+        Some(clap::parser::ValueSource::EnvVariable) => Some(Origin::Environment),
+        _ => None,
+    }
+}
+
 /// Fills the settings of `run` that the command line and the environment left unset from the
 /// repository's `.offlux.yaml` (flags and `OFFLUX_*` win), and says where each came from.
 /// `matches` are the verb's (where `run`'s flags were parsed). A path the file gives is relative
@@ -313,13 +339,7 @@ pub(crate) fn apply(
     };
     let config = read(&root)?;
     let file = root.join(FILE);
-    let given = |id: &str| -> Option<Origin> {
-        match matches.value_source(id) {
-            Some(clap::parser::ValueSource::CommandLine) => Some(Origin::CommandLine),
-            Some(clap::parser::ValueSource::EnvVariable) => Some(Origin::Environment),
-            _ => None,
-        }
-    };
+    let given = |id: &str| origin_of(matches, id);
     let entry = |name: &str| {
         config
             .as_ref()
@@ -450,6 +470,83 @@ pub(crate) fn apply(
     Ok(settings)
 }
 
+/// Fills `offlux diff`'s comparison settings (`--strip-attr`, `--no-default-strip`) that the
+/// command line and the environment left unset from the file's `diff` section. `given` says where
+/// a flag's value came from (`None`: not given), by its clap id.
+pub(crate) fn apply_diff(
+    repo: &super::repo_args::RepoArgs,
+    given: &dyn Fn(&str) -> Option<Origin>,
+    strip_attributes: &mut Vec<String>,
+    no_default_strip: &mut bool,
+) -> Result<Vec<Setting>, String> {
+    let mut options = crate::discovery::Options::new(&repo.path);
+    options.root = repo.root.clone();
+    let Ok(root) = crate::discovery::repository_root(&options) else {
+        return Ok(Vec::new());
+    };
+    let config = read(&root)?;
+    let entry = |name: &str| {
+        config
+            .as_ref()
+            .and_then(Node::as_mapping)
+            .and_then(|m| m.entry("diff"))
+            .and_then(|e| e.value.as_mapping())
+            .and_then(|m| m.entry(name))
+            .filter(|e| !is_null(&e.value))
+    };
+    let mut settings = Vec::new();
+    match (given("strip_attr"), entry("strip-attributes")) {
+        (Some(origin), _) => settings.push(Setting {
+            key: "diff.strip-attributes",
+            value: strip_attributes.join(","),
+            origin,
+        }),
+        (None, Some(e)) => {
+            *strip_attributes = e
+                .value
+                .as_sequence()
+                .map(|s| {
+                    s.items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            settings.push(Setting {
+                key: "diff.strip-attributes",
+                value: strip_attributes.join(","),
+                origin: Origin::File(e.key.pos.line),
+            });
+        }
+        (None, None) => settings.push(Setting {
+            key: "diff.strip-attributes",
+            value: "none".into(),
+            origin: Origin::Default,
+        }),
+    }
+    match (given("no_default_strip"), entry("default-strip")) {
+        (Some(origin), _) => settings.push(Setting {
+            key: "diff.default-strip",
+            value: (!*no_default_strip).to_string(),
+            origin,
+        }),
+        (None, Some(e)) => {
+            *no_default_strip = !flag(&e.value).unwrap_or(true);
+            settings.push(Setting {
+                key: "diff.default-strip",
+                value: (!*no_default_strip).to_string(),
+                origin: Origin::File(e.key.pos.line),
+            });
+        }
+        (None, None) => settings.push(Setting {
+            key: "diff.default-strip",
+            value: "true".into(),
+            origin: Origin::Default,
+        }),
+    }
+    Ok(settings)
+}
+
 fn shown_path(path: Option<&Path>) -> String {
     path.map_or_else(|| "none".into(), |p| p.display().to_string())
 }
@@ -550,14 +647,32 @@ pub(super) fn apply_to(
         Command::Validate(args) => &mut args.run,
         Command::Build(args) => &mut args.run,
         Command::Render(args) => &mut args.run,
-        Command::Diff(args) => &mut args.run,
+        Command::Diff(args) => {
+            let mut settings = apply(&mut args.run, verb)?;
+            let given = |id: &str| origin_of(verb, id);
+            settings.extend(apply_diff(
+                &args.run.repo,
+                &given,
+                &mut args.strip_attr,
+                &mut args.no_default_strip,
+            )?);
+            return Ok(settings);
+        }
         Command::Config(ConfigArgs {
             what: ConfigCommand::Show { run },
         }) => {
             if let Some((_, show)) = verb.subcommand() {
                 verb = show;
             }
-            run
+            let mut settings = apply(run, verb)?;
+            // What `diff` would take from the file (`show` has no diff flags to win over it).
+            settings.extend(apply_diff(
+                &run.repo,
+                &|_| None,
+                &mut Vec::new(),
+                &mut false,
+            )?);
+            return Ok(settings);
         }
         Command::Config(_)
         | Command::Init(_)

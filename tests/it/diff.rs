@@ -1051,6 +1051,30 @@ fn chart_bump_labels_are_stripped_by_default_and_named() {
         markdown.contains("_Left out of the comparison: labels and annotations `helm.sh/chart`"),
         "{markdown}"
     );
+
+    // The same settings from `.offlux.yaml`'s `diff` section; a flag still wins.
+    std::fs::write(
+        repo.join(".offlux.yaml"),
+        "diff:\n  strip-attributes: [team]\n",
+    )
+    .expect("write the settings");
+    let (code, none, stderr) = diff(repo, &["--base", "HEAD"]);
+    assert_eq!(
+        code,
+        Some(0),
+        "the file's strip set is not taken: {none}{stderr}"
+    );
+    let (code, _, _) = diff(repo, &["--base", "HEAD", "--strip-attr", "other"]);
+    assert_eq!(code, Some(1), "the flag's list replaces the file's");
+    std::fs::write(
+        repo.join(".offlux.yaml"),
+        "diff:\n  strip-attributes: [team]\n  default-strip: false\n",
+    )
+    .expect("write the settings");
+    let (code, all, _) = diff(repo, &["--base", "HEAD"]);
+    assert_eq!(code, Some(1), "{all}");
+    assert!(all.contains("app.kubernetes.io/version"), "{all}");
+    assert!(!all.contains("+    team: web"), "{all}");
 }
 
 /// `diff images`: the containers whose image a change adds, removes or changes; nothing when
