@@ -474,6 +474,47 @@ fn not_rendered<'a>(
         .flat_map(|r| r.report.not_rendered.iter().map(move |n| (r.cluster, n)))
 }
 
+/// The producers not rendered that the change does not touch, grouped by their cause (the same
+/// words on the same sides), largest group first: one line says a cause once, with the producers
+/// it holds back, instead of a line per producer.
+fn untouched_by_cause<'a>(
+    reports: &'a [ClusterReport<'a>],
+) -> Vec<Vec<(Option<&'a str>, &'a NotRendered)>> {
+    let plain = |text: &str| text.to_owned();
+    let mut groups: Vec<(String, Vec<(Option<&str>, &NotRendered)>)> = Vec::new();
+    for (cluster, entry) in not_rendered(reports).filter(|(_, n)| !n.touched()) {
+        let cause = causes(entry, &plain);
+        match groups.iter_mut().find(|(known, _)| *known == cause) {
+            Some((_, members)) => members.push((cluster, entry)),
+            None => groups.push((cause, vec![(cluster, entry)])),
+        }
+    }
+    // Stable: groups of one size keep the order of their first producer.
+    groups.sort_by_key(|(_, members)| std::cmp::Reverse(members.len()));
+    groups.into_iter().map(|(_, members)| members).collect()
+}
+
+/// How many producers a grouped line names before it counts the rest (the markdown report, folded,
+/// names them all).
+const NAMED_IN_GROUP: usize = 6;
+
+/// `HelmRelease/a/x, HelmRelease/b/y and 3 more`: the first `named` of `members` through `quote`.
+fn group_names(
+    members: &[(Option<&str>, &NotRendered)],
+    named: usize,
+    quote: &dyn Fn(&str) -> String,
+) -> String {
+    let names: Vec<String> = members
+        .iter()
+        .take(named)
+        .map(|(cluster, entry)| quote(&named_opt(*cluster, &slash_name(&entry.producer))))
+        .collect();
+    match members.len().saturating_sub(named) {
+        0 => names.join(", "),
+        more => format!("{} and {more} more", names.join(", ")),
+    }
+}
+
 /// How many producer sentences a summary names before it counts the rest.
 const NAMED_IN_SUMMARY: usize = 3;
 
@@ -1016,7 +1057,7 @@ fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> 
             )
         );
         let plain = |text: &str| text.to_owned();
-        for (cluster, entry) in &unrendered {
+        for (cluster, entry) in unrendered.iter().filter(|(_, n)| n.touched()) {
             let text = format!(
                 "{}: {}; {}",
                 slash_name(&entry.producer),
@@ -1029,6 +1070,28 @@ fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> 
                 paint(RED, "!"),
                 line(&named_opt(*cluster, &text))
             );
+        }
+        for members in untouched_by_cause(reports) {
+            let Some((cluster, first)) = members.first() else {
+                continue;
+            };
+            let text = match members.len() {
+                1 => named_opt(
+                    *cluster,
+                    &format!(
+                        "{}: {}; {}",
+                        slash_name(&first.producer),
+                        causes(first, &plain),
+                        touch_text(first)
+                    ),
+                ),
+                n => format!(
+                    "{n} producers, definitions and outcomes unchanged: {}: {}",
+                    causes(first, &plain),
+                    group_names(&members, NAMED_IN_GROUP, &plain)
+                ),
+            };
+            let _ = writeln!(out, "  {} {}", paint(RED, "!"), line(&text));
         }
     }
     for cluster in reports {
@@ -1275,10 +1338,19 @@ fn markdown_untouched(out: &mut String, reports: &[ClusterReport], budget: usize
         }
     );
     let mut left_out = 0;
-    for entry in &untouched {
-        let text = markdown_entry(entry);
+    for members in untouched_by_cause(reports) {
+        let text = match members.as_slice() {
+            [single] => markdown_entry(single),
+            [(_, first), ..] => format!(
+                "- {}: {} ({}).\n",
+                causes(first, &|text| escape::markdown_code(text)),
+                group_names(&members, members.len(), &|text| escape::markdown_code(text)),
+                members.len()
+            ),
+            [] => continue,
+        };
         if out.len() + text.len() > budget {
-            left_out += 1;
+            left_out += members.len();
         } else {
             out.push_str(&text);
         }
@@ -1600,7 +1672,29 @@ fn github_not_rendered(
 ) -> String {
     let mut out = String::new();
     let plain = |text: &str| text.to_owned();
+    // Those the change does not touch: a notice per cause, not one per file.
+    let groups = untouched_by_cause(std::slice::from_ref(cluster));
+    let mut grouped = std::collections::BTreeSet::new();
+    for members in &groups {
+        let [(_, first), _, ..] = members.as_slice() else {
+            continue;
+        };
+        grouped.extend(members.iter().map(|(_, entry)| &entry.producer));
+        let title = named_opt(
+            cluster.cluster,
+            &format!("offlux diff: {} producers not rendered", members.len()),
+        );
+        let message = format!(
+            "what they render is unknown, so it is not compared; their definitions and outcomes are unchanged: {}: {}",
+            causes(first, &plain),
+            group_names(members, NAMED_IN_GROUP, &plain)
+        );
+        out.push_str(&workflow_command("notice", None, &title, &message));
+    }
     for entry in &cluster.report.not_rendered {
+        if grouped.contains(&entry.producer) {
+            continue;
+        }
         let title = named_opt(
             cluster.cluster,
             &format!("offlux diff: {} not rendered", slash_name(&entry.producer)),

@@ -938,6 +938,89 @@ fn a_release_whose_chart_is_missing_is_named_first_in_every_format() {
     assert!(!stderr.contains("warning"), "{stderr}");
 }
 
+/// Producers the change does not touch that one cause holds back are said once, with their
+/// names, in every format: a line in the text and markdown reports, one notice (not one per file)
+/// in annotations. The touched release keeps its own line.
+#[test]
+fn untouched_producers_with_one_cause_are_one_line() {
+    let Some(dir) = repository_with_uncached_chart() else {
+        return;
+    };
+    let repo = dir.path();
+    // Two more releases of the uncached chart, committed, untouched by the change.
+    let release = PODINFO.split("---\n").nth(1).expect("the release document");
+    let twins = ["podinfo-a", "podinfo-b"]
+        .map(|name| {
+            release.replace(
+                "metadata:\n  name: podinfo\n",
+                &format!("metadata:\n  name: {name}\n"),
+            )
+        })
+        .join("---\n");
+    write(repo, "apps/base/hello/twins.yaml", &twins);
+    edit(
+        repo,
+        "apps/base/hello/kustomization.yaml",
+        "  - podinfo.yaml\n",
+        "  - podinfo.yaml\n  - twins.yaml\n",
+    );
+    git(
+        repo,
+        &[
+            "add",
+            "apps/base/hello/twins.yaml",
+            "apps/base/hello/kustomization.yaml",
+        ],
+    );
+    git(repo, &["commit", "-q", "-m", "twins"]);
+    let args = ["--offline", "--allow-missing-sources"];
+
+    let (_, human, _) = diff(repo, &args);
+    assert!(
+        human.contains(&format!(
+            "\n  ! 2 producers, definitions and outcomes unchanged: skipped: {NOT_CACHED} (base and head): \
+             HelmRelease/hello/podinfo-a, HelmRelease/hello/podinfo-b\n"
+        )),
+        "{human}"
+    );
+    assert!(
+        human.contains("  ! HelmRelease/hello/podinfo: skipped: "),
+        "{human}"
+    );
+    assert!(
+        !human.contains("  ! HelmRelease/hello/podinfo-a:"),
+        "{human}"
+    );
+
+    let mut markdown_args = args.to_vec();
+    markdown_args.extend(["-o", "markdown"]);
+    let (_, markdown, _) = diff(repo, &markdown_args);
+    assert!(
+        markdown.contains(&format!(
+            "\n- skipped: `{NOT_CACHED}` (base and head): `HelmRelease/hello/podinfo-a`, \
+             `HelmRelease/hello/podinfo-b` (2).\n"
+        )),
+        "{markdown}"
+    );
+
+    let mut github_args = args.to_vec();
+    github_args.extend(["-o", "github"]);
+    let (_, annotations, _) = diff(repo, &github_args);
+    let notices: Vec<&str> = annotations
+        .lines()
+        .filter(|line| line.contains("not rendered::"))
+        .collect();
+    assert_eq!(notices.len(), 2, "{annotations}");
+    assert!(
+        notices[0].starts_with("::notice title=offlux diff%3A 2 producers not rendered::"),
+        "{annotations}"
+    );
+    assert!(
+        notices[1].starts_with("::warning file=apps/base/hello/podinfo.yaml,"),
+        "{annotations}"
+    );
+}
+
 fn summary_of(changes: &serde_json::Value) -> Vec<(String, String, String)> {
     summary(changes.as_array().map(Vec::as_slice).unwrap_or_default())
 }
