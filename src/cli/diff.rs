@@ -474,14 +474,15 @@ fn not_rendered<'a>(
         .flat_map(|r| r.report.not_rendered.iter().map(move |n| (r.cluster, n)))
 }
 
+/// A producer not rendered, with its cluster's name when the sides hold several clusters.
+type Unrendered<'a> = (Option<&'a str>, &'a NotRendered);
+
 /// The producers not rendered that the change does not touch, grouped by their cause (the same
 /// words on the same sides), largest group first: one line says a cause once, with the producers
 /// it holds back, instead of a line per producer.
-fn untouched_by_cause<'a>(
-    reports: &'a [ClusterReport<'a>],
-) -> Vec<Vec<(Option<&'a str>, &'a NotRendered)>> {
+fn untouched_by_cause<'a>(reports: &'a [ClusterReport<'a>]) -> Vec<Vec<Unrendered<'a>>> {
     let plain = |text: &str| text.to_owned();
-    let mut groups: Vec<(String, Vec<(Option<&str>, &NotRendered)>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<Unrendered>)> = Vec::new();
     for (cluster, entry) in not_rendered(reports).filter(|(_, n)| !n.touched()) {
         let cause = causes(entry, &plain);
         match groups.iter_mut().find(|(known, _)| *known == cause) {
@@ -500,7 +501,7 @@ const NAMED_IN_GROUP: usize = 6;
 
 /// `HelmRelease/a/x, HelmRelease/b/y and 3 more`: the first `named` of `members` through `quote`.
 fn group_names(
-    members: &[(Option<&str>, &NotRendered)],
+    members: &[Unrendered],
     named: usize,
     quote: &dyn Fn(&str) -> String,
 ) -> String {
