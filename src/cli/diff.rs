@@ -474,6 +474,23 @@ fn not_rendered<'a>(
         .flat_map(|r| r.report.not_rendered.iter().map(move |n| (r.cluster, n)))
 }
 
+/// The producers of `report` in the order a reader follows them: what applies others before what
+/// it applies (a FluxInstance, then Kustomizations, ResourceSets, HelmReleases, the rest), each
+/// kind by namespace and name.
+fn reading_order(report: &Report) -> Vec<(&ProducerKey, &crate::diff::ProducerReport)> {
+    let rank = |kind: &str| match kind {
+        "FluxInstance" => 0,
+        "Kustomization" => 1,
+        "ResourceSet" => 2,
+        "HelmRelease" => 3,
+        _ => 4,
+    };
+    let mut producers: Vec<_> = report.producers.iter().collect();
+    // The map is in kind, namespace, name order; a stable sort by rank keeps it within a rank.
+    producers.sort_by_key(|(producer, _)| rank(&producer.kind));
+    producers
+}
+
 /// A producer not rendered, with its cluster's name when the sides hold several clusters.
 type Unrendered<'a> = (Option<&'a str>, &'a NotRendered);
 
@@ -500,11 +517,7 @@ fn untouched_by_cause<'a>(reports: &'a [ClusterReport<'a>]) -> Vec<Vec<Unrendere
 const NAMED_IN_GROUP: usize = 6;
 
 /// `HelmRelease/a/x, HelmRelease/b/y and 3 more`: the first `named` of `members` through `quote`.
-fn group_names(
-    members: &[Unrendered],
-    named: usize,
-    quote: &dyn Fn(&str) -> String,
-) -> String {
+fn group_names(members: &[Unrendered], named: usize, quote: &dyn Fn(&str) -> String) -> String {
     let names: Vec<String> = members
         .iter()
         .take(named)
@@ -1113,7 +1126,7 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
             paint(BOLD, &line(&named_opt(cluster.cluster, only.sentence())))
         );
     }
-    for (producer, changes) in &report.producers {
+    for (producer, changes) in reading_order(report) {
         let heading = named_opt(cluster.cluster, &producer.to_string());
         let _ = writeln!(out, "\n{}", paint(BOLD, &line(&heading)));
         if let Some(status) = &changes.status {
@@ -1391,7 +1404,7 @@ fn markdown_producers(
     cut: &mut Cut,
 ) {
     let code = escape::markdown_code;
-    for (producer, changes) in &report.producers {
+    for (producer, changes) in reading_order(report) {
         let mut section = String::new();
         let _ = writeln!(section, "{level} {}\n", code(&producer.to_string()));
         if let Some(status) = &changes.status {
@@ -1590,7 +1603,7 @@ fn json_not_rendered(entry: &NotRendered) -> serde_json::Value {
 
 /// One cluster's entries of [`json`].
 fn json_items(report: &Report, items: &mut Vec<serde_json::Value>) {
-    for (producer, changes) in &report.producers {
+    for (producer, changes) in reading_order(report) {
         let producer_json = serde_json::json!({
             "kind": producer.kind,
             "namespace": producer.namespace,
@@ -1727,7 +1740,7 @@ fn github(cluster: &ClusterReport, files: &BTreeMap<ProducerKey, (String, u32)>)
             only.sentence(),
         ));
     }
-    for (producer, changes) in &cluster.report.producers {
+    for (producer, changes) in reading_order(&cluster.report) {
         let producer_file = files.get(producer).cloned();
         let title = named_opt(cluster.cluster, &format!("offlux diff: {producer}"));
         if let Some(status) = &changes.status {

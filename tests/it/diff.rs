@@ -304,8 +304,8 @@ fn a_helmrelease_value_changes_the_release_and_its_manifests() {
     assert_eq!(
         summary(&entries),
         [
-            triple("HelmRelease/hello", "Deployment/hello", "changed"),
             triple("Kustomization/apps", "HelmRelease/hello", "changed"),
+            triple("HelmRelease/hello", "Deployment/hello", "changed"),
         ]
     );
     let deployment = entry(&entries, "Deployment", "hello")["diff"]
@@ -369,7 +369,6 @@ fn a_postbuild_variable_fans_out_through_a_component() {
     assert_eq!(
         summary(&entries),
         [
-            triple("HelmRelease/hello", "Ingress/hello", "changed"),
             triple("Kustomization/apps", "ConfigMap/cluster-info", "changed"),
             triple("Kustomization/apps", "HelmRelease/hello", "changed"),
             triple(
@@ -377,6 +376,7 @@ fn a_postbuild_variable_fans_out_through_a_component() {
                 "ConfigMap/cluster-vars",
                 "changed"
             ),
+            triple("HelmRelease/hello", "Ingress/hello", "changed"),
         ]
     );
     let info = entry(&entries, "ConfigMap", "cluster-info")["diff"]
