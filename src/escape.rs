@@ -152,6 +152,21 @@ pub fn markdown_code(text: &str) -> String {
     code_span(&terminal_line(text))
 }
 
+/// Markdown for running text inside a line (not at its start): hidden characters shown, and the
+/// characters inline markdown or HTML would read as markup backslash-escaped, so the text reads
+/// as written.
+pub fn markdown_text(text: &str) -> String {
+    let line = terminal_line(text);
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        if "\\`*_[]<>|~&".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Markdown for a table cell: a code span as `markdown_code`, with `|` escaped (GitHub reads a
 /// table's `\|` as `|` inside a code span, and a bare `|` as the next cell).
 pub fn markdown_cell(text: &str) -> String {
@@ -234,6 +249,14 @@ pub fn mermaid_label(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markdown_text_reads_as_written() {
+        assert_eq!(
+            markdown_text("base (1a2b) *x* [l](u) <b>a|b</b>"),
+            "base (1a2b) \\*x\\* \\[l\\](u) \\<b\\>a\\|b\\</b\\>"
+        );
+    }
 
     #[test]
     fn hidden_characters_have_one_visible_form() {

@@ -1193,7 +1193,12 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
 fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -> String {
     let code = escape::markdown_code;
     let mut out = String::new();
-    let _ = writeln!(out, "### offlux diff: {} → {}\n", code(base), code(head));
+    let _ = writeln!(
+        out,
+        "### offlux diff: {} → {}\n",
+        markdown_label(base),
+        markdown_label(head)
+    );
     let empty = reports.iter().all(ClusterReport::is_empty);
     let unknown = unknown_sentences(reports, &|text| code(text));
     if empty && unknown.is_empty() {
@@ -1280,6 +1285,20 @@ fn capitalized(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
+}
+
+/// A side's label (`base `main` (1a2b3c4d5e6f)`) in markdown: the parts in backticks as code,
+/// the words around them as plain text, so the heading shows no backtick of its own.
+fn markdown_label(label: &str) -> String {
+    label
+        .split('`')
+        .enumerate()
+        .map(|(at, part)| match (at % 2, part.is_empty()) {
+            (_, true) => String::new(),
+            (0, _) => escape::markdown_text(part),
+            _ => escape::markdown_code(part),
+        })
+        .collect()
 }
 
 /// The room [`markdown`] keeps for the `<details>` around the producers not rendered that the
