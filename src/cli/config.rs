@@ -765,7 +765,7 @@ mod tests {
             read_text("x: 1\n").unwrap_err(),
             "ROOT/.offlux.yaml:1: unknown key `x` (offlux knows: path, chart-cache, offline, \
              allow-missing-sources, strict-substitutions, kube-version, secret-producers, sources, \
-             validate)"
+             diff, validate)"
         );
     }
 
