@@ -45,13 +45,30 @@ pub(super) fn run(args: &InitArgs, out: &mut Output) -> Result<ExitStatus, CliEr
     if args.pre_commit {
         files.push((root.join(".pre-commit-config.yaml"), pre_commit()));
     }
+    // Without --force a file already there is kept (a repository's own pre-commit configuration
+    // holds other hooks) and the others are written; with nothing left to write, that is an error.
+    let mut said = String::new();
     if !args.force {
-        if let Some((path, _)) = files.iter().find(|(path, _)| path.exists()) {
+        let (kept, missing): (Vec<_>, Vec<_>) =
+            files.into_iter().partition(|(path, _)| path.exists());
+        if missing.is_empty() {
+            let names: Vec<String> = kept
+                .iter()
+                .map(|(path, _)| format!("`{}`", path.display()))
+                .collect();
             return Err(CliError::usage(
-                format!("`{}` is already there", path.display()),
+                format!("{} already there", names.join(" and ")),
                 Some("pass --force to replace it"),
             ));
         }
+        for (path, _) in &kept {
+            let _ = writeln!(
+                said,
+                "kept {} (already there: merge offlux's part by hand, or pass --force to replace it)",
+                path.display()
+            );
+        }
+        files = missing;
     }
     // A link on the way (`.github` pointing elsewhere) would write outside the repository.
     for (path, _) in &files {
@@ -69,7 +86,6 @@ pub(super) fn run(args: &InitArgs, out: &mut Output) -> Result<ExitStatus, CliEr
             }
         }
     }
-    let mut said = String::new();
     for (path, text) in &files {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
@@ -181,8 +197,9 @@ fn pre_commit() -> String {
     format!(
         "# offlux's hooks: reconcile offline and check the rendered repository before each commit.\n\
          # pre-commit installs offlux's wheel from PyPI into the hooks' environment once (seconds, no\n\
-         # Rust toolchain); `repo: https://github.com/OWNER/offlux` with the same ids builds it from\n\
-         # source instead.\n\
+         # Rust toolchain); before a release is there, put the path of a wheel file in\n\
+         # `additional_dependencies`. `repo: https://github.com/OWNER/offlux` with the same ids\n\
+         # builds offlux from source instead.\n\
          repos:\n\
          \x20 - repo: local\n\
          \x20   hooks:\n{}{}",

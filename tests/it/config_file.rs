@@ -217,7 +217,25 @@ fn init_writes_a_configuration_offlux_runs_with() {
 
     let again = offlux_in(repo.path(), &["init"]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&again.stderr).contains("is already there"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("` already there"));
+
+    // A file already there (the repository's own pre-commit configuration) is kept; what is
+    // missing is still written.
+    let own_hooks = "repos: []  # the repository's own hooks\n";
+    std::fs::write(repo.path().join(".pre-commit-config.yaml"), own_hooks).expect("write");
+    std::fs::remove_file(repo.path().join(".github/workflows/offlux.yml")).expect("remove");
+    let partial = offlux_in(repo.path(), &["init", "--github-workflow", "--pre-commit"]);
+    assert_eq!(partial.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&partial.stdout);
+    assert!(
+        said.contains("kept ") && said.contains(".pre-commit-config.yaml (already there"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join(".pre-commit-config.yaml")).expect("kept"),
+        own_hooks
+    );
+    assert!(repo.path().join(".github/workflows/offlux.yml").exists());
     assert_eq!(
         offlux_in(repo.path(), &["init", "--force"]).status.code(),
         Some(0)
