@@ -171,6 +171,7 @@ pub(super) fn run(
     let mut objects = 0;
     let mut producers_failed = false;
     let mut not_checked = 0;
+    let mut skipped = 0;
     for run in &runs {
         let (repository, run_report, left_out) = (&run.repository, &run.report, &run.left_out);
         if let Some(left_out) = left_out {
@@ -180,9 +181,14 @@ pub(super) fn run(
         let failed_here =
             super::test::print_failed_producers_of(run.cluster.as_deref(), run_report, context);
         producers_failed |= failed_here;
-        not_checked += super::test::rows(run_report)
+        let rows = super::test::rows(run_report);
+        not_checked += rows
             .iter()
             .filter(|row| matches!(row.result, Verdict::Fail | Verdict::Blocked))
+            .count();
+        skipped += rows
+            .iter()
+            .filter(|row| row.result == Verdict::Skipped)
             .count();
         if failed_here {
             report::eprint(
@@ -233,7 +239,7 @@ pub(super) fn run(
     let left_out: Vec<&super::run_args::LeftOut> =
         runs.iter().filter_map(|r| r.left_out.as_ref()).collect();
     let text = match args.output {
-        ValidateFormat::Human => context.human(human(&findings, objects, not_checked)),
+        ValidateFormat::Human => context.human(human(&findings, objects, not_checked, skipped)),
         ValidateFormat::Json => {
             let listed = if several {
                 with_clusters(&findings, &finding_clusters)
@@ -589,9 +595,9 @@ fn location(finding: &Finding) -> String {
 }
 
 /// One line per finding, its repository-supplied parts shown on one line each; the summary also
-/// counts the Flux objects that failed or are blocked (`not_checked`, listed on stderr), whose
-/// output no finding can speak for.
-fn human(findings: &[Finding], objects: usize, not_checked: usize) -> String {
+/// counts the Flux objects that failed or are blocked (`not_checked`, listed on stderr) and those
+/// SKIPPED (`skipped`: what needs the network, offline), whose output no finding can speak for.
+fn human(findings: &[Finding], objects: usize, not_checked: usize, skipped: usize) -> String {
     let line = escape::terminal_line;
     let mut out = String::new();
     for f in findings {
@@ -612,15 +618,30 @@ fn human(findings: &[Finding], objects: usize, not_checked: usize) -> String {
     }
     let _ = write!(out, "{}", summary(findings, objects));
     match not_checked {
-        0 => out.push('\n'),
-        1 => out.push_str("; 1 Flux object failed or is blocked (listed above): what it applies was not checked\n"),
+        0 => {}
+        1 => out.push_str(
+            "; 1 Flux object failed or is blocked (listed above): what it applies was not checked",
+        ),
         n => {
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "; {n} Flux objects failed or are blocked (listed above): what they apply was not checked"
             );
         }
     }
+    match skipped {
+        0 => {}
+        1 => out.push_str(
+            "; 1 Flux object SKIPPED (`offlux test` says why): what it applies was not checked",
+        ),
+        n => {
+            let _ = write!(
+                out,
+                "; {n} Flux objects SKIPPED (`offlux test` says why): what they apply was not checked"
+            );
+        }
+    }
+    out.push('\n');
     out
 }
 

@@ -355,6 +355,53 @@ fn dynamic_completion_offers_the_names_in_the_repository() {
     );
 }
 
+/// `validate`'s summary says how many Flux objects were SKIPPED (a chart that needs the network,
+/// offline), whose output it could not check: "0 errors" alone would read as all clear.
+#[test]
+fn validate_counts_what_it_could_not_check() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    crate::common::copy_dir(&example(), repo.path());
+    std::fs::create_dir_all(repo.path().join(".git")).expect("a .git directory marks the root");
+    std::fs::write(
+        repo.path().join("apps/dev/remote.yaml"),
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: podinfo\n  namespace: hello\n\
+         spec:\n  interval: 1h\n  url: https://stefanprodan.github.io/podinfo\n---\n\
+         apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: podinfo\n  namespace: hello\n\
+         spec:\n  interval: 1h\n  chart:\n    spec:\n      chart: podinfo\n      version: 6.5.0\n      sourceRef:\n        kind: HelmRepository\n        name: podinfo\n",
+    )
+    .expect("write");
+    let kustomization = repo.path().join("apps/dev/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).expect("read");
+    std::fs::write(
+        &kustomization,
+        text.replace(
+            "  - ../base/hello\n",
+            "  - ../base/hello\n  - remote.yaml\n",
+        ),
+    )
+    .expect("write");
+    let out = offlux()
+        .args(["validate", "--offline", "--allow-missing-sources", "--path"])
+        .arg(repo.path().join("clusters/dev"))
+        .arg("--root")
+        .arg(repo.path())
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.ends_with(
+            "; 1 Flux object SKIPPED (`offlux test` says why): what it applies was not checked\n"
+        ),
+        "{stdout}"
+    );
+}
+
 /// `offlux explain CODE` prints the code's meaning, why it matters and how to fix or silence it;
 /// an unknown code is a usage error that lists the known ones.
 #[test]
