@@ -99,6 +99,9 @@ pub(crate) struct Row {
     pub message: String,
     #[serde(rename = "blockedBy", skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<String>,
+    /// For a BLOCKED row, its root cause's own message (what `message` says after `blocked by X: `).
+    #[serde(skip)]
+    pub root_message: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,6 +174,10 @@ pub(super) fn rows(report: &RunReport) -> Vec<Row> {
         .statuses
         .iter()
         .map(|(id, record)| {
+            let root_message = match &record.status {
+                Status::Failed(message) if !record.blocked_by.is_empty() => Some(message.clone()),
+                _ => None,
+            };
             let (result, message, blocked_by) = match &record.status {
                 Status::Ready(Ready::Reconciled) => (
                     Verdict::Pass,
@@ -208,6 +215,7 @@ pub(super) fn rows(report: &RunReport) -> Vec<Row> {
                 result,
                 message,
                 blocked_by,
+                root_message,
                 file: location.map(|l| l.file.display().to_string()),
                 line: location
                     .and_then(|l| l.pos)
@@ -238,6 +246,7 @@ fn finding_rows(findings: &[crate::validate::Finding]) -> Vec<Row> {
                 result: Verdict::Fail,
                 message: format!("{} {} (from {})", f.code.as_str(), f.message, f.producer),
                 blocked_by: None,
+                root_message: None,
                 file: Some(f.file.display().to_string()),
                 line: Some(f.line).filter(|l| *l > 0),
                 cluster: None,
@@ -279,35 +288,84 @@ fn failures(rows: &[Row], several: bool, color: bool) -> String {
         _ => text,
     };
     let mut out = String::new();
-    let failed: Vec<&Row> = rows.iter().filter(|r| r.result == Verdict::Fail).collect();
+    let object = |row: &Row| {
+        let at = match (&row.file, row.line) {
+            (Some(file), Some(n)) => format!(" ({file}:{n})"),
+            (Some(file), None) => format!(" ({file})"),
+            _ => String::new(),
+        };
+        in_cluster(
+            row,
+            format!("{}/{}/{}{at}", row.kind, row.namespace, row.name),
+        )
+    };
+    // FAIL rows by message: a cause many objects share (a component they all include) is one line.
+    let mut failed: Vec<(&str, Vec<&Row>)> = Vec::new();
+    for row in rows.iter().filter(|r| r.result == Verdict::Fail) {
+        match failed.iter_mut().find(|(m, _)| *m == row.message) {
+            Some((_, members)) => members.push(row),
+            None => failed.push((&row.message, vec![row])),
+        }
+    }
     if !failed.is_empty() {
         let _ = writeln!(out, "{}", heading(super::paint::RED, "failed:"));
-        for row in failed.iter().take(LISTED) {
-            let at = match (&row.file, row.line) {
-                (Some(file), Some(n)) => format!(" ({file}:{n})"),
-                (Some(file), None) => format!(" ({file})"),
-                _ => String::new(),
+        for (message, members) in failed.iter().take(LISTED) {
+            let text = match members.as_slice() {
+                [row] => format!("{}: {message}", object(row)),
+                _ => {
+                    let mut names: Vec<String> =
+                        members.iter().take(3).map(|row| object(row)).collect();
+                    if members.len() > 3 {
+                        names.push(format!("and {} more", members.len() - 3));
+                    }
+                    format!(
+                        "{} objects: {message} ({})",
+                        members.len(),
+                        names.join(", ")
+                    )
+                }
             };
-            let object = format!("{}/{}/{}{at}", row.kind, row.namespace, row.name);
-            let _ = writeln!(
-                out,
-                "  {}: {}",
-                line(&in_cluster(row, object)),
-                line(&row.message)
-            );
+            let _ = writeln!(out, "  {}", line(&text));
         }
         if failed.len() > LISTED {
-            let _ = writeln!(out, "  … and {} more", failed.len() - LISTED);
+            let _ = writeln!(out, "  … and {} more causes", failed.len() - LISTED);
         }
     }
-    let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+    // BLOCKED rows by their root cause's message: several objects that failed alike (each
+    // blocking its own dependants) are one cause, named with how many objects it failed.
+    type Roots = (usize, std::collections::BTreeSet<String>);
+    let mut causes: BTreeMap<(Option<String>, String), Roots> = BTreeMap::new();
     for row in rows.iter().filter(|r| r.result == Verdict::Blocked) {
-        *causes
-            .entry(in_cluster(row, row.message.clone()))
-            .or_default() += 1;
+        let cluster = row.cluster.clone().filter(|_| several);
+        let message = row
+            .root_message
+            .clone()
+            .unwrap_or_else(|| row.message.clone());
+        let entry = causes.entry((cluster, message)).or_default();
+        entry.0 += 1;
+        entry.1.extend(row.blocked_by.clone());
     }
     if !causes.is_empty() {
-        let mut causes: Vec<(String, usize)> = causes.into_iter().collect();
+        let mut causes: Vec<(String, usize)> = causes
+            .into_iter()
+            .map(|((cluster, message), (count, roots))| {
+                let roots: Vec<String> = roots.into_iter().collect();
+                let text = match roots.as_slice() {
+                    [] => message,
+                    [root] => format!("blocked by {root}: {message}"),
+                    [first, ..] => format!(
+                        "blocked by {} objects with this cause ({first} and {} more): {message}",
+                        roots.len(),
+                        roots.len() - 1
+                    ),
+                };
+                let text = match cluster {
+                    Some(cluster) => super::clusters::named(&cluster, &text),
+                    None => text,
+                };
+                (text, count)
+            })
+            .collect();
         causes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         let _ = writeln!(
             out,

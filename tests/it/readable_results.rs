@@ -62,6 +62,41 @@ fn the_summary_names_what_failed_and_counts_what_one_cause_blocks() {
     );
 }
 
+/// Two Kustomizations that fail alike (the same missing path) are one line of the summary, and
+/// what each blocks is counted under that one cause, not once per failed object.
+#[test]
+fn objects_that_fail_alike_are_one_cause() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let ks = |name: &str, path: &str, depends: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  path: {path}\n{depends}  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+        )
+    };
+    let text = [
+        ks("one", "./missing", ""),
+        ks("two", "./missing", ""),
+        ks("after-one", "./sub", "  dependsOn: [{name: one}]\n"),
+        ks("after-two", "./sub", "  dependsOn: [{name: two}]\n"),
+    ]
+    .join("---\n");
+    std::fs::write(root.join("ks.yaml"), text).expect("write");
+    std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+    let (code, stdout, stderr) = run(root, &["test"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let summary = stdout
+        .split_once("4 objects: 0 passed, 2 failed, 2 blocked, 0 skipped\n")
+        .map(|(_, after)| after)
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(
+        summary,
+        "failed:\n  2 objects: kustomization path not found: ./missing \
+         (Kustomization/flux-system/one (ks.yaml:1), Kustomization/flux-system/two (ks.yaml:8))\n\
+         blocked, by cause:\n  2  blocked by 2 objects with this cause (Kustomization/flux-system/one \
+         and 1 more): kustomization path not found: ./missing\n"
+    );
+}
+
 #[test]
 fn failures_only_lists_the_failed_and_blocked_rows_and_counts_them_all() {
     let dir = tempfile::tempdir().expect("tempdir");
