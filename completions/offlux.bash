@@ -497,7 +497,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --strip-attr --no-default-strip --no-color --log-level --help --version images"
+            opts="-o -U -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --head --output --context --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --changed-only --strip-attr --no-default-strip --report-markdown --report-json --report-github --report-human --no-color --log-level --help --version images"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -616,6 +616,22 @@ _offlux() {
                     return 0
                     ;;
                 --strip-attr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-markdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-github)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-human)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1541,7 +1557,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --output --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --output --report-sarif --report-json --report-junit --report-human --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1625,6 +1641,22 @@ _offlux() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "human json junit github sarif" -- "${cur}"))
+                    return 0
+                    ;;
+                --report-sarif)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-json)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-junit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-human)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --crds)

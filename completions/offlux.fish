@@ -146,6 +146,10 @@ json\t''
 junit\t''
 github\t''
 sarif\t''"
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l report-sarif -d 'Also write the SARIF report (code scanning) to FILE, from the same check' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l report-json -d 'Also write the JSON report to FILE, from the same check' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l report-junit -d 'Also write the JUnit report to FILE, from the same check' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l report-human -d 'Also write the plain-text report to FILE, from the same check' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l crds -d 'CustomResourceDefinitions for kinds the repository uses but does not install (a file, or a directory of YAML or JSON files, read recursively). CRDs the repository renders win' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l base -d 'With `--changed-only`: the revision compared against [default: the merge base of HEAD with `origin/HEAD`, else `main` or `master`]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
@@ -329,6 +333,10 @@ false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l max-size -d 'With `-o markdown`: the most bytes printed (GitHub\'s comments hold 65 536 characters); diffs that do not fit are left out with a note' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l strip-attr -d 'A label or annotation key left out of the comparison wherever a `metadata` holds it (a glob: `checksum/*`; repeatable), besides the default set' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-markdown -d 'Also write the markdown report to FILE, from the same comparison (with `-o`, one run gives the PR comment, the annotations and the JSON)' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-json -d 'Also write the JSON report to FILE, from the same comparison' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-github -d 'Also write the GitHub annotations to FILE, from the same comparison' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-human -d 'Also write the plain-text report to FILE, from the same comparison' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"

@@ -51,22 +51,14 @@ if [ "$command" = diff ]; then
   elif [ -n "${GITHUB_BASE_REF:-}" ]; then
     base=(--base "origin/$GITHUB_BASE_REF")
   fi
-  offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github
-  status=$?
+  # One comparison gives both: the annotations on stdout, the markdown report in its file.
+  # Diagnostics stay on stderr, in the job log: the comment holds the report only.
   markdown=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.md
-  diagnostics=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.stderr
-  NO_COLOR=1 offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o markdown --exit-zero >"$markdown" 2>"$diagnostics"
-  # What offlux said on stderr goes into the comment as text, never as markdown: in a fenced
-  # block whose fence no line of it can close.
-  if [ -s "$diagnostics" ]; then
-    {
-      echo
-      echo '<details><summary>offlux diagnostics</summary>'
-      echo
-      fenced "$diagnostics"
-      echo
-      echo '</details>'
-    } >>"$markdown"
+  rm -f "$markdown"
+  offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github --report-markdown "$markdown"
+  status=$?
+  if [ ! -f "$markdown" ]; then
+    echo "offlux diff could not run (exit $status); the job log says why." >"$markdown"
   fi
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     # A job summary holds at most 1 MiB.

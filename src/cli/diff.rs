@@ -84,6 +84,19 @@ pub struct DiffArgs {
     /// out by default: `helm.sh/chart`, `chart`, `app.kubernetes.io/version`, `checksum/*`.
     #[arg(long)]
     pub no_default_strip: bool,
+    /// Also write the markdown report to FILE, from the same comparison (with `-o`, one run
+    /// gives the PR comment, the annotations and the JSON).
+    #[arg(long, value_name = "FILE")]
+    pub report_markdown: Option<PathBuf>,
+    /// Also write the JSON report to FILE, from the same comparison.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// Also write the GitHub annotations to FILE, from the same comparison.
+    #[arg(long, value_name = "FILE")]
+    pub report_github: Option<PathBuf>,
+    /// Also write the plain-text report to FILE, from the same comparison.
+    #[arg(long, value_name = "FILE")]
+    pub report_human: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -102,6 +115,18 @@ const DEFAULT_STRIP: &[&str] = &[
 ];
 
 impl DiffArgs {
+    /// The reports to write besides stdout, with their files.
+    fn reports(&self) -> impl Iterator<Item = (DiffFormat, &Path)> {
+        [
+            (DiffFormat::Human, &self.report_human),
+            (DiffFormat::Markdown, &self.report_markdown),
+            (DiffFormat::Json, &self.report_json),
+            (DiffFormat::Github, &self.report_github),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| Some((format, path.as_deref()?)))
+    }
+
     /// The label and annotation keys left out of the comparison.
     fn strip_set(&self) -> Vec<String> {
         let defaults = DEFAULT_STRIP
@@ -301,24 +326,85 @@ pub(super) fn run(
     let stripped = (!reports.iter().all(ClusterReport::is_empty))
         .then(|| args.strip_set())
         .filter(|set| !set.is_empty());
+    let compared = Compared {
+        reports: &reports,
+        labels,
+        left_out: &left_out,
+        stripped: stripped.as_deref(),
+        clusters: &clusters,
+        max_size: args.max_size,
+    };
+    let report_in = |format: DiffFormat, color: bool| formatted(&compared, format, color);
     let text = match args.output {
+        DiffFormat::Human => context.human(report_in(DiffFormat::Human, color)),
+        format => report_in(format, false),
+    };
+    // Every report asked for comes from this one comparison (`--report-markdown FILE`...).
+    for (format, path) in args.reports() {
+        crate::fsio::write_atomically(path, report_in(format, false).as_bytes()).map_err(|e| {
+            CliError::usage(
+                format!("cannot write the report `{}`: {e}", path.display()),
+                None,
+            )
+        })?;
+    }
+    // A signal that came while the sides were compared still ends the command unprinted.
+    if let Some(interrupted) = super::interrupt::error() {
+        return Err(interrupted);
+    }
+    out.write(&text)?;
+    if let Some(dir) = &args.out {
+        write_trees(dir, &repository.work_tree, &clusters, context)?;
+    }
+    let empty = reports.iter().all(ClusterReport::is_empty);
+    report::eprint(context, &stderr_summary(&reports, labels));
+    let differs = !empty;
+    // The revisions are unmounted; the reports are left to the process's exit.
+    drop(mounts);
+    exit::leave_to_exit(clusters);
+    Ok(ExitStatus::failures_if(differs && !args.exit_zero))
+}
+
+/// One comparison's results, which every format reads a part of.
+struct Compared<'a> {
+    reports: &'a [ClusterReport<'a>],
+    labels: (&'a str, &'a str),
+    left_out: &'a [(Option<&'a str>, &'a LeftOut)],
+    /// The labels and annotations left out, when differences are shown.
+    stripped: Option<&'a [String]>,
+    clusters: &'a [ClusterSides],
+    /// `--max-size`, for the markdown report.
+    max_size: usize,
+}
+
+/// The comparison in one format (`color` only for the human one on a terminal).
+fn formatted(compared: &Compared, format: DiffFormat, color: bool) -> String {
+    let Compared {
+        reports,
+        labels,
+        left_out,
+        stripped,
+        clusters,
+        max_size,
+    } = *compared;
+    match format {
         DiffFormat::Human => {
-            let mut text = human(&reports, labels, color);
-            if let Some(set) = &stripped {
+            let mut text = human(reports, labels, color);
+            if let Some(set) = stripped {
                 let _ = writeln!(
                     text,
                     "\nLeft out of the comparison: labels and annotations {} (--no-default-strip compares the default ones)",
                     escape::terminal_line(&set.join(", "))
                 );
             }
-            context.human(text)
+            text
         }
         DiffFormat::Markdown => {
-            let mut text = markdown(&reports, labels, args.max_size);
-            for (cluster, left_out) in &left_out {
+            let mut text = markdown(reports, labels, max_size);
+            for (cluster, left_out) in left_out {
                 let _ = writeln!(text, "\n_{}_", named_opt(*cluster, &left_out.sentence()));
             }
-            if let Some(set) = &stripped {
+            if let Some(set) = stripped {
                 let keys: Vec<String> = set.iter().map(|k| escape::markdown_code(k)).collect();
                 let _ = writeln!(
                     text,
@@ -328,7 +414,7 @@ pub(super) fn run(
             }
             text
         }
-        DiffFormat::Json => json(&reports, &left_out),
+        DiffFormat::Json => json(reports, left_out),
         DiffFormat::Github => {
             let files: Vec<BTreeMap<ProducerKey, (String, u32)>> = clusters
                 .iter()
@@ -350,22 +436,7 @@ pub(super) fn run(
             }
             text
         }
-    };
-    // A signal that came while the sides were compared still ends the command unprinted.
-    if let Some(interrupted) = super::interrupt::error() {
-        return Err(interrupted);
     }
-    out.write(&text)?;
-    if let Some(dir) = &args.out {
-        write_trees(dir, &repository.work_tree, &clusters, context)?;
-    }
-    let empty = reports.iter().all(ClusterReport::is_empty);
-    report::eprint(context, &stderr_summary(&reports, labels));
-    let differs = !empty;
-    // The revisions are unmounted; the reports are left to the process's exit.
-    drop(mounts);
-    exit::leave_to_exit(clusters);
-    Ok(ExitStatus::failures_if(differs && !args.exit_zero))
 }
 
 /// The sides that hold `cluster`.

@@ -34,6 +34,18 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ValidateFormat::Human)]
     pub output: ValidateFormat,
+    /// Also write the SARIF report (code scanning) to FILE, from the same check.
+    #[arg(long, value_name = "FILE")]
+    pub report_sarif: Option<std::path::PathBuf>,
+    /// Also write the JSON report to FILE, from the same check.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<std::path::PathBuf>,
+    /// Also write the JUnit report to FILE, from the same check.
+    #[arg(long, value_name = "FILE")]
+    pub report_junit: Option<std::path::PathBuf>,
+    /// Also write the plain-text report to FILE, from the same check.
+    #[arg(long, value_name = "FILE")]
+    pub report_human: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub schemas: SchemaArgs,
     #[command(flatten)]
@@ -142,6 +154,20 @@ pub enum ValidateFormat {
     Sarif,
 }
 
+impl ValidateArgs {
+    /// The reports to write besides stdout, with their files.
+    fn reports(&self) -> impl Iterator<Item = (ValidateFormat, &std::path::Path)> {
+        [
+            (ValidateFormat::Human, &self.report_human),
+            (ValidateFormat::Json, &self.report_json),
+            (ValidateFormat::Junit, &self.report_junit),
+            (ValidateFormat::Sarif, &self.report_sarif),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| Some((format, path.as_deref()?)))
+    }
+}
+
 use super::config::FILE as CONFIG_FILE;
 
 pub(super) fn run(
@@ -238,8 +264,8 @@ pub(super) fn run(
     let several = runs.iter().any(|r| r.cluster.is_some());
     let left_out: Vec<&super::run_args::LeftOut> =
         runs.iter().filter_map(|r| r.left_out.as_ref()).collect();
-    let text = match args.output {
-        ValidateFormat::Human => context.human(human(&findings, objects, not_checked, skipped)),
+    let formatted = |format: ValidateFormat| match format {
+        ValidateFormat::Human => human(&findings, objects, not_checked, skipped),
         ValidateFormat::Json => {
             let listed = if several {
                 with_clusters(&findings, &finding_clusters)
@@ -262,6 +288,19 @@ pub(super) fn run(
         ValidateFormat::Github => github(&findings, objects),
         ValidateFormat::Sarif => sarif(&findings),
     };
+    let text = match args.output {
+        ValidateFormat::Human => context.human(formatted(ValidateFormat::Human)),
+        format => formatted(format),
+    };
+    // Every report asked for comes from this one check (`--report-sarif FILE`...).
+    for (format, path) in args.reports() {
+        crate::fsio::write_atomically(path, formatted(format).as_bytes()).map_err(|e| {
+            CliError::usage(
+                format!("cannot write the report `{}`: {e}", path.display()),
+                None,
+            )
+        })?;
+    }
     out.write(&text)?;
     let failed = producers_failed || findings.iter().any(|f| f.severity == Severity::Error);
     exit::leave_to_exit((runs, findings));

@@ -152,6 +152,13 @@ fn the_action_diffs_the_working_tree_against_its_base() {
         Some(run.summary.as_str())
     );
     assert!(run.outputs.starts_with("exit-code=1\n"), "{}", run.outputs);
+    // One comparison: the comment is offlux's markdown report alone, no diagnostics block.
+    assert!(
+        run.summary.starts_with("### offlux diff: ")
+            && !run.summary.contains("<details><summary>offlux diagnostics"),
+        "{}",
+        run.summary
+    );
 }
 
 #[test]

@@ -402,6 +402,48 @@ fn validate_counts_what_it_could_not_check() {
     );
 }
 
+/// `validate --report-sarif FILE --report-json FILE ...`: one check, every report, each equal to
+/// what `-o` of its format prints.
+#[test]
+fn validate_writes_every_report_asked_for_from_one_check() {
+    let root = example();
+    let reports = tempfile::tempdir().expect("tempdir");
+    let validate = |extra: &[&std::ffi::OsStr]| {
+        let out = offlux()
+            .args(["validate", "--path"])
+            .arg(root.join("clusters/dev"))
+            .arg("--root")
+            .arg(&root)
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let formats = ["sarif", "json", "junit", "human"];
+    let files: Vec<PathBuf> = formats
+        .iter()
+        .map(|format| reports.path().join(format!("report.{format}")))
+        .collect();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["-o".as_ref(), "github".as_ref()];
+    let flags: Vec<String> = formats.iter().map(|f| format!("--report-{f}")).collect();
+    for (flag, file) in flags.iter().zip(&files) {
+        args.push(flag.as_ref());
+        args.push(file.as_os_str());
+    }
+    validate(&args);
+    for (format, file) in formats.iter().zip(&files) {
+        let alone = validate(&["-o".as_ref(), format.as_ref()]);
+        let written = std::fs::read_to_string(file).expect("the report is written");
+        assert_eq!(written, alone, "{format}");
+    }
+}
+
 /// `offlux explain CODE` prints the code's meaning, why it matters and how to fix or silence it;
 /// an unknown code is a usage error that lists the known ones.
 #[test]

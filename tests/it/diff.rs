@@ -1021,6 +1021,53 @@ fn untouched_producers_with_one_cause_are_one_line() {
     );
 }
 
+/// One comparison, several reports: `--report-markdown`, `--report-json`, `--report-github` and
+/// `--report-human` write what `-o` of each format prints, alongside stdout's format.
+#[test]
+fn one_run_writes_every_report_asked_for() {
+    let Some(dir) = repository_with_uncached_chart() else {
+        return;
+    };
+    let repo = dir.path();
+    let reports = tempfile::tempdir().expect("tempdir");
+    let file = |name: &str| reports.path().join(name);
+    let args = ["--offline", "--allow-missing-sources"];
+    let mut all = args.to_vec();
+    let paths: Vec<String> = ["diff.md", "diff.json", "annotations.txt", "sub/diff.txt"]
+        .iter()
+        .map(|name| file(name).display().to_string())
+        .collect();
+    all.extend([
+        "-o",
+        "github",
+        "--report-markdown",
+        &paths[0],
+        "--report-json",
+        &paths[1],
+    ]);
+    all.extend(["--report-github", &paths[2], "--report-human", &paths[3]]);
+    let (code, stdout, stderr) = diff(repo, &all);
+    assert_eq!(code, Some(1), "{stderr}");
+    for (format, name, printed) in [
+        ("markdown", "diff.md", None),
+        ("json", "diff.json", None),
+        ("github", "annotations.txt", Some(&stdout)),
+        ("human", "sub/diff.txt", None),
+    ] {
+        let mut one = args.to_vec();
+        one.extend(["-o", format]);
+        let (_, alone, _) = diff(repo, &one);
+        let written = std::fs::read_to_string(file(name)).expect("the report is written");
+        assert!(!written.is_empty(), "{format}");
+        assert_eq!(written, alone, "{format}");
+        if let Some(printed) = printed {
+            assert_eq!(&written, printed, "{format}");
+        }
+    }
+    // stderr says the summary once, however many reports.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
 fn summary_of(changes: &serde_json::Value) -> Vec<(String, String, String)> {
     summary(changes.as_array().map(Vec::as_slice).unwrap_or_default())
 }
