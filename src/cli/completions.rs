@@ -60,7 +60,7 @@ pub(super) fn answer_dynamic_request() -> Result<bool, clap::Error> {
         .try_complete(std::env::args_os(), std::env::current_dir().ok().as_deref())
 }
 
-/// `build ks|hr NAME`: the names of that kind's objects in the repository the command line points
+/// `build ks|hr NAME`, `diff ks|hr NAME`: the names of that kind's objects in the repository the command line points
 /// at (its `--path`, `--root` and `.offlux.yaml`), as discovery reads them without reconciling.
 pub(super) fn object_names() -> ArgValueCompleter {
     ArgValueCompleter::new(|current: &OsStr| {
@@ -107,26 +107,36 @@ fn object_name_candidates(words: &[OsString], current: &str) -> Vec<CompletionCa
     };
     // The file's `path` applies as it would to the run; a broken file leaves the flags as they are.
     let _ = super::config::apply_to(&mut cli.command, &matches);
-    let super::Command::Build(build) = &cli.command else {
-        return Vec::new();
+    let (kind, repo, namespace) = match &cli.command {
+        super::Command::Build(build) => (
+            match build.what {
+                super::build::BuildKind::Hr => FluxKind::HelmRelease,
+                super::build::BuildKind::Ks | super::build::BuildKind::All => {
+                    FluxKind::Kustomization
+                }
+            },
+            &build.run.repo,
+            build.namespace.as_deref(),
+        ),
+        super::Command::Diff(diff) => (
+            match diff.what {
+                Some(super::diff::DiffWhat::Hr) => FluxKind::HelmRelease,
+                Some(super::diff::DiffWhat::Ks) => FluxKind::Kustomization,
+                _ => return Vec::new(),
+            },
+            &diff.run.repo,
+            diff.namespace.as_deref(),
+        ),
+        _ => return Vec::new(),
     };
-    let kind = match build.what {
-        super::build::BuildKind::Hr => FluxKind::HelmRelease,
-        super::build::BuildKind::Ks | super::build::BuildKind::All => FluxKind::Kustomization,
-    };
-    let Ok(repository) = build.run.repo.discover() else {
+    let Ok(repository) = repo.discover() else {
         return Vec::new();
     };
     let mut names: Vec<(String, String)> = repository
         .flux_objects
         .iter()
         .filter(|flux| flux.kind == kind)
-        .filter(|flux| {
-            build
-                .namespace
-                .as_deref()
-                .is_none_or(|namespace| flux.object.id.namespace == namespace)
-        })
+        .filter(|flux| namespace.is_none_or(|namespace| flux.object.id.namespace == namespace))
         .map(|flux| {
             (
                 flux.object.id.name.to_string(),

@@ -23,6 +23,7 @@ use super::test::{rows, Verdict};
 use super::{exit, out_dir, report, Context};
 use crate::controllers::changed;
 use crate::controllers::runtime::RunReport;
+use crate::controllers::scope::Target;
 use crate::diff::{
     self, Change, NotRendered, ObjectChange, Outcome, ProducerKey, Report, Side, Withheld,
 };
@@ -32,10 +33,17 @@ use crate::model::Object;
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
-    /// What to compare: every rendered object (the default), or `images`: the container images
-    /// added, removed or changed.
+    /// What to compare: every rendered object (the default); `images`: the container images
+    /// added, removed or changed; `ks NAME` / `hr NAME`: what one Kustomization or HelmRelease
+    /// applies (only what it depends on is reconciled).
     #[arg(value_enum)]
     pub what: Option<DiffWhat>,
+    /// With `ks` or `hr`: the object's name.
+    #[arg(add = super::completions::object_names())]
+    pub name: Option<String>,
+    /// With `ks` or `hr`: the object's namespace [default: any].
+    #[arg(short = 'n', long)]
+    pub namespace: Option<String>,
     #[command(flatten)]
     pub run: RunArgs,
     /// The revision compared against [default: the merge base of HEAD with the default branch:
@@ -104,6 +112,12 @@ pub enum DiffWhat {
     /// The container images of the workloads each side renders.
     #[value(alias = "image")]
     Images,
+    /// What one Kustomization applies.
+    #[value(alias = "kustomization")]
+    Ks,
+    /// What one HelmRelease renders.
+    #[value(alias = "helmrelease")]
+    Hr,
 }
 
 /// What a chart bump changes on every object it renders without changing what runs.
@@ -115,6 +129,31 @@ const DEFAULT_STRIP: &[&str] = &[
 ];
 
 impl DiffArgs {
+    /// With `ks NAME` / `hr NAME`: the one producer compared, as a scope target.
+    fn scope(&self) -> Result<Option<Target>, String> {
+        let kind = match self.what {
+            Some(DiffWhat::Ks) => "Kustomization",
+            Some(DiffWhat::Hr) => "HelmRelease",
+            _ => {
+                if self.name.is_some() || self.namespace.is_some() {
+                    return Err("a NAME and `-n` go with `diff ks` or `diff hr`".into());
+                }
+                return Ok(None);
+            }
+        };
+        let Some(name) = &self.name else {
+            return Err(format!(
+                "`diff {}` needs the {kind}'s name",
+                if kind == "Kustomization" { "ks" } else { "hr" }
+            ));
+        };
+        Ok(Some(Target {
+            kinds: vec![kind.to_owned()],
+            name: Some(name.clone()),
+            namespace: self.namespace.clone(),
+        }))
+    }
+
     /// The reports to write besides stdout, with their files.
     fn reports(&self) -> impl Iterator<Item = (DiffFormat, &Path)> {
         [
@@ -279,6 +318,27 @@ pub(super) fn run(
     if args.what == Some(DiffWhat::Images) {
         return diff_images(&clusters, args, context, out);
     }
+    let scope = args
+        .scope()
+        .map_err(|message| CliError::usage(message, None))?;
+    if let Some(target) = &scope {
+        let found = clusters.iter().flat_map(sides_of).flatten().any(|side| {
+            side.report
+                .statuses
+                .iter()
+                .any(|(id, _)| target.matches(id))
+        });
+        if !found {
+            return Err(CliError::usage(
+                format!(
+                    "no {} named `{}` on either side",
+                    target.kinds.join("/"),
+                    target.name.as_deref().unwrap_or_default()
+                ),
+                Some("`offlux get ks -A` / `offlux get hr -A` list them"),
+            ));
+        }
+    }
     let keeps = |object: &Object| {
         let kind = object.id.kind.as_str();
         !(args.skip_secrets && kind == "Secret"
@@ -307,7 +367,10 @@ pub(super) fn run(
             ClusterReport {
                 cluster: c.cluster.as_deref(),
                 only,
-                report: diff::compare(&base_side, &head_side, &options),
+                report: only_scoped(
+                    diff::compare(&base_side, &head_side, &options),
+                    scope.as_ref(),
+                ),
             }
         })
         .collect();
@@ -363,6 +426,25 @@ pub(super) fn run(
     drop(mounts);
     exit::leave_to_exit(clusters);
     Ok(ExitStatus::failures_if(differs && !args.exit_zero))
+}
+
+/// `report` narrowed to the producer `scope` names (`diff ks NAME`): its objects and its status,
+/// or it among the producers not rendered.
+fn only_scoped(mut report: Report, scope: Option<&Target>) -> Report {
+    let Some(target) = scope else {
+        return report;
+    };
+    let named = |producer: &ProducerKey| {
+        target.kinds.contains(&producer.kind)
+            && target.name.as_deref() == Some(producer.name.as_str())
+            && target
+                .namespace
+                .as_deref()
+                .is_none_or(|namespace| namespace == producer.namespace)
+    };
+    report.producers.retain(|producer, _| named(producer));
+    report.not_rendered.retain(|entry| named(&entry.producer));
+    report
 }
 
 /// One comparison's results, which every format reads a part of.
@@ -777,6 +859,7 @@ fn reconcile_sides(
     args: &DiffArgs,
     context: &Context,
 ) -> Result<(Vec<ClusterSides>, Mounts), String> {
+    let scope = args.scope()?;
     let head_id = match &args.head {
         Some(name) => Some((
             repository
@@ -863,8 +946,9 @@ fn reconcile_sides(
                     (repository, report, Some(left_out))
                 }
                 None => {
-                    let (repository, report) =
-                        found.args.run_discovered(found.repository, Vec::new())?;
+                    let (repository, report) = found
+                        .args
+                        .run_discovered(found.repository, scope.iter().cloned().collect())?;
                     (repository, report, None)
                 }
             };

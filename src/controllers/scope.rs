@@ -39,7 +39,7 @@ pub struct Target {
 }
 
 impl Target {
-    fn matches(&self, id: &ResourceId) -> bool {
+    pub fn matches(&self, id: &ResourceId) -> bool {
         self.kinds.iter().any(|k| id.kind == k.as_str())
             && self.name.as_deref().is_none_or(|n| id.name == n)
             && self

@@ -335,6 +335,7 @@ fn dynamic_completion_offers_the_names_in_the_repository() {
             .collect()
     };
     assert_eq!(complete(&["offlux", "build", "hr", ""]), ["hello"]);
+    assert_eq!(complete(&["offlux", "diff", "hr", ""]), ["hello"]);
     assert_eq!(
         complete(&["offlux", "build", "ks", ""]),
         ["apps", "flux-system", "infrastructure"]

@@ -1068,6 +1068,41 @@ fn one_run_writes_every_report_asked_for() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
+/// `diff ks NAME` / `diff hr NAME`: the changes of that one producer; a name on neither side is a
+/// usage error, and a NAME without `ks`/`hr` too.
+#[test]
+fn diff_ks_and_hr_narrow_to_one_producer() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "apps/dev/hello-values.yaml",
+        "replicas: 2",
+        "replicas: 3",
+    );
+    assert_eq!(
+        summary(&json(dir.path(), &["hr", "hello"])),
+        [triple("HelmRelease/hello", "Deployment/hello", "changed")]
+    );
+    assert_eq!(
+        summary(&json(dir.path(), &["ks", "apps", "-n", "flux-system"])),
+        [triple("Kustomization/apps", "HelmRelease/hello", "changed")]
+    );
+    let (code, stdout, _) = diff(dir.path(), &["ks", "infrastructure"]);
+    assert_eq!(code, Some(0), "nothing changed there: {stdout}");
+    let (code, _, stderr) = diff(dir.path(), &["hr", "nope"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("no HelmRelease named `nope` on either side"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = diff(dir.path(), &["ks"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("needs the Kustomization's name"),
+        "{stderr}"
+    );
+}
+
 fn summary_of(changes: &serde_json::Value) -> Vec<(String, String, String)> {
     summary(changes.as_array().map(Vec::as_slice).unwrap_or_default())
 }
