@@ -349,6 +349,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --resourceset-inputs 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)'
             cand --sources 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)'
             cand --base 'The revision compared against [default: the merge base of HEAD with the default branch: `origin/HEAD`, else `main` or `master`]'
+            cand --base-dir 'Compare against this directory instead of a revision: another checkout of the repository (its layout the same as the working tree''s, `--path` and `--root` taken relative to it)'
             cand --head 'The revision to compare [default: the working tree, uncommitted changes included]'
             cand -o 'Output format'
             cand --output 'Output format'

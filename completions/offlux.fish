@@ -322,6 +322,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l secret-producer -
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l resourceset-inputs -d 'The inputs of a ResourceSetInputProvider that cannot be queried offline (GitHub, GitLab, OCI...), as `[NAMESPACE/]NAME=FILE`: a YAML list of input maps (repeatable)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l sources -d 'Read a source from a local directory, as the working tree is read: `NAME=DIR` maps every GitRepository, OCIRepository, Bucket or ExternalArtifact of that name, `KIND/NAMESPACE/NAME=DIR` one; a `NAME` alone is the repository itself, as in flux-local (comma-separated or repeated; also `sources:` in `.offlux.yaml`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l base -d 'The revision compared against [default: the merge base of HEAD with the default branch: `origin/HEAD`, else `main` or `master`]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l base-dir -d 'Compare against this directory instead of a revision: another checkout of the repository (its layout the same as the working tree\'s, `--path` and `--root` taken relative to it)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l head -d 'The revision to compare [default: the working tree, uncommitted changes included]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "human\t''
 markdown\t''

@@ -50,6 +50,10 @@ pub struct DiffArgs {
     /// `origin/HEAD`, else `main` or `master`].
     #[arg(long, value_name = "REF")]
     pub base: Option<String>,
+    /// Compare against this directory instead of a revision: another checkout of the repository
+    /// (its layout the same as the working tree's, `--path` and `--root` taken relative to it).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["base", "changed_only"])]
+    pub base_dir: Option<PathBuf>,
     /// The revision to compare [default: the working tree, uncommitted changes included].
     #[arg(long, value_name = "REF")]
     pub head: Option<String>,
@@ -265,29 +269,31 @@ pub(super) fn run(
         Ok(paths) => paths,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    let base = match &args.base {
-        Some(name) => repository.resolve(name).map(|id| (id, name.clone())),
-        None => repository.default_base(),
-    };
-    let (base_id, base_name) = match base {
-        Ok(base) => base,
-        Err(error) => {
-            return Err(CliError::usage(
-                format!("base: {error}"),
-                Some("name the revision to compare against with `--base REF`"),
-            ))
+    let paths = (path.as_path(), root.as_path());
+    let (base, base_name) = match &args.base_dir {
+        Some(dir) => {
+            let dir = dir.canonicalize().map_err(|e| {
+                CliError::usage(format!("--base-dir `{}`: {e}", dir.display()), None)
+            })?;
+            let name = format!("base directory `{}`", dir.display());
+            (Base::Directory(dir), name)
+        }
+        None => {
+            let base = match &args.base {
+                Some(name) => repository.resolve(name).map(|id| (id, name.clone())),
+                None => repository.default_base(),
+            };
+            let (base_id, base_ref) = base.map_err(|error| {
+                CliError::usage(
+                    format!("base: {error}"),
+                    Some("name the revision to compare against with `--base REF`"),
+                )
+            })?;
+            let name = format!("base `{base_ref}` ({})", short(base_id));
+            (Base::Revision(base_id, base_ref), name)
         }
     };
-    let paths = (path.as_path(), root.as_path());
-    let base_ref = base_name;
-    let base_name = format!("base `{base_ref}` ({})", short(base_id));
-    let reconciled = reconcile_sides(
-        &repository,
-        (base_id, &base_ref, &base_name),
-        paths,
-        args,
-        context,
-    );
+    let reconciled = reconcile_sides(&repository, (&base, &base_name), paths, args, context);
     if let Some(interrupted) = super::interrupt::error() {
         return Err(interrupted);
     }
@@ -843,8 +849,16 @@ fn head_label(repository: &gitrev::Repository, args: &DiffArgs) -> String {
 
 /// The revisions mounted in memory for the comparison: unmounted when dropped.
 struct Mounts {
-    _base: crate::fsio::Mount,
+    _base: Option<crate::fsio::Mount>,
     _head: Option<crate::fsio::Mount>,
+}
+
+/// What the base side is read from.
+enum Base {
+    /// A revision of the repository, and the name it was given by.
+    Revision(gitrev::ObjectId, String),
+    /// Another checkout (`--base-dir`).
+    Directory(PathBuf),
 }
 
 /// Both sides discovered cluster by cluster (`clusters::discover_each`: each side finds the
@@ -854,7 +868,7 @@ struct Mounts {
 /// either side (`controllers::changed`), and both of its sides narrowed to them.
 fn reconcile_sides(
     repository: &std::sync::Arc<gitrev::Repository>,
-    (base_id, base_ref, base_name): (gitrev::ObjectId, &str, &str),
+    (base, base_name): (&Base, &str),
     (path, root): (&Path, &Path),
     args: &DiffArgs,
     context: &Context,
@@ -869,32 +883,34 @@ fn reconcile_sides(
         )),
         None => None,
     };
-    let changes = if args.changed_only {
-        Some(changed::Changes::between(
-            repository,
-            base_id,
-            base_ref,
-            head_id.map(|h| h.0),
-        )?)
-    } else {
-        None
-    };
-    let at = |dir: Option<&crate::fsio::Mount>| {
+    let changes =
+        match base {
+            Base::Revision(base_id, base_ref) if args.changed_only => Some(
+                changed::Changes::between(repository, *base_id, base_ref, head_id.map(|h| h.0))?,
+            ),
+            _ => None,
+        };
+    let at = |dir: Option<&Path>| {
         let mut run = args.run.clone();
         if let Some(dir) = dir {
-            run.repo.path = dir.path().join(path);
-            run.repo.root = Some(dir.path().join(root));
+            run.repo.path = dir.join(path);
+            run.repo.root = Some(dir.join(root));
         }
         run
     };
     // The base's tree objects are read while the head is discovered.
     let (base_dir, head) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| mount_revision(repository, base_id, base_name, context));
+        let writer = scope.spawn(|| match base {
+            Base::Revision(base_id, _) => {
+                mount_revision(repository, *base_id, base_name, context).map(Some)
+            }
+            Base::Directory(_) => Ok(None),
+        });
         let head = match head_id {
             Some((id, name)) => {
                 let label = format!("head `{name}` ({})", short(id));
                 mount_revision(repository, id, &label, context).and_then(|dir| {
-                    let found = clusters::discover_each(&at(Some(&dir)))
+                    let found = clusters::discover_each(&at(Some(dir.path())))
                         .map_err(|e| format!("{label}: {e}"))?;
                     Ok((Some(dir), label, found))
                 })
@@ -910,8 +926,13 @@ fn reconcile_sides(
     });
     let (head_dir, head_name, head_found) = head?;
     let base_dir = base_dir?;
+    let base_path = match (&base_dir, base) {
+        (Some(mount), _) => mount.path().to_path_buf(),
+        (None, Base::Directory(dir)) => dir.clone(),
+        (None, Base::Revision(..)) => return Err(format!("{base_name}: not read")),
+    };
     let base_found =
-        clusters::discover_each(&at(Some(&base_dir))).map_err(|e| format!("{base_name}: {e}"))?;
+        clusters::discover_each(&at(Some(&base_path))).map_err(|e| format!("{base_name}: {e}"))?;
     let files = changes
         .as_ref()
         .map(|changes| changed::under_root(&changes.files, root));

@@ -1103,6 +1103,36 @@ fn diff_ks_and_hr_narrow_to_one_producer() {
     );
 }
 
+/// `--base-dir DIR`: the base read from another checkout (flux-local's `--path-orig` workflow)
+/// gives the same comparison as that checkout's revision; it does not go with `--base`.
+#[test]
+fn a_base_directory_compares_like_its_revision() {
+    let Some(dir) = repository() else { return };
+    let base = tempfile::tempdir().expect("tempdir");
+    copy_dir(dir.path(), base.path());
+    edit(
+        dir.path(),
+        "apps/dev/hello-values.yaml",
+        "replicas: 2",
+        "replicas: 3",
+    );
+    let base_dir = base.path().display().to_string();
+    let from_dir = json(dir.path(), &["--base-dir", &base_dir]);
+    let from_revision = json(dir.path(), &["--base", "HEAD"]);
+    assert!(!from_dir.is_empty());
+    assert_eq!(summary(&from_dir), summary(&from_revision));
+    let (_, human, _) = diff(dir.path(), &["--base-dir", &base_dir]);
+    assert!(
+        human.starts_with(&format!(
+            "offlux diff: base directory `{}` → working tree",
+            base.path().canonicalize().expect("real").display()
+        )),
+        "{human}"
+    );
+    let (code, _, _) = diff(dir.path(), &["--base-dir", &base_dir, "--base", "HEAD"]);
+    assert_eq!(code, Some(2));
+}
+
 fn summary_of(changes: &serde_json::Value) -> Vec<(String, String, String)> {
     summary(changes.as_array().map(Vec::as_slice).unwrap_or_default())
 }
