@@ -71,13 +71,24 @@ if [ "$command" = diff ]; then
   exit "$status"
 fi
 
-# Annotations: GitHub reads the `::error file=...` lines from the step's output.
-offlux "$command" "${args[@]}" "${extra[@]}" -o github
+# Annotations: GitHub reads the `::error file=...` lines from the step's output. `validate`
+# writes the summary's report and the SARIF from the same check (`--report-FORMAT FILE`).
+report_file=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-report.txt
+rm -f "$report_file"
+reports=()
+if [ "$command" = validate ]; then
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then reports+=(--report-human "$report_file"); fi
+  if [ -n "${OFFLUX_INPUT_SARIF:-}" ]; then reports+=(--report-sarif "$OFFLUX_INPUT_SARIF"); fi
+fi
+offlux "$command" "${args[@]}" "${extra[@]}" -o github "${reports[@]}"
 status=$?
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  report_file=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-report.txt
-  NO_COLOR=1 offlux "$command" "${args[@]}" "${extra[@]}" -o human >"$report_file" 2>&1
+  if [ "$command" != validate ]; then
+    NO_COLOR=1 offlux "$command" "${args[@]}" "${extra[@]}" -o human >"$report_file" 2>&1
+  elif [ ! -f "$report_file" ]; then
+    echo "offlux validate could not run (exit $status); the job log says why." >"$report_file"
+  fi
   case $status in
     0) verdict="passed" ;;
     1) verdict="found failures" ;;
@@ -92,7 +103,9 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   } >>"$GITHUB_STEP_SUMMARY"
 fi
 
-if [ -n "${OFFLUX_INPUT_SARIF:-}" ]; then
+
+# `test` has no SARIF of its own: validate's findings are what code scanning takes.
+if [ -n "${OFFLUX_INPUT_SARIF:-}" ] && [ "$command" != validate ]; then
   offlux validate "${args[@]}" "${extra[@]}" -o sarif >"$OFFLUX_INPUT_SARIF"
 fi
 

@@ -161,6 +161,27 @@ fn the_action_diffs_the_working_tree_against_its_base() {
     );
 }
 
+/// `command: validate` checks once: the annotations, the job summary's report and the SARIF all
+/// come from the same run (`--report-human`, `--report-sarif`).
+#[test]
+fn the_action_validates_once_for_annotations_summary_and_sarif() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let repo = fleet::fixture(&dir.path().join("broken"), "./apps/missing");
+    let run = run_action(&repo, dir.path(), "validate", true);
+    let stdout = String::from_utf8_lossy(&run.output.stdout);
+    assert_eq!(run.output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("::error")), "{stdout}");
+    assert!(
+        run.summary
+            .starts_with("## offlux validate: found failures\n")
+            && run.summary.contains("objects checked"),
+        "{}",
+        run.summary
+    );
+    let sarif = run.sarif.expect("SARIF");
+    assert_eq!(sarif["version"], "2.1.0", "{sarif}");
+}
+
 #[test]
 fn the_action_refuses_an_unknown_command() {
     let dir = tempfile::tempdir().expect("temporary directory");
