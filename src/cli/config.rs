@@ -435,7 +435,14 @@ pub(crate) fn apply(
             run.kube_version = Some(text.clone());
             record("kube-version", text, Origin::File(e.key.pos.line));
         }
-        (None, None) => record("kube-version", "Helm's default".into(), Origin::Default),
+        (None, None) => record(
+            "kube-version",
+            format!(
+                "{} (Helm's default)",
+                crate::helm::KubeVersion::default().version
+            ),
+            Origin::Default,
+        ),
     }
     match (given("secret_producers"), entry("secret-producers")) {
         (Some(origin), _) => record("secret-producers", run.secret_producers.join(","), origin),
