@@ -107,26 +107,22 @@ fn object_name_candidates(words: &[OsString], current: &str) -> Vec<CompletionCa
     };
     // The file's `path` applies as it would to the run; a broken file leaves the flags as they are.
     let _ = super::config::apply_to(&mut cli.command, &matches);
-    let (kind, repo, namespace) = match &cli.command {
-        super::Command::Build(build) => (
-            match build.what {
-                super::build::BuildKind::Hr => FluxKind::HelmRelease,
-                super::build::BuildKind::Ks | super::build::BuildKind::All => {
-                    FluxKind::Kustomization
-                }
-            },
-            &build.run.repo,
-            build.namespace.as_deref(),
-        ),
-        super::Command::Diff(diff) => (
-            match diff.what {
-                Some(super::diff::DiffWhat::Hr) => FluxKind::HelmRelease,
-                Some(super::diff::DiffWhat::Ks) => FluxKind::Kustomization,
-                _ => return Vec::new(),
-            },
-            &diff.run.repo,
-            diff.namespace.as_deref(),
-        ),
+    // The kind word as typed (`ks`, `hr` or an alias), read from the matches so that this module
+    // need not name the verbs' own types.
+    let what = matches
+        .subcommand()
+        .and_then(|(_, verb)| verb.get_raw("what"))
+        .and_then(|mut values| values.next())
+        .and_then(OsStr::to_str)
+        .unwrap_or_default();
+    let kind = match what {
+        "hr" | "helmrelease" => FluxKind::HelmRelease,
+        "ks" | "kustomization" | "all" => FluxKind::Kustomization,
+        _ => return Vec::new(),
+    };
+    let (repo, namespace) = match &cli.command {
+        super::Command::Build(build) => (&build.run.repo, build.namespace.as_deref()),
+        super::Command::Diff(diff) => (&diff.run.repo, diff.namespace.as_deref()),
         _ => return Vec::new(),
     };
     let Ok(repository) = repo.discover() else {
