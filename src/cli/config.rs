@@ -203,6 +203,18 @@ fn flag(node: &Node) -> Option<bool> {
     }
 }
 
+/// The strings of a list the check accepted (`Shape::List`).
+fn strings(node: &Node) -> Vec<String> {
+    node.as_sequence()
+        .map(|s| {
+            s.items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn is_null(node: &Node) -> bool {
     matches!(node, Node::Scalar(s) if s.is_null())
 }
@@ -447,16 +459,7 @@ pub(crate) fn apply(
     match (given("secret_producers"), entry("secret-producers")) {
         (Some(origin), _) => record("secret-producers", run.secret_producers.join(","), origin),
         (None, Some(e)) => {
-            run.secret_producers = e
-                .value
-                .as_sequence()
-                .map(|s| {
-                    s.items
-                        .iter()
-                        .filter_map(|i| i.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
+            run.secret_producers = strings(&e.value);
             record(
                 "secret-producers",
                 run.secret_producers.join(","),
@@ -509,16 +512,7 @@ pub(crate) fn apply_diff(
             origin,
         }),
         (None, Some(e)) => {
-            *strip_attributes = e
-                .value
-                .as_sequence()
-                .map(|s| {
-                    s.items
-                        .iter()
-                        .filter_map(|i| i.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
+            *strip_attributes = strings(&e.value);
             settings.push(Setting {
                 key: "diff.strip-attributes",
                 value: strip_attributes.join(","),
