@@ -293,7 +293,16 @@ pub(super) fn run(
             (Base::Revision(base_id, base_ref), name)
         }
     };
-    let reconciled = reconcile_sides(&repository, (&base, &base_name), paths, args, context);
+    let scope = args
+        .scope()
+        .map_err(|message| CliError::usage(message, None))?;
+    let reconciled = reconcile_sides(
+        &repository,
+        (&base, &base_name),
+        paths,
+        (args, scope.as_ref()),
+        context,
+    );
     if let Some(interrupted) = super::interrupt::error() {
         return Err(interrupted);
     }
@@ -324,9 +333,6 @@ pub(super) fn run(
     if args.what == Some(DiffWhat::Images) {
         return diff_images(&clusters, args, context, out);
     }
-    let scope = args
-        .scope()
-        .map_err(|message| CliError::usage(message, None))?;
     if let Some(target) = &scope {
         let found = clusters.iter().flat_map(sides_of).flatten().any(|side| {
             side.report
@@ -441,12 +447,7 @@ fn only_scoped(mut report: Report, scope: Option<&Target>) -> Report {
         return report;
     };
     let named = |producer: &ProducerKey| {
-        target.kinds.contains(&producer.kind)
-            && target.name.as_deref() == Some(producer.name.as_str())
-            && target
-                .namespace
-                .as_deref()
-                .is_none_or(|namespace| namespace == producer.namespace)
+        target.matches_parts(&producer.kind, &producer.namespace, &producer.name)
     };
     report.producers.retain(|producer, _| named(producer));
     report.not_rendered.retain(|entry| named(&entry.producer));
@@ -870,10 +871,9 @@ fn reconcile_sides(
     repository: &std::sync::Arc<gitrev::Repository>,
     (base, base_name): (&Base, &str),
     (path, root): (&Path, &Path),
-    args: &DiffArgs,
+    (args, scope): (&DiffArgs, Option<&Target>),
     context: &Context,
 ) -> Result<(Vec<ClusterSides>, Mounts), String> {
-    let scope = args.scope()?;
     let head_id = match &args.head {
         Some(name) => Some((
             repository
@@ -969,7 +969,7 @@ fn reconcile_sides(
                 None => {
                     let (repository, report) = found
                         .args
-                        .run_discovered(found.repository, scope.iter().cloned().collect())?;
+                        .run_discovered(found.repository, scope.into_iter().cloned().collect())?;
                     (repository, report, None)
                 }
             };

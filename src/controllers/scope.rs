@@ -40,12 +40,18 @@ pub struct Target {
 
 impl Target {
     pub fn matches(&self, id: &ResourceId) -> bool {
-        self.kinds.iter().any(|k| id.kind == k.as_str())
-            && self.name.as_deref().is_none_or(|n| id.name == n)
+        self.matches_parts(&id.kind, &id.namespace, &id.name)
+    }
+
+    /// [`Target::matches`] on an object named by its parts (an object without a namespace
+    /// matches any namespace asked for: it takes its Kustomization's).
+    pub fn matches_parts(&self, kind: &str, namespace: &str, name: &str) -> bool {
+        self.kinds.iter().any(|k| k == kind)
+            && self.name.as_deref().is_none_or(|n| n == name)
             && self
                 .namespace
                 .as_deref()
-                .is_none_or(|ns| id.namespace == ns || id.namespace.is_empty())
+                .is_none_or(|ns| ns == namespace || namespace.is_empty())
     }
 }
 
