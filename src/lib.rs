@@ -7,32 +7,32 @@
 #![deny(unreachable_pub)]
 
 pub mod allocator;
-pub(crate) mod archive;
 pub mod artifact;
-pub mod budget;
 pub mod cli;
 pub mod controllers;
 pub mod diagnostic;
 pub mod diff;
 pub mod discovery;
 pub mod escape;
-pub mod fs_facts;
-pub mod fsio;
 pub mod gitrev;
-pub(crate) mod golang;
 pub mod graph;
-pub mod helm;
-pub mod kustomize;
-pub mod labels;
 pub mod model;
 pub mod parallel;
-pub mod platform;
 pub mod resourceset;
-pub mod schedule;
 pub mod store;
 pub mod substitute;
-pub mod template;
-#[cfg(test)]
-mod test_data;
 pub mod validate;
-pub mod yaml;
+
+// The engines, crates of the workspace (`crates/`), under the names the Flux layer gives them.
+pub use offlux_budget as budget;
+pub use offlux_fs as fsio;
+pub use offlux_fs::archive;
+pub use offlux_fs::facts as fs_facts;
+pub use offlux_go as golang;
+pub use offlux_helm as helm;
+pub use offlux_kustomize as kustomize;
+pub use offlux_kustomize::labels;
+pub use offlux_platform as platform;
+pub use offlux_schedule as schedule;
+pub use offlux_template as template;
+pub use offlux_yaml as yaml;

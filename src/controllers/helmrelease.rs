@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use super::postbuild::{self, SOPS_PLACEHOLDER};
-use crate::helm::values::{json_to_value, merge_maps};
+use crate::helm::values::merge_maps;
 use crate::model::{HelmRelease, Object, ResourceId};
 use crate::template::Value;
 use crate::yaml::{Mapping, Node, Scalar, Sequence};
@@ -377,7 +377,7 @@ fn replace_path_value(values: &mut Value, path: &str, value: &str) -> Result<(),
 /// Inline `values` as helm-controller sees them: the object went to the API server as JSON
 /// (kustomize's typing), and comes back through `json.Unmarshal` (numbers as float64).
 pub(crate) fn node_to_value(node: &Node) -> Value {
-    json_to_value(crate::yaml::to_json_kyaml(node))
+    crate::template::from_serde(crate::yaml::to_json_kyaml(node))
 }
 
 /// Kinds that are not namespaced: a namespace is never defaulted onto them.

@@ -576,7 +576,7 @@ data:
     /// `None` when the corpus is absent (the test skips).
     fn corpus_objects(what: &str) -> Option<Vec<(std::path::PathBuf, Node)>> {
         let mut objects = Vec::new();
-        for (path, text) in yaml::yaml_texts_under("corpus/repos", what)? {
+        for (path, text) in offlux_test_data::yaml_texts_under("corpus/repos", what)? {
             let Ok(docs) = yaml::parse_stream(&text, &Default::default()) else {
                 continue;
             };

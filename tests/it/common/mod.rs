@@ -6,8 +6,7 @@ pub mod kustomize_oracle;
 pub mod measured;
 pub mod offlux_cli;
 pub mod produced;
-#[path = "../../../src/test_data.rs"]
-pub mod test_data;
+pub use offlux_test_data as test_data;
 
 /// A copy of the directory tree `from` at `to`: directories and regular files (symbolic links are
 /// left out, as a corpus repository may hold links that point outside it).

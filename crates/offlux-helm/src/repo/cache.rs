@@ -1,0 +1,129 @@
+//! The two caches on disk: the local chart cache (unpacked charts and archives named
+//! `<chart>-<version>`, filled by hand or by a mirror job) and the download cache (archives kept
+//! by their sha256, written by us). Not for: deciding whether to use the network (see `fetch`).
+
+use std::path::{Path, PathBuf};
+
+use offlux_fs::{self as fsio, FsFacts};
+
+use super::{is_digest, select_version, sha256_digest, FetchErrorKind, FetchedChart};
+
+/// Finds `chart` at `version` among the entries of a chart cache directory. `Ok(None)` when no
+/// entry matches; an error when the directory cannot be read or the request is not a version.
+///
+/// A request pinned by digest (an OCIRepository's `ref.digest`, which source-controller prefers
+/// to its `tag`) never matches: entries are named by version, and nothing here proves an entry is
+/// the artifact the digest names.
+pub fn find_in_chart_cache(
+    dir: &Path,
+    chart: &str,
+    version: &str,
+) -> Result<Option<FetchedChart>, FetchErrorKind> {
+    let requested = version.trim();
+    if is_digest(requested.strip_prefix('@').unwrap_or(requested)) {
+        return Ok(None);
+    }
+    let io = |e: fsio::ReadError| FetchErrorKind::Io {
+        path: dir.display().to_string(),
+        message: e.kind.to_string(),
+    };
+    let facts = FsFacts::default();
+    let mut entries: Vec<(String, PathBuf, bool)> = Vec::new();
+    // The cache is the user's: its entries may be symlinks to anywhere.
+    for entry in fsio::read_dir(&facts, dir, None).map_err(io)? {
+        let Some(file_name) = entry.name.to_str() else {
+            continue;
+        };
+        let path = entry.path.clone();
+        let (stem, is_dir) = if facts.is_dir(&path) {
+            (file_name, true)
+        } else if let Some(stem) = file_name.strip_suffix(".tgz") {
+            (stem, false)
+        } else {
+            continue;
+        };
+        if let Some(v) = version_of_entry(stem, chart) {
+            entries.push((v.to_string(), path, is_dir));
+        }
+    }
+    // Directories before archives, then by name, so the choice does not depend on read order.
+    entries.sort_by(|a, b| (!a.2, &a.0).cmp(&(!b.2, &b.0)));
+    let Some(i) = select_version(entries.iter().map(|e| e.0.as_str()), version)? else {
+        return Ok(None);
+    };
+    let Some((version, path, is_dir)) = entries.into_iter().nth(i) else {
+        return Ok(None);
+    };
+    if is_dir {
+        return Ok(Some(FetchedChart::Directory { path, version }));
+    }
+    let bytes =
+        fsio::read(&facts, &path, fsio::Confine::anywhere()).map_err(|e| FetchErrorKind::Io {
+            path: path.display().to_string(),
+            message: e.kind.to_string(),
+        })?;
+    Ok(Some(FetchedChart::Archive {
+        name: chart.to_string(),
+        version,
+        digest: sha256_digest(&bytes),
+        bytes,
+    }))
+}
+
+/// The version part of a cache entry's name `<chart>-<version>`, when the entry is for `chart`.
+/// The rest after `<chart>-` must look like a version (`1.2.3…` or `v1.2.3…`), so chart
+/// `prometheus` does not take `prometheus-node-exporter-4.47.0`.
+pub(super) fn version_of_entry<'a>(stem: &'a str, chart: &str) -> Option<&'a str> {
+    let rest = stem.strip_prefix(chart)?.strip_prefix('-')?;
+    let digits = rest.strip_prefix('v').unwrap_or(rest);
+    let core_end = digits.find(['-', '+']).unwrap_or(digits.len());
+    let core = digits.get(..core_end)?;
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    numeric.then_some(rest)
+}
+
+/// The download cache: archives stored under `sha256/<hex>`.
+// Only the network code stores downloads.
+#[cfg_attr(not(feature = "network"), allow(dead_code))]
+pub(crate) struct DownloadCache<'a> {
+    pub(crate) root: &'a Path,
+}
+
+#[cfg_attr(not(feature = "network"), allow(dead_code))]
+impl DownloadCache<'_> {
+    fn path(&self, digest: &str) -> Option<PathBuf> {
+        let hex = digest.strip_prefix("sha256:")?;
+        let valid = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        valid.then(|| self.root.join("sha256").join(hex.to_ascii_lowercase()))
+    }
+
+    /// The stored bytes for `digest` (`sha256:<hex>`), if present and intact. A file whose
+    /// content no longer matches its name is ignored (and replaced by the next download).
+    pub(crate) fn get(&self, digest: &str, max_bytes: u64) -> Option<Vec<u8>> {
+        let path = self.path(digest)?;
+        let confine = fsio::Confine {
+            root: Some(self.root),
+            max_bytes,
+        };
+        let bytes = fsio::read(&FsFacts::default(), &path, confine).ok()?;
+        (sha256_digest(&bytes) == digest.to_ascii_lowercase()).then_some(bytes)
+    }
+
+    /// Stores `bytes` under their digest: a temporary file in the same directory, renamed into
+    /// place, so a reader never sees a partial file.
+    pub(crate) fn put(&self, bytes: &[u8]) -> Result<String, FetchErrorKind> {
+        let digest = sha256_digest(bytes);
+        let Some(path) = self.path(&digest) else {
+            return Ok(digest);
+        };
+        fsio::write_atomically(&path, bytes).map_err(|e| FetchErrorKind::Io {
+            path: self.root.join("sha256").display().to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(digest)
+    }
+}
