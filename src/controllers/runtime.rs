@@ -13,36 +13,59 @@ use std::sync::{Arc, Mutex};
 use super::cluster_held;
 use super::depend::{self, DependencyState, Gate, GateOptions};
 use super::external_artifact::{self, ArtifactRoot};
-use super::generate;
-use super::helmrelease::{self, ComposedValues, HelmRenderError, HelmRenderRequest};
+use super::helmrelease::{self};
 pub use super::helmrelease::{
     ChartLocation, HelmRenderer, RenderedRelease, RepositoryChart, RepositoryKind, UnreadKey,
     UnreadValues,
 };
-use super::postbuild::{self, Variables};
+use super::postbuild::{self};
 use super::scope::{Scope, Target};
 use super::source::{self, SourceResolution};
 use super::source_map::{self, SourceMapping};
 use crate::diagnostic::{Diagnostic, Location};
-use crate::discovery::{apply_variable_defaults, secure_join, Repository};
-use crate::model::{
-    ChartSource, CrdPolicy, CrossRef, DataRef, FluxKind, FluxObject, HelmChartTemplate,
-    HelmRelease, Kustomization, Object, ResourceId,
-};
+use crate::discovery::Repository;
+use crate::model::{CrossRef, DataRef, FluxKind, FluxObject, Kustomization, Object, ResourceId};
 use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
 use crate::store::{Event, Ready, Status, StatusRecord, Store};
-use crate::template::Value;
 use crate::yaml::Node;
 use helmrelease::set_metadata;
 
-// The ResourceSet and ResourceSetInputProvider bodies, kept in their own file.
-#[path = "resourceset.rs"]
-mod resourceset;
-pub use resourceset::SuppliedInputs;
+// The bodies, one module per Flux kind (the source kinds share one); `body_of` is their table.
+mod flux_instance;
+mod helm_release;
+mod kustomization;
+mod resource_set;
+mod sources;
+pub use resource_set::SuppliedInputs;
 
-// The FluxInstance body, kept in its own file.
-#[path = "flux_instance_run.rs"]
-mod flux_instance_run;
+/// A Flux kind's reconcile body, run over the run's context (`Runtime`: the Store, gating on
+/// dependencies, source resolution, publishing and withdrawing output). It returns what the
+/// scheduler needs: terminal, blocked on ids, or decided by ids.
+trait Reconcile: Sync {
+    fn reconcile(
+        &self,
+        run: &Runtime<'_>,
+        flux: &FluxObject,
+        drain: DrainLevel,
+    ) -> Outcome<ResourceId>;
+}
+
+/// The body of each Flux kind. No wildcard arm: a new kind does not compile until it has one.
+fn body_of(kind: FluxKind) -> &'static dyn Reconcile {
+    match kind {
+        FluxKind::Kustomization => &kustomization::Body,
+        FluxKind::HelmRelease => &helm_release::Body,
+        FluxKind::GitRepository
+        | FluxKind::OCIRepository
+        | FluxKind::Bucket
+        | FluxKind::ExternalArtifact => &sources::ArtifactSourceBody,
+        FluxKind::HelmRepository | FluxKind::HelmChart => &sources::ChartSourceBody,
+        FluxKind::ArtifactGenerator => &sources::GeneratorBody,
+        FluxKind::ResourceSet => &resource_set::ResourceSetBody,
+        FluxKind::ResourceSetInputProvider => &resource_set::InputProviderBody,
+        FluxKind::FluxInstance => &flux_instance::Body,
+    }
+}
 
 /// Builds a kustomization directory with `kustomization` standing in for its kustomization file.
 pub trait KustomizationBuilder: Sync {
@@ -567,59 +590,7 @@ impl Runtime<'_> {
                 return Outcome::Terminal;
             }
         };
-        match flux.kind {
-            FluxKind::Kustomization => self.reconcile_kustomization(&flux, drain),
-            FluxKind::HelmRelease => self.reconcile_helm_release(&flux, drain),
-            _ if source_map::mapped(&self.options.source_dirs, id).is_some() => {
-                let status = match self.mapped_source(id) {
-                    Some(Err(message)) => Status::failed(message),
-                    _ => Status::ready(),
-                };
-                self.store.set(id.clone(), status);
-                Outcome::Terminal
-            }
-            FluxKind::GitRepository | FluxKind::OCIRepository => {
-                let status = match self.resolve_defined(id, &flux) {
-                    SourceResolution::WorkingTree { .. } => Status::ready(),
-                    // An OCIRepository whose artifact (a chart) the chart cache holds is at hand
-                    // offline, as source-controller would have fetched it.
-                    SourceResolution::Unavailable(_) if self.artifact_in_chart_cache(&flux) => {
-                        Status::ready()
-                    }
-                    // A remote source is no failure by itself: what needs its files fails (or is
-                    // skipped) with the reason; the source is reported as not fetched.
-                    SourceResolution::Unavailable(message)
-                    | SourceResolution::NotFound(message) => {
-                        Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
-                    }
-                };
-                self.store.set(id.clone(), status);
-                Outcome::Terminal
-            }
-            FluxKind::ArtifactGenerator => {
-                self.store.set(id.clone(), Status::ready());
-                Outcome::Terminal
-            }
-            FluxKind::ResourceSet => self.reconcile_resource_set(&flux, drain),
-            FluxKind::ResourceSetInputProvider => self.reconcile_input_provider(&flux),
-            FluxKind::FluxInstance => self.reconcile_flux_instance(&flux),
-            // Chart sources are read by the HelmReleases that use them, through the renderer.
-            FluxKind::HelmRepository | FluxKind::HelmChart => {
-                self.store.set(id.clone(), Status::ready());
-                Outcome::Terminal
-            }
-            _ => {
-                let status = match self.resolve_defined(id, &flux) {
-                    SourceResolution::WorkingTree { .. } => Status::ready(),
-                    SourceResolution::Unavailable(message)
-                    | SourceResolution::NotFound(message) => {
-                        Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
-                    }
-                };
-                self.store.set(id.clone(), status);
-                Outcome::Terminal
-            }
-        }
+        body_of(flux.kind).reconcile(self, &flux, drain)
     }
 
     fn settle_outcome(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
@@ -756,29 +727,6 @@ impl Runtime<'_> {
         }
     }
 
-    /// Whether `flux` is an OCIRepository whose artifact, a chart, the chart cache holds (at the
-    /// tag or semver range of its `ref`); the row then says where its artifact came from.
-    fn artifact_in_chart_cache(&self, flux: &FluxObject) -> bool {
-        if flux.kind != FluxKind::OCIRepository {
-            return false;
-        }
-        let Some(spec) = flux.as_source() else {
-            return false;
-        };
-        let chart = oci_artifact_chart(spec, None);
-        if !self.helm.holds(&chart) {
-            return false;
-        }
-        self.note_row(
-            &flux.object.id,
-            format!(
-                "not fetched offline: the chart cache holds its artifact (chart {} {})",
-                chart.chart, chart.version
-            ),
-        );
-        true
-    }
-
     /// How a consumer's source resolves: from its definition in the Store when it has arrived;
     /// `None` (wait) while it may still be published; once nothing more can arrive, from what the
     /// repository says (a source defined nowhere is not found).
@@ -907,36 +855,6 @@ impl Runtime<'_> {
             });
         if let Ok(mut artifacts) = self.artifacts.lock() {
             artifacts.insert(id.clone(), root.clone());
-        }
-        Some(root)
-    }
-
-    /// The working tree as the artifact of a GitRepository with `spec.ignore` holds it (its
-    /// patterns judged after `.sourceignore`'s, as source-controller's `reconcileArtifact` does);
-    /// `None` for a source without one, whose artifact is the working tree as discovery listed it.
-    fn working_tree_ignoring(&self, source: &ResourceId) -> Option<Arc<ArtifactRoot>> {
-        let ignore = self.spec_ignore(source)?;
-        if let Some(Ok(known)) = self
-            .artifacts
-            .lock()
-            .ok()
-            .and_then(|a| a.get(source).cloned())
-        {
-            return Some(known);
-        }
-        let files = crate::discovery::yaml_files_ignoring(
-            &self.repository.root,
-            &self.repository.fs_facts,
-            &ignore,
-        );
-        let root = Arc::new(ArtifactRoot {
-            root: self.repository.root.clone(),
-            files,
-            origins: BTreeMap::new(),
-            _mount: None,
-        });
-        if let Ok(mut artifacts) = self.artifacts.lock() {
-            artifacts.insert(source.clone(), Ok(root.clone()));
         }
         Some(root)
     }
@@ -1183,48 +1101,6 @@ impl Runtime<'_> {
         })
     }
 
-    /// The post-build variables of a Kustomization from the ConfigMaps and Secrets `find` gives
-    /// (`postbuild::collect`), a Secret an in-repository producer makes assumed with a note on the
-    /// row; or the outcome when one is still awaited or missing.
-    fn post_build_variables<'a>(
-        &self,
-        flux: &FluxObject,
-        post_build: &crate::model::PostBuild,
-        find: impl Fn(&ResourceId) -> Option<&'a Object>,
-        absent_is_final: bool,
-    ) -> Result<postbuild::Collected, Outcome<ResourceId>> {
-        let declared = |wanted: &ResourceId| self.cluster_producer(wanted);
-        let mut notes = Vec::new();
-        match postbuild::collect(
-            flux.namespace(),
-            post_build,
-            &self.options.user_values,
-            postbuild::Lookups { find, declared },
-            absent_is_final,
-            &mut notes,
-        ) {
-            Variables::Ready(variables) => {
-                self.assumed(flux, notes);
-                Ok(variables)
-            }
-            Variables::Wait(ids) => Err(Outcome::Blocked(ids)),
-            // fluxcd/pkg `kustomize.LoadVariables` gets each non-optional object from the
-            // cluster and fails when it is not there. Nothing in the repository accounts for this
-            // one; whether the cluster holds it (made by hand, or by something the repository
-            // does not show) is unknowable offline: with `--allow-missing-sources` the row says
-            // so instead of failing.
-            Variables::NotFound(message) if self.options.allow_missing_sources => Err(self
-                .depends_on_cluster(
-                    &flux.object.id,
-                    format!(
-                        "{message}; nothing in the repository makes it, so whether the cluster \
-                         holds it cannot be told offline"
-                    ),
-                )),
-            Variables::NotFound(message) => Err(self.fail(&flux.object.id, message)),
-        }
-    }
-
     /// Ends a producer whose outcome depends on what only the cluster holds: SKIPPED with
     /// `--allow-missing-sources` (else failed), with no dependency to blame.
     fn depends_on_cluster(&self, id: &ResourceId, message: String) -> Outcome<ResourceId> {
@@ -1236,277 +1112,10 @@ impl Runtime<'_> {
         Outcome::Terminal
     }
 
-    /// `spec.path` as kustomize-controller reads it: as the object holds it (`reconcile`:
-    /// `securejoin.SecureJoin(tmpDir, obj.Spec.Path)`, then "kustomization path not found").
-    /// A `${VAR:=default}` there is resolved only by the post-build of the Kustomization that
-    /// applied this one, which the object already reflects where it ran. When that one has no
-    /// variables to substitute (no `postBuild`, an empty one, or no Kustomization), the text is
-    /// read as it is. When its variables come from objects offlux could not read (what only the
-    /// cluster holds), or nothing in the repository applies this one, offline cannot tell: the
-    /// default is taken, with a note saying so.
-    fn spec_path(&self, flux: &FluxObject, written: &str) -> String {
-        if !written.contains('$') {
-            return written.to_owned();
-        }
-        let key = (flux.object.file.clone(), flux.object.id.clone());
-        let parent_substitutes = self.repository.parents.get(&key).and_then(|parent| {
-            let parent = self
-                .repository
-                .flux_objects
-                .iter()
-                .find(|f| f.object.id == *parent)?;
-            // fluxcd/pkg's `SubstituteVariables` substitutes only when it has variables.
-            Some(parent.as_kustomization().is_some_and(|k| {
-                k.post_build
-                    .as_ref()
-                    .is_some_and(|p| !p.substitute.is_empty() || !p.substitute_from.is_empty())
-            }))
-        });
-        if parent_substitutes == Some(false) {
-            return written.to_owned();
-        }
-        match apply_variable_defaults(written) {
-            Ok(resolved) if resolved != written => {
-                self.note_row(
-                    &flux.object.id,
-                    format!(
-                        "`spec.path` `{written}` holds a variable no post-build substituted here \
-                         (its values may come from the cluster); built `{resolved}`, its default"
-                    ),
-                );
-                resolved
-            }
-            _ => written.to_owned(),
-        }
-    }
-
     fn fail(&self, id: &ResourceId, message: impl Into<String>) -> Outcome<ResourceId> {
         self.withdraw_output(id);
         self.store.set(id.clone(), Status::failed(message));
         Outcome::Terminal
-    }
-
-    fn reconcile_kustomization(&self, flux: &FluxObject, drain: DrainLevel) -> Outcome<ResourceId> {
-        let id = &flux.object.id;
-        let Some(spec) = flux.as_kustomization() else {
-            return Outcome::Terminal;
-        };
-        if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
-            return outcome;
-        }
-        let namespace = flux.namespace();
-        let source_id = {
-            let r = &spec.source_ref;
-            let ns = if r.namespace.is_empty() {
-                namespace
-            } else {
-                &r.namespace
-            };
-            let group = FluxKind::from_kind(&r.kind).map_or("", |k| k.group());
-            ResourceId::new(&format!("{group}/v1"), &r.kind, ns, &r.name)
-        };
-        let path = self.spec_path(flux, &spec.path);
-        let mut artifact = None;
-        if let Some(mapped) = self.mapped_source(&source_id) {
-            match mapped {
-                Ok(root) => artifact = Some(root),
-                Err(message) => return self.fail(id, message),
-            }
-        } else if source_id.kind == FluxKind::ExternalArtifact.as_str() {
-            match self.external_artifact(&source_id, drain) {
-                None => return Outcome::Blocked(vec![source_id]),
-                Some(Ok(root)) => artifact = Some(root),
-                Some(Err(message)) => {
-                    self.withdraw_output(id);
-                    self.store.set_status(
-                        id.clone(),
-                        StatusRecord::new(self.unavailable(message), vec![source_id]),
-                    );
-                    return Outcome::Terminal;
-                }
-            }
-        } else {
-            // A source this Kustomization applies itself (the self-managing bootstrap: the root
-            // Kustomization applies the GitRepository it reads) is in the cluster from the
-            // bootstrap or the previous apply: kustomize-controller reads it there
-            // (`KustomizationReconciler.reconcile` gets the source object before building), so
-            // it is no gate; offline it is read as the repository defines it.
-            let resolution = if self.applies(id, &source_id) {
-                let resolution = match self.store.get(&source_id) {
-                    Some(_) => self.resolve_source(&source_id, drain).unwrap_or_else(|| {
-                        source::resolve(&source_id, self.repository, self.git_remote.as_deref())
-                    }),
-                    None => {
-                        source::resolve(&source_id, self.repository, self.git_remote.as_deref())
-                    }
-                };
-                // The standard bootstrap (the bootstrap source, read from this working tree,
-                // applied by the Kustomization that reads it, as `flux bootstrap` lays it out)
-                // is what every repository does: said on every row it would only be noise. The
-                // note stays where it explains something: another source mapped here, or one
-                // read from elsewhere.
-                let standard = resolution == SourceResolution::WorkingTree { note: None };
-                if !standard {
-                    self.note_row(
-                        id,
-                        format!(
-                            "{} is applied by this Kustomization (or one it applies); the cluster holds it from the bootstrap or the previous apply, so it is read as the repository defines it",
-                            label_of(&source_id)
-                        ),
-                    );
-                }
-                Some(resolution)
-            } else {
-                self.resolve_source(&source_id, drain)
-            };
-            // A self-managing Kustomization reads its GitRepository from the repository that
-            // defines both; offline, that is this one when the checkout's remote says so.
-            // Without a remote (an archive, a copy) the user can say it.
-            let resolution = match resolution {
-                Some(SourceResolution::Unavailable(message))
-                    if self.defines_itself_under_its_path(flux, &source_id, &path) =>
-                {
-                    Some(SourceResolution::Unavailable(format!(
-                        "{message}; this Kustomization and its GitRepository are defined under its own path here (a self-managing bootstrap): if that GitRepository is this repository, `--sources {}` reads it from the working tree",
-                        source_id.name
-                    )))
-                }
-                other => other,
-            };
-            // A source defined nowhere fails its consumer itself; one that exists blocks it.
-            let (message, blockers) = match resolution {
-                None => return Outcome::Blocked(vec![source_id]),
-                Some(SourceResolution::WorkingTree { .. }) => {
-                    artifact = self.working_tree_ignoring(&source_id);
-                    (None, Vec::new())
-                }
-                Some(SourceResolution::Unavailable(message)) => (Some(message), vec![source_id]),
-                Some(SourceResolution::NotFound(message)) => {
-                    self.withdraw_output(id);
-                    self.store
-                        .set(id.clone(), self.source_not_found(id, message));
-                    return Outcome::Terminal;
-                }
-            };
-            if let Some(message) = message {
-                self.withdraw_output(id);
-                self.store.set_status(
-                    id.clone(),
-                    StatusRecord::new(self.unavailable(message), blockers),
-                );
-                return Outcome::Terminal;
-            }
-        }
-        // `substituteFrom` objects this Kustomization applies itself are read from the cluster by
-        // kustomize-controller (`SubstituteVariables` loads them when the build is done), where
-        // the previous apply left them: they are no gate. Offline they are read as the repository
-        // defines them, or, when only the build makes them (a generator), from this build.
-        let mut data = Vec::new();
-        let mut from_build = Vec::new();
-        let variables = match &spec.post_build {
-            None => None,
-            Some(post_build) => {
-                (data, from_build) =
-                    self.substitution_data(flux, &post_build.substitute_from, drain);
-                // Stands for what the build will render, so that only the others gate.
-                let empty = Object {
-                    id: ResourceId::new("v1", "ConfigMap", namespace, ""),
-                    node: Arc::new(Node::Mapping(crate::yaml::Mapping::new())),
-                    file: PathBuf::new(),
-                    pos: Default::default(),
-                };
-                let lookup = |wanted: &ResourceId| {
-                    data.iter()
-                        .find(|o| &o.id == wanted)
-                        .map(|o| o.as_ref())
-                        .or_else(|| from_build.contains(wanted).then_some(&empty))
-                };
-                match self.post_build_variables(flux, post_build, lookup, drain != DrainLevel::None)
-                {
-                    Ok(variables) => Some(variables),
-                    Err(outcome) => return outcome,
-                }
-            }
-        };
-        let (root, visible) = match &artifact {
-            Some(artifact) => (artifact.root.as_path(), &artifact.files),
-            None => (self.repository.root.as_path(), &self.repository.yaml_files),
-        };
-        let dir = secure_join(root, &path);
-        if !self.repository.fs_facts.is_dir(&dir) {
-            return self.fail(id, format!("kustomization path not found: {path}"));
-        }
-        if let Err(e) = crate::fsio::locate(&self.repository.fs_facts, &dir, Some(root)) {
-            return self.fail(id, format!("kustomization path `{path}`: {}", e.kind));
-        }
-        let kustomization = match self.kustomization_for(root, &dir, spec, visible) {
-            Ok(kustomization) => kustomization,
-            Err(message) => return self.fail(id, message),
-        };
-        let built = match self.builder.build_with_warnings(root, &dir, &kustomization) {
-            Ok((built, warnings)) => {
-                if let (false, Ok(mut diagnostics)) = (warnings.is_empty(), self.diagnostics.lock())
-                {
-                    for warning in warnings {
-                        diagnostics.insert(warning.object(id.to_string()));
-                    }
-                }
-                built
-            }
-            Err(BuildError::Failed(message)) => {
-                return self.fail(id, format!("kustomize build failed: {message}"))
-            }
-            // kustomize-controller builds with kustomize's default file system and fetches
-            // remote bases over the network (`KustomizationReconciler.build` →
-            // `generator.Build`); offline that is an unavailable input, as an unfetchable source
-            // is: SKIPPED with --allow-missing-sources, else failed, and dependants go on with
-            // a note through the gate.
-            Err(BuildError::Remote { kustomization, url }) => {
-                let file = crate::fs_facts::strip_root(&kustomization, root)
-                    .unwrap_or(&kustomization)
-                    .display()
-                    .to_string();
-                let message = format!(
-                    "kustomize build needs the remote resource `{url}` (listed in `{file}`), which is not available offline"
-                );
-                self.withdraw_output(id);
-                self.store.set_status(
-                    id.clone(),
-                    StatusRecord::new(self.unavailable(message), Vec::new()),
-                );
-                return Outcome::Terminal;
-            }
-        };
-        let variables = match (&spec.post_build, from_build.is_empty()) {
-            (Some(post_build), false) => {
-                let built_data = self.built_data(id, &built, &from_build);
-                let lookup = |wanted: &ResourceId| {
-                    data.iter()
-                        .chain(&built_data)
-                        .find(|o| &o.id == wanted)
-                        .map(|o| o.as_ref())
-                };
-                match self.post_build_variables(flux, post_build, lookup, true) {
-                    Ok(variables) => Some(variables),
-                    Err(outcome) => return outcome,
-                }
-            }
-            _ => variables,
-        };
-        let mut children = Vec::with_capacity(built.len());
-        for mut object in built {
-            // A written artifact's file stands for the source file it was copied from.
-            if let Some(artifact) = &artifact {
-                object.file = object
-                    .file
-                    .and_then(|file| artifact.origins.get(&file).cloned().or(Some(file)));
-            }
-            match self.post_process(flux, spec, object, variables.as_ref(), &path) {
-                Ok(object) => children.push(object),
-                Err(message) => return self.fail(id, message),
-            }
-        }
-        self.apply_server_side(&flux.object, children)
     }
 
     /// Applies what a producer built as fluxcd/pkg's `ssa` `ApplyAll` does: a dry-run of every
@@ -1525,108 +1134,6 @@ impl Runtime<'_> {
             refused.remove(id);
         }
         if self.publish(id, started, &children) {
-            self.store.set(id.clone(), Status::ready());
-        }
-        Outcome::Terminal
-    }
-
-    fn reconcile_helm_release(&self, flux: &FluxObject, drain: DrainLevel) -> Outcome<ResourceId> {
-        let id = &flux.object.id;
-        let Some(spec) = flux.as_helm_release() else {
-            return Outcome::Terminal;
-        };
-        if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
-            return outcome;
-        }
-        let chart = match self.chart_of(flux, spec, drain) {
-            Ok(chart) => chart,
-            Err(outcome) => return outcome,
-        };
-        let (values, left_out) = match self.values_of(flux, spec, drain) {
-            Ok(composed) => composed,
-            Err(outcome) => return outcome,
-        };
-        let request = HelmRenderRequest {
-            chart: chart.location,
-            values_files: chart.values_files,
-            ignore_missing_values_files: chart.ignore_missing_values_files,
-            release_name: helmrelease::release_name(flux.name(), spec),
-            namespace: helmrelease::release_namespace(flux.namespace(), spec).to_owned(),
-            values,
-            include_crds: spec.install_crds != CrdPolicy::Skip,
-            disable_hooks: spec.disable_hooks,
-            disable_schema_validation: spec.disable_schema_validation,
-            kube_version: self.options.kube_version.clone(),
-        };
-        let rendered = match self.helm.render(&request) {
-            Ok(rendered) => rendered,
-            Err(HelmRenderError::Unavailable(message)) => {
-                self.withdraw_output(id);
-                self.store.set_status(
-                    id.clone(),
-                    StatusRecord::new(self.unavailable(message), chart.source),
-                );
-                return Outcome::Terminal;
-            }
-            // helm-controller's render asks the cluster for what `lookup` names; offline the
-            // answer is empty, and a failure after it cannot be judged here.
-            Err(HelmRenderError::NeedsCluster(message)) => {
-                return self.depends_on_cluster(
-                    id,
-                    format!(
-                        "the chart looks objects up in the cluster (`lookup`), which offline \
-                         returns nothing, and then fails, so the result depends on the \
-                         cluster: {message}"
-                    ),
-                );
-            }
-            // helm-controller renders with every `valuesFrom` resolved from the cluster. When
-            // some were left out offline, a failed render may be the want of them: what Flux
-            // would do is unknowable here, so the row says so instead of failing.
-            Err(HelmRenderError::Failed(message)) if !left_out.is_empty() => {
-                return self.depends_on_cluster(
-                    id,
-                    format!(
-                        "{}; without them the render fails, so the result depends on the \
-                         cluster: {message}",
-                        left_out.join("; ")
-                    ),
-                );
-            }
-            Err(HelmRenderError::Failed(message)) => return self.fail(id, message),
-        };
-        let unread = (!rendered.unread_values.is_empty()).then(|| {
-            let written = self.written(&flux.object).unwrap_or(&flux.object);
-            helmrelease::locate_unread(
-                &rendered.chart,
-                &rendered.unread_values,
-                written,
-                flux.helm_values(),
-            )
-        });
-        let nodes = match helmrelease::post_process(rendered, spec, flux.name(), flux.namespace()) {
-            Ok(nodes) => nodes,
-            Err(message) => return self.fail(id, format!("post-rendering failed: {message}")),
-        };
-        let mut children = Vec::with_capacity(nodes.len());
-        for node in nodes {
-            match Object::from_node(node, flux.object.file.clone(), Default::default()) {
-                Ok(Some(object)) if !object.id.name.is_empty() => children.push(object),
-                _ => {
-                    return self.fail(
-                        id,
-                        "failed to decode Kubernetes apiVersion, kind and name from a rendered manifest",
-                    )
-                }
-            }
-        }
-        if self.publish(id, &flux.object, &children) {
-            if let Ok(mut all) = self.unread_values.lock() {
-                match unread {
-                    Some(unread) => all.insert(id.clone(), unread),
-                    None => all.remove(id),
-                };
-            }
             self.store.set(id.clone(), Status::ready());
         }
         Outcome::Terminal
@@ -1653,234 +1160,6 @@ impl Runtime<'_> {
         loose.next().is_none().then_some(first)
     }
 
-    /// Where a HelmRelease's chart comes from. `Err` holds the outcome when the release waits for
-    /// its source or ends without one.
-    fn chart_of(
-        &self,
-        flux: &FluxObject,
-        spec: &HelmRelease,
-        drain: DrainLevel,
-    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
-        match &spec.chart {
-            ChartSource::Template(template) => {
-                self.chart_from_template(flux, template, flux.namespace(), drain)
-            }
-            ChartSource::Ref(reference) => {
-                let ref_id = reference_id(reference, flux.namespace());
-                if ref_id.kind == FluxKind::ExternalArtifact.as_str() {
-                    return self.chart_from_external_artifact(flux, ref_id, drain);
-                }
-                let Some(object) = self.store.get(&ref_id) else {
-                    return Err(self.source_missing(flux, ref_id, drain));
-                };
-                let source = match FluxObject::from_object(&object) {
-                    Ok(Some(source)) => source,
-                    _ => {
-                        return Err(self.fail(
-                            &flux.object.id,
-                            format!("chartRef {} is not a valid source", label_of(&ref_id)),
-                        ))
-                    }
-                };
-                let Some(source_spec) = source.as_source() else {
-                    return Err(self.fail(&flux.object.id, "chartRef is not a source"));
-                };
-                match source.kind {
-                    FluxKind::HelmChart => match &source_spec.chart {
-                        Some(template) => {
-                            self.chart_from_template(flux, template, source.namespace(), drain)
-                        }
-                        None => Err(self.fail(&flux.object.id, "HelmChart has no chart")),
-                    },
-                    FluxKind::OCIRepository => {
-                        let auth = self.credentials(Some(source_spec), &ref_id, drain)?;
-                        Ok(ResolvedChart {
-                            location: ChartLocation::Repository(oci_artifact_chart(
-                                source_spec,
-                                auth,
-                            )),
-                            values_files: Vec::new(),
-                            ignore_missing_values_files: false,
-                            source: vec![ref_id],
-                        })
-                    }
-                    other => Err(self.fail(
-                        &flux.object.id,
-                        format!(
-                            "chartRef kind {} is not supported: use OCIRepository or HelmChart",
-                            other.as_str()
-                        ),
-                    )),
-                }
-            }
-        }
-    }
-
-    /// The credentials of a chart repository from its `secretRef` Secret (`username` and
-    /// `password`), waiting for the Secret while it may still be published. A Secret that is
-    /// nowhere in the repository, or whose values are SOPS-encrypted, gives none: anonymous
-    /// access, whose failure names the repository.
-    fn credentials(
-        &self,
-        source: Option<&crate::model::SourceSpec>,
-        source_id: &ResourceId,
-        drain: DrainLevel,
-    ) -> Result<Option<crate::helm::repo::BasicAuth>, Outcome<ResourceId>> {
-        let Some(name) = source.and_then(|s| s.secret_ref.as_deref()) else {
-            return Ok(None);
-        };
-        let secret_id = ResourceId::new("v1", "Secret", &source_id.namespace, name);
-        let Some(secret) = self.store.get(&secret_id) else {
-            return match drain {
-                DrainLevel::None => Err(Outcome::Blocked(vec![secret_id])),
-                _ => Ok(None),
-            };
-        };
-        let data = postbuild::data_of(&secret);
-        let field = |key: &str| {
-            data.get(key)
-                .filter(|v| v.as_str() != postbuild::SOPS_PLACEHOLDER)
-                .cloned()
-        };
-        Ok(match (field("username"), field("password")) {
-            (Some(username), Some(password)) => {
-                Some(crate::helm::repo::BasicAuth { username, password })
-            }
-            _ => None,
-        })
-    }
-
-    fn chart_from_template(
-        &self,
-        flux: &FluxObject,
-        template: &HelmChartTemplate,
-        namespace: &str,
-        drain: DrainLevel,
-    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
-        let source_id = reference_id(&template.source_ref, namespace);
-        let resolved = |location| ResolvedChart {
-            location,
-            values_files: template.values_files.clone(),
-            ignore_missing_values_files: template.ignore_missing_values_files,
-            source: vec![source_id.clone()],
-        };
-        if source_id.kind == FluxKind::HelmRepository.as_str() {
-            let Some(object) = self.store.get(&source_id) else {
-                return Err(self.source_missing(flux, source_id, drain));
-            };
-            let source = FluxObject::from_object(&object).ok().flatten();
-            let source_spec = source.as_ref().and_then(FluxObject::as_source);
-            let url = source_spec.and_then(|s| s.url.clone()).unwrap_or_default();
-            let oci = source_spec.and_then(|s| s.repository_type.as_deref()) == Some("oci")
-                || url.starts_with("oci://");
-            let auth = self.credentials(source_spec, &source_id, drain)?;
-            return Ok(resolved(ChartLocation::Repository(RepositoryChart {
-                auth,
-                kind: if oci {
-                    RepositoryKind::Oci
-                } else {
-                    RepositoryKind::Http
-                },
-                url,
-                chart: template.chart.clone(),
-                version: template
-                    .version
-                    .clone()
-                    .filter(|v| !v.is_empty())
-                    .unwrap_or_else(|| "*".to_owned()),
-            })));
-        }
-        match self.resolve_source(&source_id, drain) {
-            None => Err(Outcome::Blocked(vec![source_id])),
-            Some(SourceResolution::Unavailable(message)) => {
-                self.withdraw_output(&flux.object.id);
-                self.store.set_status(
-                    flux.object.id.clone(),
-                    StatusRecord::new(self.unavailable(message), vec![source_id]),
-                );
-                Err(Outcome::Terminal)
-            }
-            Some(SourceResolution::NotFound(message)) => {
-                self.withdraw_output(&flux.object.id);
-                self.store.set(
-                    flux.object.id.clone(),
-                    self.source_not_found(&flux.object.id, message),
-                );
-                Err(Outcome::Terminal)
-            }
-            Some(SourceResolution::WorkingTree { .. }) => Ok(resolved(ChartLocation::Local {
-                root: self.repository.root.clone(),
-                path: template.chart.clone(),
-            })),
-        }
-    }
-
-    /// A `chartRef` to an ExternalArtifact (helm-controller v1.4+, `getSource` /
-    /// `HelmReleaseReconciler.reconcileRelease`): the artifact an ArtifactGenerator assembles is
-    /// the chart, its `Chart.yaml` at the artifact's root, found as a Kustomization's
-    /// `sourceRef` to the same artifact finds it.
-    fn chart_from_external_artifact(
-        &self,
-        flux: &FluxObject,
-        ref_id: ResourceId,
-        drain: DrainLevel,
-    ) -> Result<ResolvedChart, Outcome<ResourceId>> {
-        match self.external_artifact(&ref_id, drain) {
-            None => Err(Outcome::Blocked(vec![ref_id])),
-            Some(Ok(artifact)) => Ok(ResolvedChart {
-                location: ChartLocation::Local {
-                    root: artifact.root.clone(),
-                    path: chart_dir_in_artifact(&artifact),
-                },
-                values_files: Vec::new(),
-                ignore_missing_values_files: false,
-                source: vec![ref_id],
-            }),
-            Some(Err(message)) => {
-                self.withdraw_output(&flux.object.id);
-                self.store.set_status(
-                    flux.object.id.clone(),
-                    StatusRecord::new(self.unavailable(message), vec![ref_id]),
-                );
-                Err(Outcome::Terminal)
-            }
-        }
-    }
-
-    /// A chart source that has not arrived: wait while it may, then fail (or skip) naming it.
-    fn source_missing(
-        &self,
-        flux: &FluxObject,
-        source_id: ResourceId,
-        drain: DrainLevel,
-    ) -> Outcome<ResourceId> {
-        if drain == DrainLevel::None {
-            return Outcome::Blocked(vec![source_id]);
-        }
-        let message = format!("source {} not found", label_of(&source_id));
-        self.withdraw_output(&flux.object.id);
-        // One the repository writes under a producer that did not render (failed, skipped,
-        // blocked) may exist: it is unavailable, not a typo. One written where nothing in this
-        // run applies it (a file its kustomization leaves out, another cluster's tree) is not
-        // found, as in the cluster.
-        let defined = source::resolve(&source_id, self.repository, None);
-        let withheld = self.producers.of(&source_id).iter().any(|producer| {
-            self.store.status(producer).is_none_or(|record| {
-                !matches!(
-                    record.status,
-                    Status::Ready(Ready::Reconciled | Ready::Suspended)
-                )
-            })
-        });
-        let status = if matches!(defined, SourceResolution::NotFound(_)) || !withheld {
-            StatusRecord::new(self.source_not_found(&flux.object.id, message), Vec::new())
-        } else {
-            StatusRecord::new(self.unavailable(message), vec![source_id])
-        };
-        self.store.set_status(flux.object.id.clone(), status);
-        Outcome::Terminal
-    }
-
     /// Whether `reader` applies `id`, itself or through what it applies: `reader` is among the
     /// static producers of `id`, or of one of them, up the chain.
     fn applies(&self, reader: &ResourceId, id: &ResourceId) -> bool {
@@ -1897,43 +1176,6 @@ impl Runtime<'_> {
         false
     }
 
-    /// Whether `flux` (a Kustomization) and its GitRepository `source` are both written in this
-    /// working tree under `path`, the directory it applies from that source: the layout of a
-    /// self-managing bootstrap, whose source is, in all likelihood, this repository.
-    fn defines_itself_under_its_path(
-        &self,
-        flux: &FluxObject,
-        source: &ResourceId,
-        path: &str,
-    ) -> bool {
-        // A checkout's remote says which repository this is (and it is not this source's, or
-        // the source would have been read from here); a path at the root holds everything.
-        let relative = path.trim_start_matches("./").trim_matches('/');
-        if source.kind != FluxKind::GitRepository.as_str()
-            || self.git_remote.is_some()
-            || relative.is_empty()
-            || relative == "."
-        {
-            return false;
-        }
-        let root = &self.repository.root;
-        let dir = root.join(relative);
-        let under = |file: &Path| {
-            let file = if file.is_absolute() {
-                file.to_path_buf()
-            } else {
-                root.join(file)
-            };
-            file.starts_with(&dir)
-        };
-        under(&flux.object.file)
-            && self
-                .repository
-                .flux_objects
-                .iter()
-                .any(|f| f.object.id == *source && under(&f.object.file))
-    }
-
     /// Adds `note` to the row of `id`, once.
     fn note_row(&self, id: &ResourceId, note: String) {
         if let Ok(mut notes) = self.notes.lock() {
@@ -1942,110 +1184,6 @@ impl Runtime<'_> {
                 notes.push(note);
             }
         }
-    }
-
-    /// The `substituteFrom` objects of `flux`: those it applies itself (see [`Runtime::applies`])
-    /// as `--substitute-from` supplies them or the repository defines them, each with a note;
-    /// the rest as the Store holds them now ([`Runtime::data_objects`]). The second list holds
-    /// the ids it applies itself that no file defines: they come from its own build.
-    fn substitution_data(
-        &self,
-        flux: &FluxObject,
-        references: &[DataRef],
-        drain: DrainLevel,
-    ) -> (Vec<Arc<Object>>, Vec<ResourceId>) {
-        let id = &flux.object.id;
-        let namespace = flux.namespace();
-        let (own, others): (Vec<DataRef>, Vec<DataRef>) =
-            references.iter().cloned().partition(|r| {
-                matches!(r.kind.as_str(), "ConfigMap" | "Secret")
-                    && self.applies(id, &ResourceId::new("v1", &r.kind, namespace, &r.name))
-            });
-        let mut data = self.data_objects(flux, &others, drain);
-        let mut from_build = Vec::new();
-        for reference in own {
-            let wanted = ResourceId::new("v1", &reference.kind, namespace, &reference.name);
-            let supplied = self
-                .options
-                .extra_objects
-                .iter()
-                .find(|o| {
-                    o.id.kind == wanted.kind
-                        && o.id.name == wanted.name
-                        && (o.id.namespace.is_empty() || o.id.namespace == wanted.namespace)
-                })
-                .map(|o| {
-                    let mut object = o.clone();
-                    object.id.namespace = wanted.namespace.clone();
-                    (object, "as `--substitute-from` supplies it".to_owned())
-                });
-            let written = || {
-                let first = self
-                    .repository
-                    .data_objects
-                    .partition_point(|o| o.id < wanted);
-                self.repository
-                    .data_objects
-                    .get(first)
-                    .filter(|o| o.id == wanted)
-                    .map(|o| {
-                        (
-                            o.clone(),
-                            format!("as the repository defines it in `{}`", o.file.display()),
-                        )
-                    })
-            };
-            let how = match supplied.or_else(written) {
-                Some((object, how)) => {
-                    data.push(Arc::new(object));
-                    how
-                }
-                None => {
-                    from_build.push(wanted.clone());
-                    "as this build renders it".to_owned()
-                }
-            };
-            self.note_row(
-                id,
-                format!(
-                    "substituteFrom {} is applied by this Kustomization (or one it applies); the cluster holds it from the previous apply, so it is read {how}",
-                    label_of(&wanted)
-                ),
-            );
-        }
-        (data, from_build)
-    }
-
-    /// The objects among `built` that stand for the `substituteFrom` ids in `wanted`, as they are
-    /// before substitution; an object the build leaves without a namespace is in the reader's.
-    fn built_data(
-        &self,
-        reader: &ResourceId,
-        built: &[BuiltObject],
-        wanted: &[ResourceId],
-    ) -> Vec<Arc<Object>> {
-        let mut found = Vec::new();
-        for object in built {
-            let Ok(Some(mut object)) = Object::from_node(
-                object.node.clone(),
-                object.file.clone().unwrap_or_default(),
-                Default::default(),
-            ) else {
-                continue;
-            };
-            if object.id.namespace.is_empty() {
-                object.id.namespace = reader.namespace.clone();
-            }
-            if wanted.iter().any(|w| {
-                w.kind == object.id.kind
-                    && w.name == object.id.name
-                    && w.namespace == object.id.namespace
-                    && object.id.group.is_empty()
-            }) {
-                found.push(Arc::new(object));
-            }
-        }
-        found
     }
 
     /// The ConfigMaps and Secrets of `references` (in `namespace`) the Store holds now.
@@ -2117,40 +1255,6 @@ impl Runtime<'_> {
         Some(Arc::new((*object).clone()))
     }
 
-    /// The composed values of a HelmRelease, with what was left out of them (values only the
-    /// cluster holds: a Secret an in-repository producer makes, SOPS-encrypted data), or the
-    /// outcome when it waits or fails.
-    fn values_of(
-        &self,
-        flux: &FluxObject,
-        spec: &HelmRelease,
-        drain: DrainLevel,
-    ) -> Result<(Value, Vec<String>), Outcome<ResourceId>> {
-        let namespace = flux.namespace();
-        let data = self.data_objects(flux, &spec.values_from, drain);
-        let lookup =
-            |wanted: &ResourceId| data.iter().find(|o| &o.id == wanted).map(|o| o.as_ref());
-        let declared = |wanted: &ResourceId| self.cluster_producer(wanted);
-        match helmrelease::compose_values(
-            namespace,
-            spec,
-            flux.helm_values(),
-            lookup,
-            declared,
-            helmrelease::Composing {
-                absent_is_final: drain != DrainLevel::None,
-                redact_secret_values: self.options.redact_secret_values,
-            },
-        ) {
-            ComposedValues::Ready { values, notes } => {
-                self.assumed(flux, notes.clone());
-                Ok((values, notes))
-            }
-            ComposedValues::Wait(ids) => Err(Outcome::Blocked(ids)),
-            ComposedValues::Failed(message) => Err(self.fail(&flux.object.id, message)),
-        }
-    }
-
     /// What `flux` went on with that only the cluster holds: a note on its row in the roster and
     /// a diagnostic at its file and line.
     fn assumed(&self, flux: &FluxObject, notes: Vec<String>) {
@@ -2195,43 +1299,6 @@ impl Runtime<'_> {
                 )
             })
         })
-    }
-
-    fn kustomization_for(
-        &self,
-        root: &Path,
-        dir: &Path,
-        spec: &Kustomization,
-        visible: &[PathBuf],
-    ) -> Result<Node, String> {
-        match generate::existing_kustomization_file(dir, &self.repository.fs_facts) {
-            Some(file) => {
-                let existing = match self.repository.parsed_files.get(&file) {
-                    Some(documents) => documents.first().map(|d| Node::clone(&d.root)),
-                    None => {
-                        let text = crate::fsio::read_to_string(
-                            &self.repository.fs_facts,
-                            &file,
-                            crate::fsio::Confine::within(root),
-                        )
-                        .map_err(|e| format!("reading {e}"))?;
-                        let options = crate::yaml::ParseOptions {
-                            run: Some(self.options.budget.clone()),
-                            ..crate::yaml::ParseOptions::default()
-                        };
-                        let documents = crate::yaml::parse_stream(&text, &options)
-                            .map_err(|e| format!("{}:{e}", file.display()))?;
-                        documents.into_iter().next().map(|d| d.into_root())
-                    }
-                };
-                generate::merge(existing, Vec::new(), spec)
-            }
-            None => generate::merge(
-                None,
-                generate::generated_resources(dir, visible, &self.repository.fs_facts),
-                spec,
-            ),
-        }
     }
 
     /// Flux's post-processing of one built object: identity check, substitution, owner labels,
@@ -2421,64 +1488,6 @@ impl Runtime<'_> {
                 }
             }
         }
-    }
-}
-
-/// A resolved chart: where it is, its values files, and the source objects it came through.
-struct ResolvedChart {
-    location: ChartLocation,
-    values_files: Vec<String>,
-    ignore_missing_values_files: bool,
-    source: Vec<ResourceId>,
-}
-
-/// The chart an OCIRepository's artifact is: `url` itself, named by its last path segment, at
-/// the `ref`'s tag or semver range (`@sha256:…` for a digest, `latest` without a ref).
-fn oci_artifact_chart(
-    spec: &crate::model::SourceSpec,
-    auth: Option<crate::helm::repo::BasicAuth>,
-) -> RepositoryChart {
-    let url = spec.url.clone().unwrap_or_default();
-    let chart = url
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    let version = match spec.reference.as_deref().and_then(|r| r.split_once(' ')) {
-        Some(("digest", digest)) => format!("@{digest}"),
-        Some((_, version)) => version.to_owned(),
-        None => "latest".to_owned(),
-    };
-    RepositoryChart {
-        auth,
-        kind: RepositoryKind::OciArtifact,
-        url,
-        chart,
-        version,
-    }
-}
-
-/// Where the chart lies in an artifact: its root when `Chart.yaml` is there, else the one
-/// top-level directory holding a `Chart.yaml` (a copy of `@repo/charts/app` to `@artifact/`
-/// keeps the directory, and Helm's archive loader takes the top directory as the chart).
-fn chart_dir_in_artifact(artifact: &ArtifactRoot) -> String {
-    let relative: Vec<&Path> = artifact
-        .files
-        .iter()
-        .filter_map(|f| f.strip_prefix(&artifact.root).ok())
-        .collect();
-    if relative.iter().any(|f| *f == Path::new("Chart.yaml")) {
-        return ".".to_owned();
-    }
-    let mut dirs = relative.iter().filter_map(|f| {
-        let mut parts = f.components();
-        let top = parts.next()?;
-        (parts.as_path() == Path::new("Chart.yaml")).then(|| top.as_os_str().to_string_lossy())
-    });
-    match (dirs.next(), dirs.next()) {
-        (Some(dir), None) => dir.into_owned(),
-        _ => ".".to_owned(),
     }
 }
 

@@ -5,15 +5,12 @@
 
 use std::path::PathBuf;
 
-use crate::model::ResourceId;
+use crate::model::{FluxKind, ResourceId};
 
-/// The kinds a mapping by name alone applies to.
-const SOURCE_KINDS: [&str; 4] = [
-    "GitRepository",
-    "OCIRepository",
-    "Bucket",
-    "ExternalArtifact",
-];
+/// Whether `kind` is one a mapping applies to: a source whose artifact is a file tree.
+fn mappable(kind: &str) -> bool {
+    FluxKind::from_kind(kind).is_some_and(FluxKind::is_file_tree_source)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceMapping {
@@ -55,10 +52,15 @@ impl SourceMapping {
             ));
         }
         if let Some(kind) = &kind {
-            if !SOURCE_KINDS.contains(&kind.as_str()) {
+            if !mappable(kind) {
+                let kinds: Vec<&str> = FluxKind::ALL
+                    .into_iter()
+                    .filter(|k| k.is_file_tree_source())
+                    .map(FluxKind::as_str)
+                    .collect();
                 return Err(format!(
                     "`{kind}` is not a source kind (one of {})",
-                    SOURCE_KINDS.join(", ")
+                    kinds.join(", ")
                 ));
             }
         }
@@ -72,7 +74,7 @@ impl SourceMapping {
 
     fn matches(&self, id: &ResourceId) -> bool {
         id.name == self.name
-            && SOURCE_KINDS.contains(&id.kind.as_str())
+            && mappable(&id.kind)
             && self.kind.as_deref().is_none_or(|k| k == id.kind)
             && self.namespace.as_deref().is_none_or(|n| n == id.namespace)
     }

@@ -72,7 +72,12 @@ impl FluxKind {
                 CONTROLPLANE_GROUP
             }
             FluxKind::ArtifactGenerator => SOURCE_EXTENSIONS_GROUP,
-            _ => SOURCE_GROUP,
+            FluxKind::GitRepository
+            | FluxKind::OCIRepository
+            | FluxKind::HelmRepository
+            | FluxKind::HelmChart
+            | FluxKind::Bucket
+            | FluxKind::ExternalArtifact => SOURCE_GROUP,
         }
     }
 
@@ -85,6 +90,18 @@ impl FluxKind {
 
     pub(crate) fn from_kind(kind: &str) -> Option<FluxKind> {
         FluxKind::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    /// Whether this source's artifact is a file tree a Kustomization builds from (its
+    /// `sourceRef`), and so one that `--sources` can map to a local directory.
+    pub(crate) fn is_file_tree_source(self) -> bool {
+        matches!(
+            self,
+            FluxKind::GitRepository
+                | FluxKind::OCIRepository
+                | FluxKind::Bucket
+                | FluxKind::ExternalArtifact
+        )
     }
 
     pub(crate) fn is_source(self) -> bool {

@@ -5,7 +5,7 @@
 //! exists in the working tree, or its URL is the working tree's git remote (a `--sources`
 //! mapping is honoured before either).
 
-use super::Runtime;
+use super::{Reconcile, Runtime};
 use crate::controllers::flux_instance::{
     generate, go_duration, source_api_version, sync_name, validate_sync, Generate,
 };
@@ -13,12 +13,25 @@ use crate::controllers::source::{same_repository, SourceResolution};
 use crate::discovery::{apply_variable_defaults, secure_join};
 use crate::model::{FluxObject, FluxSync, Object, ResourceId};
 use crate::resourceset::RECONCILE_ANNOTATION;
-use crate::schedule::Outcome;
+use crate::schedule::{DrainLevel, Outcome};
 use crate::store::{Ready, Status};
 use crate::yaml::Node;
 
+pub(super) struct Body;
+
+impl Reconcile for Body {
+    fn reconcile(
+        &self,
+        run: &Runtime<'_>,
+        flux: &FluxObject,
+        _: DrainLevel,
+    ) -> Outcome<ResourceId> {
+        run.reconcile_flux_instance(flux)
+    }
+}
+
 impl Runtime<'_> {
-    pub(super) fn reconcile_flux_instance(&self, flux: &FluxObject) -> Outcome<ResourceId> {
+    fn reconcile_flux_instance(&self, flux: &FluxObject) -> Outcome<ResourceId> {
         let id = &flux.object.id;
         let Some(instance) = flux.as_flux_instance() else {
             return Outcome::Terminal;

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value as Json};
 
-use super::Runtime;
+use super::{Reconcile, Runtime};
 use crate::controllers::depend::{self, Dependency};
 use crate::diagnostic::Diagnostic;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
@@ -153,8 +153,34 @@ fn is_data_kind(id: &ResourceId) -> bool {
     id.group.is_empty() && matches!(id.kind.as_str(), "ConfigMap" | "Secret")
 }
 
+pub(super) struct ResourceSetBody;
+
+pub(super) struct InputProviderBody;
+
+impl Reconcile for ResourceSetBody {
+    fn reconcile(
+        &self,
+        run: &Runtime<'_>,
+        flux: &FluxObject,
+        drain: DrainLevel,
+    ) -> Outcome<ResourceId> {
+        run.reconcile_resource_set(flux, drain)
+    }
+}
+
+impl Reconcile for InputProviderBody {
+    fn reconcile(
+        &self,
+        run: &Runtime<'_>,
+        flux: &FluxObject,
+        _: DrainLevel,
+    ) -> Outcome<ResourceId> {
+        run.reconcile_input_provider(flux)
+    }
+}
+
 impl Runtime<'_> {
-    pub(super) fn reconcile_input_provider(&self, flux: &FluxObject) -> Outcome<ResourceId> {
+    fn reconcile_input_provider(&self, flux: &FluxObject) -> Outcome<ResourceId> {
         let id = &flux.object.id;
         let status = match self.exported(&flux.object, DrainLevel::None) {
             Err(error) => Status::failed(error.to_string()),
@@ -165,11 +191,7 @@ impl Runtime<'_> {
         Outcome::Terminal
     }
 
-    pub(super) fn reconcile_resource_set(
-        &self,
-        flux: &FluxObject,
-        drain: DrainLevel,
-    ) -> Outcome<ResourceId> {
+    fn reconcile_resource_set(&self, flux: &FluxObject, drain: DrainLevel) -> Outcome<ResourceId> {
         let id = &flux.object.id;
         let paused = annotation(&flux.object, RECONCILE_ANNOTATION)
             .is_some_and(|v| v.eq_ignore_ascii_case("disabled"));
