@@ -21,7 +21,8 @@ type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
 /// `configMapGenerator` or `secretGenerator` (`field`, making objects of `kind`): each entry's
 /// object, absorbed into `resources` by its behaviour. Env file keys that would come from the
-/// process environment, when none was given, go to `left_out`.
+/// process environment, when none was given, go to `left_out`. When an entry fails for a file
+/// kustomize would fetch over HTTP, `remote` is that file's URL.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn generator_field(
     loader: &Loader,
@@ -33,14 +34,20 @@ pub(crate) fn generator_field(
     kfile: &Path,
     resources: &mut Vec<Res>,
     fail: Fail,
+    remote: &mut Option<String>,
 ) -> Result<(), Error> {
     let Some(list) = list.and_then(Node::as_sequence) else {
         return Ok(());
     };
     for (i, args) in list.items.iter().enumerate() {
         let label = Some(format!("{field}[{i}]"));
-        let mut res = generate(loader, left_out, dir, kind, args, gen_options)
-            .map_err(|m| fail(label.clone(), m))?;
+        let mut res =
+            generate(loader, left_out, dir, kind, args, gen_options).map_err(|error| {
+                if let GenerateError::Remote { url, .. } = &error {
+                    *remote = Some(url.clone());
+                }
+                fail(label.clone(), error.into_message())
+            })?;
         res.origin = Some(Origin::Generator {
             configured_in: kfile.to_path_buf(),
             kind: format!("{kind}Generator"),
@@ -59,29 +66,36 @@ pub(crate) fn is_remote_file(source: &str) -> bool {
     })
 }
 
-fn refuse_remote_file(source: &str) -> Result<(), String> {
-    if is_remote_file(source) {
-        return Err(format!(
-            "'{source}': remote files are not supported offline"
-        ));
-    }
-    Ok(())
+/// Why a generator entry made no object.
+pub(crate) enum GenerateError {
+    /// A `files` or `envs` source kustomize would fetch over HTTP (`url`): not fetched offline.
+    Remote { url: String, message: String },
+    /// Anything else, in kustomize's words.
+    Other(String),
 }
 
-/// The first `files` or `envs` source of a generator list (`configMapGenerator`,
-/// `secretGenerator`) that kustomize would fetch over HTTP.
-pub(crate) fn first_remote_source(list: Option<&Node>) -> Option<String> {
-    let list = list.and_then(Node::as_sequence)?;
-    list.items.iter().find_map(|args| {
-        let mut sources = strings(args.get("envs"));
-        sources.extend(strings(args.get("env")));
-        sources.extend(
-            strings(args.get("files"))
-                .into_iter()
-                .map(|f| f.split_once('=').map_or(f.clone(), |(_, p)| p.to_string())),
-        );
-        sources.into_iter().find(|s| is_remote_file(s))
-    })
+impl From<String> for GenerateError {
+    fn from(message: String) -> Self {
+        GenerateError::Other(message)
+    }
+}
+
+impl GenerateError {
+    fn into_message(self) -> String {
+        match self {
+            GenerateError::Remote { message, .. } | GenerateError::Other(message) => message,
+        }
+    }
+}
+
+fn refuse_remote_file(source: &str) -> Result<(), GenerateError> {
+    if is_remote_file(source) {
+        return Err(GenerateError::Remote {
+            url: source.to_owned(),
+            message: format!("'{source}': remote files are not supported offline"),
+        });
+    }
+    Ok(())
 }
 
 /// A `generators` entry that is a builtin generator's config.
@@ -121,7 +135,7 @@ pub(crate) fn run_plugin(
         }
     }
     let mut res = generate(loader, left_out, dir, out_kind, &args, None)
-        .map_err(|m| fail(Some("generators".into()), m))?;
+        .map_err(|error| fail(Some("generators".into()), error.into_message()))?;
     res.origin = Some(Origin::Generator {
         configured_in: configured_in.to_path_buf(),
         kind: kind.to_string(),
@@ -268,7 +282,7 @@ fn generate(
     kind: &str,
     args: &Node,
     gen_options: Option<&Node>,
-) -> Result<Res, String> {
+) -> Result<Res, GenerateError> {
     let name = args
         .get("name")
         .and_then(Node::as_str)
@@ -286,7 +300,7 @@ fn generate(
         "" | "create" => Behavior::Create,
         "merge" => Behavior::Merge,
         "replace" => Behavior::Replace,
-        other => return Err(format!("unknown generator behavior {other:?}")),
+        other => return Err(format!("unknown generator behavior {other:?}").into()),
     };
     let mut pairs = Pairs {
         name: &name,

@@ -96,15 +96,16 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         return Err(Error::MissingRoot { dir: shown });
     }
     let target = builder.accumulate(dir, None, false).map_err(|error| {
-        // The remote entry's error passes up through every including kustomization unchanged
-        // in substance; only when the final error is still that one is the build "remote".
+        // A remote entry is recorded only as its own error is made, and an accumulation stops at
+        // its first error, which passes up through every including kustomization: so a recorded
+        // remote entry is what the build failed on.
         match builder.remote.take() {
-            Some((kustomization, url)) if error.to_string().contains(&url) => Error::Remote {
+            Some((kustomization, url)) => Error::Remote {
                 kustomization,
                 url,
                 message: error.to_string(),
             },
-            _ => error,
+            None => error,
         }
     })?;
     let mut resources = target.resources;
@@ -516,10 +517,8 @@ impl Builder<'_> {
             (("configMapGenerator", "ConfigMap"), &k.config_map_generator),
             (("secretGenerator", "Secret"), &k.secret_generator),
         ] {
-            if let Some(url) = generate::first_remote_source(list.as_ref()) {
-                self.met_remote(dir, &url);
-            }
-            generate::generator_field(
+            let mut remote = None;
+            let generated = generate::generator_field(
                 &self.loader,
                 &mut self.env_keys_left_out,
                 dir,
@@ -529,7 +528,12 @@ impl Builder<'_> {
                 kfile,
                 resources,
                 fail,
-            )?;
+                &mut remote,
+            );
+            if let Some(url) = remote {
+                self.met_remote(dir, &url);
+            }
+            generated?;
         }
         let generators = k.generators.as_ref();
         self.for_each_plugin(

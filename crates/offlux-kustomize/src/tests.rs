@@ -242,6 +242,36 @@ fn a_remote_component_is_a_remote_error_and_a_broken_file_is_not() {
 }
 
 #[test]
+fn a_generator_file_over_http_is_a_remote_error_only_when_the_build_fails_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[
+            (
+                "remote/kustomization.yaml",
+                "configMapGenerator:\n- name: a\n  files:\n  - https://example.com/a.conf\n",
+            ),
+            (
+                "local-first/kustomization.yaml",
+                "configMapGenerator:\n- name: a\n  files:\n  - missing.conf\n- name: b\n  files:\n  - https://example.com/b.conf\n",
+            ),
+        ],
+    );
+    let err = build(&dir.path().join("remote"), &options()).unwrap_err();
+    let (file, url) = err.remote().expect("a remote error");
+    assert_eq!(url, "https://example.com/a.conf");
+    assert!(
+        file.ends_with("remote/kustomization.yaml"),
+        "{}",
+        file.display()
+    );
+    // The build stops at the missing local file, before it reaches the URL.
+    let err = build(&dir.path().join("local-first"), &options()).unwrap_err();
+    assert!(err.remote().is_none(), "{err}");
+    assert!(err.to_string().contains("missing.conf"), "{err}");
+}
+
+#[test]
 fn helm_charts_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     write(
