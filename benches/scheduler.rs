@@ -5,6 +5,8 @@
 //!
 //! Run with `cargo bench --bench scheduler`; divide the time per iteration by 100 000 for ns per node.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 

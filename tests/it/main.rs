@@ -3,6 +3,9 @@
 //!
 //! Run one area with `cargo test --release --test it MODULE::`.
 
+// A test states what it expects by unwrapping; its helpers in `common` too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 mod action;

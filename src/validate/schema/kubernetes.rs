@@ -18,6 +18,10 @@ struct Table {
     definitions: Vec<(String, Vec<u64>, Value)>,
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "the table is built into the binary, not read from input; a test reads it whole"
+)]
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
