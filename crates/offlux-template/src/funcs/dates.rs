@@ -244,8 +244,9 @@ fn must_to_date(_: &mut FuncEnv, a: &[Value]) -> Result<Value> {
     parse_time(layout, text).map(Value::Int).map_err(FuncError)
 }
 
-/// Days since 1970-01-01 to (year, month, day), after Howard Hinnant's civil calendar algorithm.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar, after Howard
+/// Hinnant's civil calendar algorithm. The crate's one calendar: dates and certificates use it.
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -258,7 +259,8 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+/// (year, month, day) to days since 1970-01-01, the inverse of [`civil_from_days`].
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);

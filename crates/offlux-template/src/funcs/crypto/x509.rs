@@ -22,6 +22,7 @@ use sha2::Digest as _;
 
 use super::super::super::value::Value;
 use super::super::args::{self, err, exact, Result};
+use super::super::dates::civil_from_days;
 use super::super::FuncEnv;
 use super::der::{self, cons, oid, tlv, Reader};
 use super::keys::{self, PrivateKey};
@@ -340,19 +341,6 @@ fn time(unix: i64) -> std::result::Result<Vec<u8>, String> {
     } else {
         tlv(0x18, format!("{y:04}{m:02}{d:02}{hms}").as_bytes())
     })
-}
-
-/// Proleptic Gregorian date of a day count from 1970-01-01 (Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 fn certificate_der(
