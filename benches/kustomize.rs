@@ -7,7 +7,6 @@
 //! Run with `cargo bench --bench kustomize`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
 #![allow(clippy::print_stderr, reason = "a benchmark says what it measured")]
 
 use std::path::{Path, PathBuf};

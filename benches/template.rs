@@ -8,7 +8,6 @@
 //! Run with `cargo bench --bench template`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
 #![allow(clippy::print_stderr, reason = "a benchmark says what it measured")]
 
 use std::collections::{BTreeMap, HashMap};

@@ -98,43 +98,11 @@ fn selects_namespace(node: &Node, namespace: &str, labels: &BTreeMap<String, Str
             .any(|selector| label_selector_matches(selector, labels))
 }
 
-/// A Kubernetes `LabelSelector` (`matchLabels` and `matchExpressions`, all of which must hold;
-/// an empty selector selects everything). An operator it does not know selects nothing.
+/// A Kubernetes `LabelSelector` (`labels::Selector::from_label_selector`); one that cannot be a
+/// selector selects nothing.
 fn label_selector_matches(selector: &Node, labels: &BTreeMap<String, String>) -> bool {
-    let match_labels = selector
-        .get("matchLabels")
-        .and_then(Node::as_mapping)
-        .map(|m| {
-            m.iter().all(|(key, value)| {
-                value
-                    .as_str()
-                    .is_some_and(|v| labels.get(key).map(String::as_str) == Some(v))
-            })
-        })
-        .unwrap_or(true);
-    let expressions = selector
-        .get("matchExpressions")
-        .and_then(Node::as_sequence)
-        .map(|list| {
-            list.items.iter().all(|expression| {
-                let key = expression.get("key").and_then(Node::as_str).unwrap_or("");
-                let values: Vec<&str> = expression
-                    .get("values")
-                    .and_then(Node::as_sequence)
-                    .map(|v| v.items.iter().filter_map(Node::as_str).collect())
-                    .unwrap_or_default();
-                let value = labels.get(key).map(String::as_str);
-                match expression.get("operator").and_then(Node::as_str) {
-                    Some("In") => value.is_some_and(|v| values.contains(&v)),
-                    Some("NotIn") => !value.is_some_and(|v| values.contains(&v)),
-                    Some("Exists") => value.is_some(),
-                    Some("DoesNotExist") => value.is_none(),
-                    _ => false,
-                }
-            })
-        })
-        .unwrap_or(true);
-    match_labels && expressions
+    crate::labels::Selector::from_label_selector(selector)
+        .is_some_and(|selector| selector.matches(|key| labels.get(key).map(String::as_str)))
 }
 
 #[cfg(test)]

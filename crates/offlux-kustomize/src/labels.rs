@@ -1,8 +1,12 @@
-//! Kubernetes label selectors (`a=b,c!=d,e,!f,g in (x,y),h notin (z)`), as `kubectl -l` and
-//! kustomize's patch and replacement targets write them: parsed once, then matched against any
-//! label lookup. One parser for the whole program (`offlux get -l`, kustomize's `labelSelector`).
+//! Kubernetes label selectors, in both their spellings: the text form
+//! (`a=b,c!=d,e,!f,g in (x,y),h notin (z)`) as `kubectl -l` and kustomize's patch and replacement
+//! targets write it, and the `LabelSelector` object (`matchLabels`, `matchExpressions`) as API
+//! objects hold it. Read once, then matched against any label lookup. One reader for the whole
+//! program (`offlux get -l`, kustomize's `labelSelector`, the selectors of operators' objects).
 //!
-//! Not for: field selectors, or `matchExpressions` written as YAML.
+//! Not for: field selectors.
+
+use offlux_yaml::Node;
 
 /// One requirement of a selector.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +71,52 @@ impl Selector {
         Ok(selector)
     }
 
+    /// A `LabelSelector` object, as `metav1.LabelSelectorAsSelector` reads it: every `matchLabels`
+    /// pair and every `matchExpressions` entry must hold, and an empty selector selects
+    /// everything. `None` when the object cannot be a selector (an operator other than `In`,
+    /// `NotIn`, `Exists` and `DoesNotExist`, a label value that is not text): it selects nothing.
+    pub fn from_label_selector(selector: &Node) -> Option<Selector> {
+        let mut requirements = Vec::new();
+        if let Some(labels) = selector.get("matchLabels").and_then(Node::as_mapping) {
+            for (key, value) in labels.iter() {
+                requirements.push(Requirement::Equals(
+                    key.to_string(),
+                    value.as_str()?.to_string(),
+                ));
+            }
+        }
+        let expressions = selector.get("matchExpressions").and_then(Node::as_sequence);
+        for expression in expressions
+            .map(|list| list.items.as_slice())
+            .unwrap_or_default()
+        {
+            let key = expression
+                .get("key")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .to_string();
+            let values: Vec<String> = expression
+                .get("values")
+                .and_then(Node::as_sequence)
+                .map(|v| {
+                    v.items
+                        .iter()
+                        .filter_map(Node::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            requirements.push(match expression.get("operator").and_then(Node::as_str)? {
+                "In" => Requirement::In(key, values),
+                "NotIn" => Requirement::NotIn(key, values),
+                "Exists" => Requirement::Exists(key),
+                "DoesNotExist" => Requirement::NotExists(key),
+                _ => return None,
+            });
+        }
+        Some(Selector { requirements })
+    }
+
     /// Whether the labels `label` looks up meet every requirement.
     pub fn matches<'a>(&self, label: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.requirements.iter().all(|r| r.matches(&label))
@@ -128,6 +178,47 @@ mod tests {
 
     fn labels<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> + 'a {
         move |k| pairs.iter().find(|(key, _)| *key == k).map(|(_, v)| *v)
+    }
+
+    #[test]
+    fn a_label_selector_object_reads_as_its_text_form() {
+        let app = [("app", "web"), ("tier", "front")];
+        for (yaml, expected) in [
+            ("{}", Some(true)),
+            ("matchLabels: {app: web}", Some(true)),
+            ("matchLabels: {app: api}", Some(false)),
+            (
+                "matchExpressions: [{key: tier, operator: In, values: [front, back]}]",
+                Some(true),
+            ),
+            (
+                "matchExpressions: [{key: tier, operator: NotIn, values: [front]}]",
+                Some(false),
+            ),
+            (
+                "matchExpressions: [{key: team, operator: DoesNotExist}]",
+                Some(true),
+            ),
+            (
+                "{matchLabels: {app: web}, matchExpressions: [{key: team, operator: Exists}]}",
+                Some(false),
+            ),
+            (
+                "matchExpressions: [{key: tier, operator: Gt, values: ['1']}]",
+                None,
+            ),
+        ] {
+            let node = offlux_yaml::parse_stream(yaml, &offlux_yaml::ParseOptions::default())
+                .unwrap()
+                .remove(0)
+                .root;
+            let selector = Selector::from_label_selector(&node);
+            assert_eq!(
+                selector.map(|s| s.matches(labels(&app))),
+                expected,
+                "{yaml}"
+            );
+        }
     }
 
     #[test]
