@@ -10,14 +10,14 @@
 //! Knows nothing of Flux objects, the store or the file system: callers hand in [`SourceTree`]s.
 
 mod extract;
-mod glob;
 mod merge;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::golang::glob::doublestar;
+use crate::golang::glob::path::{self as go_path, path_match as go_match, BadPattern};
 pub use extract::ExtractError;
-pub use glob::{doublestar_match, go_match};
 pub use merge::MergeError;
 
 /// What a path in a source tree is.
@@ -295,9 +295,9 @@ impl Excludes<'_> {
                 .and_then(|rest| rest.strip_prefix('/'))
         };
         self.patterns.iter().any(|pattern| {
-            doublestar_match(pattern, path)
-                || relative_to_base.is_some_and(|rel| doublestar_match(pattern, rel))
-                || (!pattern.contains('/') && doublestar_match(pattern, basename(path)))
+            doublestar::matches(pattern, path)
+                || relative_to_base.is_some_and(|rel| doublestar::matches(pattern, rel))
+                || (!pattern.contains('/') && doublestar::matches(pattern, basename(path)))
         })
     }
 }
@@ -308,7 +308,7 @@ fn apply(
     run: Option<&crate::budget::RunBudget>,
     artifact: &mut Artifact,
 ) -> Result<(), CopyError> {
-    if let Some(bad) = copy.exclude.iter().find(|p| !glob::doublestar_valid(p)) {
+    if let Some(bad) = copy.exclude.iter().find(|p| !doublestar::is_valid(p)) {
         return Err(CopyError::InvalidExclude(bad.clone()));
     }
     let from = copy
@@ -333,7 +333,7 @@ fn apply(
         strategy: copy.strategy,
         run,
     };
-    if glob::is_glob(pattern) {
+    if is_glob(pattern) {
         copier.glob(pattern, &dest, &copy.exclude, artifact)
     } else {
         copier.literal(pattern, &dest, to_is_dir, &copy.exclude, artifact)
@@ -415,7 +415,7 @@ impl Copier<'_> {
     ) -> Result<(), CopyError> {
         let base = pattern
             .split('/')
-            .take_while(|segment| !glob::is_glob(segment))
+            .take_while(|segment| !is_glob(segment))
             .collect::<Vec<_>>()
             .join("/");
         let excludes = Excludes {
@@ -428,7 +428,7 @@ impl Copier<'_> {
         };
         let invalid = || CopyError::InvalidPattern(pattern.to_string());
         if self.strategy == Strategy::Extract {
-            if !glob::doublestar_valid(pattern) {
+            if !doublestar::is_valid(pattern) {
                 return Err(invalid());
             }
             let matches = doublestar_glob(self.source, pattern)?;
@@ -552,9 +552,14 @@ pub fn read_origin(origin: &Origin, sources: &Sources) -> Result<Vec<u8>, CopyEr
 
 /// `fs.Glob`: matches per segment, directories read only where the pattern needs them; the
 /// matches in byte order.
-fn go_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>, glob::BadPattern> {
+/// Whether a copy pattern is a glob, as source-watcher's builder decides it (`* ? [ ]`).
+fn is_glob(text: &str) -> bool {
+    text.contains(['*', '?', '[', ']'])
+}
+
+fn go_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>, BadPattern> {
     go_match(pattern, "")?;
-    if !glob::has_meta(pattern) {
+    if !go_path::has_meta(pattern) {
         let path = clean(pattern).unwrap_or_default();
         return Ok(if source.kind(&path).is_some() {
             vec![pattern.to_string()]
@@ -566,7 +571,7 @@ fn go_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>, glob::
         Some((dir, file)) => (dir, file),
         None => ("", pattern),
     };
-    let dirs = if glob::has_meta(dir) {
+    let dirs = if go_path::has_meta(dir) {
         go_glob(source, dir)?
     } else {
         vec![dir.to_string()]
@@ -597,7 +602,7 @@ fn doublestar_glob(source: &dyn SourceTree, pattern: &str) -> Result<Vec<String>
         }
         for name in source.list(&dir)? {
             let path = join(&dir, &name);
-            if doublestar_match(pattern, &path) {
+            if doublestar::matches(pattern, &path) {
                 matches.push(path.clone());
             }
             if source.kind(&path) == Some(EntryKind::Dir) {

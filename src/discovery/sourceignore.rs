@@ -15,7 +15,7 @@
 //!
 //! Not for: `.gitignore` (git's rules decide what is committed) or `.helmignore` (Helm's own).
 
-use crate::artifact::go_match;
+use crate::golang::glob::path::path_match as go_match;
 
 /// How one pattern judges a path (go-git's `MatchResult`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,8 +11,8 @@
 //!   in a default word fails even when the word is not used.
 
 use super::error::{Error, ErrorKind};
-use super::glob::Pattern;
 use super::parse::{Expr, Func};
+use crate::golang::glob::envsubst::Pattern;
 
 /// Operators that supply their own value when the variable is unset, so strict mode lets them be.
 fn is_default_op(op: &str) -> bool {

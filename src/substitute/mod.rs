@@ -15,7 +15,6 @@
 mod document;
 mod error;
 mod eval;
-mod glob;
 mod parse;
 
 pub use document::{

@@ -130,6 +130,7 @@ fn engine_crates_depend_on_one_another_as_drawn() {
             &[
                 "offlux-budget",
                 "offlux-fs",
+                "offlux-go",
                 "offlux-template",
                 "offlux-yaml",
             ],

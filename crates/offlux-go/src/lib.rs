@@ -9,6 +9,7 @@
 #![deny(unreachable_pub)]
 
 pub mod duration;
+pub mod glob;
 
 use std::fmt::Write as _;
 

@@ -105,8 +105,8 @@ fn files_method(
         }),
         "Glob" => string_arg(name, args).map(|pattern| {
             // Helm globs with `**` when gobwas/glob refuses the pattern
-            let matcher = super::glob::Glob::new(&pattern)
-                .unwrap_or_else(|_| super::glob::Glob::everything());
+            let matcher = offlux_go::glob::gobwas::Glob::new(&pattern)
+                .unwrap_or_else(|_| offlux_go::glob::gobwas::Glob::everything());
             let map: BTreeMap<String, Value> = file_entries(files)
                 .filter(|(n, _)| matcher.is_match(n.as_str()))
                 .map(|(n, t)| (n.clone(), Value::String(t.to_string())))

@@ -28,7 +28,6 @@ pub mod chart;
 mod chart_cache;
 mod error;
 mod files;
-mod glob;
 mod helmignore;
 mod kube_version;
 mod load;

@@ -31,20 +31,20 @@ enum Item {
 
 /// A compiled pattern.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Glob {
+pub struct Glob {
     items: Vec<Item>,
 }
 
 /// A pattern gobwas/glob refuses (an unclosed `[` or `{`, an empty class, a trailing `\`).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("invalid glob pattern {pattern:?}: {reason}")]
-pub(crate) struct GlobError {
+pub struct GlobError {
     pub pattern: String,
     pub reason: &'static str,
 }
 
 impl Glob {
-    pub(super) fn new(pattern: &str) -> Result<Glob, GlobError> {
+    pub fn new(pattern: &str) -> Result<Glob, GlobError> {
         let chars: Vec<char> = pattern.chars().collect();
         let mut at = 0;
         let error = |reason| GlobError {
@@ -59,13 +59,13 @@ impl Glob {
     }
 
     /// `**`: every path.
-    pub(super) fn everything() -> Glob {
+    pub fn everything() -> Glob {
         Glob {
             items: vec![Item::Super],
         }
     }
 
-    pub(super) fn is_match(&self, text: &str) -> bool {
+    pub fn is_match(&self, text: &str) -> bool {
         let chars: Vec<char> = text.chars().collect();
         ends(&self.items, &chars, BTreeSet::from([0])).contains(&chars.len())
     }

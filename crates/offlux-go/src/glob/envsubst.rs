@@ -18,16 +18,16 @@ enum Tok {
 
 /// A compiled pattern.
 #[derive(Debug, Clone)]
-pub(crate) struct Pattern {
+pub struct Pattern {
     toks: Vec<Tok>,
 }
 
 /// The pattern is malformed (an unclosed or empty class, a dangling `\`, a bad range).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct BadPattern;
+pub struct BadPattern;
 
 impl Pattern {
-    pub(crate) fn compile(pattern: &str) -> Result<Pattern, BadPattern> {
+    pub fn compile(pattern: &str) -> Result<Pattern, BadPattern> {
         let chars: Vec<char> = pattern.chars().collect();
         let mut toks = Vec::new();
         let mut i = 0;
@@ -53,7 +53,7 @@ impl Pattern {
     }
 
     /// Whether the whole of `name` matches.
-    pub(crate) fn matches(&self, name: &[char]) -> bool {
+    pub fn matches(&self, name: &[char]) -> bool {
         // Classic two-pointer matching with one backtrack point: every token but `*` consumes
         // exactly one character, so retrying from the most recent star is enough.
         let (mut p, mut n) = (0, 0);
