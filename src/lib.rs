@@ -19,6 +19,7 @@ pub mod graph;
 pub mod model;
 pub mod parallel;
 pub mod resourceset;
+pub mod selection;
 pub mod store;
 pub mod substitute;
 pub mod validate;

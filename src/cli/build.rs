@@ -8,8 +8,8 @@ use super::run_args::RunArgs;
 use super::stdout::Output;
 use super::test::shown_namespace;
 use super::{exit, report, Context};
-use crate::controllers::scope::Target;
 use crate::model::Object;
+use crate::selection::scope::Target;
 use crate::store::{Ready, Status};
 
 #[derive(clap::Args, Debug)]

@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 
 use super::run_args::{ChangedArgs, LeftOut, RunArgs};
 use crate::controllers::runtime::RunReport;
-use crate::controllers::scope::Target;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::clusters::Cluster;
 use crate::discovery::{self, Repository};
+use crate::selection::scope::Target;
 
 /// One cluster's run.
 pub(crate) struct ClusterRun {

@@ -21,15 +21,15 @@ use super::run_args::{LeftOut, RunArgs};
 use super::stdout::Output;
 use super::test::{rows, Verdict};
 use super::{exit, out_dir, report, Context};
-use crate::controllers::changed;
 use crate::controllers::runtime::RunReport;
-use crate::controllers::scope::Target;
 use crate::diff::{
     self, Change, NotRendered, ObjectChange, Outcome, ProducerKey, Report, Side, Withheld,
 };
 use crate::escape;
 use crate::gitrev;
 use crate::model::Object;
+use crate::selection::changed;
+use crate::selection::scope::Target;
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {

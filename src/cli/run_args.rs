@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use super::repo_args::RepoArgs;
 use crate::controllers::engine::{HelmEngine, KustomizeEngine};
 use crate::controllers::runtime::{self, RunOptions, RunReport};
-use crate::controllers::scope::Target;
 use crate::controllers::source_map::SourceMapping;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::Repository;
+use crate::selection::scope::Target;
 
 /// The most workers a run may ask for: each is a thread, and more than the cores only queue.
 const MAX_CONCURRENCY: i64 = 128;
@@ -245,16 +245,16 @@ impl RunArgs {
         }
         let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
         // The base revision's objects are charged to the run's budget (bytes extracted).
-        let changes = crate::controllers::changed::Changes::working_tree(
+        let changes = crate::selection::changed::Changes::working_tree(
             start,
             changed.base.as_deref(),
             repository.budget.clone(),
         )?;
         let files = changes.under(&repository.root);
-        let selection = crate::controllers::changed::select(
+        let selection = crate::selection::changed::select(
             &repository,
             &files,
-            crate::controllers::changed::SelectOptions::default(),
+            crate::selection::changed::SelectOptions::default(),
         );
         let (repository, report, left_out) =
             self.run_selection(repository, &selection, &changes.base_label)?;
@@ -266,7 +266,7 @@ impl RunArgs {
     pub(crate) fn run_selection(
         &self,
         repository: Repository,
-        selection: &crate::controllers::changed::Selection,
+        selection: &crate::selection::changed::Selection,
         base_label: &str,
     ) -> Result<(Repository, RunReport, LeftOut), String> {
         let mapped = !self.sources.is_empty() || !configured_sources(&repository.root)?.is_empty();
@@ -289,7 +289,7 @@ impl RunArgs {
             Some(targets) => self.run_discovered(repository, targets)?,
             None => (repository, RunReport::default()),
         };
-        let count = crate::controllers::changed::retain(&mut report, selection, &repository);
+        let count = crate::selection::changed::retain(&mut report, selection, &repository);
         let left_out = LeftOut {
             count,
             base: base_label.to_owned(),

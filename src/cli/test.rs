@@ -10,10 +10,10 @@ use super::stdout::Output;
 use super::{exit, report, table, Context};
 use crate::controllers::depend::label;
 use crate::controllers::runtime::RunReport;
-use crate::controllers::scope::Target;
 use crate::diagnostic::Location;
 use crate::escape;
 use crate::model::ResourceId;
+use crate::selection::scope::Target;
 use crate::store::{Ready, Status, StatusRecord};
 
 #[derive(clap::Args, Debug)]

@@ -2,7 +2,6 @@
 //! engine, and publish what it produced. Flux notions live here and nowhere below.
 
 pub(crate) mod bootstrap_templates;
-pub mod changed;
 pub mod cluster;
 pub(crate) mod cluster_held;
 pub mod depend;
@@ -14,6 +13,5 @@ pub mod generate;
 pub mod helmrelease;
 pub mod postbuild;
 pub mod runtime;
-pub mod scope;
 pub mod source;
 pub mod source_map;

@@ -19,13 +19,13 @@ pub use super::helmrelease::{
     UnreadValues,
 };
 use super::postbuild::{self};
-use super::scope::{Scope, Target};
 use super::source::{self, SourceResolution};
 use super::source_map::{self, SourceMapping};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::Repository;
 use crate::model::{CrossRef, DataRef, FluxKind, FluxObject, Kustomization, Object, ResourceId};
 use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
+use crate::selection::scope::{Scope, Target};
 use crate::store::{Event, Ready, Status, StatusRecord, Store};
 use crate::yaml::Node;
 use helmrelease::set_metadata;

@@ -14,8 +14,8 @@ use offlux::controllers::helmrelease::{
     HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
 };
 use offlux::controllers::runtime::{run, RunOptions, RunReport};
-use offlux::controllers::scope::Target;
 use offlux::discovery::{discover, Options, Repository};
+use offlux::selection::scope::Target;
 use offlux::store::Status;
 
 use crate::common::test_data;

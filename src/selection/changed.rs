@@ -29,8 +29,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
-use super::runtime::RunReport;
 use super::scope::Target;
+use crate::controllers::runtime::RunReport;
 use crate::discovery::{Repository, KUSTOMIZATION_FILE_NAMES};
 use crate::gitrev::ChangedFile;
 use crate::model::{ChartSource, FluxKind, FluxObject, FluxSpec, HelmChartTemplate, ResourceId};

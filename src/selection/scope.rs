@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use super::depend::Producers;
+use crate::controllers::depend::Producers;
 use crate::discovery::Repository;
 use crate::model::ResourceId;
 use crate::schedule::{DrainLevel, Handle, Outcome};
