@@ -9,6 +9,7 @@
 pub mod allocator;
 pub mod artifact;
 pub mod cli;
+pub mod config_file;
 pub mod controllers;
 pub mod diagnostic;
 pub mod diff;

@@ -35,7 +35,7 @@ pub(super) fn run(args: &InitArgs, out: &mut Output) -> Result<ExitStatus, CliEr
     let (clusters, _) = super::clusters::clusters_of(&repository);
     let entries: Vec<String> = clusters.iter().map(|c| shown(&c.entry)).collect();
     let mut files: Vec<(PathBuf, String)> =
-        vec![(root.join(super::config::FILE), config(&entries))];
+        vec![(root.join(crate::config_file::FILE), config(&entries))];
     if args.github_workflow {
         files.push((
             root.join(".github/workflows/offlux.yml"),

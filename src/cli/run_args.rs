@@ -196,9 +196,9 @@ impl LeftOut {
 /// The `sources:` map of `.offlux.yaml` (`NAME` or `KIND/NAMESPACE/NAME` to a directory relative
 /// to the repository root).
 fn configured_sources(root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
-    let path = root.join(super::config::FILE);
+    let path = root.join(crate::config_file::FILE);
     let Some(entries) =
-        super::config::read(root)?.and_then(|config| config.get_path(&["sources"]).cloned())
+        crate::config_file::read(root)?.and_then(|config| config.get_path(&["sources"]).cloned())
     else {
         return Ok(Vec::new());
     };

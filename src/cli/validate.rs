@@ -168,7 +168,7 @@ impl ValidateArgs {
     }
 }
 
-use super::config::FILE as CONFIG_FILE;
+use crate::config_file::FILE as CONFIG_FILE;
 
 pub(super) fn run(
     args: &ValidateArgs,
@@ -344,7 +344,7 @@ pub(super) fn check(
 ) -> Result<(Vec<Finding>, usize), String> {
     let root = &repository.root;
     let in_config = |message: String| format!("{}: {message}", root.join(CONFIG_FILE).display());
-    let config = super::config::read(root)?;
+    let config = crate::config_file::read(root)?;
     let severities = severities(config.as_ref()).map_err(in_config)?;
     let orphan_config = OrphanConfig::read(config.as_ref()).map_err(in_config)?;
     let labels = producer_labels(run_report);
