@@ -4,9 +4,9 @@
 //! for the signal (`CliError::Interrupted`: 130, 143).
 
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use std::sync::Arc;
+use offlux_sync::MutexExt as _;
 
 use crate::budget::RunBudget;
 use crate::controllers::runtime::CancelToken;
@@ -21,12 +21,14 @@ static BUDGETS: Mutex<Vec<Arc<RunBudget>>> = Mutex::new(Vec::new());
 pub(super) fn listen() {
     signals::on_interrupt(|signal| {
         let _ = RECEIVED.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
-        if let Ok(tokens) = WATCHED.lock() {
+        {
+            let tokens = WATCHED.locked();
             for token in tokens.iter() {
                 token.cancel();
             }
         }
-        if let Ok(budgets) = BUDGETS.lock() {
+        {
+            let budgets = BUDGETS.locked();
             for budget in budgets.iter() {
                 budget.cancel();
             }
@@ -37,7 +39,8 @@ pub(super) fn listen() {
 /// Cancels `token` when a signal arrives, or at once if one has.
 pub(super) fn watch(token: &CancelToken) {
     listen();
-    if let Ok(mut tokens) = WATCHED.lock() {
+    {
+        let mut tokens = WATCHED.locked();
         tokens.push(token.clone());
     }
     if received().is_some() {
@@ -48,7 +51,8 @@ pub(super) fn watch(token: &CancelToken) {
 /// Cancels `budget` (engines' work in flight) when a signal arrives, or at once if one has.
 pub(super) fn watch_budget(budget: &Arc<RunBudget>) {
     listen();
-    if let Ok(mut budgets) = BUDGETS.lock() {
+    {
+        let mut budgets = BUDGETS.locked();
         budgets.push(budget.clone());
     }
     if received().is_some() {

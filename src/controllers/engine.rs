@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use offlux_sync::MutexExt as _;
+
 use super::helmrelease::{
     ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
     RepositoryChart,
@@ -232,9 +234,7 @@ impl ChartLoad {
             return;
         }
         while !self.budget.is_cancelled() {
-            let Ok(mut loaded) = self.loaded.lock() else {
-                return;
-            };
+            let mut loaded = self.loaded.locked();
             if !loaded.turn_taken {
                 loaded.turn_taken = true;
                 self.has_turn.store(true, Ordering::Relaxed);
@@ -259,11 +259,7 @@ impl ChartLoad {
                 Err(exceeded) => exceeded,
             };
             self.budget.release(held, amount);
-            let evicted = self
-                .loaded
-                .lock()
-                .map(|mut loaded| loaded.evict_one())
-                .unwrap_or(false);
+            let evicted = self.loaded.locked().evict_one();
             if evicted {
                 continue;
             }
@@ -317,7 +313,8 @@ impl Drop for ChartLoad {
         self.budget
             .release(held, self.charged.load(Ordering::Relaxed));
         if self.has_turn.load(Ordering::Relaxed) {
-            if let Ok(mut loaded) = self.loaded.lock() {
+            {
+                let mut loaded = self.loaded.locked();
                 loaded.turn_taken = false;
             }
         }
@@ -330,7 +327,8 @@ impl HelmEngine {
     fn chart(&self, location: &ChartLocation) -> Result<Arc<HeldChart>, HelmRenderError> {
         // Debug output redacts credentials; the rest names the chart exactly.
         let key = format!("{location:?}");
-        if let Some(known) = self.loaded.lock().ok().and_then(|l| l.get(&key)) {
+        let known = self.loaded.locked().get(&key);
+        if let Some(known) = known {
             return known;
         }
         let load = Arc::new(ChartLoad::new(self));
@@ -350,7 +348,8 @@ impl HelmEngine {
                 "the chart's load is still referenced".to_owned(),
             )),
         });
-        if let Ok(mut loaded) = self.loaded.lock() {
+        {
+            let mut loaded = self.loaded.locked();
             loaded.entries.push_back((key, result.clone()));
         }
         result
@@ -365,16 +364,13 @@ impl HelmEngine {
         chart: &helm::Chart,
     ) -> Arc<helm::ValuesUsage> {
         let key = format!("{location:?}");
-        if let Some(known) = self
-            .values_usage
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&key).cloned())
-        {
+        let known = self.values_usage.locked().get(&key).cloned();
+        if let Some(known) = known {
             return known;
         }
         let usage = Arc::new(helm::ValuesUsage::of(chart));
-        if let Ok(mut usages) = self.values_usage.lock() {
+        {
+            let mut usages = self.values_usage.locked();
             usages.insert(key, usage.clone());
         }
         usage

@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use offlux_sync::MutexExt as _;
+
 use super::cluster_held;
 use super::depend::{self, DependencyState, Gate, GateOptions};
 use super::external_artifact::{self, ArtifactRoot};
@@ -162,7 +164,8 @@ struct CancelState {
 
 impl CancelToken {
     pub fn cancel(&self) {
-        if let Ok(mut state) = self.0.lock() {
+        {
+            let mut state = self.0.locked();
             state.cancelled = true;
             if let Some(handle) = &state.handle {
                 handle.cancel();
@@ -171,7 +174,8 @@ impl CancelToken {
     }
 
     fn attach(&self, handle: schedule::Handle<ResourceId>) {
-        if let Ok(mut state) = self.0.lock() {
+        {
+            let mut state = self.0.locked();
             if state.cancelled {
                 handle.cancel();
             }
@@ -347,7 +351,8 @@ pub fn run(
             Event::Removed(_) => {}
         }
         if let (Some(progress), true) = (&progress, reconcilable) {
-            if let Ok(mut counts) = counts.lock() {
+            {
+                let mut counts = counts.locked();
                 match event {
                     Event::Added(_) => counts.1 += 1,
                     Event::Terminal(_) => counts.0 += 1,
@@ -375,7 +380,8 @@ pub fn run(
         // A seed is claimed by "the repository as written", which ranks below every Kustomization:
         // once a build publishes the same object, its version wins, and withdrawing that build's
         // claim brings the written one back rather than deleting it.
-        if let Ok(mut claims) = runtime.claims.lock() {
+        {
+            let mut claims = runtime.claims.locked();
             claims
                 .entry(object.id.clone())
                 .or_default()
@@ -616,9 +622,7 @@ impl Runtime<'_> {
     /// The failure of a cycle's members, made once per cycle, with one error diagnostic at the
     /// first of its ids written in the repository.
     fn cycle_message(&self, path: &Arc<[ResourceId]>) -> String {
-        let Ok(mut last) = self.last_cycle.lock() else {
-            return depend::cycle_message(path);
-        };
+        let mut last = self.last_cycle.locked();
         if let Some((last_path, message)) = last.as_ref() {
             if Arc::ptr_eq(last_path, path) {
                 return message.clone();
@@ -629,7 +633,8 @@ impl Runtime<'_> {
         if let Some(first) = path.iter().find_map(|id| self.written_by_id(id)) {
             diagnostic = diagnostic.at(first.location()).object(first.id.to_string());
         }
-        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+        {
+            let mut diagnostics = self.diagnostics.locked();
             diagnostics.insert(diagnostic);
         }
         *last = Some((Arc::clone(path), message.clone()));
@@ -652,7 +657,8 @@ impl Runtime<'_> {
     /// once the run is over can it be told that nothing skipped or failed could have defined it
     /// ([`Runtime::settle_not_found`]), so until then it is unavailable.
     fn source_not_found(&self, consumer: &ResourceId, message: String) -> Status {
-        if let Ok(mut not_found) = self.not_found.lock() {
+        {
+            let mut not_found = self.not_found.locked();
             not_found.insert(consumer.clone());
         }
         self.unavailable(message)
@@ -664,10 +670,7 @@ impl Runtime<'_> {
     /// have applied the source (a chart or a remote base can define a GitRepository), so then
     /// they stay skipped, as an unfetchable source's consumers are.
     fn settle_not_found(&self) {
-        let not_found = match self.not_found.lock() {
-            Ok(mut not_found) => std::mem::take(&mut *not_found),
-            Err(_) => return,
-        };
+        let not_found = std::mem::take(&mut *self.not_found.locked());
         if not_found.is_empty() || !self.options.allow_missing_sources {
             return;
         }
@@ -763,7 +766,9 @@ impl Runtime<'_> {
         id: &ResourceId,
         drain: DrainLevel,
     ) -> Option<Result<Arc<ArtifactRoot>, String>> {
-        if let Some(known) = self.artifacts.lock().ok().and_then(|a| a.get(id).cloned()) {
+        // The guard goes before the body, which may take the lock again.
+        let known = self.artifacts.locked().get(id).cloned();
+        if let Some(known) = known {
             return Some(known);
         }
         let stored: Vec<FluxObject> = self
@@ -816,7 +821,8 @@ impl Runtime<'_> {
             &self.options.budget,
         )
         .map(Arc::new);
-        if let Ok(mut artifacts) = self.artifacts.lock() {
+        {
+            let mut artifacts = self.artifacts.locked();
             artifacts.insert(id.clone(), assembled.clone());
         }
         Some(assembled)
@@ -825,7 +831,9 @@ impl Runtime<'_> {
     /// The directory the user mapped source `id` to, with its files; `None` when it is not mapped.
     fn mapped_source(&self, id: &ResourceId) -> Option<Result<Arc<ArtifactRoot>, String>> {
         let mapping = source_map::mapped(&self.options.source_dirs, id)?;
-        if let Some(known) = self.artifacts.lock().ok().and_then(|a| a.get(id).cloned()) {
+        // The guard goes before the body, which may take the lock again.
+        let known = self.artifacts.locked().get(id).cloned();
+        if let Some(known) = known {
             return Some(known);
         }
         let label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
@@ -853,7 +861,8 @@ impl Runtime<'_> {
                     mapping.dir.display()
                 )
             });
-        if let Ok(mut artifacts) = self.artifacts.lock() {
+        {
+            let mut artifacts = self.artifacts.locked();
             artifacts.insert(id.clone(), root.clone());
         }
         Some(root)
@@ -879,7 +888,8 @@ impl Runtime<'_> {
     }
 
     fn note_duplicate(&self, object: &Object) {
-        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+        {
+            let mut diagnostics = self.diagnostics.locked();
             diagnostics.insert(
                 Diagnostic::warning("defined more than once; the first definition is used")
                     .at(object.location())
@@ -970,7 +980,8 @@ impl Runtime<'_> {
             pending_is_final: drain == DrainLevel::Force,
         };
         let gate = depend::gate(&flux.object, &dependencies, lookup, options);
-        if let Ok(mut notes) = self.notes.lock() {
+        {
+            let mut notes = self.notes.locked();
             match &gate {
                 Gate::Open { notes: new } if !new.is_empty() => {
                     notes.insert(flux.object.id.clone(), new.clone());
@@ -1015,13 +1026,9 @@ impl Runtime<'_> {
             return stored;
         }
         if !is_data(id) && !is_reconcilable(id) {
-            let rendered = self.rendered.lock().ok().and_then(|rendered| {
-                rendered
-                    .values()
-                    .flatten()
-                    .find(|o| &o.id == id)
-                    .map(|o| Arc::new(o.clone()))
-            });
+            let rendered = (self.rendered.locked().values().flatten())
+                .find(|o| &o.id == id)
+                .map(|o| Arc::new(o.clone()));
             if let Some(object) = rendered {
                 return KnownDependency {
                     id: id.clone(),
@@ -1125,12 +1132,14 @@ impl Runtime<'_> {
         let id = &started.id;
         if let Some(message) = super::dry_run::refusal(&children) {
             let outcome = self.fail(id, message);
-            if let Ok(mut refused) = self.refused.lock() {
+            {
+                let mut refused = self.refused.locked();
                 refused.insert(id.clone(), children);
             }
             return outcome;
         }
-        if let Ok(mut refused) = self.refused.lock() {
+        {
+            let mut refused = self.refused.locked();
             refused.remove(id);
         }
         if self.publish(id, started, &children) {
@@ -1178,7 +1187,8 @@ impl Runtime<'_> {
 
     /// Adds `note` to the row of `id`, once.
     fn note_row(&self, id: &ResourceId, note: String) {
-        if let Ok(mut notes) = self.notes.lock() {
+        {
+            let mut notes = self.notes.locked();
             let notes = notes.entry(id.clone()).or_default();
             if !notes.contains(&note) {
                 notes.push(note);
@@ -1239,7 +1249,8 @@ impl Runtime<'_> {
         let [object] = written.as_slice() else {
             return None;
         };
-        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+        {
+            let mut diagnostics = self.diagnostics.locked();
             diagnostics.insert(
                 Diagnostic::note(format!(
                     "{}/{}/{} is produced by no Kustomization; using its definition in `{}`, which the bootstrap or the cluster applies",
@@ -1261,7 +1272,8 @@ impl Runtime<'_> {
         if notes.is_empty() {
             return;
         }
-        if let Ok(mut rows) = self.notes.lock() {
+        {
+            let mut rows = self.notes.locked();
             let row = rows.entry(flux.object.id.clone()).or_default();
             for note in &notes {
                 if !row.contains(note) {
@@ -1269,7 +1281,8 @@ impl Runtime<'_> {
                 }
             }
         }
-        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+        {
+            let mut diagnostics = self.diagnostics.locked();
             for note in notes {
                 diagnostics.insert(
                     Diagnostic::note(note)
@@ -1284,10 +1297,11 @@ impl Runtime<'_> {
     /// shows does: a rendered object of a known operator (see `cluster_held`), or a bootstrap
     /// template (see `bootstrap_templates`).
     fn cluster_producer(&self, wanted: &ResourceId) -> Option<String> {
-        let made = self.rendered.lock().ok().and_then(|rendered| {
+        let made = {
+            let rendered = self.rendered.locked();
             let objects: Vec<&Object> = rendered.values().flatten().collect();
             cluster_held::cluster_producer(wanted, &objects, &self.options.secret_producer_kinds)
-        });
+        };
         made.or_else(|| {
             let templates = self.bootstrap_templates.get_or_init(|| {
                 super::bootstrap_templates::scan(&self.repository.root, &self.repository.fs_facts)
@@ -1372,16 +1386,12 @@ impl Runtime<'_> {
     /// Withdraws everything `producer` published: a Kustomization that ends failed, blocked or
     /// suspended applies nothing, whatever an earlier run of it (on other inputs) rendered.
     fn withdraw_output(&self, producer: &ResourceId) {
-        if let Ok(mut unread) = self.unread_values.lock() {
+        {
+            let mut unread = self.unread_values.locked();
             unread.remove(producer);
         }
-        let Ok(mut claims) = self.claims.lock() else {
-            return;
-        };
-        let previous = match self.rendered.lock() {
-            Ok(mut rendered) => rendered.remove(producer),
-            Err(_) => None,
-        };
+        let mut claims = self.claims.locked();
+        let previous = self.rendered.locked().remove(producer);
         if let Some(previous) = &previous {
             let held = previous.len() as u64;
             (self.options.budget).release(crate::budget::Resource::RenderedObjects, held);
@@ -1409,12 +1419,7 @@ impl Runtime<'_> {
         // The run's budget of objects held: this producer's new output replaces its old.
         let budget = &self.options.budget;
         let objects = crate::budget::Resource::RenderedObjects;
-        let held = self
-            .rendered
-            .lock()
-            .ok()
-            .and_then(|rendered| rendered.get(producer).map(Vec::len))
-            .unwrap_or(0);
+        let held = self.rendered.locked().get(producer).map_or(0, Vec::len);
         budget.release(objects, held as u64);
         if let Err(exceeded) = budget.charge(objects, children.len() as u64) {
             budget.release(objects, children.len() as u64);
@@ -1422,16 +1427,14 @@ impl Runtime<'_> {
             self.fail(producer, exceeded.to_string());
             return false;
         }
-        let Ok(mut claims) = self.claims.lock() else {
-            return false;
-        };
+        let mut claims = self.claims.locked();
         if self.store.get(producer).as_deref() != Some(started) {
             return false;
         }
-        let previous = match self.rendered.lock() {
-            Ok(mut rendered) => rendered.insert(producer.clone(), children.to_vec()),
-            Err(_) => None,
-        };
+        let previous = self
+            .rendered
+            .locked()
+            .insert(producer.clone(), children.to_vec());
         let mut touched: BTreeSet<ResourceId> = BTreeSet::new();
         for gone in previous.iter().flatten() {
             if !children.iter().any(|c| c.id == gone.id) {
@@ -1474,10 +1477,7 @@ impl Runtime<'_> {
             None => {
                 claims.remove(id);
                 self.store.remove(id);
-                let orphans = match self.rendered.lock() {
-                    Ok(mut rendered) => rendered.remove(id),
-                    Err(_) => None,
-                };
+                let orphans = self.rendered.locked().remove(id);
                 for orphan in orphans.iter().flatten() {
                     let unclaimed = claims
                         .get_mut(&orphan.id)

@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use offlux_sync::MutexExt as _;
+
 use crate::controllers::source_map::{self, SourceMapping};
 use crate::diagnostic::Diagnostic;
 use crate::fs_facts::FsFacts;
@@ -578,7 +580,8 @@ fn walk_and_load(
             .into_iter()
             .map(|(index, path)| load(index, &path))
             .collect();
-        if let Ok(mut results) = results.lock() {
+        {
+            let mut results = results.locked();
             results.push(files);
         }
     };

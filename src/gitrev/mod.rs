@@ -20,6 +20,8 @@ mod view;
 
 use std::path::{Path, PathBuf};
 
+use offlux_sync::MutexExt as _;
+
 use crate::fsio;
 
 pub use objects::{ObjectId, PackError};
@@ -306,7 +308,8 @@ impl Repository {
         };
         let short: String = revision.to_hex().chars().take(12).collect();
         let named = format!("`{}` at revision {short} ({object})", shown.display());
-        if let Ok(mut first) = self.over_budget.lock() {
+        {
+            let mut first = self.over_budget.locked();
             first.get_or_insert_with(|| named.clone());
         }
         GitError::Budget {
@@ -318,7 +321,7 @@ impl Repository {
     /// The first read that went over the run's budget, by path and revision, where a reader
     /// named it ([`Repository::at_path`]).
     pub fn over_budget(&self) -> Option<String> {
-        self.over_budget.lock().ok().and_then(|first| first.clone())
+        self.over_budget.locked().clone()
     }
 
     fn read(&self, id: ObjectId) -> Result<objects::Object, GitError> {

@@ -8,6 +8,8 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use offlux_sync::{MutexExt as _, RwLockExt as _};
+
 use super::{read_limited, GitError};
 use crate::fsio::{self, FsFacts};
 
@@ -307,7 +309,7 @@ impl Store {
     }
 
     fn packs(&self) -> Vec<Arc<Pack>> {
-        self.packs.read().map(|p| p.clone()).unwrap_or_default()
+        self.packs.read_locked().clone()
     }
 
     /// Opens the packs of the object directories not opened yet; whether there were any. A
@@ -490,14 +492,12 @@ impl Store {
     }
 
     fn cached(&self, n: usize, offset: u64) -> Option<Object> {
-        let cache = self.cache.lock().ok()?;
+        let cache = self.cache.locked();
         cache.entries.get(&(n, offset)).cloned()
     }
 
     fn remember(&self, n: usize, offset: u64, object: &Object) {
-        let Ok(mut cache) = self.cache.lock() else {
-            return;
-        };
+        let mut cache = self.cache.locked();
         if cache.bytes + object.data.len() > CACHE_BYTES {
             cache.entries.clear();
             cache.bytes = 0;
@@ -562,8 +562,6 @@ fn read_loose(path: &Path, root: &Path, id: ObjectId) -> Result<Object, GitError
 /// Why a packed entry could not be read or rebuilt from its delta.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PackError {
-    #[error("pack lock poisoned")]
-    Poisoned,
     #[error("{}: {message}", path.display())]
     Seek { path: PathBuf, message: String },
     #[error("{0}")]
@@ -607,7 +605,7 @@ pub enum PackError {
 /// Reads the header of the entry at `offset`: its type and size, and the base of a delta.
 /// Returns the entry and where its compressed data starts.
 fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), PackError> {
-    let mut file = pack.file.lock().map_err(|_| PackError::Poisoned)?;
+    let mut file = pack.file.locked();
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| PackError::Seek {
             path: pack.path.clone(),
@@ -683,7 +681,7 @@ fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usiz
 
 /// Inflates the zlib stream at `offset`, which must give exactly `size` bytes.
 fn inflate_at(pack: &Pack, offset: u64, size: u64) -> Result<Vec<u8>, PackError> {
-    let mut file = pack.file.lock().map_err(|_| PackError::Poisoned)?;
+    let mut file = pack.file.locked();
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| PackError::Seek {
             path: pack.path.clone(),

@@ -25,6 +25,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use offlux_sync::MutexExt as _;
+
 use crate::controllers::depend::Producers;
 use crate::discovery::Repository;
 use crate::model::ResourceId;
@@ -121,11 +123,7 @@ impl Scope {
     }
 
     fn is_needed(&self, id: &ResourceId) -> bool {
-        self.targets.iter().any(|t| t.matches(id))
-            || self
-                .needed
-                .lock()
-                .is_ok_and(|needed| needed.contains(&kind_name(id)))
+        self.targets.iter().any(|t| t.matches(id)) || self.needed.locked().contains(&kind_name(id))
     }
 
     /// Marks `id` and its producers, up to the root, needed; releases the deferred releases among
@@ -135,10 +133,7 @@ impl Scope {
         let mut woken = BTreeSet::new();
         let mut waiting = Vec::new();
         while let Some(id) = work.pop() {
-            let fresh = self
-                .needed
-                .lock()
-                .is_ok_and(|mut needed| needed.insert(kind_name(&id)));
+            let fresh = self.needed.locked().insert(kind_name(&id));
             if !fresh {
                 continue;
             }
@@ -151,16 +146,14 @@ impl Scope {
         if woken.is_empty() {
             return;
         }
-        let mut released: Vec<ResourceId> = match self.deferred.lock() {
-            Ok(mut deferred) => {
-                let (released, kept): (BTreeSet<ResourceId>, BTreeSet<ResourceId>) =
-                    std::mem::take(&mut *deferred)
-                        .into_iter()
-                        .partition(|d| woken.contains(&kind_name(d)));
-                *deferred = kept;
-                released.into_iter().collect()
-            }
-            Err(_) => Vec::new(),
+        let mut released: Vec<ResourceId> = {
+            let mut deferred = self.deferred.locked();
+            let (released, kept): (BTreeSet<ResourceId>, BTreeSet<ResourceId>) =
+                std::mem::take(&mut *deferred)
+                    .into_iter()
+                    .partition(|d| woken.contains(&kind_name(d)));
+            *deferred = kept;
+            released.into_iter().collect()
         };
         released.extend(waiting);
         self.wake(released);
@@ -168,12 +161,10 @@ impl Scope {
 
     /// Runs every deferred release: the run can no longer tell which of them it needs.
     fn release_all(&self) {
-        let released: Vec<ResourceId> = match self.deferred.lock() {
-            Ok(mut deferred) => {
-                self.released_all.store(true, Ordering::Release);
-                std::mem::take(&mut *deferred).into_iter().collect()
-            }
-            Err(_) => Vec::new(),
+        let released: Vec<ResourceId> = {
+            let mut deferred = self.deferred.locked();
+            self.released_all.store(true, Ordering::Release);
+            std::mem::take(&mut *deferred).into_iter().collect()
         };
         if !released.is_empty() {
             self.put_off.store(true, Ordering::Release);
@@ -190,7 +181,7 @@ impl Scope {
     }
 
     fn has_deferred(&self) -> bool {
-        self.deferred.lock().is_ok_and(|d| !d.is_empty())
+        !self.deferred.locked().is_empty()
     }
 
     /// Runs `id`'s body (`body`) as the scope allows. `absent_unexplained` says whether an id a
@@ -211,14 +202,14 @@ impl Scope {
         }
         if !self.is_needed(id) {
             // Decided under the lock `release_all` takes, so none is deferred after it.
-            let deferred_now = is_deferrable(id)
-                && match self.deferred.lock() {
-                    Ok(mut deferred) if !self.released_all.load(Ordering::Acquire) => {
-                        deferred.insert(id.clone());
-                        true
-                    }
-                    _ => false,
-                };
+            let deferred_now = is_deferrable(id) && {
+                let mut deferred = self.deferred.locked();
+                let open = !self.released_all.load(Ordering::Acquire);
+                if open {
+                    deferred.insert(id.clone());
+                }
+                open
+            };
             if deferred_now {
                 // Needed meanwhile (between the check and the insert): run it after all.
                 if self.is_needed(id) {
@@ -257,10 +248,7 @@ impl Scope {
 
     /// Releases `id` from the deferred set if it is there.
     fn need_again(&self, id: &ResourceId) {
-        let released = self
-            .deferred
-            .lock()
-            .is_ok_and(|mut deferred| deferred.remove(id));
+        let released = self.deferred.locked().remove(id);
         if released {
             self.wake(vec![id.clone()]);
         }

@@ -2,9 +2,10 @@
 
 // Ids are hashed on every read and write; SipHash's resistance is not needed for them.
 use foldhash::{HashMap, HashMapExt};
+use offlux_sync::RwLockExt as _;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, RwLock};
 
 use super::status::{Status, StatusRecord};
 
@@ -258,9 +259,9 @@ where
 // A panic in another thread while it held a lock leaves the maps consistent (every update is a single
 // insert or remove), so a poisoned lock is used as is rather than spreading the panic.
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(PoisonError::into_inner)
+    lock.read_locked()
 }
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(PoisonError::into_inner)
+    lock.write_locked()
 }

@@ -113,17 +113,24 @@ fn engine_crates_depend_on_one_another_as_drawn() {
         ("offlux-budget", &[]),
         ("offlux-go", &[]),
         ("offlux-platform", &[]),
-        ("offlux-schedule", &[]),
+        ("offlux-sync", &[]),
         ("offlux-test-data", &[]),
-        ("offlux-fs", &["offlux-platform"]),
+        ("offlux-schedule", &["offlux-sync"]),
+        ("offlux-fs", &["offlux-platform", "offlux-sync"]),
         ("offlux-yaml", &["offlux-budget", "offlux-go"]),
         (
             "offlux-template",
-            &["offlux-budget", "offlux-go", "offlux-yaml"],
+            &["offlux-budget", "offlux-go", "offlux-sync", "offlux-yaml"],
         ),
         (
             "offlux-kustomize",
-            &["offlux-budget", "offlux-fs", "offlux-go", "offlux-yaml"],
+            &[
+                "offlux-budget",
+                "offlux-fs",
+                "offlux-go",
+                "offlux-sync",
+                "offlux-yaml",
+            ],
         ),
         (
             "offlux-helm",
@@ -131,11 +138,13 @@ fn engine_crates_depend_on_one_another_as_drawn() {
                 "offlux-budget",
                 "offlux-fs",
                 "offlux-go",
+                "offlux-sync",
                 "offlux-template",
                 "offlux-yaml",
             ],
         ),
     ];
+
     let mut found = Vec::new();
     for (name, _) in source_roots().iter().skip(1) {
         let name = name.trim_start_matches("crates/").trim_end_matches("/src/");

@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
+use offlux_sync::RwLockExt as _;
+
 use super::mem_tree::{self, MemTree};
 
 /// What a path is, symlinks followed.
@@ -84,7 +86,8 @@ impl Mount {
 
 impl Drop for Mount {
     fn drop(&mut self) {
-        if let Ok(mut mounts) = MOUNTS.write() {
+        {
+            let mut mounts = MOUNTS.write_locked();
             let before = mounts.len();
             mounts.retain(|m| m.at != self.at);
             MOUNT_COUNT.fetch_sub(before - mounts.len(), Ordering::Release);
@@ -110,9 +113,7 @@ pub fn mount(tree: MemTree, parent: &Path, label: &str) -> std::io::Result<Mount
             "a mount point must be absolute",
         ));
     }
-    let mut mounts = MOUNTS
-        .write()
-        .map_err(|_| std::io::Error::other("the mount table is poisoned"))?;
+    let mut mounts = MOUNTS.write_locked();
     mounts.push(Mounted {
         at: at.clone(),
         tree: Arc::new(tree),
@@ -127,7 +128,7 @@ fn mounted(path: &Path) -> Option<(Arc<MemTree>, PathBuf, PathBuf)> {
     if MOUNT_COUNT.load(Ordering::Acquire) == 0 {
         return None;
     }
-    let mounts = MOUNTS.read().ok()?;
+    let mounts = MOUNTS.read_locked();
     mounts.iter().find_map(|m| {
         let relative = path.strip_prefix(&m.at).ok()?;
         Some((m.tree.clone(), m.at.clone(), relative.to_path_buf()))

@@ -6,6 +6,8 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
+use offlux_sync::MutexExt as _;
+
 use crate::backend;
 pub use crate::backend::FileKind;
 
@@ -80,15 +82,13 @@ pub fn path_bytes(path: &Path) -> &[u8] {
 /// The answer `table` holds for `path`, or `find`'s, then remembered. The lock is not held while
 /// `find` runs: it may ask the table about other paths.
 fn remembered<T: Clone>(table: &Table<T>, path: &Path, find: impl FnOnce() -> T) -> T {
-    if let Some(known) = table
-        .lock()
-        .ok()
-        .and_then(|t| t.get(path_bytes(path)).cloned())
-    {
+    let known = table.locked().get(path_bytes(path)).cloned();
+    if let Some(known) = known {
         return known;
     }
     let answer = find();
-    if let Ok(mut table) = table.lock() {
+    {
+        let mut table = table.locked();
         table.insert(path_bytes(path).into(), answer.clone());
     }
     answer
@@ -103,10 +103,12 @@ impl FsFacts {
     /// Notes what `path` is and where it really is, as a walk of its directory found them, so
     /// nobody asks again.
     pub fn record(&self, path: PathBuf, kind: FileKind, real: PathBuf) {
-        if let Ok(mut real_paths) = self.real_paths.lock() {
+        {
+            let mut real_paths = self.real_paths.locked();
             real_paths.insert(path_bytes(&path).into(), Some(real));
         }
-        if let Ok(mut kinds) = self.kinds.lock() {
+        {
+            let mut kinds = self.kinds.locked();
             kinds.insert(
                 path.into_os_string().into_encoded_bytes().into(),
                 Some(kind),

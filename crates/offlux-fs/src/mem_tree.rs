@@ -13,6 +13,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use offlux_sync::MutexExt as _;
+
 /// Symlinks followed in one resolution, as Linux's `MAXSYMLINKS`: a loop ends here.
 const MAX_SYMLINK_HOPS: usize = 40;
 /// Bytes of file contents kept after they are read once (builds read some files again).
@@ -256,12 +258,8 @@ impl MemTree {
             Node::File(blob) => *blob,
             _ => return Ok(Err(BlobError::Failed("is a directory".to_owned()))),
         };
-        if let Some(bytes) = self
-            .cache
-            .lock()
-            .ok()
-            .and_then(|cache| cache.files.get(&blob).cloned())
-        {
+        let cached = self.cache.locked().files.get(&blob).cloned();
+        if let Some(bytes) = cached {
             return Ok(if bytes.len() as u64 > max_bytes {
                 Err(BlobError::TooLarge)
             } else {
@@ -272,7 +270,8 @@ impl MemTree {
             Ok(bytes) => bytes,
             Err(error) => return Ok(Err(error)),
         };
-        if let Ok(mut cache) = self.cache.lock() {
+        {
+            let mut cache = self.cache.locked();
             if cache.bytes + bytes.len() <= CACHE_BYTES {
                 cache.bytes += bytes.len();
                 cache.files.insert(blob, bytes.clone());

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use offlux_sync::MutexExt as _;
 use serde_json::Value as Json;
 
 use super::Error;
@@ -27,17 +28,16 @@ impl ParsedTemplates {
         parse: impl FnOnce() -> Result<Set, Error>,
     ) -> Result<Arc<Set>, Error> {
         let same_texts = |known: &[Box<str>]| known.iter().map(|t| &**t).eq(texts.iter().copied());
-        let known = self.0.lock().ok().and_then(|m| {
-            m.get(order)
-                .filter(|(known, _)| same_texts(known))
-                .map(|(_, set)| set.clone())
-        });
+        let known = (self.0.locked().get(order))
+            .filter(|(known, _)| same_texts(known))
+            .map(|(_, set)| set.clone());
         if let Some(known) = known {
             return known;
         }
         // Parsed outside the lock: two releases of one chart may both parse it, never wait.
         let parsed = parse().map(Arc::new);
-        if let Ok(mut known) = self.0.lock() {
+        {
+            let mut known = self.0.locked();
             let texts = texts.iter().map(|t| Box::from(*t)).collect();
             known.insert(order.to_vec(), (texts, parsed.clone()));
         }

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use offlux_budget::RunBudget;
+use offlux_sync::MutexExt as _;
 use offlux_yaml::{parse_stream, Node, ParseOptions};
 
 /// A patch text's documents, or why it does not parse.
@@ -30,9 +31,7 @@ impl PatchTexts {
 
     fn lock(&self) -> MutexGuard<'_, foldhash::HashMap<String, Parsed>> {
         // A panic elsewhere cannot leave the table half-written: each insert is one whole entry.
-        self.by_text
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.by_text.locked()
     }
 }
 

@@ -4,9 +4,10 @@
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::{Receiver, Sender};
+use offlux_sync::MutexExt as _;
 
 use super::core::{Core, Job};
 use super::{Dispatcher, DrainLevel, Final, NodeId, Options, Outcome, Report, Stats};
@@ -35,7 +36,7 @@ impl<Id: NodeId> Shared<Id> {
     fn lock(&self) -> MutexGuard<'_, Core<Id>> {
         // Bodies never run under this lock and the core's updates do not panic midway, so a poisoned
         // lock still guards consistent state.
-        self.core.lock().unwrap_or_else(PoisonError::into_inner)
+        self.core.locked()
     }
 
     fn nudge_if(&self, runnable: bool) {

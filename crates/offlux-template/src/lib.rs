@@ -44,6 +44,7 @@ pub use gofmt::{sprint, sprintf};
 pub use value::{Map, Value};
 
 use funcs::{FuncEnv, Function};
+use offlux_sync::MutexExt as _;
 
 /// Go's `missingkey` option: what a missing map key evaluates to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -390,7 +391,8 @@ impl Set {
         let slot = std::sync::Mutex::new(None);
         let result = on_big_stack(name, || {
             let (result, data) = run_owned(self, name, data, opts, env);
-            if let Ok(mut slot) = slot.lock() {
+            {
+                let mut slot = slot.locked();
                 *slot = Some(data);
             }
             result
@@ -489,7 +491,7 @@ pub fn on_big_stack<T: Send>(
         return f();
     }
     let slot = std::sync::Mutex::new(Some(f));
-    let take = || slot.lock().ok().and_then(|mut g| g.take());
+    let take = || slot.locked().take();
     let on_thread = std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .stack_size(STACK_SIZE)

@@ -5,6 +5,8 @@
 //! exists in the working tree, or its URL is the working tree's git remote (a `--sources`
 //! mapping is honoured before either).
 
+use offlux_sync::MutexExt as _;
+
 use super::{Reconcile, Runtime};
 use crate::controllers::flux_instance::{
     generate, go_duration, source_api_version, sync_name, validate_sync, Generate,
@@ -89,7 +91,8 @@ impl Runtime<'_> {
             sync_name(sync, namespace),
         );
         let resolution = self.synced_resolution(flux, sync, &source);
-        if let Ok(mut synced) = self.synced.lock() {
+        {
+            let mut synced = self.synced.locked();
             synced.insert(source, resolution);
         }
         if self.publish(id, &flux.object, &children) {
@@ -137,6 +140,6 @@ impl Runtime<'_> {
 
     /// How a source a FluxInstance generated resolves, if one did.
     pub(super) fn synced_source(&self, id: &ResourceId) -> Option<SourceResolution> {
-        self.synced.lock().ok()?.get(id).cloned()
+        self.synced.locked().get(id).cloned()
     }
 }

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use offlux_sync::MutexExt as _;
+
 use super::{label_of, reference_id, Reconcile, Runtime};
 use crate::controllers::external_artifact::ArtifactRoot;
 use crate::controllers::helmrelease::{self, ComposedValues, HelmRenderError, HelmRenderRequest};
@@ -122,7 +124,8 @@ impl Runtime<'_> {
             }
         }
         if self.publish(id, &flux.object, &children) {
-            if let Ok(mut all) = self.unread_values.lock() {
+            {
+                let mut all = self.unread_values.locked();
                 match unread {
                     Some(unread) => all.insert(id.clone(), unread),
                     None => all.remove(id),

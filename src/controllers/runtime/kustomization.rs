@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use offlux_sync::MutexExt as _;
+
 use super::{label_of, BuildError, BuiltObject, Reconcile, Runtime};
 use crate::controllers::external_artifact::ArtifactRoot;
 use crate::controllers::generate;
@@ -189,8 +191,8 @@ impl Runtime<'_> {
         };
         let built = match self.builder.build_with_warnings(root, &dir, &kustomization) {
             Ok((built, warnings)) => {
-                if let (false, Ok(mut diagnostics)) = (warnings.is_empty(), self.diagnostics.lock())
-                {
+                if !warnings.is_empty() {
+                    let mut diagnostics = self.diagnostics.locked();
                     for warning in warnings {
                         diagnostics.insert(warning.object(id.to_string()));
                     }
@@ -344,12 +346,8 @@ impl Runtime<'_> {
     /// `None` for a source without one, whose artifact is the working tree as discovery listed it.
     fn working_tree_ignoring(&self, source: &ResourceId) -> Option<Arc<ArtifactRoot>> {
         let ignore = self.spec_ignore(source)?;
-        if let Some(Ok(known)) = self
-            .artifacts
-            .lock()
-            .ok()
-            .and_then(|a| a.get(source).cloned())
-        {
+        let known = self.artifacts.locked().get(source).cloned();
+        if let Some(Ok(known)) = known {
             return Some(known);
         }
         let files = crate::discovery::yaml_files_ignoring(
@@ -363,7 +361,8 @@ impl Runtime<'_> {
             origins: BTreeMap::new(),
             _mount: None,
         });
-        if let Ok(mut artifacts) = self.artifacts.lock() {
+        {
+            let mut artifacts = self.artifacts.locked();
             artifacts.insert(source.clone(), Ok(root.clone()));
         }
         Some(root)

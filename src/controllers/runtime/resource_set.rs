@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
+use offlux_sync::MutexExt as _;
 use serde_json::{Map, Value as Json};
 
 use super::{Reconcile, Runtime};
@@ -282,7 +283,8 @@ impl Runtime<'_> {
                             _ => None,
                         };
                     }
-                    if let Ok(mut missed) = missed.lock() {
+                    {
+                        let mut missed = missed.locked();
                         missed.insert(wanted);
                     }
                     None
@@ -354,7 +356,8 @@ impl Runtime<'_> {
     }
 
     fn note(&self, flux: &FluxObject, message: String) {
-        if let Ok(mut diagnostics) = self.diagnostics.lock() {
+        {
+            let mut diagnostics = self.diagnostics.locked();
             diagnostics.insert(
                 Diagnostic::note(message)
                     .at(flux.object.location())

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
+use offlux_sync::MutexExt as _;
 
 use super::cache::DownloadCache;
 use super::{
@@ -285,11 +286,12 @@ struct Memo(Mutex<HashMap<String, Arc<Index>>>);
 
 impl Memo {
     fn get(&self, key: &str) -> Option<Arc<Index>> {
-        self.0.lock().ok()?.get(key).cloned()
+        self.0.locked().get(key).cloned()
     }
 
     fn put(&self, key: String, index: Arc<Index>) {
-        if let Ok(mut map) = self.0.lock() {
+        {
+            let mut map = self.0.locked();
             map.insert(key, index);
         }
     }
