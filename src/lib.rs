@@ -18,6 +18,7 @@ pub mod escape;
 pub mod gitrev;
 pub mod graph;
 pub mod model;
+pub mod orchestrator;
 pub mod parallel;
 pub mod resourceset;
 pub mod selection;

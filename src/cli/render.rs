@@ -48,7 +48,7 @@ pub(super) fn run(
     }
     for run in &runs {
         if let Some(left_out) = &run.left_out {
-            left_out.print(context);
+            super::run_args::print_left_out(left_out, context);
         }
     }
     if runs.iter().any(|r| r.report.cancelled) {

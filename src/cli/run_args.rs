@@ -1,14 +1,15 @@
-//! Options of the commands that reconcile a repository (`test`, `build`, `render`), and running it.
+//! Options of the commands that reconcile a repository (`test`, `build`, `render`...): the flags,
+//! turned into the library's `orchestrator::Config`, and the runs they ask for (with a progress
+//! display and the process's signals watched).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::repo_args::RepoArgs;
-use crate::controllers::engine::{HelmEngine, KustomizeEngine};
-use crate::controllers::runtime::{self, RunOptions, RunReport};
-use crate::controllers::source_map::SourceMapping;
-use crate::diagnostic::Diagnostic;
+use crate::controllers::runtime::RunReport;
 use crate::discovery::Repository;
+use crate::orchestrator::{Config, Orchestrator, RunError};
 use crate::selection::scope::Target;
 
 /// The most workers a run may ask for: each is a thread, and more than the cores only queue.
@@ -146,237 +147,61 @@ pub struct ChangedArgs {
     pub base: Option<String>,
 }
 
-/// What `--changed-only` left out, for the outputs that say so.
-#[derive(Clone, Debug, serde::Serialize)]
-pub(crate) struct LeftOut {
-    /// Flux objects not reconciled or not reported.
-    #[serde(rename = "leftOut")]
-    pub count: usize,
-    /// The revision compared against.
-    pub base: String,
-    /// Why the run was whole, when it was.
-    #[serde(rename = "fullRun", skip_serializing_if = "Option::is_none")]
-    pub full: Option<String>,
-    /// Files changed under the repository root.
-    #[serde(rename = "changedFiles")]
-    pub changed: usize,
-    /// Of those, files no producer reads.
-    #[serde(rename = "unreadFiles")]
-    pub unread: usize,
-    /// Flux objects reconciled and reported.
-    pub reconciled: usize,
-}
+pub(crate) use crate::orchestrator::LeftOut;
 
-impl LeftOut {
-    /// The note on stderr.
-    pub(crate) fn print(&self, context: &super::Context) {
-        super::report::eprint(context, &format!("note: {}\n", self.sentence()));
-    }
-
-    /// What was left out, in one sentence.
-    pub(crate) fn sentence(&self) -> String {
-        let unread = if self.unread > 0 {
-            format!(" ({} read by no producer)", self.unread)
-        } else {
-            String::new()
-        };
-        match &self.full {
-            Some(reason) => format!(
-                "--changed-only: {} files changed since {}; {reason}, so everything was reconciled",
-                self.changed, self.base
-            ),
-            None => format!(
-                "--changed-only: {} files changed since {}{unread}; {} Flux objects reconciled, {} left out",
-                self.changed, self.base, self.reconciled, self.count
-            ),
-        }
-    }
-}
-
-/// The `sources:` map of `.offlux.yaml` (`NAME` or `KIND/NAMESPACE/NAME` to a directory relative
-/// to the repository root).
-fn configured_sources(root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
-    let path = root.join(crate::config_file::FILE);
-    let Some(entries) =
-        crate::config_file::read(root)?.and_then(|config| config.get_path(&["sources"]).cloned())
-    else {
-        return Ok(Vec::new());
-    };
-    let Some(entries) = entries.as_mapping() else {
-        return Ok(Vec::new());
-    };
-    entries
-        .iter()
-        .map(|(key, value)| {
-            let dir = value.as_str().ok_or_else(|| {
-                format!("`{}`: `sources.{key}` must be a directory", path.display())
-            })?;
-            SourceMapping::new(key, root.join(dir))
-                .map_err(|e| format!("`{}`: sources: {e}", path.display()))
-        })
-        .collect()
+/// Says on stderr what a run narrowed to what changed left out.
+pub(crate) fn print_left_out(left_out: &LeftOut, context: &super::Context) {
+    super::report::eprint(context, &format!("note: {}\n", left_out.sentence()));
 }
 
 impl RunArgs {
-    /// Discovers and reconciles. Errors are about the invocation (exit code 2).
-    pub fn run(&self) -> Result<(Repository, RunReport), String> {
-        self.run_scoped(Vec::new())
-    }
-
-    /// [`RunArgs::run`] for a command about `scope` only (all of the repository when empty).
-    pub(crate) fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
-        let repository = self.discover()?;
-        self.run_discovered(repository, scope)
-    }
-
-    /// [`RunArgs::run_scoped`] on a repository already discovered, with `--changed-only`: only
-    /// the producers a change since the base revision can affect are reconciled and reported
-    /// (see `controllers::changed`); what was left out is said on stderr. (The caller prints the
-    /// note a narrowed run ends with: `LeftOut::print`.)
-    pub(crate) fn run_changed_discovered(
-        &self,
-        changed: &ChangedArgs,
-        scope: Vec<Target>,
-        repository: Repository,
-    ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
-        if !changed.changed_only {
-            let (repository, report) = self.run_discovered(repository, scope)?;
-            return Ok((repository, report, None));
-        }
-        let start = self.repo.root.as_ref().unwrap_or(&self.repo.path);
-        // The base revision's objects are charged to the run's budget (bytes extracted).
-        let changes = crate::selection::changed::Changes::working_tree(
-            start,
-            changed.base.as_deref(),
-            repository.budget.clone(),
-        )?;
-        let files = changes.under(&repository.root);
-        let selection = crate::selection::changed::select(
-            &repository,
-            &files,
-            crate::selection::changed::SelectOptions::default(),
-        );
-        let (repository, report, left_out) =
-            self.run_selection(repository, &selection, &changes.base_label)?;
-        Ok((repository, report, Some(left_out)))
-    }
-
-    /// Runs `repository` as `selection` asks: whole when it says so, not at all when it selects
-    /// nothing, else narrowed to it; the report keeps only the selected producers.
-    pub(crate) fn run_selection(
-        &self,
-        repository: Repository,
-        selection: &crate::selection::changed::Selection,
-        base_label: &str,
-    ) -> Result<(Repository, RunReport, LeftOut), String> {
-        let mapped = !self.sources.is_empty() || !configured_sources(&repository.root)?.is_empty();
-        let full = selection.full.clone().or_else(|| {
-            mapped.then(|| "sources are read from other directories (`--sources`)".to_owned())
-        });
-        if let Some(reason) = &full {
-            let (repository, report) = self.run_discovered(repository, Vec::new())?;
-            let left_out = LeftOut {
-                count: 0,
-                base: base_label.to_owned(),
-                full: Some(reason.clone()),
-                changed: selection.changed,
-                unread: selection.unread,
-                reconciled: report.statuses.len(),
-            };
-            return Ok((repository, report, left_out));
-        }
-        let (repository, mut report) = match selection.targets(&repository) {
-            Some(targets) => self.run_discovered(repository, targets)?,
-            None => (repository, RunReport::default()),
-        };
-        let count = crate::selection::changed::retain(&mut report, selection, &repository);
-        let left_out = LeftOut {
-            count,
-            base: base_label.to_owned(),
-            full: None,
-            changed: selection.changed,
-            unread: selection.unread,
-            reconciled: report.statuses.len(),
-        };
-        Ok((repository, report, left_out))
-    }
-
-    /// Discovers the repository with the source mappings (`--sources`, `.offlux.yaml`), so that a
-    /// Kustomization of a mapped source has its `spec.path` followed there.
-    pub(crate) fn discover(&self) -> Result<Repository, String> {
-        let mut options = crate::discovery::Options::new(&self.repo.path);
-        // One budget for the run, discovery's reading of the files included.
-        options.budget = Some(std::sync::Arc::new(crate::budget::RunBudget::new(
-            self.budget.limits(),
-        )));
-        options.root = self.repo.root.clone();
-        let root = crate::discovery::repository_root(&options).map_err(|e| e.to_string())?;
-        options.sources = self.source_mappings(&root)?;
-        crate::discovery::discover(&options).map_err(|e| e.to_string())
-    }
-
-    /// `--sources` (first, so they win) and the `sources:` of `.offlux.yaml`.
-    fn source_mappings(&self, root: &std::path::Path) -> Result<Vec<SourceMapping>, String> {
-        let mut source_dirs = Vec::new();
-        for list in &self.sources {
-            source_dirs.extend(
-                SourceMapping::parse_list(list, root).map_err(|e| format!("`--sources`: {e}"))?,
-            );
-        }
-        source_dirs.extend(configured_sources(root)?);
-        Ok(source_dirs)
-    }
-
-    /// Reconciles a repository already discovered, for a command about `scope` only.
-    pub(crate) fn run_discovered(
-        &self,
-        mut repository: Repository,
-        scope: Vec<Target>,
-    ) -> Result<(Repository, RunReport), String> {
-        let mut user_values = BTreeMap::new();
+    /// The run these flags ask for, as the library's configuration. Nothing is read yet.
+    pub(crate) fn config(&self) -> Result<Config, String> {
+        let mut substitutions = BTreeMap::new();
         for pair in &self.substitute {
             let (name, value) = pair
                 .split_once('=')
                 .ok_or_else(|| format!("`--substitute {pair}` must be NAME=VALUE"))?;
-            user_values.insert(name.to_owned(), value.to_owned());
+            substitutions.insert(name.to_owned(), value.to_owned());
         }
-        let mut extra_objects = Vec::new();
-        let mut diagnostics = Vec::new();
-        for file in &self.substitute_from {
-            let facts = crate::fsio::FsFacts::default();
-            let text = crate::fsio::read_to_string(&facts, file, crate::fsio::Confine::anywhere())
-                .map_err(|e| format!("cannot read {e}"))?;
-            let objects = crate::model::parse_objects(&text, file).map_err(|e| e.to_string())?;
-            for object in objects {
-                if matches!(object.id.kind.as_str(), "ConfigMap" | "Secret") {
-                    extra_objects.push(object);
-                } else {
-                    diagnostics.push(
-                        Diagnostic::warning(
-                            "only ConfigMaps and Secrets are read from --substitute-from files",
-                        )
-                        .at(object.location())
-                        .object(object.id.to_string()),
-                    );
-                }
-            }
-        }
-        let resourceset_inputs = read_resourceset_inputs(&self.resourceset_inputs)?;
-        if let Some(version) = &self.kube_version {
-            crate::helm::KubeVersion::parse(version)
-                .map_err(|e| format!("`--kube-version {version}`: {e}"))?;
-        }
-        // The command line's mappings come first, so they win over the file's.
-        let source_dirs = self.source_mappings(&repository.root)?;
-        repository.diagnostics.extend(diagnostics);
-        let cancel = crate::controllers::runtime::CancelToken::default();
-        let budget = repository.budget.clone().unwrap_or_else(|| {
-            std::sync::Arc::new(crate::budget::RunBudget::new(self.budget.limits()))
-        });
-        // The scheduler starts nothing new once cancelled; engines in the middle of work (a
-        // template in a loop) see the budget's flag and stop.
-        super::interrupt::watch(&cancel);
-        super::interrupt::watch_budget(&budget);
+        Ok(Config {
+            path: self.repo.path.clone(),
+            root: self.repo.root.clone(),
+            concurrency: self.concurrency.map(usize::from),
+            allow_missing_sources: self.allow_missing_sources,
+            strict_substitutions: self.strict_substitutions,
+            substitutions,
+            substitute_from: self.substitute_from.clone(),
+            redact_secret_values: self.redact_secret_values,
+            kube_version: self.kube_version.clone(),
+            chart_cache: self.chart_cache.clone(),
+            download_cache: download_cache(),
+            offline: self.offline,
+            allow_private_network: self.allow_private_network,
+            network_idle_timeout_secs: self.network_idle_timeout,
+            network_deadline_secs: self.network_deadline,
+            limits: self.budget.limits(),
+            secret_producer_kinds: self.secret_producers.clone(),
+            process_env: self.env_from_process.then(process_environment),
+            resourceset_inputs: self.resourceset_inputs.clone(),
+            sources: self.sources.clone(),
+            progress: None,
+            // The scheduler starts nothing new once cancelled; engines in the middle of work
+            // (a template in a loop) see the budget's flag and stop.
+            on_start: Some(Arc::new(|cancel, budget| {
+                super::interrupt::watch(cancel);
+                super::interrupt::watch_budget(budget);
+            })),
+        })
+    }
+
+    /// Calls `run` on the orchestrator these flags ask for, with a progress display on a
+    /// terminal, cleared when it returns.
+    fn orchestrate<T>(
+        &self,
+        run: impl FnOnce(&Orchestrator) -> Result<T, RunError>,
+    ) -> Result<T, String> {
+        let mut config = self.config()?;
         let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
@@ -387,53 +212,72 @@ impl RunArgs {
             );
             bar
         });
-        let progress = bar.clone().map(|bar| {
-            std::sync::Arc::new(move |done: usize, known: usize| {
+        config.progress = bar.clone().map(|bar| {
+            Arc::new(move |done: usize, known: usize| {
                 bar.set_length(known as u64);
                 bar.set_position(done as u64);
-            }) as std::sync::Arc<dyn Fn(usize, usize) + Send + Sync>
+            }) as crate::orchestrator::Progress
         });
-        let options = RunOptions {
-            progress,
-            cancel,
-            budget: budget.clone(),
-            concurrency: self.concurrency.map(usize::from),
-            allow_missing_sources: self.allow_missing_sources,
-            strict_substitutions: self.strict_substitutions,
-            user_values,
-            redact_secret_values: self.redact_secret_values,
-            extra_objects,
-            kube_version: self.kube_version.clone(),
-            chart_cache: self.chart_cache.clone(),
-            offline: self.offline,
-            secret_producer_kinds: self.secret_producers.clone(),
-            resourceset_inputs,
-            source_dirs,
-            scope,
-        };
-        let helm = HelmEngine {
-            chart_cache: options.chart_cache.clone(),
-            offline: options.offline,
-            allow_private_network: self.allow_private_network,
-            network_idle_timeout_secs: self.network_idle_timeout,
-            network_deadline: Some(crate::helm::repo::NetworkDeadline::after(
-                self.network_deadline
-                    .unwrap_or(crate::helm::repo::DEFAULT_NETWORK_DEADLINE_SECS),
-            )),
-            download_cache: download_cache(),
-            budget,
-            ..HelmEngine::default()
-        };
-        let kustomize = KustomizeEngine {
-            process_env: self.env_from_process.then(process_environment),
-            budget: Some(options.budget.clone()),
-            ..KustomizeEngine::for_repository(&repository)
-        };
-        let report = runtime::run(&repository, &kustomize, &helm, &options);
+        let result = run(&Orchestrator::new(config));
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }
-        Ok((repository, report))
+        result.map_err(|e| e.to_string())
+    }
+
+    /// Discovers and reconciles. Errors are about the invocation (exit code 2).
+    pub fn run(&self) -> Result<(Repository, RunReport), String> {
+        self.run_scoped(Vec::new())
+    }
+
+    /// [`RunArgs::run`] for a command about `scope` only (all of the repository when empty).
+    pub(crate) fn run_scoped(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), String> {
+        self.orchestrate(|offlux| offlux.run(scope))
+    }
+
+    /// [`RunArgs::run_scoped`] on a repository already discovered, with `--changed-only`: only
+    /// the producers a change since the base revision can affect are reconciled and reported
+    /// (see `selection::changed`). (The caller prints the note a narrowed run ends with:
+    /// `print_left_out`.)
+    pub(crate) fn run_changed_discovered(
+        &self,
+        changed: &ChangedArgs,
+        scope: Vec<Target>,
+        repository: Repository,
+    ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
+        if !changed.changed_only {
+            let (repository, report) = self.run_discovered(repository, scope)?;
+            return Ok((repository, report, None));
+        }
+        let (repository, report, left_out) =
+            self.orchestrate(|offlux| offlux.run_changed(repository, changed.base.as_deref()))?;
+        Ok((repository, report, Some(left_out)))
+    }
+
+    /// Runs `repository` as `selection` asks (see `Orchestrator::run_selection`).
+    pub(crate) fn run_selection(
+        &self,
+        repository: Repository,
+        selection: &crate::selection::changed::Selection,
+        base_label: &str,
+    ) -> Result<(Repository, RunReport, LeftOut), String> {
+        self.orchestrate(|offlux| offlux.run_selection(repository, selection, base_label))
+    }
+
+    /// Discovers the repository with the source mappings (`--sources`, `.offlux.yaml`).
+    pub(crate) fn discover(&self) -> Result<Repository, String> {
+        Orchestrator::new(self.config()?)
+            .discover()
+            .map_err(|e| e.to_string())
+    }
+
+    /// Reconciles a repository already discovered, for a command about `scope` only.
+    pub(crate) fn run_discovered(
+        &self,
+        repository: Repository,
+        scope: Vec<Target>,
+    ) -> Result<(Repository, RunReport), String> {
+        self.orchestrate(|offlux| offlux.reconcile(repository, scope))
     }
 }
 
@@ -444,43 +288,6 @@ pub(crate) fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> 
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect(),
     )
-}
-
-/// Reads `--resourceset-inputs PROVIDER=FILE` pairs: each file a YAML list of input maps (or
-/// one map).
-fn read_resourceset_inputs(pairs: &[String]) -> Result<runtime::SuppliedInputs, String> {
-    let mut supplied = runtime::SuppliedInputs::new();
-    for pair in pairs {
-        let (provider, file) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("`--resourceset-inputs {pair}` must be PROVIDER=FILE"))?;
-        let text = crate::fsio::read_to_string(
-            &crate::fsio::FsFacts::default(),
-            std::path::Path::new(file),
-            crate::fsio::Confine::anywhere(),
-        )
-        .map_err(|e| format!("cannot read {e}"))?;
-        let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-            .map_err(|e| format!("`{file}`: {e}"))?;
-        let mut sets = Vec::new();
-        for document in &documents {
-            match crate::resourceset::yaml_to_json(&document.root) {
-                serde_json::Value::Array(items) => {
-                    for item in items {
-                        match item {
-                            serde_json::Value::Object(set) => sets.push(set),
-                            _ => return Err(format!("`{file}`: each input must be a map")),
-                        }
-                    }
-                }
-                serde_json::Value::Object(set) => sets.push(set),
-                serde_json::Value::Null => {}
-                _ => return Err(format!("`{file}`: expected a list of input maps")),
-            }
-        }
-        supplied.insert(provider.to_owned(), sets);
-    }
-    Ok(supplied)
 }
 
 /// Where downloaded charts are kept across runs: `$XDG_CACHE_HOME/offlux/charts`, else

@@ -553,7 +553,7 @@ pub(super) fn run(
     let mut all_rows = Vec::new();
     for run in &runs {
         if let Some(left_out) = &run.left_out {
-            left_out.print(context);
+            super::run_args::print_left_out(left_out, context);
         }
         report::print_diagnostics(&run.diagnostics(), &run.repository.root, context);
         let mut cluster_rows = rows(&run.report);

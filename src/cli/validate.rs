@@ -201,7 +201,7 @@ pub(super) fn run(
     for run in &runs {
         let (repository, run_report, left_out) = (&run.repository, &run.report, &run.left_out);
         if let Some(left_out) = left_out {
-            left_out.print(context);
+            super::run_args::print_left_out(left_out, context);
         }
         report::print_diagnostics(&run.diagnostics(), &repository.root, context);
         let failed_here =

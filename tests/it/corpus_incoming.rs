@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
-use offlux::controllers::runtime::{run, RunOptions, RunReport};
+use offlux::controllers::runtime::RunReport;
 use offlux::controllers::source_map::SourceMapping;
 use offlux::discovery::{discover, Options, Repository};
+use offlux::orchestrator::{Config, Orchestrator};
 use offlux::store::{Ready, Status};
 use offlux::validate::{self, Produced, Severity};
 use offlux::yaml::{canonical_kyaml, emit_stream};
@@ -94,23 +94,25 @@ fn discover_incoming(root: &Path, entry: &str, sources: &str) -> Repository {
     discover(&options).expect("discovery")
 }
 
+/// A run of `root` from `entry` as `offlux test --sources SOURCES --allow-missing-sources` makes
+/// it, with the corpus's charts and no network.
 fn reconcile(
-    repository: &Repository,
-    helm: &HelmEngine,
+    root: &Path,
+    entry: &str,
     sources: &str,
+    charts: &Path,
     concurrency: usize,
 ) -> RunReport {
-    run(
-        repository,
-        &KustomizeEngine::for_repository(repository),
-        helm,
-        &RunOptions {
-            concurrency: Some(concurrency),
-            allow_missing_sources: true,
-            source_dirs: SourceMapping::parse_list(sources, &repository.root).expect("sources"),
-            ..Default::default()
-        },
-    )
+    let offlux = Orchestrator::new(Config {
+        root: Some(root.to_path_buf()),
+        chart_cache: Some(charts.to_path_buf()),
+        offline: true,
+        concurrency: Some(concurrency),
+        allow_missing_sources: true,
+        sources: vec![sources.to_owned()],
+        ..Config::new(root.join(entry))
+    });
+    offlux.run(Vec::new()).expect("a repository").1
 }
 
 fn fingerprint(report: &RunReport) -> String {
@@ -181,18 +183,13 @@ fn incoming_repositories_reconcile_with_their_recorded_outcomes() {
     let Some(incoming) = test_data::located(incoming, "reconciling the incoming corpus") else {
         return;
     };
-    let helm = HelmEngine {
-        chart_cache: Some(shared.join("corpus/charts")),
-        offline: true,
-        download_cache: None,
-        ..HelmEngine::default()
-    };
+    let charts = shared.join("corpus/charts");
     let mut mismatches: BTreeMap<&str, String> = BTreeMap::new();
     for repo in INCOMING {
         let root = incoming.join(repo.name);
         let repository = discover_incoming(&root, repo.entry, repo.sources);
-        let one = reconcile(&repository, &helm, repo.sources, 1);
-        let four = reconcile(&repository, &helm, repo.sources, 4);
+        let one = reconcile(&root, repo.entry, repo.sources, &charts, 1);
+        let four = reconcile(&root, repo.entry, repo.sources, &charts, 4);
         assert!(
             fingerprint(&one) == fingerprint(&four),
             "{}: the result differs between concurrency 1 and 4",

@@ -3,9 +3,8 @@
 
 use std::path::PathBuf;
 
-use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
-use offlux::controllers::runtime::{run, RunOptions, RunReport};
-use offlux::discovery::{discover, Options};
+use offlux::controllers::runtime::RunReport;
+use offlux::orchestrator::{Config, Orchestrator};
 use offlux::store::Status;
 use offlux::yaml::{canonical_kyaml, emit_stream};
 
@@ -42,32 +41,18 @@ fn every_repository_settles_identically_at_any_concurrency() {
     entries.sort();
     assert!(entries.len() >= 10);
     // Charts from the corpus's chart directory only: the test never touches the network.
-    let helm = HelmEngine {
-        chart_cache: Some(repos.join("../charts")),
-        offline: true,
-        download_cache: None,
-        ..HelmEngine::default()
-    };
     for root in entries {
-        let repository = discover(&Options::new(&root)).expect("discovery");
-        let one = run(
-            &repository,
-            &KustomizeEngine::for_repository(&repository),
-            &helm,
-            &RunOptions {
-                concurrency: Some(1),
-                ..Default::default()
-            },
-        );
-        let eight = run(
-            &repository,
-            &KustomizeEngine::for_repository(&repository),
-            &helm,
-            &RunOptions {
-                concurrency: Some(8),
-                ..Default::default()
-            },
-        );
+        let at = |concurrency| {
+            let offlux = Orchestrator::new(Config {
+                chart_cache: Some(repos.join("../charts")),
+                offline: true,
+                concurrency: Some(concurrency),
+                ..Config::new(&root)
+            });
+            offlux.run(Vec::new()).expect("a repository").1
+        };
+        let one = at(1);
+        let eight = at(8);
         assert!(
             one.statuses
                 .iter()

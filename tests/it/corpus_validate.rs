@@ -2,9 +2,7 @@
 //! (charts from the corpus, offline): no finding is an error. Every finding is printed; each was
 //! checked by hand (see the README).
 
-use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
-use offlux::controllers::runtime::{run, RunOptions};
-use offlux::discovery::{discover, Options};
+use offlux::orchestrator::{Config, Orchestrator};
 use offlux::validate::{self, Produced, Severity};
 
 use crate::common::produced;
@@ -39,28 +37,19 @@ fn the_corpus_has_no_validation_errors() {
     let Some(shared) = test_data::dir("", "validating the corpus") else {
         return;
     };
-    let helm = HelmEngine {
-        chart_cache: Some(shared.join("corpus/charts")),
-        offline: true,
-        ..HelmEngine::default()
-    };
     let mut errors = Vec::new();
     let mut unread = Vec::new();
     let mut checked = 0;
     for (name, entry) in ENTRIES {
         let root = shared.join("corpus/repos").join(name);
-        let mut options = Options::new(root.join(entry));
-        options.root = Some(root.clone());
-        let repository = discover(&options).expect("discovery");
-        let report = run(
-            &repository,
-            &KustomizeEngine::for_repository(&repository),
-            &helm,
-            &RunOptions {
-                allow_missing_sources: true,
-                ..Default::default()
-            },
-        );
+        let offlux = Orchestrator::new(Config {
+            root: Some(root.clone()),
+            chart_cache: Some(shared.join("corpus/charts")),
+            offline: true,
+            allow_missing_sources: true,
+            ..Config::new(root.join(entry))
+        });
+        let (_, report) = offlux.run(Vec::new()).expect("a repository");
         let labels = produced::labels(&report);
         let produced: Vec<Produced<'_>> = produced::produced(&report, &labels)
             .into_iter()

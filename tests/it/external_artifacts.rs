@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
-use offlux::controllers::runtime::{run, RunOptions, RunReport};
-use offlux::discovery::{discover, Options};
+use offlux::controllers::runtime::RunReport;
+use offlux::orchestrator::{Config, Orchestrator};
 use offlux::store::Status;
 
 fn write(root: &Path, file: &str, text: &str) {
@@ -30,18 +29,12 @@ fn consumer(path: &str) -> String {
 }
 
 fn render(root: &Path) -> RunReport {
-    let mut options = Options::new(root.join("entry"));
-    options.root = Some(root.to_path_buf());
-    let repository = discover(&options).expect("discovery");
-    run(
-        &repository,
-        &KustomizeEngine::for_repository(&repository),
-        &HelmEngine {
-            offline: true,
-            ..HelmEngine::default()
-        },
-        &RunOptions::default(),
-    )
+    let offlux = Orchestrator::new(Config {
+        root: Some(root.to_path_buf()),
+        offline: true,
+        ..Config::new(root.join("entry"))
+    });
+    offlux.run(Vec::new()).expect("a repository").1
 }
 
 /// The ConfigMaps the consumer rendered, as `name: data-keys`, and its status.

@@ -6,9 +6,8 @@
 
 use std::path::Path;
 
-use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
-use offlux::controllers::runtime::{run, RunOptions, RunReport};
-use offlux::discovery::{discover, Options};
+use offlux::controllers::runtime::RunReport;
+use offlux::orchestrator::{Config, Orchestrator};
 use offlux::store::{Ready, Status};
 use offlux::yaml::Node;
 
@@ -22,23 +21,14 @@ fn write(root: &Path, file: &str, text: &str) {
 }
 
 fn reconcile(root: &Path, entry: &str) -> RunReport {
-    let mut options = Options::new(root.join(entry));
-    options.root = Some(root.to_path_buf());
-    let repository = discover(&options).expect("discovery");
-    let helm = HelmEngine {
+    let offlux = Orchestrator::new(Config {
+        root: Some(root.to_path_buf()),
         offline: true,
-        ..HelmEngine::default()
-    };
-    run(
-        &repository,
-        &KustomizeEngine::for_repository(&repository),
-        &helm,
-        &RunOptions {
-            concurrency: Some(2),
-            allow_missing_sources: true,
-            ..Default::default()
-        },
-    )
+        concurrency: Some(2),
+        allow_missing_sources: true,
+        ..Config::new(root.join(entry))
+    });
+    offlux.run(Vec::new()).expect("a repository").1
 }
 
 fn status<'a>(report: &'a RunReport, kind: &str, namespace: &str, name: &str) -> &'a Status {

@@ -1,0 +1,447 @@
+//! The library's entry point: a [`Config`] in, the runs a command asks for out. An
+//! [`Orchestrator`] discovers a repository, reconciles it (whole, scoped to named objects, or
+//! narrowed to what changed since a revision) with the engines wired as Flux wires its
+//! controllers, and returns typed results. The command line parses its flags into a `Config`,
+//! calls an `Orchestrator` and prints what it returns; tests call it the same way.
+//!
+//! ```no_run
+//! use offlux::orchestrator::{Config, Orchestrator};
+//!
+//! let offlux = Orchestrator::new(Config {
+//!     chart_cache: Some("charts".into()),
+//!     offline: true,
+//!     ..Config::new("path/to/repository")
+//! });
+//! let (repository, report) = offlux.run(Vec::new()).expect("a repository");
+//! for (id, record) in &report.statuses {
+//!     println!("{id}: {}", record.status);
+//! }
+//! # let _ = repository;
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::budget::{Limits, RunBudget};
+use crate::controllers::engine::{HelmEngine, KustomizeEngine};
+use crate::controllers::runtime::{self, CancelToken, RunOptions, RunReport, SuppliedInputs};
+use crate::controllers::source_map::SourceMapping;
+use crate::diagnostic::Diagnostic;
+use crate::discovery::{DiscoveryError, Repository};
+use crate::selection::changed::{self, Selection};
+use crate::selection::scope::Target;
+
+/// Told `(finished, known)` Flux objects as a reconcile advances.
+pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
+
+/// Called as each reconcile starts, with its cancel token and its budget: the command line
+/// cancels both when a signal arrives.
+pub type OnStart = Arc<dyn Fn(&CancelToken, &Arc<RunBudget>) + Send + Sync>;
+
+/// Everything a run is told: what the command line's run flags and `.offlux.yaml` say, as values.
+/// Nothing here is read from the environment; the caller passes what it chose to.
+#[derive(Clone)]
+pub struct Config {
+    /// Where discovery starts: the repository, or a directory in it.
+    pub path: PathBuf,
+    /// The repository root, when not the enclosing git work tree (or `path`).
+    pub root: Option<PathBuf>,
+    /// Objects reconciled at once; the number of cores when unset.
+    pub concurrency: Option<usize>,
+    /// Consumers of sources that cannot be had offline are SKIPPED instead of failed.
+    pub allow_missing_sources: bool,
+    /// An unset `${VAR}` without a default fails its Kustomization (Flux's strict mode).
+    pub strict_substitutions: bool,
+    /// Post-build variables only the cluster holds (`--substitute NAME=VALUE`).
+    pub substitutions: BTreeMap<String, String>,
+    /// Files of ConfigMaps and Secrets only the cluster holds (`--substitute-from`).
+    pub substitute_from: Vec<PathBuf>,
+    /// Every value that came from a Secret replaced by `offlux-redacted` wherever it lands.
+    pub redact_secret_values: bool,
+    /// The Kubernetes version charts are rendered for; Helm's default when unset.
+    pub kube_version: Option<String>,
+    /// A directory of charts used before any repository.
+    pub chart_cache: Option<PathBuf>,
+    /// Where downloaded charts are kept across runs; not kept when unset.
+    pub download_cache: Option<PathBuf>,
+    /// No chart is fetched over the network.
+    pub offline: bool,
+    /// Chart fetches may reach loopback, link-local and private addresses.
+    pub allow_private_network: bool,
+    /// Seconds a fetch may wait for its next bytes; the engine's default when unset.
+    pub network_idle_timeout_secs: Option<u64>,
+    /// Seconds the whole run may spend on the network; the engine's default when unset.
+    pub network_deadline_secs: Option<u64>,
+    /// The run's budget.
+    pub limits: Limits,
+    /// Kinds whose objects create a Secret of their own name in the cluster.
+    pub secret_producer_kinds: Vec<String>,
+    /// The values an env file's bare keys take (`--env-from-process`); left out when unset.
+    pub process_env: Option<Arc<BTreeMap<String, String>>>,
+    /// Inputs of ResourceSetInputProviders that cannot be queried offline, as
+    /// `[NAMESPACE/]NAME=FILE` (a YAML list of input maps).
+    pub resourceset_inputs: Vec<String>,
+    /// Sources read from local directories, as `NAME[=DIR][,...]` lists (`--sources`), before
+    /// the `sources:` of the repository's `.offlux.yaml`.
+    pub sources: Vec<String>,
+    /// Told how far each reconcile is.
+    pub progress: Option<Progress>,
+    /// Told when each reconcile starts.
+    pub on_start: Option<OnStart>,
+}
+
+impl Config {
+    /// The defaults for a repository at `path`: no flags given.
+    pub fn new(path: impl Into<PathBuf>) -> Config {
+        Config {
+            path: path.into(),
+            root: None,
+            concurrency: None,
+            allow_missing_sources: false,
+            strict_substitutions: false,
+            substitutions: BTreeMap::new(),
+            substitute_from: Vec::new(),
+            redact_secret_values: false,
+            kube_version: None,
+            chart_cache: None,
+            download_cache: None,
+            offline: false,
+            allow_private_network: false,
+            network_idle_timeout_secs: None,
+            network_deadline_secs: None,
+            limits: Limits::default(),
+            secret_producer_kinds: Vec::new(),
+            process_env: None,
+            resourceset_inputs: Vec::new(),
+            sources: Vec::new(),
+            progress: None,
+            on_start: None,
+        }
+    }
+}
+
+/// Why a run could not be made: the invocation's fault, not the repository's verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The path is not a repository offlux can read.
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
+    /// A setting or a file it names is wrong (the message names which).
+    #[error("{0}")]
+    Setting(String),
+    /// The revisions a `--changed-only` run compares could not be read.
+    #[error("{0}")]
+    Changes(String),
+}
+
+/// What a run narrowed to what changed left out, for the outputs that say so.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LeftOut {
+    /// Flux objects not reconciled or not reported.
+    #[serde(rename = "leftOut")]
+    pub count: usize,
+    /// The revision compared against.
+    pub base: String,
+    /// Why the run was whole, when it was.
+    #[serde(rename = "fullRun", skip_serializing_if = "Option::is_none")]
+    pub full: Option<String>,
+    /// Files changed under the repository root.
+    #[serde(rename = "changedFiles")]
+    pub changed: usize,
+    /// Of those, files no producer reads.
+    #[serde(rename = "unreadFiles")]
+    pub unread: usize,
+    /// Flux objects reconciled and reported.
+    pub reconciled: usize,
+}
+
+impl LeftOut {
+    /// What was left out, in one sentence.
+    pub fn sentence(&self) -> String {
+        let unread = if self.unread > 0 {
+            format!(" ({} read by no producer)", self.unread)
+        } else {
+            String::new()
+        };
+        match &self.full {
+            Some(reason) => format!(
+                "--changed-only: {} files changed since {}; {reason}, so everything was reconciled",
+                self.changed, self.base
+            ),
+            None => format!(
+                "--changed-only: {} files changed since {}{unread}; {} Flux objects reconciled, {} left out",
+                self.changed, self.base, self.reconciled, self.count
+            ),
+        }
+    }
+}
+
+/// Runs repositories as one [`Config`] says.
+pub struct Orchestrator {
+    config: Config,
+}
+
+impl Orchestrator {
+    pub fn new(config: Config) -> Orchestrator {
+        Orchestrator { config }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Discovers and reconciles, for a command about `scope` only (all of the repository when
+    /// empty).
+    pub fn run(&self, scope: Vec<Target>) -> Result<(Repository, RunReport), RunError> {
+        let repository = self.discover()?;
+        self.reconcile(repository, scope)
+    }
+
+    /// Discovers the repository with the source mappings (`sources`, `.offlux.yaml`), so that a
+    /// Kustomization of a mapped source has its `spec.path` followed there. The run's budget
+    /// starts here: discovery's reading of the files counts.
+    pub fn discover(&self) -> Result<Repository, RunError> {
+        let mut options = crate::discovery::Options::new(&self.config.path);
+        options.budget = Some(Arc::new(RunBudget::new(self.config.limits)));
+        options.root = self.config.root.clone();
+        let root = crate::discovery::repository_root(&options)?;
+        options.sources = self.source_mappings(&root)?;
+        Ok(crate::discovery::discover(&options)?)
+    }
+
+    /// Reconciles `repository` (already discovered), for a command about `scope` only.
+    pub fn reconcile(
+        &self,
+        mut repository: Repository,
+        scope: Vec<Target>,
+    ) -> Result<(Repository, RunReport), RunError> {
+        let config = &self.config;
+        let (extra_objects, diagnostics) = read_substitute_from(&config.substitute_from)?;
+        let resourceset_inputs = read_resourceset_inputs(&config.resourceset_inputs)?;
+        if let Some(version) = &config.kube_version {
+            crate::helm::KubeVersion::parse(version)
+                .map_err(|e| RunError::Setting(format!("`--kube-version {version}`: {e}")))?;
+        }
+        // The command line's mappings come first, so they win over the file's.
+        let source_dirs = self.source_mappings(&repository.root)?;
+        repository.diagnostics.extend(diagnostics);
+        let cancel = CancelToken::default();
+        let budget =
+            (repository.budget.clone()).unwrap_or_else(|| Arc::new(RunBudget::new(config.limits)));
+        if let Some(on_start) = &config.on_start {
+            on_start(&cancel, &budget);
+        }
+        let options = RunOptions {
+            progress: config.progress.clone(),
+            cancel,
+            budget: budget.clone(),
+            concurrency: config.concurrency,
+            allow_missing_sources: config.allow_missing_sources,
+            strict_substitutions: config.strict_substitutions,
+            user_values: config.substitutions.clone(),
+            redact_secret_values: config.redact_secret_values,
+            extra_objects,
+            kube_version: config.kube_version.clone(),
+            chart_cache: config.chart_cache.clone(),
+            offline: config.offline,
+            secret_producer_kinds: config.secret_producer_kinds.clone(),
+            resourceset_inputs,
+            source_dirs,
+            scope,
+        };
+        let helm = HelmEngine {
+            chart_cache: options.chart_cache.clone(),
+            offline: options.offline,
+            allow_private_network: config.allow_private_network,
+            network_idle_timeout_secs: config.network_idle_timeout_secs,
+            network_deadline: Some(crate::helm::repo::NetworkDeadline::after(
+                config
+                    .network_deadline_secs
+                    .unwrap_or(crate::helm::repo::DEFAULT_NETWORK_DEADLINE_SECS),
+            )),
+            download_cache: config.download_cache.clone(),
+            budget,
+            ..HelmEngine::default()
+        };
+        let kustomize = KustomizeEngine {
+            process_env: config.process_env.clone(),
+            budget: Some(options.budget.clone()),
+            ..KustomizeEngine::for_repository(&repository)
+        };
+        let report = runtime::run(&repository, &kustomize, &helm, &options);
+        Ok((repository, report))
+    }
+
+    /// Reconciles only the producers a change since `base` can affect (see
+    /// `selection::changed`; the merge base with the default branch when `None`), for a command
+    /// about `scope` only; the working tree is compared with `base` in git.
+    pub fn run_changed(
+        &self,
+        repository: Repository,
+        base: Option<&str>,
+    ) -> Result<(Repository, RunReport, LeftOut), RunError> {
+        let start = self.config.root.as_ref().unwrap_or(&self.config.path);
+        // The base revision's objects are charged to the run's budget (bytes extracted).
+        let changes = changed::Changes::working_tree(start, base, repository.budget.clone())
+            .map_err(RunError::Changes)?;
+        let files = changes.under(&repository.root);
+        let selection = changed::select(&repository, &files, changed::SelectOptions::default());
+        self.run_selection(repository, &selection, &changes.base_label)
+    }
+
+    /// Runs `repository` as `selection` asks: whole when it says so, not at all when it selects
+    /// nothing, else narrowed to it; the report keeps only the selected producers.
+    pub fn run_selection(
+        &self,
+        repository: Repository,
+        selection: &Selection,
+        base_label: &str,
+    ) -> Result<(Repository, RunReport, LeftOut), RunError> {
+        let mapped = !self.config.sources.is_empty()
+            || !configured_sources(&repository.root)
+                .map_err(RunError::Setting)?
+                .is_empty();
+        let full = selection.full.clone().or_else(|| {
+            mapped.then(|| "sources are read from other directories (`--sources`)".to_owned())
+        });
+        if let Some(reason) = &full {
+            let (repository, report) = self.reconcile(repository, Vec::new())?;
+            let left_out = LeftOut {
+                count: 0,
+                base: base_label.to_owned(),
+                full: Some(reason.clone()),
+                changed: selection.changed,
+                unread: selection.unread,
+                reconciled: report.statuses.len(),
+            };
+            return Ok((repository, report, left_out));
+        }
+        let (repository, mut report) = match selection.targets(&repository) {
+            Some(targets) => self.reconcile(repository, targets)?,
+            None => (repository, RunReport::default()),
+        };
+        let count = changed::retain(&mut report, selection, &repository);
+        let left_out = LeftOut {
+            count,
+            base: base_label.to_owned(),
+            full: None,
+            changed: selection.changed,
+            unread: selection.unread,
+            reconciled: report.statuses.len(),
+        };
+        Ok((repository, report, left_out))
+    }
+
+    /// The `sources` lists (first, so they win) and the `sources:` of `.offlux.yaml` at `root`.
+    fn source_mappings(&self, root: &Path) -> Result<Vec<SourceMapping>, RunError> {
+        let mut source_dirs = Vec::new();
+        for list in &self.config.sources {
+            source_dirs.extend(
+                SourceMapping::parse_list(list, root)
+                    .map_err(|e| RunError::Setting(format!("`--sources`: {e}")))?,
+            );
+        }
+        source_dirs.extend(configured_sources(root).map_err(RunError::Setting)?);
+        Ok(source_dirs)
+    }
+}
+
+/// The `sources:` map of `.offlux.yaml` (`NAME` or `KIND/NAMESPACE/NAME` to a directory relative
+/// to the repository root).
+fn configured_sources(root: &Path) -> Result<Vec<SourceMapping>, String> {
+    let path = root.join(crate::config_file::FILE);
+    let Some(entries) =
+        crate::config_file::read(root)?.and_then(|config| config.get_path(&["sources"]).cloned())
+    else {
+        return Ok(Vec::new());
+    };
+    let Some(entries) = entries.as_mapping() else {
+        return Ok(Vec::new());
+    };
+    entries
+        .iter()
+        .map(|(key, value)| {
+            let dir = value.as_str().ok_or_else(|| {
+                format!("`{}`: `sources.{key}` must be a directory", path.display())
+            })?;
+            SourceMapping::new(key, root.join(dir))
+                .map_err(|e| format!("`{}`: sources: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// The ConfigMaps and Secrets of `--substitute-from` files, and a warning for anything else.
+fn read_substitute_from(
+    files: &[PathBuf],
+) -> Result<(Vec<crate::model::Object>, Vec<Diagnostic>), RunError> {
+    let mut objects = Vec::new();
+    let mut diagnostics = Vec::new();
+    for file in files {
+        let facts = crate::fsio::FsFacts::default();
+        let text = crate::fsio::read_to_string(&facts, file, crate::fsio::Confine::anywhere())
+            .map_err(|e| RunError::Setting(format!("cannot read {e}")))?;
+        let read = crate::model::parse_objects(&text, file)
+            .map_err(|e| RunError::Setting(e.to_string()))?;
+        for object in read {
+            if matches!(object.id.kind.as_str(), "ConfigMap" | "Secret") {
+                objects.push(object);
+            } else {
+                diagnostics.push(
+                    Diagnostic::warning(
+                        "only ConfigMaps and Secrets are read from --substitute-from files",
+                    )
+                    .at(object.location())
+                    .object(object.id.to_string()),
+                );
+            }
+        }
+    }
+    Ok((objects, diagnostics))
+}
+
+/// Reads `PROVIDER=FILE` pairs: each file a YAML list of input maps (or one map).
+fn read_resourceset_inputs(pairs: &[String]) -> Result<SuppliedInputs, RunError> {
+    let mut supplied = SuppliedInputs::new();
+    for pair in pairs {
+        let (provider, file) = pair.split_once('=').ok_or_else(|| {
+            RunError::Setting(format!(
+                "`--resourceset-inputs {pair}` must be PROVIDER=FILE"
+            ))
+        })?;
+        let text = crate::fsio::read_to_string(
+            &crate::fsio::FsFacts::default(),
+            Path::new(file),
+            crate::fsio::Confine::anywhere(),
+        )
+        .map_err(|e| RunError::Setting(format!("cannot read {e}")))?;
+        let documents = crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+            .map_err(|e| RunError::Setting(format!("`{file}`: {e}")))?;
+        let mut sets = Vec::new();
+        for document in &documents {
+            match crate::resourceset::yaml_to_json(&document.root) {
+                serde_json::Value::Array(items) => {
+                    for item in items {
+                        match item {
+                            serde_json::Value::Object(set) => sets.push(set),
+                            _ => {
+                                return Err(RunError::Setting(format!(
+                                    "`{file}`: each input must be a map"
+                                )))
+                            }
+                        }
+                    }
+                }
+                serde_json::Value::Object(set) => sets.push(set),
+                serde_json::Value::Null => {}
+                _ => {
+                    return Err(RunError::Setting(format!(
+                        "`{file}`: expected a list of input maps"
+                    )))
+                }
+            }
+        }
+        supplied.insert(provider.to_owned(), sets);
+    }
+    Ok(supplied)
+}
