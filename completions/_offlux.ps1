@@ -383,6 +383,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--report-json', '--report-json', [CompletionResultType]::ParameterName, 'Also write the JSON report to FILE, from the same comparison')
             [CompletionResult]::new('--report-github', '--report-github', [CompletionResultType]::ParameterName, 'Also write the GitHub annotations to FILE, from the same comparison')
             [CompletionResult]::new('--report-human', '--report-human', [CompletionResultType]::ParameterName, 'Also write the plain-text report to FILE, from the same comparison')
+            [CompletionResult]::new('--report-html', '--report-html', [CompletionResultType]::ParameterName, 'Also write the HTML report to FILE (one self-contained page), from the same comparison')
             [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
             [CompletionResult]::new('--allow-missing-sources', '--allow-missing-sources', [CompletionResultType]::ParameterName, 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed')
             [CompletionResult]::new('--strict-substitutions', '--strict-substitutions', [CompletionResultType]::ParameterName, 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)')

@@ -364,6 +364,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --report-json 'Also write the JSON report to FILE, from the same comparison'
             cand --report-github 'Also write the GitHub annotations to FILE, from the same comparison'
             cand --report-human 'Also write the plain-text report to FILE, from the same comparison'
+            cand --report-html 'Also write the HTML report to FILE (one self-contained page), from the same comparison'
             cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
             cand --allow-missing-sources 'Report consumers of sources that cannot be had offline as SKIPPED instead of failed'
             cand --strict-substitutions 'An unset `${VAR}` without a default fails the Kustomization (Flux''s strict mode)'

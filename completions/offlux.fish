@@ -327,7 +327,8 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l head -d 'The revi
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "human\t''
 markdown\t''
 json\t''
-github\t''"
+github\t''
+html\t'One self-contained page: a tree to navigate, a filter, unified and side-by-side views'"
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s U -l context -d 'Unchanged lines shown around each change' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l out -d 'Also write both rendered trees, as `render --out` would, under `DIR/base` and `DIR/head` (Secrets left out)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-crds -d 'Leave CustomResourceDefinitions out of the comparison' -r -f -a "true\t''
@@ -339,6 +340,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-markdown -
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-json -d 'Also write the JSON report to FILE, from the same comparison' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-github -d 'Also write the GitHub annotations to FILE, from the same comparison' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-human -d 'Also write the plain-text report to FILE, from the same comparison' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-html -d 'Also write the HTML report to FILE (one self-contained page), from the same comparison' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l log-level -d 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes' -r -f -a "error\t''
 warn\t''
 info\t''"

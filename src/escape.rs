@@ -221,6 +221,31 @@ pub fn html_code(text: &str) -> String {
     out
 }
 
+/// Text in an HTML page (an element's content or a quoted attribute value): `& < > " '` as
+/// entities, and characters a reader cannot see shown as `terminal` shows them. Line breaks
+/// are kept.
+pub fn html_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split_inclusive('\n') {
+        let (line, newline) = match line.strip_suffix('\n') {
+            Some(line) => (line, "\n"),
+            None => (line, ""),
+        };
+        for c in terminal_line(line).chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c => out.push(c),
+            }
+        }
+        out.push_str(newline);
+    }
+    out
+}
+
 /// A Graphviz quoted string's content: `\` and `"` escaped, on one line.
 pub fn dot_string(text: &str) -> String {
     terminal_line(text)

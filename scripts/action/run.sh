@@ -54,8 +54,11 @@ if [ "$command" = diff ]; then
   # One comparison gives both: the annotations on stdout, the markdown report in its file.
   # Diagnostics stay on stderr, in the job log: the comment holds the report only.
   markdown=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.md
-  rm -f "$markdown"
-  offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github --report-markdown "$markdown"
+  # The whole comparison as one page, kept as the job's artifact (the comment may be cut).
+  html=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.html
+  rm -f "$markdown" "$html"
+  offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github --report-markdown "$markdown" \
+    --report-html "$html"
   status=$?
   if [ ! -f "$markdown" ]; then
     echo "offlux diff could not run (exit $status); the job log says why." >"$markdown"
@@ -67,6 +70,9 @@ if [ "$command" = diff ]; then
   if [ -n "${GITHUB_OUTPUT:-}" ]; then
     echo "exit-code=$status" >>"$GITHUB_OUTPUT"
     echo "diff-file=$markdown" >>"$GITHUB_OUTPUT"
+    if [ -f "$html" ]; then
+      echo "diff-html=$html" >>"$GITHUB_OUTPUT"
+    fi
   fi
   exit "$status"
 fi

@@ -31,6 +31,8 @@ use crate::model::Object;
 use crate::selection::changed;
 use crate::selection::scope::Target;
 
+mod html;
+
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
     /// What to compare: every rendered object (the default); `images`: the container images
@@ -109,6 +111,9 @@ pub struct DiffArgs {
     /// Also write the plain-text report to FILE, from the same comparison.
     #[arg(long, value_name = "FILE")]
     pub report_human: Option<PathBuf>,
+    /// Also write the HTML report to FILE (one self-contained page), from the same comparison.
+    #[arg(long, value_name = "FILE")]
+    pub report_html: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -165,6 +170,7 @@ impl DiffArgs {
             (DiffFormat::Markdown, &self.report_markdown),
             (DiffFormat::Json, &self.report_json),
             (DiffFormat::Github, &self.report_github),
+            (DiffFormat::Html, &self.report_html),
         ]
         .into_iter()
         .filter_map(|(format, path)| Some((format, path.as_deref()?)))
@@ -186,6 +192,8 @@ pub enum DiffFormat {
     Markdown,
     Json,
     Github,
+    /// One self-contained page: a tree to navigate, a filter, unified and side-by-side views.
+    Html,
 }
 
 /// A reconciled side of one cluster and what it was read from.
@@ -504,6 +512,7 @@ fn formatted(compared: &Compared, format: DiffFormat, color: bool) -> String {
             text
         }
         DiffFormat::Json => json(reports, left_out),
+        DiffFormat::Html => html::html(reports, labels, left_out, stripped),
         DiffFormat::Github => {
             let files: Vec<BTreeMap<ProducerKey, (String, u32)>> = clusters
                 .iter()

@@ -152,6 +152,14 @@ fn the_action_diffs_the_working_tree_against_its_base() {
         Some(run.summary.as_str())
     );
     assert!(run.outputs.starts_with("exit-code=1\n"), "{}", run.outputs);
+    // The same comparison as one page, for the job's artifact.
+    let page = run
+        .outputs
+        .lines()
+        .find_map(|line| line.strip_prefix("diff-html="))
+        .expect("diff-html output");
+    let page = std::fs::read_to_string(page).expect("the HTML report");
+    assert!(page.starts_with("<!doctype html>") && page.contains("<ins>prod</ins>"));
     // One comparison: the comment is offlux's markdown report alone, no diagnostics block.
     assert!(
         run.summary.starts_with("### offlux diff: ")

@@ -1327,3 +1327,122 @@ fn diff_images_lists_the_images_a_change_rolls_out() {
     let (code, none) = images(&["-o", "json"]);
     assert_eq!((code, none.trim()), (Some(0), "[]"));
 }
+
+/// `--report-html FILE`: one self-contained page, from the same comparison as the text report,
+/// loaded in a real headless Chromium (Debian's; CI installs it): its script runs without an
+/// error, the tree lists the changed objects, `#filter=` hides the others, and a screenshot is
+/// kept in `target/test-artifacts/diff-report.png`.
+#[test]
+fn the_html_report_is_one_page_a_browser_loads_and_filters() {
+    let Some(dir) = repository() else { return };
+    let repo = dir.path();
+    edit(
+        repo,
+        "infrastructure/controllers/kustomization.yaml",
+        "namespace: ingress\n",
+        "namespace: ingress\ncommonLabels:\n  tier: edge\n",
+    );
+    edit(
+        repo,
+        "infrastructure/controllers/ingress.yaml",
+        "ingress-controller:1.2.3",
+        "ingress-controller:1.2.4",
+    );
+    let page = repo.join("report.html");
+    let (code, stdout, stderr) = diff(
+        repo,
+        &["--exit-zero", "--report-html", &page.display().to_string()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("ingress/ingress-controller changed"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(&page).expect("the report");
+    assert!(html.starts_with("<!doctype html>"), "{html}");
+    assert!(html.trim_end().ends_with("</html>"));
+    // Self-contained: nothing is fetched from anywhere.
+    for external in ["src=", "<link", "@import", "url(", "http://", "https://"] {
+        assert!(!html.contains(external), "the page refers to `{external}`");
+    }
+    // Both views, with the changed words marked.
+    assert!(html.contains("<table class=\"diff unified\">"));
+    assert!(html.contains("<table class=\"diff split\">"));
+    assert!(
+        html.contains("<ins>registry.example.com/ingress-controller:1.2.4</ins>"),
+        "{html}"
+    );
+    // `-o html` prints the same page.
+    let (_, printed, _) = diff(repo, &["--exit-zero", "-o", "html"]);
+    assert_eq!(printed, html);
+
+    let Some(chromium) = crate::common::tools::on_path(
+        "chromium",
+        "the HTML report's browser test",
+        "apt-get install -y chromium",
+    ) else {
+        return;
+    };
+    let profile = tempfile::tempdir().expect("tempdir");
+    let browser = |extra: &[&str], url: &str| {
+        Process::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(url)
+            .output()
+            .expect("chromium runs")
+    };
+    let url = format!("file://{}", page.display());
+    let dom = |url: &str| {
+        let output = browser(&["--dump-dom"], url);
+        assert!(output.status.success(), "{:?}", output.status);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let tag = |dom: &str, name: &str| {
+        dom.match_indices("<article")
+            .map(|(at, _)| &dom[at..at + dom[at..].find('>').unwrap_or(0)])
+            .find(|tag| tag.contains(name))
+            .unwrap_or_else(|| panic!("no article for {name} in {dom}"))
+            .to_owned()
+    };
+    let loaded = dom(&url);
+    let body = &loaded[loaded.find("<body").expect("a body")..];
+    let body = &body[..body.find('>').unwrap_or(0)];
+    assert!(
+        body.contains("data-ready=\"1\""),
+        "the script did not finish: {body}"
+    );
+    assert!(!body.contains("data-errors"), "the script failed: {body}");
+    for object in ["ingress/ingress-controller</a>", "ingress</a>"] {
+        assert!(loaded.contains(object), "the tree lacks {object}");
+    }
+    assert!(!tag(&loaded, "deployment ingress/ingress-controller").contains("hidden"));
+    let filtered = dom(&format!("{url}#filter=namespace"));
+    assert!(tag(&filtered, "deployment ingress/ingress-controller").contains("hidden"));
+    assert!(!tag(&filtered, "namespace ingress").contains("hidden"));
+
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
+    std::fs::create_dir_all(&artifacts).expect("mkdir");
+    let screenshot = artifacts.join("diff-report.png");
+    let _ = std::fs::remove_file(&screenshot);
+    let shot = browser(
+        &[
+            "--window-size=1280,900",
+            &format!("--screenshot={}", screenshot.display()),
+        ],
+        &url,
+    );
+    assert!(shot.status.success(), "{:?}", shot.status);
+    let png = std::fs::read(&screenshot).expect("the screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+}

@@ -506,27 +506,13 @@ impl Drop for Registry {
     }
 }
 
-/// The `docker-registry` binary on PATH; without it the test says it skipped and returns, unless
-/// `OFFLUX_REQUIRE_TEST_DATA` is set (CI installs it), where its absence fails the test.
+/// The `docker-registry` binary on PATH (see `common::tools::on_path`).
 fn find_docker_registry() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join("docker-registry"))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        let required =
-            std::env::var_os("OFFLUX_REQUIRE_TEST_DATA").is_some_and(|v| !v.is_empty() && v != "0");
-        assert!(
-            !required,
-            "the OCI registry tests need Debian's `docker-registry` binary on PATH"
-        );
-        eprintln!(
-            "skipped the OCI registry tests: no `docker-registry` on PATH \
-             (install it with `apt-get install -y docker-registry` to run them)"
-        );
-    }
-    found
+    crate::common::tools::on_path(
+        "docker-registry",
+        "the OCI registry tests",
+        "apt-get install -y docker-registry",
+    )
 }
 
 fn start_registry(htpasswd: Option<(&str, &str)>) -> Option<Registry> {

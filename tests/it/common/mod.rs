@@ -6,6 +6,7 @@ pub mod kustomize_oracle;
 pub mod measured;
 pub mod offlux_cli;
 pub mod produced;
+pub mod tools;
 pub use offlux_test_data as test_data;
 
 /// A copy of the directory tree `from` at `to`: directories and regular files (symbolic links are

@@ -1,0 +1,53 @@
+(function () {
+  "use strict";
+  var body = document.body;
+  window.addEventListener("error", function () {
+    body.dataset.errors = String(Number(body.dataset.errors || 0) + 1);
+  });
+  var filter = document.getElementById("filter");
+  var viewButton = document.getElementById("view");
+  var themeButton = document.getElementById("theme");
+  function matches(element, text) {
+    return text === "" || (element.dataset.name || "").indexOf(text) !== -1;
+  }
+  function apply(value) {
+    var text = value.trim().toLowerCase();
+    document.querySelectorAll("article.object, nav#tree li.object, #not-rendered li").forEach(function (element) {
+      element.hidden = !matches(element, text);
+    });
+    document.querySelectorAll("section.producer, nav#tree li.producer").forEach(function (element) {
+      var objects = element.querySelectorAll("article.object, li.object");
+      var shown = element.querySelectorAll("article.object:not([hidden]), li.object:not([hidden])");
+      element.hidden = objects.length > 0 ? shown.length === 0 && !matches(element, text) : !matches(element, text);
+      if (!element.hidden && matches(element, text)) {
+        objects.forEach(function (object) { object.hidden = false; });
+      }
+    });
+    document.querySelectorAll("nav#tree li.kind").forEach(function (element) {
+      element.hidden = element.querySelectorAll("li.object:not([hidden])").length === 0;
+    });
+  }
+  filter.addEventListener("input", function () { apply(filter.value); });
+  viewButton.addEventListener("click", function () {
+    var split = body.dataset.view !== "split";
+    body.dataset.view = split ? "split" : "unified";
+    viewButton.textContent = split ? "Unified" : "Side by side";
+  });
+  function dark() {
+    var chosen = document.documentElement.dataset.theme;
+    if (chosen) { return chosen === "dark"; }
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+  function label() { themeButton.textContent = dark() ? "Light theme" : "Dark theme"; }
+  themeButton.addEventListener("click", function () {
+    document.documentElement.dataset.theme = dark() ? "light" : "dark";
+    label();
+  });
+  label();
+  var hash = window.location.hash.match(/^#filter=(.*)$/);
+  if (hash) {
+    filter.value = decodeURIComponent(hash[1]);
+    apply(filter.value);
+  }
+  body.dataset.ready = "1";
+})();
