@@ -359,6 +359,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --skip-crds 'Leave CustomResourceDefinitions out of the comparison'
             cand --skip-kinds 'Leave these kinds out (comma-separated)'
             cand --max-size 'With `-o markdown`: the most bytes printed (GitHub''s comments hold 65 536 characters); diffs that do not fit are left out with a note'
+            cand --full-report-url 'With `-o markdown`: where the whole comparison can be read (the HTML report''s artifact, a CI job''s page), linked from the note of a report cut to `--max-size`'
             cand --strip-attr 'A label or annotation key left out of the comparison wherever a `metadata` holds it (a glob: `checksum/*`; repeatable), besides the default set'
             cand --report-markdown 'Also write the markdown report to FILE, from the same comparison (with `-o`, one run gives the PR comment, the annotations and the JSON)'
             cand --report-json 'Also write the JSON report to FILE, from the same comparison'

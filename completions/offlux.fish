@@ -335,6 +335,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-crds -d 'Lea
 false\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l skip-kinds -d 'Leave these kinds out (comma-separated)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l max-size -d 'With `-o markdown`: the most bytes printed (GitHub\'s comments hold 65 536 characters); diffs that do not fit are left out with a note' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l full-report-url -d 'With `-o markdown`: where the whole comparison can be read (the HTML report\'s artifact, a CI job\'s page), linked from the note of a report cut to `--max-size`' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l strip-attr -d 'A label or annotation key left out of the comparison wherever a `metadata` holds it (a glob: `checksum/*`; repeatable), besides the default set' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-markdown -d 'Also write the markdown report to FILE, from the same comparison (with `-o`, one run gives the PR comment, the annotations and the JSON)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l report-json -d 'Also write the JSON report to FILE, from the same comparison' -r -F

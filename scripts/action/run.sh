@@ -57,8 +57,13 @@ if [ "$command" = diff ]; then
   # The whole comparison as one page, kept as the job's artifact (the comment may be cut).
   html=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/offlux-diff.html
   rm -f "$markdown" "$html"
+  # A comment cut to GitHub's size points at the run, whose `offlux-diff` artifact is the page.
+  full=()
+  if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -n "${GITHUB_REPOSITORY:-}" ] && [ -n "${GITHUB_RUN_ID:-}" ]; then
+    full=(--full-report-url "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID")
+  fi
   offlux diff "${args[@]}" "${base[@]}" "${extra[@]}" -o github --report-markdown "$markdown" \
-    --report-html "$html"
+    --report-html "$html" "${full[@]}"
   status=$?
   if [ ! -f "$markdown" ]; then
     echo "offlux diff could not run (exit $status); the job log says why." >"$markdown"

@@ -85,6 +85,10 @@ pub struct DiffArgs {
     /// diffs that do not fit are left out with a note.
     #[arg(long, default_value_t = 60_000, value_name = "BYTES")]
     pub max_size: usize,
+    /// With `-o markdown`: where the whole comparison can be read (the HTML report's artifact, a
+    /// CI job's page), linked from the note of a report cut to `--max-size`.
+    #[arg(long, value_name = "URL", value_parser = full_report_url)]
+    pub full_report_url: Option<String>,
     /// Reconcile and compare only the producers the change can affect (their files, components,
     /// values, charts and the data they read changed), what depends on them and what creates
     /// them; the others are left out of both sides, with a note.
@@ -416,6 +420,7 @@ pub(super) fn run(
         stripped: stripped.as_deref(),
         clusters: &clusters,
         max_size: args.max_size,
+        full_report: args.full_report_url.as_deref(),
     };
     let report_in = |format: DiffFormat, color: bool| formatted(&compared, format, color);
     let text = match args.output {
@@ -472,6 +477,8 @@ struct Compared<'a> {
     clusters: &'a [ClusterSides],
     /// `--max-size`, for the markdown report.
     max_size: usize,
+    /// `--full-report-url`, for the markdown report's cut note.
+    full_report: Option<&'a str>,
 }
 
 /// The comparison in one format (`color` only for the human one on a terminal).
@@ -483,6 +490,7 @@ fn formatted(compared: &Compared, format: DiffFormat, color: bool) -> String {
         stripped,
         clusters,
         max_size,
+        full_report,
     } = *compared;
     match format {
         DiffFormat::Human => {
@@ -497,7 +505,7 @@ fn formatted(compared: &Compared, format: DiffFormat, color: bool) -> String {
             text
         }
         DiffFormat::Markdown => {
-            let mut text = markdown(reports, labels, max_size);
+            let mut text = markdown(reports, labels, max_size, full_report);
             for (cluster, left_out) in left_out {
                 let _ = writeln!(text, "\n_{}_", named_opt(*cluster, &left_out.sentence()));
             }
@@ -1375,7 +1383,12 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
 /// The report as a pull request comment (GitHub markdown). Every repository-supplied string is
 /// in code (`escape::markdown_code`, `markdown_cell`, `html_code`, `markdown_block`): nothing in a
 /// name, namespace, message or diff can mention, link, embed, head or break a table.
-fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -> String {
+fn markdown(
+    reports: &[ClusterReport],
+    (base, head): (&str, &str),
+    max: usize,
+    full_report: Option<&str>,
+) -> String {
     let code = escape::markdown_code;
     let mut out = String::new();
     let _ = writeln!(
@@ -1453,14 +1466,31 @@ fn markdown(reports: &[ClusterReport], (base, head): (&str, &str), max: usize) -
                 "producers' tables",
             ));
         }
+        let everything = match full_report {
+            Some(url) => format!("the whole comparison is in [the full report]({url})"),
+            None => "run `offlux diff` (or `offlux diff --out DIR`) to see everything".to_owned(),
+        };
         let _ = writeln!(
             out,
-            "_Cut to stay under {max} bytes: {} not shown; \
-             run `offlux diff` (or `offlux diff --out DIR`) to see everything._",
+            "_Cut to stay under {max} bytes: {} not shown; {everything}._",
             parts.join(", ")
         );
     }
     out
+}
+
+/// `--full-report-url`: an `http(s)` address a markdown link can hold as it is (no space, no
+/// parenthesis, no angle bracket, no control character), so the link cannot end early or
+/// carry markup.
+fn full_report_url(text: &str) -> Result<String, String> {
+    let plain = text
+        .chars()
+        .all(|c| c.is_ascii_graphic() && !matches!(c, '(' | ')' | '<' | '>' | '[' | ']' | '`'));
+    if (text.starts_with("https://") || text.starts_with("http://")) && plain {
+        Ok(text.to_owned())
+    } else {
+        Err("an http(s) URL without spaces, brackets or parentheses".to_owned())
+    }
 }
 
 /// `text` with its first letter in upper case.
@@ -2115,7 +2145,7 @@ mod tests {
             only: None,
             report,
         }];
-        let text = markdown(&reports, ("base", "head"), 60_000);
+        let text = markdown(&reports, ("base", "head"), 60_000, None);
         assert!(
             text.contains("Status: `absent` → **`FAIL: ![i](http://e/x.png) @x`**"),
             "{text}"
@@ -2180,7 +2210,7 @@ mod tests {
             only: None,
             report,
         }];
-        let text = markdown(&reports, ("base", "head"), 6_000);
+        let text = markdown(&reports, ("base", "head"), 6_000, None);
         assert!(text.len() <= 6_000, "{} bytes", text.len());
         assert!(text.contains("+a: 2"), "{text}");
         let folded = text
@@ -2203,6 +2233,25 @@ mod tests {
             )),
             "{text}"
         );
+        assert!(text.contains("run `offlux diff`"), "{text}");
+        // In CI the cut note points at the whole report instead.
+        let url = "https://github.com/o/r/actions/runs/1";
+        let text = markdown(&reports, ("base", "head"), 6_000, Some(url));
+        assert!(text.len() <= 6_000, "{} bytes", text.len());
+        assert!(
+            text.contains(&format!(
+                "the whole comparison is in [the full report]({url})._"
+            )),
+            "{text}"
+        );
+        assert!(full_report_url(url).is_ok());
+        for refused in [
+            "javascript:alert(1)",
+            "https://e/x) [y](https://z",
+            "https://e/ x",
+        ] {
+            assert!(full_report_url(refused).is_err(), "{refused}");
+        }
     }
 
     /// The section of producers not rendered: names, causes and the cluster in code, ahead of
@@ -2242,7 +2291,7 @@ mod tests {
             only: None,
             report,
         }];
-        let text = markdown(&reports, ("base", "head"), 60_000);
+        let text = markdown(&reports, ("base", "head"), 60_000, None);
         let summary = text.lines().nth(2).unwrap_or_default();
         assert_eq!(
             summary,
