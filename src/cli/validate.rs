@@ -578,20 +578,32 @@ fn severities(config: Option<&Node>) -> Result<BTreeMap<Code, Option<Severity>>,
     Ok(out)
 }
 
-/// An OFX100 finding for each producer that failed or was blocked, at the producer's file and line.
+/// An OFX100 finding for each producer that failed or was blocked, at the producer's file and
+/// line; for a HelmRelease whose chart, a directory of the repository, failed in a template, at
+/// that template's line.
 fn producer_findings(run_report: &RunReport) -> Vec<Finding> {
+    let sites: BTreeMap<String, &crate::diagnostic::Location> = (run_report.failure_sites.iter())
+        .map(|(id, at)| (format!("{}/{}/{}", id.kind, id.namespace, id.name), at))
+        .collect();
     super::test::rows(run_report)
         .into_iter()
         .filter(|row| matches!(row.result, Verdict::Fail | Verdict::Blocked))
         .map(|row| {
             let object = format!("{}/{}/{}", row.kind, row.namespace, row.name);
+            let (file, line) = match sites.get(&object) {
+                Some(at) => (at.file.clone(), at.pos.map_or(0, |pos| pos.line)),
+                None => (
+                    row.file.map(PathBuf::from).unwrap_or_default(),
+                    row.line.unwrap_or(0),
+                ),
+            };
             Finding {
                 code: Code::ProducerFailed,
                 severity: Severity::Error,
                 producer: object.clone(),
                 object,
-                file: row.file.map(PathBuf::from).unwrap_or_default(),
-                line: row.line.unwrap_or(0),
+                file,
+                line,
                 path: None,
                 message: row.message,
             }

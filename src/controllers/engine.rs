@@ -412,11 +412,28 @@ impl HelmRenderer for HelmEngine {
             "Helm install failed for release {}/{} with chart {}@{}",
             request.namespace, request.release_name, chart.metadata.name, chart.metadata.version
         );
-        let rendered = helm::template(chart, &request.values, &options).map_err(|e| match e {
-            helm::Error::TemplateAfterLookup(_) => {
-                HelmRenderError::NeedsCluster(format!("{described}: {e}"))
+        // A chart directory in the source: a template's failure is shown at its file.
+        let chart_dir = match &request.chart {
+            ChartLocation::Local { root, path } => Some(secure_join(root, path)),
+            ChartLocation::Repository(_) => None,
+        };
+        let rendered = helm::template(chart, &request.values, &options).map_err(|e| {
+            let message = format!("{described}: {e}");
+            if let helm::Error::TemplateAfterLookup(_) = e {
+                return HelmRenderError::NeedsCluster(message);
             }
-            _ => HelmRenderError::Failed(format!("{described}: {e}")),
+            let at = chart_dir
+                .as_deref()
+                .zip(e.template_site())
+                .and_then(|(dir, site)| Some((template_file(dir, &site.template)?, site.line)));
+            match at {
+                Some((file, line)) => HelmRenderError::FailedAt {
+                    message,
+                    file,
+                    line: u32::try_from(line).unwrap_or(u32::MAX),
+                },
+                None => HelmRenderError::Failed(message),
+            }
         })?;
         // A template can print aliases too: their expansion is charged to the run's budget.
         let parse_options = crate::yaml::ParseOptions {
@@ -462,6 +479,16 @@ impl HelmRenderer for HelmEngine {
             unread_values,
         })
     }
+}
+
+/// The file in the chart directory `dir` of a template Helm names `chart/templates/x.yaml` (a
+/// vendored subchart's `chart/charts/sub/templates/x.yaml`), when it is a file there.
+fn template_file(dir: &Path, template: &str) -> Option<PathBuf> {
+    let (_, inside) = template.split_once('/')?;
+    let file = secure_join(dir, inside);
+    crate::fsio::FsFacts::default()
+        .is_file(&file)
+        .then_some(file)
 }
 
 /// A chart directory or `.tgz` inside the working tree.

@@ -166,6 +166,13 @@ pub enum HelmRenderError {
     Unavailable(String),
     /// The chart was had, and loading or rendering it failed.
     Failed(String),
+    /// A template of a chart directory in the source failed at `line` of `file` (absolute): as
+    /// `Failed`, with the place to show.
+    FailedAt {
+        message: String,
+        file: PathBuf,
+        line: u32,
+    },
     /// Rendering failed after the chart asked the cluster for objects (`lookup`), which offline
     /// answers nothing: whether it fails in the cluster is unknowable here.
     NeedsCluster(String),

@@ -198,6 +198,9 @@ pub struct RunReport {
     pub cancelled: bool,
     /// Per rendered HelmRelease, the keys of its values that no template of its chart reads.
     pub unread_values: BTreeMap<ResourceId, UnreadValues>,
+    /// Per HelmRelease whose chart, a directory of the repository, failed in one of its
+    /// templates: that template's file (relative to the root) and line.
+    pub failure_sites: BTreeMap<ResourceId, Location>,
     /// Per object, notes for its row in the roster: a dependency it went on past was only assumed
     /// Ready offline.
     pub notes: BTreeMap<ResourceId, Vec<String>>,
@@ -249,6 +252,7 @@ struct Runtime<'a> {
     refused: Mutex<BTreeMap<ResourceId, Vec<Object>>>,
     diagnostics: Mutex<BTreeSet<Diagnostic>>,
     unread_values: Mutex<BTreeMap<ResourceId, UnreadValues>>,
+    failure_sites: Mutex<BTreeMap<ResourceId, Location>>,
     /// Who would publish each object written in the repository, for dependencies that never came.
     producers: depend::Producers,
     /// Per object that went on past a dependency only assumed Ready offline, what the roster says.
@@ -315,6 +319,7 @@ pub fn run(
         refused: Mutex::new(BTreeMap::new()),
         diagnostics: Mutex::new(BTreeSet::new()),
         unread_values: Mutex::new(BTreeMap::new()),
+        failure_sites: Mutex::new(BTreeMap::new()),
         producers,
         notes: Mutex::new(BTreeMap::new()),
         last_cycle: Mutex::new(None),
@@ -407,7 +412,21 @@ pub fn run(
     let statuses = runtime
         .store
         .statuses_where(|id| is_reconcilable(id) && origins.contains_key(id));
-    let mut unread_values = runtime.unread_values.into_inner().unwrap_or_default();
+    let mut unread_values = runtime
+        .unread_values
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut failure_sites = runtime
+        .failure_sites
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A release that failed in one run of its body and rendered in a later one has no site.
+    failure_sites.retain(|id, _| {
+        runtime
+            .store
+            .status(id)
+            .is_some_and(|record| matches!(record.status, Status::Failed(_)))
+    });
     unread_values.retain(|id, _| runtime.store.contains(id));
     let mut notes = runtime.notes.into_inner().unwrap_or_default();
     notes.retain(|id, _| origins.contains_key(id));
@@ -438,6 +457,7 @@ pub fn run(
         diagnostics,
         cancelled: report.cancelled,
         unread_values,
+        failure_sites,
         notes,
         tables: RunTables {
             _store: runtime.store,

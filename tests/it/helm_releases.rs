@@ -79,6 +79,7 @@ fn chart_path(
             Err(
                 HelmRenderError::Unavailable(message)
                 | HelmRenderError::Failed(message)
+                | HelmRenderError::FailedAt { message, .. }
                 | HelmRenderError::NeedsCluster(message),
             ) => Err(message),
         },

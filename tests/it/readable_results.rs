@@ -158,3 +158,53 @@ fn validate_counts_what_it_could_not_check_and_says_each_cause_once() {
         "{stderr}"
     );
 }
+
+/// A chart of the repository that fails in a template: `validate`'s finding for the HelmRelease
+/// is at the template's file and line (for an annotation there), the innermost one when an
+/// `include` failed; the message stays Go's, naming the whole chain.
+#[test]
+fn a_failing_template_of_a_local_chart_is_reported_at_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |file: &str, text: &str| {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "chart/Chart.yaml",
+        "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
+    );
+    write(
+        "chart/templates/_helpers.tpl",
+        "{{- define \"demo.name\" -}}\n{{- required \"name is required\" .Values.name -}}\n{{- end -}}\n",
+    );
+    write(
+        "chart/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"demo.name\" . }}\n",
+    );
+    write(
+        "release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: demo, namespace: default}\nspec:\n  chart:\n    spec:\n      chart: ./chart\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n",
+    );
+    let (code, stdout, _) = run(root, &["validate", "-o", "json"]);
+    assert_eq!(code, Some(1));
+    let findings: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let finding = &findings[0];
+    assert_eq!(finding["code"], "OFX100");
+    assert_eq!(finding["object"], "HelmRelease/default/demo");
+    assert_eq!(finding["file"], "chart/templates/_helpers.tpl");
+    assert_eq!(finding["line"], 2);
+    let message = finding["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("demo/templates/cm.yaml:4:11") && message.contains("name is required"),
+        "{message}"
+    );
+    // Fixed, the release renders and nothing is left to report.
+    write(
+        "chart/templates/_helpers.tpl",
+        "{{- define \"demo.name\" -}}x{{- end -}}\n",
+    );
+    let (code, _, _) = run(root, &["validate", "-o", "json"]);
+    assert_eq!(code, Some(0));
+}

@@ -27,9 +27,13 @@ pub enum Error {
         "chart requires kubeVersion: {required} which is incompatible with Kubernetes {actual}"
     )]
     KubeVersion { required: String, actual: String },
-    /// A template failed to parse or execute (Go's message, which names the template and line).
-    #[error("{0}")]
-    Template(String),
+    /// A template failed to parse or execute: Go's message, which names the template and line,
+    /// and that place as data when the template engine knew it.
+    #[error("{message}")]
+    Template {
+        message: String,
+        site: Option<TemplateSite>,
+    },
     /// A template failed to execute after the render called `lookup`, which answers nothing
     /// without a cluster (as in `helm template`): the failure may be the want of the objects it
     /// asked for, which a cluster may hold. Go's message, as for `Template`.
@@ -48,6 +52,47 @@ pub enum Error {
     /// A rendered manifest is not valid YAML.
     #[error("YAML parse error on {template}: {message}")]
     Manifest { template: String, message: String },
+}
+
+/// Where a template failed: the template's name in the chart as Helm names it
+/// (`demo/templates/_helpers.tpl`; a subchart's `demo/charts/sub/templates/x.yaml`), the line,
+/// and the templates being run when it failed, outermost first (`include` and `template` calls).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateSite {
+    pub template: String,
+    pub line: usize,
+    pub chain: Vec<String>,
+}
+
+impl Error {
+    /// A template's failure, in Go's words, with its site when the engine knew it.
+    pub(crate) fn template(error: &offlux_template::Error) -> Error {
+        let site = error.location().map(|location| TemplateSite {
+            template: location.template.clone(),
+            line: location.line,
+            chain: error.template_chain().to_vec(),
+        });
+        Error::Template {
+            message: error.to_string(),
+            site,
+        }
+    }
+
+    /// A failure of the render that no one template's line explains (a limit, a refused file).
+    pub(crate) fn render(message: String) -> Error {
+        Error::Template {
+            message,
+            site: None,
+        }
+    }
+
+    /// Where a template failed, when this is a template's failure whose place is known.
+    pub fn template_site(&self) -> Option<&TemplateSite> {
+        match self {
+            Error::Template { site, .. } => site.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// Why a chart could not be loaded, in Helm's loader's words where it has them; `file` is the

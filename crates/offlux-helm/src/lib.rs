@@ -39,7 +39,7 @@ mod values_usage;
 
 pub use chart::{Chart, ChartFile, Dependency, Metadata};
 pub use chart_cache::{CompiledSchema, ParsedTemplates};
-pub use error::{Error, LoadError};
+pub use error::{Error, LoadError, TemplateSite};
 pub use helmignore::RuleError;
 pub use kube_version::{KubeVersion, KubeVersionError};
 pub use load::{load_archive, load_dir, ChargeLoad, LoadOptions};

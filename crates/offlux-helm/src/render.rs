@@ -129,7 +129,7 @@ pub fn show_only(text: &str, patterns: &[String]) -> Result<String, Error> {
             }
         }
         if !found {
-            return Err(Error::Template(format!(
+            return Err(Error::render(format!(
                 "could not find template {pattern} in chart"
             )));
         }
@@ -286,7 +286,7 @@ pub fn render_chart(
             options,
         ))
     });
-    rendered.map_err(|e| Error::Template(e.to_string()))?
+    rendered.map_err(|e| Error::template(&e))?
 }
 
 /// Parses the chart's templates into one set and executes each that is not a partial, in Helm's
@@ -343,13 +343,13 @@ fn parse_and_execute(
             *slot = std::sync::Arc::unwrap_or_clone(context);
         }
         let text = result.map_err(|e| match env.lookups {
-            0 => Error::Template(e.to_string()),
+            0 => Error::template(&e),
             _ => Error::TemplateAfterLookup(e.to_string()),
         })?;
         // The run's budget of rendered bytes: each execution is capped on its own, many add up.
         (options.run)
             .charge(offlux_budget::Resource::RenderedBytes, text.len() as u64)
-            .map_err(|exceeded| Error::Template(format!("{name}: {exceeded}")))?;
+            .map_err(|exceeded| Error::render(format!("{name}: {exceeded}")))?;
         // The run's budget of objects held (charged when the release publishes): counted on
         // the text, before the manifests are parsed, which is what costs the memory.
         documents += text.matches("\n---").count() + 1;
@@ -357,7 +357,7 @@ fn parse_and_execute(
         let wanted = options.run.used(objects).saturating_add(documents as u64);
         if wanted > objects.limit(options.run.limits()) {
             let exceeded = offlux_budget::Exceeded::new(objects, options.run.limits());
-            return Err(Error::Template(format!("{name}: {exceeded}")));
+            return Err(Error::render(format!("{name}: {exceeded}")));
         }
         rendered.insert(name.clone(), text.replace("<no value>", ""));
     }
@@ -385,15 +385,28 @@ fn parse_templates(
     Ok(set)
 }
 
+/// Where a template failed to parse.
+fn parse_site(error: &offlux_template::Error) -> Option<crate::error::TemplateSite> {
+    error.location().map(|location| crate::error::TemplateSite {
+        template: location.template.clone(),
+        line: location.line,
+        chain: Vec::new(),
+    })
+}
+
 /// Helm's `cleanupParseError`: `parse error at (file:line): message`.
 fn parse_error(name: &str, error: &offlux_template::Error) -> Error {
     let message = error.to_string();
     let tokens: Vec<&str> = message.split(": ").collect();
     match (tokens.get(1), tokens.last()) {
-        (Some(location), Some(last)) if tokens.len() > 1 => {
-            Error::Template(format!("parse error at ({location}): {last}"))
-        }
-        _ => Error::Template(format!("parse error in ({name}): {message}")),
+        (Some(location), Some(last)) if tokens.len() > 1 => Error::Template {
+            message: format!("parse error at ({location}): {last}"),
+            site: parse_site(error),
+        },
+        _ => Error::Template {
+            message: format!("parse error in ({name}): {message}"),
+            site: parse_site(error),
+        },
     }
 }
 

@@ -11,6 +11,7 @@ use crate::controllers::helmrelease::{self, ComposedValues, HelmRenderError, Hel
 use crate::controllers::helmrelease::{ChartLocation, RepositoryChart, RepositoryKind};
 use crate::controllers::postbuild;
 use crate::controllers::source::{self, SourceResolution};
+use crate::diagnostic::Location;
 use crate::model::{
     ChartSource, CrdPolicy, FluxKind, FluxObject, HelmChartTemplate, HelmRelease, Object,
     ResourceId,
@@ -18,6 +19,7 @@ use crate::model::{
 use crate::schedule::{DrainLevel, Outcome};
 use crate::store::{Ready, Status, StatusRecord};
 use crate::template::Value;
+use crate::yaml::Pos;
 
 pub(super) struct Body;
 
@@ -61,7 +63,21 @@ impl Runtime<'_> {
             disable_schema_validation: spec.disable_schema_validation,
             kube_version: self.options.kube_version.clone(),
         };
-        let rendered = match self.helm.render(&request) {
+        let rendered = self.helm.render(&request);
+        if let Err(HelmRenderError::FailedAt { file, line, .. }) = &rendered {
+            let file = file
+                .strip_prefix(&self.repository.root)
+                .map_or_else(|_| file.clone(), Path::to_path_buf);
+            let at = Location::at(
+                file,
+                Pos {
+                    line: *line,
+                    column: 0,
+                },
+            );
+            self.failure_sites.locked().insert(id.clone(), at);
+        }
+        let rendered = match rendered {
             Ok(rendered) => rendered,
             Err(HelmRenderError::Unavailable(message)) => {
                 self.withdraw_output(id);
@@ -86,7 +102,9 @@ impl Runtime<'_> {
             // helm-controller renders with every `valuesFrom` resolved from the cluster. When
             // some were left out offline, a failed render may be the want of them: what Flux
             // would do is unknowable here, so the row says so instead of failing.
-            Err(HelmRenderError::Failed(message)) if !left_out.is_empty() => {
+            Err(HelmRenderError::Failed(message) | HelmRenderError::FailedAt { message, .. })
+                if !left_out.is_empty() =>
+            {
                 return self.depends_on_cluster(
                     id,
                     format!(
@@ -96,7 +114,9 @@ impl Runtime<'_> {
                     ),
                 );
             }
-            Err(HelmRenderError::Failed(message)) => return self.fail(id, message),
+            Err(HelmRenderError::Failed(message) | HelmRenderError::FailedAt { message, .. }) => {
+                return self.fail(id, message)
+            }
         };
         let unread = (!rendered.unread_values.is_empty()).then(|| {
             let written = self.written(&flux.object).unwrap_or(&flux.object);
