@@ -262,6 +262,15 @@ pub(super) fn run(
     context: &Context,
     out: &mut Output,
 ) -> Result<ExitStatus, CliError> {
+    if args.what == Some(DiffWhat::Images) {
+        let other_format = !matches!(args.output, DiffFormat::Human | DiffFormat::Json);
+        if other_format || args.reports().next().is_some() || args.out.is_some() {
+            return Err(CliError::usage(
+                "`diff images` prints a table, or a list with `-o json`".to_owned(),
+                Some("`-o markdown|github|html`, `--report-FORMAT FILE` and `--out DIR` go with the objects' comparison (`offlux diff`)"),
+            ));
+        }
+    }
     // From here on a signal cancels both sides' runs, whenever each starts, and the command
     // ends with the signal's status: never with a comparison of what was cut short.
     super::interrupt::listen();
@@ -342,9 +351,6 @@ pub(super) fn run(
             "reading the revisions from git: {at}{exceeded}"
         )));
     }
-    if args.what == Some(DiffWhat::Images) {
-        return diff_images(&clusters, args, context, out);
-    }
     if let Some(target) = &scope {
         let found = clusters.iter().flat_map(sides_of).flatten().any(|side| {
             side.report
@@ -398,6 +404,9 @@ pub(super) fn run(
             }
         })
         .collect();
+    if args.what == Some(DiffWhat::Images) {
+        return diff_images(&clusters, &reports, args, context, out);
+    }
     warn_failures(&clusters, &reports, context);
     let head_name = clusters
         .iter()
@@ -2089,6 +2098,7 @@ fn write_tree(target: &Path, side: &Reconciled, context: &Context) -> Result<(),
 /// cluster, producer and workload (`-o json` for the list; the other formats print the table).
 fn diff_images(
     clusters: &[ClusterSides],
+    reports: &[ClusterReport],
     args: &DiffArgs,
     context: &Context,
     out: &mut Output,
@@ -2108,6 +2118,37 @@ fn diff_images(
         _ => context.human(super::images::changes_table(&changes, several)),
     };
     out.write(&text)?;
+    // The images of a producer that did not render on a side are unknown there: said, never
+    // left out silently.
+    let unrendered: Vec<String> = not_rendered(reports)
+        .map(|(cluster, entry)| {
+            let name = named_opt(cluster, &slash_name(&entry.producer));
+            if entry.touched() {
+                format!("{name} ({})", touch_text(entry))
+            } else {
+                name
+            }
+        })
+        .collect();
+    let touched = not_rendered(reports).filter(|(_, e)| e.touched()).count();
+    if !unrendered.is_empty() {
+        let shown: Vec<&str> = unrendered.iter().take(10).map(String::as_str).collect();
+        let more = unrendered.len().saturating_sub(shown.len());
+        report::eprint(
+            context,
+            &format!(
+                "note: the images of {} are unknown on the side where they did not render \
+                 ({touched} touched by the change): {}{}\n",
+                count(unrendered.len(), "producer", "producers"),
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+    }
     if changes.is_empty() && args.output != DiffFormat::Json {
         report::eprint(context, "No image changes.\n");
     }

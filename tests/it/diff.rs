@@ -1326,6 +1326,34 @@ fn diff_images_lists_the_images_a_change_rolls_out() {
     );
     let (code, none) = images(&["-o", "json"]);
     assert_eq!((code, none.trim()), (Some(0), "[]"));
+    // A release whose chart is not at hand on the head: its images are unknown there, and the
+    // command says so rather than leaving it out.
+    edit(
+        repo,
+        "apps/base/hello/release.yaml",
+        "chart: ./charts/hello",
+        "chart: ./charts/missing",
+    );
+    let output = offlux()
+        .current_dir(repo)
+        .args(["diff", "images", "--path", "clusters/dev", "--base", "main"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("note: the images of 1 producer are unknown on the side where they did not render (1 touched by the change): HelmRelease/hello/hello (its definition"),
+        "{stderr}"
+    );
+    // Only a table or JSON: another format or a report file is a usage error, not ignored.
+    for args in [
+        &["-o", "html"][..],
+        &["--report-html", "x.html"],
+        &["--out", "trees"],
+    ] {
+        let (code, _) = images(args);
+        assert_eq!(code, Some(2), "{args:?}");
+    }
+    assert!(!repo.join("x.html").exists());
 }
 
 /// `--report-html FILE`: one self-contained page, from the same comparison as the text report,
@@ -1430,6 +1458,11 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
     let filtered = dom(&format!("{url}#filter=namespace"));
     assert!(tag(&filtered, "deployment ingress/ingress-controller").contains("hidden"));
     assert!(!tag(&filtered, "namespace ingress").contains("hidden"));
+    // An address that is no valid escape is taken as written, and the script still runs.
+    let odd = dom(&format!("{url}#filter=100%"));
+    let body = &odd[odd.find("<body").expect("a body")..];
+    assert!(body[..body.find('>').unwrap_or(0)].contains("data-ready=\"1\""));
+    assert!(tag(&odd, "namespace ingress").contains("hidden"));
 
     let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-artifacts");
     std::fs::create_dir_all(&artifacts).expect("mkdir");

@@ -207,40 +207,55 @@ fn short_name(change: &ObjectChange) -> String {
     name
 }
 
-/// The producers that did not render on a side, ahead of any diff.
+/// The producers that did not render on a side, ahead of any diff: those the change touches
+/// listed, the others folded (with hundreds of charts not at hand they would bury the diffs).
 fn not_rendered_section(out: &mut String, reports: &[ClusterReport]) {
     let code = |s: &str| format!("<code>{}</code>", escape::html_text(s));
     let entries: Vec<_> = not_rendered(reports).collect();
     if entries.is_empty() {
         return;
     }
-    let _ = writeln!(
-        out,
-        "<section id=\"not-rendered\">\n<h2>Not rendered ({})</h2>\n\
-         <p>What these producers render is unknown on the sides named, so their objects are not \
-         compared there.</p>\n<ul>",
-        entries.len()
-    );
-    for (cluster, entry) in entries {
+    let item = |(cluster, entry): &(Option<&str>, &crate::diff::NotRendered)| {
         let name = slash_name(&entry.producer);
         let shown = match cluster {
             Some(cluster) => format!("{} (cluster {})", code(&name), code(cluster)),
             None => code(&name),
         };
-        let _ = writeln!(
-            out,
-            "<li class=\"{}\" data-name=\"{}\">{shown}: {}; {}.</li>",
-            if entry.touched() {
-                "touched"
-            } else {
-                "untouched"
-            },
+        format!(
+            "<li data-name=\"{}\">{shown}: {}; {}.</li>\n",
             escape::html_text(&format!("{} {name}", entry.producer.kind).to_lowercase()),
             causes(entry, &|s| code(s)),
             touch_text(entry)
-        );
+        )
+    };
+    let (touched, untouched): (Vec<_>, Vec<_>) = entries.iter().partition(|(_, e)| e.touched());
+    let _ = writeln!(
+        out,
+        "<section id=\"not-rendered\">\n<h2>Not rendered ({})</h2>\n\
+         <p>What these producers render is unknown where they did not render: their objects are \
+         not compared there.</p>",
+        entries.len()
+    );
+    if !touched.is_empty() {
+        out.push_str("<ul class=\"touched\">\n");
+        for entry in &touched {
+            out.push_str(&item(entry));
+        }
+        out.push_str("</ul>\n");
     }
-    out.push_str("</ul>\n</section>\n");
+    if !untouched.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} not rendered, the change touches none of them</summary>\n\
+             <ul class=\"untouched\">",
+            untouched.len()
+        );
+        for entry in &untouched {
+            out.push_str(&item(entry));
+        }
+        out.push_str("</ul>\n</details>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 /// One changed object: its heading, then its diff in both views.

@@ -26,6 +26,13 @@
     document.querySelectorAll("nav#tree li.kind").forEach(function (element) {
       element.hidden = element.querySelectorAll("li.object:not([hidden])").length === 0;
     });
+    var unrendered = document.getElementById("not-rendered");
+    if (unrendered) {
+      unrendered.hidden = unrendered.querySelectorAll("li:not([hidden])").length === 0;
+      unrendered.querySelectorAll("details").forEach(function (group) {
+        group.hidden = group.querySelectorAll("li:not([hidden])").length === 0;
+      });
+    }
   }
   filter.addEventListener("input", function () { apply(filter.value); });
   viewButton.addEventListener("click", function () {
@@ -44,10 +51,19 @@
     label();
   });
   label();
-  var hash = window.location.hash.match(/^#filter=(.*)$/);
-  if (hash) {
-    filter.value = decodeURIComponent(hash[1]);
-    apply(filter.value);
+  function fromAddress() {
+    var hash = window.location.hash.match(/^#filter=(.*)$/);
+    if (!hash) { return; }
+    var text = hash[1];
+    try {
+      text = decodeURIComponent(text);
+    } catch (malformed) {
+      // A `%` that starts no escape (`#filter=100%`) is taken as written.
+    }
+    filter.value = text;
+    apply(text);
   }
+  window.addEventListener("hashchange", fromAddress);
+  fromAddress();
   body.dataset.ready = "1";
 })();
