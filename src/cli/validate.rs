@@ -619,12 +619,14 @@ fn counts(findings: &[Finding]) -> (usize, usize) {
     (errors, findings.len() - errors)
 }
 
-fn summary(findings: &[Finding], objects: usize) -> String {
+/// `N objects checked: E errors, W warnings`, `also_errors` counted among the errors (the failed
+/// Flux objects when the findings leave them out).
+fn summary(findings: &[Finding], objects: usize, also_errors: usize) -> String {
     let (errors, warnings) = counts(findings);
     format!(
         "{} checked: {}, {}",
         counted(objects, "object"),
-        counted(errors, "error"),
+        counted(errors + also_errors, "error"),
         counted(warnings, "warning")
     )
 }
@@ -667,7 +669,9 @@ fn human(findings: &[Finding], objects: usize, not_checked: usize, skipped: usiz
             line(&f.message)
         );
     }
-    let _ = write!(out, "{}", summary(findings, objects));
+    // A Flux object that failed is an error (OFX100), as every other format counts it, though
+    // this one lists it on stderr.
+    let _ = write!(out, "{}", summary(findings, objects, not_checked));
     match not_checked {
         0 => {}
         1 => out.push_str(
@@ -763,7 +767,7 @@ fn github(findings: &[Finding], objects: usize) -> String {
     let _ = writeln!(
         out,
         "::notice title=offlux validate::{}",
-        data(&summary(findings, objects))
+        data(&summary(findings, objects, 0))
     );
     out
 }

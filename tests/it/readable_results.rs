@@ -147,6 +147,8 @@ fn validate_counts_what_it_could_not_check_and_says_each_cause_once() {
         ),
         "{stdout}"
     );
+    // They are errors, counted as every other format counts them.
+    assert!(stdout.contains(": 4 errors, "), "{stdout}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(
         errors,

@@ -240,6 +240,16 @@ impl<'a> Schemas<'a> {
                 self.kubernetes.minor, gvk.kind
             );
         }
+        // Flux's own kinds whose CRDs are not embedded (`scripts/gen-flux-crds` says why).
+        if gvk.group.ends_with(".toolkit.fluxcd.io") {
+            return format!(
+                "no CustomResourceDefinition for {api_version} {} is rendered, and offlux does not \
+                 carry this one of Flux's (Alert's differs between a `flux install` cluster and one \
+                 the Flux Operator installs; the image automation APIs are not carried); \
+                 `--crds` can supply it",
+                gvk.kind
+            );
+        }
         format!(
             "no CustomResourceDefinition for {api_version} {} is rendered (the cluster may have it; `--crds` can supply it)",
             gvk.kind

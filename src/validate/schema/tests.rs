@@ -111,6 +111,15 @@ fn kinds_without_a_schema_are_unknown_with_the_reason() {
         panic!("expected unknown");
     };
     assert_eq!(reason, "Kubernetes 1.33 has no apps/v1 Deploymint");
+    // One of Flux's own kinds whose CRD offlux does not carry says so.
+    let alert = GroupVersionKind::new("notification.toolkit.fluxcd.io", "v1beta3", "Alert");
+    let Verdict::Unknown(reason) = schemas.check(&alert, &object) else {
+        panic!("expected unknown");
+    };
+    assert!(
+        reason.contains("offlux does not carry this one of Flux's"),
+        "{reason}"
+    );
 }
 
 fn widget_crd() -> Value {
