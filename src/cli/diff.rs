@@ -278,15 +278,27 @@ pub(super) fn run(
     // The revisions' objects, read by both sides, share one budget of bytes inflated.
     let git_budget = std::sync::Arc::new(crate::budget::RunBudget::new(args.run.budget.limits()));
     let repository = match gitrev::Repository::discover(start) {
-        Ok(repository) => std::sync::Arc::new(repository.charge_to(git_budget.clone())),
+        Ok(repository) => Some(std::sync::Arc::new(repository.charge_to(git_budget.clone()))),
+        // Two checkouts (`--base-dir`, flux-local's `--path-orig`): the head is read as the
+        // directory it is, git or not.
+        Err(_) if args.base_dir.is_some() && args.head.is_none() && !args.changed_only => None,
         Err(error) => {
             return Err(CliError::usage(
                 error.to_string(),
-                Some("`offlux diff` compares revisions of a git repository; run it inside one"),
+                Some("`offlux diff` compares revisions of a git repository; run it inside one (or compare two directories with `--base-dir`)"),
             ))
         }
     };
-    let (path, root) = match relative_paths(&args.run, &repository.work_tree) {
+    let work_tree = match &repository {
+        Some(repository) => repository.work_tree.clone(),
+        None => {
+            let mut options = crate::discovery::Options::new(&args.run.repo.path);
+            options.root = args.run.repo.root.clone();
+            crate::discovery::repository_root(&options)
+                .map_err(|e| CliError::usage(e.to_string(), None))?
+        }
+    };
+    let (path, root) = match relative_paths(&args.run, &work_tree) {
         Ok(paths) => paths,
         Err(message) => return Err(CliError::usage(message, None)),
     };
@@ -300,6 +312,12 @@ pub(super) fn run(
             (Base::Directory(dir), name)
         }
         None => {
+            let Some(repository) = &repository else {
+                return Err(CliError::usage(
+                    "a base revision needs a git repository".to_owned(),
+                    None,
+                ));
+            };
             let base = match &args.base {
                 Some(name) => repository.resolve(name).map(|id| (id, name.clone())),
                 None => repository.default_base(),
@@ -318,7 +336,7 @@ pub(super) fn run(
         .scope()
         .map_err(|message| CliError::usage(message, None))?;
     let reconciled = reconcile_sides(
-        &repository,
+        (repository.as_ref(), &work_tree),
         (&base, &base_name),
         paths,
         (args, scope.as_ref()),
@@ -344,8 +362,8 @@ pub(super) fn run(
     let extracted = crate::budget::Resource::ExtractedBytes;
     if git_budget.used(extracted) > extracted.limit(git_budget.limits()) {
         let exceeded = crate::budget::Exceeded::new(extracted, git_budget.limits());
-        let at = repository
-            .over_budget()
+        let at = (repository.as_ref())
+            .and_then(|repository| repository.over_budget())
             .map_or_else(String::new, |object| format!("{object}: "));
         return Err(CliError::failed(format!(
             "reading the revisions from git: {at}{exceeded}"
@@ -408,10 +426,10 @@ pub(super) fn run(
         return diff_images(&clusters, &reports, args, context, out);
     }
     warn_failures(&clusters, &reports, context);
-    let head_name = clusters
-        .iter()
-        .find_map(|c| c.head.as_ref())
-        .map_or_else(|| head_label(&repository, args), |h| h.name.clone());
+    let head_name = clusters.iter().find_map(|c| c.head.as_ref()).map_or_else(
+        || head_label(repository.as_deref(), args),
+        |h| h.name.clone(),
+    );
     let labels = (base_name.as_str(), head_name.as_str());
     let left_out: Vec<(Option<&str>, &LeftOut)> = clusters
         .iter()
@@ -451,7 +469,7 @@ pub(super) fn run(
     }
     out.write(&text)?;
     if let Some(dir) = &args.out {
-        write_trees(dir, &repository.work_tree, &clusters, context)?;
+        write_trees(dir, &work_tree, &clusters, context)?;
     }
     let empty = reports.iter().all(ClusterReport::is_empty);
     report::eprint(context, &stderr_summary(&reports, labels));
@@ -864,13 +882,15 @@ fn sides_text(entry: &NotRendered) -> &'static str {
 }
 
 /// The head's name in messages, when no cluster of it was reconciled.
-fn head_label(repository: &gitrev::Repository, args: &DiffArgs) -> String {
-    match &args.head {
-        Some(name) => match repository.resolve(name) {
+fn head_label(repository: Option<&gitrev::Repository>, args: &DiffArgs) -> String {
+    match (&args.head, repository) {
+        (None, None) => "directory".to_owned(),
+        (Some(name), None) => format!("head `{name}`"),
+        (Some(name), Some(repository)) => match repository.resolve(name) {
             Ok(id) => format!("head `{name}` ({})", short(id)),
             Err(_) => format!("head `{name}`"),
         },
-        None => "working tree".to_owned(),
+        (None, Some(_)) => "working tree".to_owned(),
     }
 }
 
@@ -894,28 +914,29 @@ enum Base {
 /// `--changed-only`, the producers the change can affect are selected within each cluster, on
 /// either side (`controllers::changed`), and both of its sides narrowed to them.
 fn reconcile_sides(
-    repository: &std::sync::Arc<gitrev::Repository>,
+    (repository, work_tree): (Option<&std::sync::Arc<gitrev::Repository>>, &Path),
     (base, base_name): (&Base, &str),
     (path, root): (&Path, &Path),
     (args, scope): (&DiffArgs, Option<&Target>),
     context: &Context,
 ) -> Result<(Vec<ClusterSides>, Mounts), String> {
+    let not_git = || "not a git repository: a revision cannot be read".to_owned();
     let head_id = match &args.head {
         Some(name) => Some((
             repository
+                .ok_or_else(not_git)?
                 .resolve(name)
                 .map_err(|error| format!("head: {error}"))?,
             name,
         )),
         None => None,
     };
-    let changes =
-        match base {
-            Base::Revision(base_id, base_ref) if args.changed_only => Some(
-                changed::Changes::between(repository, *base_id, base_ref, head_id.map(|h| h.0))?,
-            ),
-            _ => None,
-        };
+    let changes = match (base, repository) {
+        (Base::Revision(base_id, base_ref), Some(repository)) if args.changed_only => Some(
+            changed::Changes::between(repository, *base_id, base_ref, head_id.map(|h| h.0))?,
+        ),
+        _ => None,
+    };
     let at = |dir: Option<&Path>| {
         let mut run = args.run.clone();
         if let Some(dir) = dir {
@@ -928,12 +949,13 @@ fn reconcile_sides(
     let (base_dir, head) = std::thread::scope(|scope| {
         let writer = scope.spawn(|| match base {
             Base::Revision(base_id, _) => {
+                let repository = repository.ok_or_else(not_git)?;
                 mount_revision(repository, *base_id, base_name, context).map(Some)
             }
             Base::Directory(_) => Ok(None),
         });
-        let head = match head_id {
-            Some((id, name)) => {
+        let head = match head_id.zip(repository) {
+            Some(((id, name), repository)) => {
                 let label = format!("head `{name}` ({})", short(id));
                 mount_revision(repository, id, &label, context).and_then(|dir| {
                     let found = clusters::discover_each(&at(Some(dir.path())))
@@ -941,9 +963,16 @@ fn reconcile_sides(
                     Ok((Some(dir), label, found))
                 })
             }
-            None => clusters::discover_each(&at(None))
-                .map(|found| (None, "working tree".to_owned(), found))
-                .map_err(|message| format!("working tree: {message}")),
+            None => {
+                let label = if repository.is_some() {
+                    "working tree"
+                } else {
+                    "directory"
+                };
+                clusters::discover_each(&at(None))
+                    .map(|found| (None, label.to_owned(), found))
+                    .map_err(|message| format!("{label}: {message}"))
+            }
         };
         let base_dir = writer
             .join()
@@ -962,7 +991,7 @@ fn reconcile_sides(
     let files = changes
         .as_ref()
         .map(|changes| changed::under_root(&changes.files, root));
-    let naming_root = repository.work_tree.join(root);
+    let naming_root = work_tree.join(root);
     let mut reconciled = Vec::new();
     for paired in clusters::pair(base_found, head_found, &naming_root) {
         let selection = files.as_ref().and_then(|files| {
@@ -1073,7 +1102,7 @@ fn relative_paths(run: &RunArgs, work_tree: &Path) -> Result<(PathBuf, PathBuf),
             .map(Path::to_path_buf)
             .map_err(|_| {
                 format!(
-                    "`{}` is not inside the git working tree `{}`",
+                    "`{}` is not inside the working tree `{}`",
                     path.display(),
                     work_tree.display()
                 )

@@ -1133,6 +1133,54 @@ fn a_base_directory_compares_like_its_revision() {
     assert_eq!(code, Some(2));
 }
 
+/// Two checkouts, neither a git repository (flux-local's `--path-orig` with two plain
+/// directories): the head is read as the directory it is, with the same comparison as when it
+/// is a git working tree; what needs git (`--head`, `--changed-only`) says so.
+#[test]
+fn two_plain_directories_compare_without_git() {
+    let Some(dir) = repository() else { return };
+    let plain = tempfile::tempdir().expect("tempdir");
+    let (base, head) = (plain.path().join("base"), plain.path().join("head"));
+    copy_dir(dir.path(), &base);
+    edit(
+        dir.path(),
+        "apps/dev/hello-values.yaml",
+        "replicas: 2",
+        "replicas: 3",
+    );
+    copy_dir(dir.path(), &head);
+    for side in [&base, &head] {
+        std::fs::remove_dir_all(side.join(".git")).expect("no git");
+    }
+    let base_dir = base.display().to_string();
+    let plain_diff = |args: &[&str]| {
+        let output = offlux()
+            .current_dir(&head)
+            .args(["diff", "--path", "clusters/dev", "--root", "."])
+            .args(["--base-dir", &base_dir])
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stdout, stderr) = plain_diff(&["-o", "json"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&stdout).expect("JSON");
+    let in_git = json(dir.path(), &["--base-dir", &base_dir]);
+    assert!(!entries.is_empty());
+    assert_eq!(summary(&entries), summary(&in_git));
+    let (_, human, _) = plain_diff(&[]);
+    assert!(human.contains("→ directory"), "{human}");
+    for needs_git in [&["--head", "HEAD"][..], &["--changed-only"]] {
+        let (code, _, stderr) = plain_diff(needs_git);
+        assert_eq!(code, Some(2), "{needs_git:?}: {stderr}");
+    }
+}
+
 fn summary_of(changes: &serde_json::Value) -> Vec<(String, String, String)> {
     summary(changes.as_array().map(Vec::as_slice).unwrap_or_default())
 }
