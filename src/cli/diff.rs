@@ -278,14 +278,20 @@ pub(super) fn run(
     // The revisions' objects, read by both sides, share one budget of bytes inflated.
     let git_budget = std::sync::Arc::new(crate::budget::RunBudget::new(args.run.budget.limits()));
     let repository = match gitrev::Repository::discover(start) {
-        Ok(repository) => Some(std::sync::Arc::new(repository.charge_to(git_budget.clone()))),
+        Ok(repository) => Some(std::sync::Arc::new(
+            repository.charge_to(git_budget.clone()),
+        )),
         // Two checkouts (`--base-dir`, flux-local's `--path-orig`): the head is read as the
         // directory it is, git or not.
         Err(_) if args.base_dir.is_some() && args.head.is_none() && !args.changed_only => None,
         Err(error) => {
             return Err(CliError::usage(
                 error.to_string(),
-                Some("`offlux diff` compares revisions of a git repository; run it inside one (or compare two directories with `--base-dir`)"),
+                Some(if args.base_dir.is_some() {
+                    "`--head` and `--changed-only` read revisions from git: leave them out to compare two directories"
+                } else {
+                    "`offlux diff` compares revisions of a git repository; run it inside one (or compare two directories with `--base-dir`)"
+                }),
             ))
         }
     };
@@ -1452,8 +1458,8 @@ fn markdown(
     }
     let _ = writeln!(out, "{summary}\n");
     let mut cut = Cut::default();
-    // Room kept for the closing note.
-    let budget = max.saturating_sub(400);
+    // Room kept for the closing note (and the address it may link to).
+    let budget = max.saturating_sub(400 + full_report.map_or(0, str::len));
     markdown_not_rendered(&mut out, reports, budget, &mut cut);
     // The producers' tables and diffs come after the producers not rendered that the change does
     // not touch, but have the room first: those are folded, and in a repository whose charts
@@ -2124,7 +2130,7 @@ fn write_tree(target: &Path, side: &Reconciled, context: &Context) -> Result<(),
 }
 
 /// `offlux diff images`: the containers whose image the change adds, removes or changes, per
-/// cluster, producer and workload (`-o json` for the list; the other formats print the table).
+/// cluster, producer and workload (a table, or `-o json` for the list).
 fn diff_images(
     clusters: &[ClusterSides],
     reports: &[ClusterReport],

@@ -247,10 +247,9 @@ pub(super) fn run(
                 )
             });
         }
-        // The human format has listed them on stderr already; the others carry them as findings.
-        if args.output != ValidateFormat::Human {
-            found.splice(0..0, producer_findings(run_report));
-        }
+        // Every format carries them as findings (a `--report-FORMAT FILE` too); the human one
+        // has listed them on stderr already and counts them without a line each.
+        found.splice(0..0, producer_findings(run_report));
         // JSON names it in the `cluster` field instead.
         if let (Some(cluster), false) = (&run.cluster, args.output == ValidateFormat::Json) {
             for finding in &mut found {
@@ -653,7 +652,13 @@ fn location(finding: &Finding) -> String {
 fn human(findings: &[Finding], objects: usize, not_checked: usize, skipped: usize) -> String {
     let line = escape::terminal_line;
     let mut out = String::new();
-    for f in findings {
+    // The failed Flux objects are on stderr already: counted below, not listed again.
+    let findings: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.code != Code::ProducerFailed)
+        .cloned()
+        .collect();
+    for f in &findings {
         let _ = writeln!(
             out,
             "{} {} {} ({}) at {}{}: {}",
@@ -671,7 +676,7 @@ fn human(findings: &[Finding], objects: usize, not_checked: usize, skipped: usiz
     }
     // A Flux object that failed is an error (OFX100), as every other format counts it, though
     // this one lists it on stderr.
-    let _ = write!(out, "{}", summary(findings, objects, not_checked));
+    let _ = write!(out, "{}", summary(&findings, objects, not_checked));
     match not_checked {
         0 => {}
         1 => out.push_str(

@@ -412,14 +412,8 @@ pub fn run(
     let statuses = runtime
         .store
         .statuses_where(|id| is_reconcilable(id) && origins.contains_key(id));
-    let mut unread_values = runtime
-        .unread_values
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut failure_sites = runtime
-        .failure_sites
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut unread_values = runtime.unread_values.into_recovered();
+    let mut failure_sites = runtime.failure_sites.into_recovered();
     // A release that failed in one run of its body and rendered in a later one has no site.
     failure_sites.retain(|id, _| {
         runtime
@@ -428,25 +422,21 @@ pub fn run(
             .is_some_and(|record| matches!(record.status, Status::Failed(_)))
     });
     unread_values.retain(|id, _| runtime.store.contains(id));
-    let mut notes = runtime.notes.into_inner().unwrap_or_default();
+    let mut notes = runtime.notes.into_recovered();
     notes.retain(|id, _| origins.contains_key(id));
-    let rendered = runtime.rendered.into_inner().unwrap_or_default();
-    let mut refused = runtime.refused.into_inner().unwrap_or_default();
+    let rendered = runtime.rendered.into_recovered();
+    let mut refused = runtime.refused.into_recovered();
     refused.retain(|id, _| runtime.store.contains(id) && !rendered.contains_key(id));
     let clusters =
         super::cluster::target_clusters(statuses.iter().map(|(id, _)| id), &rendered, &|id| {
             runtime.store.get(id)
         });
-    let claims = runtime.claims.into_inner().unwrap_or_default();
+    let claims = runtime.claims.into_recovered();
     let across = super::cluster::claimed_in_several_clusters(&claims, &rendered, &|id| {
         runtime.store.get(id)
     });
-    let mut diagnostics: Vec<Diagnostic> = runtime
-        .diagnostics
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
+    let mut diagnostics: Vec<Diagnostic> =
+        runtime.diagnostics.into_recovered().into_iter().collect();
     diagnostics.extend(across);
     RunReport {
         statuses,

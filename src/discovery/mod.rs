@@ -599,7 +599,7 @@ fn walk_and_load(
         listing
     });
     // A poisoned lock means a load panicked, and the scope has passed that panic on already.
-    let results = results.into_inner().unwrap_or_default();
+    let results = results.into_recovered();
     let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
     loaded.resize_with(listing.yaml_files.len(), || None);
     let mut file_refs = Vec::new();

@@ -202,6 +202,17 @@ fn a_failing_template_of_a_local_chart_is_reported_at_its_line() {
         message.contains("demo/templates/cm.yaml:4:11") && message.contains("name is required"),
         "{message}"
     );
+    // A report file is what `-o` of its format prints, the human output on stdout or not.
+    let report = root.join("findings.json");
+    let (code, human, _) = run(
+        root,
+        &["validate", "--report-json", &report.display().to_string()],
+    );
+    assert_eq!(code, Some(1));
+    assert!(human.contains(": 1 error, "), "{human}");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("the report")).expect("JSON");
+    assert_eq!(written, findings);
     // Fixed, the release renders and nothing is left to report.
     write(
         "chart/templates/_helpers.tpl",

@@ -15,14 +15,19 @@ struct ReadmeExample;
 
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// [`Mutex::lock`], recovering the guard of a poisoned lock.
-pub trait MutexExt<T: ?Sized> {
+/// [`Mutex::lock`] and [`Mutex::into_inner`], recovering what a poisoned lock holds.
+pub trait MutexExt<T> {
     fn locked(&self) -> MutexGuard<'_, T>;
+    fn into_recovered(self) -> T;
 }
 
-impl<T: ?Sized> MutexExt<T> for Mutex<T> {
+impl<T> MutexExt<T> for Mutex<T> {
     fn locked(&self) -> MutexGuard<'_, T> {
         self.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn into_recovered(self) -> T {
+        self.into_inner().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -59,6 +64,8 @@ mod tests {
         assert!(panicked.is_err());
         assert!(shared.is_poisoned());
         assert_eq!(*shared.locked(), [1, 2]);
+        let shared = std::sync::Arc::into_inner(shared).expect("the one owner left");
+        assert_eq!(shared.into_recovered(), [1, 2]);
 
         let table = std::sync::Arc::new(RwLock::new(0));
         let held = std::sync::Arc::clone(&table);

@@ -64,19 +64,26 @@ impl Runtime<'_> {
             kube_version: self.options.kube_version.clone(),
         };
         let rendered = self.helm.render(&request);
-        if let Err(HelmRenderError::FailedAt { file, line, .. }) = &rendered {
-            let file = file
-                .strip_prefix(&self.repository.root)
-                .map_or_else(|_| file.clone(), Path::to_path_buf);
-            let at = Location::at(
-                file,
-                Pos {
-                    line: *line,
-                    column: 0,
-                },
-            );
-            self.failure_sites.locked().insert(id.clone(), at);
-        }
+        // The site of this render's failure, if a template of the repository's own files failed
+        // (not one of an artifact mounted in memory, or of a source mapped from elsewhere).
+        let site = match &rendered {
+            Err(HelmRenderError::FailedAt { file, line, .. }) => {
+                (file.strip_prefix(&self.repository.root)).ok().map(|file| {
+                    Location::at(
+                        file,
+                        Pos {
+                            line: *line,
+                            column: 0,
+                        },
+                    )
+                })
+            }
+            _ => None,
+        };
+        match site {
+            Some(at) => self.failure_sites.locked().insert(id.clone(), at),
+            None => self.failure_sites.locked().remove(id),
+        };
         let rendered = match rendered {
             Ok(rendered) => rendered,
             Err(HelmRenderError::Unavailable(message)) => {

@@ -306,10 +306,7 @@ impl Runtime<'_> {
         let rendered = match resourceset::render(&request, &lookup) {
             Ok(rendered) => rendered,
             Err(error) => {
-                let missed: Vec<ResourceId> = missed
-                    .into_inner()
-                    .map(|m| m.into_iter().collect())
-                    .unwrap_or_default();
+                let missed: Vec<ResourceId> = missed.into_recovered().into_iter().collect();
                 if drain == DrainLevel::None && !missed.is_empty() {
                     return Outcome::Blocked(missed);
                 }
