@@ -1923,6 +1923,12 @@ fn json_items(report: &Report, items: &mut Vec<serde_json::Value>) {
                     "changed": keys.changed, "added": keys.added, "removed": keys.removed,
                 });
             }
+            if !change.fields.is_empty() {
+                item["fields"] = serde_json::json!(change.fields);
+                if change.more_fields > 0 {
+                    item["moreFields"] = serde_json::json!(change.more_fields);
+                }
+            }
             if let Some((file, line)) = &change.file {
                 item["file"] = serde_json::json!(file.display().to_string());
                 if *line > 0 {
@@ -2259,6 +2265,8 @@ mod tests {
                     from: None,
                     diff: "--- base/ConfigMap/apps/settings\n+++ head/ConfigMap/apps/settings\n@@ -1 +1 @@\n-a: 1\n+a: 2\n".into(),
                     secret_keys: None,
+                    fields: Vec::new(),
+                    more_fields: 0,
                     file: None,
                 }],
                 ..Default::default()

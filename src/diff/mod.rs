@@ -14,6 +14,8 @@
 //!
 //! Not for: running the reconciles, reading git, or printing (see `cli::diff`).
 
+pub mod fields;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -297,6 +299,10 @@ pub struct ObjectChange {
     pub diff: String,
     /// For a Secret, the keys whose values changed.
     pub secret_keys: Option<SecretKeys>,
+    /// For a changed object, the fields that differ (see `fields`), and how many more were left
+    /// out of that list.
+    pub fields: Vec<fields::FieldChange>,
+    pub more_fields: usize,
     /// The file the object comes from (relative to the repository root), and its line.
     pub file: Option<(PathBuf, u32)>,
 }
@@ -603,6 +609,21 @@ fn not_rendered(
     list
 }
 
+/// The field changes between two canonical forms of an object (as shown: a Secret's values
+/// replaced), read back as trees.
+fn fields_of(before: &str, after: &str) -> (Vec<fields::FieldChange>, usize) {
+    let read = |text: &str| {
+        crate::yaml::parse_stream(text, &crate::yaml::ParseOptions::default())
+            .ok()
+            .and_then(|documents| documents.into_iter().next())
+            .map(|document| document.root)
+    };
+    match (read(before), read(after)) {
+        (Some(before), Some(after)) => fields::compare(&before, &after),
+        _ => (Vec::new(), 0),
+    }
+}
+
 /// Compares the sides.
 pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
     let strip = strip_matcher(&options.strip);
@@ -627,6 +648,8 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
             from: None,
             diff: unified(old.shown(), "", &label(key), options.context),
             secret_keys: None,
+            fields: Vec::new(),
+            more_fields: 0,
             file: location(old.object),
         });
     }
@@ -647,6 +670,8 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
                 from: None,
                 diff: unified("", new.shown(), &label(key), options.context),
                 secret_keys: None,
+                fields: Vec::new(),
+                more_fields: 0,
                 file: location(new.object),
             },
             Some(old) => {
@@ -658,6 +683,7 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
                     (Some((_, a)), Some((_, b))) => Some(secret_keys(a, b)),
                     _ => None,
                 };
+                let fields = fields_of(old.shown(), new.shown());
                 ObjectChange {
                     object: key.clone(),
                     api_version: api_version(new.object),
@@ -669,6 +695,8 @@ pub fn compare(base: &Side<'_>, head: &Side<'_>, options: &Options) -> Report {
                     from: moved.then(|| old.producer.clone()),
                     diff: unified(old.shown(), new.shown(), &label(key), options.context),
                     secret_keys,
+                    fields: fields.0,
+                    more_fields: fields.1,
                     file: location(new.object),
                 }
             }

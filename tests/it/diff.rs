@@ -274,6 +274,17 @@ fn an_edited_kustomization_changes_its_objects() {
         "{text}"
     );
     assert_eq!(deployment["object"]["apiVersion"], "apps/v1");
+    // The same change field by field.
+    assert!(
+        deployment["fields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| f["path"] == "metadata.labels.tier"
+                && f["change"] == "added"
+                && f["after"] == "edge"),
+        "{deployment}"
+    );
     assert_eq!(deployment["producer"]["namespace"], "flux-system");
     // The human form says the same, and the exit code says there were differences.
     let (code, stdout, _) = diff(dir.path(), &[]);
@@ -1448,6 +1459,10 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
         html.contains("<ins>registry.example.com/ingress-controller:1.2.4</ins>"),
         "{html}"
     );
+    assert!(
+        html.contains("<table class=\"diff fields\">"),
+        "no fields view"
+    );
     // `-o html` prints the same page.
     let (_, printed, _) = diff(repo, &["--exit-zero", "-o", "html"]);
     assert_eq!(printed, html);
@@ -1506,6 +1521,16 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
     let filtered = dom(&format!("{url}#filter=namespace"));
     assert!(tag(&filtered, "deployment ingress/ingress-controller").contains("hidden"));
     assert!(!tag(&filtered, "namespace ingress").contains("hidden"));
+    // The fields view: the image as `path: before → after`, the container found by its name.
+    let fields = dom(&format!("{url}#view=fields"));
+    assert!(
+        fields.contains("data-view=\"fields\""),
+        "the view did not switch"
+    );
+    assert!(
+        fields.contains("spec.template.spec.containers[name=controller].image"),
+        "no field row for the image"
+    );
     // An address that is no valid escape is taken as written, and the script still runs.
     let odd = dom(&format!("{url}#filter=100%"));
     let body = &odd[odd.find("<body").expect("a body")..];

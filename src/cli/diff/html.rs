@@ -14,6 +14,7 @@ use super::{
     causes, counts_sentence, not_rendered, outcome_text, reading_order, slash_name, touch_text,
     unknown_sentences, ClusterReport, LeftOut,
 };
+use crate::diff::fields::FieldChangeKind;
 use crate::diff::ObjectChange;
 use crate::escape;
 
@@ -293,7 +294,66 @@ fn object(out: &mut String, change: &ObjectChange, id: &str, producer: &str) {
         unified(out, &lines);
         split(out, &lines);
     }
+    fields(out, change);
     out.push_str("</article>\n");
+}
+
+/// The fields view: one row per field that differs, `path: before → after`; a moved list item
+/// with its positions; a multi-line string's own line diff.
+fn fields(out: &mut String, change: &ObjectChange) {
+    if change.fields.is_empty() {
+        return;
+    }
+    let text = |s: &str| escape::html_text(s);
+    out.push_str("<table class=\"diff fields\">\n");
+    for field in &change.fields {
+        let (kind, value) = match field.change {
+            FieldChangeKind::Added => (
+                "added",
+                format!("<ins>{}</ins>", text(field.after.as_deref().unwrap_or(""))),
+            ),
+            FieldChangeKind::Removed => (
+                "removed",
+                format!("<del>{}</del>", text(field.before.as_deref().unwrap_or(""))),
+            ),
+            FieldChangeKind::Moved => (
+                "moved",
+                match field.positions {
+                    Some((from, to)) => format!("moved from position {from} to {to}"),
+                    None => "moved".to_owned(),
+                },
+            ),
+            FieldChangeKind::Changed => match &field.diff {
+                Some(diff) => {
+                    let mut inner = String::new();
+                    unified(&mut inner, &parse_unified(diff));
+                    // Shown in this view, whichever the page's other tables are in.
+                    let inner = inner.replacen("class=\"diff unified\"", "class=\"diff inner\"", 1);
+                    ("changed", inner)
+                }
+                None => {
+                    let (before, after) = marked(
+                        field.before.as_deref().unwrap_or(""),
+                        field.after.as_deref().unwrap_or(""),
+                    );
+                    ("changed", format!("{before} → {after}"))
+                }
+            },
+        };
+        let _ = writeln!(
+            out,
+            "<tr class=\"{kind}\"><td class=\"path\">{}</td><td>{value}</td></tr>",
+            text(&field.path)
+        );
+    }
+    if change.more_fields > 0 {
+        let _ = writeln!(
+            out,
+            "<tr><td colspan=\"2\" class=\"note\">and {} more fields (the unified view has them all)</td></tr>",
+            change.more_fields
+        );
+    }
+    out.push_str("</table>\n");
 }
 
 /// A line of a unified diff.

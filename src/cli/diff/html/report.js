@@ -35,10 +35,13 @@
     }
   }
   filter.addEventListener("input", function () { apply(filter.value); });
+  var views = ["unified", "split", "fields"];
+  var viewNames = { unified: "Unified", split: "Side by side", fields: "Fields" };
+  function following(view) { return views[(views.indexOf(view) + 1) % views.length]; }
   viewButton.addEventListener("click", function () {
-    var split = body.dataset.view !== "split";
-    body.dataset.view = split ? "split" : "unified";
-    viewButton.textContent = split ? "Unified" : "Side by side";
+    var next = following(body.dataset.view);
+    body.dataset.view = next;
+    viewButton.textContent = viewNames[following(next)];
   });
   function dark() {
     var chosen = document.documentElement.dataset.theme;
@@ -51,17 +54,26 @@
     label();
   });
   label();
+  // `#filter=TEXT`, `#view=unified|split|fields`, or both joined by `&`.
   function fromAddress() {
-    var hash = window.location.hash.match(/^#filter=(.*)$/);
-    if (!hash) { return; }
-    var text = hash[1];
-    try {
-      text = decodeURIComponent(text);
-    } catch (malformed) {
-      // A `%` that starts no escape (`#filter=100%`) is taken as written.
-    }
-    filter.value = text;
-    apply(text);
+    window.location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var at = part.indexOf("=");
+      if (at < 0) { return; }
+      var name = part.slice(0, at);
+      var value = part.slice(at + 1).replace(/\+/g, " ");
+      try {
+        value = decodeURIComponent(value);
+      } catch (malformed) {
+        // A `%` that starts no escape (`#filter=100%`) is taken as written.
+      }
+      if (name === "filter") {
+        filter.value = value;
+        apply(value);
+      } else if (name === "view" && views.indexOf(value) >= 0) {
+        body.dataset.view = value;
+        viewButton.textContent = viewNames[following(value)];
+      }
+    });
   }
   window.addEventListener("hashchange", fromAddress);
   fromAddress();
