@@ -373,6 +373,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --offline 'Never fetch charts over the network; what the cache lacks is reported missing'
             cand --allow-private-network 'Let chart fetches reach loopback, link-local and private addresses (refused by default: a repository under review must not make this machine call its internal services)'
             cand --env-from-process 'Fill an env file''s bare keys (a line `KEY` without `=`) from offlux''s own environment, as kustomize does. Off by default: a repository under review must not read CI secrets'
+            cand --fields 'In the human and markdown reports, each changed object field by field (`path: before → after`, list items by their merge keys, moved items) instead of its unified diff'
             cand --exit-zero 'Exit with 0 when there are differences (failures to run are still 2)'
             cand --skip-secrets 'Leave Secrets out (by default they are compared with their values hidden)'
             cand --changed-only 'Reconcile and compare only the producers the change can affect (their files, components, values, charts and the data they read changed), what depends on them and what creates them; the others are left out of both sides, with a note'

@@ -65,6 +65,10 @@ pub struct DiffArgs {
     /// Unchanged lines shown around each change.
     #[arg(short = 'U', long = "context", default_value_t = 3, value_name = "N")]
     pub context: usize,
+    /// In the human and markdown reports, each changed object field by field (`path: before →
+    /// after`, list items by their merge keys, moved items) instead of its unified diff.
+    #[arg(long)]
+    pub fields: bool,
     /// Also write both rendered trees, as `render --out` would, under `DIR/base` and `DIR/head`
     /// (Secrets left out).
     #[arg(long, value_name = "DIR")]
@@ -454,6 +458,7 @@ pub(super) fn run(
         clusters: &clusters,
         max_size: args.max_size,
         full_report: args.full_report_url.as_deref(),
+        fields: args.fields,
     };
     let report_in = |format: DiffFormat, color: bool| formatted(&compared, format, color);
     let text = match args.output {
@@ -512,6 +517,8 @@ struct Compared<'a> {
     max_size: usize,
     /// `--full-report-url`, for the markdown report's cut note.
     full_report: Option<&'a str>,
+    /// `--fields`: changed objects field by field in the human and markdown reports.
+    fields: bool,
 }
 
 /// The comparison in one format (`color` only for the human one on a terminal).
@@ -524,10 +531,11 @@ fn formatted(compared: &Compared, format: DiffFormat, color: bool) -> String {
         clusters,
         max_size,
         full_report,
+        fields,
     } = *compared;
     match format {
         DiffFormat::Human => {
-            let mut text = human(reports, labels, color);
+            let mut text = human(reports, labels, color, fields);
             if let Some(set) = stripped {
                 let _ = writeln!(
                     text,
@@ -538,7 +546,7 @@ fn formatted(compared: &Compared, format: DiffFormat, color: bool) -> String {
             text
         }
         DiffFormat::Markdown => {
-            let mut text = markdown(reports, labels, max_size, full_report);
+            let mut text = markdown(reports, labels, max_size, full_report, fields);
             for (cluster, left_out) in left_out {
                 let _ = writeln!(text, "\n_{}_", named_opt(*cluster, &left_out.sentence()));
             }
@@ -1273,7 +1281,12 @@ use super::paint::{BOLD, CYAN, GREEN, RED, RESET};
 
 /// The report for a terminal: every repository-supplied part escaped (`escape::terminal_line`)
 /// before offlux's own colours are added.
-fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> String {
+fn human(
+    reports: &[ClusterReport],
+    (base, head): (&str, &str),
+    color: bool,
+    fields: bool,
+) -> String {
     let line = escape::terminal_line;
     let paint = |code: &str, text: &str| {
         if color {
@@ -1346,14 +1359,19 @@ fn human(reports: &[ClusterReport], (base, head): (&str, &str), color: bool) -> 
         }
     }
     for cluster in reports {
-        human_cluster(&mut out, cluster, &paint);
+        human_cluster(&mut out, cluster, &paint, fields);
     }
     out
 }
 
 /// One cluster's part of [`human`]: each producer's heading names the cluster when there are
 /// several.
-fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str, &str) -> String) {
+fn human_cluster(
+    out: &mut String,
+    cluster: &ClusterReport,
+    paint: &dyn Fn(&str, &str) -> String,
+    fields: bool,
+) {
     let line = escape::terminal_line;
     let report = &cluster.report;
     if let Some(only) = cluster.only {
@@ -1400,6 +1418,24 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
             if change.change == Change::Added || change.change == Change::Removed {
                 continue;
             }
+            if fields && !change.fields.is_empty() {
+                for field in field_lines(change) {
+                    let code = match field.chars().next() {
+                        Some('+') => GREEN,
+                        Some('-') => RED,
+                        Some('>') => CYAN,
+                        _ => "",
+                    };
+                    let field = line(&field);
+                    let field = if code.is_empty() {
+                        field.into_owned()
+                    } else {
+                        paint(code, &field)
+                    };
+                    let _ = writeln!(out, "    {field}");
+                }
+                continue;
+            }
             for diff_line in change.diff.lines() {
                 let line = line(diff_line);
                 let code = if line.starts_with("+++") || line.starts_with("---") {
@@ -1424,6 +1460,48 @@ fn human_cluster(out: &mut String, cluster: &ClusterReport, paint: &dyn Fn(&str,
     }
 }
 
+/// A changed object field by field, one line each as `diff` blocks colour them: `  path: before
+/// → after`, `+ path: value`, `- path: value`, `> path moved (from → to)`; a multi-line string's
+/// own diff indented under its path.
+fn field_lines(change: &ObjectChange) -> Vec<String> {
+    use crate::diff::fields::FieldChangeKind;
+    let mut lines = Vec::new();
+    for field in &change.fields {
+        let value = |v: &Option<String>| v.clone().unwrap_or_default();
+        match field.change {
+            FieldChangeKind::Added => {
+                lines.push(format!("+ {}: {}", field.path, value(&field.after)))
+            }
+            FieldChangeKind::Removed => {
+                lines.push(format!("- {}: {}", field.path, value(&field.before)));
+            }
+            FieldChangeKind::Moved => lines.push(match field.positions {
+                Some((from, to)) => format!("> {} moved (position {from} → {to})", field.path),
+                None => format!("> {} moved", field.path),
+            }),
+            FieldChangeKind::Changed => match &field.diff {
+                Some(diff) => {
+                    lines.push(format!("  {}:", field.path));
+                    let body = diff
+                        .lines()
+                        .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "));
+                    lines.extend(body.map(str::to_owned));
+                }
+                None => lines.push(format!(
+                    "  {}: {} → {}",
+                    field.path,
+                    value(&field.before),
+                    value(&field.after)
+                )),
+            },
+        }
+    }
+    if change.more_fields > 0 {
+        lines.push(format!("  … and {} more fields", change.more_fields));
+    }
+    lines
+}
+
 /// The report as a pull request comment (GitHub markdown). Every repository-supplied string is
 /// in code (`escape::markdown_code`, `markdown_cell`, `html_code`, `markdown_block`): nothing in a
 /// name, namespace, message or diff can mention, link, embed, head or break a table.
@@ -1432,6 +1510,7 @@ fn markdown(
     (base, head): (&str, &str),
     max: usize,
     full_report: Option<&str>,
+    fields: bool,
 ) -> String {
     let code = escape::markdown_code;
     let mut out = String::new();
@@ -1483,7 +1562,13 @@ fn markdown(
             }
             None => "####",
         };
-        markdown_producers(&mut body, &report.report, level, body_budget, &mut cut);
+        markdown_producers(
+            &mut body,
+            &report.report,
+            (level, fields),
+            body_budget,
+            &mut cut,
+        );
     }
     markdown_untouched(
         &mut out,
@@ -1677,7 +1762,7 @@ fn markdown_entry((cluster, entry): &(Option<&str>, &NotRendered)) -> String {
 fn markdown_producers(
     out: &mut String,
     report: &Report,
-    level: &str,
+    (level, fields): (&str, bool),
     budget: usize,
     cut: &mut Cut,
 ) {
@@ -1714,11 +1799,17 @@ fn markdown_producers(
         }
         out.push_str(&section);
         for change in changes.objects.iter().filter(|c| !c.diff.is_empty()) {
+            let shown = if fields && !change.fields.is_empty() {
+                let mut text = field_lines(change).join("\n");
+                text.push('\n');
+                escape::markdown_block("diff", &text)
+            } else {
+                escape::markdown_block("diff", &change.diff)
+            };
             let block = format!(
-                "<details><summary>{} {}</summary>\n\n{}\n</details>\n\n",
+                "<details><summary>{} {}</summary>\n\n{shown}\n</details>\n\n",
                 change.change.as_str(),
                 escape::html_code(&change.object.to_string()),
-                escape::markdown_block("diff", &change.diff)
             );
             if out.len() + block.len() > budget {
                 cut.diffs += 1;
@@ -2227,7 +2318,7 @@ mod tests {
             only: None,
             report,
         }];
-        let text = markdown(&reports, ("base", "head"), 60_000, None);
+        let text = markdown(&reports, ("base", "head"), 60_000, None, false);
         assert!(
             text.contains("Status: `absent` → **`FAIL: ![i](http://e/x.png) @x`**"),
             "{text}"
@@ -2294,7 +2385,7 @@ mod tests {
             only: None,
             report,
         }];
-        let text = markdown(&reports, ("base", "head"), 6_000, None);
+        let text = markdown(&reports, ("base", "head"), 6_000, None, false);
         assert!(text.len() <= 6_000, "{} bytes", text.len());
         assert!(text.contains("+a: 2"), "{text}");
         let folded = text
@@ -2320,7 +2411,7 @@ mod tests {
         assert!(text.contains("run `offlux diff`"), "{text}");
         // In CI the cut note points at the whole report instead.
         let url = "https://github.com/o/r/actions/runs/1";
-        let text = markdown(&reports, ("base", "head"), 6_000, Some(url));
+        let text = markdown(&reports, ("base", "head"), 6_000, Some(url), false);
         assert!(text.len() <= 6_000, "{} bytes", text.len());
         assert!(
             text.contains(&format!(
@@ -2375,7 +2466,7 @@ mod tests {
             only: None,
             report,
         }];
-        let text = markdown(&reports, ("base", "head"), 60_000, None);
+        let text = markdown(&reports, ("base", "head"), 60_000, None, false);
         let summary = text.lines().nth(2).unwrap_or_default();
         assert_eq!(
             summary,

@@ -300,6 +300,18 @@ fn an_edited_kustomization_changes_its_objects() {
     assert!(stdout.contains("    +    tier: edge\n"), "{stdout}");
     let (code, _, _) = diff(dir.path(), &["--exit-zero"]);
     assert_eq!(code, Some(0));
+    // `--fields`: the same change field by field, in the human and the markdown report.
+    let (_, human, _) = diff(dir.path(), &["--fields"]);
+    assert!(
+        human.contains("    + metadata.labels.tier: edge\n"),
+        "{human}"
+    );
+    assert!(!human.contains("@@"), "{human}");
+    let (_, markdown, _) = diff(dir.path(), &["--fields", "-o", "markdown"]);
+    assert!(
+        markdown.contains("```diff\n+ metadata.labels.tier: edge\n"),
+        "{markdown}"
+    );
 }
 
 #[test]
