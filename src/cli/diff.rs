@@ -1419,7 +1419,7 @@ fn human_cluster(
                 continue;
             }
             if fields && !change.fields.is_empty() {
-                for field in field_lines(change) {
+                for field in field_lines(change, false) {
                     let code = match field.chars().next() {
                         Some('+') => GREEN,
                         Some('-') => RED,
@@ -1460,40 +1460,59 @@ fn human_cluster(
     }
 }
 
-/// A changed object field by field, one line each as `diff` blocks colour them: `  path: before
-/// → after`, `+ path: value`, `- path: value`, `> path moved (from → to)`; a multi-line string's
-/// own diff indented under its path.
-fn field_lines(change: &ObjectChange) -> Vec<String> {
+/// A changed object field by field, one line each as `diff` blocks colour them: `+ path: value`,
+/// `- path: value`, `> path moved (position 0 → 1)`, a changed value as `  path: before → after`
+/// (with `as_pairs`, as a `- path: before` and `+ path: after` pair, which markdown colours); a
+/// multi-line string's own lines under its path, indented under it with their signs kept first.
+fn field_lines(change: &ObjectChange, as_pairs: bool) -> Vec<String> {
     use crate::diff::fields::FieldChangeKind;
+    let nested = |diff: &str, lines: &mut Vec<String>| {
+        for line in diff
+            .lines()
+            .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "))
+        {
+            match line.split_at_checked(1) {
+                Some((sign @ ("+" | "-" | " "), rest)) => lines.push(format!("{sign}     {rest}")),
+                _ => lines.push(format!("      {line}")),
+            }
+        }
+    };
     let mut lines = Vec::new();
     for field in &change.fields {
         let value = |v: &Option<String>| v.clone().unwrap_or_default();
-        match field.change {
-            FieldChangeKind::Added => {
-                lines.push(format!("+ {}: {}", field.path, value(&field.after)))
+        let path = &field.path;
+        match (&field.change, &field.diff) {
+            (FieldChangeKind::Added, Some(diff)) => {
+                lines.push(format!("+ {path}:"));
+                nested(diff, &mut lines);
             }
-            FieldChangeKind::Removed => {
-                lines.push(format!("- {}: {}", field.path, value(&field.before)));
+            (FieldChangeKind::Removed, Some(diff)) => {
+                lines.push(format!("- {path}:"));
+                nested(diff, &mut lines);
             }
-            FieldChangeKind::Moved => lines.push(match field.positions {
-                Some((from, to)) => format!("> {} moved (position {from} → {to})", field.path),
-                None => format!("> {} moved", field.path),
+            (FieldChangeKind::Changed, Some(diff)) => {
+                lines.push(format!("  {path}:"));
+                nested(diff, &mut lines);
+            }
+            (FieldChangeKind::Added, None) => {
+                lines.push(format!("+ {path}: {}", value(&field.after)));
+            }
+            (FieldChangeKind::Removed, None) => {
+                lines.push(format!("- {path}: {}", value(&field.before)));
+            }
+            (FieldChangeKind::Moved, _) => lines.push(match field.positions {
+                Some((from, to)) => format!("> {path} moved (position {from} → {to})"),
+                None => format!("> {path} moved"),
             }),
-            FieldChangeKind::Changed => match &field.diff {
-                Some(diff) => {
-                    lines.push(format!("  {}:", field.path));
-                    let body = diff
-                        .lines()
-                        .filter(|l| !l.starts_with("--- ") && !l.starts_with("+++ "));
-                    lines.extend(body.map(str::to_owned));
-                }
-                None => lines.push(format!(
-                    "  {}: {} → {}",
-                    field.path,
-                    value(&field.before),
-                    value(&field.after)
-                )),
-            },
+            (FieldChangeKind::Changed, None) if as_pairs => {
+                lines.push(format!("- {path}: {}", value(&field.before)));
+                lines.push(format!("+ {path}: {}", value(&field.after)));
+            }
+            (FieldChangeKind::Changed, None) => lines.push(format!(
+                "  {path}: {} → {}",
+                value(&field.before),
+                value(&field.after)
+            )),
         }
     }
     if change.more_fields > 0 {
@@ -1800,7 +1819,7 @@ fn markdown_producers(
         out.push_str(&section);
         for change in changes.objects.iter().filter(|c| !c.diff.is_empty()) {
             let shown = if fields && !change.fields.is_empty() {
-                let mut text = field_lines(change).join("\n");
+                let mut text = field_lines(change, true).join("\n");
                 text.push('\n');
                 escape::markdown_block("diff", &text)
             } else {

@@ -8,7 +8,7 @@
 //! `containerPort`, `mountPath`, `port`, `key`, `type`, `ip`. Other lists are compared by
 //! position. This is for reading a change, not for applying one: nothing here decides a verdict.
 
-use crate::yaml::{Node, Scalar};
+use crate::yaml::{resolve_kyaml, scalar_needs_quoting, Node, Resolved, Scalar};
 
 /// The keys a list's items are matched by, in the order tried.
 const MERGE_KEYS: [&str; 7] = [
@@ -119,7 +119,10 @@ impl Walk {
                 }
             },
             (Node::Scalar(a), Node::Scalar(b)) => {
-                if a.value != b.value || a.is_null() != b.is_null() {
+                // The value and its type: `"5550"` and `5550` differ.
+                let is_string = |s: &Scalar| resolve_kyaml(s) == Resolved::Str;
+                if a.value != b.value || a.is_null() != b.is_null() || is_string(a) != is_string(b)
+                {
                     self.push(scalar_change(path, a, b));
                 }
             }
@@ -255,24 +258,36 @@ fn scalar_change(path: &str, before: &Scalar, after: &Scalar) -> FieldChange {
     }
 }
 
+/// A multi-line string's lines as a diff of their own (all added or all removed).
+fn lines_of(value: &Node, added: bool, path: &str) -> Option<String> {
+    let text = value.as_scalar().filter(|s| s.value.contains('\n'))?;
+    Some(if added {
+        super::unified("", &text.value, path, 3)
+    } else {
+        super::unified(&text.value, "", path, 3)
+    })
+}
+
 fn added(path: String, value: &Node) -> FieldChange {
+    let diff = lines_of(value, true, &path);
     FieldChange {
         path: shown_path(&path),
         change: FieldChangeKind::Added,
         before: None,
-        after: Some(one_line(value)),
-        diff: None,
+        after: diff.is_none().then(|| one_line(value)),
+        diff,
         positions: None,
     }
 }
 
 fn removed(path: String, value: &Node) -> FieldChange {
+    let diff = lines_of(value, false, &path);
     FieldChange {
         path: shown_path(&path),
         change: FieldChangeKind::Removed,
-        before: Some(one_line(value)),
+        before: diff.is_none().then(|| one_line(value)),
         after: None,
-        diff: None,
+        diff,
         positions: None,
     }
 }
@@ -298,11 +313,18 @@ fn shown_path(path: &str) -> String {
     }
 }
 
+/// A scalar as YAML would write it: a string that would read as another type (`"true"`,
+/// `"5550"`), or with spaces at its ends, in double quotes; anything else as it reads.
 fn scalar_text(scalar: &Scalar) -> String {
     if scalar.is_null() {
-        "null".to_owned()
+        return "null".to_owned();
+    }
+    let text = scalar.value.as_str();
+    let string = resolve_kyaml(scalar) == Resolved::Str;
+    if string && (text.is_empty() || text.trim() != text || scalar_needs_quoting(text)) {
+        serde_json::Value::from(text).to_string()
     } else {
-        scalar.value.to_string()
+        text.to_owned()
     }
 }
 
@@ -437,6 +459,43 @@ mod tests {
         assert_eq!(more, 0);
         let paths: Vec<&str> = fields.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["items[name=n7].v"]);
+    }
+
+    #[test]
+    fn a_type_change_is_a_change_and_strings_read_as_strings() {
+        let before = node("env:\n  PORT: \"5550\"\n  FLAG: \"true\"\n  TZ: Etc/UTC\n");
+        let after = node("env:\n  PORT: 5550\n  FLAG: \"false\"\n  TZ: \"Etc/UTC \"\n");
+        let (fields, _) = compare(&before, &after);
+        let shown: Vec<String> = fields
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} {}",
+                    f.path,
+                    f.before.as_deref().unwrap_or("-"),
+                    f.after.as_deref().unwrap_or("-")
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "env.PORT \"5550\" 5550",
+                "env.FLAG \"true\" \"false\"",
+                "env.TZ Etc/UTC \"Etc/UTC \"",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_added_multi_line_string_has_its_lines() {
+        let before = node("data: {}\n");
+        let after = node("data:\n  extra.yaml: |\n    a: 1\n    b: 2\n");
+        let (fields, _) = compare(&before, &after);
+        assert_eq!(fields.len(), 1);
+        assert!(fields[0].after.is_none());
+        let diff = fields[0].diff.as_deref().unwrap_or_default();
+        assert!(diff.contains("+a: 1\n+b: 2\n"), "{diff}");
     }
 
     #[test]

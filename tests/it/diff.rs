@@ -1540,7 +1540,7 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
         "the view did not switch"
     );
     assert!(
-        fields.contains("spec.template.spec.containers[name=controller].image"),
+        fields.contains("containers<wbr>[name=controller].<wbr>image"),
         "no field row for the image"
     );
     // An address that is no valid escape is taken as written, and the script still runs.

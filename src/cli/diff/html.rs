@@ -306,44 +306,46 @@ fn fields(out: &mut String, change: &ObjectChange) {
     }
     let text = |s: &str| escape::html_text(s);
     out.push_str("<table class=\"diff fields\">\n");
+    // A string's own lines, in this view whichever the page's other tables are in.
+    let lines = |diff: &str| {
+        let mut inner = String::new();
+        unified(&mut inner, &parse_unified(diff));
+        inner.replacen("class=\"diff unified\"", "class=\"diff inner\"", 1)
+    };
     for field in &change.fields {
-        let (kind, value) = match field.change {
-            FieldChangeKind::Added => (
-                "added",
-                format!("<ins>{}</ins>", text(field.after.as_deref().unwrap_or(""))),
-            ),
-            FieldChangeKind::Removed => (
-                "removed",
-                format!("<del>{}</del>", text(field.before.as_deref().unwrap_or(""))),
-            ),
-            FieldChangeKind::Moved => (
-                "moved",
-                match field.positions {
-                    Some((from, to)) => format!("moved from position {from} to {to}"),
-                    None => "moved".to_owned(),
-                },
-            ),
-            FieldChangeKind::Changed => match &field.diff {
-                Some(diff) => {
-                    let mut inner = String::new();
-                    unified(&mut inner, &parse_unified(diff));
-                    // Shown in this view, whichever the page's other tables are in.
-                    let inner = inner.replacen("class=\"diff unified\"", "class=\"diff inner\"", 1);
-                    ("changed", inner)
-                }
-                None => {
-                    let (before, after) = marked(
-                        field.before.as_deref().unwrap_or(""),
-                        field.after.as_deref().unwrap_or(""),
-                    );
-                    ("changed", format!("{before} → {after}"))
-                }
+        let kind = match field.change {
+            FieldChangeKind::Added => "added",
+            FieldChangeKind::Removed => "removed",
+            FieldChangeKind::Moved => "moved",
+            FieldChangeKind::Changed => "changed",
+        };
+        let value = match (&field.change, &field.diff) {
+            (FieldChangeKind::Moved, _) => match field.positions {
+                Some((from, to)) => format!("moved from position {from} to {to}"),
+                None => "moved".to_owned(),
             },
+            (_, Some(diff)) => lines(diff),
+            (FieldChangeKind::Added, None) => {
+                format!("<ins>{}</ins>", text(field.after.as_deref().unwrap_or("")))
+            }
+            (FieldChangeKind::Removed, None) => {
+                format!("<del>{}</del>", text(field.before.as_deref().unwrap_or("")))
+            }
+            (FieldChangeKind::Changed, None) => {
+                let (before, after) = marked(
+                    field.before.as_deref().unwrap_or(""),
+                    field.after.as_deref().unwrap_or(""),
+                );
+                format!("{before} → {after}")
+            }
         };
         let _ = writeln!(
             out,
             "<tr class=\"{kind}\"><td class=\"path\">{}</td><td>{value}</td></tr>",
+            // A long path wraps at its `.` and `[`, not inside a name.
             text(&field.path)
+                .replace('.', ".<wbr>")
+                .replace('[', "<wbr>[")
         );
     }
     if change.more_fields > 0 {
