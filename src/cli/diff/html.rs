@@ -47,7 +47,10 @@ pub(super) fn html(
         "<header>\n<h1>offlux diff <span class=\"sides\">{} → {}</span></h1>\n\
          <div class=\"controls\">\
          <input id=\"filter\" type=\"search\" placeholder=\"Filter by kind, namespace or name\" aria-label=\"Filter\">\
-         <button id=\"view\" type=\"button\">Side by side</button>\
+         <select id=\"view\" aria-label=\"View\">\
+         <option value=\"unified\">Unified view</option>\
+         <option value=\"split\">Side by side</option>\
+         <option value=\"fields\">Fields</option></select>\
          <button id=\"theme\" type=\"button\">Dark theme</button>\
          </div>\n",
         code(base),

@@ -36,13 +36,11 @@
   }
   filter.addEventListener("input", function () { apply(filter.value); });
   var views = ["unified", "split", "fields"];
-  var viewNames = { unified: "Unified", split: "Side by side", fields: "Fields" };
-  function following(view) { return views[(views.indexOf(view) + 1) % views.length]; }
-  viewButton.addEventListener("click", function () {
-    var next = following(body.dataset.view);
-    body.dataset.view = next;
-    viewButton.textContent = viewNames[following(next)];
-  });
+  function show(view) {
+    body.dataset.view = view;
+    viewButton.value = view;
+  }
+  viewButton.addEventListener("change", function () { show(viewButton.value); });
   function dark() {
     var chosen = document.documentElement.dataset.theme;
     if (chosen) { return chosen === "dark"; }
@@ -70,8 +68,7 @@
         filter.value = value;
         apply(value);
       } else if (name === "view" && views.indexOf(value) >= 0) {
-        body.dataset.view = value;
-        viewButton.textContent = viewNames[following(value)];
+        show(value);
       }
     });
   }
