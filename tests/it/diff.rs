@@ -1177,18 +1177,9 @@ fn two_plain_directories_compare_without_git() {
     }
     let base_dir = base.display().to_string();
     let plain_diff = |args: &[&str]| {
-        let output = offlux()
-            .current_dir(&head)
-            .args(["diff", "--path", "clusters/dev", "--root", "."])
-            .args(["--base-dir", &base_dir])
-            .args(args)
-            .output()
-            .expect("runs");
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        let mut all = vec!["--root", ".", "--base-dir", base_dir.as_str()];
+        all.extend_from_slice(args);
+        diff(&head, &all)
     };
     let (code, stdout, stderr) = plain_diff(&["-o", "json"]);
     assert_eq!(code, Some(1), "{stderr}");
