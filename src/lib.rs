@@ -20,6 +20,7 @@ pub mod graph;
 pub mod model;
 pub mod orchestrator;
 pub mod parallel;
+pub mod reporting;
 pub mod resourceset;
 pub mod selection;
 pub mod store;

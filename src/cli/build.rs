@@ -6,9 +6,9 @@ use super::exit::{CliError, ExitStatus};
 use super::objects::{self, ObjectFormat, SkipArgs};
 use super::run_args::RunArgs;
 use super::stdout::Output;
-use super::test::shown_namespace;
 use super::{exit, report, Context};
 use crate::model::Object;
+use crate::reporting::verdicts::shown_namespace;
 use crate::selection::scope::Target;
 use crate::store::{Ready, Status};
 

@@ -266,7 +266,7 @@ pub(crate) fn show(settings: &[Setting], root_file: &Path) -> String {
             vec![s.key.to_string(), s.value.clone(), origin]
         })
         .collect();
-    super::table::render(&["SETTING", "VALUE", "FROM"], &rows)
+    crate::reporting::table::render(&["SETTING", "VALUE", "FROM"], &rows)
 }
 
 #[derive(clap::Args, Debug)]

@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 use super::exit::{CliError, ExitStatus};
 use super::run_args::RunArgs;
 use super::stdout::Output;
-use super::{report, table, Context};
+use super::{report, Context};
 use crate::controllers::runtime::RunReport;
 use crate::diagnostic::Severity;
 use crate::discovery::{self, BootstrapSource, Repository};
 use crate::model::{ChartSource, CrossRef, FluxKind, FluxObject, FluxSpec, Object, ResourceId};
+use crate::reporting::table;
 
 #[derive(clap::Args, Debug)]
 pub struct GetArgs {
@@ -114,11 +115,10 @@ pub(super) fn run(
     // What `test` reconciles, as it reconciles it: each cluster the path holds on its own, every
     // Flux object a run reaches (as its producer applied it: `targetNamespace`, a kustomization's
     // `namespace:`, patches), none that no entry point applies.
-    let runs = match super::clusters::run_each(
-        &args.run,
-        &super::run_args::ChangedArgs::default(),
-        Vec::new(),
-    ) {
+    let runs = match args
+        .run
+        .run_each(&super::run_args::ChangedArgs::default(), Vec::new())
+    {
         Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
@@ -132,7 +132,11 @@ pub(super) fn run(
         report::print_diagnostics(&diagnostics, &run.repository.root, context);
     }
     if args.what == GetKind::Images {
-        let images = super::images::records(&runs, args.namespace.as_deref(), args.name.as_deref());
+        let images = crate::reporting::images::records(
+            &runs,
+            args.namespace.as_deref(),
+            args.name.as_deref(),
+        );
         let several = runs.iter().any(|r| r.cluster.is_some());
         let output = match args.output {
             Format::Json => serde_json::to_string_pretty(&images).unwrap_or_default() + "\n",
@@ -140,7 +144,7 @@ pub(super) fn run(
                 Ok(value) => crate::yaml::emit(&crate::yaml::from_json(&value)),
                 Err(_) => String::new(),
             },
-            Format::Table => context.human(super::images::table(&images, several)),
+            Format::Table => context.human(crate::reporting::images::table(&images, several)),
         };
         out.write(&output)?;
         super::exit::leave_to_exit(runs);
@@ -192,7 +196,7 @@ struct Filter<'a> {
 /// The records of the Flux objects `runs` reconciled (each cluster's, naming it when there are
 /// several) that `filter` wants, sorted; with the working tree as the assumed bootstrap source
 /// when a single run assumed it.
-fn records(runs: &[super::clusters::ClusterRun], filter: &Filter<'_>) -> Vec<Record> {
+fn records(runs: &[crate::orchestrator::clusters::ClusterRun], filter: &Filter<'_>) -> Vec<Record> {
     let mut records: Vec<Record> = Vec::new();
     for run in runs {
         records.extend(
@@ -259,11 +263,9 @@ pub fn listed_and_tested(args: &[String]) -> Result<(Vec<String>, Vec<String>), 
         std::iter::once("offlux").chain(args.iter().map(String::as_str)),
     )
     .map_err(|e| e.to_string())?;
-    let runs = super::clusters::run_each(
-        &parsed.run,
-        &super::run_args::ChangedArgs::default(),
-        Vec::new(),
-    )?;
+    let runs = parsed
+        .run
+        .run_each(&super::run_args::ChangedArgs::default(), Vec::new())?;
     let filter = Filter {
         what: GetKind::All,
         name: None,
@@ -273,7 +275,7 @@ pub fn listed_and_tested(args: &[String]) -> Result<(Vec<String>, Vec<String>), 
     let named = |cluster: &Option<String>, kind: &str, namespace: &str, name: &str| {
         let text = format!("{kind}/{namespace}/{name}");
         match cluster {
-            Some(cluster) => super::clusters::named(cluster, &text),
+            Some(cluster) => crate::reporting::named(cluster, &text),
             None => text,
         }
     };
@@ -285,7 +287,7 @@ pub fn listed_and_tested(args: &[String]) -> Result<(Vec<String>, Vec<String>), 
     let mut tested: Vec<String> = runs
         .iter()
         .flat_map(|run| {
-            super::test::rows(&run.report)
+            crate::reporting::verdicts::rows(&run.report)
                 .into_iter()
                 .map(|row| named(&run.cluster, &row.kind, &row.namespace, &row.name))
         })
@@ -349,7 +351,7 @@ fn reconciled(repository: &Repository, report: &RunReport) -> Vec<Reconciled> {
                 },
             };
             // Where the row says it is: a namespace-less object lands in `default`.
-            record.namespace = super::test::shown_namespace(id).to_owned();
+            record.namespace = crate::reporting::verdicts::shown_namespace(id).to_owned();
             if let Some(location) = report.origins.get(id) {
                 record.file = location.file.display().to_string();
                 record.line = location.pos.map_or(0, |p| p.line);
@@ -613,7 +615,7 @@ fn list_clusters(
     let repository = repo
         .discover()
         .map_err(|e| CliError::usage(e.to_string(), None))?;
-    let (clusters, as_is) = super::clusters::clusters_of(&repository);
+    let (clusters, as_is) = crate::orchestrator::clusters::clusters_of(&repository);
     let mut records = Vec::with_capacity(clusters.len());
     for cluster in &clusters {
         let flux_objects = if as_is {

@@ -32,7 +32,7 @@ pub(super) fn run(args: &InitArgs, out: &mut Output) -> Result<ExitStatus, CliEr
         .discover()
         .map_err(|e| CliError::usage(e.to_string(), None))?;
     let root = repository.root.clone();
-    let (clusters, _) = super::clusters::clusters_of(&repository);
+    let (clusters, _) = crate::orchestrator::clusters::clusters_of(&repository);
     let entries: Vec<String> = clusters.iter().map(|c| shown(&c.entry)).collect();
     let mut files: Vec<(PathBuf, String)> =
         vec![(root.join(crate::config_file::FILE), config(&entries))];

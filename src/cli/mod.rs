@@ -15,7 +15,6 @@
 )]
 
 mod build;
-mod clusters;
 mod completions;
 mod config;
 mod diff;
@@ -24,20 +23,17 @@ mod explain;
 mod get;
 mod graph;
 mod helm;
-mod images;
 mod init;
 mod interrupt;
 mod kustomize;
 mod objects;
 mod orphans;
 mod out_dir;
-mod paint;
 mod render;
 mod repo_args;
 mod report;
 mod run_args;
 mod stdout;
-mod table;
 mod test;
 mod validate;
 

@@ -57,7 +57,7 @@ impl fmt::Display for LayoutPath {
 /// hash of the whole, so distinct names stay distinct files.
 pub(crate) fn producer_file(id: &ResourceId, extension: &str) -> LayoutPath {
     // Producers are Flux objects, all namespaced: one without a namespace is in `default`.
-    let namespace = component(super::test::shown_namespace(id), "");
+    let namespace = component(crate::reporting::verdicts::shown_namespace(id), "");
     LayoutPath([
         component(&id.kind, ""),
         namespace,

@@ -39,7 +39,7 @@ pub(super) fn run(
 ) -> Result<ExitStatus, CliError> {
     // Each cluster the path holds is rendered on its own; with several, each is written under
     // `DIR/<cluster>/`, or printed after a `# cluster: NAME` line (`-o json`: an object by name).
-    let runs = match super::clusters::run_each(&args.run, &args.changed, Vec::new()) {
+    let runs = match args.run.run_each(&args.changed, Vec::new()) {
         Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
@@ -97,7 +97,7 @@ fn render_cluster(
     args: &RenderArgs,
     context: &Context,
     out: &mut Output,
-    run: &super::clusters::ClusterRun,
+    run: &crate::orchestrator::clusters::ClusterRun,
     dir: Option<&PathBuf>,
     several: bool,
 ) -> Result<Rendered, CliError> {

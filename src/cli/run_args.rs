@@ -201,6 +201,14 @@ impl RunArgs {
         &self,
         run: impl FnOnce(&Orchestrator) -> Result<T, RunError>,
     ) -> Result<T, String> {
+        self.orchestrate_with(run)?.map_err(|e| e.to_string())
+    }
+
+    /// [`RunArgs::orchestrate`] for a call that returns what it likes; the error is the flags'.
+    pub(crate) fn orchestrate_with<T>(
+        &self,
+        run: impl FnOnce(&Orchestrator) -> T,
+    ) -> Result<T, String> {
         let mut config = self.config()?;
         let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
@@ -222,7 +230,7 @@ impl RunArgs {
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }
-        result.map_err(|e| e.to_string())
+        Ok(result)
     }
 
     /// Discovers and reconciles. Errors are about the invocation (exit code 2).
@@ -235,49 +243,17 @@ impl RunArgs {
         self.orchestrate(|offlux| offlux.run(scope))
     }
 
-    /// [`RunArgs::run_scoped`] on a repository already discovered, with `--changed-only`: only
-    /// the producers a change since the base revision can affect are reconciled and reported
-    /// (see `selection::changed`). (The caller prints the note a narrowed run ends with:
-    /// `print_left_out`.)
-    pub(crate) fn run_changed_discovered(
+    /// Reconciles each cluster the path holds (`Orchestrator::run_each`), for a command about
+    /// `scope` only; with `--changed-only`, only the producers a change since the base revision
+    /// can affect (see `selection::changed`). (The caller prints the note a narrowed run ends
+    /// with: `print_left_out`.)
+    pub(crate) fn run_each(
         &self,
         changed: &ChangedArgs,
         scope: Vec<Target>,
-        repository: Repository,
-    ) -> Result<(Repository, RunReport, Option<LeftOut>), String> {
-        if !changed.changed_only {
-            let (repository, report) = self.run_discovered(repository, scope)?;
-            return Ok((repository, report, None));
-        }
-        let (repository, report, left_out) =
-            self.orchestrate(|offlux| offlux.run_changed(repository, changed.base.as_deref()))?;
-        Ok((repository, report, Some(left_out)))
-    }
-
-    /// Runs `repository` as `selection` asks (see `Orchestrator::run_selection`).
-    pub(crate) fn run_selection(
-        &self,
-        repository: Repository,
-        selection: &crate::selection::changed::Selection,
-        base_label: &str,
-    ) -> Result<(Repository, RunReport, LeftOut), String> {
-        self.orchestrate(|offlux| offlux.run_selection(repository, selection, base_label))
-    }
-
-    /// Discovers the repository with the source mappings (`--sources`, `.offlux.yaml`).
-    pub(crate) fn discover(&self) -> Result<Repository, String> {
-        Orchestrator::new(self.config()?)
-            .discover()
-            .map_err(|e| e.to_string())
-    }
-
-    /// Reconciles a repository already discovered, for a command about `scope` only.
-    pub(crate) fn run_discovered(
-        &self,
-        repository: Repository,
-        scope: Vec<Target>,
-    ) -> Result<(Repository, RunReport), String> {
-        self.orchestrate(|offlux| offlux.reconcile(repository, scope))
+    ) -> Result<Vec<crate::orchestrator::clusters::ClusterRun>, String> {
+        let changed_since = changed.changed_only.then_some(changed.base.as_deref());
+        self.orchestrate(|offlux| offlux.run_each(changed_since, scope))
     }
 }
 

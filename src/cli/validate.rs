@@ -19,11 +19,11 @@ use super::exit::{CliError, ExitStatus};
 use super::orphans::{OrphanArgs, OrphanConfig};
 use super::run_args::RunArgs;
 use super::stdout::Output;
-use super::test::Verdict;
 use super::{exit, report, Context};
 use crate::controllers::runtime::RunReport;
 use crate::escape;
 use crate::helm::KubeVersion;
+use crate::reporting::verdicts::Verdict;
 use crate::validate::{self, Code, Finding, Produced, Severity};
 use crate::yaml::Node;
 
@@ -185,7 +185,7 @@ pub(super) fn run(
     };
     // Each cluster the path holds is reconciled and checked on its own; with several, each
     // finding names its cluster (`[NAME]` before the message; in JSON, a `cluster` field).
-    let runs = match super::clusters::run_each(&args.run, &args.changed, Vec::new()) {
+    let runs = match args.run.run_each(&args.changed, Vec::new()) {
         Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
@@ -207,7 +207,7 @@ pub(super) fn run(
         let failed_here =
             super::test::print_failed_producers_of(run.cluster.as_deref(), run_report, context);
         producers_failed |= failed_here;
-        let rows = super::test::rows(run_report);
+        let rows = crate::reporting::verdicts::rows(run_report);
         not_checked += rows
             .iter()
             .filter(|row| matches!(row.result, Verdict::Fail | Verdict::Blocked))
@@ -253,7 +253,7 @@ pub(super) fn run(
         // JSON names it in the `cluster` field instead.
         if let (Some(cluster), false) = (&run.cluster, args.output == ValidateFormat::Json) {
             for finding in &mut found {
-                finding.message = super::clusters::named(cluster, &finding.message);
+                finding.message = crate::reporting::named(cluster, &finding.message);
             }
         }
         finding_clusters.extend(found.iter().map(|_| run.cluster.clone()));
@@ -584,7 +584,7 @@ fn producer_findings(run_report: &RunReport) -> Vec<Finding> {
     let sites: BTreeMap<String, &crate::diagnostic::Location> = (run_report.failure_sites.iter())
         .map(|(id, at)| (format!("{}/{}/{}", id.kind, id.namespace, id.name), at))
         .collect();
-    super::test::rows(run_report)
+    crate::reporting::verdicts::rows(run_report)
         .into_iter()
         .filter(|row| matches!(row.result, Verdict::Fail | Verdict::Blocked))
         .map(|row| {

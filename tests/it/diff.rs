@@ -1555,3 +1555,57 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
     let png = std::fs::read(&screenshot).expect("the screenshot");
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
 }
+
+/// The library's entry point makes the same comparison as the command: `Orchestrator::diff`, then
+/// `reporting::diff`, give the JSON report `offlux diff -o json` prints.
+#[test]
+fn the_library_diff_is_the_commands_diff() {
+    use offlux::orchestrator::diff::{BaseSide, DiffRequest};
+    use offlux::orchestrator::{Config, Orchestrator};
+    use offlux::reporting::diff::{compare, CompareOptions, Compared, Format};
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "infrastructure/controllers/kustomization.yaml",
+        "namespace: ingress\n",
+        "namespace: ingress\ncommonLabels:\n  tier: edge\n",
+    );
+    let (_, command, stderr) = diff(dir.path(), &["-o", "json", "--no-default-strip"]);
+    let offlux = Orchestrator::new(Config {
+        offline: true,
+        ..Config::new(dir.path().join("clusters/dev"))
+    });
+    let sides = offlux
+        .diff(&DiffRequest {
+            base: BaseSide::Revision(Some("main".to_owned())),
+            head: None,
+            changed_only: false,
+            scope: None,
+        })
+        .expect("both sides reconcile");
+    assert_eq!(sides.base_name.split(' ').next(), Some("base"));
+    assert_eq!(sides.head_name, "working tree");
+    let options = CompareOptions {
+        diff: offlux::diff::Options {
+            context: 3,
+            strip: Vec::new(),
+        },
+        skip_secrets: false,
+        skip_crds: true,
+        skip_kinds: Vec::new(),
+        scope: None,
+    };
+    let reports = compare(&sides.clusters, &options);
+    let compared = Compared {
+        reports: &reports,
+        labels: (&sides.base_name, &sides.head_name),
+        stripped: None,
+        clusters: &sides.clusters,
+        max_size: 60_000,
+        full_report: None,
+        fields: false,
+    };
+    let library = compared.formatted(Format::Json, false);
+    assert!(library.contains("Deployment"), "{library}");
+    assert_eq!(library, command, "{stderr}");
+}

@@ -4,12 +4,12 @@
 
 use serde::Serialize;
 
-use super::clusters::ClusterRun;
 use crate::controllers::runtime::RunReport;
+use crate::orchestrator::clusters::ClusterRun;
 
 /// One container of one rendered workload.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub(super) struct ImageRecord {
+pub struct ImageRecord {
     /// The cluster, when the path holds several.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
@@ -23,7 +23,7 @@ pub(super) struct ImageRecord {
 
 /// The images of what `runs` rendered, sorted; `namespace` keeps the workloads of one namespace,
 /// `name` the producers of one name.
-pub(super) fn records(
+pub fn records(
     runs: &[ClusterRun],
     namespace: Option<&str>,
     name: Option<&str>,
@@ -36,7 +36,7 @@ pub(super) fn records(
 }
 
 /// [`records`] of run reports, each with the cluster it is of.
-pub(super) fn of_reports(
+pub fn of_reports(
     reports: &[(Option<&str>, &RunReport)],
     namespace: Option<&str>,
     name: Option<&str>,
@@ -76,7 +76,7 @@ pub(super) fn of_reports(
 }
 
 /// The table of `records`: producer, workload, container, image (and the cluster when several).
-pub(super) fn table(records: &[ImageRecord], several: bool) -> String {
+pub fn table(records: &[ImageRecord], several: bool) -> String {
     let rows: Vec<Vec<String>> = records
         .iter()
         .map(|r| {
@@ -102,7 +102,7 @@ pub(super) fn table(records: &[ImageRecord], several: bool) -> String {
 
 /// One container whose image a change adds, removes or changes.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub(super) struct ImageChange {
+pub struct ImageChange {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
     pub producer: String,
@@ -118,7 +118,7 @@ pub(super) struct ImageChange {
 
 /// The containers whose image differs between `base` and `head` (keyed by cluster, producer,
 /// workload and container), in that order.
-pub(super) fn changes(base: &[ImageRecord], head: &[ImageRecord]) -> Vec<ImageChange> {
+pub fn changes(base: &[ImageRecord], head: &[ImageRecord]) -> Vec<ImageChange> {
     use std::collections::BTreeMap;
     type Key = (Option<String>, String, String, String);
     let index = |records: &[ImageRecord]| -> BTreeMap<Key, String> {
@@ -155,7 +155,7 @@ pub(super) fn changes(base: &[ImageRecord], head: &[ImageRecord]) -> Vec<ImageCh
 }
 
 /// The table of `changes`: added, removed or changed, with the images.
-pub(super) fn changes_table(changes: &[ImageChange], several: bool) -> String {
+pub fn changes_table(changes: &[ImageChange], several: bool) -> String {
     let rows: Vec<Vec<String>> = changes
         .iter()
         .map(|c| {

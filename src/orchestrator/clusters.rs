@@ -11,11 +11,11 @@
 //! cluster applies (a bootstrap's own) stay readable to a lookup nothing in a run answers, as the
 //! run from the path would have read them (`Repository::held_data`).
 //!
-//! Not for: finding the entry points (`discovery::clusters`) or formatting rows.
+//! Not for: finding the entry points (`discovery::clusters`) or formatting rows (`reporting`).
 
 use std::path::{Path, PathBuf};
 
-use super::run_args::{ChangedArgs, LeftOut, RunArgs};
+use super::{LeftOut, Orchestrator, RunError};
 use crate::controllers::runtime::RunReport;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::clusters::Cluster;
@@ -23,7 +23,7 @@ use crate::discovery::{self, Repository};
 use crate::selection::scope::Target;
 
 /// One cluster's run.
-pub(crate) struct ClusterRun {
+pub struct ClusterRun {
     /// The cluster's name when the path holds several (every row and finding names it).
     pub cluster: Option<String>,
     pub repository: Repository,
@@ -33,7 +33,7 @@ pub(crate) struct ClusterRun {
 
 impl ClusterRun {
     /// Discovery's and the run's diagnostics, each naming the cluster when there are several.
-    pub(crate) fn diagnostics(&self) -> Vec<Diagnostic> {
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let mut diagnostics = self.repository.diagnostics.clone();
         diagnostics.extend(self.report.diagnostics.iter().cloned());
         if let Some(cluster) = &self.cluster {
@@ -45,14 +45,11 @@ impl ClusterRun {
     }
 }
 
-/// `text` prefixed with the cluster it is about.
-pub(crate) fn named(cluster: &str, text: &str) -> String {
-    format!("[{cluster}] {text}")
-}
+use crate::reporting::named;
 
 /// The clusters `repository` (discovered at `--path`) holds, and whether the path is to be run
 /// as it is: it holds no entry point, or exactly one, which is the path itself.
-pub(super) fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
+pub fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
     let clusters = discovery::clusters::find(repository);
     let as_is = match clusters.as_slice() {
         [] => true,
@@ -63,90 +60,111 @@ pub(super) fn clusters_of(repository: &Repository) -> (Vec<Cluster>, bool) {
 }
 
 /// A cluster found at the path and discovered from its entry point, not yet reconciled.
-pub(crate) struct Discovered {
+pub struct Discovered {
     /// Its entry directory, relative to the repository root (the path's own when the path
     /// holds no entry point).
     pub entry: PathBuf,
     /// Its name among the clusters the path holds.
     pub name: String,
-    /// The run's arguments, started at the entry point.
-    pub args: RunArgs,
+    /// The runs' configuration, started at the entry point.
+    pub orchestrator: Orchestrator,
     pub repository: Repository,
 }
 
-/// Discovers each cluster the path `run` names holds, from its entry point, in cluster-name
-/// order, with what no cluster applies readable to each (`Repository::held_data`); the path
-/// itself as the only one when it is to be run as it is (see the module's docs).
-pub(crate) fn discover_each(run: &RunArgs) -> Result<Vec<Discovered>, String> {
-    let repository = run.discover()?;
-    let (clusters, as_is) = clusters_of(&repository);
-    if as_is {
-        let entry = repository.entry.clone();
-        let name = match clusters.into_iter().next() {
-            Some(only) => only.name,
-            None => discovery::clusters::names(std::slice::from_ref(&entry), &repository.root)
-                .pop()
-                .unwrap_or_default(),
-        };
-        return Ok(vec![Discovered {
-            entry,
-            name,
-            args: run.clone(),
-            repository,
-        }]);
-    }
-    let root = repository.root.clone();
-    // Every cluster is discovered before any runs: what none of them applies is known only then.
-    let mut discovered = Vec::with_capacity(clusters.len());
-    for cluster in clusters {
-        let args = at_entry(run, &root, &cluster.entry);
-        let found = args.discover()?;
-        discovered.push(Discovered {
-            entry: cluster.entry,
-            name: cluster.name,
-            args,
-            repository: found,
-        });
-    }
-    let held = held_data(&repository, discovered.iter().map(|d| &d.repository));
-    crate::cli::exit::leave_to_exit(repository);
-    for cluster in &mut discovered {
-        cluster.repository.held_data = held.clone();
-    }
-    Ok(discovered)
-}
-
-/// Reconciles each cluster the path holds on its own (see the module's docs), in cluster-name
-/// order; one run, naming no cluster, when the path holds at most one.
-pub(crate) fn run_each(
-    run: &RunArgs,
-    changed: &ChangedArgs,
-    scope: Vec<Target>,
-) -> Result<Vec<ClusterRun>, String> {
-    let discovered = discover_each(run)?;
-    let several = discovered.len() > 1;
-    let mut runs = Vec::with_capacity(discovered.len());
-    for cluster in discovered {
-        let (repository, report, left_out) =
-            cluster
-                .args
-                .run_changed_discovered(changed, scope.clone(), cluster.repository)?;
-        let cancelled = report.cancelled;
-        runs.push(ClusterRun {
-            cluster: several.then_some(cluster.name),
-            repository,
-            report,
-            left_out,
-        });
-        if cancelled {
-            break;
+impl Orchestrator {
+    /// Discovers each cluster the configured path holds, from its entry point, in cluster-name
+    /// order, with what no cluster applies readable to each (`Repository::held_data`); the path
+    /// itself as the only one when it is to be run as it is (see the module's docs).
+    pub fn discover_each(&self) -> Result<Vec<Discovered>, RunError> {
+        let repository = self.discover()?;
+        let (clusters, as_is) = clusters_of(&repository);
+        if as_is {
+            let entry = repository.entry.clone();
+            let name = match clusters.into_iter().next() {
+                Some(only) => only.name,
+                None => discovery::clusters::names(std::slice::from_ref(&entry), &repository.root)
+                    .pop()
+                    .unwrap_or_default(),
+            };
+            return Ok(vec![Discovered {
+                entry,
+                name,
+                orchestrator: self.clone(),
+                repository,
+            }]);
         }
+        let root = repository.root.clone();
+        // Every cluster is discovered before any runs: what none of them applies is known only
+        // then.
+        let mut discovered = Vec::with_capacity(clusters.len());
+        for cluster in clusters {
+            let orchestrator = self.at_entry(&root, &cluster.entry);
+            let found = orchestrator.discover()?;
+            discovered.push(Discovered {
+                entry: cluster.entry,
+                name: cluster.name,
+                orchestrator,
+                repository: found,
+            });
+        }
+        let held = held_data(&repository, discovered.iter().map(|d| &d.repository));
+        for cluster in &mut discovered {
+            cluster.repository.held_data = held.clone();
+        }
+        Ok(discovered)
     }
-    Ok(runs)
+
+    /// Reconciles each cluster the path holds on its own (see the module's docs), in cluster-name
+    /// order, for a command about `scope` only; one run, naming no cluster, when the path holds at
+    /// most one. With `changed_since`, each is narrowed to what a change since that revision can
+    /// affect (`Orchestrator::run_changed`; `Some(None)` for the default base).
+    pub fn run_each(
+        &self,
+        changed_since: Option<Option<&str>>,
+        scope: Vec<Target>,
+    ) -> Result<Vec<ClusterRun>, RunError> {
+        let discovered = self.discover_each()?;
+        let several = discovered.len() > 1;
+        let mut runs = Vec::with_capacity(discovered.len());
+        for cluster in discovered {
+            let offlux = &cluster.orchestrator;
+            let (repository, report, left_out) = match changed_since {
+                Some(base) => {
+                    let (repository, report, left_out) =
+                        offlux.run_changed(cluster.repository, base)?;
+                    (repository, report, Some(left_out))
+                }
+                None => {
+                    let (repository, report) =
+                        offlux.reconcile(cluster.repository, scope.clone())?;
+                    (repository, report, None)
+                }
+            };
+            let cancelled = report.cancelled;
+            runs.push(ClusterRun {
+                cluster: several.then_some(cluster.name),
+                repository,
+                report,
+                left_out,
+            });
+            if cancelled {
+                break;
+            }
+        }
+        Ok(runs)
+    }
+
+    /// This configuration started at `entry` (relative to `root`) instead of its path.
+    fn at_entry(&self, root: &Path, entry: &Path) -> Orchestrator {
+        let mut config = self.config.clone();
+        config.path = root.join(entry);
+        config.root = Some(root.to_path_buf());
+        Orchestrator::new(config)
+    }
 }
 
 /// One cluster on the two sides of a comparison (`diff`): on both, or on one only.
-pub(crate) struct Paired {
+pub struct Paired {
     /// Its name, when either side holds several clusters (named over both sides' entry points,
     /// so a cluster keeps its name when another is added or removed).
     pub name: Option<String>,
@@ -158,7 +176,7 @@ pub(crate) struct Paired {
 /// more than one, their single clusters are compared as one, naming none (whatever their entry
 /// points: the comparison is as it was before clusters were told apart). `root` names a cluster
 /// entered at the repository root.
-pub(crate) fn pair(base: Vec<Discovered>, head: Vec<Discovered>, root: &Path) -> Vec<Paired> {
+pub fn pair(base: Vec<Discovered>, head: Vec<Discovered>, root: &Path) -> Vec<Paired> {
     if base.len() <= 1 && head.len() <= 1 {
         let (base, head) = (base.into_iter().next(), head.into_iter().next());
         if base.is_none() && head.is_none() {
@@ -216,12 +234,4 @@ fn held_data<'a>(
         .filter(|o| !reached.contains(o.file.as_path()))
         .cloned()
         .collect()
-}
-
-/// `run` started at `entry` (relative to `root`) instead of `--path`.
-fn at_entry(run: &RunArgs, root: &Path, entry: &Path) -> RunArgs {
-    let mut args = run.clone();
-    args.repo.path = root.join(entry);
-    args.repo.root = Some(root.to_path_buf());
-    args
 }

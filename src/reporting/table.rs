@@ -2,13 +2,13 @@
 
 /// Formats rows under headers, columns separated by two spaces; trailing spaces trimmed. Each
 /// cell is shown on one line with its hidden characters visible (`escape::terminal_line`).
-pub(super) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     render_styled(headers, rows, |_, _| None)
 }
 
 /// [`render`], each body cell that `style` (given the column and the cell's text) names an ANSI
 /// style for written in it; the padding stays outside, so columns line up on a terminal.
-pub(super) fn render_styled(
+pub fn render_styled(
     headers: &[&str],
     rows: &[Vec<String>],
     style: impl Fn(usize, &str) -> Option<&'static str>,

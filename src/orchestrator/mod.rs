@@ -177,7 +177,11 @@ impl LeftOut {
     }
 }
 
+pub mod clusters;
+pub mod diff;
+
 /// Runs repositories as one [`Config`] says.
+#[derive(Clone)]
 pub struct Orchestrator {
     config: Config,
 }
