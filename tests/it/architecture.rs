@@ -115,6 +115,8 @@ fn engine_crates_depend_on_one_another_as_drawn() {
         ("offlux-platform", &[]),
         ("offlux-sync", &[]),
         ("offlux-test-data", &[]),
+        // Not an engine: the benchmarks, which measure the engines through the Flux layer.
+        ("offlux-benches", &["offlux"]),
         ("offlux-schedule", &["offlux-sync"]),
         ("offlux-fs", &["offlux-platform", "offlux-sync"]),
         ("offlux-yaml", &["offlux-budget", "offlux-go"]),

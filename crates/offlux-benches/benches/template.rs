@@ -19,19 +19,6 @@ use offlux::template::{ExecOptions, MissingKey, Set, Value};
 
 const CHARTS: [&str; 3] = ["podinfo-6.14.0", "ingress-nginx-4.15.1", "grafana-9.2.7"];
 
-fn value(json: &serde_json::Value) -> Value {
-    match json {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => Value::String(s.clone()),
-        serde_json::Value::Array(items) => Value::List(items.iter().map(value).collect()),
-        serde_json::Value::Object(map) => {
-            Value::map(map.iter().map(|(k, v)| (k.clone(), value(v))).collect())
-        }
-    }
-}
-
 fn read_yaml(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let documents = offlux::yaml::parse_stream(&text, &offlux::yaml::ParseOptions::default())
@@ -139,7 +126,7 @@ fn prepare(chart_dir: &Path) -> Prepared {
         .with_helm_builtins()
         .with_methods(sprig_methods);
     let mut renders = Vec::new();
-    let top_values = value(&read_yaml(&chart_dir.join("values.yaml")));
+    let top_values = offlux::template::from_serde(read_yaml(&chart_dir.join("values.yaml")));
     let mut charts = vec![(chart_dir.to_path_buf(), top_values.clone())];
     if let Ok(entries) = std::fs::read_dir(chart_dir.join("charts")) {
         let mut subcharts: Vec<PathBuf> = entries
@@ -154,7 +141,8 @@ fn prepare(chart_dir: &Path) -> Prepared {
                 .and_then(|n| n.to_str())
                 .unwrap_or_default()
                 .to_owned();
-            let mut values = match value(&read_yaml(&sub.join("values.yaml"))) {
+            let mut values = match offlux::template::from_serde(read_yaml(&sub.join("values.yaml")))
+            {
                 Value::Map(m) => std::sync::Arc::unwrap_or_clone(m),
                 _ => BTreeMap::new(),
             };
@@ -215,7 +203,7 @@ fn render(prepared: &Prepared) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let charts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/charts");
+    let charts = offlux_test_data::root().join("corpus/charts");
     assert!(
         charts.is_dir(),
         "corpus charts not found at `{}`",

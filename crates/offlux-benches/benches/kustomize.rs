@@ -36,8 +36,7 @@ fn paths(root: &Path) -> Vec<PathBuf> {
 }
 
 fn bench(c: &mut Criterion) {
-    let root =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/repos/joryirving__home-ops");
+    let root = offlux_test_data::root().join("corpus/repos/joryirving__home-ops");
     assert!(
         root.is_dir(),
         "corpus repository not found at `{}`",

@@ -1,0 +1,1 @@
+//! Nothing but the benchmarks under `benches/` (see the crate's manifest).
