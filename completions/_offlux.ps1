@@ -349,6 +349,8 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
         'offlux;diff' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'With `ks` or `hr`: the object''s namespace [default: any]')
             [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'With `ks` or `hr`: the object''s namespace [default: any]')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'With `ks` or `hr`: only the objects whose labels match (`key=value`, `key!=value`, `key`, `!key`, `key in (a,b)`, comma-separated), on either side; NAME may then be left out')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'With `ks` or `hr`: only the objects whose labels match (`key=value`, `key!=value`, `key`, `!key`, `key in (a,b)`, comma-separated), on either side; NAME may then be left out')
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Objects reconciled at once, 1 to 128 [default: the number of cores]')

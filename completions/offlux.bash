@@ -497,7 +497,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-n -o -U -h -V --namespace --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --base-dir --head --output --context --fields --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --full-report-url --changed-only --strip-attr --no-default-strip --report-markdown --report-json --report-github --report-human --report-html --no-color --log-level --help --version images ks hr"
+            opts="-n -l -o -U -h -V --namespace --selector --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --base-dir --head --output --context --fields --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --full-report-url --changed-only --strip-attr --no-default-strip --report-markdown --report-json --report-github --report-human --report-html --no-color --log-level --help --version images ks hr"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -508,6 +508,14 @@ _offlux() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --selector)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -l)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

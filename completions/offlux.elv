@@ -330,6 +330,8 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;diff'= {
             cand -n 'With `ks` or `hr`: the object''s namespace [default: any]'
             cand --namespace 'With `ks` or `hr`: the object''s namespace [default: any]'
+            cand -l 'With `ks` or `hr`: only the objects whose labels match (`key=value`, `key!=value`, `key`, `!key`, `key in (a,b)`, comma-separated), on either side; NAME may then be left out'
+            cand --selector 'With `ks` or `hr`: only the objects whose labels match (`key=value`, `key!=value`, `key`, `!key`, `key in (a,b)`, comma-separated), on either side; NAME may then be left out'
             cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
             cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
             cand --concurrency 'Objects reconciled at once, 1 to 128 [default: the number of cores]'

@@ -303,6 +303,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subc
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from help" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'
 complete -c offlux -n "__fish_offlux_using_subcommand helm; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -s n -l namespace -d 'With `ks` or `hr`: the object\'s namespace [default: any]' -r
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -s l -l selector -d 'With `ks` or `hr`: only the objects whose labels match (`key=value`, `key!=value`, `key`, `!key`, `key in (a,b)`, comma-separated), on either side; NAME may then be left out' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l concurrency -d 'Objects reconciled at once, 1 to 128 [default: the number of cores]' -r

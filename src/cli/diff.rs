@@ -28,6 +28,10 @@ pub struct DiffArgs {
     /// With `ks` or `hr`: the object's namespace [default: any].
     #[arg(short = 'n', long)]
     pub namespace: Option<String>,
+    /// With `ks` or `hr`: only the objects whose labels match (`key=value`, `key!=value`, `key`,
+    /// `!key`, `key in (a,b)`, comma-separated), on either side; NAME may then be left out.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
     #[command(flatten)]
     pub run: RunArgs,
     /// The revision compared against [default: the merge base of HEAD with the default branch:
@@ -134,12 +138,19 @@ impl DiffArgs {
             Some(DiffWhat::Ks) => "Kustomization",
             Some(DiffWhat::Hr) => "HelmRelease",
             _ => {
-                if self.name.is_some() || self.namespace.is_some() {
-                    return Err("a NAME and `-n` go with `diff ks` or `diff hr`".into());
+                if self.name.is_some() || self.namespace.is_some() || self.selector.is_some() {
+                    return Err("a NAME, `-n` and `-l` go with `diff ks` or `diff hr`".into());
                 }
                 return Ok(None);
             }
         };
+        if self.selector.is_some() {
+            return Ok(Some(Target {
+                kinds: vec![kind.to_owned()],
+                name: self.name.clone(),
+                namespace: self.namespace.clone(),
+            }));
+        }
         let Some(name) = &self.name else {
             return Err(format!(
                 "`diff {}` needs the {kind}'s name",
@@ -203,6 +214,15 @@ pub(super) fn run(
     let scope = args
         .scope()
         .map_err(|message| CliError::usage(message, None))?;
+    let selector = (args.selector.as_deref())
+        .map(crate::labels::Selector::parse)
+        .transpose()
+        .map_err(|message| {
+            CliError::usage(
+                format!("`-l`: {message}"),
+                Some("write selectors as `key=value`, `key!=value`, `key`, `!key`, `key in (a,b)` or `key notin (a,b)`"),
+            )
+        })?;
     let request = DiffRequest {
         base: match &args.base_dir {
             Some(dir) => BaseSide::Directory(dir.clone()),
@@ -210,7 +230,9 @@ pub(super) fn run(
         },
         head: args.head.clone(),
         changed_only: args.changed_only,
-        scope: scope.clone(),
+        // With `-l` and no name, every producer of the kind may be one compared: both sides run
+        // whole, and the comparison keeps the ones whose labels match.
+        scope: scope.clone().filter(|target| target.name.is_some()),
     };
     // From here on a signal cancels both sides' runs, whenever each starts, and the command
     // ends with the signal's status: never with a comparison of what was cut short.
@@ -255,8 +277,24 @@ pub(super) fn run(
         skip_crds: args.skip_crds,
         skip_kinds: args.skip_kinds.clone(),
         scope,
+        selector,
     };
     let clusters = &sides.clusters;
+    if let (Some(selector), Some(target)) = (&compare.selector, &compare.scope) {
+        let any = clusters
+            .iter()
+            .any(|c| !reporting::labelled_producers(c, &target.kinds, selector).is_empty());
+        if !any {
+            return Err(CliError::usage(
+                format!(
+                    "no {} whose labels match `{}` on either side",
+                    target.kinds.join("/"),
+                    args.selector.as_deref().unwrap_or_default()
+                ),
+                Some("`offlux get ks -A -l SELECTOR` / `offlux get hr -A -l SELECTOR` list the ones that match"),
+            ));
+        }
+    }
     let reports = reporting::compare(clusters, &compare);
     if args.what == Some(DiffWhat::Images) {
         return diff_images(clusters, &reports, args, context, out);

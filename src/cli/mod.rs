@@ -101,7 +101,7 @@ pub enum Command {
     Helm(helm::HelmArgs),
     /// What a change does to the cluster: reconcile a base revision (by default the merge base
     /// with the default branch) and the working tree, and compare them object by object.
-    Diff(diff::DiffArgs),
+    Diff(Box<diff::DiffArgs>),
     /// Show the dependency graph: dependsOn, sources, data, and what applies what.
     Graph(graph::GraphArgs),
     /// Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it.

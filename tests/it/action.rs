@@ -198,3 +198,30 @@ fn the_action_refuses_an_unknown_command() {
     assert_eq!(run.output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.output.stdout).starts_with("::error::"));
 }
+
+/// Every action the Action calls is pinned by a full commit SHA, with the release it is named
+/// beside it: a tag can be moved to other code, a commit cannot.
+#[test]
+fn the_actions_it_calls_are_pinned_by_commit() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"))
+            .expect("action.yml");
+    let mut called = 0;
+    for line in manifest.lines() {
+        let Some(reference) = line.trim().strip_prefix("uses:") else {
+            continue;
+        };
+        called += 1;
+        let (action, rest) = reference.trim().split_once('@').expect("an action@ref");
+        let (commit, release) = rest.split_once(" # ").unwrap_or((rest, ""));
+        assert!(
+            commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{action} is called by `{commit}`, not by a commit"
+        );
+        assert!(
+            release.starts_with('v'),
+            "{action}@{commit} does not name its release"
+        );
+    }
+    assert_eq!(called, 4, "the steps that call an action");
+}

@@ -1594,6 +1594,7 @@ fn the_library_diff_is_the_commands_diff() {
         skip_crds: true,
         skip_kinds: Vec::new(),
         scope: None,
+        selector: None,
     };
     let reports = compare(&sides.clusters, &options);
     let compared = Compared {
@@ -1608,4 +1609,60 @@ fn the_library_diff_is_the_commands_diff() {
     let library = compared.formatted(Format::Json, false);
     assert!(library.contains("Deployment"), "{library}");
     assert_eq!(library, command, "{stderr}");
+}
+
+/// `diff ks -l SELECTOR`: the Kustomizations whose labels match, on either side, with no name
+/// needed; a selector that matches none is a usage error, as a name that names none is.
+#[test]
+fn diff_ks_with_a_label_selector_keeps_the_matching_producers() {
+    let Some(dir) = repository() else { return };
+    edit(
+        dir.path(),
+        "clusters/dev/apps.yaml",
+        "  name: apps\n",
+        "  name: apps\n  labels:\n    team: web\n",
+    );
+    git(dir.path(), &["commit", "-q", "-am", "label the apps"]);
+    edit(
+        dir.path(),
+        "apps/dev/hello-values.yaml",
+        "replicas: 2",
+        "replicas: 3",
+    );
+    edit(
+        dir.path(),
+        "infrastructure/controllers/kustomization.yaml",
+        "namespace: ingress\n",
+        "namespace: ingress\ncommonLabels:\n  tier: edge\n",
+    );
+    let whole = summary(&json(dir.path(), &[]));
+    assert!(
+        whole
+            .iter()
+            .any(|(producer, _, _)| producer == "Kustomization/infrastructure"),
+        "{whole:?}"
+    );
+    assert_eq!(
+        summary(&json(dir.path(), &["ks", "-l", "team=web"])),
+        [triple("Kustomization/apps", "HelmRelease/hello", "changed")]
+    );
+    assert_eq!(
+        summary(&json(dir.path(), &["ks", "-l", "team notin (db)"])).len(),
+        whole
+            .iter()
+            .filter(|(producer, _, _)| producer.starts_with("Kustomization/"))
+            .count()
+    );
+    let (code, _, stderr) = diff(dir.path(), &["ks", "-l", "team=db"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no Kustomization whose labels match `team=db` on either side"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = diff(dir.path(), &["-l", "team=web"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("go with `diff ks` or `diff hr`"),
+        "{stderr}"
+    );
 }

@@ -86,8 +86,10 @@ pub struct CompareOptions {
     pub skip_crds: bool,
     /// Other kinds left out.
     pub skip_kinds: Vec<String>,
-    /// The one producer compared (`diff ks NAME`).
+    /// The producers compared (`diff ks NAME`, or every Kustomization with `-l`).
     pub scope: Option<Target>,
+    /// Of those, only the ones whose labels match, on either side (`diff ks -l app=web`).
+    pub selector: Option<crate::labels::Selector>,
 }
 
 /// Each cluster's sides compared (`crate::diff::compare`), in the clusters' order.
@@ -104,6 +106,10 @@ pub fn compare<'a>(
     clusters
         .iter()
         .map(|c| {
+            let labelled = (options.selector.as_ref()).map(|selector| {
+                let kinds = options.scope.as_ref().map_or(&[][..], |s| &s.kinds[..]);
+                labelled_producers(c, kinds, selector)
+            });
             let empty = || Side {
                 rendered: Vec::new(),
                 statuses: BTreeMap::new(),
@@ -116,16 +122,62 @@ pub fn compare<'a>(
                 (Some(_), None) => Some(Only::Base),
                 _ => None,
             };
+            let mut report = only_scoped(
+                diff::compare(&base_side, &head_side, &options.diff),
+                options.scope.as_ref(),
+            );
+            if let Some(labelled) = &labelled {
+                report
+                    .producers
+                    .retain(|producer, _| labelled.contains(producer));
+                report
+                    .not_rendered
+                    .retain(|entry| labelled.contains(&entry.producer));
+            }
             ClusterReport {
                 cluster: c.cluster.as_deref(),
                 only,
-                report: only_scoped(
-                    diff::compare(&base_side, &head_side, &options.diff),
-                    options.scope.as_ref(),
-                ),
+                report,
             }
         })
         .collect()
+}
+
+/// The producers of `kinds` whose labels `selector` matches on either side of `cluster`: those a
+/// producer applies (a Kustomization's Kustomizations, a ResourceSet's releases) and those written
+/// in the repository.
+pub fn labelled_producers(
+    cluster: &ClusterSides,
+    kinds: &[String],
+    selector: &crate::labels::Selector,
+) -> std::collections::BTreeSet<ProducerKey> {
+    let mut found = std::collections::BTreeSet::new();
+    let mut consider = |object: &Object| {
+        if !kinds.iter().any(|k| *k == object.id.kind.as_str()) {
+            return;
+        }
+        let labels = object.labels();
+        if selector.matches(|key| labels.get(key).map(String::as_str)) {
+            let key = producer_key(&object.id);
+            // The rows name an object without a namespace by the one it lands in.
+            if key.namespace.is_empty() {
+                found.insert(ProducerKey {
+                    namespace: "default".to_owned(),
+                    ..key.clone()
+                });
+            }
+            found.insert(key);
+        }
+    };
+    for side in cluster.sides().into_iter().flatten() {
+        for object in side.report.rendered.values().flatten() {
+            consider(object);
+        }
+        for flux in &side.repository.flux_objects {
+            consider(&flux.object);
+        }
+    }
+    found
 }
 
 /// `report` narrowed to the producer `scope` names (`diff ks NAME`): its objects and its status,
