@@ -1470,38 +1470,11 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
     let (_, printed, _) = diff(repo, &["--exit-zero", "-o", "html"]);
     assert_eq!(printed, html);
 
-    let Some(chromium) = crate::common::tools::on_path(
-        "chromium",
-        "the HTML report's browser test",
-        "apt-get install -y chromium",
-    ) else {
+    let Some(browser) = Browser::find() else {
         return;
     };
-    let profile = tempfile::tempdir().expect("tempdir");
-    let browser = |extra: &[&str], url: &str| {
-        Process::new(&chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ])
-            .arg(format!("--user-data-dir={}", profile.path().display()))
-            .args(extra)
-            .arg(url)
-            .output()
-            .expect("chromium runs")
-    };
     let url = format!("file://{}", page.display());
-    let dom = |url: &str| {
-        let output = browser(&["--dump-dom"], url);
-        assert!(output.status.success(), "{:?}", output.status);
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
+    let dom = |url: &str| browser.dom(url);
     let tag = |dom: &str, name: &str| {
         dom.match_indices("<article")
             .map(|(at, _)| &dom[at..at + dom[at..].find('>').unwrap_or(0)])
@@ -1510,13 +1483,7 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
             .to_owned()
     };
     let loaded = dom(&url);
-    let body = &loaded[loaded.find("<body").expect("a body")..];
-    let body = &body[..body.find('>').unwrap_or(0)];
-    assert!(
-        body.contains("data-ready=\"1\""),
-        "the script did not finish: {body}"
-    );
-    assert!(!body.contains("data-errors"), "the script failed: {body}");
+    assert_script_ran(&loaded);
     for object in ["ingress/ingress-controller</a>", "ingress</a>"] {
         assert!(loaded.contains(object), "the tree lacks {object}");
     }
@@ -1544,7 +1511,7 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
     std::fs::create_dir_all(&artifacts).expect("mkdir");
     let screenshot = artifacts.join("diff-report.png");
     let _ = std::fs::remove_file(&screenshot);
-    let shot = browser(
+    let shot = browser.run(
         &[
             "--window-size=1280,900",
             &format!("--screenshot={}", screenshot.display()),
@@ -1554,6 +1521,64 @@ fn the_html_report_is_one_page_a_browser_loads_and_filters() {
     assert!(shot.status.success(), "{:?}", shot.status);
     let png = std::fs::read(&screenshot).expect("the screenshot");
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+}
+
+/// Headless Chromium with a profile of its own, for the HTML report's tests.
+struct Browser {
+    chromium: std::path::PathBuf,
+    profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// `None`, with a note, when Chromium is not installed (CI installs it).
+    fn find() -> Option<Browser> {
+        let chromium = crate::common::tools::on_path(
+            "chromium",
+            "the HTML report's browser test",
+            "apt-get install -y chromium",
+        )?;
+        Some(Browser {
+            chromium,
+            profile: tempfile::tempdir().expect("tempdir"),
+        })
+    }
+
+    fn run(&self, extra: &[&str], url: &str) -> std::process::Output {
+        Process::new(&self.chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg(format!("--user-data-dir={}", self.profile.path().display()))
+            .args(extra)
+            .arg(url)
+            .output()
+            .expect("chromium runs")
+    }
+
+    /// The page's document after its script ran.
+    fn dom(&self, url: &str) -> String {
+        let output = self.run(&["--dump-dom"], url);
+        assert!(output.status.success(), "{:?}", output.status);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+}
+
+/// The report's script ran to its end without an error (`data-ready`, no `data-errors`).
+fn assert_script_ran(dom: &str) {
+    let body = &dom[dom.find("<body").expect("a body")..];
+    let body = &body[..body.find('>').unwrap_or(0)];
+    assert!(
+        body.contains("data-ready=\"1\""),
+        "the script did not finish: {body}"
+    );
+    assert!(!body.contains("data-errors"), "the script failed: {body}");
 }
 
 /// The library's entry point makes the same comparison as the command: `Orchestrator::diff`, then
@@ -1665,4 +1690,165 @@ fn diff_ks_with_a_label_selector_keeps_the_matching_producers() {
         stderr.contains("go with `diff ks` or `diff hr`"),
         "{stderr}"
     );
+}
+
+/// Issue 38's pull request on a copy of a corpus repository (bjw-s-labs__home-ops, charts from the
+/// corpus cache, offline): a chart bump (metrics-server 3.12.2 → 3.13.0), an image change
+/// (kube-state-metrics' tag), a reordered list (a policy's ports) and an edit to a release whose
+/// chart is not cached (atuin). The markdown names the unrendered release first and shows no
+/// chart-bump label; the reorder is said to be one; `diff images` shows both image changes; the
+/// HTML report of the same run loads in a browser and lists the changed objects.
+#[test]
+fn a_corpus_pull_request_reads_as_a_reviewer_needs() {
+    let Some(corpus) = crate::common::test_data::dir(
+        "corpus/repos/bjw-s-labs__home-ops",
+        "the diff scenario on a corpus repository",
+    ) else {
+        return;
+    };
+    let Some(charts) = crate::common::test_data::dir("corpus/charts", "the corpus charts") else {
+        return;
+    };
+    if !has_git() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path();
+    copy_dir(&corpus, repo);
+    let apps = "kubernetes/apps";
+    let metrics = format!("{apps}/kube-system/metrics-server/app/ocirepository.yaml");
+    let policy = format!("{apps}/selfhosted/atuin/app/ciliumnetworkpolicy.yaml");
+    let one_port = "            - port: \"8888\"\n              protocol: TCP\n";
+    let other_port = "            - port: \"9999\"\n              protocol: TCP\n";
+    edit(repo, &metrics, "tag: 3.14.0", "tag: 3.12.2");
+    edit(repo, &policy, one_port, &format!("{one_port}{other_port}"));
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+    edit(repo, &metrics, "tag: 3.12.2", "tag: 3.13.0");
+    edit(
+        repo,
+        &format!("{apps}/observability/kube-state-metrics/app/helmrelease.yaml"),
+        "    fullnameOverride: kube-state-metrics\n",
+        "    fullnameOverride: kube-state-metrics\n    image:\n      tag: v2.15.0\n",
+    );
+    edit(
+        repo,
+        &policy,
+        &format!("{one_port}{other_port}"),
+        &format!("{other_port}{one_port}"),
+    );
+    edit(
+        repo,
+        &format!("{apps}/selfhosted/atuin/app/helmrelease.yaml"),
+        "reloader.stakater.com/auto: \"true\"",
+        "reloader.stakater.com/auto: \"false\"",
+    );
+    let page = dir.path().join("report.html");
+    let run = |args: &[&str]| {
+        let output = offlux()
+            .current_dir(repo)
+            .arg("diff")
+            .args(args)
+            .args([
+                "--path",
+                "kubernetes/flux/cluster",
+                "--offline",
+                "--base",
+                "HEAD",
+            ])
+            .arg("--chart-cache")
+            .arg(&charts)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(1), "differences: {stderr}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let markdown = run(&[
+        "-o",
+        "markdown",
+        "--report-html",
+        page.to_str().expect("utf-8"),
+    ]);
+
+    let first_section = markdown.find("\n#### ").expect("sections");
+    assert!(
+        markdown[first_section..].starts_with("\n#### Not rendered ("),
+        "{markdown}"
+    );
+    let unrendered = markdown
+        .find("- `HelmRelease/selfhosted/atuin`")
+        .expect("the edited release is listed");
+    let first_diff = markdown.find("```diff").expect("diffs");
+    assert!(unrendered < first_diff, "named before any diff");
+    assert!(
+        markdown[unrendered..].starts_with(
+            "- `HelmRelease/selfhosted/atuin`: `blocked by OCIRepository/selfhosted/atuin: chart app-template"
+        ),
+        "{markdown}"
+    );
+    // The summary names it too, first.
+    assert!(
+        markdown.contains("\n`HelmRelease/selfhosted/atuin` changed; what it renders is unknown"),
+        "{markdown}"
+    );
+    // The chart bump shows what runs, not the labels every object carries.
+    assert!(
+        markdown.contains("+        image: registry.k8s.io/metrics-server/metrics-server:v0.8.0")
+    );
+    for noise in ["helm.sh/chart: ", "app.kubernetes.io/version: "] {
+        let diffs = &markdown[first_diff..];
+        assert!(!diffs.contains(noise), "{noise} in the diffs: {diffs}");
+    }
+    assert!(
+        markdown.contains("_Left out of the comparison: labels and annotations `helm.sh/chart`")
+    );
+    // The reorder is said to be one.
+    assert!(
+        markdown.contains(
+            "| changed | `CiliumNetworkPolicy` | `selfhosted` | `atuin` | only reordered: 1 list item moved |"
+        ),
+        "{markdown}"
+    );
+
+    let images: serde_json::Value =
+        serde_json::from_str(&run(&["images", "-o", "json"])).expect("json");
+    let changed: Vec<(String, String, String)> = images
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|c| {
+            let text = |key: &str| c[key].as_str().unwrap_or_default().to_owned();
+            (text("object"), text("base"), text("head"))
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            (
+                "Deployment/kube-system/metrics-server".to_owned(),
+                "registry.k8s.io/metrics-server/metrics-server:v0.7.2".to_owned(),
+                "registry.k8s.io/metrics-server/metrics-server:v0.8.0".to_owned()
+            ),
+            (
+                "Deployment/observability/kube-state-metrics".to_owned(),
+                "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.20.0".to_owned(),
+                "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.15.0".to_owned()
+            ),
+        ]
+    );
+
+    let Some(browser) = Browser::find() else {
+        return;
+    };
+    let dom = browser.dom(&format!("file://{}", page.display()));
+    assert_script_ran(&dom);
+    for object in [
+        "kube-system/metrics-server</a>",
+        "observability/kube-state-metrics</a>",
+        "selfhosted/atuin</a>",
+    ] {
+        assert!(dom.contains(object), "the tree lacks {object}");
+    }
 }

@@ -729,7 +729,24 @@ fn change_line(change: &ObjectChange) -> String {
     if let Some(note) = secret_note(change) {
         let _ = write!(line, " ({note})");
     }
+    if let Some(note) = reordered_note(change) {
+        let _ = write!(line, " ({note})");
+    }
     line
+}
+
+/// `only reordered: 2 list items moved` for a changed object whose every difference is a list
+/// item found at another position by its key: the text diff of such a change reads as churn.
+fn reordered_note(change: &ObjectChange) -> Option<String> {
+    let all_moves = !change.fields.is_empty()
+        && change.more_fields == 0
+        && (change.fields.iter()).all(|f| f.change == crate::diff::fields::FieldChangeKind::Moved);
+    all_moves.then(|| {
+        format!(
+            "only reordered: {} moved",
+            count(change.fields.len(), "list item", "list items")
+        )
+    })
 }
 
 /// `3 objects not compared`.
@@ -1322,6 +1339,7 @@ fn markdown_table(section: &mut String, report: &Report, objects: &[ObjectChange
                 (None, Some(note)) => notes.push(cell(&note)),
                 (None, None) => {}
             }
+            notes.extend(reordered_note(change));
             if let Some(entry) = unrendered_object(report, change) {
                 notes.push(format!(
                     "what it renders is unknown: not rendered on {}",
