@@ -47,6 +47,35 @@ pub fn is_kustomization_file(path: &Path) -> bool {
 pub(crate) struct LoadOptions {
     pub max_size: u64,
     pub parse: ParseOptions,
+    pub cache: Option<Arc<ParseCache>>,
+}
+
+/// Files parsed once for several discoveries of the same trees (the two sides of a diff, the
+/// clusters of one path): documents keyed by the file's whole text, so a hit is the same bytes
+/// parsed with the same options. Only files that parsed, and whose text holds no alias or merge
+/// key (nothing a run's budget would be charged for), are kept.
+#[derive(Default)]
+pub struct ParseCache {
+    parsed: std::sync::Mutex<std::collections::HashMap<String, Arc<[Document]>>>,
+}
+
+impl std::fmt::Debug for ParseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use offlux_sync::MutexExt;
+        write!(f, "ParseCache({} files)", self.parsed.locked().len())
+    }
+}
+
+impl ParseCache {
+    fn get(&self, text: &str) -> Option<Arc<[Document]>> {
+        use offlux_sync::MutexExt;
+        self.parsed.locked().get(text).cloned()
+    }
+
+    fn insert(&self, text: String, documents: Arc<[Document]>) {
+        use offlux_sync::MutexExt;
+        self.parsed.locked().insert(text, documents);
+    }
 }
 
 pub(crate) fn load_file(
@@ -146,8 +175,20 @@ fn read_documents(
             return FileRead::Failed;
         }
     };
+    // Only a file that can expand no alias or merge key is shared: every other parse charges its
+    // expansion to its own run's budget, however often the same text comes.
+    let cache = (options.cache.as_ref()).filter(|_| !text.contains('*') && !text.contains("<<"));
+    if let Some(documents) = cache.and_then(|cache| cache.get(&text)) {
+        return FileRead::Documents(documents);
+    }
     match yaml::parse_stream(&text, &options.parse) {
-        Ok(documents) => FileRead::Documents(documents.into()),
+        Ok(documents) => {
+            let documents: Arc<[Document]> = documents.into();
+            if let Some(cache) = cache {
+                cache.insert(text, documents.clone());
+            }
+            FileRead::Documents(documents)
+        }
         Err(error) if error.kind == yaml::ErrorKind::Budget => {
             // Not a file offlux cannot read, but a run that went over its budget: it fails.
             diagnostics.push(
@@ -246,5 +287,59 @@ fn load_document(
         }),
         Ok(_) => {}
         Err(error) => loaded.diagnostics.push(error.to_diagnostic()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(cache: &Arc<ParseCache>) -> LoadOptions {
+        LoadOptions {
+            max_size: 1 << 20,
+            parse: ParseOptions::default(),
+            cache: Some(cache.clone()),
+        }
+    }
+
+    fn read(dir: &Path, name: &str, options: &LoadOptions) -> Arc<[Document]> {
+        match read_documents(&dir.join(name), Path::new(name), options, &mut Vec::new()) {
+            FileRead::Documents(documents) => documents,
+            FileRead::Failed => panic!("{name} did not parse"),
+        }
+    }
+
+    #[test]
+    fn the_same_text_is_parsed_once_unless_it_can_expand_aliases() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let plain = "kind: ConfigMap\ndata:\n  a: b\n";
+        let aliased = "base: &b {x: 1}\ncopy: *b\n";
+        for (name, text) in [
+            ("one.yaml", plain),
+            ("two.yaml", plain),
+            ("three.yaml", aliased),
+            ("four.yaml", aliased),
+        ] {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        }
+        let cache = Arc::new(ParseCache::default());
+        let options = options(&cache);
+        let (one, two) = (
+            read(dir.path(), "one.yaml", &options),
+            read(dir.path(), "two.yaml", &options),
+        );
+        assert!(
+            Arc::ptr_eq(&one, &two),
+            "the second read is the first parse"
+        );
+        let (three, four) = (
+            read(dir.path(), "three.yaml", &options),
+            read(dir.path(), "four.yaml", &options),
+        );
+        assert!(
+            !Arc::ptr_eq(&three, &four),
+            "an alias is parsed, and charged, each time"
+        );
+        assert_eq!(three[0].root, four[0].root);
     }
 }

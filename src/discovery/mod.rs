@@ -29,7 +29,7 @@ use crate::yaml::ParsedFiles;
 
 use crate::fs_facts::path_bytes;
 use load::Keep;
-pub use load::{is_kustomization_file, KUSTOMIZATION_FILE_NAMES};
+pub use load::{is_kustomization_file, ParseCache, KUSTOMIZATION_FILE_NAMES};
 pub use paths::{apply_variable_defaults, secure_join};
 use paths::{BytePath, PathKey};
 
@@ -50,6 +50,8 @@ pub struct Options {
     pub sources: Vec<SourceMapping>,
     /// The run whose budget the files' alias expansion is charged to (`ParseOptions::run`).
     pub budget: Option<Arc<crate::budget::RunBudget>>,
+    /// Files already parsed by another discovery of the same trees, and where this one's go.
+    pub parse_cache: Option<Arc<load::ParseCache>>,
 }
 
 impl Options {
@@ -60,6 +62,7 @@ impl Options {
             max_file_size: 16 * 1024 * 1024,
             sources: Vec::new(),
             budget: None,
+            parse_cache: None,
         }
     }
 }
@@ -172,6 +175,7 @@ fn load_options(options: &Options) -> load::LoadOptions {
             run: options.budget.clone(),
             ..crate::yaml::ParseOptions::default()
         },
+        cache: options.parse_cache.clone(),
     }
 }
 

@@ -33,6 +33,45 @@ const CACHE_BYTES: usize = 64 << 20;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectId(pub [u8; 20]);
 
+/// The id git gives `content` stored as a blob: the SHA-1 of `blob LENGTH\0` and the content.
+pub(crate) fn blob_id(content: &[u8]) -> ObjectId {
+    let mut hasher = BlobHasher::new(content.len() as u64);
+    hasher.update(content);
+    hasher.finish().unwrap_or(ObjectId([0; 20]))
+}
+
+/// [`blob_id`] of content given in pieces, its length known first.
+pub(crate) struct BlobHasher {
+    sha1: sha1::Sha1,
+    expected: u64,
+    seen: u64,
+}
+
+impl BlobHasher {
+    pub(crate) fn new(len: u64) -> BlobHasher {
+        use sha1::Digest;
+        let mut sha1 = sha1::Sha1::new();
+        sha1.update(format!("blob {len}\0").as_bytes());
+        BlobHasher {
+            sha1,
+            expected: len,
+            seen: 0,
+        }
+    }
+
+    pub(crate) fn update(&mut self, piece: &[u8]) {
+        use sha1::Digest;
+        self.seen = self.seen.saturating_add(piece.len() as u64);
+        self.sha1.update(piece);
+    }
+
+    /// The id, or `None` when the pieces did not add up to the length given.
+    pub(crate) fn finish(self) -> Option<ObjectId> {
+        use sha1::Digest;
+        (self.seen == self.expected).then(|| ObjectId(self.sha1.finalize().into()))
+    }
+}
+
 impl ObjectId {
     /// A full 40-digit hexadecimal id.
     pub(crate) fn from_hex(text: &str) -> Option<Self> {

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::objects::{Kind, ObjectId};
+use super::objects::{blob_id, Kind, ObjectId};
 use super::tree::parse_tree;
 use super::{GitError, Repository};
 
@@ -63,13 +63,15 @@ pub fn changed_files(
             list_blobs(repository, base, base_tree, &PathBuf::new(), 0, &mut blobs)?;
             let work_tree = &repository.work_tree;
             for (path, (mode, id)) in &blobs {
-                let blob = read_blob(repository, *id, path, base)?;
-                if !same_as_working_file(blob.as_deref(), &work_tree.join(path), *mode) {
-                    changed.push(ChangedFile {
-                        path: path.clone(),
-                        base: blob,
-                    });
+                // A working file that hashes to the blob's id is the blob: only a changed
+                // file's blob is read from the object store.
+                if working_file_is(*id, &work_tree.join(path), *mode) {
+                    continue;
                 }
+                changed.push(ChangedFile {
+                    path: path.clone(),
+                    base: read_blob(repository, *id, path, base)?,
+                });
             }
             for path in working_files(work_tree) {
                 if !blobs.contains_key(&path) {
@@ -224,23 +226,37 @@ fn read_blob(
     }
 }
 
-/// Whether the working tree's `file` holds `blob` (a symlink: as its target).
-fn same_as_working_file(blob: Option<&Vec<u8>>, file: &Path, mode: u32) -> bool {
+/// Whether the working tree's `file` is the blob `id` (a symlink: its target, as git stores it).
+/// A file larger than any object offlux reads counts as changed.
+fn working_file_is(id: ObjectId, file: &Path, mode: u32) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(file) else {
-        return false;
-    };
-    let Some(blob) = blob else {
         return false;
     };
     if mode == MODE_SYMLINK {
         return meta.file_type().is_symlink()
             && std::fs::read_link(file)
-                .is_ok_and(|target| target.as_os_str().as_encoded_bytes() == &blob[..]);
+                .is_ok_and(|target| blob_id(target.as_os_str().as_encoded_bytes()) == id);
     }
-    if !meta.is_file() || meta.len() != blob.len() as u64 {
-        return false;
+    meta.is_file()
+        && meta.len() <= super::objects::MAX_OBJECT_BYTES
+        && hash_file(file, meta.len()).is_some_and(|hashed| hashed == id)
+}
+
+/// The blob id of `file`, read in pieces (`len` bytes, as its metadata said; a file that grew or
+/// shrank since gives another id).
+fn hash_file(file: &Path, len: u64) -> Option<ObjectId> {
+    use std::io::Read;
+    let mut reader = std::fs::File::open(file).ok()?;
+    let mut hasher = super::objects::BlobHasher::new(len);
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let n = reader.read(&mut buffer).ok()?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(buffer.get(..n)?);
     }
-    std::fs::read(file).is_ok_and(|bytes| bytes == *blob)
+    hasher.finish()
 }
 
 /// The files of the working tree that git would see (ignored files and `.git` left out),

@@ -147,3 +147,16 @@ fn objects_packed_after_the_store_opened_are_found() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(blob.data.as_slice(), b"a: 1\n");
 }
+
+#[test]
+fn a_blob_id_is_the_one_git_gives() {
+    // `printf 'hello\n' | git hash-object --stdin`; the empty blob's id is git's constant.
+    assert_eq!(
+        super::objects::blob_id(b"hello\n").to_hex(),
+        "ce013625030ba8dba906f756967f9e9ca394464a"
+    );
+    assert_eq!(
+        super::objects::blob_id(b"").to_hex(),
+        "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    );
+}

@@ -76,7 +76,9 @@ impl Orchestrator {
     /// order, with what no cluster applies readable to each (`Repository::held_data`); the path
     /// itself as the only one when it is to be run as it is (see the module's docs).
     pub fn discover_each(&self) -> Result<Vec<Discovered>, RunError> {
-        let repository = self.discover()?;
+        // A file the path's discovery parsed is not parsed again for its cluster.
+        let this = self.sharing_parses();
+        let repository = this.discover()?;
         let (clusters, as_is) = clusters_of(&repository);
         if as_is {
             let entry = repository.entry.clone();
@@ -89,7 +91,7 @@ impl Orchestrator {
             return Ok(vec![Discovered {
                 entry,
                 name,
-                orchestrator: self.clone(),
+                orchestrator: this,
                 repository,
             }]);
         }
@@ -98,7 +100,7 @@ impl Orchestrator {
         // then.
         let mut discovered = Vec::with_capacity(clusters.len());
         for cluster in clusters {
-            let orchestrator = self.at_entry(&root, &cluster.entry);
+            let orchestrator = this.at_entry(&root, &cluster.entry);
             let found = orchestrator.discover()?;
             discovered.push(Discovered {
                 entry: cluster.entry,
@@ -159,7 +161,7 @@ impl Orchestrator {
         let mut config = self.config.clone();
         config.path = root.join(entry);
         config.root = Some(root.to_path_buf());
-        Orchestrator::new(config)
+        self.with_config(config)
     }
 }
 

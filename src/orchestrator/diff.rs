@@ -122,7 +122,9 @@ pub enum DiffError {
 impl Orchestrator {
     /// Reconciles both sides `request` names, cluster by cluster (see the module's docs).
     pub fn diff(&self, request: &DiffRequest) -> Result<Sides, DiffError> {
-        let config = &self.config;
+        // The files the two sides hold alike are parsed once.
+        let this = &self.sharing_parses();
+        let config = &this.config;
         let start = config.root.as_ref().unwrap_or(&config.path);
         // The revisions' objects, read by both sides, share one budget of bytes inflated.
         let git_budget = Arc::new(crate::budget::RunBudget::new(config.limits));
@@ -147,7 +149,7 @@ impl Orchestrator {
                     .map_err(|e| DiffError::Setting(e.to_string()))?
             }
         };
-        let (path, root) = self
+        let (path, root) = this
             .relative_paths(&work_tree)
             .map_err(DiffError::Setting)?;
         let (base, base_name) = match &request.base {
@@ -173,7 +175,7 @@ impl Orchestrator {
                 (Base::Revision(base_id, base_ref), name)
             }
         };
-        let mut sides = self
+        let mut sides = this
             .reconcile_sides(
                 (repository.as_ref(), &work_tree),
                 (&base, &base_name),
@@ -249,7 +251,7 @@ impl Orchestrator {
         let mut config = self.config.clone();
         config.path = dir.join(path);
         config.root = Some(dir.join(root));
-        Orchestrator::new(config)
+        self.with_config(config)
     }
 
     fn reconcile_sides(

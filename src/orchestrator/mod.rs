@@ -184,11 +184,34 @@ pub mod diff;
 #[derive(Clone)]
 pub struct Orchestrator {
     config: Config,
+    /// Files parsed by an earlier discovery of this call (`run_each`'s clusters, `diff`'s
+    /// sides), so the same text is parsed once.
+    parse_cache: Option<Arc<crate::discovery::ParseCache>>,
 }
 
 impl Orchestrator {
     pub fn new(config: Config) -> Orchestrator {
-        Orchestrator { config }
+        Orchestrator {
+            config,
+            parse_cache: None,
+        }
+    }
+
+    /// This orchestrator with a parse cache of its own for the discoveries of one call (kept
+    /// when it has one already).
+    fn sharing_parses(&self) -> Orchestrator {
+        Orchestrator {
+            config: self.config.clone(),
+            parse_cache: Some(self.parse_cache.clone().unwrap_or_default()),
+        }
+    }
+
+    /// `config` run the way this orchestrator runs (sharing its parses).
+    fn with_config(&self, config: Config) -> Orchestrator {
+        Orchestrator {
+            config,
+            parse_cache: self.parse_cache.clone(),
+        }
     }
 
     pub fn config(&self) -> &Config {
@@ -208,6 +231,7 @@ impl Orchestrator {
     pub fn discover(&self) -> Result<Repository, RunError> {
         let mut options = crate::discovery::Options::new(&self.config.path);
         options.budget = Some(Arc::new(RunBudget::new(self.config.limits)));
+        options.parse_cache = self.parse_cache.clone();
         options.root = self.config.root.clone();
         let root = crate::discovery::repository_root(&options)?;
         options.sources = self.source_mappings(&root)?;

@@ -896,6 +896,11 @@ fn git_objects_changed_only_reads_are_charged_to_the_extracted_bytes_budget() {
         eprintln!("skipped: no `git` binary to make test repositories with");
         return;
     };
+    // An unchanged working file is known by its hash, with no object read; an edited one's
+    // base content is read from git, and that is what the budget counts.
+    let big = repo.path().join("apps/big.yaml");
+    let text = std::fs::read_to_string(&big).expect("big.yaml");
+    std::fs::write(&big, text.replace("name: big", "name: bigger")).expect("edit");
     let run = |limit: &str| {
         offlux(&[
             "test".as_ref(),

@@ -34,10 +34,18 @@ pub fn find_in_chart_cache(
         let Some(file_name) = entry.name.to_str() else {
             continue;
         };
+        // Only an entry named for `chart` is looked at: a cache of many charts is listed once
+        // per release, and each look is a path resolved.
+        let archive_stem = file_name.strip_suffix(".tgz");
+        let named = version_of_entry(file_name, chart).is_some()
+            || archive_stem.is_some_and(|stem| version_of_entry(stem, chart).is_some());
+        if !named {
+            continue;
+        }
         let path = entry.path.clone();
         let (stem, is_dir) = if facts.is_dir(&path) {
             (file_name, true)
-        } else if let Some(stem) = file_name.strip_suffix(".tgz") {
+        } else if let Some(stem) = archive_stem {
             (stem, false)
         } else {
             continue;
