@@ -299,7 +299,7 @@ pub(super) fn run(
     if args.what == Some(DiffWhat::Images) {
         return diff_images(clusters, &reports, args, context, out);
     }
-    for warning in reporting::warnings(clusters, &reports) {
+    for warning in reporting::warnings(clusters, &reports, &compare) {
         report::eprint(context, &format!("warning: {warning}\n"));
     }
     let labels = (sides.base_name.as_str(), sides.head_name.as_str());

@@ -82,6 +82,32 @@ fn root_cause(
         .cloned()
 }
 
+/// The object `record` waits on directly, when the chain that blocks it is longer than its root
+/// cause: the member of `blocked_by` whose own chain is the rest of it (a Kustomization blocked by
+/// the HelmRelease it depends on, which its chart's OCIRepository blocks, is blocked via the
+/// HelmRelease; the row names both, so the `dependsOn` entry a reader looks for is there).
+fn nearest_blocker(
+    record: &StatusRecord<ResourceId>,
+    statuses: &BTreeMap<&ResourceId, &StatusRecord<ResourceId>>,
+) -> Option<ResourceId> {
+    let chain = &record.blocked_by;
+    if chain.len() < 2 {
+        return None;
+    }
+    chain
+        .iter()
+        .find(|candidate| {
+            statuses.get(candidate).is_some_and(|own| {
+                own.blocked_by.len() + 1 == chain.len()
+                    && own
+                        .blocked_by
+                        .iter()
+                        .all(|id| id != *candidate && chain.contains(id))
+            })
+        })
+        .cloned()
+}
+
 pub fn rows(report: &RunReport) -> Vec<Row> {
     let statuses: BTreeMap<&ResourceId, &StatusRecord<ResourceId>> =
         report.statuses.iter().map(|(id, r)| (id, r)).collect();
@@ -107,9 +133,16 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
                 Status::Ready(Ready::Skipped(reason)) => (Verdict::Skipped, reason.clone(), None),
                 Status::Failed(message) if !record.blocked_by.is_empty() => {
                     let cause = root_cause(record, &statuses);
-                    let text = match &cause {
-                        Some(cause) => format!("blocked by {}: {message}", label(cause)),
-                        None => message.clone(),
+                    let via =
+                        nearest_blocker(record, &statuses).filter(|d| Some(d) != cause.as_ref());
+                    let text = match (&cause, &via) {
+                        (Some(cause), Some(via)) => format!(
+                            "blocked by {} (via {}): {message}",
+                            label(cause),
+                            label(via)
+                        ),
+                        (Some(cause), None) => format!("blocked by {}: {message}", label(cause)),
+                        (None, _) => message.clone(),
                     };
                     (Verdict::Blocked, text, cause.map(|c| label(&c)))
                 }

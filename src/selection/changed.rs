@@ -164,12 +164,32 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
         .map(|f| kind_name(&f.object.id))
         .collect();
     known.extend(report.statuses.iter().map(|(id, _)| kind_name(id)));
-    report.statuses.retain(|(id, _)| selection.contains(id));
-    report.rendered.retain(|id, _| selection.contains(id));
-    report.origins.retain(|id, _| selection.contains(id));
-    report.notes.retain(|id, _| selection.contains(id));
-    report.unread_values.retain(|id, _| selection.contains(id));
-    report.clusters.retain(|id, _| selection.contains(id));
+    // A producer that applies a selected Flux object is kept too, though no file says so: a
+    // Kustomization a FluxInstance or ResourceSet made at run time. Its output holds the changed
+    // definition, which a diff must show.
+    let mut kept: BTreeSet<ResourceId> = BTreeSet::new();
+    loop {
+        let before = kept.len();
+        for (producer, objects) in &report.rendered {
+            let applies_kept = objects.iter().any(|object| {
+                FluxKind::from_group_kind(&object.id.group, &object.id.kind).is_some()
+                    && (selection.contains(&object.id) || kept.contains(&object.id))
+            });
+            if applies_kept && !selection.contains(producer) {
+                kept.insert(producer.clone());
+            }
+        }
+        if kept.len() == before {
+            break;
+        }
+    }
+    let keeps = |id: &ResourceId| selection.contains(id) || kept.contains(id);
+    report.statuses.retain(|(id, _)| keeps(id));
+    report.rendered.retain(|id, _| keeps(id));
+    report.origins.retain(|id, _| keeps(id));
+    report.notes.retain(|id, _| keeps(id));
+    report.unread_values.retain(|id, _| keeps(id));
+    report.clusters.retain(|id, _| keeps(id));
     for (id, _) in &report.statuses {
         known.remove(&kind_name(id));
     }

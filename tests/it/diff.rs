@@ -1102,9 +1102,13 @@ fn diff_ks_and_hr_narrow_to_one_producer() {
         "replicas: 2",
         "replicas: 3",
     );
+    // The release's own definition changed too, where its Kustomization applies it.
     assert_eq!(
         summary(&json(dir.path(), &["hr", "hello"])),
-        [triple("HelmRelease/hello", "Deployment/hello", "changed")]
+        [
+            triple("Kustomization/apps", "HelmRelease/hello", "changed"),
+            triple("HelmRelease/hello", "Deployment/hello", "changed")
+        ]
     );
     assert_eq!(
         summary(&json(dir.path(), &["ks", "apps", "-n", "flux-system"])),
@@ -1851,4 +1855,78 @@ fn a_corpus_pull_request_reads_as_a_reviewer_needs() {
     ] {
         assert!(dom.contains(object), "the tree lacks {object}");
     }
+}
+
+/// `diff hr NAME` of a release that rendered on neither side (its chart is in no cache) still
+/// shows its own definition's change, and exits 1: a changed release is a difference. The
+/// failures of producers outside the comparison are not warned about.
+#[test]
+fn diff_hr_of_an_unrendered_release_shows_its_definition_and_differs() {
+    let Some(dir) = repository_with_uncached_chart() else {
+        return;
+    };
+    let (code, stdout, stderr) = diff(dir.path(), &["hr", "podinfo", "--offline"]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("~ HelmRelease hello/podinfo changed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("+    replicaCount: 2"), "{stdout}");
+    assert!(!stderr.contains("warning:"), "{stderr}");
+}
+
+/// `--changed-only` keeps a change to a Kustomization's own definition when the Kustomization
+/// that applies it is made at run time (a FluxInstance's sync): on a copy of
+/// mirceanton__home-ops, labelling one Kustomization gives the same comparison with and without
+/// `--changed-only`.
+#[test]
+fn changed_only_keeps_a_change_a_generated_kustomization_applies() {
+    let Some(incoming) = crate::common::test_data::dir(
+        "corpus/incoming/mirceanton__home-ops",
+        "--changed-only on a Flux Operator repository",
+    ) else {
+        return;
+    };
+    if !has_git() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path();
+    copy_dir(&incoming, repo);
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+    edit(
+        repo,
+        "apps/monitoring-system/blackbox-exporter/app.ks.yaml",
+        "  interval: 10m\n",
+        "  interval: 30m\n",
+    );
+    let run = |extra: &[&str]| {
+        let output = offlux()
+            .current_dir(repo)
+            .args(["diff", "--offline", "--base", "HEAD", "-o", "json"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(1), "a difference: {stderr}");
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        let changes = if value.is_array() {
+            value
+        } else {
+            value["changes"].clone()
+        };
+        summary(changes.as_array().expect("changes"))
+    };
+    let whole = run(&[]);
+    assert_eq!(
+        whole,
+        [triple(
+            "Kustomization/flux-system",
+            "Kustomization/blackbox-exporter",
+            "changed"
+        )]
+    );
+    assert_eq!(run(&["--changed-only"]), whole);
 }

@@ -403,3 +403,58 @@ spec:
         }
     }
 }
+
+/// A HelmRelease blocked through the release it depends on names both: the root cause to fix,
+/// and the dependency it waits on (`via`), which is what its `dependsOn` names.
+#[test]
+fn a_dependant_blocked_through_a_dependency_names_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "cluster/kustomization.yaml",
+        "resources: [releases.yaml]\n",
+    );
+    write(
+        root,
+        "cluster/releases.yaml",
+        r#"apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata: {name: storage, namespace: system}
+spec:
+  interval: 1h
+  url: oci://registry.example.com/charts/storage
+  ref: {tag: 1.0.0}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: storage, namespace: system}
+spec:
+  interval: 1h
+  chartRef: {kind: OCIRepository, name: storage}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: app, namespace: system}
+spec:
+  interval: 1h
+  dependsOn: [{name: storage}]
+  chartRef: {kind: OCIRepository, name: storage}
+"#,
+    );
+    let rows = test_rows(root, "cluster", &["--offline"]);
+    let (result, message) = &rows["HelmRelease/system/app"];
+    assert_eq!(result, "BLOCKED", "{rows:?}");
+    assert!(
+        message.starts_with(
+            "blocked by OCIRepository/system/storage (via HelmRelease/system/storage): "
+        ),
+        "{message}"
+    );
+    let (result, message) = &rows["HelmRelease/system/storage"];
+    assert_eq!(result, "BLOCKED", "{rows:?}");
+    assert!(
+        message.starts_with("blocked by OCIRepository/system/storage: "),
+        "no `via` when the dependency is the root cause: {message}"
+    );
+}

@@ -45,9 +45,12 @@ pub struct ClusterReport<'a> {
 }
 
 impl ClusterReport<'_> {
-    /// No difference, and the cluster is on both sides.
+    /// No difference, the cluster is on both sides, and no producer that did not render was
+    /// changed (its definition or its outcome).
     pub fn is_empty(&self) -> bool {
-        self.report.is_empty() && self.only.is_none()
+        self.report.is_empty()
+            && self.only.is_none()
+            && !self.report.not_rendered.iter().any(NotRendered::touched)
     }
 }
 
@@ -189,7 +192,21 @@ fn only_scoped(mut report: Report, scope: Option<&Target>) -> Report {
     let named = |producer: &ProducerKey| {
         target.matches_parts(&producer.kind, &producer.namespace, &producer.name)
     };
-    report.producers.retain(|producer, _| named(producer));
+    // Its own definition changed where its parent applies it: that change is kept, alone, from
+    // the parent's part.
+    for (producer, part) in report.producers.iter_mut() {
+        if !named(producer) {
+            part.status = None;
+            part.unknown = 0;
+            part.objects.retain(|change| {
+                let object = &change.object;
+                target.matches_parts(&object.kind, &object.namespace, &object.name)
+            });
+        }
+    }
+    report
+        .producers
+        .retain(|producer, part| named(producer) || !part.objects.is_empty());
     report.not_rendered.retain(|entry| named(&entry.producer));
     report
 }
@@ -282,8 +299,13 @@ impl Compared<'_> {
 }
 
 /// One warning per Flux object that failed or was blocked on a side, except the producers the
-/// report lists as not rendered: the report says why, and the summary line counts them.
-pub fn warnings(clusters: &[ClusterSides], reports: &[ClusterReport]) -> Vec<String> {
+/// report lists as not rendered (the report says why, and the summary line counts them) and,
+/// when the comparison is narrowed (`diff ks NAME`, `-l`), those outside it.
+pub fn warnings(
+    clusters: &[ClusterSides],
+    reports: &[ClusterReport],
+    options: &CompareOptions,
+) -> Vec<String> {
     let mut warnings = Vec::new();
     for (cluster, compared) in clusters.iter().zip(reports) {
         let listed = |row: &super::verdicts::Row, head: bool| {
@@ -298,14 +320,37 @@ pub fn warnings(clusters: &[ClusterSides], reports: &[ClusterReport]) -> Vec<Str
                     }
             })
         };
+        let labelled = (options.selector.as_ref()).map(|selector| {
+            let kinds = options.scope.as_ref().map_or(&[][..], |s| &s.kinds[..]);
+            labelled_producers(cluster, kinds, selector)
+        });
+        let compared_here = |row: &super::verdicts::Row| {
+            let scoped = (options.scope.as_ref())
+                .is_none_or(|target| target.matches_parts(&row.kind, &row.namespace, &row.name));
+            let key = ProducerKey {
+                kind: row.kind.clone(),
+                namespace: row.namespace.clone(),
+                name: row.name.clone(),
+            };
+            scoped && labelled.as_ref().is_none_or(|set| set.contains(&key))
+        };
         for (side, head) in [(&cluster.base, false), (&cluster.head, true)] {
             let Some(side) = side else { continue };
             for row in rows(&side.report) {
-                if !matches!(row.result, Verdict::Fail | Verdict::Blocked) || listed(&row, head) {
+                if !matches!(row.result, Verdict::Fail | Verdict::Blocked)
+                    || listed(&row, head)
+                    || !compared_here(&row)
+                {
                     continue;
                 }
+                // A BLOCKED row's message says by what.
+                let verb = if row.result == Verdict::Fail {
+                    "failed: "
+                } else {
+                    ""
+                };
                 let text = format!(
-                    "{}: {}/{}/{} failed: {}",
+                    "{}: {}/{}/{}: {verb}{}",
                     side.name,
                     row.kind,
                     row.namespace,
