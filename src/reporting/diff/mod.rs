@@ -486,7 +486,7 @@ fn untouched_by_cause<'a>(reports: &'a [ClusterReport<'a>]) -> Vec<Vec<Unrendere
     let plain = |text: &str| text.to_owned();
     let mut groups: Vec<(String, Vec<Unrendered>)> = Vec::new();
     for (cluster, entry) in not_rendered(reports).filter(|(_, n)| !n.touched()) {
-        let cause = causes(entry, &plain);
+        let cause = shared_causes(entry, &plain);
         match groups.iter_mut().find(|(known, _)| *known == cause) {
             Some((_, members)) => members.push((cluster, entry)),
             None => groups.push((cause, vec![(cluster, entry)])),
@@ -641,6 +641,33 @@ fn causes(entry: &NotRendered, quote: &dyn Fn(&str) -> String) -> String {
             .collect::<Vec<_>>()
             .join("; "),
     }
+}
+
+/// [`causes`] as producers held back alike share them: a BLOCKED outcome without the objects that
+/// block it (`blocked: chart app-template 5.1.0 … is not in the chart cache`), so the releases
+/// each blocked by their own OCIRepository of one missing chart are one group.
+fn shared_causes(entry: &NotRendered, quote: &dyn Fn(&str) -> String) -> String {
+    let shared = |withheld: &Withheld| match withheld {
+        Withheld::Outcome(outcome) if outcome.verdict == diff::Verdict::Blocked => {
+            match (outcome.cause.strip_prefix("blocked by ")).and_then(|rest| rest.split_once(": "))
+            {
+                Some((_, root)) => Withheld::Outcome(Outcome {
+                    verdict: outcome.verdict,
+                    cause: root.to_owned(),
+                }),
+                None => withheld.clone(),
+            }
+        }
+        _ => withheld.clone(),
+    };
+    causes(
+        &NotRendered {
+            base: entry.base.as_ref().map(shared),
+            head: entry.head.as_ref().map(shared),
+            ..entry.clone()
+        },
+        quote,
+    )
 }
 
 /// Whether the change touches a producer not rendered, as the section says it.
@@ -881,7 +908,7 @@ fn human(
                 ),
                 n => format!(
                     "{n} producers, definitions and outcomes unchanged: {}: {}",
-                    causes(first, &plain),
+                    shared_causes(first, &plain),
                     group_names(&members, NAMED_IN_GROUP, &plain)
                 ),
             };
@@ -1269,7 +1296,7 @@ fn markdown_untouched(out: &mut String, reports: &[ClusterReport], budget: usize
             [single] => markdown_entry(single),
             [(_, first), ..] => format!(
                 "- {}: {} ({}).\n",
-                causes(first, &|text| escape::markdown_code(text)),
+                shared_causes(first, &|text| escape::markdown_code(text)),
                 group_names(&members, members.len(), &|text| escape::markdown_code(text)),
                 members.len()
             ),
@@ -1625,7 +1652,7 @@ fn github_not_rendered(
         );
         let message = format!(
             "what they render is unknown, so it is not compared; their definitions and outcomes are unchanged: {}: {}",
-            causes(first, &plain),
+            shared_causes(first, &plain),
             group_names(members, NAMED_IN_GROUP, &plain)
         );
         out.push_str(&workflow_command("notice", None, &title, &message));
@@ -1746,6 +1773,42 @@ mod tests {
     /// Hundreds of producers not rendered that the change does not touch (a repository whose
     /// charts are not at hand) never push the diffs out of a size-capped comment: they are cut
     /// first, and the note says how many.
+    #[test]
+    fn releases_blocked_alike_by_their_own_sources_are_one_line() {
+        let mut report = Report::default();
+        for name in ["a", "b", "c"] {
+            let blocked = Withheld::Outcome(Outcome {
+                verdict: diff::Verdict::Blocked,
+                cause: format!(
+                    "blocked by OCIRepository/apps/{name}: chart app-template 5.1.0 is not in the chart cache"
+                ),
+            });
+            report.not_rendered.push(NotRendered {
+                producer: ProducerKey {
+                    kind: "HelmRelease".into(),
+                    namespace: "apps".into(),
+                    name: name.into(),
+                },
+                base: Some(blocked.clone()),
+                head: Some(blocked),
+                changed: false,
+                status_changed: false,
+            });
+        }
+        let reports = [ClusterReport {
+            cluster: None,
+            only: None,
+            report,
+        }];
+        let text = human(&reports, ("base", "head"), false, false);
+        assert!(
+            text.contains(
+                "! 3 producers, definitions and outcomes unchanged: blocked: chart app-template 5.1.0 is not in the chart cache (base and head): HelmRelease/apps/a, HelmRelease/apps/b, HelmRelease/apps/c"
+            ),
+            "{text}"
+        );
+    }
+
     #[test]
     fn markdown_gives_the_diffs_room_before_the_untouched_list() {
         let mut report = Report::default();
