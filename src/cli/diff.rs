@@ -340,7 +340,10 @@ pub(super) fn run(
     if let Some(dir) = &args.out {
         write_trees(dir, &sides.work_tree, clusters, context)?;
     }
-    report::eprint(context, &reporting::stderr_summary(&reports, labels));
+    report::eprint(
+        context,
+        &reporting::stderr_summary(&reports, labels, &args.strip_set()),
+    );
     // The revisions are unmounted; the reports are left to the process's exit.
     drop(reports);
     exit::leave_to_exit(sides);

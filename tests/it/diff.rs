@@ -228,6 +228,15 @@ fn no_change_is_no_difference() {
         stderr.contains("No differences between base `main`"),
         "{stderr}"
     );
+    // What was not compared is said even when nothing differs.
+    assert!(
+        stderr.contains(
+            "and working tree (labels and annotations helm.sh/chart, chart, app.kubernetes.io/version, checksum/* left out)."
+        ),
+        "{stderr}"
+    );
+    let (_, _, stderr) = diff(dir.path(), &["--no-default-strip"]);
+    assert!(stderr.contains("and working tree."), "{stderr}");
     // Everything rendered: no section of producers not rendered, in any format.
     let (_, markdown, _) = diff(dir.path(), &["-o", "markdown"]);
     assert!(markdown.ends_with("\n\nNo differences.\n"), "{markdown}");

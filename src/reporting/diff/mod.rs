@@ -578,7 +578,11 @@ fn unknown_sentence(entry: &NotRendered, quote: &dyn Fn(&str) -> String) -> Stri
 
 /// The line `offlux diff` ends with on stderr: what is unknown, then the counts or that nothing
 /// differs.
-pub fn stderr_summary(reports: &[ClusterReport], (base, head): (&str, &str)) -> String {
+pub fn stderr_summary(
+    reports: &[ClusterReport],
+    (base, head): (&str, &str),
+    stripped: &[String],
+) -> String {
     let unknown = unknown_sentences(reports, &|text| text.to_owned());
     let mut text = String::new();
     if !unknown.is_empty() {
@@ -588,6 +592,15 @@ pub fn stderr_summary(reports: &[ClusterReport], (base, head): (&str, &str)) -> 
         let _ = write!(text, "No differences between {base} and {head}");
         if !unknown.is_empty() {
             text.push_str(" among what rendered");
+        }
+        // A chart bump whose objects differ only in the labels left out reads as no change: say
+        // what was not compared.
+        if !stripped.is_empty() {
+            let _ = write!(
+                text,
+                " (labels and annotations {} left out)",
+                escape::terminal_line(&stripped.join(", "))
+            );
         }
     } else {
         text.push_str(&capitalized(&counts_sentence(reports)));
