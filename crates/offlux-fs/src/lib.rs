@@ -253,7 +253,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    // Made as any new file is (0666 less the process's umask), not private as a temporary file
+    // is: a report or a rendered tree is read by others (an artifact upload, a reviewer).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(dir)?;
     temp.write_all(bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
@@ -270,6 +278,30 @@ mod tests {
         std::fs::write(dir.path().join("root/sub/a.txt"), "a").unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(dir.path().join("secret.txt"), "s").unwrap_or_else(|e| panic!("{e}"));
         dir
+    }
+
+    /// A written file has the mode any new file gets (the umask applied), as `touch` makes it.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_written_atomically_is_not_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tree();
+        let made = dir.path().join("made-by-std");
+        std::fs::write(&made, "x").unwrap_or_else(|e| panic!("{e}"));
+        let written = dir.path().join("report.md");
+        write_atomically(&written, b"report").unwrap_or_else(|e| panic!("{e}"));
+        let mode = |path: &Path| {
+            std::fs::metadata(path)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .permissions()
+                .mode()
+                & 0o777
+        };
+        assert_eq!(mode(&written), mode(&made));
+        assert_eq!(
+            std::fs::read(&written).ok().as_deref(),
+            Some(&b"report"[..])
+        );
     }
 
     #[test]
