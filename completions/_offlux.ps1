@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('cache', 'cache', [CompletionResultType]::ParameterValue, 'The charts offlux downloaded and keeps across runs: `list`, `gc`, `clear`')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -437,6 +438,69 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'offlux;cache' {
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive offlux stored')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;cache;list' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'o')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'output')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;cache;gc' {
+            [CompletionResult]::new('--max-size', '--max-size', [CompletionResultType]::ParameterName, 'The most bytes the cache keeps [default: 1073741824]')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Archives stored more than this many days ago are removed too')
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;cache;clear' {
+            [CompletionResult]::new('--log-level', '--log-level', [CompletionResultType]::ParameterName, 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'offlux;cache;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive offlux stored')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'offlux;cache;help;list' {
+            break
+        }
+        'offlux;cache;help;gc' {
+            break
+        }
+        'offlux;cache;help;clear' {
+            break
+        }
+        'offlux;cache;help;help' {
+            break
+        }
         'offlux;init' {
             [CompletionResult]::new('--path', '--path', [CompletionResultType]::ParameterName, 'The repository, or a directory inside it to start from (such as a cluster''s directory)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]')
@@ -532,6 +596,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Show the dependency graph: dependsOn, sources, data, and what applies what')
             [CompletionResult]::new('explain', 'explain', [CompletionResultType]::ParameterValue, 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('cache', 'cache', [CompletionResultType]::ParameterValue, 'The charts offlux downloaded and keeps across runs: `list`, `gc`, `clear`')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -576,6 +641,21 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;completions' {
+            break
+        }
+        'offlux;help;cache' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive offlux stored')
+            break
+        }
+        'offlux;help;cache;list' {
+            break
+        }
+        'offlux;help;cache;gc' {
+            break
+        }
+        'offlux;help;cache;clear' {
             break
         }
         'offlux;help;init' {

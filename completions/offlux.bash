@@ -19,6 +19,9 @@ _offlux() {
             offlux,build)
                 cmd="offlux__subcmd__build"
                 ;;
+            offlux,cache)
+                cmd="offlux__subcmd__cache"
+                ;;
             offlux,completions)
                 cmd="offlux__subcmd__completions"
                 ;;
@@ -58,6 +61,30 @@ _offlux() {
             offlux,validate)
                 cmd="offlux__subcmd__validate"
                 ;;
+            offlux__subcmd__cache,clear)
+                cmd="offlux__subcmd__cache__subcmd__clear"
+                ;;
+            offlux__subcmd__cache,gc)
+                cmd="offlux__subcmd__cache__subcmd__gc"
+                ;;
+            offlux__subcmd__cache,help)
+                cmd="offlux__subcmd__cache__subcmd__help"
+                ;;
+            offlux__subcmd__cache,list)
+                cmd="offlux__subcmd__cache__subcmd__list"
+                ;;
+            offlux__subcmd__cache__subcmd__help,clear)
+                cmd="offlux__subcmd__cache__subcmd__help__subcmd__clear"
+                ;;
+            offlux__subcmd__cache__subcmd__help,gc)
+                cmd="offlux__subcmd__cache__subcmd__help__subcmd__gc"
+                ;;
+            offlux__subcmd__cache__subcmd__help,help)
+                cmd="offlux__subcmd__cache__subcmd__help__subcmd__help"
+                ;;
+            offlux__subcmd__cache__subcmd__help,list)
+                cmd="offlux__subcmd__cache__subcmd__help__subcmd__list"
+                ;;
             offlux__subcmd__config,help)
                 cmd="offlux__subcmd__config__subcmd__help"
                 ;;
@@ -90,6 +117,9 @@ _offlux() {
                 ;;
             offlux__subcmd__help,build)
                 cmd="offlux__subcmd__help__subcmd__build"
+                ;;
+            offlux__subcmd__help,cache)
+                cmd="offlux__subcmd__help__subcmd__cache"
                 ;;
             offlux__subcmd__help,completions)
                 cmd="offlux__subcmd__help__subcmd__completions"
@@ -130,6 +160,15 @@ _offlux() {
             offlux__subcmd__help,validate)
                 cmd="offlux__subcmd__help__subcmd__validate"
                 ;;
+            offlux__subcmd__help__subcmd__cache,clear)
+                cmd="offlux__subcmd__help__subcmd__cache__subcmd__clear"
+                ;;
+            offlux__subcmd__help__subcmd__cache,gc)
+                cmd="offlux__subcmd__help__subcmd__cache__subcmd__gc"
+                ;;
+            offlux__subcmd__help__subcmd__cache,list)
+                cmd="offlux__subcmd__help__subcmd__cache__subcmd__list"
+                ;;
             offlux__subcmd__help__subcmd__config,schema)
                 cmd="offlux__subcmd__help__subcmd__config__subcmd__schema"
                 ;;
@@ -161,7 +200,7 @@ _offlux() {
 
     case "${cmd}" in
         offlux)
-            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm diff graph explain completions init config help"
+            opts="-h -V --no-color --log-level --help --version get test validate build render kustomize helm diff graph explain completions cache init config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,6 +322,164 @@ _offlux() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache)
+            opts="-h -V --no-color --log-level --help --version list gc clear help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__clear)
+            opts="-h -V --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__gc)
+            opts="-h -V --max-size --older-than --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-level)
+                    COMPREPLY=($(compgen -W "error warn info" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__help)
+            opts="list gc clear help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__help__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__help__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__cache__subcmd__list)
+            opts="-o -h -V --output --no-color --log-level --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "table json" -- "${cur}"))
                     return 0
                     ;;
                 --log-level)
@@ -967,7 +1164,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__help)
-            opts="get test validate build render kustomize helm diff graph explain completions init config help"
+            opts="get test validate build render kustomize helm diff graph explain completions cache init config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -983,6 +1180,62 @@ _offlux() {
         offlux__subcmd__help__subcmd__build)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__cache)
+            opts="list gc clear"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__cache__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__cache__subcmd__gc)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        offlux__subcmd__help__subcmd__cache__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -35,6 +35,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
+            cand cache 'The charts offlux downloaded and keeps across runs: `list`, `gc`, `clear`'
             cand init 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)'
             cand config 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -414,6 +415,60 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'offlux;cache'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand list 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
+            cand gc 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
+            cand clear 'Removes every archive offlux stored'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;cache;list'= {
+            cand -o 'o'
+            cand --output 'output'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;cache;gc'= {
+            cand --max-size 'The most bytes the cache keeps [default: 1073741824]'
+            cand --older-than 'Archives stored more than this many days ago are removed too'
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;cache;clear'= {
+            cand --log-level 'Which diagnostics to show: `error` only errors, `warn` adds warnings, `info` adds notes'
+            cand --no-color 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'offlux;cache;help'= {
+            cand list 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
+            cand gc 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
+            cand clear 'Removes every archive offlux stored'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'offlux;cache;help;list'= {
+        }
+        &'offlux;cache;help;gc'= {
+        }
+        &'offlux;cache;help;clear'= {
+        }
+        &'offlux;cache;help;help'= {
+        }
         &'offlux;init'= {
             cand --path 'The repository, or a directory inside it to start from (such as a cluster''s directory)'
             cand --root 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]'
@@ -501,6 +556,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand graph 'Show the dependency graph: dependsOn, sources, data, and what applies what'
             cand explain 'Explain a finding code (OFX100...): what it means, why it matters, how to fix or silence it'
             cand completions 'Print a shell completion script'
+            cand cache 'The charts offlux downloaded and keeps across runs: `list`, `gc`, `clear`'
             cand init 'Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub workflow and a pre-commit configuration)'
             cand config 'The repository''s `.offlux.yaml`: the settings a run takes and where each came from (`show`), or the file''s JSON Schema (`schema`)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -532,6 +588,17 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;explain'= {
         }
         &'offlux;help;completions'= {
+        }
+        &'offlux;help;cache'= {
+            cand list 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
+            cand gc 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
+            cand clear 'Removes every archive offlux stored'
+        }
+        &'offlux;help;cache;list'= {
+        }
+        &'offlux;help;cache;gc'= {
+        }
+        &'offlux;help;cache;clear'= {
         }
         &'offlux;help;init'= {
         }

@@ -336,7 +336,8 @@ pub(super) fn apply_to(
         | Command::Kustomize(_)
         | Command::Helm(_)
         | Command::Explain(_)
-        | Command::Completions(_) => return Ok(Vec::new()),
+        | Command::Completions(_)
+        | Command::Cache(_) => return Ok(Vec::new()),
     };
     apply(run, verb)
 }

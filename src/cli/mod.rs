@@ -15,6 +15,7 @@
 )]
 
 mod build;
+mod cache;
 mod completions;
 mod config;
 mod diff;
@@ -108,6 +109,8 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
+    /// The charts offlux downloaded and keeps across runs: `list`, `gc`, `clear`.
+    Cache(cache::CacheArgs),
     /// Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub
     /// workflow and a pre-commit configuration).
     Init(init::InitArgs),
@@ -222,6 +225,7 @@ fn run(
         Command::Helm(args) => helm::run(&args, out),
         Command::Explain(args) => explain::run(&args, out),
         Command::Completions(args) => completions::run(&args, out),
+        Command::Cache(args) => cache::run(&args, context, out),
     }
 }
 

@@ -270,7 +270,7 @@ pub(crate) fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> 
 /// `~/.cache/offlux/charts` (on Windows `%LOCALAPPDATA%\\offlux\\charts`). Only absolute
 /// directories count (an empty or relative `HOME` would put the cache in the working directory,
 /// perhaps the repository); with none, downloads are not kept and nothing else changes.
-fn download_cache() -> Option<PathBuf> {
+pub(crate) fn download_cache() -> Option<PathBuf> {
     download_cache_from(&|name| std::env::var_os(name))
 }
 

@@ -665,3 +665,67 @@ fn get_images_lists_what_the_render_applies() {
         "{one}"
     );
 }
+
+/// `offlux cache`: lists the archives offlux stored under `$XDG_CACHE_HOME/offlux/charts`, `gc`
+/// removes the oldest over the size asked for, `clear` the rest; a file offlux did not store there
+/// (another name, a symlink) is never listed nor removed.
+#[test]
+fn the_cache_verb_lists_prunes_and_clears_only_what_offlux_stored() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let dir = home.path().join("offlux/charts/sha256");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let stored = |hex: char, bytes: usize| {
+        let name: String = std::iter::repeat_n(hex, 64).collect();
+        std::fs::write(dir.join(&name), vec![b'x'; bytes]).expect("write");
+        // One second apart, so the oldest is known.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        name
+    };
+    let old = stored('a', 300);
+    let new = stored('b', 200);
+    std::fs::write(dir.join("notes.txt"), "mine").expect("write");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("notes.txt"), dir.join("c".repeat(64))).expect("symlink");
+    let cache = |args: &[&str]| {
+        let output = offlux()
+            .arg("cache")
+            .args(args)
+            .env("XDG_CACHE_HOME", home.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (listed, _) = cache(&["list", "-o", "json"]);
+    let listed: serde_json::Value = serde_json::from_str(&listed).expect("json");
+    let digests: Vec<&str> = listed["archives"]
+        .as_array()
+        .expect("archives")
+        .iter()
+        .filter_map(|a| a["digest"].as_str())
+        .collect();
+    assert_eq!(digests, [format!("sha256:{old}"), format!("sha256:{new}")]);
+    let (table, _) = cache(&["list"]);
+    assert!(table.contains("2 archives, 500 bytes"), "{table}");
+
+    let (_, said) = cache(&["gc", "--max-size", "250"]);
+    assert!(
+        said.contains("Removed 1 archives (300 bytes); 200 bytes kept"),
+        "{said}"
+    );
+    assert!(!dir.join(&old).exists() && dir.join(&new).exists());
+
+    let (_, said) = cache(&["clear"]);
+    assert!(said.contains("Removed 1 archives"), "{said}");
+    assert!(!dir.join(&new).exists());
+    assert!(dir.join("notes.txt").exists(), "not offlux's: kept");
+    #[cfg(unix)]
+    assert!(
+        std::fs::symlink_metadata(dir.join("c".repeat(64))).is_ok(),
+        "a symlink: kept"
+    );
+}

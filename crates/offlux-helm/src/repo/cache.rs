@@ -135,3 +135,50 @@ impl DownloadCache<'_> {
         Ok(digest)
     }
 }
+
+/// One archive of the download cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedArchive {
+    /// `sha256:<hex>`, the name it is stored under.
+    pub digest: String,
+    pub path: PathBuf,
+    pub bytes: u64,
+    /// When it was stored (its modification time), when the file system says.
+    pub stored: Option<std::time::SystemTime>,
+}
+
+/// The archives of the download cache at `root`, oldest first (then by digest). Only files
+/// named as offlux stores them (`sha256/<64 hex digits>`, regular files) are listed: whatever
+/// else the directory holds is not offlux's and is never touched.
+pub fn cached_archives(root: &Path) -> std::io::Result<Vec<CachedArchive>> {
+    let dir = root.join("sha256");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let mut archives = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        let named =
+            name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        // Not followed: a symlink here was not written by offlux.
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !named || !meta.is_file() {
+            continue;
+        }
+        archives.push(CachedArchive {
+            digest: format!("sha256:{name}"),
+            path: entry.path(),
+            bytes: meta.len(),
+            stored: meta.modified().ok(),
+        });
+    }
+    archives.sort_by(|a, b| (a.stored, &a.digest).cmp(&(b.stored, &b.digest)));
+    Ok(archives)
+}

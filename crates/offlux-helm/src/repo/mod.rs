@@ -24,7 +24,7 @@
 //! is not in a local cache is reported as unavailable.
 
 mod cache;
-pub use cache::find_in_chart_cache;
+pub use cache::{cached_archives, find_in_chart_cache, CachedArchive};
 #[cfg(feature = "network")]
 mod egress;
 #[cfg(feature = "network")]
