@@ -253,7 +253,14 @@ pub(super) fn run(
                 "`offlux diff` compares revisions of a git repository; run it inside one (or compare two directories with `--base-dir`)"
             }),
         ),
-        DiffError::Base(_) => CliError::usage(
+        DiffError::Base { branches, .. } if !branches.is_empty() => CliError::usage(
+            error.to_string(),
+            Some(&format!(
+                "name the revision to compare against with `--base REF`; branches here: {}",
+                branches.join(", ")
+            )),
+        ),
+        DiffError::Base { .. } => CliError::usage(
             error.to_string(),
             Some("name the revision to compare against with `--base REF`"),
         ),

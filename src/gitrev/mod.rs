@@ -187,6 +187,11 @@ impl Repository {
     /// The revision a diff compares against by default: the merge base of `HEAD` with the
     /// default branch (`origin/HEAD`, else `main`, `master`, `origin/main`, `origin/master`),
     /// with the name of the branch used.
+    /// The local branches' names, sorted, at most `limit` (for a message that helps pick one).
+    pub fn branches(&self, limit: usize) -> Vec<String> {
+        refs::branches(&self.common_dir, limit)
+    }
+
     pub(crate) fn default_base(&self) -> Result<(ObjectId, String), GitError> {
         let head = self.resolve("HEAD")?;
         for name in [

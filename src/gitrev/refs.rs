@@ -123,3 +123,40 @@ fn packed(common_dir: &Path, full: &str) -> Result<Option<ObjectId>, GitError> {
             .flatten()
     }))
 }
+
+/// The local branches' names (`refs/heads/…`, loose and packed), sorted; at most `limit`. For
+/// messages only: a name that cannot be read is left out.
+pub(super) fn branches(common_dir: &Path, limit: usize) -> Vec<String> {
+    let mut names = std::collections::BTreeSet::new();
+    let heads = common_dir.join("refs/heads");
+    let mut pending = vec![(heads.clone(), 0usize)];
+    while let Some((dir, depth)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten().take(10_000) {
+            let path = entry.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() && depth < 10 {
+                pending.push((path, depth + 1));
+            } else if meta.is_file() {
+                if let Some(name) = path.strip_prefix(&heads).ok().and_then(|p| p.to_str()) {
+                    names.insert(name.replace('\\', "/"));
+                }
+            }
+        }
+    }
+    if let Ok(text) = super::read_limited(&common_dir.join("packed-refs"), common_dir, 256 << 20) {
+        for line in String::from_utf8_lossy(&text).lines() {
+            if let Some(name) = line
+                .split_once(' ')
+                .and_then(|(_, n)| n.trim().strip_prefix("refs/heads/"))
+            {
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    names.into_iter().take(limit).collect()
+}

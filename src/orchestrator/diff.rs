@@ -102,8 +102,12 @@ pub enum DiffError {
         base_is_directory: bool,
     },
     /// The base revision does not resolve.
-    #[error("base: {0}")]
-    Base(String),
+    #[error("base: {message}")]
+    Base {
+        message: String,
+        /// The repository's local branches (some of them), to pick one from.
+        branches: Vec<String>,
+    },
     /// A path, a revision or a run could not be read (the message names which).
     #[error("{0}")]
     Setting(String),
@@ -170,7 +174,10 @@ impl Orchestrator {
                     Some(name) => repository.resolve(name).map(|id| (id, name.clone())),
                     None => repository.default_base(),
                 };
-                let (base_id, base_ref) = base.map_err(|e| DiffError::Base(e.to_string()))?;
+                let (base_id, base_ref) = base.map_err(|e| DiffError::Base {
+                    message: e.to_string(),
+                    branches: repository.branches(8),
+                })?;
                 let name = format!("base `{base_ref}` ({})", short(base_id));
                 (Base::Revision(base_id, base_ref), name)
             }

@@ -1939,3 +1939,20 @@ fn changed_only_keeps_a_change_a_generated_kustomization_applies() {
     );
     assert_eq!(run(&["--changed-only"]), whole);
 }
+
+/// A base that names no revision is a usage error whose hint lists the branches there are.
+#[test]
+fn an_unknown_base_names_the_branches_there_are() {
+    let Some(dir) = repository() else { return };
+    git(dir.path(), &["branch", "feature/x"]);
+    let (code, _, stderr) = diff(dir.path(), &["--base", "nope"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("error: base: unknown revision `nope`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("branches here: feature/x, main"),
+        "{stderr}"
+    );
+}
