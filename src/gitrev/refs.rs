@@ -129,12 +129,23 @@ fn packed(common_dir: &Path, full: &str) -> Result<Option<ObjectId>, GitError> {
 pub(super) fn branches(common_dir: &Path, limit: usize) -> Vec<String> {
     let mut names = std::collections::BTreeSet::new();
     let heads = common_dir.join("refs/heads");
-    let mut pending = vec![(heads.clone(), 0usize)];
+    // Nothing is followed out of the git directory: a symlinked directory is not read.
+    let is_real_dir = |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir());
+    let mut pending = if is_real_dir(&heads) {
+        vec![(heads.clone(), 0usize)]
+    } else {
+        Vec::new()
+    };
+    let mut seen = 0usize;
     while let Some((dir, depth)) = pending.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        for entry in entries.flatten().take(10_000) {
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > 10_000 {
+                break;
+            }
             let path = entry.path();
             let Ok(meta) = std::fs::symlink_metadata(&path) else {
                 continue;
