@@ -189,6 +189,19 @@ pub struct Entry {
     pub kind: EntryKind,
 }
 
+/// The size and modification time of the regular file at `path` itself (a symlink is not
+/// followed, and is no regular file): the bookkeeping of a cache offlux keeps (`offlux cache`).
+pub fn file_size_and_time(path: &Path) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+    let meta = std::fs::symlink_metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok((meta.len(), meta.modified().ok()))
+}
+
 /// The entries of `dir` in byte order of their names, `dir` refused when it really lies outside
 /// `root`. Symlinks among the entries are reported as such, not followed: the caller resolves
 /// each through [`locate`].

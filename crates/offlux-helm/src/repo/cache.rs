@@ -150,33 +150,31 @@ pub struct CachedArchive {
 /// The archives of the download cache at `root`, oldest first (then by digest). Only files
 /// named as offlux stores them (`sha256/<64 hex digits>`, regular files) are listed: whatever
 /// else the directory holds is not offlux's and is never touched.
-pub fn cached_archives(root: &Path) -> std::io::Result<Vec<CachedArchive>> {
+pub fn cached_archives(root: &Path) -> Result<Vec<CachedArchive>, fsio::ReadError> {
     let dir = root.join("sha256");
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error),
-    };
+    let facts = FsFacts::default();
+    if !facts.is_dir(&dir) {
+        return Ok(Vec::new());
+    }
     let mut archives = Vec::new();
-    for entry in entries {
-        let entry = entry?;
-        let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+    for entry in fsio::read_dir(&facts, &dir, Some(root))? {
+        let Some(name) = entry.name.to_str() else {
             continue;
         };
         let named =
             name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        // Not followed: a symlink here was not written by offlux.
-        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        if !named || !meta.is_file() {
+        // A symlink or a directory here was not written by offlux.
+        if !named || entry.kind != fsio::EntryKind::File {
             continue;
         }
+        let Ok((bytes, stored)) = fsio::file_size_and_time(&entry.path) else {
+            continue;
+        };
         archives.push(CachedArchive {
             digest: format!("sha256:{name}"),
-            path: entry.path(),
-            bytes: meta.len(),
-            stored: meta.modified().ok(),
+            path: entry.path,
+            bytes,
+            stored,
         });
     }
     archives.sort_by(|a, b| (a.stored, &a.digest).cmp(&(b.stored, &b.digest)));
