@@ -62,10 +62,14 @@ pub fn changed_files(
             let mut blobs = BTreeMap::new();
             list_blobs(repository, base, base_tree, &PathBuf::new(), 0, &mut blobs)?;
             let work_tree = &repository.work_tree;
+            let mut real_dirs = std::collections::HashSet::new();
             for (path, (mode, id)) in &blobs {
                 // A working file that hashes to the blob's id is the blob: only a changed
-                // file's blob is read from the object store.
-                if working_file_is(*id, &work_tree.join(path), *mode) {
+                // file's blob is read from the object store. A file reached through a
+                // symlinked directory is not read (it may lie outside the working tree): changed.
+                if inside_real_dirs(work_tree, path, &mut real_dirs)
+                    && working_file_is(*id, &work_tree.join(path), *mode)
+                {
                     continue;
                 }
                 changed.push(ChangedFile {
@@ -224,6 +228,33 @@ fn read_blob(
         Err(error @ GitError::Budget { .. }) => Err(repository.at_path(error, path, revision)),
         Err(_) => Ok(None),
     }
+}
+
+/// Whether every directory on the way from `work_tree` to `path` (relative) is a real directory,
+/// not a symlink; `checked` holds the directories already found real.
+fn inside_real_dirs(
+    work_tree: &Path,
+    path: &Path,
+    checked: &mut std::collections::HashSet<PathBuf>,
+) -> bool {
+    let mut dir = work_tree.to_path_buf();
+    let Some(parent) = path.parent() else {
+        return true;
+    };
+    for component in parent.components() {
+        let std::path::Component::Normal(name) = component else {
+            return false;
+        };
+        dir.push(name);
+        if checked.contains(&dir) {
+            continue;
+        }
+        if !std::fs::symlink_metadata(&dir).is_ok_and(|meta| meta.is_dir()) {
+            return false;
+        }
+        checked.insert(dir.clone());
+    }
+    true
 }
 
 /// Whether the working tree's `file` is the blob `id` (a symlink: its target, as git stores it).

@@ -464,3 +464,72 @@ fn a_device_given_as_resourceset_inputs_is_refused() {
         "{stderr}"
     );
 }
+
+/// `--changed-only` compares working files with the base by their content; a directory of the
+/// working tree replaced by a symlink to elsewhere is not read through (what lies there may be
+/// outside the repository): its files count as changed, whatever the outside files hold.
+#[cfg(unix)]
+#[test]
+fn changed_only_reads_no_file_through_a_symlinked_directory() {
+    let git_found = std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !git_found {
+        eprintln!("skipped: no `git` binary to make test repositories with");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (repo, outside) = (dir.path().join("repo"), dir.path().join("outside"));
+    let data = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: data\n  namespace: default\n";
+    write(
+        &repo,
+        "clusters/dev/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n",
+    );
+    write(&repo, "apps/data.yaml", data);
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .current_dir(&repo)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@e",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{output:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "base"]);
+    // The same file, outside, and the directory made a symlink to it.
+    write(&outside, "data.yaml", data);
+    std::fs::remove_dir_all(repo.join("apps")).unwrap_or_else(|e| panic!("{e}"));
+    symlink(&outside, &repo.join("apps"));
+    let output = Command::cargo_bin("offlux")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .current_dir(&repo)
+        .args([
+            "test",
+            "--changed-only",
+            "--base",
+            "HEAD",
+            "--path",
+            "clusters/dev",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // `apps/data.yaml` (behind the symlink: changed, unread) and the symlink `apps` itself.
+    assert!(
+        stderr.contains("--changed-only: 2 files changed since"),
+        "the file behind the symlink counts as changed, unread: {stderr}"
+    );
+}
