@@ -15,6 +15,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod discovery;
 pub mod escape;
+pub mod fetch;
 pub mod gitrev;
 pub mod graph;
 pub mod model;

@@ -60,7 +60,7 @@ impl From<archive::Error> for ExtractError {
 
 /// The members of the tarball `bytes`; their files' bytes are charged to `run`'s budget of
 /// bytes extracted (`Resource::ExtractedBytes`), when there is one, before each is inflated.
-pub(super) fn members(
+pub(crate) fn members(
     bytes: &[u8],
     run: Option<&crate::budget::RunBudget>,
 ) -> Result<Vec<Member>, ExtractError> {

@@ -9,7 +9,7 @@
 //! default ignore filter. Not for: fetching sources, `pathPattern` expansion, revisions and digests.
 //! Knows nothing of Flux objects, the store or the file system: callers hand in [`SourceTree`]s.
 
-mod extract;
+pub(crate) mod extract;
 mod merge;
 
 use std::collections::BTreeMap;

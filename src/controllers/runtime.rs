@@ -127,8 +127,10 @@ pub struct RunOptions {
     /// The run's budget: limits for the whole run and the flag that stops work in flight. The
     /// Helm engine holds the same one (`HelmEngine::budget`).
     pub budget: Arc<crate::budget::RunBudget>,
-    /// Sources read from local directories instead (`--sources`).
+    /// Sources read from local directories instead (`--sources`, and the sources fetched).
     pub source_dirs: Vec<SourceMapping>,
+    /// What fetching each remote source came to, for its row and its consumers.
+    pub fetched: BTreeMap<ResourceId, source::SourceFetch>,
     /// Told `(finished, known)` Flux objects as the run advances, for a progress display.
     pub progress: Option<Arc<dyn Fn(usize, usize) + Send + Sync>>,
     /// ConfigMaps and Secrets only the live cluster holds (`--substitute-from FILE`), available to
@@ -764,6 +766,15 @@ impl Runtime<'_> {
     /// How the source `id`, defined by `flux`, resolves: as the FluxInstance that generated it
     /// decided, else by what it says.
     fn resolve_defined(&self, id: &ResourceId, flux: &FluxObject) -> SourceResolution {
+        match self.options.fetched.get(id) {
+            Some(source::SourceFetch::Failed(message) | source::SourceFetch::Skipped(message)) => {
+                return SourceResolution::Unavailable(format!(
+                    "{}/{}/{}: {message}",
+                    id.kind, id.namespace, id.name
+                ))
+            }
+            Some(source::SourceFetch::Fetched(_)) | None => {}
+        }
         self.synced_source(id)
             .unwrap_or_else(|| source::resolve_with(id, Some(flux), self.git_remote.as_deref()))
     }

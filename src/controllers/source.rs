@@ -17,6 +17,18 @@ pub enum SourceResolution {
     NotFound(String),
 }
 
+/// What fetching a remote source came to, before the run (`crate::fetch`); a fetched source is
+/// also mapped (`RunOptions::source_dirs`) to where its files are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceFetch {
+    /// Fetched, or read from the download cache: what its row says (URL and revision).
+    Fetched(String),
+    /// What Flux's fetch would also meet: not found, unauthorized, a bad `ref`, a bad artifact.
+    Failed(String),
+    /// Unknowable from here (offline and not cached, unreachable, credentials offlux cannot use).
+    Skipped(String),
+}
+
 /// Resolves the source `reference` points at. `git_remote` is the working tree's remote URL, when
 /// it has one.
 pub fn resolve(

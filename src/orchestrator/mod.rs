@@ -187,6 +187,8 @@ pub struct Orchestrator {
     /// Files parsed by an earlier discovery of this call (`run_each`'s clusters, `diff`'s
     /// sides), so the same text is parsed once.
     parse_cache: Option<Arc<crate::discovery::ParseCache>>,
+    /// The remote sources this call fetched, shared by its discoveries and runs.
+    fetched: Arc<crate::fetch::Memo>,
 }
 
 impl Orchestrator {
@@ -194,6 +196,7 @@ impl Orchestrator {
         Orchestrator {
             config,
             parse_cache: None,
+            fetched: Arc::default(),
         }
     }
 
@@ -203,6 +206,7 @@ impl Orchestrator {
         Orchestrator {
             config: self.config.clone(),
             parse_cache: Some(self.parse_cache.clone().unwrap_or_default()),
+            fetched: self.fetched.clone(),
         }
     }
 
@@ -211,6 +215,7 @@ impl Orchestrator {
         Orchestrator {
             config,
             parse_cache: self.parse_cache.clone(),
+            fetched: self.fetched.clone(),
         }
     }
 
@@ -235,7 +240,36 @@ impl Orchestrator {
         options.root = self.config.root.clone();
         let root = crate::discovery::repository_root(&options)?;
         options.sources = self.source_mappings(&root)?;
+        let repository = crate::discovery::discover(&options)?;
+        // Remote sources are fetched and mapped, then the repository is read again with them,
+        // so what their Kustomizations apply is discovered as a mapped source's is.
+        let fetched = self.fetch_sources(&repository, &options.sources);
+        if fetched.mappings.is_empty() {
+            return Ok(repository);
+        }
+        options.sources.extend(fetched.mappings);
+        options.budget = Some(Arc::new(RunBudget::new(self.config.limits)));
         Ok(crate::discovery::discover(&options)?)
+    }
+
+    /// The remote sources of `repository` that `mapped` does not cover, fetched once per call.
+    fn fetch_sources(
+        &self,
+        repository: &Repository,
+        mapped: &[SourceMapping],
+    ) -> crate::fetch::FetchedSources {
+        let settings = crate::fetch::FetchSettings {
+            offline: self.config.offline,
+            allow_private_network: self.config.allow_private_network,
+            download_cache: self.config.download_cache.clone(),
+            idle_timeout_secs: self.config.network_idle_timeout_secs,
+            deadline: Some(crate::helm::repo::NetworkDeadline::after(
+                self.config
+                    .network_deadline_secs
+                    .unwrap_or(crate::helm::repo::DEFAULT_NETWORK_DEADLINE_SECS),
+            )),
+        };
+        crate::fetch::fetch_sources(repository, mapped, &settings, &self.fetched)
     }
 
     /// Reconciles `repository` (already discovered), for a command about `scope` only.
@@ -252,7 +286,9 @@ impl Orchestrator {
                 .map_err(|e| RunError::Setting(format!("`--kube-version {version}`: {e}")))?;
         }
         // The command line's mappings come first, so they win over the file's.
-        let source_dirs = self.source_mappings(&repository.root)?;
+        let mut source_dirs = self.source_mappings(&repository.root)?;
+        let fetched = self.fetch_sources(&repository, &source_dirs);
+        source_dirs.extend(fetched.mappings);
         repository.diagnostics.extend(diagnostics);
         let cancel = CancelToken::default();
         let budget =
@@ -276,6 +312,7 @@ impl Orchestrator {
             secret_producer_kinds: config.secret_producer_kinds.clone(),
             resourceset_inputs,
             source_dirs,
+            fetched: fetched.records,
             scope,
         };
         let helm = HelmEngine {

@@ -12,11 +12,10 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
+use crate::common::registry::{start_registry, Registry};
 use base64::Engine;
 use offlux::helm::repo::{
     fetch, BasicAuth, ChartRequest, FetchErrorKind, FetchOptions, FetchedChart, Repository,
@@ -493,127 +492,22 @@ fn oci_bearer_token_challenge() {
 // ---------------------------------------------------------------------------------------------
 // A real registry: Debian's `docker-registry` (distribution 2.8).
 
-struct Registry {
-    child: Child,
-    host: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The `docker-registry` binary on PATH (see `common::tools::on_path`).
-fn find_docker_registry() -> Option<PathBuf> {
-    crate::common::tools::on_path(
-        "docker-registry",
-        "the OCI registry tests",
-        "apt-get install -y docker-registry",
-    )
-}
-
-fn start_registry(htpasswd: Option<(&str, &str)>) -> Option<Registry> {
-    let binary = find_docker_registry()?;
-    let dir = tempfile::tempdir().unwrap();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut config = format!(
-        "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:{port}\n",
-        dir.path().join("data").display()
-    );
-    if let Some((user, password)) = htpasswd {
-        let hash = bcrypt::hash_with_salt(password, 4, [7u8; 16])
-            .unwrap()
-            .to_string();
-        let file = dir.path().join("htpasswd");
-        std::fs::write(&file, format!("{user}:{hash}\n")).unwrap();
-        config.push_str(&format!(
-            "auth:\n  htpasswd:\n    realm: test\n    path: {}\n",
-            file.display()
-        ));
-    }
-    let config_path = dir.path().join("config.yml");
-    std::fs::write(&config_path, config).unwrap();
-    let child = Command::new(binary)
-        .arg("serve")
-        .arg(&config_path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start docker-registry");
-    let host = format!("127.0.0.1:{port}");
-    let registry = Registry {
-        child,
-        host,
-        _dir: dir,
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(&registry.host).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "docker-registry did not start on {}",
-            registry.host
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(registry)
-}
-
-/// A minimal push (what `helm push` does): both blobs by monolithic upload, then the manifest.
-/// Returns the manifest's digest.
+/// A chart pushed as `helm push` pushes it. Returns the manifest's digest.
 fn push(registry: &Registry, auth: Option<&str>, name: &str, tag: &str, version: &str) -> String {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let base = format!("http://{}", registry.host);
-    let with_auth = |r: ureq::RequestBuilder<ureq::typestate::WithBody>| match auth {
-        Some(a) => r.header("Authorization", a),
-        None => r,
-    };
-    let upload = |bytes: &[u8]| -> String {
-        let d = digest(bytes);
-        let response = with_auth(agent.post(format!("{base}/v2/{name}/blobs/uploads/")))
-            .send_empty()
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 202, "start upload");
-        let location = response.headers()["location"].to_str().unwrap().to_string();
-        let location = if location.starts_with('/') {
-            format!("{base}{location}")
-        } else {
-            location
-        };
-        let separator = if location.contains('?') { '&' } else { '?' };
-        let response = with_auth(agent.put(format!("{location}{separator}digest={d}")))
-            .header("Content-Type", "application/octet-stream")
-            .send(bytes)
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 201, "finish upload");
-        d
-    };
     let config = format!(r#"{{"apiVersion":"v2","name":"demo","version":"{version}"}}"#);
-    let layer = chart_tgz("demo", version);
-    let config_digest = upload(config.as_bytes());
-    let layer_digest = upload(&layer);
-    let manifest = serde_json::json!({
-        "schemaVersion": 2,
-        "mediaType": "application/vnd.oci.image.manifest.v1+json",
-        "config": {"mediaType": "application/vnd.cncf.helm.config.v1+json", "digest": config_digest, "size": config.len()},
-        "layers": [{"mediaType": "application/vnd.cncf.helm.chart.content.v1.tar+gzip", "digest": layer_digest, "size": layer.len()}],
-    })
-    .to_string();
-    let response = with_auth(agent.put(format!("{base}/v2/{name}/manifests/{tag}")))
-        .header("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-        .send(manifest.as_bytes())
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 201, "push manifest");
-    digest(manifest.as_bytes())
+    registry.push(
+        auth,
+        name,
+        tag,
+        (
+            "application/vnd.cncf.helm.config.v1+json",
+            config.as_bytes(),
+        ),
+        &[(
+            "application/vnd.cncf.helm.chart.content.v1.tar+gzip",
+            chart_tgz("demo", version),
+        )],
+    )
 }
 
 fn oci_request(

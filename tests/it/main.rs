@@ -48,6 +48,7 @@ mod orphans;
 mod pre_commit;
 mod readable_results;
 mod readme_commands;
+mod remote_sources;
 mod resourceset;
 mod runtime;
 mod schedule_outcomes;

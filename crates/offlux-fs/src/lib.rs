@@ -260,6 +260,95 @@ pub fn mount_files(label: &str, files: Vec<(String, Vec<u8>)>) -> std::io::Resul
     mount(builder.finish(Box::new(HeldBytes(blobs))), &parent, label)
 }
 
+/// A tree of `files` (relative `/`-separated paths and their bytes) and `dirs` (relative paths of
+/// directories, which may be empty) that exists only in memory, mounted as [`mount_files`]
+/// mounts. Parent directories are made as needed; a path with an empty, `.` or `..` segment, or
+/// one naming both a file and a directory, is refused (`InvalidInput`); a later file of the same
+/// path replaces an earlier one, as an archive unpacked in order would.
+pub fn mount_tree(
+    label: &str,
+    files: Vec<(String, Vec<u8>)>,
+    dirs: &[String],
+) -> std::io::Result<Mount> {
+    use std::collections::BTreeMap;
+    let invalid = |path: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("`{path}` is not a relative path"),
+        )
+    };
+    let segments = |path: &str| -> std::io::Result<Vec<String>> {
+        let parts: Vec<String> = path.split('/').map(str::to_owned).collect();
+        if parts.iter().any(|p| p.is_empty() || p == "." || p == "..") {
+            return Err(invalid(path));
+        }
+        Ok(parts)
+    };
+    enum Slot {
+        Dir(BTreeMap<String, Slot>),
+        File(usize),
+    }
+    fn dir_at<'a>(
+        root: &'a mut BTreeMap<String, Slot>,
+        parts: &[String],
+        path: &str,
+    ) -> std::io::Result<&'a mut BTreeMap<String, Slot>> {
+        let mut at = root;
+        for part in parts {
+            let slot = at
+                .entry(part.clone())
+                .or_insert_with(|| Slot::Dir(BTreeMap::new()));
+            at = match slot {
+                Slot::Dir(children) => children,
+                Slot::File(_) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("`{path}` is under a file"),
+                    ))
+                }
+            };
+        }
+        Ok(at)
+    }
+    let mut root: BTreeMap<String, Slot> = BTreeMap::new();
+    for dir in dirs {
+        dir_at(&mut root, &segments(dir)?, dir)?;
+    }
+    let mut blobs = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let parts = segments(&path)?;
+        let (name, parents) = parts.split_last().ok_or_else(|| invalid(&path))?;
+        let parent = dir_at(&mut root, parents, &path)?;
+        if matches!(parent.get(name), Some(Slot::Dir(_))) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("`{path}` is both a file and a directory"),
+            ));
+        }
+        parent.insert(name.clone(), Slot::File(blobs.len()));
+        blobs.push(std::sync::Arc::new(bytes));
+    }
+    fn add(
+        builder: &mut mem_tree::Builder,
+        parent: mem_tree::NodeId,
+        slots: BTreeMap<String, Slot>,
+    ) {
+        for (name, slot) in slots {
+            match slot {
+                Slot::File(blob) => builder.file(parent, name.into(), blob),
+                Slot::Dir(children) => {
+                    let id = builder.dir(parent, name.into());
+                    add(builder, id, children);
+                }
+            }
+        }
+    }
+    let mut builder = mem_tree::Builder::default();
+    add(&mut builder, mem_tree::Builder::ROOT, root);
+    let parent = absolute(&std::env::temp_dir());
+    mount(builder.finish(Box::new(HeldBytes(blobs))), &parent, label)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory renamed into place (a
 /// reader never sees a partial file), creating the directory first. For caches offlux owns.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -315,6 +404,41 @@ mod tests {
             std::fs::read(&written).ok().as_deref(),
             Some(&b"report"[..])
         );
+    }
+
+    #[test]
+    fn a_mounted_tree_reads_as_directories_and_refuses_escaping_paths() {
+        let files = vec![
+            ("apps/a.yaml".to_string(), b"a".to_vec()),
+            ("apps/sub/b.yaml".to_string(), b"b".to_vec()),
+            ("top.yaml".to_string(), b"t".to_vec()),
+        ];
+        let mount =
+            mount_tree("t", files, &["empty".to_string()]).unwrap_or_else(|e| panic!("{e}"));
+        let facts = FsFacts::default();
+        let root = mount.path().to_path_buf();
+        let confine = Confine::within(&root);
+        assert_eq!(
+            read(&facts, &root.join("apps/sub/b.yaml"), confine).as_deref(),
+            Ok(&b"b"[..])
+        );
+        let names: Vec<String> = read_dir(&facts, &root, Some(&root))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .map(|e| e.name.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["apps", "empty", "top.yaml"]);
+        for bad in ["../x", "a//b", "/abs", "a/./b"] {
+            assert!(
+                mount_tree("t", vec![(bad.to_string(), Vec::new())], &[]).is_err(),
+                "{bad}"
+            );
+        }
+        let clash = vec![
+            ("a".to_string(), Vec::new()),
+            ("a/b".to_string(), Vec::new()),
+        ];
+        assert!(mount_tree("t", clash, &[]).is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::helm_release::oci_artifact_chart;
 use super::{Reconcile, Runtime};
-use crate::controllers::source::SourceResolution;
+use crate::controllers::source::{SourceFetch, SourceResolution};
 use crate::controllers::source_map;
 use crate::model::{FluxKind, FluxObject, ResourceId};
 use crate::schedule::{DrainLevel, Outcome};
@@ -48,7 +48,15 @@ impl Reconcile for ArtifactSourceBody {
         _: DrainLevel,
     ) -> Outcome<ResourceId> {
         let id = &flux.object.id;
-        let status = if source_map::mapped(&run.options.source_dirs, id).is_some() {
+        let fetched = run.options.fetched.get(id);
+        if let Some(SourceFetch::Fetched(summary)) = fetched {
+            run.note_row(id, summary.clone());
+        }
+        let status = if let Some(SourceFetch::Failed(message)) = fetched {
+            Status::failed(message.clone())
+        } else if let Some(SourceFetch::Skipped(message)) = fetched {
+            Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
+        } else if source_map::mapped(&run.options.source_dirs, id).is_some() {
             match run.mapped_source(id) {
                 Some(Err(message)) => Status::failed(message),
                 _ => Status::ready(),

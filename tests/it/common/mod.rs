@@ -6,6 +6,7 @@ pub mod kustomize_oracle;
 pub mod measured;
 pub mod offlux_cli;
 pub mod produced;
+pub mod registry;
 pub mod tools;
 pub use offlux_test_data as test_data;
 

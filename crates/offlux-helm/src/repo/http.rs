@@ -185,9 +185,10 @@ pub(crate) fn status_error(url: &str, reply: &Reply) -> FetchErrorKind {
         404 => " (not found)",
         _ => "",
     };
-    FetchErrorKind::Http {
+    FetchErrorKind::Status {
         url: url.to_string(),
-        message: format!("HTTP status {}{reason}", reply.status),
+        status: reply.status,
+        reason,
     }
 }
 

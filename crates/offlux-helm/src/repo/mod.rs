@@ -23,6 +23,10 @@
 //! Network code sits behind the `network` cargo feature (on by default); without it a chart that
 //! is not in a local cache is reported as unavailable.
 
+mod artifact;
+pub use artifact::{
+    list_artifact_tags, pull_artifact, ArtifactReference, ArtifactRepository, PulledArtifact,
+};
 mod cache;
 pub use cache::{cached_archives, find_in_chart_cache, CachedArchive};
 #[cfg(feature = "network")]
@@ -237,10 +241,21 @@ pub enum FetchErrorKind {
     InvalidUrl(String),
     #[error("no such chart in the repository")]
     NoSuchChart,
+    #[error("{0}: not found")]
+    NotFound(String),
     #[error("no version matches (available: {available})")]
     NoMatchingVersion { available: String },
+    /// The request did not complete: no connection (DNS, refused, TLS, an address the egress
+    /// policy refuses) or the transfer broke off.
     #[error("{url}: {message}")]
     Http { url: String, message: String },
+    /// The server answered with an error status.
+    #[error("{url}: HTTP status {status}{reason}")]
+    Status {
+        url: String,
+        status: u16,
+        reason: &'static str,
+    },
     #[error("{url}: body larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
     #[error(
@@ -261,6 +276,19 @@ pub enum FetchErrorKind {
     },
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+}
+
+impl FetchErrorKind {
+    /// Whether the server was never heard from (or stopped answering): what went wrong is this
+    /// machine's reach, not the request, so it says nothing of what a cluster's fetch would do.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            FetchErrorKind::Http { .. }
+                | FetchErrorKind::Idle { .. }
+                | FetchErrorKind::Deadline { .. }
+        )
+    }
 }
 
 impl fmt::Display for FetchError {

@@ -16,7 +16,7 @@ use offlux_template::funcs::semver_api::parse_version;
 pub(crate) const CHART_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
 /// The layer type Helm's first OCI support (Helm 3.0 to 3.7) pushed.
 const LEGACY_CHART_LAYER: &str = "application/tar+gzip";
-const MANIFEST_ACCEPT: &str =
+pub(super) const MANIFEST_ACCEPT: &str =
     "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 /// At most this many pages of tags are read.
 const MAX_TAG_PAGES: usize = 100;
@@ -33,13 +33,13 @@ pub(crate) struct Target<'a> {
 /// A parsed reference: the registry's base URL, the repository name, and a digest if the URL
 /// pinned one.
 #[derive(Debug, PartialEq)]
-struct Reference {
-    base: String,
-    name: String,
-    digest: Option<String>,
+pub(super) struct Reference {
+    pub(super) base: String,
+    pub(super) name: String,
+    pub(super) digest: Option<String>,
 }
 
-fn parse_reference(target: &Target<'_>) -> Result<Reference, FetchErrorKind> {
+pub(super) fn parse_reference(target: &Target<'_>) -> Result<Reference, FetchErrorKind> {
     let invalid = |why: &str| FetchErrorKind::InvalidUrl(format!("{}: {why}", target.url));
     let rest = target
         .url
@@ -88,16 +88,16 @@ fn parse_reference(target: &Target<'_>) -> Result<Reference, FetchErrorKind> {
 }
 
 /// A client for one repository: remembers the authorization a challenge led to.
-struct Session<'a> {
-    client: Client,
-    auth: Option<&'a BasicAuth>,
-    name: String,
-    authorization: Option<String>,
+pub(super) struct Session<'a> {
+    pub(super) client: Client,
+    pub(super) auth: Option<&'a BasicAuth>,
+    pub(super) name: String,
+    pub(super) authorization: Option<String>,
 }
 
 impl Session<'_> {
     /// GET with the current authorization; on a `401`, answer the challenge once and retry.
-    fn get(&mut self, url: &str, accept: Option<&str>) -> Result<Reply, FetchErrorKind> {
+    pub(super) fn get(&mut self, url: &str, accept: Option<&str>) -> Result<Reply, FetchErrorKind> {
         let reply = self.send(url, accept)?;
         if reply.status != 401 {
             return Ok(reply);
@@ -320,7 +320,7 @@ pub(crate) fn fetch(
     Ok(archive(name, version, actual, reply.body))
 }
 
-fn manifest_url(reference: &Reference, manifest_ref: &str) -> String {
+pub(super) fn manifest_url(reference: &Reference, manifest_ref: &str) -> String {
     format!(
         "{}/v2/{}/manifests/{manifest_ref}",
         reference.base, reference.name
@@ -362,7 +362,7 @@ fn archive(name: &str, version: String, digest: String, bytes: Vec<u8>) -> Fetch
 }
 
 /// All tags of the repository, following `Link: <…>; rel="next"` pages.
-fn list_tags(
+pub(super) fn list_tags(
     session: &mut Session<'_>,
     reference: &Reference,
 ) -> Result<Vec<String>, FetchErrorKind> {

@@ -1,0 +1,358 @@
+//! An OCIRepository's artifact, as source-controller's `OCIRepositoryReconciler` gets it:
+//! `getArtifactRef` (a digest before a semver range before a tag, `latest` without a `ref`; a
+//! tag in the URL is an error), `getTagBySemver` (the tags fluxcd/pkg `version.ParseVersion`
+//! reads, filtered by `semverFilter`, the highest that satisfies the range), `getRevision`
+//! (`<tag>@sha256:<manifest>` or `sha256:<manifest>`), `selectLayer` (the first layer of
+//! `layerSelector.mediaType`, else the first layer) and the layer unpacked as fluxcd/pkg
+//! `tar.Untar` unpacks it (symlinks skipped, paths that leave the root refused, bounded).
+//! Credentials: a `secretRef` of type `kubernetes.io/dockerconfigjson`. Cloud `provider`s are
+//! not attempted.
+
+use crate::discovery::Repository;
+use crate::helm::repo::{
+    list_artifact_tags, pull_artifact, ArtifactReference, ArtifactRepository, BasicAuth,
+    FetchErrorKind, FetchOptions,
+};
+use crate::model::{FluxObject, Object, ResourceId};
+use crate::template::funcs::semver_api::{compare, parse_version, satisfies, Version};
+use crate::yaml::Node;
+
+use crate::controllers::source::SourceFetch;
+
+/// An artifact's files, ready to mount, and what its row says.
+pub(super) struct Unpacked {
+    pub(super) files: Vec<(String, Vec<u8>)>,
+    pub(super) dirs: Vec<String>,
+    pub(super) summary: String,
+}
+
+/// What `spec` asks for, read as the CRD defines it.
+struct Spec<'a> {
+    url: &'a str,
+    tag: Option<&'a str>,
+    semver: Option<&'a str>,
+    semver_filter: Option<&'a str>,
+    digest: Option<&'a str>,
+    media_type: Option<&'a str>,
+    operation: Option<&'a str>,
+    secret: Option<&'a str>,
+    provider: Option<&'a str>,
+    insecure: bool,
+}
+
+fn text<'a>(spec: &'a Node, path: &[&str]) -> Option<&'a str> {
+    spec.get_path(path)
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+impl<'a> Spec<'a> {
+    fn read(node: &'a Node) -> Option<Spec<'a>> {
+        let spec = node.get("spec")?;
+        Some(Spec {
+            url: text(spec, &["url"])?,
+            tag: text(spec, &["ref", "tag"]),
+            semver: text(spec, &["ref", "semver"]),
+            semver_filter: text(spec, &["ref", "semverFilter"]),
+            digest: text(spec, &["ref", "digest"]),
+            media_type: text(spec, &["layerSelector", "mediaType"]),
+            operation: text(spec, &["layerSelector", "operation"]),
+            secret: text(spec, &["secretRef", "name"]),
+            provider: text(spec, &["provider"]),
+            insecure: spec.get("insecure").and_then(Node::as_str) == Some("true"),
+        })
+    }
+}
+
+/// Fetches `flux`'s artifact; the record to keep when it cannot be had, `None` when it was not
+/// tried (`--offline` and not in the download cache: the source resolves as without fetching).
+pub(super) fn fetch(
+    flux: &FluxObject,
+    repository: &Repository,
+    options: &FetchOptions,
+) -> Result<Unpacked, Option<SourceFetch>> {
+    fetch_or_record(flux, repository, options).map_err(|record| match record {
+        Attempt::NotTried => None,
+        Attempt::Record(record) => Some(record),
+    })
+}
+
+/// Why an artifact is not at hand.
+enum Attempt {
+    NotTried,
+    Record(SourceFetch),
+}
+
+impl From<SourceFetch> for Attempt {
+    fn from(record: SourceFetch) -> Attempt {
+        Attempt::Record(record)
+    }
+}
+
+fn fetch_or_record(
+    flux: &FluxObject,
+    repository: &Repository,
+    options: &FetchOptions,
+) -> Result<Unpacked, Attempt> {
+    let Some(spec) = Spec::read(&flux.object.node) else {
+        return Err(SourceFetch::Failed("`spec.url` is required".into()).into());
+    };
+    if let Some(provider) = spec.provider.filter(|p| *p != "generic") {
+        // source-controller uses the provider only when no secret gives credentials.
+        if spec.secret.is_none() {
+            return Err(SourceFetch::Skipped(format!(
+                "`provider: {provider}` authenticates with the cloud's workload identity, which offlux does not use"
+            ))
+            .into());
+        }
+    }
+    let auth = match spec.secret {
+        None => None,
+        Some(name) => Some(credentials(repository, &flux.object.id, name, spec.url)?),
+    };
+    let registry = ArtifactRepository {
+        url: spec.url.to_owned(),
+        auth,
+        insecure_http: spec.insecure,
+    };
+    let operation = spec.operation.unwrap_or("extract");
+    if operation != "extract" && operation != "copy" {
+        return Err(
+            SourceFetch::Failed(format!("unsupported layer operation '{operation}'")).into(),
+        );
+    }
+    let (reference, tag) = reference(&spec, &registry, options)?;
+    let pulled = pull_artifact(&registry, &reference, spec.media_type, options)
+        .map_err(|e| record(spec.url, e))?;
+    let revision = match &tag {
+        Some(tag) => format!("{tag}@{}", pulled.manifest_digest),
+        None => pulled.manifest_digest.clone(),
+    };
+    let (files, dirs) = unpack(&pulled.layer, repository).map_err(|e| {
+        Attempt::from(SourceFetch::Failed(format!(
+            "artifact {} at {revision}: {e}",
+            spec.url
+        )))
+    })?;
+    let mut summary = format!("fetched {} at {revision}", spec.url);
+    if options.offline {
+        summary.push_str(" from the download cache (--offline)");
+    }
+    if pulled.tag_from_cache {
+        summary.push_str(
+            "; the tag was resolved when last fetched: the registry may have moved it since",
+        );
+    }
+    Ok(Unpacked {
+        files,
+        dirs,
+        summary,
+    })
+}
+
+/// The manifest to pull, and the tag it was named by (for the revision).
+fn reference(
+    spec: &Spec<'_>,
+    registry: &ArtifactRepository,
+    options: &FetchOptions,
+) -> Result<(ArtifactReference, Option<String>), Attempt> {
+    if let Some(digest) = spec.digest {
+        return Ok((ArtifactReference::Digest(digest.to_owned()), None));
+    }
+    if let Some(range) = spec.semver {
+        let tags = list_artifact_tags(registry, options).map_err(|e| record(spec.url, e))?;
+        let tag = tag_by_semver(&tags, range, spec.semver_filter)
+            .map_err(|e| Attempt::from(SourceFetch::Failed(e)))?;
+        return Ok((ArtifactReference::Tag(tag.clone()), Some(tag)));
+    }
+    let tag = spec.tag.unwrap_or("latest").to_owned();
+    Ok((ArtifactReference::Tag(tag.clone()), Some(tag)))
+}
+
+/// source-controller's `getTagBySemver`: tags matching `filter` (a Go regexp, unanchored) that
+/// fluxcd/pkg `version.ParseVersion` reads (three dot-separated parts, then Masterminds) and
+/// `range` allows; the highest wins, named by its own tag.
+fn tag_by_semver(tags: &[String], range: &str, filter: Option<&str>) -> Result<String, String> {
+    satisfies(range, &parse_version("0.0.0").map_err(|e| e.to_string())?)
+        .map_err(|e| format!("semver '{range}' parse error: {e}"))?;
+    let filter = filter
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| format!("failed to compile regex {}: {e}", filter.unwrap_or("")))?;
+    let mut best: Option<(Version, &String)> = None;
+    for tag in tags {
+        if filter.as_ref().is_some_and(|f| !f.is_match(tag)) {
+            continue;
+        }
+        if tag.splitn(3, '.').count() != 3 {
+            continue;
+        }
+        let Ok(version) = parse_version(tag) else {
+            continue;
+        };
+        if !satisfies(range, &version).unwrap_or(false) {
+            continue;
+        }
+        let better = best
+            .as_ref()
+            .is_none_or(|(b, _)| compare(&version, b) == std::cmp::Ordering::Greater);
+        if better {
+            best = Some((version, tag));
+        }
+    }
+    best.map(|(_, tag)| tag.clone())
+        .ok_or_else(|| format!("no match found for semver: {range}"))
+}
+
+/// The record a failed pull leaves: what the cluster's fetch would also meet fails, what only
+/// this machine meets (no network, an address the egress policy refuses) is skipped.
+fn record(url: &str, error: FetchErrorKind) -> Attempt {
+    match error {
+        FetchErrorKind::Offline | FetchErrorKind::NetworkNotCompiled => Attempt::NotTried,
+        e if e.is_unreachable() => {
+            Attempt::Record(SourceFetch::Skipped(format!("could not be fetched: {e}")))
+        }
+        e => Attempt::Record(SourceFetch::Failed(format!("{url}: {e}"))),
+    }
+}
+
+/// The registry credentials of Secret `name` (type `kubernetes.io/dockerconfigjson`) for `url`'s
+/// host, as ggcr's keychain reads them: `auths.<host>.auth` (base64 `user:password`) or its
+/// `username` and `password`.
+fn credentials(
+    repository: &Repository,
+    source: &ResourceId,
+    name: &str,
+    url: &str,
+) -> Result<BasicAuth, SourceFetch> {
+    let secret_id = ResourceId::new("v1", "Secret", &source.namespace, name);
+    let secret: Option<&Object> = repository.data_objects.iter().find(|o| {
+        o.id.kind == "Secret" && o.id.namespace == secret_id.namespace && o.id.name == name
+    });
+    let Some(secret) = secret else {
+        return Err(SourceFetch::Skipped(format!(
+            "its credentials, Secret {}/{name}, are not in the repository (the cluster may hold them)",
+            source.namespace
+        )));
+    };
+    let data = crate::controllers::postbuild::data_of(secret);
+    let Some(config) = data.get(".dockerconfigjson") else {
+        return Err(SourceFetch::Failed(format!(
+            "Secret {}/{name} has no `.dockerconfigjson`",
+            source.namespace
+        )));
+    };
+    if config == crate::controllers::postbuild::SOPS_PLACEHOLDER {
+        return Err(SourceFetch::Skipped(format!(
+            "its credentials, Secret {}/{name}, are encrypted (SOPS)",
+            source.namespace
+        )));
+    }
+    let host = url
+        .strip_prefix("oci://")
+        .unwrap_or(url)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    docker_config_auth(config, host).ok_or_else(|| {
+        SourceFetch::Failed(format!(
+            "Secret {}/{name} holds no credentials for {host}",
+            source.namespace
+        ))
+    })
+}
+
+/// The credentials a docker config (`{"auths": {...}}`) holds for `host`.
+pub(crate) fn docker_config_auth(config: &str, host: &str) -> Option<BasicAuth> {
+    use base64::Engine as _;
+    let json: serde_json::Value = serde_json::from_str(config).ok()?;
+    let auths = json.get("auths")?.as_object()?;
+    let entry = auths.iter().find_map(|(key, value)| {
+        let key = key
+            .trim_start_matches("https://")
+            .trim_start_matches("http://");
+        let key = key.split('/').next().unwrap_or_default();
+        (key == host).then_some(value)
+    })?;
+    if let Some(encoded) = entry.get("auth").and_then(serde_json::Value::as_str) {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()?;
+        let text = String::from_utf8(decoded).ok()?;
+        let (username, password) = text.split_once(':')?;
+        return Some(BasicAuth {
+            username: username.to_owned(),
+            password: password.to_owned(),
+        });
+    }
+    Some(BasicAuth {
+        username: entry.get("username")?.as_str()?.to_owned(),
+        password: entry.get("password")?.as_str()?.to_owned(),
+    })
+}
+
+/// The layer's files and directories (fluxcd/pkg `tar.Untar`: regular files and directories,
+/// symlinks skipped, no path out of the root), charged to the run's budget of bytes extracted.
+type Files = (Vec<(String, Vec<u8>)>, Vec<String>);
+
+fn unpack(layer: &[u8], repository: &Repository) -> Result<Files, String> {
+    let members = crate::artifact::extract::members(layer, repository.budget.as_deref())
+        .map_err(|e| e.to_string())?;
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for member in members {
+        match member.data {
+            Some(data) => files.push((member.path, data)),
+            None => dirs.push(member.path),
+        }
+    }
+    // A path that is a file and later a directory (or the reverse) keeps the later one.
+    files.retain(|(path, _)| !dirs.iter().any(|d| d == path));
+    Ok((files, dirs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn semver_tags_are_chosen_as_source_controller_chooses_them() {
+        let list = tags(&[
+            "1.0.0",
+            "v1.2.0",
+            "1.10",
+            "2.0.0-rc.1",
+            "latest",
+            "1.3.0-dev",
+        ]);
+        assert_eq!(tag_by_semver(&list, ">=1.0.0", None), Ok("v1.2.0".into()));
+        assert_eq!(
+            tag_by_semver(&list, ">=1.0.0-0", None),
+            Ok("2.0.0-rc.1".into())
+        );
+        assert_eq!(
+            tag_by_semver(&list, "*", Some("^1\\.0")),
+            Ok("1.0.0".into())
+        );
+        assert_eq!(
+            tag_by_semver(&list, ">=3", None),
+            Err("no match found for semver: >=3".into())
+        );
+        assert!(tag_by_semver(&list, "not a range", None).is_err());
+        assert!(tag_by_semver(&list, "*", Some("(")).is_err());
+    }
+
+    #[test]
+    fn docker_config_credentials_are_found_by_host() {
+        let config = r#"{"auths":{"https://ghcr.io/v1/":{"auth":"dXNlcjpwYXNz"},"r.example:5000":{"username":"u","password":"p"}}}"#;
+        let ghcr = docker_config_auth(config, "ghcr.io").map(|a| (a.username, a.password));
+        assert_eq!(ghcr, Some(("user".into(), "pass".into())));
+        let other = docker_config_auth(config, "r.example:5000").map(|a| a.username);
+        assert_eq!(other.as_deref(), Some("u"));
+        assert!(docker_config_auth(config, "docker.io").is_none());
+    }
+}

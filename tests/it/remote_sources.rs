@@ -1,0 +1,293 @@
+//! Remote sources fetched as source-controller fetches them (issue 37): OCIRepository artifacts
+//! pushed in `flux push artifact`'s format to a real registry on loopback (Debian's
+//! `docker-registry`), consumed by Kustomizations. No test touches the internet.
+
+#![cfg(feature = "network")]
+
+use std::path::Path;
+
+use crate::common::offlux_cli::offlux;
+use crate::common::registry::{start_registry, Registry};
+
+const FLUX_CONFIG: &str = "application/vnd.cncf.flux.config.v1+json";
+const FLUX_CONTENT: &str = "application/vnd.cncf.flux.content.v1.tar+gzip";
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A `.tar.gz` of `files` (path, text), as `flux push artifact` builds one; `links` adds symlinks.
+fn tgz(files: &[(&str, &str)], links: &[(&str, &str)]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    for (path, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        // `set_path` refuses `..`; a hostile archive writes the name bytes itself.
+        let name = header.as_old_mut().name.as_mut();
+        name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_cksum();
+        builder.append(&header, text.as_bytes()).expect("append");
+    }
+    for (path, target) in links {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Symlink);
+        header.set_size(0);
+        builder
+            .append_link(&mut header, path, target)
+            .expect("link");
+    }
+    builder.into_inner().expect("tar").finish().expect("gzip")
+}
+
+/// The artifact `fleet/apps`: `deploy/` holds a kustomization of one ConfigMap named `name`.
+fn app_artifact(name: &str) -> Vec<u8> {
+    tgz(
+        &[
+            (
+                "deploy/kustomization.yaml",
+                "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n",
+            ),
+            (
+                "deploy/cm.yaml",
+                &format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\ndata: {{a: '1'}}\n"),
+            ),
+        ],
+        &[("deploy/escape.yaml", "/etc/passwd")],
+    )
+}
+
+fn push_artifact(registry: &Registry, auth: Option<&str>, tag: &str, layer: Vec<u8>) -> String {
+    registry.push(
+        auth,
+        "fleet/apps",
+        tag,
+        (FLUX_CONFIG, b"{}"),
+        &[(FLUX_CONTENT, layer)],
+    )
+}
+
+/// A repository whose Kustomization `apps` applies `./deploy` of OCIRepository `apps` at `host`,
+/// with `reference` as its `ref` and `extra` added to its spec.
+fn fixture(root: &Path, host: &str, reference: &str, extra: &str) {
+    write(
+        root,
+        "clusters/dev/apps.yaml",
+        &format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  interval: 10m\n  url: oci://{host}/fleet/apps\n  insecure: true\n  ref: {reference}\n{extra}---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./deploy\n  prune: true\n  sourceRef: {{kind: OCIRepository, name: apps}}\n"
+        ),
+    );
+}
+
+/// `offlux ARGS` on the fixture at `root`, its download cache under `root/.cache` (never the
+/// user's).
+fn run(root: &Path, args: &[&str]) -> std::process::Output {
+    offlux()
+        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .args(args)
+        .arg("--path")
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(root)
+        .output()
+        .expect("runs")
+}
+
+fn rows(root: &Path, extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec!["test", "-o", "json"];
+    args.extend_from_slice(extra);
+    let output = run(root, &args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let json = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    (json, stderr)
+}
+
+/// `(result, message)` of the row of `kind`/`name`.
+fn row(json: &serde_json::Value, kind: &str, name: &str) -> (String, String) {
+    let rows = json.as_array().unwrap_or_else(|| panic!("no rows: {json}"));
+    let found = rows
+        .iter()
+        .find(|r| r["kind"] == kind && r["name"] == name)
+        .unwrap_or_else(|| panic!("no row {kind}/{name}: {json}"));
+    (
+        found["result"].as_str().unwrap_or_default().to_owned(),
+        found["message"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+fn build_all(root: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["build", "all"];
+    args.extend_from_slice(extra);
+    let output = run(root, &args);
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn an_oci_artifact_is_fetched_by_tag_semver_and_digest_and_applied() {
+    let Some(registry) = start_registry(None) else {
+        return;
+    };
+    push_artifact(&registry, None, "1.0.0", app_artifact("from-v1"));
+    let v2 = push_artifact(&registry, None, "1.2.0", app_artifact("from-v2"));
+    push_artifact(&registry, None, "2.0.0-rc.1", app_artifact("from-rc"));
+    push_artifact(&registry, None, "latest", app_artifact("from-latest"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let flags = ["--allow-private-network"];
+
+    for (reference, applied) in [
+        ("{tag: 1.0.0}", "from-v1"),
+        ("{semver: '>=1.0.0 <2.0.0'}", "from-v2"),
+        ("{semver: '>=1.0.0-0'}", "from-rc"),
+        (&format!("{{digest: '{v2}'}}"), "from-v2"),
+        ("{}", "from-latest"),
+    ] {
+        fixture(root, &registry.host, reference, "");
+        let (json, stderr) = rows(root, &flags);
+        let (result, message) = row(&json, "OCIRepository", "apps");
+        assert_eq!(result, "PASS", "{reference}: {message}\n{stderr}");
+        assert!(
+            message.contains(&format!("fetched oci://{}/fleet/apps at", registry.host)),
+            "{reference}: {message}"
+        );
+        assert_eq!(row(&json, "Kustomization", "apps").0, "PASS", "{reference}");
+        let built = build_all(root, &flags);
+        assert!(
+            built.contains(&format!("name: {applied}")),
+            "{reference}: {built}"
+        );
+        // The symlink in the artifact is skipped, as fluxcd/pkg `tar.Untar` skips it.
+        assert!(!built.contains("root:"), "{reference}: {built}");
+    }
+    // A digest's revision is the digest alone; a tag's is `<tag>@<digest>`.
+    fixture(root, &registry.host, &format!("{{digest: '{v2}'}}"), "");
+    let (json, _) = rows(root, &flags);
+    assert!(row(&json, "OCIRepository", "apps")
+        .1
+        .ends_with(&format!("at {v2}")));
+    fixture(root, &registry.host, "{tag: 1.2.0}", "");
+    let (json, _) = rows(root, &flags);
+    assert!(row(&json, "OCIRepository", "apps")
+        .1
+        .contains(&format!("at 1.2.0@{v2}")));
+
+    // With the network off the cache answers: a digest as it is, a tag as last resolved.
+    drop(registry);
+    let offline = ["--offline"];
+    fixture(root, "127.0.0.1:9", &format!("{{digest: '{v2}'}}"), "");
+    let (json, stderr) = rows(root, &offline);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    assert!(message.contains("from the download cache"), "{message}");
+    assert!(build_all(root, &offline).contains("name: from-v2"));
+    // Not in the cache: SKIPPED with the cause, the consumer not applied.
+    fixture(root, "127.0.0.1:9", "{tag: never-pushed}", "");
+    let (json, _) = rows(root, &offline);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("not available offline"), "{message}");
+    assert_ne!(row(&json, "Kustomization", "apps").0, "PASS");
+}
+
+#[test]
+fn registry_credentials_come_from_the_secret_and_bad_ones_fail_the_source() {
+    let Some(registry) = start_registry(Some(("flux", "s3cret"))) else {
+        return;
+    };
+    use base64::Engine as _;
+    let basic = |user: &str, password: &str| {
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    };
+    let header = format!("Basic {}", basic("flux", "s3cret"));
+    push_artifact(&registry, Some(&header), "1.0.0", app_artifact("private"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let secret = |password: &str| {
+        let config = format!(
+            r#"{{"auths":{{"{}":{{"auth":"{}"}}}}}}"#,
+            registry.host,
+            basic("flux", password)
+        );
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata: {{name: registry, namespace: flux-system}}\ntype: kubernetes.io/dockerconfigjson\nstringData:\n  .dockerconfigjson: '{config}'\n"
+        )
+    };
+    let flags = ["--allow-private-network"];
+    fixture(
+        root,
+        &registry.host,
+        "{tag: 1.0.0}",
+        "  secretRef: {name: registry}\n",
+    );
+    write(root, "clusters/dev/secret.yaml", &secret("s3cret"));
+    let (json, stderr) = rows(root, &flags);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    assert!(build_all(root, &flags).contains("name: private"));
+
+    write(root, "clusters/dev/secret.yaml", &secret("wrong"));
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("401"), "{message}");
+    let (result, message) = row(&json, "Kustomization", "apps");
+    assert_eq!(result, "BLOCKED", "{message}");
+    assert!(
+        message.contains("blocked by OCIRepository/flux-system/apps"),
+        "{message}"
+    );
+
+    // Without credentials at all the registry refuses too.
+    fixture(root, &registry.host, "{tag: 1.0.0}", "");
+    let (json, _) = rows(root, &flags);
+    assert_eq!(row(&json, "OCIRepository", "apps").0, "FAIL");
+}
+
+#[test]
+fn a_private_address_is_refused_without_the_flag_and_cloud_auth_is_not_attempted() {
+    let Some(registry) = start_registry(None) else {
+        return;
+    };
+    push_artifact(&registry, None, "1.0.0", app_artifact("x"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root, &registry.host, "{tag: 1.0.0}", "");
+    let (json, _) = rows(root, &[]);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("--allow-private-network"), "{message}");
+
+    fixture(root, &registry.host, "{tag: 1.0.0}", "  provider: aws\n");
+    let (json, _) = rows(root, &["--allow-private-network"]);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("provider: aws"), "{message}");
+}
+
+#[test]
+fn a_hostile_artifact_fails_its_source_and_writes_nothing() {
+    let Some(registry) = start_registry(None) else {
+        return;
+    };
+    let escaping = tgz(&[("../../outside.yaml", "x: 1\n")], &[]);
+    push_artifact(&registry, None, "escape", escaping);
+    push_artifact(&registry, None, "not-gzip", b"plain bytes".to_vec());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("repo");
+    for (tag, expected) in [("escape", "leaves the destination"), ("not-gzip", "gzip")] {
+        fixture(&root, &registry.host, &format!("{{tag: {tag}}}"), "");
+        let (json, _) = rows(&root, &["--allow-private-network"]);
+        let (result, message) = row(&json, "OCIRepository", "apps");
+        assert_eq!(result, "FAIL", "{tag}: {message}");
+        assert!(message.contains(expected), "{tag}: {message}");
+        assert_eq!(row(&json, "Kustomization", "apps").0, "BLOCKED", "{tag}");
+    }
+    assert!(!dir.path().join("outside.yaml").exists());
+}
