@@ -112,6 +112,7 @@ fn engine_crates_depend_on_one_another_as_drawn() {
     let drawn: &[(&str, &[&str])] = &[
         ("offlux-budget", &[]),
         ("offlux-go", &[]),
+        ("offlux-net", &[]),
         ("offlux-platform", &[]),
         ("offlux-sync", &[]),
         ("offlux-test-data", &[]),
@@ -140,6 +141,7 @@ fn engine_crates_depend_on_one_another_as_drawn() {
                 "offlux-budget",
                 "offlux-fs",
                 "offlux-go",
+                "offlux-net",
                 "offlux-sync",
                 "offlux-template",
                 "offlux-yaml",

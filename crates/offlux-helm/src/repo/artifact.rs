@@ -221,7 +221,7 @@ fn remembered_tag(root: &Path, url: &str, tag: &str) -> Option<String> {
 
 #[cfg(feature = "network")]
 mod network {
-    use super::super::http::{status_error, Client};
+    use super::super::http::status_error;
     use super::super::oci::{self, Session, Target, MANIFEST_ACCEPT};
     use super::*;
 
@@ -244,7 +244,7 @@ mod network {
             insecure_http: repository.insecure_http,
         })?;
         let session = Session {
-            client: Client::new(options),
+            client: super::super::http::client(options),
             auth: repository.auth.as_ref(),
             name: reference.name.clone(),
             authorization: None,

@@ -4,178 +4,26 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
 
-use base64::Engine;
+pub(crate) use offlux_net::{Client, Reply};
 use offlux_sync::MutexExt as _;
 
 use super::cache::DownloadCache;
-use super::{
-    select_version, sha256_digest, BasicAuth, FetchErrorKind, FetchOptions, FetchedChart,
-    NetworkDeadline,
-};
+use super::{select_version, sha256_digest, BasicAuth, FetchErrorKind, FetchOptions, FetchedChart};
 use offlux_yaml::Node;
 
-/// A blocking HTTP client with a body size cap, a per-request timeout, an idle timeout and the
-/// run's network deadline.
-pub(crate) struct Client {
-    agent: ureq::Agent,
-    pub(crate) max_bytes: u64,
-    timeout: Duration,
-    idle_secs: u64,
-    deadline: Option<NetworkDeadline>,
-}
-
-/// A response whose body has been read in full (within the cap).
-pub(crate) struct Reply {
-    pub(crate) status: u16,
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) body: Vec<u8>,
-}
-
-impl Reply {
-    /// The first header named `name` (case-insensitive).
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-impl Client {
-    pub(crate) fn new(options: &FetchOptions) -> Client {
-        Client::with_resolver(
-            options,
-            super::egress::GuardedResolver::new(options.allow_private_network),
-        )
-    }
-
-    /// A client whose connections go through `resolver`, which decides the addresses allowed.
-    pub(crate) fn with_resolver(
-        options: &FetchOptions,
-        resolver: super::egress::GuardedResolver,
-    ) -> Client {
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            // No proxy from the environment: the address check below is on what is connected to.
-            .proxy(None)
-            // Every read waits at most this long for bytes; the whole request is bounded per
-            // request (`get`), by the per-request timeout and the run's deadline.
-            .timeout_per_read(Some(Duration::from_secs(options.idle_timeout_secs.max(1))))
-            .max_redirects(10)
-            // Credentials follow a redirect to the same host over https, never elsewhere (a
-            // registry's blob redirect to object storage must not carry them).
-            .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
-            .build();
-        let agent = ureq::Agent::with_parts(
-            config,
-            ureq::unversioned::transport::DefaultConnector::default(),
-            resolver,
-        );
-        Client {
-            agent,
-            max_bytes: options.max_bytes,
-            timeout: Duration::from_secs(options.timeout_secs.max(1)),
-            idle_secs: options.idle_timeout_secs.max(1),
-            deadline: options.deadline,
-        }
-    }
-
-    /// How long a request starting now may take: the per-request timeout, cut at the run's
-    /// deadline; an error naming `url` once the deadline has passed.
-    fn time_left(&self, url: &str) -> Result<Duration, FetchErrorKind> {
-        let Some(deadline) = self.deadline else {
-            return Ok(self.timeout);
-        };
-        match deadline.at.checked_duration_since(Instant::now()) {
-            Some(left) if !left.is_zero() => Ok(left.min(self.timeout)),
-            _ => Err(FetchErrorKind::Deadline {
-                url: url.to_string(),
-                secs: deadline.secs,
-            }),
-        }
-    }
-
-    /// A transport error, named for the limit that ended it where one did.
-    fn failed(&self, url: &str, error: ureq::Error) -> FetchErrorKind {
-        match error {
-            ureq::Error::Timeout(ureq::Timeout::PerRead) => FetchErrorKind::Idle {
-                url: url.to_string(),
-                secs: self.idle_secs,
-            },
-            // The request was given until the deadline (read a little early: the two clocks
-            // were read apart).
-            ureq::Error::Timeout(_)
-                if self
-                    .deadline
-                    .is_some_and(|d| Instant::now() + Duration::from_millis(100) >= d.at) =>
-            {
-                FetchErrorKind::Deadline {
-                    url: url.to_string(),
-                    secs: self.deadline.map_or(0, |d| d.secs),
-                }
-            }
-            error => transport(url, error),
-        }
-    }
-
-    /// GET `url` with `headers`, reading at most `max_bytes` of body.
-    pub(crate) fn get(
-        &self,
-        url: &str,
-        headers: &[(&str, String)],
-    ) -> Result<Reply, FetchErrorKind> {
-        let left = self.time_left(url)?;
-        let mut request = self.agent.get(url);
-        for (name, value) in headers {
-            request = request.header(*name, value.as_str());
-        }
-        let response = request
-            .config()
-            .timeout_global(Some(left))
-            .build()
-            .call()
-            .map_err(|e| self.failed(url, e))?;
-        self.read(url, response)
-    }
-
-    pub(crate) fn read(
-        &self,
-        url: &str,
-        mut response: ureq::http::Response<ureq::Body>,
-    ) -> Result<Reply, FetchErrorKind> {
-        let status = response.status().as_u16();
-        let headers = response
-            .headers()
-            .iter()
-            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
-            .collect();
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(self.max_bytes)
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(limit) => FetchErrorKind::TooLarge {
-                    url: url.to_string(),
-                    limit,
-                },
-                e => self.failed(url, e),
-            })?;
-        Ok(Reply {
-            status,
-            headers,
-            body,
-        })
-    }
-}
-
-pub(crate) fn transport(url: &str, error: ureq::Error) -> FetchErrorKind {
-    FetchErrorKind::Http {
-        url: url.to_string(),
-        message: error.to_string(),
-    }
+/// The shared HTTP client, set as `options` say.
+pub(crate) fn client(options: &FetchOptions) -> Client {
+    Client::new(&offlux_net::ClientOptions {
+        allow_private_network: options.allow_private_network,
+        max_bytes: options.max_bytes,
+        timeout_secs: options.timeout_secs,
+        idle_timeout_secs: options.idle_timeout_secs,
+        deadline: options.deadline.map(|d| offlux_net::Deadline {
+            at: d.at,
+            secs: d.secs,
+        }),
+    })
 }
 
 pub(crate) fn status_error(url: &str, reply: &Reply) -> FetchErrorKind {
@@ -193,11 +41,7 @@ pub(crate) fn status_error(url: &str, reply: &Reply) -> FetchErrorKind {
 }
 
 pub(crate) fn basic_header(auth: &BasicAuth) -> String {
-    let raw = format!("{}:{}", auth.username, auth.password);
-    format!(
-        "Basic {}",
-        base64::engine::general_purpose::STANDARD.encode(raw)
-    )
+    offlux_net::basic_header(&auth.username, &auth.password)
 }
 
 /// Fetches `chart` at `version` from the HTTP Helm repository at `repo_url`.
@@ -208,7 +52,7 @@ pub(crate) fn fetch_from_index(
     version: &str,
     options: &FetchOptions,
 ) -> Result<FetchedChart, FetchErrorKind> {
-    let client = Client::new(options);
+    let client = client(options);
     let base = repo_url.trim_end_matches('/');
     let auth_headers: Vec<(&str, String)> = auth
         .map(|a| vec![("Authorization", basic_header(a))])

@@ -30,8 +30,6 @@ pub use artifact::{
 mod cache;
 pub use cache::{cached_archives, find_in_chart_cache, CachedArchive};
 #[cfg(feature = "network")]
-mod egress;
-#[cfg(feature = "network")]
 mod http;
 #[cfg(feature = "network")]
 mod oci;
@@ -276,6 +274,19 @@ pub enum FetchErrorKind {
     },
     #[error("{path}: {message}")]
     Io { path: String, message: String },
+}
+
+#[cfg(feature = "network")]
+impl From<offlux_net::NetError> for FetchErrorKind {
+    fn from(error: offlux_net::NetError) -> Self {
+        use offlux_net::NetError;
+        match error {
+            NetError::Transport { url, message } => FetchErrorKind::Http { url, message },
+            NetError::TooLarge { url, limit } => FetchErrorKind::TooLarge { url, limit },
+            NetError::Idle { url, secs } => FetchErrorKind::Idle { url, secs },
+            NetError::Deadline { url, secs } => FetchErrorKind::Deadline { url, secs },
+        }
+    }
 }
 
 impl FetchErrorKind {

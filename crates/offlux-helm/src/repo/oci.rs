@@ -120,7 +120,7 @@ impl Session<'_> {
         if let Some(accept) = accept {
             headers.push(("Accept", accept.to_string()));
         }
-        self.client.get(url, &headers)
+        Ok(self.client.get(url, &headers)?)
     }
 
     /// The `Authorization` value that answers a `WWW-Authenticate` challenge, if we have one.
@@ -220,7 +220,7 @@ pub(crate) fn fetch(
 ) -> Result<FetchedChart, FetchErrorKind> {
     let reference = parse_reference(target)?;
     let mut session = Session {
-        client: Client::new(options),
+        client: super::http::client(options),
         auth: target.auth,
         name: reference.name.clone(),
         authorization: None,

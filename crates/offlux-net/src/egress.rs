@@ -1,4 +1,4 @@
-//! Which addresses the chart fetcher may connect to. By default none that is internal to the
+//! Which addresses a fetch may connect to. By default none that is internal to the
 //! machine or its network: loopback, link-local (cloud metadata endpoints), private, shared,
 //! unique-local and unspecified addresses, as a repository under review must not make a CI
 //! runner call its own services. The check is a name resolver, so it applies to the address
@@ -15,13 +15,13 @@ use ureq::unversioned::transport::NextTimeout;
 /// the internal ones; none when private networks are allowed). A name left with no address is
 /// refused with an error naming it.
 #[derive(Debug)]
-pub(crate) struct GuardedResolver {
+pub struct GuardedResolver {
     refuse: fn(IpAddr) -> bool,
     inner: DefaultResolver,
 }
 
 impl GuardedResolver {
-    pub(crate) fn new(allow_private: bool) -> GuardedResolver {
+    pub fn new(allow_private: bool) -> GuardedResolver {
         GuardedResolver::refusing(if allow_private {
             |_| false
         } else {
@@ -30,7 +30,7 @@ impl GuardedResolver {
     }
 
     /// A resolver that refuses the addresses `refuse` names.
-    pub(crate) fn refusing(refuse: fn(IpAddr) -> bool) -> GuardedResolver {
+    pub fn refusing(refuse: fn(IpAddr) -> bool) -> GuardedResolver {
         GuardedResolver {
             refuse,
             inner: DefaultResolver::default(),
@@ -72,7 +72,7 @@ impl Resolver for GuardedResolver {
 /// Whether `ip` is an address a fetch must not reach by default. An IPv6 address that carries
 /// an IPv4 address a gateway would forward to (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
 /// Teredo) is judged by that IPv4 address as well.
-pub(crate) fn is_internal(ip: IpAddr) -> bool {
+pub fn is_internal(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_internal_v4(v4),
         IpAddr::V6(v6) => {
@@ -179,11 +179,11 @@ mod tests {
              Content-Length: 0\r\nConnection: close\r\n\r\n"
         );
         let (outer_port, outer_hits) = serve("127.0.0.1", redirect).expect("listen on 127.0.0.1");
-        let options = super::super::FetchOptions {
+        let options = crate::ClientOptions {
             timeout_secs: 5,
             ..Default::default()
         };
-        let client = super::super::http::Client::with_resolver(
+        let client = crate::Client::with_resolver(
             &options,
             GuardedResolver::refusing(|ip| ip == IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2))),
         );
@@ -199,10 +199,7 @@ mod tests {
 
         // The same redirect with the target allowed is followed: the check above is the guard,
         // not a failure of the test server.
-        let client = super::super::http::Client::with_resolver(
-            &options,
-            GuardedResolver::refusing(|_| false),
-        );
+        let client = crate::Client::with_resolver(&options, GuardedResolver::refusing(|_| false));
         let reply = client.get(&format!("http://127.0.0.1:{outer_port}/index.yaml"), &[]);
         assert_eq!(reply.map(|r| r.body).ok(), Some(b"hi".to_vec()));
         assert_eq!(inner_hits.load(Ordering::SeqCst), 1);
