@@ -8,6 +8,8 @@
 //! bounded sizes and time, nothing from the environment); `offline` answers from the download
 //! cache only. Sources made at run time (by a ResourceSet, say) are not fetched.
 
+#[cfg(feature = "network")]
+mod git;
 mod oci;
 
 use std::collections::BTreeMap;
@@ -35,6 +37,22 @@ pub struct FetchSettings {
 }
 
 impl FetchSettings {
+    /// The guarded HTTP client's settings, with bodies up to `max_bytes`.
+    #[cfg(feature = "network")]
+    fn client_options(&self, max_bytes: u64) -> offlux_net::ClientOptions {
+        let defaults = offlux_net::ClientOptions::default();
+        offlux_net::ClientOptions {
+            allow_private_network: self.allow_private_network,
+            max_bytes,
+            timeout_secs: 300,
+            idle_timeout_secs: self.idle_timeout_secs.unwrap_or(defaults.idle_timeout_secs),
+            deadline: self.deadline.map(|d| offlux_net::Deadline {
+                at: d.at,
+                secs: d.secs,
+            }),
+        }
+    }
+
     fn options(&self) -> FetchOptions {
         let defaults = FetchOptions::default();
         FetchOptions {
@@ -48,6 +66,54 @@ impl FetchSettings {
             deadline: self.deadline,
         }
     }
+}
+
+/// A source's files, ready to mount, and what its row says.
+pub(crate) struct Unpacked {
+    pub(crate) files: Vec<(String, Vec<u8>)>,
+    pub(crate) dirs: Vec<String>,
+    pub(crate) summary: String,
+}
+
+/// Why a source's files are not at hand.
+pub(crate) enum Attempt {
+    /// Nothing was tried (`--offline` and not in the cache): the source resolves as it would
+    /// without fetching.
+    NotTried,
+    Record(SourceFetch),
+}
+
+impl From<SourceFetch> for Attempt {
+    fn from(record: SourceFetch) -> Attempt {
+        Attempt::Record(record)
+    }
+}
+
+/// The decoded data of Secret `name` in `source`'s namespace, as the repository defines it.
+fn secret_data(
+    repository: &Repository,
+    source: &ResourceId,
+    name: &str,
+) -> Result<BTreeMap<String, String>, Attempt> {
+    let secret = repository
+        .data_objects
+        .iter()
+        .find(|o| o.id.kind == "Secret" && o.id.namespace == source.namespace && o.id.name == name);
+    let Some(secret) = secret else {
+        return Err(SourceFetch::Skipped(format!(
+            "its credentials, Secret {}/{name}, are not in the repository (the cluster may hold them)",
+            source.namespace
+        ))
+        .into());
+    };
+    if secret.is_sops_encrypted() {
+        return Err(SourceFetch::Skipped(format!(
+            "its credentials, Secret {}/{name}, are encrypted (SOPS)",
+            source.namespace
+        ))
+        .into());
+    }
+    Ok(crate::controllers::postbuild::data_of(secret))
 }
 
 /// The sources fetched for one repository: what became of each and where the fetched ones are
@@ -74,6 +140,7 @@ struct Fetched {
 /// mapping (`mapped`) covers, that are not suspended (source-controller does not reconcile a
 /// suspended source), and that no HelmRelease takes as its chart (those are fetched as charts).
 fn wanted<'a>(repository: &'a Repository, mapped: &[SourceMapping]) -> Vec<&'a FluxObject> {
+    let git_remote = crate::controllers::source::git_remote(&repository.root);
     // A chartRef without a namespace is in the HelmRelease's.
     let chart_refs: Vec<(String, String, String)> = repository
         .flux_objects
@@ -93,12 +160,12 @@ fn wanted<'a>(repository: &'a Repository, mapped: &[SourceMapping]) -> Vec<&'a F
     repository
         .flux_objects
         .iter()
-        .filter(|f| f.kind == FluxKind::OCIRepository)
+        .filter(|f| matches!(f.kind, FluxKind::OCIRepository | FluxKind::GitRepository))
         .filter(|f| source_map::mapped(mapped, &f.object.id).is_none())
         .filter(|f| !f.as_source().is_some_and(|s| s.suspend))
         .filter(|f| {
             matches!(
-                resolve_with(&f.object.id, Some(f), None),
+                resolve_with(&f.object.id, Some(f), git_remote.as_deref()),
                 SourceResolution::Unavailable(_)
             )
         })
@@ -139,7 +206,7 @@ pub fn fetch_sources(
         .map(|(key, flux)| {
             (
                 key.clone(),
-                mounted(&key.0, oci::fetch(flux, repository, &options)),
+                mounted(&key.0, fetch_one(flux, repository, settings, &options)),
             )
         })
         .collect();
@@ -168,13 +235,38 @@ pub fn fetch_sources(
     out
 }
 
+/// Fetches one source by its kind.
+fn fetch_one(
+    flux: &FluxObject,
+    repository: &Repository,
+    settings: &FetchSettings,
+    options: &FetchOptions,
+) -> Result<Unpacked, Attempt> {
+    match flux.kind {
+        #[cfg(feature = "network")]
+        FluxKind::GitRepository => git::fetch(flux, repository, settings),
+        #[cfg(not(feature = "network"))]
+        FluxKind::GitRepository => {
+            let _ = settings;
+            Err(Attempt::NotTried)
+        }
+        _ => oci::fetch(flux, repository, options),
+    }
+}
+
 /// An artifact's files mounted in memory; a failure kept as it is.
-fn mounted(id: &ResourceId, result: Result<oci::Unpacked, Option<SourceFetch>>) -> Fetched {
+fn mounted(id: &ResourceId, result: Result<Unpacked, Attempt>) -> Fetched {
     let unpacked = match result {
         Ok(unpacked) => unpacked,
-        Err(record) => {
+        Err(Attempt::NotTried) => {
             return Fetched {
-                record,
+                record: None,
+                mount: None,
+            }
+        }
+        Err(Attempt::Record(record)) => {
+            return Fetched {
+                record: Some(record),
                 mount: None,
             }
         }

@@ -13,18 +13,12 @@ use crate::helm::repo::{
     list_artifact_tags, pull_artifact, ArtifactReference, ArtifactRepository, BasicAuth,
     FetchErrorKind, FetchOptions,
 };
-use crate::model::{FluxObject, Object, ResourceId};
+use crate::model::{FluxObject, ResourceId};
 use crate::template::funcs::semver_api::{compare, parse_version, satisfies, Version};
 use crate::yaml::Node;
 
+use super::{Attempt, Unpacked};
 use crate::controllers::source::SourceFetch;
-
-/// An artifact's files, ready to mount, and what its row says.
-pub(super) struct Unpacked {
-    pub(super) files: Vec<(String, Vec<u8>)>,
-    pub(super) dirs: Vec<String>,
-    pub(super) summary: String,
-}
 
 /// What `spec` asks for, read as the CRD defines it.
 struct Spec<'a> {
@@ -64,32 +58,8 @@ impl<'a> Spec<'a> {
     }
 }
 
-/// Fetches `flux`'s artifact; the record to keep when it cannot be had, `None` when it was not
-/// tried (`--offline` and not in the download cache: the source resolves as without fetching).
+/// Fetches `flux`'s artifact.
 pub(super) fn fetch(
-    flux: &FluxObject,
-    repository: &Repository,
-    options: &FetchOptions,
-) -> Result<Unpacked, Option<SourceFetch>> {
-    fetch_or_record(flux, repository, options).map_err(|record| match record {
-        Attempt::NotTried => None,
-        Attempt::Record(record) => Some(record),
-    })
-}
-
-/// Why an artifact is not at hand.
-enum Attempt {
-    NotTried,
-    Record(SourceFetch),
-}
-
-impl From<SourceFetch> for Attempt {
-    fn from(record: SourceFetch) -> Attempt {
-        Attempt::Record(record)
-    }
-}
-
-fn fetch_or_record(
     flux: &FluxObject,
     repository: &Repository,
     options: &FetchOptions,
@@ -224,30 +194,15 @@ fn credentials(
     source: &ResourceId,
     name: &str,
     url: &str,
-) -> Result<BasicAuth, SourceFetch> {
-    let secret_id = ResourceId::new("v1", "Secret", &source.namespace, name);
-    let secret: Option<&Object> = repository.data_objects.iter().find(|o| {
-        o.id.kind == "Secret" && o.id.namespace == secret_id.namespace && o.id.name == name
-    });
-    let Some(secret) = secret else {
-        return Err(SourceFetch::Skipped(format!(
-            "its credentials, Secret {}/{name}, are not in the repository (the cluster may hold them)",
-            source.namespace
-        )));
-    };
-    let data = crate::controllers::postbuild::data_of(secret);
+) -> Result<BasicAuth, Attempt> {
+    let data = super::secret_data(repository, source, name)?;
     let Some(config) = data.get(".dockerconfigjson") else {
         return Err(SourceFetch::Failed(format!(
             "Secret {}/{name} has no `.dockerconfigjson`",
             source.namespace
-        )));
+        ))
+        .into());
     };
-    if config == crate::controllers::postbuild::SOPS_PLACEHOLDER {
-        return Err(SourceFetch::Skipped(format!(
-            "its credentials, Secret {}/{name}, are encrypted (SOPS)",
-            source.namespace
-        )));
-    }
     let host = url
         .strip_prefix("oci://")
         .unwrap_or(url)
@@ -259,6 +214,7 @@ fn credentials(
             "Secret {}/{name} holds no credentials for {host}",
             source.namespace
         ))
+        .into()
     })
 }
 

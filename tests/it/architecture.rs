@@ -113,6 +113,7 @@ fn engine_crates_depend_on_one_another_as_drawn() {
         ("offlux-budget", &[]),
         ("offlux-go", &[]),
         ("offlux-net", &[]),
+        ("offlux-git", &["offlux-net"]),
         ("offlux-platform", &[]),
         ("offlux-sync", &[]),
         ("offlux-test-data", &[]),

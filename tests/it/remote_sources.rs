@@ -291,3 +291,209 @@ fn a_hostile_artifact_fails_its_source_and_writes_nothing() {
     }
     assert!(!dir.path().join("outside.yaml").exists());
 }
+
+// ---------------------------------------------------------------------------------------------
+// GitRepository over smart HTTP: `git http-backend` on loopback.
+
+use crate::common::git_server::{self, GitServer};
+
+/// A repository whose Kustomization `apps` applies `./deploy` of GitRepository `apps` at `url`,
+/// with `reference` as its `ref` and `extra` added to its spec.
+fn git_fixture(root: &Path, url: &str, reference: &str, extra: &str) {
+    write(
+        root,
+        "clusters/dev/apps.yaml",
+        &format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  interval: 10m\n  url: {url}\n  ref: {reference}\n{extra}---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./deploy\n  prune: true\n  sourceRef: {{kind: GitRepository, name: apps}}\n"
+        ),
+    );
+}
+
+fn configmap(name: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\ndata: {{a: '1'}}\n")
+}
+
+/// `fleet`: v1.0.0 (annotated) and v1.1.0 (lightweight) tags, a `dev` branch, `main` ahead.
+fn serve_fleet(server: &GitServer) -> (String, String) {
+    let kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml, shared.yaml]\n";
+    server.commit(
+        "fleet",
+        &[
+            ("deploy/kustomization.yaml", kustomization),
+            ("deploy/cm.yaml", &configmap("from-v1")),
+            ("shared/cm.yaml", &configmap("shared-through-a-link")),
+        ],
+        "v1",
+    );
+    let work = server.work_tree("fleet");
+    std::os::unix::fs::symlink("../shared/cm.yaml", work.join("deploy/shared.yaml")).expect("link");
+    git_server::git(&work, &["add", "-A"]);
+    git_server::git(&work, &["commit", "-q", "--amend", "-m", "v1"]);
+    // The amended commit is the one the tag names.
+    let first = git_server::git(&work, &["rev-parse", "HEAD"]);
+    git_server::git(&work, &["tag", "-a", "v1.0.0", "-m", "v1.0.0"]);
+    server.commit(
+        "fleet",
+        &[("deploy/cm.yaml", &configmap("from-v1-1"))],
+        "v1.1",
+    );
+    git_server::git(&work, &["tag", "v1.1.0"]);
+    git_server::git(&work, &["branch", "dev"]);
+    let head = server.commit(
+        "fleet",
+        &[("deploy/cm.yaml", &configmap("from-main"))],
+        "main",
+    );
+    server.publish("fleet");
+    (first, head)
+}
+
+#[test]
+fn a_git_repository_is_fetched_at_each_ref_form_and_applied() {
+    let Some(server) = git_server::start(None) else {
+        return;
+    };
+    let (first, head) = serve_fleet(&server);
+    let url = server.url("fleet");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let flags = ["--allow-private-network"];
+    for (reference, applied, revision) in [
+        ("{branch: main}", "from-main", format!("main@sha1:{head}")),
+        ("{branch: dev}", "from-v1-1", "dev@sha1:".to_owned()),
+        ("{tag: v1.0.0}", "from-v1", format!("v1.0.0@sha1:{first}")),
+        ("{tag: v1.1.0}", "from-v1-1", "v1.1.0@sha1:".to_owned()),
+        (
+            "{semver: '>=1.0.0'}",
+            "from-v1-1",
+            "v1.1.0@sha1:".to_owned(),
+        ),
+        (
+            "{semver: '<1.1.0'}",
+            "from-v1",
+            format!("v1.0.0@sha1:{first}"),
+        ),
+        (
+            &format!("{{commit: {first}}}"),
+            "from-v1",
+            format!("sha1:{first}"),
+        ),
+        (
+            &format!("{{branch: main, commit: {first}}}"),
+            "from-v1",
+            format!("main@sha1:{first}"),
+        ),
+        (
+            "{name: refs/heads/main}",
+            "from-main",
+            format!("refs/heads/main@sha1:{head}"),
+        ),
+    ] {
+        git_fixture(root, &url, reference, "");
+        let (json, stderr) = rows(root, &flags);
+        let (result, message) = row(&json, "GitRepository", "apps");
+        assert_eq!(result, "PASS", "{reference}: {message}\n{stderr}");
+        assert!(
+            message.contains(&format!("fetched {url} at {revision}")),
+            "{reference}: {message}"
+        );
+        let (result, message) = row(&json, "Kustomization", "apps");
+        assert_eq!(result, "PASS", "{reference}: {message}");
+        let built = build_all(root, &flags);
+        assert!(
+            built.contains(&format!("name: {applied}\n")),
+            "{reference}: {built}"
+        );
+        // The in-tree symlink became a copy of its target, as `resolveSymlinks` makes it.
+        assert!(
+            built.contains("name: shared-through-a-link"),
+            "{reference}: {built}"
+        );
+    }
+
+    // No `ref`: `master`, which this repository does not have.
+    git_fixture(root, &url, "{}", "");
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("refs/heads/master"), "{message}");
+    assert_eq!(row(&json, "Kustomization", "apps").0, "BLOCKED");
+
+    // A sparse checkout of a directory that is not there fails as source-controller does.
+    git_fixture(
+        root,
+        &url,
+        "{branch: main}",
+        "  sparseCheckout: [./nowhere]\n",
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("sparse checkout dir 'nowhere'"),
+        "{message}"
+    );
+
+    // With the network off, the cache answers: a commit it holds, a branch as last resolved.
+    drop(server);
+    for (reference, applied) in [
+        (format!("{{commit: {first}}}"), "from-v1"),
+        ("{branch: main}".to_owned(), "from-main"),
+    ] {
+        git_fixture(root, &url, &reference, "");
+        let (json, stderr) = rows(root, &["--offline"]);
+        let (result, message) = row(&json, "GitRepository", "apps");
+        assert_eq!(result, "PASS", "{reference}: {message}\n{stderr}");
+        assert!(message.contains("from the download cache"), "{message}");
+        assert!(build_all(root, &["--offline"]).contains(&format!("name: {applied}\n")));
+    }
+    git_fixture(root, &url, "{branch: never-fetched}", "");
+    let (json, _) = rows(root, &["--offline"]);
+    assert_eq!(row(&json, "GitRepository", "apps").0, "SKIPPED");
+}
+
+#[test]
+fn git_credentials_come_from_the_secret_and_private_addresses_need_the_flag() {
+    let Some(server) = git_server::start(Some(("flux", "s3cret"))) else {
+        return;
+    };
+    serve_fleet(&server);
+    let url = server.url("fleet");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let secret = |password: &str| {
+        format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: git-auth, namespace: flux-system}}\nstringData:\n  username: flux\n  password: {password}\n")
+    };
+    let flags = ["--allow-private-network"];
+    git_fixture(
+        root,
+        &url,
+        "{branch: main}",
+        "  secretRef: {name: git-auth}\n",
+    );
+    write(root, "clusters/dev/secret.yaml", &secret("s3cret"));
+    let (json, stderr) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+
+    write(root, "clusters/dev/secret.yaml", &secret("wrong"));
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    let (result, message) = row(&json, "Kustomization", "apps");
+    assert_eq!(result, "BLOCKED", "{message}");
+
+    // The same fetch without the flag is refused before any request.
+    write(root, "clusters/dev/secret.yaml", &secret("s3cret"));
+    let (json, _) = rows(root, &[]);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("--allow-private-network"), "{message}");
+
+    // SSH is not attempted.
+    git_fixture(root, "ssh://git@127.0.0.1/fleet.git", "{branch: main}", "");
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("ssh"), "{message}");
+}

@@ -1,6 +1,7 @@
 pub mod canned_build;
 pub mod fleet;
 pub mod git;
+pub mod git_server;
 pub mod helm_oracle;
 pub mod kustomize_oracle;
 pub mod measured;

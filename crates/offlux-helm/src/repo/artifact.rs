@@ -121,6 +121,7 @@ pub fn pull_artifact(
 struct Layer {
     media_type: String,
     digest: String,
+    #[cfg_attr(not(feature = "network"), allow(dead_code))]
     size: u64,
 }
 

@@ -1,0 +1,397 @@
+//! Git over smart HTTP, on gitoxide: the refs a remote advertises ([`list_refs`]), a shallow
+//! fetch of one ref or one commit into a bare repository the caller owns ([`fetch`]), and a
+//! commit's tree read into memory ([`read_tree`]). Requests go through `offlux_net`'s guarded
+//! client (see [`Remote`]); repositories are opened isolated (no user or system configuration, no
+//! credential helper, no prompt). Not for: SSH, submodules, pushing, Flux's ref rules (the
+//! caller's).
+
+mod transport;
+
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use gix::protocol::handshake::Ref;
+use gix::protocol::transport::client::blocking_io::http::connect_http;
+use gix::protocol::transport::Protocol;
+use gix::remote::fetch::{Shallow, Tags};
+
+pub use gix::ObjectId;
+
+/// A remote repository and how to reach it.
+pub struct Remote {
+    /// `http://` or `https://`.
+    pub url: String,
+    /// The `Authorization` header every request carries, if any.
+    pub authorization: Option<String>,
+    pub client: Arc<offlux_net::Client>,
+}
+
+/// One ref a remote advertises.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteRef {
+    /// `refs/heads/main`, `refs/tags/v1.0.0`, `HEAD`.
+    pub name: String,
+    /// The object it names: a commit, or for an annotated tag the tag object.
+    pub target: ObjectId,
+    /// For an annotated tag, the commit it peels to.
+    pub peeled: Option<ObjectId>,
+}
+
+impl RemoteRef {
+    /// The commit the ref leads to.
+    pub fn commit(&self) -> ObjectId {
+        self.peeled.unwrap_or(self.target)
+    }
+}
+
+/// What a fetch is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// A full ref name (`refs/heads/main`, `refs/tags/v1`, `refs/pull/1/head`).
+    Ref(String),
+    /// A commit by id (the server must allow fetching it: GitHub, GitLab and `git http-backend`
+    /// over protocol v2 do).
+    Commit(ObjectId),
+}
+
+/// What a fetch got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fetched {
+    pub commit: ObjectId,
+}
+
+/// Why a Git operation failed; `message` is gix's own (it names the URL or the object).
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("{0}")]
+    Remote(String),
+    #[error("{what} not found")]
+    NotFound { what: String },
+    #[error("{path}: {message}")]
+    Repository { path: String, message: String },
+    #[error("{path}: {message}")]
+    Tree { path: String, message: String },
+    #[error("the tree holds more than {0} entries (the entry limit)")]
+    TooManyEntries(usize),
+    #[error("the tree's files hold more than {0} bytes (the size limit)")]
+    TooLarge(u64),
+}
+
+impl GitError {
+    /// Whether the server was never heard from, or stopped answering: this machine's reach, not
+    /// the request.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            GitError::Remote(message) => {
+                !message.contains("HTTP status") && !message.contains("credentials")
+            }
+            _ => false,
+        }
+    }
+}
+
+fn remote_error(error: impl std::fmt::Display) -> GitError {
+    // gix's errors wrap the transport's; the whole chain is in `Display` only at the top.
+    GitError::Remote(error.to_string())
+}
+
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = inner.source();
+    }
+    message
+}
+
+/// A bare repository at `git_dir`, made when missing, opened without any outside configuration.
+fn bare(git_dir: &Path) -> Result<gix::Repository, GitError> {
+    let failed = |e: &(dyn std::error::Error + 'static)| GitError::Repository {
+        path: git_dir.display().to_string(),
+        message: chain(e),
+    };
+    if git_dir.join("HEAD").is_file() {
+        return gix::open_opts(git_dir, gix::open::Options::isolated()).map_err(|e| failed(&e));
+    }
+    std::fs::create_dir_all(git_dir).map_err(|e| failed(&e))?;
+    gix::ThreadSafeRepository::init_opts(
+        git_dir,
+        gix::create::Kind::Bare,
+        gix::create::Options::default(),
+        gix::open::Options::isolated(),
+    )
+    .map(gix::Repository::from)
+    .map_err(|e| failed(&e))
+}
+
+type HttpTransport =
+    gix::protocol::transport::client::blocking_io::http::Transport<transport::GuardedHttp>;
+
+/// The remote of `repo` at `remote.url` and the guarded transport to reach it.
+fn remote_at<'r>(
+    repo: &'r gix::Repository,
+    remote: &Remote,
+) -> Result<(gix::Remote<'r>, HttpTransport), GitError> {
+    let url = gix::url::parse(gix::bstr::BStr::new(remote.url.as_str()))
+        .map_err(|e| GitError::Remote(format!("{}: {e}", remote.url)))?;
+    if !matches!(url.scheme, gix::url::Scheme::Http | gix::url::Scheme::Https) {
+        return Err(GitError::Remote(format!(
+            "{}: only http and https URLs are fetched",
+            remote.url
+        )));
+    }
+    let http = transport::GuardedHttp::new(remote.client.clone(), remote.authorization.clone());
+    let transport = connect_http(http, url, Protocol::V2, false);
+    let handle = repo
+        .remote_at(remote.url.as_str())
+        .map_err(|e| remote_error(chain(&e)))?
+        .with_fetch_tags(Tags::None);
+    Ok((handle, transport))
+}
+
+/// Credentials are the `Authorization` header or nothing: never a helper, never a prompt.
+#[allow(
+    clippy::result_large_err,
+    reason = "the signature is gix's credential callback"
+)]
+fn no_credentials(_: gix::credentials::helper::Action) -> gix::credentials::protocol::Result {
+    Ok(None)
+}
+
+fn refspec(text: &str) -> Result<gix::refspec::RefSpec, GitError> {
+    gix::refspec::parse(text.into(), gix::refspec::parse::Operation::Fetch)
+        .map(|spec| spec.to_owned())
+        .map_err(|e| GitError::Remote(format!("refspec {text}: {e}")))
+}
+
+/// The branches and tags `remote` advertises (and `HEAD`), each with the commit it leads to.
+/// `scratch` is a directory for the bare repository gix needs to hold a remote; it is left as a
+/// bare repository (the caller's to keep or remove).
+pub fn list_refs(remote: &Remote, scratch: &Path) -> Result<Vec<RemoteRef>, GitError> {
+    let repo = bare(scratch)?;
+    let (handle, transport) = remote_at(&repo, remote)?;
+    let connection = handle
+        .to_connection_with_transport(transport)
+        .with_credentials(no_credentials);
+    let options = gix::remote::ref_map::Options {
+        extra_refspecs: vec![
+            refspec("+refs/heads/*:refs/remotes/origin/*")?,
+            refspec("+refs/tags/*:refs/tags/*")?,
+        ],
+        ..Default::default()
+    };
+    let (map, _) = connection
+        .ref_map(gix::progress::Discard, options)
+        .map_err(|e| remote_error(chain(&e)))?;
+    Ok(map
+        .remote_refs
+        .iter()
+        .filter_map(|r| match r {
+            Ref::Peeled {
+                full_ref_name,
+                tag,
+                object,
+            } => Some(RemoteRef {
+                name: full_ref_name.to_string(),
+                target: tag.to_owned(),
+                peeled: Some(object.to_owned()),
+            }),
+            Ref::Direct {
+                full_ref_name,
+                object,
+            }
+            | Ref::Symbolic {
+                full_ref_name,
+                object,
+                ..
+            } => Some(RemoteRef {
+                name: full_ref_name.to_string(),
+                target: object.to_owned(),
+                peeled: None,
+            }),
+            Ref::Unborn { .. } => None,
+        })
+        .collect())
+}
+
+/// Whether the bare repository at `git_dir` already holds `commit` (a pinned revision is never
+/// fetched twice).
+pub fn has_commit(git_dir: &Path, commit: ObjectId) -> bool {
+    if !git_dir.join("HEAD").is_file() {
+        return false;
+    }
+    let Ok(repo) = gix::open_opts(git_dir, gix::open::Options::isolated()) else {
+        return false;
+    };
+    let found = repo.find_commit(commit).is_ok();
+    found
+}
+
+/// Fetches `want` from `remote` into the bare repository at `git_dir` (made when missing), one
+/// commit deep, and returns the commit it leads to (an annotated tag peeled).
+pub fn fetch(remote: &Remote, want: &Want, git_dir: &Path) -> Result<Fetched, GitError> {
+    let repo = bare(git_dir)?;
+    let (handle, transport) = remote_at(&repo, remote)?;
+    let connection = handle
+        .to_connection_with_transport(transport)
+        .with_credentials(no_credentials);
+    let spec = match want {
+        Want::Ref(name) => refspec(name)?,
+        Want::Commit(id) => refspec(&id.to_string())?,
+    };
+    let options = gix::remote::ref_map::Options {
+        extra_refspecs: vec![spec],
+        ..Default::default()
+    };
+    let depth = NonZeroU32::MIN;
+    let outcome = connection
+        .prepare_fetch(gix::progress::Discard, options)
+        .map_err(|e| remote_error(chain(&e)))?
+        .with_shallow(Shallow::DepthAtRemote(depth))
+        .receive(gix::progress::Discard, &AtomicBool::new(false))
+        .map_err(|e| remote_error(chain(&e)))?;
+    let what = match want {
+        Want::Ref(name) => name.clone(),
+        Want::Commit(id) => id.to_string(),
+    };
+    let id = outcome
+        .ref_map
+        .mappings
+        .first()
+        .and_then(|m| m.remote.as_id())
+        .map(|id| id.to_owned())
+        .ok_or(GitError::NotFound { what: what.clone() })?;
+    let commit = repo
+        .find_object(id)
+        .map_err(|e| GitError::NotFound {
+            what: format!("{what} ({e})"),
+        })?
+        .peel_to_commit()
+        .map_err(|e| GitError::NotFound {
+            what: format!("a commit for {what} ({e})"),
+        })?;
+    Ok(Fetched { commit: commit.id })
+}
+
+/// What a tree holds, read into memory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Regular files (executable or not): `/`-separated path and bytes.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Directories, including empty ones.
+    pub dirs: Vec<String>,
+    /// Symbolic links: path and target, as stored.
+    pub links: Vec<(String, String)>,
+    /// Submodules, left out.
+    pub submodules: Vec<String>,
+}
+
+/// Bounds on a tree read.
+#[derive(Clone, Copy, Debug)]
+pub struct TreeLimits {
+    pub entries: usize,
+    pub bytes: u64,
+    pub depth: usize,
+}
+
+/// The tree of `commit` in the repository at `git_dir`. Names git would not check out (`..`,
+/// `.git`, a `/`) fail the read.
+pub fn read_tree(git_dir: &Path, commit: ObjectId, limits: TreeLimits) -> Result<Tree, GitError> {
+    let repo = gix::open_opts(git_dir, gix::open::Options::isolated()).map_err(|e| {
+        GitError::Repository {
+            path: git_dir.display().to_string(),
+            message: chain(&e),
+        }
+    })?;
+    let failed = |path: &str, e: &dyn std::fmt::Display| GitError::Tree {
+        path: if path.is_empty() {
+            ".".into()
+        } else {
+            path.to_owned()
+        },
+        message: e.to_string(),
+    };
+    let commit = repo.find_commit(commit).map_err(|e| failed("", &e))?;
+    let tree = commit.tree_id().map_err(|e| failed("", &e))?.detach();
+    let mut out = Tree::default();
+    let mut budget = (limits.entries, limits.bytes);
+    walk(&repo, tree, "", 0, limits, &mut budget, &mut out)?;
+    Ok(out)
+}
+
+fn walk(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    prefix: &str,
+    depth: usize,
+    limits: TreeLimits,
+    budget: &mut (usize, u64),
+    out: &mut Tree,
+) -> Result<(), GitError> {
+    use gix::objs::tree::EntryKind;
+    let failed = |path: &str, e: &dyn std::fmt::Display| GitError::Tree {
+        path: if path.is_empty() {
+            ".".into()
+        } else {
+            path.to_owned()
+        },
+        message: e.to_string(),
+    };
+    if depth > limits.depth {
+        return Err(failed(
+            prefix,
+            &format!("deeper than {} directories", limits.depth),
+        ));
+    }
+    let tree = repo.find_tree(tree).map_err(|e| failed(prefix, &e))?;
+    for entry in tree.iter() {
+        let entry = entry.map_err(|e| failed(prefix, &e))?;
+        let name = entry.filename();
+        gix::validate::path::component(name, None, Default::default())
+            .map_err(|e| failed(&format!("{prefix}{name}"), &e))?;
+        let path = format!("{prefix}{name}");
+        budget.0 = budget
+            .0
+            .checked_sub(1)
+            .ok_or(GitError::TooManyEntries(limits.entries))?;
+        match entry.mode().kind() {
+            EntryKind::Tree => {
+                out.dirs.push(path.clone());
+                walk(
+                    repo,
+                    entry.object_id(),
+                    &format!("{path}/"),
+                    depth + 1,
+                    limits,
+                    budget,
+                    out,
+                )?;
+            }
+            EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link => {
+                let blob = repo
+                    .find_object(entry.object_id())
+                    .map_err(|e| failed(&path, &e))?;
+                let size = blob.data.len() as u64;
+                budget.1 = budget
+                    .1
+                    .checked_sub(size)
+                    .ok_or(GitError::TooLarge(limits.bytes))?;
+                if entry.mode().kind() == EntryKind::Link {
+                    out.links
+                        .push((path, String::from_utf8_lossy(&blob.data).into_owned()));
+                } else {
+                    out.files.push((path, blob.data.clone()));
+                }
+            }
+            EntryKind::Commit => out.submodules.push(path),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,541 @@
+//! A GitRepository's artifact, as source-controller's `GitRepositoryReconciler` gets it through
+//! fluxcd/pkg's `gogit.Client.Clone`: the `ref` read in its precedence (`commit` > `name` > `tag` >
+//! `semver` > `branch`, `master` when none), one commit deep; the revision as
+//! `commitReference` spells it (`main@sha1:<hex>`, `v1@sha1:<hex>`, the full ref for `name`,
+//! `sha1:<hex>` for a bare commit); `sparseCheckout` directories (each must exist); in-tree
+//! symlinks replaced by copies of their targets and the rest dropped (`resolveSymlinks`, then
+//! the archive's regular files only). Credentials from `secretRef`: `bearerToken`, or `username`
+//! and `password`. Not fetched, with the reason: SSH URLs (offlux does not run `ssh`), cloud and
+//! GitHub App `provider`s, `include`, `recurseSubmodules` with submodules present.
+//!
+//! The bare repository a fetch fills is kept in the download cache by URL, so a pinned commit is
+//! read from it without the network; a branch or tag is resolved again on each command, its
+//! last resolution remembered for `--offline`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use offlux_sync::MutexExt as _;
+
+use crate::controllers::source::SourceFetch;
+use crate::discovery::Repository;
+use crate::model::{FluxObject, ResourceId};
+use crate::template::funcs::semver_api::{compare, parse_version, satisfies, Version};
+use crate::yaml::Node;
+
+use super::{Attempt, FetchSettings, Unpacked};
+use offlux_git::{GitError, ObjectId, Remote, RemoteRef, TreeLimits, Want};
+
+/// A tree read from a commit may hold this many entries and bytes, this deep.
+const LIMITS: TreeLimits = TreeLimits {
+    entries: 100_000,
+    bytes: 256 << 20,
+    depth: 256,
+};
+/// The largest answer a Git server may send (a pack of one commit's tree).
+const MAX_PACK_BYTES: u64 = 512 << 20;
+
+/// The `ref` of a GitRepository, in source-controller's precedence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum GitRef {
+    Commit { id: String, branch: Option<String> },
+    Name(String),
+    Tag(String),
+    Semver(String),
+    Branch(String),
+}
+
+fn text<'a>(spec: &'a Node, path: &[&str]) -> Option<&'a str> {
+    spec.get_path(path)
+        .and_then(Node::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+/// gogit `Client.Clone`'s switch: `commit`, `name`, `tag`, `semver`, then `branch` (default
+/// `master`, not the remote's HEAD).
+fn git_ref(spec: &Node) -> GitRef {
+    let branch = text(spec, &["ref", "branch"]).map(str::to_owned);
+    if let Some(id) = text(spec, &["ref", "commit"]) {
+        return GitRef::Commit {
+            id: id.to_owned(),
+            branch,
+        };
+    }
+    if let Some(name) = text(spec, &["ref", "name"]) {
+        return GitRef::Name(name.to_owned());
+    }
+    if let Some(tag) = text(spec, &["ref", "tag"]) {
+        return GitRef::Tag(tag.to_owned());
+    }
+    if let Some(range) = text(spec, &["ref", "semver"]) {
+        return GitRef::Semver(range.to_owned());
+    }
+    GitRef::Branch(branch.unwrap_or_else(|| "master".to_owned()))
+}
+
+/// One lock per cached repository: two sources of one URL do not fetch into it at once.
+fn lock_for(dir: &Path) -> Arc<Mutex<()>> {
+    static LOCKS: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>> = Mutex::new(BTreeMap::new());
+    LOCKS.locked().entry(dir.to_path_buf()).or_default().clone()
+}
+
+/// Where `url`'s bare repository is kept: the download cache, or a directory of this run.
+struct Store {
+    git_dir: PathBuf,
+    /// Remembered resolutions (`ref` to commit) for `--offline`; `None` without a cache.
+    refs_dir: Option<PathBuf>,
+    /// Removed when the fetch is done, when there is no cache.
+    _scratch: Option<tempfile::TempDir>,
+}
+
+impl Store {
+    fn new(settings: &FetchSettings, url: &str) -> Result<Store, String> {
+        let key = hex::encode(sha2::Digest::finalize(
+            <sha2::Sha256 as sha2::Digest>::new_with_prefix(url.as_bytes()),
+        ));
+        match &settings.download_cache {
+            Some(cache) => Ok(Store {
+                git_dir: cache.join("git").join(&key),
+                refs_dir: Some(cache.join("git").join(format!("{key}.refs"))),
+                _scratch: None,
+            }),
+            None => {
+                let scratch = tempfile::Builder::new()
+                    .prefix("offlux-git-")
+                    .tempdir()
+                    .map_err(|e| format!("no directory for the fetch: {e}"))?;
+                Ok(Store {
+                    git_dir: scratch.path().join("repo.git"),
+                    refs_dir: None,
+                    _scratch: Some(scratch),
+                })
+            }
+        }
+    }
+
+    fn remembered(&self, name: &str) -> Option<ObjectId> {
+        let file = self.refs_dir.as_ref()?.join(ref_file(name));
+        let text = crate::fsio::read_to_string(
+            &crate::fsio::FsFacts::default(),
+            &file,
+            crate::fsio::Confine::root_or_anywhere(self.refs_dir.as_deref()),
+        )
+        .ok()?;
+        ObjectId::from_hex(text.trim().as_bytes()).ok()
+    }
+
+    fn remember(&self, name: &str, commit: ObjectId) {
+        if let Some(dir) = &self.refs_dir {
+            // A cache that cannot be written only costs the next `--offline` run its answer.
+            let _ = crate::fsio::write_atomically(
+                &dir.join(ref_file(name)),
+                commit.to_string().as_bytes(),
+            );
+        }
+    }
+}
+
+fn ref_file(name: &str) -> String {
+    hex::encode(sha2::Digest::finalize(
+        <sha2::Sha256 as sha2::Digest>::new_with_prefix(name.as_bytes()),
+    ))
+}
+
+/// Fetches `flux`'s artifact.
+pub(super) fn fetch(
+    flux: &FluxObject,
+    repository: &Repository,
+    settings: &FetchSettings,
+) -> Result<Unpacked, Attempt> {
+    let node = &flux.object.node;
+    let Some(spec) = node.get("spec") else {
+        return Err(SourceFetch::Failed("`spec` is required".into()).into());
+    };
+    let Some(url) = text(spec, &["url"]) else {
+        return Err(SourceFetch::Failed("`spec.url` is required".into()).into());
+    };
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(SourceFetch::Skipped(format!(
+            "{url}: only HTTP(S) Git URLs are fetched (SSH would need the `ssh` program, which offlux does not run)"
+        ))
+        .into());
+    }
+    if let Some(provider) = text(spec, &["provider"]).filter(|p| *p != "generic") {
+        return Err(SourceFetch::Skipped(format!(
+            "`provider: {provider}` authenticates with credentials offlux does not obtain"
+        ))
+        .into());
+    }
+    if spec
+        .get("include")
+        .and_then(Node::as_sequence)
+        .is_some_and(|s| !s.items.is_empty())
+    {
+        return Err(SourceFetch::Skipped(
+            "`spec.include` (files of other GitRepositories) is not applied by offlux yet".into(),
+        )
+        .into());
+    }
+    let authorization = match text(spec, &["secretRef", "name"]) {
+        None => None,
+        Some(name) => authorization(repository, &flux.object.id, name)?,
+    };
+    if settings.offline && settings.download_cache.is_none() {
+        return Err(Attempt::NotTried);
+    }
+    let store = Store::new(settings, url).map_err(|e| Attempt::from(SourceFetch::Failed(e)))?;
+    let lock = lock_for(&store.git_dir);
+    let _held = lock.locked();
+    let remote = Remote {
+        url: url.to_owned(),
+        authorization,
+        client: Arc::new(offlux_net::Client::new(
+            &settings.client_options(MAX_PACK_BYTES),
+        )),
+    };
+    let wanted = git_ref(spec);
+    let (commit, reference) = resolve(&remote, &wanted, &store, settings.offline)?;
+    let revision = match &reference {
+        Some(name) => format!("{name}@sha1:{commit}"),
+        None => format!("sha1:{commit}"),
+    };
+    let tree = offlux_git::read_tree(&store.git_dir, commit, LIMITS)
+        .map_err(|e| Attempt::from(SourceFetch::Failed(format!("{url} at {revision}: {e}"))))?;
+    if !tree.submodules.is_empty()
+        && spec.get("recurseSubmodules").and_then(Node::as_str) == Some("true")
+    {
+        return Err(SourceFetch::Skipped(format!(
+            "{url} at {revision}: submodules ({}) are not fetched by offlux",
+            tree.submodules.join(", ")
+        ))
+        .into());
+    }
+    let (mut files, mut dirs) = resolve_symlinks(tree);
+    if let Some(sparse) = spec.get("sparseCheckout").and_then(Node::as_sequence) {
+        let kept: Vec<String> = sparse
+            .items
+            .iter()
+            .filter_map(Node::as_str)
+            .map(|d| d.trim_start_matches("./").trim_matches('/').to_owned())
+            .filter(|d| !d.is_empty())
+            .collect();
+        if !kept.is_empty() {
+            for dir in &kept {
+                if !dirs.contains(dir) {
+                    return Err(SourceFetch::Failed(format!(
+                        "sparse checkout dir '{dir}' does not exist in repository"
+                    ))
+                    .into());
+                }
+            }
+            let inside = |path: &str| {
+                kept.iter().any(|d| {
+                    path == d
+                        || path
+                            .strip_prefix(d.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                })
+            };
+            let ancestor = |path: &str| kept.iter().any(|d| d.starts_with(&format!("{path}/")));
+            // go-git's sparse checkout keeps files at the root as well as under the directories.
+            files.retain(|(p, _)| !p.contains('/') || inside(p));
+            dirs.retain(|d| inside(d) || ancestor(d));
+        }
+    }
+    let mut summary = format!("fetched {url} at {revision}");
+    if settings.offline {
+        summary.push_str(" from the download cache (--offline)");
+    }
+    Ok(Unpacked {
+        files,
+        dirs,
+        summary,
+    })
+}
+
+/// The commit `wanted` leads to, fetched into the store, and the ref name its revision carries.
+fn resolve(
+    remote: &Remote,
+    wanted: &GitRef,
+    store: &Store,
+    offline: bool,
+) -> Result<(ObjectId, Option<String>), Attempt> {
+    let url = remote.url.as_str();
+    let failed = |e: GitError| -> Attempt {
+        if e.is_unreachable() {
+            SourceFetch::Skipped(format!("could not be fetched: {e}")).into()
+        } else {
+            SourceFetch::Failed(format!("{url}: {e}")).into()
+        }
+    };
+    let (want, label) = match wanted {
+        GitRef::Commit { id, branch } => {
+            let id = ObjectId::from_hex(id.as_bytes()).map_err(|_| {
+                Attempt::from(SourceFetch::Failed(format!(
+                    "`ref.commit` {id} is not a full commit id"
+                )))
+            })?;
+            if !offlux_git::has_commit(&store.git_dir, id) {
+                if offline {
+                    return Err(Attempt::NotTried);
+                }
+                offlux_git::fetch(remote, &Want::Commit(id), &store.git_dir).map_err(failed)?;
+            }
+            return Ok((id, branch.clone()));
+        }
+        GitRef::Name(name) => (name.clone(), name.clone()),
+        GitRef::Tag(tag) => (format!("refs/tags/{tag}"), tag.clone()),
+        GitRef::Branch(branch) => (format!("refs/heads/{branch}"), branch.clone()),
+        GitRef::Semver(range) => {
+            if offline {
+                let remembered = store.remembered(&format!("semver {range}"));
+                let (commit, tag) = remembered
+                    .zip(store.remembered_tag(range))
+                    .ok_or(Attempt::NotTried)?;
+                return Ok((commit, Some(tag)));
+            }
+            let refs = offlux_git::list_refs(remote, &store.git_dir).map_err(failed)?;
+            let tag =
+                tag_by_semver(&refs, range).map_err(|e| Attempt::from(SourceFetch::Failed(e)))?;
+            let fetched = offlux_git::fetch(
+                remote,
+                &Want::Ref(format!("refs/tags/{tag}")),
+                &store.git_dir,
+            )
+            .map_err(failed)?;
+            store.remember(&format!("semver {range}"), fetched.commit);
+            store.remember_tag(range, &tag);
+            return Ok((fetched.commit, Some(tag)));
+        }
+    };
+    if offline {
+        let commit = store.remembered(&want).ok_or(Attempt::NotTried)?;
+        return Ok((commit, Some(label)));
+    }
+    let fetched = offlux_git::fetch(remote, &Want::Ref(want.clone()), &store.git_dir).map_err(
+        |e| match e {
+            GitError::NotFound { .. } => Attempt::from(SourceFetch::Failed(format!(
+                "{url}: couldn't find remote ref '{want}'"
+            ))),
+            e => failed(e),
+        },
+    )?;
+    store.remember(&want, fetched.commit);
+    Ok((fetched.commit, Some(label)))
+}
+
+impl Store {
+    fn remembered_tag(&self, range: &str) -> Option<String> {
+        let file = self
+            .refs_dir
+            .as_ref()?
+            .join(ref_file(&format!("semver-tag {range}")));
+        crate::fsio::read_to_string(
+            &crate::fsio::FsFacts::default(),
+            &file,
+            crate::fsio::Confine::root_or_anywhere(self.refs_dir.as_deref()),
+        )
+        .ok()
+        .map(|t| t.trim().to_owned())
+    }
+
+    fn remember_tag(&self, range: &str, tag: &str) {
+        if let Some(dir) = &self.refs_dir {
+            let _ = crate::fsio::write_atomically(
+                &dir.join(ref_file(&format!("semver-tag {range}"))),
+                tag.as_bytes(),
+            );
+        }
+    }
+}
+
+/// The tag `range` picks among the remote's tags: those fluxcd/pkg `version.ParseVersion` reads
+/// (three dot-separated parts, then Masterminds) that satisfy it, the highest.
+fn tag_by_semver(refs: &[RemoteRef], range: &str) -> Result<String, String> {
+    satisfies(range, &parse_version("0.0.0").map_err(|e| e.to_string())?)
+        .map_err(|e| format!("semver parse error: {e}"))?;
+    let mut best: Option<(Version, &str)> = None;
+    for r in refs {
+        let Some(tag) = r.name.strip_prefix("refs/tags/") else {
+            continue;
+        };
+        if tag.splitn(3, '.').count() != 3 {
+            continue;
+        }
+        let Ok(version) = parse_version(tag) else {
+            continue;
+        };
+        if !satisfies(range, &version).unwrap_or(false) {
+            continue;
+        }
+        if best
+            .as_ref()
+            .is_none_or(|(b, _)| compare(&version, b) == std::cmp::Ordering::Greater)
+        {
+            best = Some((version, tag));
+        }
+    }
+    best.map(|(_, tag)| tag.to_owned())
+        .ok_or_else(|| format!("no match found for semver: {range}"))
+}
+
+/// The `Authorization` header Secret `name` gives (fluxcd/pkg `git.NewAuthOptions`): a
+/// `bearerToken`, else `username` and `password`.
+fn authorization(
+    repository: &Repository,
+    source: &ResourceId,
+    name: &str,
+) -> Result<Option<String>, Attempt> {
+    let data = super::secret_data(repository, source, name)?;
+    let field = |key: &str| data.get(key).filter(|v| !v.is_empty());
+    match (field("bearerToken"), field("username"), field("password")) {
+        (Some(_), Some(_), _) => Err(SourceFetch::Failed(format!(
+            "Secret {}/{name}: bearerToken and username are both set",
+            source.namespace
+        ))
+        .into()),
+        (Some(token), None, _) => Ok(Some(format!("Bearer {token}"))),
+        (None, Some(user), password) => Ok(Some(offlux_net::basic_header(
+            user,
+            password.map_or("", String::as_str),
+        ))),
+        (None, None, _) if data.contains_key("identity") => Err(SourceFetch::Skipped(
+            "an SSH identity is for SSH URLs, which offlux does not fetch".into(),
+        )
+        .into()),
+        (None, None, _) => Ok(None),
+    }
+}
+
+/// The tree as source-controller archives it after `resolveSymlinks`: a symlink to a file or
+/// directory of the tree becomes a copy of it; one that leaves the tree or leads nowhere is left
+/// out (the archive keeps only regular files and directories).
+fn resolve_symlinks(tree: offlux_git::Tree) -> (Vec<(String, Vec<u8>)>, Vec<String>) {
+    let offlux_git::Tree {
+        mut files,
+        mut dirs,
+        links,
+        ..
+    } = tree;
+    let links: BTreeMap<String, String> = links.into_iter().collect();
+    let file_index: BTreeMap<String, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (p.clone(), i))
+        .collect();
+    let mut copies = Vec::new();
+    let mut copied_dirs = Vec::new();
+    for link in links.keys() {
+        let Some(target) = follow(link, &links) else {
+            continue;
+        };
+        if let Some(&i) = file_index.get(&target) {
+            copies.push((link.clone(), files[i].1.clone()));
+        } else if dirs.contains(&target) {
+            copied_dirs.push(link.clone());
+            let prefix = format!("{target}/");
+            for (path, bytes) in files.iter() {
+                if let Some(rest) = path.strip_prefix(&prefix) {
+                    copies.push((format!("{link}/{rest}"), bytes.clone()));
+                }
+            }
+            for dir in dirs.iter() {
+                if let Some(rest) = dir.strip_prefix(&prefix) {
+                    copied_dirs.push(format!("{link}/{rest}"));
+                }
+            }
+        }
+    }
+    files.extend(copies);
+    dirs.extend(copied_dirs);
+    (files, dirs)
+}
+
+/// Where symlink `link` leads inside the tree, following links up to 16 deep; `None` when it
+/// leaves the tree, loops or names nothing.
+fn follow(link: &str, links: &BTreeMap<String, String>) -> Option<String> {
+    let mut at = link.to_owned();
+    for _ in 0..16 {
+        let Some(target) = links.get(&at) else {
+            return Some(at);
+        };
+        if target.starts_with('/') {
+            return None;
+        }
+        let parent = at.rsplit_once('/').map_or("", |(p, _)| p);
+        let mut parts: Vec<&str> = parent.split('/').filter(|p| !p.is_empty()).collect();
+        for part in target.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                part => parts.push(part),
+            }
+        }
+        at = parts.join("/");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ref_is_read_in_gogit_precedence() {
+        let spec = |text: &str| {
+            let documents = crate::yaml::parse_stream(text, &Default::default())
+                .unwrap_or_else(|e| panic!("{e}"));
+            documents[0].root.as_ref().clone()
+        };
+        assert_eq!(
+            git_ref(&spec("ref: {branch: dev, tag: v1, commit: abc}")),
+            GitRef::Commit {
+                id: "abc".into(),
+                branch: Some("dev".into())
+            }
+        );
+        assert_eq!(
+            git_ref(&spec("ref: {tag: v1, semver: '*', name: refs/pull/1/head}")),
+            GitRef::Name("refs/pull/1/head".into())
+        );
+        assert_eq!(
+            git_ref(&spec("ref: {tag: v1, semver: '*'}")),
+            GitRef::Tag("v1".into())
+        );
+        assert_eq!(
+            git_ref(&spec("ref: {semver: '*', branch: x}")),
+            GitRef::Semver("*".into())
+        );
+        assert_eq!(git_ref(&spec("url: x")), GitRef::Branch("master".into()));
+    }
+
+    #[test]
+    fn symlinks_in_the_tree_become_copies_and_the_rest_are_dropped() {
+        let tree = offlux_git::Tree {
+            files: vec![
+                ("base/a.yaml".into(), b"a".to_vec()),
+                ("top.yaml".into(), b"t".to_vec()),
+            ],
+            dirs: vec!["base".into(), "apps".into()],
+            links: vec![
+                ("apps/a.yaml".into(), "../base/a.yaml".into()),
+                ("apps/base".into(), "../base".into()),
+                ("apps/out".into(), "../../etc/passwd".into()),
+                ("apps/abs".into(), "/etc/passwd".into()),
+                ("apps/loop".into(), "loop".into()),
+                ("apps/none".into(), "missing".into()),
+            ],
+            submodules: Vec::new(),
+        };
+        let (files, dirs) = resolve_symlinks(tree);
+        let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            names,
+            ["base/a.yaml", "top.yaml", "apps/a.yaml", "apps/base/a.yaml"]
+        );
+        assert!(dirs.contains(&"apps/base".to_owned()));
+    }
+}
