@@ -1,12 +1,15 @@
-//! `offlux cache`: the charts offlux downloaded and keeps across runs (`$XDG_CACHE_HOME/offlux/charts`,
-//! else `~/.cache/offlux/charts`), listed, pruned or emptied. Only the archives offlux stored there
-//! (`sha256/<digest>`) are ever removed; anything else in the directory is left as it is.
+//! `offlux cache`: what offlux downloaded and keeps across runs (`$XDG_CACHE_HOME/offlux/charts`,
+//! else `~/.cache/offlux/charts`): chart archives and OCI artifacts by digest (`sha256/<digest>`),
+//! the bare Git repositories of fetched GitRepositories (`git/<sha256 of the URL>/`) and the refs
+//! and tags last resolved (`refs/`, `tags/`), listed, pruned or emptied. Only entries offlux
+//! stored, named as it names them, are ever removed; anything else is left as it is.
 
 use std::time::{Duration, SystemTime};
 
 use super::exit::{CliError, ExitStatus};
 use super::stdout::Output;
 use super::{report, Context};
+use crate::fetch::CachedEntry;
 use crate::helm::repo::{cached_archives, CachedArchive};
 
 #[derive(clap::Args, Debug)]
@@ -17,13 +20,14 @@ pub struct CacheArgs {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum CacheCommand {
-    /// Where the cache is, and each archive in it: digest, size, age (`-o json` for a list).
+    /// Where the cache is, and each archive and repository in it: digest, size, age (`-o json`
+    /// for a list).
     List {
         #[arg(short = 'o', long, value_enum, default_value_t = ListFormat::Table)]
         output: ListFormat,
     },
-    /// Removes the oldest archives until the cache holds at most `--max-size` bytes, and every
-    /// archive older than `--older-than` days.
+    /// Removes the oldest archives and Git repositories until the cache holds at most
+    /// `--max-size` bytes, and every one older than `--older-than` days.
     Gc {
         /// The most bytes the cache keeps [default: 1073741824].
         #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
@@ -32,7 +36,7 @@ pub enum CacheCommand {
         #[arg(long, value_name = "DAYS")]
         older_than: Option<u64>,
     },
-    /// Removes every archive offlux stored.
+    /// Removes every archive, Git repository and remembered ref offlux stored.
     Clear,
 }
 
@@ -57,6 +61,10 @@ pub(super) fn run(
     let archives = cached_archives(&root).map_err(|e| {
         CliError::failed(format!("cannot list the cache `{}`: {e}", root.display()))
     })?;
+    let entries = crate::fetch::cached_entries(&root).map_err(|e| {
+        CliError::failed(format!("cannot list the cache `{}`: {e}", root.display()))
+    })?;
+    let repositories: Vec<&CachedEntry> = entries.iter().filter(|e| e.is_dir()).collect();
     let now = SystemTime::now();
     match &args.what {
         CacheCommand::List { output } => {
@@ -73,11 +81,22 @@ pub(super) fn run(
                             })
                         })
                         .collect();
-                    let value = serde_json::json!({"cache": root, "archives": list});
+                    let repos: Vec<serde_json::Value> = repositories
+                        .iter()
+                        .map(|r| {
+                            serde_json::json!({
+                                "name": r.name,
+                                "path": r.path,
+                                "bytes": r.bytes,
+                                "ageSeconds": r.stored.and_then(|s| now.duration_since(s).ok()).map(|d| d.as_secs()),
+                            })
+                        })
+                        .collect();
+                    let value = serde_json::json!({"cache": root, "archives": list, "gitRepositories": repos});
                     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
                 }
                 ListFormat::Table => {
-                    let rows: Vec<Vec<String>> = archives
+                    let mut rows: Vec<Vec<String>> = archives
                         .iter()
                         .map(|a| {
                             vec![
@@ -87,12 +106,28 @@ pub(super) fn run(
                             ]
                         })
                         .collect();
+                    rows.extend(repositories.iter().map(|r| {
+                        vec![
+                            format!("git:{}", &r.name[..12]),
+                            r.bytes.to_string(),
+                            r.stored
+                                .and_then(|s| now.duration_since(s).ok())
+                                .map_or_else(|| "?".to_owned(), days),
+                        ]
+                    }));
                     let mut text = format!(
                         "{}: {} archives, {} bytes\n",
                         root.display(),
                         archives.len(),
                         archives.iter().map(|a| a.bytes).sum::<u64>()
                     );
+                    if !repositories.is_empty() {
+                        text.push_str(&format!(
+                            "{} Git repositories, {} bytes\n",
+                            repositories.len(),
+                            repositories.iter().map(|r| r.bytes).sum::<u64>()
+                        ));
+                    }
                     if !rows.is_empty() {
                         text.push_str(&crate::reporting::table::render(
                             &["DIGEST", "BYTES", "AGE"],
@@ -119,13 +154,30 @@ pub(super) fn run(
                     removed.push(archive);
                 }
             }
+            kept += repositories.iter().map(|r| r.bytes).sum::<u64>();
+            let mut removed_repositories = Vec::new();
+            for repository in &repositories {
+                let age = repository.stored.and_then(|s| now.duration_since(s).ok());
+                let too_old = limit.zip(age).is_some_and(|(l, a)| a > l);
+                if kept > *max_size || too_old {
+                    kept -= repository.bytes;
+                    removed_repositories.push(*repository);
+                }
+            }
             remove(&removed)?;
+            remove_entries(&removed_repositories)?;
+            let repositories_note = if removed_repositories.is_empty() {
+                String::new()
+            } else {
+                format!(" and {} Git repositories", removed_repositories.len())
+            };
             report::eprint(
                 context,
                 &format!(
-                    "Removed {} archives ({} bytes); {} bytes kept in `{}`.\n",
+                    "Removed {} archives{repositories_note} ({} bytes); {} bytes kept in `{}`.\n",
                     removed.len(),
-                    removed.iter().map(|a| a.bytes).sum::<u64>(),
+                    removed.iter().map(|a| a.bytes).sum::<u64>()
+                        + removed_repositories.iter().map(|r| r.bytes).sum::<u64>(),
                     kept,
                     root.display()
                 ),
@@ -134,6 +186,8 @@ pub(super) fn run(
         CacheCommand::Clear => {
             let all: Vec<&CachedArchive> = archives.iter().collect();
             remove(&all)?;
+            let others: Vec<&CachedEntry> = entries.iter().collect();
+            remove_entries(&others)?;
             report::eprint(
                 context,
                 &format!(
@@ -155,6 +209,28 @@ fn age(archive: &CachedArchive, now: SystemTime) -> Option<Duration> {
 /// `3 d`, `0 d`.
 fn days(age: Duration) -> String {
     format!("{} d", age.as_secs() / 86_400)
+}
+
+/// Removes Git repositories (whole directories offlux made) and remembered refs.
+fn remove_entries(entries: &[&CachedEntry]) -> Result<(), CliError> {
+    for entry in entries {
+        let removed = if entry.is_dir() {
+            std::fs::remove_dir_all(&entry.path)
+        } else {
+            std::fs::remove_file(&entry.path)
+        };
+        match removed {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(CliError::failed(format!(
+                    "cannot remove `{}`: {error}",
+                    entry.path.display()
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 fn remove(archives: &[&CachedArchive]) -> Result<(), CliError> {

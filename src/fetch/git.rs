@@ -82,22 +82,23 @@ fn lock_for(dir: &Path) -> Arc<Mutex<()>> {
 
 /// Where `url`'s bare repository is kept: the download cache, or a directory of this run.
 struct Store {
+    url: String,
     git_dir: PathBuf,
-    /// Remembered resolutions (`ref` to commit) for `--offline`; `None` without a cache.
-    refs_dir: Option<PathBuf>,
+    /// The download cache, where resolutions are remembered for `--offline`.
+    cache: Option<PathBuf>,
     /// Removed when the fetch is done, when there is no cache.
     _scratch: Option<tempfile::TempDir>,
 }
 
 impl Store {
     fn new(settings: &FetchSettings, url: &str) -> Result<Store, String> {
-        let key = hex::encode(sha2::Digest::finalize(
-            <sha2::Sha256 as sha2::Digest>::new_with_prefix(url.as_bytes()),
-        ));
+        use sha2::Digest as _;
+        let key = hex::encode(sha2::Sha256::digest(url.as_bytes()));
         match &settings.download_cache {
             Some(cache) => Ok(Store {
+                url: url.to_owned(),
                 git_dir: cache.join("git").join(&key),
-                refs_dir: Some(cache.join("git").join(format!("{key}.refs"))),
+                cache: Some(cache.clone()),
                 _scratch: None,
             }),
             None => {
@@ -106,40 +107,32 @@ impl Store {
                     .tempdir()
                     .map_err(|e| format!("no directory for the fetch: {e}"))?;
                 Ok(Store {
+                    url: url.to_owned(),
                     git_dir: scratch.path().join("repo.git"),
-                    refs_dir: None,
+                    cache: None,
                     _scratch: Some(scratch),
                 })
             }
         }
     }
 
-    fn remembered(&self, name: &str) -> Option<ObjectId> {
-        let file = self.refs_dir.as_ref()?.join(ref_file(name));
-        let text = crate::fsio::read_to_string(
-            &crate::fsio::FsFacts::default(),
-            &file,
-            crate::fsio::Confine::root_or_anywhere(self.refs_dir.as_deref()),
-        )
-        .ok()?;
-        ObjectId::from_hex(text.trim().as_bytes()).ok()
+    fn key(&self, what: &str) -> String {
+        format!("git\n{}\n{what}", self.url)
     }
 
-    fn remember(&self, name: &str, commit: ObjectId) {
-        if let Some(dir) = &self.refs_dir {
-            // A cache that cannot be written only costs the next `--offline` run its answer.
-            let _ = crate::fsio::write_atomically(
-                &dir.join(ref_file(name)),
-                commit.to_string().as_bytes(),
-            );
+    fn remembered(&self, what: &str) -> Option<String> {
+        super::remembered(self.cache.as_deref()?, &self.key(what))
+    }
+
+    fn remember(&self, what: &str, value: &str) {
+        if let Some(cache) = &self.cache {
+            super::remember(cache, &self.key(what), value);
         }
     }
-}
 
-fn ref_file(name: &str) -> String {
-    hex::encode(sha2::Digest::finalize(
-        <sha2::Sha256 as sha2::Digest>::new_with_prefix(name.as_bytes()),
-    ))
+    fn remembered_commit(&self, what: &str) -> Option<ObjectId> {
+        ObjectId::from_hex(self.remembered(what)?.as_bytes()).ok()
+    }
 }
 
 /// Fetches `flux`'s artifact.
@@ -289,10 +282,9 @@ fn resolve(
         GitRef::Branch(branch) => (format!("refs/heads/{branch}"), branch.clone()),
         GitRef::Semver(range) => {
             if offline {
-                let remembered = store.remembered(&format!("semver {range}"));
-                let (commit, tag) = remembered
-                    .zip(store.remembered_tag(range))
-                    .ok_or(Attempt::NotTried)?;
+                let commit = store.remembered_commit(&format!("semver {range}"));
+                let tag = store.remembered(&format!("semver-tag {range}"));
+                let (commit, tag) = commit.zip(tag).ok_or(Attempt::NotTried)?;
                 return Ok((commit, Some(tag)));
             }
             let refs = offlux_git::list_refs(remote, &store.git_dir).map_err(failed)?;
@@ -304,13 +296,13 @@ fn resolve(
                 &store.git_dir,
             )
             .map_err(failed)?;
-            store.remember(&format!("semver {range}"), fetched.commit);
-            store.remember_tag(range, &tag);
+            store.remember(&format!("semver {range}"), &fetched.commit.to_string());
+            store.remember(&format!("semver-tag {range}"), &tag);
             return Ok((fetched.commit, Some(tag)));
         }
     };
     if offline {
-        let commit = store.remembered(&want).ok_or(Attempt::NotTried)?;
+        let commit = store.remembered_commit(&want).ok_or(Attempt::NotTried)?;
         return Ok((commit, Some(label)));
     }
     let fetched = offlux_git::fetch(remote, &Want::Ref(want.clone()), &store.git_dir).map_err(
@@ -321,33 +313,8 @@ fn resolve(
             e => failed(e),
         },
     )?;
-    store.remember(&want, fetched.commit);
+    store.remember(&want, &fetched.commit.to_string());
     Ok((fetched.commit, Some(label)))
-}
-
-impl Store {
-    fn remembered_tag(&self, range: &str) -> Option<String> {
-        let file = self
-            .refs_dir
-            .as_ref()?
-            .join(ref_file(&format!("semver-tag {range}")));
-        crate::fsio::read_to_string(
-            &crate::fsio::FsFacts::default(),
-            &file,
-            crate::fsio::Confine::root_or_anywhere(self.refs_dir.as_deref()),
-        )
-        .ok()
-        .map(|t| t.trim().to_owned())
-    }
-
-    fn remember_tag(&self, range: &str, tag: &str) {
-        if let Some(dir) = &self.refs_dir {
-            let _ = crate::fsio::write_atomically(
-                &dir.join(ref_file(&format!("semver-tag {range}"))),
-                tag.as_bytes(),
-            );
-        }
-    }
 }
 
 /// The tag `range` picks among the remote's tags: those fluxcd/pkg `version.ParseVersion` reads

@@ -8,6 +8,8 @@
 //! bounded sizes and time, nothing from the environment); `offline` answers from the download
 //! cache only. Sources made at run time (by a ResourceSet, say) are not fetched.
 
+mod cache;
+pub use cache::{cached_entries, CachedEntry};
 #[cfg(feature = "network")]
 mod git;
 mod oci;
@@ -89,6 +91,34 @@ impl From<SourceFetch> for Attempt {
     }
 }
 
+/// Where `key`'s last answer is kept in the download cache at `cache`.
+fn remembered_path(cache: &std::path::Path, key: &str) -> PathBuf {
+    use sha2::Digest as _;
+    cache
+        .join("refs")
+        .join(hex::encode(sha2::Sha256::digest(key.as_bytes())))
+}
+
+/// The answer last remembered for `key` (a ref a remote resolved), for `--offline`.
+fn remembered(cache: &std::path::Path, key: &str) -> Option<String> {
+    let text = crate::fsio::read_to_string(
+        &crate::fsio::FsFacts::default(),
+        &remembered_path(cache, key),
+        crate::fsio::Confine {
+            root: Some(cache),
+            max_bytes: 4096,
+        },
+    )
+    .ok()?;
+    Some(text.trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+/// Remembers `value` for `key`. A cache that cannot be written only costs the next `--offline`
+/// run its answer.
+fn remember(cache: &std::path::Path, key: &str, value: &str) {
+    let _ = crate::fsio::write_atomically(&remembered_path(cache, key), value.as_bytes());
+}
+
 /// The decoded data of Secret `name` in `source`'s namespace, as the repository defines it.
 fn secret_data(
     repository: &Repository,
@@ -136,14 +166,19 @@ struct Fetched {
     mount: Option<Mount>,
 }
 
-/// The sources of `repository` this run should fetch: OCIRepositories it defines that no
-/// mapping (`mapped`) covers, that are not suspended (source-controller does not reconcile a
-/// suspended source), and that no HelmRelease takes as its chart (those are fetched as charts).
-fn wanted<'a>(repository: &'a Repository, mapped: &[SourceMapping]) -> Vec<&'a FluxObject> {
+/// The sources among `candidates` this run should fetch: OCIRepositories and GitRepositories
+/// that no mapping (`mapped`) covers and that are not the working tree, not suspended
+/// (source-controller does not reconcile a suspended source), and that no HelmRelease of
+/// `releases` takes as its chart (those are fetched as charts).
+fn wanted<'a>(
+    candidates: &'a [FluxObject],
+    releases: &[&FluxObject],
+    repository: &Repository,
+    mapped: &[SourceMapping],
+) -> Vec<&'a FluxObject> {
     let git_remote = crate::controllers::source::git_remote(&repository.root);
     // A chartRef without a namespace is in the HelmRelease's.
-    let chart_refs: Vec<(String, String, String)> = repository
-        .flux_objects
+    let chart_refs: Vec<(String, String, String)> = releases
         .iter()
         .filter_map(|f| match &f.as_helm_release()?.chart {
             ChartSource::Ref(r) => {
@@ -157,8 +192,7 @@ fn wanted<'a>(repository: &'a Repository, mapped: &[SourceMapping]) -> Vec<&'a F
             ChartSource::Template(_) => None,
         })
         .collect();
-    repository
-        .flux_objects
+    candidates
         .iter()
         .filter(|f| matches!(f.kind, FluxKind::OCIRepository | FluxKind::GitRepository))
         .filter(|f| source_map::mapped(mapped, &f.object.id).is_none())
@@ -185,9 +219,46 @@ pub fn fetch_sources(
     settings: &FetchSettings,
     memo: &Memo,
 ) -> FetchedSources {
+    let releases: Vec<&FluxObject> = repository.flux_objects.iter().collect();
+    let wanted = wanted(&repository.flux_objects, &releases, repository, mapped);
+    fetch_wanted(wanted, repository, settings, memo)
+}
+
+/// Fetches the sources among `made` (objects a run's producers made) that the repository does
+/// not define and that `mapped` does not cover.
+pub fn fetch_made_sources(
+    repository: &Repository,
+    made: &[crate::model::Object],
+    mapped: &[SourceMapping],
+    settings: &FetchSettings,
+    memo: &Memo,
+) -> FetchedSources {
+    let made: Vec<FluxObject> = made
+        .iter()
+        .filter_map(|o| FluxObject::from_object(o).ok().flatten())
+        .filter(|f| {
+            let id = &f.object.id;
+            !repository.flux_objects.iter().any(|d| {
+                d.object.id.kind == id.kind
+                    && d.object.id.namespace == id.namespace
+                    && d.object.id.name == id.name
+            })
+        })
+        .collect();
+    let releases: Vec<&FluxObject> = repository.flux_objects.iter().chain(&made).collect();
+    let wanted = wanted(&made, &releases, repository, mapped);
+    fetch_wanted(wanted, repository, settings, memo)
+}
+
+fn fetch_wanted(
+    wanted: Vec<&FluxObject>,
+    repository: &Repository,
+    settings: &FetchSettings,
+    memo: &Memo,
+) -> FetchedSources {
     use rayon::prelude::*;
     let options = settings.options();
-    let keyed: Vec<((ResourceId, String), &FluxObject)> = wanted(repository, mapped)
+    let keyed: Vec<((ResourceId, String), &FluxObject)> = wanted
         .into_iter()
         .map(|flux| {
             let spec = flux.object.node.get("spec").map(|s| format!("{s:?}"));

@@ -130,9 +130,25 @@ fn reference(
         return Ok((ArtifactReference::Digest(digest.to_owned()), None));
     }
     if let Some(range) = spec.semver {
+        // Offline, the tag the range last picked (and the tag's digest, in the engine's cache).
+        let key = format!(
+            "oci semver\n{}\n{range}\n{}",
+            spec.url,
+            spec.semver_filter.unwrap_or_default()
+        );
+        let cache = options.download_cache.as_deref();
+        if options.offline {
+            let tag = cache
+                .and_then(|c| super::remembered(c, &key))
+                .ok_or(Attempt::NotTried)?;
+            return Ok((ArtifactReference::Tag(tag.clone()), Some(tag)));
+        }
         let tags = list_artifact_tags(registry, options).map_err(|e| record(spec.url, e))?;
         let tag = tag_by_semver(&tags, range, spec.semver_filter)
             .map_err(|e| Attempt::from(SourceFetch::Failed(e)))?;
+        if let Some(cache) = cache {
+            super::remember(cache, &key, &tag);
+        }
         return Ok((ArtifactReference::Tag(tag.clone()), Some(tag)));
     }
     let tag = spec.tag.unwrap_or("latest").to_owned();

@@ -32,6 +32,9 @@ use crate::discovery::{DiscoveryError, Repository};
 use crate::selection::changed::{self, Selection};
 use crate::selection::scope::Target;
 
+/// Rounds of fetching the sources a run made, then running again.
+const MAX_FETCH_ROUNDS: usize = 3;
+
 /// Told `(finished, known)` Flux objects as a reconcile advances.
 pub type Progress = Arc<dyn Fn(usize, usize) + Send + Sync>;
 
@@ -258,7 +261,12 @@ impl Orchestrator {
         repository: &Repository,
         mapped: &[SourceMapping],
     ) -> crate::fetch::FetchedSources {
-        let settings = crate::fetch::FetchSettings {
+        let settings = self.fetch_settings();
+        crate::fetch::fetch_sources(repository, mapped, &settings, &self.fetched)
+    }
+
+    fn fetch_settings(&self) -> crate::fetch::FetchSettings {
+        crate::fetch::FetchSettings {
             offline: self.config.offline,
             allow_private_network: self.config.allow_private_network,
             download_cache: self.config.download_cache.clone(),
@@ -268,8 +276,7 @@ impl Orchestrator {
                     .network_deadline_secs
                     .unwrap_or(crate::helm::repo::DEFAULT_NETWORK_DEADLINE_SECS),
             )),
-        };
-        crate::fetch::fetch_sources(repository, mapped, &settings, &self.fetched)
+        }
     }
 
     /// Reconciles `repository` (already discovered), for a command about `scope` only.
@@ -286,13 +293,56 @@ impl Orchestrator {
                 .map_err(|e| RunError::Setting(format!("`--kube-version {version}`: {e}")))?;
         }
         // The command line's mappings come first, so they win over the file's.
-        let mut source_dirs = self.source_mappings(&repository.root)?;
-        let fetched = self.fetch_sources(&repository, &source_dirs);
-        source_dirs.extend(fetched.mappings);
+        let mapped = self.source_mappings(&repository.root)?;
+        let mut fetched = self.fetch_sources(&repository, &mapped);
         repository.diagnostics.extend(diagnostics);
-        let cancel = CancelToken::default();
         let budget =
             (repository.budget.clone()).unwrap_or_else(|| Arc::new(RunBudget::new(config.limits)));
+        let run_with = |fetched: &crate::fetch::FetchedSources, budget: Arc<RunBudget>| {
+            let mut source_dirs = mapped.clone();
+            source_dirs.extend(fetched.mappings.iter().cloned());
+            self.run_once(
+                &repository,
+                RunOptions {
+                    extra_objects: extra_objects.clone(),
+                    resourceset_inputs: resourceset_inputs.clone(),
+                    source_dirs,
+                    fetched: fetched.records.clone(),
+                    scope: scope.clone(),
+                    ..RunOptions::default()
+                },
+                budget,
+            )
+        };
+        let mut report = run_with(&fetched, budget);
+        // Sources the run made (a ResourceSet's, a Kustomization's output) are fetched in turn
+        // and the run is made again with them, a few rounds at most: a fetched source may hold
+        // what makes the next.
+        for _ in 0..MAX_FETCH_ROUNDS {
+            if report.cancelled {
+                break;
+            }
+            let more = self.fetch_generated_sources(&repository, &report, &mapped, &fetched);
+            if more.records.is_empty() {
+                break;
+            }
+            fetched.records.extend(more.records);
+            fetched.mappings.extend(more.mappings);
+            report = run_with(&fetched, Arc::new(RunBudget::new(config.limits)));
+        }
+        Ok((repository, report))
+    }
+
+    /// One run of the runtime over `repository` with `options` (the run's own settings are filled
+    /// in from the configuration).
+    fn run_once(
+        &self,
+        repository: &Repository,
+        options: RunOptions,
+        budget: Arc<RunBudget>,
+    ) -> RunReport {
+        let config = &self.config;
+        let cancel = CancelToken::default();
         if let Some(on_start) = &config.on_start {
             on_start(&cancel, &budget);
         }
@@ -305,15 +355,11 @@ impl Orchestrator {
             strict_substitutions: config.strict_substitutions,
             user_values: config.substitutions.clone(),
             redact_secret_values: config.redact_secret_values,
-            extra_objects,
             kube_version: config.kube_version.clone(),
             chart_cache: config.chart_cache.clone(),
             offline: config.offline,
             secret_producer_kinds: config.secret_producer_kinds.clone(),
-            resourceset_inputs,
-            source_dirs,
-            fetched: fetched.records,
-            scope,
+            ..options
         };
         let helm = HelmEngine {
             chart_cache: options.chart_cache.clone(),
@@ -332,10 +378,35 @@ impl Orchestrator {
         let kustomize = KustomizeEngine {
             process_env: config.process_env.clone(),
             budget: Some(options.budget.clone()),
-            ..KustomizeEngine::for_repository(&repository)
+            ..KustomizeEngine::for_repository(repository)
         };
-        let report = runtime::run(&repository, &kustomize, &helm, &options);
-        Ok((repository, report))
+        runtime::run(repository, &kustomize, &helm, &options)
+    }
+
+    /// The remote sources `report`'s producers made that nothing maps or fetched yet, fetched.
+    fn fetch_generated_sources(
+        &self,
+        repository: &Repository,
+        report: &RunReport,
+        mapped: &[SourceMapping],
+        fetched: &crate::fetch::FetchedSources,
+    ) -> crate::fetch::FetchedSources {
+        let made: Vec<crate::model::Object> = report
+            .rendered
+            .values()
+            .flatten()
+            .filter(|o| !fetched.records.contains_key(&o.id))
+            .cloned()
+            .collect();
+        let mut covered = mapped.to_vec();
+        covered.extend(fetched.mappings.iter().cloned());
+        crate::fetch::fetch_made_sources(
+            repository,
+            &made,
+            &covered,
+            &self.fetch_settings(),
+            &self.fetched,
+        )
     }
 
     /// Reconciles only the producers a change since `base` can affect (see

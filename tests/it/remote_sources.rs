@@ -497,3 +497,123 @@ fn git_credentials_come_from_the_secret_and_private_addresses_need_the_flag() {
     assert_eq!(result, "SKIPPED", "{message}");
     assert!(message.contains("ssh"), "{message}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The done-when of issue 37: a fleet whose tenants come from two Git repositories (made by a
+// ResourceSet) and whose platform comes from an OCI artifact.
+
+#[test]
+fn a_fleet_of_git_and_oci_sources_reconciles_online_and_is_skipped_offline() {
+    let (Some(server), Some(registry)) = (git_server::start(None), start_registry(None)) else {
+        return;
+    };
+    let kustomization =
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n";
+    for team in ["team-a", "team-b"] {
+        server.commit(
+            team,
+            &[
+                ("deploy/kustomization.yaml", kustomization),
+                ("deploy/cm.yaml", &configmap(&format!("{team}-app"))),
+            ],
+            "first",
+        );
+    }
+    push_artifact(&registry, None, "1.0.0", app_artifact("platform-app"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/dev/platform.yaml",
+        &format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {{name: platform, namespace: flux-system}}\nspec:\n  interval: 10m\n  url: oci://{}/fleet/apps\n  insecure: true\n  ref: {{semver: '1.x'}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: platform, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./deploy\n  prune: true\n  sourceRef: {{kind: OCIRepository, name: platform}}\n",
+            registry.host
+        ),
+    );
+    write(
+        root,
+        "clusters/dev/tenants.yaml",
+        &format!(
+            "apiVersion: fluxcd.controlplane.io/v1\nkind: ResourceSet\nmetadata: {{name: tenants, namespace: flux-system}}\nspec:\n  inputs:\n    - tenant: team-a\n      url: {}\n    - tenant: team-b\n      url: {}\n  resources:\n    - apiVersion: source.toolkit.fluxcd.io/v1\n      kind: GitRepository\n      metadata: {{name: << inputs.tenant >>, namespace: flux-system}}\n      spec:\n        interval: 10m\n        url: << inputs.url >>\n        ref: {{branch: main}}\n    - apiVersion: kustomize.toolkit.fluxcd.io/v1\n      kind: Kustomization\n      metadata: {{name: << inputs.tenant >>, namespace: flux-system}}\n      spec:\n        interval: 10m\n        path: ./deploy\n        prune: true\n        sourceRef: {{kind: GitRepository, name: << inputs.tenant >>}}\n",
+            server.url("team-a"),
+            server.url("team-b")
+        ),
+    );
+    let (json, stderr) = rows(root, &["--allow-private-network"]);
+    let all = json.as_array().expect("rows");
+    for r in all {
+        assert_eq!(r["result"], "PASS", "{r}\n{stderr}");
+    }
+    for (kind, name) in [
+        ("OCIRepository", "platform"),
+        ("GitRepository", "team-a"),
+        ("GitRepository", "team-b"),
+        ("Kustomization", "team-a"),
+        ("Kustomization", "team-b"),
+        ("Kustomization", "platform"),
+        ("ResourceSet", "tenants"),
+    ] {
+        row(&json, kind, name);
+    }
+    assert!(row(&json, "GitRepository", "team-b")
+        .1
+        .contains(&format!("fetched {} at main@sha1:", server.url("team-b"))));
+    let built = build_all(root, &["--allow-private-network"]);
+    for name in ["team-a-app", "team-b-app", "platform-app"] {
+        assert!(
+            built.contains(&format!("name: {name}\n")),
+            "{name}: {built}"
+        );
+    }
+
+    // Offline with an empty cache: every remote source SKIPPED with its cause, nothing guessed.
+    let (json, _) = rows(root, &["--offline"]);
+    // `offlux cache` knows the Git repositories and remembered refs, and clears them.
+    let cache = |args: &[&str]| {
+        offlux()
+            .env("XDG_CACHE_HOME", root.join(".cache"))
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let listed = cache(&["cache", "list", "-o", "json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("json");
+    assert_eq!(
+        listed["gitRepositories"].as_array().map(Vec::len),
+        Some(2),
+        "{listed}"
+    );
+    assert!(
+        listed["archives"].as_array().is_some_and(|a| a.len() >= 2),
+        "{listed}"
+    );
+    let cleared = cache(&["cache", "clear"]);
+    assert_eq!(cleared.status.code(), Some(0), "{cleared:?}");
+    let listed = cache(&["cache", "list", "-o", "json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("json");
+    assert_eq!(
+        listed["gitRepositories"].as_array().map(Vec::len),
+        Some(0),
+        "{listed}"
+    );
+    let charts = root.join(".cache/offlux/charts");
+    for dir in ["sha256", "git", "refs", "tags"] {
+        let left = std::fs::read_dir(charts.join(dir)).map_or(0, |d| d.count());
+        assert_eq!(left, 0, "{dir} is left with {left} entries");
+    }
+    let (json_empty, _) = rows(root, &["--offline"]);
+    for (kind, name) in [
+        ("OCIRepository", "platform"),
+        ("GitRepository", "team-a"),
+        ("GitRepository", "team-b"),
+    ] {
+        // With the cache of the online run, the offline run reads what was fetched.
+        assert_eq!(row(&json, kind, name).0, "PASS", "{kind}/{name}");
+        let (result, message) = row(&json_empty, kind, name);
+        assert_eq!(result, "SKIPPED", "{kind}/{name}: {message}");
+        assert!(message.contains("not available offline"), "{message}");
+    }
+    for name in ["team-a", "team-b", "platform"] {
+        assert_ne!(row(&json_empty, "Kustomization", name).0, "PASS", "{name}");
+    }
+}
