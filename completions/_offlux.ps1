@@ -52,6 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -95,6 +96,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -139,6 +141,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -185,6 +188,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -226,6 +230,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -359,6 +364,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -445,9 +451,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive offlux stored')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive, Git repository and remembered ref offlux stored')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -483,9 +489,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;cache;help' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive offlux stored')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive, Git repository and remembered ref offlux stored')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -535,6 +541,7 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             [CompletionResult]::new('--substitute-from', '--substitute-from', [CompletionResultType]::ParameterName, 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)')
             [CompletionResult]::new('--chart-cache', '--chart-cache', [CompletionResultType]::ParameterName, 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository')
+            [CompletionResult]::new('--proxy', '--proxy', [CompletionResultType]::ParameterName, 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)')
             [CompletionResult]::new('--network-idle-timeout', '--network-idle-timeout', [CompletionResultType]::ParameterName, 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]')
             [CompletionResult]::new('--network-deadline', '--network-deadline', [CompletionResultType]::ParameterName, 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]')
             [CompletionResult]::new('--max-template-steps', '--max-template-steps', [CompletionResultType]::ParameterName, 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]')
@@ -644,9 +651,9 @@ Register-ArgumentCompleter -Native -CommandName 'offlux' -ScriptBlock {
             break
         }
         'offlux;help;cache' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)')
-            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive offlux stored')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Removes every archive, Git repository and remembered ref offlux stored')
             break
         }
         'offlux;help;cache;list' {

@@ -48,6 +48,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -90,6 +91,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -133,6 +135,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -178,6 +181,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -218,6 +222,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -340,6 +345,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -422,9 +428,9 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand list 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
-            cand gc 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
-            cand clear 'Removes every archive offlux stored'
+            cand list 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)'
+            cand gc 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days'
+            cand clear 'Removes every archive, Git repository and remembered ref offlux stored'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'offlux;cache;list'= {
@@ -456,9 +462,9 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --version 'Print version'
         }
         &'offlux;cache;help'= {
-            cand list 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
-            cand gc 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
-            cand clear 'Removes every archive offlux stored'
+            cand list 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)'
+            cand gc 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days'
+            cand clear 'Removes every archive, Git repository and remembered ref offlux stored'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'offlux;cache;help;list'= {
@@ -501,6 +507,7 @@ set edit:completion:arg-completer[offlux] = {|@words|
             cand --substitute-from 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)'
             cand --kube-version 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)'
             cand --chart-cache 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository'
+            cand --proxy 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy''s address and to targets named by an address (a host name is the proxy''s to resolve)'
             cand --network-idle-timeout 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]'
             cand --network-deadline 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]'
             cand --max-template-steps 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]'
@@ -590,9 +597,9 @@ set edit:completion:arg-completer[offlux] = {|@words|
         &'offlux;help;completions'= {
         }
         &'offlux;help;cache'= {
-            cand list 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
-            cand gc 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
-            cand clear 'Removes every archive offlux stored'
+            cand list 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)'
+            cand gc 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days'
+            cand clear 'Removes every archive, Git repository and remembered ref offlux stored'
         }
         &'offlux;help;cache;list'= {
         }

@@ -52,6 +52,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand get" -l substitute -d 'A p
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand get" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand get" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -89,6 +90,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute -d 'A 
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand test" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand test" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -131,6 +133,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand validate" -l substitute -d
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand validate" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand validate" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -176,6 +179,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute -d 'A
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand build" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand build" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -215,6 +219,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute -d '
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand render" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand render" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -312,6 +317,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand diff" -l substitute -d 'A 
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand diff" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand diff" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -390,9 +396,9 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "list" -d 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
-complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "gc" -d 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
-complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "clear" -d 'Removes every archive offlux stored'
+complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "list" -d 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)'
+complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "gc" -d 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days'
+complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "clear" -d 'Removes every archive, Git repository and remembered ref offlux stored'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and not __fish_seen_subcommand_from list gc clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from list" -s o -l output -r -f -a "table\t''
 json\t''"
@@ -416,9 +422,9 @@ info\t''"
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-color -d 'Disable colour in diagnostics (also set by the NO_COLOR environment variable)'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from clear" -s V -l version -d 'Print version'
-complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "list" -d 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
-complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
-complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Removes every archive offlux stored'
+complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "list" -d 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)'
+complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "gc" -d 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days'
+complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Removes every archive, Git repository and remembered ref offlux stored'
 complete -c offlux -n "__fish_offlux_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand init" -l path -d 'The repository, or a directory inside it to start from (such as a cluster\'s directory)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand init" -l root -d 'The repository root that `spec.path` values are relative to [default: the nearest ancestor of `--path` holding `.git`, else `--path`]' -r -F
@@ -447,6 +453,7 @@ complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_su
 complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l substitute-from -d 'A file of ConfigMaps/Secrets only the cluster holds, for `substituteFrom` (repeatable)' -r -F
 complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l kube-version -d 'The Kubernetes version charts are rendered for (`.Capabilities.KubeVersion`)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l chart-cache -d 'A directory of charts (`<chart>-<version>/` or `<chart>-<version>.tgz`) used before any repository' -r -F
+complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l proxy -d 'Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy\'s address and to targets named by an address (a host name is the proxy\'s to resolve)' -r
 complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l network-idle-timeout -d 'Seconds a chart fetch may wait for its next bytes before it fails [default: 15]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l network-deadline -d 'Seconds the whole run may spend on the network: a chart fetch after that fails, naming its URL, and one in flight is cut [default: 300]' -r
 complete -c offlux -n "__fish_offlux_using_subcommand config; and __fish_seen_subcommand_from show" -l max-template-steps -d 'Steps one template execution may take (actions, loop iterations, function calls; key generation and password hashing count as many) [default: 20000000]' -r
@@ -496,8 +503,8 @@ complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_
 complete -c offlux -n "__fish_offlux_using_subcommand help; and not __fish_seen_subcommand_from get test validate build render kustomize helm diff graph explain completions cache init config help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from kustomize" -f -a "build" -d 'Build a kustomization directory and print the result, as `kustomize build` does'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from helm" -f -a "template" -d 'Render a local chart and print the manifests, as `helm template` does'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "list" -d 'Where the cache is, and each archive in it: digest, size, age (`-o json` for a list)'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "gc" -d 'Removes the oldest archives until the cache holds at most `--max-size` bytes, and every archive older than `--older-than` days'
-complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clear" -d 'Removes every archive offlux stored'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "list" -d 'Where the cache is, and each archive and repository in it: digest, size, age (`-o json` for a list)'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "gc" -d 'Removes the oldest archives and Git repositories until the cache holds at most `--max-size` bytes, and every one older than `--older-than` days'
+complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clear" -d 'Removes every archive, Git repository and remembered ref offlux stored'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "show" -d 'Each run setting, its value and where it came from (command line, environment, `.offlux.yaml` with its line, or the default)'
 complete -c offlux -n "__fish_offlux_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "schema" -d 'The JSON Schema of `.offlux.yaml` (for the YAML language server: `# yaml-language-server: $schema=...`)'

@@ -103,6 +103,11 @@ pub struct RunArgs {
     /// repository under review must not make this machine call its internal services).
     #[arg(long)]
     pub allow_private_network: bool,
+    /// Send every fetch through this proxy (`http://host:port`, `socks5://host:port`). No proxy is
+    /// ever taken from `HTTP_PROXY` and the like; the egress check then applies to the proxy's
+    /// address and to targets named by an address (a host name is the proxy's to resolve).
+    #[arg(long, value_name = "URL", env = "OFFLUX_PROXY")]
+    pub proxy: Option<String>,
     /// Seconds a chart fetch may wait for its next bytes before it fails [default: 15].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub network_idle_timeout: Option<u64>,
@@ -178,6 +183,7 @@ impl RunArgs {
             download_cache: download_cache(),
             offline: self.offline,
             allow_private_network: self.allow_private_network,
+            proxy: self.proxy.clone(),
             network_idle_timeout_secs: self.network_idle_timeout,
             network_deadline_secs: self.network_deadline,
             limits: self.budget.limits(),

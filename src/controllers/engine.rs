@@ -138,6 +138,8 @@ pub struct HelmEngine {
     pub network_idle_timeout_secs: Option<u64>,
     /// When the run's network time ends (`--network-deadline`); `None`: no run-wide end.
     pub network_deadline: Option<crate::helm::repo::NetworkDeadline>,
+    /// The proxy fetches go through (`--proxy`).
+    pub proxy: Option<String>,
     /// Charts loaded (or found missing) in this run, by location: a chart many releases share
     /// is read, fetched and checked once.
     pub loaded: LoadedCharts,
@@ -627,6 +629,7 @@ pub fn fetch_repository_chart(
             .network_idle_timeout_secs
             .unwrap_or(repo::DEFAULT_IDLE_TIMEOUT_SECS),
         deadline: engine.network_deadline,
+        proxy: engine.proxy.clone(),
         ..FetchOptions::default()
     };
     repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))

@@ -36,6 +36,8 @@ pub struct FetchSettings {
     pub download_cache: Option<PathBuf>,
     pub idle_timeout_secs: Option<u64>,
     pub deadline: Option<NetworkDeadline>,
+    /// The proxy every request goes through (`--proxy`).
+    pub proxy: Option<String>,
 }
 
 impl FetchSettings {
@@ -52,6 +54,7 @@ impl FetchSettings {
                 at: d.at,
                 secs: d.secs,
             }),
+            proxy: self.proxy.clone(),
         }
     }
 
@@ -66,6 +69,7 @@ impl FetchSettings {
             timeout_secs: defaults.timeout_secs,
             idle_timeout_secs: self.idle_timeout_secs.unwrap_or(defaults.idle_timeout_secs),
             deadline: self.deadline,
+            proxy: self.proxy.clone(),
         }
     }
 }

@@ -72,6 +72,8 @@ pub struct Config {
     pub offline: bool,
     /// Chart fetches may reach loopback, link-local and private addresses.
     pub allow_private_network: bool,
+    /// The proxy every fetch goes through; none when unset (never one from the environment).
+    pub proxy: Option<String>,
     /// Seconds a fetch may wait for its next bytes; the engine's default when unset.
     pub network_idle_timeout_secs: Option<u64>,
     /// Seconds the whole run may spend on the network; the engine's default when unset.
@@ -111,6 +113,7 @@ impl Config {
             download_cache: None,
             offline: false,
             allow_private_network: false,
+            proxy: None,
             network_idle_timeout_secs: None,
             network_deadline_secs: None,
             limits: Limits::default(),
@@ -270,6 +273,7 @@ impl Orchestrator {
             offline: self.config.offline,
             allow_private_network: self.config.allow_private_network,
             download_cache: self.config.download_cache.clone(),
+            proxy: self.config.proxy.clone(),
             idle_timeout_secs: self.config.network_idle_timeout_secs,
             deadline: Some(crate::helm::repo::NetworkDeadline::after(
                 self.config
@@ -372,6 +376,7 @@ impl Orchestrator {
                     .unwrap_or(crate::helm::repo::DEFAULT_NETWORK_DEADLINE_SECS),
             )),
             download_cache: config.download_cache.clone(),
+            proxy: config.proxy.clone(),
             budget,
             ..HelmEngine::default()
         };

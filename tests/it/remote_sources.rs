@@ -617,3 +617,118 @@ fn a_fleet_of_git_and_oci_sources_reconciles_online_and_is_skipped_offline() {
         assert_ne!(row(&json_empty, "Kustomization", name).0, "PASS", "{name}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// `--proxy`: a forward proxy on loopback (CONNECT tunnels and plain-HTTP requests) that counts
+// what it relayed.
+
+/// A proxy at `127.0.0.1:PORT` and how many requests it relayed.
+fn start_proxy() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let address = listener.local_addr().expect("addr").to_string();
+    let relayed = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = relayed.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let counter = counter.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(client.try_clone().expect("clone"));
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let mut parts = line.split_whitespace();
+                let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+                if method == "CONNECT" {
+                    // A tunnel: the rest of the exchange is relayed as it is.
+                    loop {
+                        let mut header = String::new();
+                        if reader.read_line(&mut header).unwrap_or(0) == 0
+                            || header.trim().is_empty()
+                        {
+                            break;
+                        }
+                    }
+                    let Ok(server) = std::net::TcpStream::connect(target) else {
+                        return;
+                    };
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    let mut client = client;
+                    client
+                        .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                        .expect("answer");
+                    let mut upstream = server.try_clone().expect("clone");
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut reader, &mut upstream);
+                    });
+                    let mut server = server;
+                    let _ = std::io::copy(&mut server, &mut client);
+                    return;
+                }
+                let Some(rest) = target.strip_prefix("http://") else {
+                    return;
+                };
+                let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+                let mut head = format!("{method} /{path} HTTP/1.1\r\n");
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+                        break;
+                    }
+                    let name = header.split(':').next().unwrap_or("").to_ascii_lowercase();
+                    if name != "connection" && name != "proxy-connection" {
+                        head.push_str(&header);
+                    }
+                }
+                head.push_str("Connection: close\r\n\r\n");
+                let Ok(mut server) = std::net::TcpStream::connect(host) else {
+                    return;
+                };
+                counter.fetch_add(1, Ordering::SeqCst);
+                server.write_all(head.as_bytes()).expect("forward");
+                let mut upstream = server.try_clone().expect("clone");
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut reader, &mut upstream);
+                });
+                let mut client = client;
+                let _ = std::io::copy(&mut server, &mut client);
+            });
+        }
+    });
+    (address, relayed)
+}
+
+#[test]
+fn fetches_go_through_the_proxy_given_and_its_address_is_checked() {
+    use std::sync::atomic::Ordering;
+    let Some(registry) = start_registry(None) else {
+        return;
+    };
+    push_artifact(&registry, None, "1.0.0", app_artifact("through-the-proxy"));
+    let (proxy, relayed) = start_proxy();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root, &registry.host, "{tag: 1.0.0}", "");
+    let proxy_url = format!("http://{proxy}");
+    let (json, stderr) = rows(root, &["--allow-private-network", "--proxy", &proxy_url]);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    assert!(
+        relayed.load(Ordering::SeqCst) >= 1,
+        "the proxy relayed the fetch"
+    );
+    assert!(
+        build_all(root, &["--allow-private-network", "--proxy", &proxy_url])
+            .contains("name: through-the-proxy")
+    );
+
+    // Without the flag, the proxy on loopback is refused like any internal address.
+    let before = relayed.load(Ordering::SeqCst);
+    let (json, _) = rows(root, &["--proxy", &proxy_url]);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("--allow-private-network"), "{message}");
+    assert_eq!(relayed.load(Ordering::SeqCst), before);
+}

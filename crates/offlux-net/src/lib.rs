@@ -34,6 +34,10 @@ pub struct ClientOptions {
     pub idle_timeout_secs: u64,
     /// No request starts after it, and one in flight is cut there.
     pub deadline: Option<Deadline>,
+    /// An HTTP(S) or SOCKS proxy every request goes through (`http://host:port`), never one
+    /// from the environment. The egress policy then applies to the proxy's address, and to a
+    /// target named by an address; a target named by a host name is the proxy's to resolve.
+    pub proxy: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -44,6 +48,7 @@ impl Default for ClientOptions {
             timeout_secs: 60,
             idle_timeout_secs: 15,
             deadline: None,
+            proxy: None,
         }
     }
 }
@@ -66,6 +71,11 @@ pub enum NetError {
 /// A blocking HTTP client (see the crate's documentation).
 pub struct Client {
     agent: ureq::Agent,
+    /// Set when requests go through a proxy and internal addresses are refused: a target named
+    /// by an internal address is refused before the request (the proxy would reach it).
+    refuse_internal_targets: bool,
+    /// A proxy setting that could not be read: every request fails with it.
+    bad_proxy: Option<String>,
     pub max_bytes: u64,
     timeout: Duration,
     idle_secs: u64,
@@ -97,10 +107,22 @@ impl Client {
 
     /// A client whose connections go through `resolver`, which decides the addresses allowed.
     pub fn with_resolver(options: &ClientOptions, resolver: GuardedResolver) -> Client {
+        let (proxy, bad_proxy) = match options.proxy.as_deref().map(ureq::Proxy::new) {
+            None => (None, None),
+            Some(Ok(proxy)) => (Some(proxy), None),
+            Some(Err(e)) => (
+                None,
+                Some(format!(
+                    "the proxy `{}` cannot be used: {e}",
+                    options.proxy.as_deref().unwrap_or_default()
+                )),
+            ),
+        };
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            // No proxy from the environment: the address check is on what is connected to.
-            .proxy(None)
+            // Only the proxy given, never one from the environment: the address check is on
+            // what is connected to.
+            .proxy(proxy)
             // Every read waits at most this long for bytes; the whole request is bounded per
             // request, by the per-request timeout and the run's deadline.
             .timeout_per_read(Some(Duration::from_secs(options.idle_timeout_secs.max(1))))
@@ -116,6 +138,8 @@ impl Client {
         );
         Client {
             agent,
+            refuse_internal_targets: options.proxy.is_some() && !options.allow_private_network,
+            bad_proxy,
             max_bytes: options.max_bytes,
             timeout: Duration::from_secs(options.timeout_secs.max(1)),
             idle_secs: options.idle_timeout_secs.max(1),
@@ -126,6 +150,15 @@ impl Client {
     /// How long a request starting now may take: the per-request timeout, cut at the run's
     /// deadline; an error naming `url` once the deadline has passed.
     fn time_left(&self, url: &str) -> Result<Duration, NetError> {
+        if let Some(message) = &self.bad_proxy {
+            return Err(NetError::Transport {
+                url: url.to_string(),
+                message: message.clone(),
+            });
+        }
+        if self.refuse_internal_targets {
+            check_target(url)?;
+        }
         let Some(deadline) = self.deadline else {
             return Ok(self.timeout);
         };
@@ -230,6 +263,34 @@ impl Client {
     }
 }
 
+/// Through a proxy the target is not resolved here: one named by an internal address (or
+/// `localhost`) is refused as the resolver would refuse it.
+fn check_target(url: &str) -> Result<(), NetError> {
+    let refused = |what: &str| {
+        NetError::Transport {
+        url: url.to_string(),
+        message: format!(
+            "refused to connect to {what}: a loopback, link-local or private address (--allow-private-network allows it)"
+        ),
+    }
+    };
+    let uri: ureq::http::Uri = url.parse().map_err(|e| NetError::Transport {
+        url: url.to_string(),
+        message: format!("not a URL: {e}"),
+    })?;
+    let host = uri.host().unwrap_or_default();
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.eq_ignore_ascii_case("localhost") || bare.to_ascii_lowercase().ends_with(".localhost") {
+        return Err(refused(host));
+    }
+    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
+        if egress::is_internal(ip) {
+            return Err(refused(host));
+        }
+    }
+    Ok(())
+}
+
 /// The `Authorization` value of HTTP basic auth.
 pub fn basic_header(username: &str, password: &str) -> String {
     let raw = format!("{username}:{password}");
@@ -237,4 +298,76 @@ pub fn basic_header(username: &str, password: &str) -> String {
         "Basic {}",
         base64::engine::general_purpose::STANDARD.encode(raw)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Through a proxy, a target named by an internal address is refused before any connection
+    /// (the proxy would reach it); one named by a public address or a host name goes to the
+    /// proxy, and a proxy that cannot be read fails every request with why.
+    #[test]
+    fn a_proxied_request_to_an_internal_address_is_refused_first() {
+        let through = |allow_private_network: bool, proxy: &str| {
+            Client::new(&ClientOptions {
+                proxy: Some(proxy.to_owned()),
+                allow_private_network,
+                timeout_secs: 2,
+                ..ClientOptions::default()
+            })
+        };
+        // Port 9 on loopback: nothing listens, so a request that passed the checks fails to
+        // connect rather than hanging.
+        let client = through(false, "http://127.0.0.1:9");
+        for url in [
+            "http://10.0.0.1/x",
+            "http://169.254.169.254/latest/meta-data",
+            "https://[::1]:8443/v2/",
+            "http://localhost:8080/",
+            "http://registry.localhost/v2/",
+        ] {
+            let error = client.get(url, &[]).err().map(|e| e.to_string());
+            assert!(
+                error
+                    .as_deref()
+                    .is_some_and(|e| e.contains("refused to connect to")),
+                "{url}: {error:?}"
+            );
+        }
+        // A public name is the proxy's: the request goes to it (here a refused connection to
+        // a proxy on loopback, which the resolver refuses as well).
+        let error = client
+            .get("http://charts.example.com/index.yaml", &[])
+            .err();
+        assert!(
+            error
+                .as_ref()
+                .is_some_and(|e| e.to_string().contains("127.0.0.1")),
+            "{error:?}"
+        );
+        // With private networks allowed, the target check is off.
+        let allowed = through(true, "http://127.0.0.1:9");
+        let error = allowed
+            .get("http://10.0.0.1/x", &[])
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| !e.contains("refused to connect to 10.0.0.1")),
+            "{error:?}"
+        );
+        let bad = through(true, "not a proxy ::");
+        let error = bad
+            .get("http://example.com/", &[])
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("cannot be used")),
+            "{error:?}"
+        );
+    }
 }

@@ -23,6 +23,7 @@ pub(crate) fn client(options: &FetchOptions) -> Client {
             at: d.at,
             secs: d.secs,
         }),
+        proxy: options.proxy.clone(),
     })
 }
 

@@ -150,6 +150,8 @@ pub struct FetchOptions {
     /// When the run's network time ends: no request starts after it, and one in flight is cut
     /// there (a server that trickles bytes holds no run longer than this).
     pub deadline: Option<NetworkDeadline>,
+    /// The proxy every request goes through (`--proxy`); none from the environment.
+    pub proxy: Option<String>,
 }
 
 /// The end of the run's network time, and the seconds it was set to (for the message).
@@ -185,6 +187,7 @@ impl Default for FetchOptions {
             timeout_secs: 60,
             idle_timeout_secs: DEFAULT_IDLE_TIMEOUT_SECS,
             deadline: None,
+            proxy: None,
         }
     }
 }
