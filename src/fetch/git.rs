@@ -6,7 +6,8 @@
 //! symlinks replaced by copies of their targets and the rest dropped (`resolveSymlinks`, then
 //! the archive's regular files only). Credentials from `secretRef`: `bearerToken`, or `username`
 //! and `password`. Not fetched, with the reason: SSH URLs (offlux does not run `ssh`), cloud and
-//! GitHub App `provider`s, `include`, `recurseSubmodules` with submodules present.
+//! GitHub App `provider`s, `recurseSubmodules` with submodules present. `include`s are read here
+//! and applied by the caller once the included GitRepositories are fetched (`super::include`).
 //!
 //! The bare repository a fetch fills is kept in the download cache by URL, so a pinned commit is
 //! read from it without the network; a branch or tag is resolved again on each command, its
@@ -160,16 +161,6 @@ pub(super) fn fetch(
         ))
         .into());
     }
-    if spec
-        .get("include")
-        .and_then(Node::as_sequence)
-        .is_some_and(|s| !s.items.is_empty())
-    {
-        return Err(SourceFetch::Skipped(
-            "`spec.include` (files of other GitRepositories) is not applied by offlux yet".into(),
-        )
-        .into());
-    }
     let authorization = match text(spec, &["secretRef", "name"]) {
         None => None,
         Some(name) => authorization(repository, &flux.object.id, name)?,
@@ -244,7 +235,28 @@ pub(super) fn fetch(
         files,
         dirs,
         summary,
+        includes: includes(spec),
     })
+}
+
+/// `spec.include`: each GitRepository (of the same namespace) whose artifact's `fromPath` is
+/// copied to `toPath` (by default the included repository's name).
+fn includes(spec: &Node) -> Vec<super::Include> {
+    let Some(list) = spec.get("include").and_then(Node::as_sequence) else {
+        return Vec::new();
+    };
+    list.items
+        .iter()
+        .filter_map(|item| {
+            let name = text(item, &["repository", "name"])?.to_owned();
+            let clean = |p: &str| p.trim_start_matches("./").trim_matches('/').to_owned();
+            Some(super::Include {
+                from: text(item, &["fromPath"]).map(clean).unwrap_or_default(),
+                to: text(item, &["toPath"]).map_or_else(|| name.clone(), clean),
+                name,
+            })
+        })
+        .collect()
 }
 
 /// The commit `wanted` leads to, fetched into the store, and the ref name its revision carries.

@@ -12,6 +12,7 @@ mod cache;
 pub use cache::{cached_entries, CachedEntry};
 #[cfg(feature = "network")]
 mod git;
+mod include;
 mod oci;
 
 use std::collections::BTreeMap;
@@ -79,6 +80,19 @@ pub(crate) struct Unpacked {
     pub(crate) files: Vec<(String, Vec<u8>)>,
     pub(crate) dirs: Vec<String>,
     pub(crate) summary: String,
+    /// A GitRepository's `spec.include`, applied once every source of the batch is fetched.
+    pub(crate) includes: Vec<Include>,
+}
+
+/// One `spec.include` of a GitRepository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Include {
+    /// The included GitRepository, in the includer's namespace.
+    pub(crate) name: String,
+    /// The directory of its artifact copied (`""`: all of it).
+    pub(crate) from: String,
+    /// Where in the includer's artifact it goes.
+    pub(crate) to: String,
 }
 
 /// Why a source's files are not at hand.
@@ -276,13 +290,16 @@ fn fetch_wanted(
             .filter(|(key, _)| !known.contains_key(key))
             .collect()
     };
-    let results: Vec<((ResourceId, String), Fetched)> = missing
+    let unpacked: Vec<((ResourceId, String), Result<Unpacked, Attempt>)> = missing
         .par_iter()
-        .map(|(key, flux)| {
-            (
-                key.clone(),
-                mounted(&key.0, fetch_one(flux, repository, settings, &options)),
-            )
+        .map(|(key, flux)| (key.clone(), fetch_one(flux, repository, settings, &options)))
+        .collect();
+    let unpacked = include::apply(unpacked);
+    let results: Vec<((ResourceId, String), Fetched)> = unpacked
+        .into_iter()
+        .map(|(key, result)| {
+            let fetched = mounted(&key.0, result);
+            (key, fetched)
         })
         .collect();
     let mut known = memo.0.locked();

@@ -117,6 +117,7 @@ pub(super) fn fetch(
         files,
         dirs,
         summary,
+        includes: Vec::new(),
     })
 }
 

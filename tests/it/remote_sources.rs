@@ -732,3 +732,68 @@ fn fetches_go_through_the_proxy_given_and_its_address_is_checked() {
     assert!(message.contains("--allow-private-network"), "{message}");
     assert_eq!(relayed.load(Ordering::SeqCst), before);
 }
+
+#[test]
+fn a_git_repository_includes_another_as_source_controller_does() {
+    let Some(server) = git_server::start(None) else {
+        return;
+    };
+    server.commit(
+        "app",
+        &[
+            (
+                "deploy/kustomization.yaml",
+                "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml, ../shared/common/cm.yaml]\n",
+            ),
+            ("deploy/cm.yaml", &configmap("app-own")),
+        ],
+        "app",
+    );
+    server.commit(
+        "common",
+        &[
+            ("manifests/cm.yaml", &configmap("included-common")),
+            ("other/ignored.yaml", &configmap("not-included")),
+        ],
+        "common",
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let common = format!(
+        "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: common, namespace: flux-system}}\nspec:\n  interval: 10m\n  url: {}\n  ref: {{branch: main}}\n",
+        server.url("common")
+    );
+    git_fixture(
+        root,
+        &server.url("app"),
+        "{branch: main}",
+        "  include:\n    - repository: {name: common}\n      fromPath: manifests\n      toPath: shared/common\n",
+    );
+    let apps = std::fs::read_to_string(root.join("clusters/dev/apps.yaml")).expect("read");
+    write(root, "clusters/dev/apps.yaml", &format!("{apps}{common}"));
+    let flags = ["--allow-private-network"];
+    let (json, stderr) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    assert!(message.contains("including common"), "{message}");
+    assert_eq!(row(&json, "Kustomization", "apps").0, "PASS", "{stderr}");
+    let built = build_all(root, &flags);
+    assert!(built.contains("name: included-common\n"), "{built}");
+    assert!(built.contains("name: app-own\n"), "{built}");
+    assert!(!built.contains("not-included"), "{built}");
+
+    // An include of a repository that is defined nowhere leaves the includer waiting.
+    git_fixture(
+        root,
+        &server.url("app"),
+        "{branch: main}",
+        "  include:\n    - repository: {name: nowhere}\n",
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(
+        message.contains("GitRepository/flux-system/nowhere"),
+        "{message}"
+    );
+}
