@@ -108,6 +108,12 @@ pub struct RunArgs {
     /// address and to targets named by an address (a host name is the proxy's to resolve).
     #[arg(long, value_name = "URL", env = "OFFLUX_PROXY")]
     pub proxy: Option<String>,
+    /// A docker configuration file (`{"auths": {...}}`, as `docker login` writes it) whose
+    /// credentials OCI sources without a `secretRef` use. Your own `~/.docker/config.json` is
+    /// never read unless named here: a repository under review would otherwise choose what your
+    /// credentials fetch.
+    #[arg(long, value_name = "FILE", env = "OFFLUX_REGISTRY_CONFIG")]
+    pub registry_config: Option<PathBuf>,
     /// Seconds a chart fetch may wait for its next bytes before it fails [default: 15].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub network_idle_timeout: Option<u64>,
@@ -184,6 +190,7 @@ impl RunArgs {
             offline: self.offline,
             allow_private_network: self.allow_private_network,
             proxy: self.proxy.clone(),
+            registry_config: self.registry_config.clone(),
             network_idle_timeout_secs: self.network_idle_timeout,
             network_deadline_secs: self.network_deadline,
             limits: self.budget.limits(),

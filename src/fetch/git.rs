@@ -161,9 +161,10 @@ pub(super) fn fetch(
         ))
         .into());
     }
+    // Offline only the cache answers, and it needs no credentials.
     let authorization = match text(spec, &["secretRef", "name"]) {
-        None => None,
-        Some(name) => authorization(repository, &flux.object.id, name)?,
+        Some(name) if !settings.offline => authorization(repository, &flux.object.id, name)?,
+        _ => None,
     };
     if settings.offline && settings.download_cache.is_none() {
         return Err(Attempt::NotTried);

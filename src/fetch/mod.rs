@@ -11,6 +11,8 @@
 mod cache;
 pub use cache::{cached_entries, CachedEntry};
 #[cfg(feature = "network")]
+mod bucket;
+#[cfg(feature = "network")]
 mod git;
 mod include;
 mod oci;
@@ -39,6 +41,9 @@ pub struct FetchSettings {
     pub deadline: Option<NetworkDeadline>,
     /// The proxy every request goes through (`--proxy`).
     pub proxy: Option<String>,
+    /// A docker configuration (`{"auths": …}`) the user gave (`--registry-config`): credentials
+    /// for OCI sources that name no Secret.
+    pub registry_config: Option<Arc<String>>,
 }
 
 impl FetchSettings {
@@ -212,7 +217,12 @@ fn wanted<'a>(
         .collect();
     candidates
         .iter()
-        .filter(|f| matches!(f.kind, FluxKind::OCIRepository | FluxKind::GitRepository))
+        .filter(|f| {
+            matches!(
+                f.kind,
+                FluxKind::OCIRepository | FluxKind::GitRepository | FluxKind::Bucket
+            )
+        })
         .filter(|f| source_map::mapped(mapped, &f.object.id).is_none())
         .filter(|f| !f.as_source().is_some_and(|s| s.suspend))
         .filter(|f| {
@@ -337,12 +347,19 @@ fn fetch_one(
     match flux.kind {
         #[cfg(feature = "network")]
         FluxKind::GitRepository => git::fetch(flux, repository, settings),
+        #[cfg(feature = "network")]
+        FluxKind::Bucket => bucket::fetch(flux, repository, settings),
         #[cfg(not(feature = "network"))]
-        FluxKind::GitRepository => {
+        FluxKind::GitRepository | FluxKind::Bucket => {
             let _ = settings;
             Err(Attempt::NotTried)
         }
-        _ => oci::fetch(flux, repository, options),
+        _ => oci::fetch(
+            flux,
+            repository,
+            options,
+            settings.registry_config.as_deref().map(String::as_str),
+        ),
     }
 }
 

@@ -63,6 +63,7 @@ pub(super) fn fetch(
     flux: &FluxObject,
     repository: &Repository,
     options: &FetchOptions,
+    registry_config: Option<&str>,
 ) -> Result<Unpacked, Attempt> {
     let Some(spec) = Spec::read(&flux.object.node) else {
         return Err(SourceFetch::Failed("`spec.url` is required".into()).into());
@@ -76,8 +77,13 @@ pub(super) fn fetch(
             .into());
         }
     }
+    // The source's own Secret; without one, the registry configuration the user gave.
+    // Offline only the cache answers, and it needs no credentials.
     let auth = match spec.secret {
-        None => None,
+        _ if options.offline => None,
+        None => {
+            registry_config.and_then(|config| docker_config_auth(config, registry_host(spec.url)))
+        }
         Some(name) => Some(credentials(repository, &flux.object.id, name, spec.url)?),
     };
     let registry = ArtifactRepository {
@@ -220,12 +226,7 @@ fn credentials(
         ))
         .into());
     };
-    let host = url
-        .strip_prefix("oci://")
-        .unwrap_or(url)
-        .split('/')
-        .next()
-        .unwrap_or_default();
+    let host = registry_host(url);
     docker_config_auth(config, host).ok_or_else(|| {
         SourceFetch::Failed(format!(
             "Secret {}/{name} holds no credentials for {host}",
@@ -233,6 +234,15 @@ fn credentials(
         ))
         .into()
     })
+}
+
+/// The registry's `host[:port]` of an `oci://` URL.
+fn registry_host(url: &str) -> &str {
+    url.strip_prefix("oci://")
+        .unwrap_or(url)
+        .split('/')
+        .next()
+        .unwrap_or_default()
 }
 
 /// The credentials a docker config (`{"auths": {...}}`) holds for `host`.

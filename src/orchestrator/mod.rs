@@ -74,6 +74,9 @@ pub struct Config {
     pub allow_private_network: bool,
     /// The proxy every fetch goes through; none when unset (never one from the environment).
     pub proxy: Option<String>,
+    /// A docker configuration file whose `auths` give OCI sources without a Secret their
+    /// credentials; none when unset (the user's own is never read unasked).
+    pub registry_config: Option<PathBuf>,
     /// Seconds a fetch may wait for its next bytes; the engine's default when unset.
     pub network_idle_timeout_secs: Option<u64>,
     /// Seconds the whole run may spend on the network; the engine's default when unset.
@@ -114,6 +117,7 @@ impl Config {
             offline: false,
             allow_private_network: false,
             proxy: None,
+            registry_config: None,
             network_idle_timeout_secs: None,
             network_deadline_secs: None,
             limits: Limits::default(),
@@ -269,7 +273,19 @@ impl Orchestrator {
     }
 
     fn fetch_settings(&self) -> crate::fetch::FetchSettings {
+        // Read when named; a file that cannot be read gives no credentials (the fetch then
+        // fails as anonymous, naming the status), checked up front by the command line.
+        let registry_config = self.config.registry_config.as_ref().and_then(|file| {
+            crate::fsio::read_to_string(
+                &crate::fsio::FsFacts::default(),
+                file,
+                crate::fsio::Confine::anywhere(),
+            )
+            .ok()
+            .map(Arc::new)
+        });
         crate::fetch::FetchSettings {
+            registry_config,
             offline: self.config.offline,
             allow_private_network: self.config.allow_private_network,
             download_cache: self.config.download_cache.clone(),

@@ -114,6 +114,7 @@ fn engine_crates_depend_on_one_another_as_drawn() {
         ("offlux-go", &[]),
         ("offlux-net", &[]),
         ("offlux-git", &["offlux-net"]),
+        ("offlux-bucket", &["offlux-net"]),
         ("offlux-platform", &[]),
         ("offlux-sync", &[]),
         ("offlux-test-data", &[]),

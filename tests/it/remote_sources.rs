@@ -248,6 +248,24 @@ fn registry_credentials_come_from_the_secret_and_bad_ones_fail_the_source() {
     fixture(root, &registry.host, "{tag: 1.0.0}", "");
     let (json, _) = rows(root, &flags);
     assert_eq!(row(&json, "OCIRepository", "apps").0, "FAIL");
+    // ... unless the user names a docker configuration holding them (never read unasked).
+    let config = dir.path().join("docker-config.json");
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"auths":{{"{}":{{"auth":"{}"}}}}}}"#,
+            registry.host,
+            basic("flux", "s3cret")
+        ),
+    )
+    .expect("write");
+    let config = config.to_str().expect("utf-8");
+    let (json, stderr) = rows(
+        root,
+        &["--allow-private-network", "--registry-config", config],
+    );
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
 }
 
 #[test]
@@ -796,4 +814,93 @@ fn a_git_repository_includes_another_as_source_controller_does() {
         message.contains("GitRepository/flux-system/nowhere"),
         "{message}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bucket: `moto` in server mode on loopback.
+
+/// A Bucket `apps` (credentials from Secret `s3`) and a Kustomization applying its `./deploy`.
+fn bucket_fixture(root: &Path, endpoint: &str, extra: &str) {
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s3, namespace: flux-system}\nstringData: {accesskey: test, secretkey: test}\n",
+    );
+    write(
+        root,
+        "clusters/dev/apps.yaml",
+        &format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: Bucket\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  interval: 10m\n  provider: generic\n  endpoint: {endpoint}\n  insecure: true\n  bucketName: fleet\n  secretRef: {{name: s3}}\n{extra}---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./deploy\n  prune: true\n  sourceRef: {{kind: Bucket, name: apps}}\n"
+        ),
+    );
+}
+
+#[test]
+fn a_bucket_is_read_as_source_controller_reads_it() {
+    let Some(moto) = crate::common::moto::start() else {
+        return;
+    };
+    moto.bucket(
+        "fleet",
+        &[
+            (
+                "deploy/kustomization.yaml",
+                "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [cm.yaml]\n",
+            ),
+            ("deploy/cm.yaml", &configmap("from-the-bucket")),
+            ("deploy/ignored.yaml", &configmap("ignored")),
+            (".sourceignore", "deploy/ignored.yaml\n"),
+            ("other/x.yaml", &configmap("other")),
+        ],
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let flags = ["--allow-private-network"];
+    bucket_fixture(root, &moto.endpoint, "");
+    let (json, stderr) = rows(root, &flags);
+    let (result, message) = row(&json, "Bucket", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    // Five objects less the `.sourceignore` key and the key it ignores.
+    assert!(message.contains("(3 objects)"), "{message}");
+    assert!(message.contains("at sha256:"), "{message}");
+    assert_eq!(row(&json, "Kustomization", "apps").0, "PASS", "{stderr}");
+    assert!(build_all(root, &flags).contains("name: from-the-bucket\n"));
+
+    // `prefix` narrows the listing; keys keep it.
+    bucket_fixture(root, &moto.endpoint, "  prefix: other/\n");
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "Bucket", "apps");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(message.contains("(1 objects)"), "{message}");
+    // ... and the Kustomization's path is not in what it kept.
+    assert_eq!(row(&json, "Kustomization", "apps").0, "FAIL");
+
+    // A bucket that does not exist fails the source; a Secret without both keys too.
+    write(
+        root,
+        "clusters/dev/apps.yaml",
+        &std::fs::read_to_string(root.join("clusters/dev/apps.yaml"))
+            .expect("read")
+            .replace("bucketName: fleet", "bucketName: nowhere"),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "Bucket", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("bucket 'nowhere' not found"), "{message}");
+    bucket_fixture(root, &moto.endpoint, "");
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s3, namespace: flux-system}\nstringData: {accesskey: a}\n",
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "Bucket", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("'accesskey' and 'secretkey'"), "{message}");
+
+    // Offline, a Bucket is not fetched (its revision is a listing's), and says so.
+    bucket_fixture(root, &moto.endpoint, "");
+    let (json, _) = rows(root, &["--offline"]);
+    let (result, message) = row(&json, "Bucket", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
 }

@@ -5,6 +5,7 @@ pub mod git_server;
 pub mod helm_oracle;
 pub mod kustomize_oracle;
 pub mod measured;
+pub mod moto;
 pub mod offlux_cli;
 pub mod produced;
 pub mod registry;
