@@ -180,7 +180,8 @@ pub(super) fn fetch(
         )),
     };
     let wanted = git_ref(spec);
-    let (commit, reference) = resolve(&remote, &wanted, &store, settings.offline)?;
+    let deadline = settings.deadline.map(|d| d.at);
+    let (commit, reference) = resolve(&remote, &wanted, &store, settings.offline, deadline)?;
     let revision = match &reference {
         Some(name) => format!("{name}@sha1:{commit}"),
         None => format!("sha1:{commit}"),
@@ -266,6 +267,7 @@ fn resolve(
     wanted: &GitRef,
     store: &Store,
     offline: bool,
+    deadline: Option<std::time::Instant>,
 ) -> Result<(ObjectId, Option<String>), Attempt> {
     let url = remote.url.as_str();
     let failed = |e: GitError| -> Attempt {
@@ -286,7 +288,8 @@ fn resolve(
                 if offline {
                     return Err(Attempt::NotTried);
                 }
-                offlux_git::fetch(remote, &Want::Commit(id), &store.git_dir).map_err(failed)?;
+                offlux_git::fetch(remote, &Want::Commit(id), &store.git_dir, deadline)
+                    .map_err(failed)?;
             }
             return Ok((id, branch.clone()));
         }
@@ -307,6 +310,7 @@ fn resolve(
                 remote,
                 &Want::Ref(format!("refs/tags/{tag}")),
                 &store.git_dir,
+                deadline,
             )
             .map_err(failed)?;
             store.remember(&format!("semver {range}"), &fetched.commit.to_string());
@@ -318,14 +322,13 @@ fn resolve(
         let commit = store.remembered_commit(&want).ok_or(Attempt::NotTried)?;
         return Ok((commit, Some(label)));
     }
-    let fetched = offlux_git::fetch(remote, &Want::Ref(want.clone()), &store.git_dir).map_err(
-        |e| match e {
+    let fetched = offlux_git::fetch(remote, &Want::Ref(want.clone()), &store.git_dir, deadline)
+        .map_err(|e| match e {
             GitError::NotFound { .. } => Attempt::from(SourceFetch::Failed(format!(
                 "{url}: couldn't find remote ref '{want}'"
             ))),
             e => failed(e),
-        },
-    )?;
+        })?;
     store.remember(&want, &fetched.commit.to_string());
     Ok((fetched.commit, Some(label)))
 }

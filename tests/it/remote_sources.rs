@@ -297,9 +297,17 @@ fn a_hostile_artifact_fails_its_source_and_writes_nothing() {
     let escaping = tgz(&[("../../outside.yaml", "x: 1\n")], &[]);
     push_artifact(&registry, None, "escape", escaping);
     push_artifact(&registry, None, "not-gzip", b"plain bytes".to_vec());
+    // A bomb: 300 MiB of zeros in well under a megabyte.
+    let zeros = "\0".repeat(300 << 20);
+    push_artifact(&registry, None, "bomb", tgz(&[("deploy/zeros.yaml", &zeros)], &[]));
+    drop(zeros);
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("repo");
-    for (tag, expected) in [("escape", "leaves the destination"), ("not-gzip", "gzip")] {
+    for (tag, expected) in [
+        ("escape", "leaves the destination"),
+        ("not-gzip", "gzip"),
+        ("bomb", "unpacks to more than"),
+    ] {
         fixture(&root, &registry.host, &format!("{{tag: {tag}}}"), "");
         let (json, _) = rows(&root, &["--allow-private-network"]);
         let (result, message) = row(&json, "OCIRepository", "apps");

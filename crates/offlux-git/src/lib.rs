@@ -9,8 +9,9 @@ mod transport;
 
 use std::num::NonZeroU32;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use gix::protocol::handshake::Ref;
 use gix::protocol::transport::client::blocking_io::http::connect_http;
@@ -235,8 +236,15 @@ pub fn has_commit(git_dir: &Path, commit: ObjectId) -> bool {
 }
 
 /// Fetches `want` from `remote` into the bare repository at `git_dir` (made when missing), one
-/// commit deep, and returns the commit it leads to (an annotated tag peeled).
-pub fn fetch(remote: &Remote, want: &Want, git_dir: &Path) -> Result<Fetched, GitError> {
+/// commit deep, and returns the commit it leads to (an annotated tag peeled). Unpacking what the
+/// server sent is interrupted at `deadline` (a pack of deltas can ask for far more work than its
+/// bytes show).
+pub fn fetch(
+    remote: &Remote,
+    want: &Want,
+    git_dir: &Path,
+    deadline: Option<Instant>,
+) -> Result<Fetched, GitError> {
     let repo = bare(git_dir)?;
     let (handle, transport) = remote_at(&repo, remote)?;
     let connection = handle
@@ -251,12 +259,40 @@ pub fn fetch(remote: &Remote, want: &Want, git_dir: &Path) -> Result<Fetched, Gi
         ..Default::default()
     };
     let depth = NonZeroU32::MIN;
-    let outcome = connection
-        .prepare_fetch(gix::progress::Discard, options)
-        .map_err(|e| remote_error(chain(&e)))?
-        .with_shallow(Shallow::DepthAtRemote(depth))
-        .receive(gix::progress::Discard, &AtomicBool::new(false))
-        .map_err(|e| remote_error(chain(&e)))?;
+    let interrupt = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    let (interrupt, done) = (&interrupt, &done);
+    let outcome = std::thread::scope(|scope| {
+        if let Some(deadline) = deadline {
+            scope.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    if Instant::now() >= deadline {
+                        interrupt.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            });
+        }
+        let outcome = connection
+            .prepare_fetch(gix::progress::Discard, options)
+            .map_err(|e| remote_error(chain(&e)))
+            .and_then(|prepared| {
+                prepared
+                    .with_shallow(Shallow::DepthAtRemote(depth))
+                    .receive(gix::progress::Discard, interrupt)
+                    .map_err(|e| remote_error(chain(&e)))
+            });
+        done.store(true, Ordering::Relaxed);
+        outcome
+    });
+    if interrupt.load(Ordering::Relaxed) {
+        return Err(GitError::Remote(format!(
+            "{}: the fetch was cut at the run's network deadline",
+            remote.url
+        )));
+    }
+    let outcome = outcome?;
     let what = match want {
         Want::Ref(name) => name.clone(),
         Want::Commit(id) => id.to_string(),
@@ -279,6 +315,9 @@ pub fn fetch(remote: &Remote, want: &Want, git_dir: &Path) -> Result<Fetched, Gi
         })?;
     Ok(Fetched { commit: commit.id })
 }
+
+/// Deltas one object may be rebuilt through (git's own `pack.depth` default is 50).
+const MAX_DELTA_CHAIN: usize = 1_000;
 
 /// What a tree holds, read into memory.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -375,14 +414,27 @@ fn walk(
                 )?;
             }
             EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link => {
+                // The size and delta depth the object's header declares, checked before it is
+                // inflated: a hostile pack may declare far more than it holds.
+                let header = repo
+                    .find_header(entry.object_id())
+                    .map_err(|e| failed(&path, &e))?;
+                budget.1 = budget
+                    .1
+                    .checked_sub(header.size())
+                    .ok_or(GitError::TooLarge(limits.bytes))?;
+                if header
+                    .num_deltas()
+                    .is_some_and(|n| n as usize > MAX_DELTA_CHAIN)
+                {
+                    return Err(failed(
+                        &path,
+                        &format!("a delta chain longer than {MAX_DELTA_CHAIN}"),
+                    ));
+                }
                 let blob = repo
                     .find_object(entry.object_id())
                     .map_err(|e| failed(&path, &e))?;
-                let size = blob.data.len() as u64;
-                budget.1 = budget
-                    .1
-                    .checked_sub(size)
-                    .ok_or(GitError::TooLarge(limits.bytes))?;
                 if entry.mode().kind() == EntryKind::Link {
                     out.links
                         .push((path, String::from_utf8_lossy(&blob.data).into_owned()));
