@@ -766,6 +766,11 @@ impl Runtime<'_> {
     /// How the source `id`, defined by `flux`, resolves: as the FluxInstance that generated it
     /// decided, else by what it says.
     fn resolve_defined(&self, id: &ResourceId, flux: &FluxObject) -> SourceResolution {
+        // A FluxInstance's own sync source is the working tree where the instance says so,
+        // whatever a fetch of its URL came to.
+        if let Some(synced @ SourceResolution::WorkingTree { .. }) = self.synced_source(id) {
+            return synced;
+        }
         match self.options.fetched.get(id) {
             Some(source::SourceFetch::Failed(message) | source::SourceFetch::Skipped(message)) => {
                 return SourceResolution::Unavailable(format!(
@@ -852,6 +857,15 @@ impl Runtime<'_> {
     /// The directory the user mapped source `id` to, with its files; `None` when it is not mapped.
     fn mapped_source(&self, id: &ResourceId) -> Option<Result<Arc<ArtifactRoot>, String>> {
         let mapping = source_map::mapped(&self.options.source_dirs, id)?;
+        // A fetched copy gives way to the working tree where a FluxInstance syncs from it.
+        if self.options.fetched.contains_key(id)
+            && matches!(
+                self.synced_source(id),
+                Some(SourceResolution::WorkingTree { .. })
+            )
+        {
+            return None;
+        }
         // The guard goes before the body, which may take the lock again.
         let known = self.artifacts.locked().get(id).cloned();
         if let Some(known) = known {

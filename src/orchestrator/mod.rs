@@ -412,11 +412,24 @@ impl Orchestrator {
         mapped: &[SourceMapping],
         fetched: &crate::fetch::FetchedSources,
     ) -> crate::fetch::FetchedSources {
+        // Only a source the run could not have: one that passed (the working tree, a FluxInstance's
+        // own sync) needs nothing fetched.
+        let unavailable: std::collections::BTreeSet<&crate::model::ResourceId> = report
+            .statuses
+            .iter()
+            .filter(|(_, record)| {
+                !matches!(
+                    record.status,
+                    crate::store::Status::Ready(crate::store::Ready::Reconciled)
+                )
+            })
+            .map(|(id, _)| id)
+            .collect();
         let made: Vec<crate::model::Object> = report
             .rendered
             .values()
             .flatten()
-            .filter(|o| !fetched.records.contains_key(&o.id))
+            .filter(|o| unavailable.contains(&o.id) && !fetched.records.contains_key(&o.id))
             .cloned()
             .collect();
         let mut covered = mapped.to_vec();

@@ -299,7 +299,12 @@ fn a_hostile_artifact_fails_its_source_and_writes_nothing() {
     push_artifact(&registry, None, "not-gzip", b"plain bytes".to_vec());
     // A bomb: 300 MiB of zeros in well under a megabyte.
     let zeros = "\0".repeat(300 << 20);
-    push_artifact(&registry, None, "bomb", tgz(&[("deploy/zeros.yaml", &zeros)], &[]));
+    push_artifact(
+        &registry,
+        None,
+        "bomb",
+        tgz(&[("deploy/zeros.yaml", &zeros)], &[]),
+    );
     drop(zeros);
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().join("repo");
@@ -911,4 +916,33 @@ fn a_bucket_is_read_as_source_controller_reads_it() {
     let (json, _) = rows(root, &["--offline"]);
     let (result, message) = row(&json, "Bucket", "apps");
     assert_eq!(result, "SKIPPED", "{message}");
+}
+
+/// A FluxInstance syncing this repository (its `path` is here) from a URL offlux cannot reach:
+/// the sync source is the working tree, online as offline; nothing fetched replaces it.
+#[test]
+fn a_flux_instance_sync_of_this_repository_is_the_working_tree_online_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/dev/flux-instance.yaml",
+        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: 2.6.x, registry: ghcr.io/fluxcd}\n  sync:\n    kind: GitRepository\n    name: home\n    url: http://127.0.0.1:9/home.git\n    ref: refs/heads/main\n    path: clusters/dev/apps\n",
+    );
+    write(
+        root,
+        "clusters/dev/apps/cm.yaml",
+        &configmap("from-the-working-tree"),
+    );
+    for flags in [
+        &[][..],
+        &["--allow-private-network"][..],
+        &["--offline"][..],
+    ] {
+        let (json, stderr) = rows(root, flags);
+        let (result, message) = row(&json, "GitRepository", "home");
+        assert_eq!(result, "PASS", "{flags:?}: {message}\n{stderr}");
+        assert!(!message.contains("fetched"), "{flags:?}: {message}");
+        assert_eq!(row(&json, "Kustomization", "home").0, "PASS", "{flags:?}");
+    }
 }
