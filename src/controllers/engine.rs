@@ -632,5 +632,13 @@ pub fn fetch_repository_chart(
         proxy: engine.proxy.clone(),
         ..FetchOptions::default()
     };
-    repo::fetch(&request, &options).map_err(|e| HelmRenderError::Unavailable(e.to_string()))
+    repo::fetch(&request, &options).map_err(|e| {
+        // A repository this machine cannot reach says nothing of the chart: say what works here.
+        let hint = if e.kind().is_unreachable() && !engine.offline {
+            " (this machine cannot reach it: give the chart with `--chart-cache DIR`, and `--offline` to make no request)"
+        } else {
+            ""
+        };
+        HelmRenderError::Unavailable(format!("{e}{hint}"))
+    })
 }

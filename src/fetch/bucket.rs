@@ -75,7 +75,7 @@ pub(super) fn fetch(
     let label = format!("bucket '{bucket}' at {endpoint}");
     let failed = |e: BucketError| -> Attempt {
         if e.is_unreachable() {
-            SourceFetch::Skipped(format!("could not be fetched: {label}: {e}")).into()
+            super::unreachable(format!("{label}: {e}")).into()
         } else {
             SourceFetch::Failed(format!("{label}: {e}")).into()
         }

@@ -272,7 +272,7 @@ fn resolve(
     let url = remote.url.as_str();
     let failed = |e: GitError| -> Attempt {
         if e.is_unreachable() {
-            SourceFetch::Skipped(format!("could not be fetched: {e}")).into()
+            super::unreachable(e).into()
         } else {
             SourceFetch::Failed(format!("{url}: {e}")).into()
         }

@@ -114,6 +114,15 @@ impl From<SourceFetch> for Attempt {
     }
 }
 
+/// The record of a fetch this machine could not make (no route, no name, an address the egress
+/// policy refuses): it says nothing of what the cluster's fetch would do, so the source is
+/// SKIPPED, with what works here instead.
+fn unreachable(error: impl std::fmt::Display) -> SourceFetch {
+    SourceFetch::Skipped(format!(
+        "could not be fetched: {error} (`--sources NAME=DIR` reads a local checkout instead; `--offline` makes no request)"
+    ))
+}
+
 /// Where `key`'s last answer is kept in the download cache at `cache`.
 fn remembered_path(cache: &std::path::Path, key: &str) -> PathBuf {
     use sha2::Digest as _;

@@ -202,9 +202,7 @@ fn tag_by_semver(tags: &[String], range: &str, filter: Option<&str>) -> Result<S
 fn record(url: &str, error: FetchErrorKind) -> Attempt {
     match error {
         FetchErrorKind::Offline | FetchErrorKind::NetworkNotCompiled => Attempt::NotTried,
-        e if e.is_unreachable() => {
-            Attempt::Record(SourceFetch::Skipped(format!("could not be fetched: {e}")))
-        }
+        e if e.is_unreachable() => Attempt::Record(super::unreachable(e)),
         e => Attempt::Record(SourceFetch::Failed(format!("{url}: {e}"))),
     }
 }
