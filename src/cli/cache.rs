@@ -191,8 +191,10 @@ pub(super) fn run(
             report::eprint(
                 context,
                 &format!(
-                    "Removed {} archives from `{}`.\n",
+                    "Removed {} archives, {} Git repositories and {} remembered refs from `{}`.\n",
                     all.len(),
+                    repositories.len(),
+                    entries.len() - repositories.len(),
                     root.display()
                 ),
             );

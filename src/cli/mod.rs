@@ -54,7 +54,7 @@ pub use get::listed_and_tested;
 #[command(
     name = "offlux",
     version,
-    about = "Render and validate a Flux GitOps repository fully offline",
+    about = "Render and validate a Flux GitOps repository without a cluster",
     propagate_version = true
 )]
 pub struct Cli {
@@ -85,7 +85,8 @@ pub enum LogLevel {
 pub enum Command {
     /// List the Flux objects of a repository: Kustomizations, HelmReleases, sources.
     Get(get::GetArgs),
-    /// Reconcile the repository offline and report each Flux object: PASS, FAIL, SKIPPED, BLOCKED.
+    /// Reconcile the repository as Flux would, without a cluster, and report each Flux object:
+    /// PASS, FAIL, SKIPPED, BLOCKED.
     Test(test::TestArgs),
     /// Check every rendered object: Kubernetes and CRD schemas, duplicates, missing namespaces,
     /// unsubstituted variables, removed and deprecated API versions, references nothing
@@ -109,7 +110,7 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print a shell completion script.
     Completions(completions::CompletionsArgs),
-    /// The charts offlux downloaded and keeps across runs: `list`, `gc`, `clear`.
+    /// The charts and sources offlux downloaded and keeps across runs: `list`, `gc`, `clear`.
     Cache(cache::CacheArgs),
     /// Write a first `.offlux.yaml` for the clusters found here (and, on request, a GitHub
     /// workflow and a pre-commit configuration).

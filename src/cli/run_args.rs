@@ -96,10 +96,10 @@ pub struct RunArgs {
     /// repository.
     #[arg(long, value_name = "DIR", env = "OFFLUX_CHART_CACHE")]
     pub chart_cache: Option<PathBuf>,
-    /// Never fetch charts over the network; what the cache lacks is reported missing.
+    /// Never fetch charts or sources over the network; what the caches lack is reported missing.
     #[arg(long)]
     pub offline: bool,
-    /// Let chart fetches reach loopback, link-local and private addresses (refused by default: a
+    /// Let fetches (charts, sources) reach loopback, link-local and private addresses (refused by default: a
     /// repository under review must not make this machine call its internal services).
     #[arg(long)]
     pub allow_private_network: bool,
@@ -114,10 +114,10 @@ pub struct RunArgs {
     /// credentials fetch.
     #[arg(long, value_name = "FILE", env = "OFFLUX_REGISTRY_CONFIG")]
     pub registry_config: Option<PathBuf>,
-    /// Seconds a chart fetch may wait for its next bytes before it fails [default: 15].
+    /// Seconds a fetch may wait for its next bytes before it fails [default: 15].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub network_idle_timeout: Option<u64>,
-    /// Seconds the whole run may spend on the network: a chart fetch after that fails, naming
+    /// Seconds the whole run may spend on the network: a fetch after that fails, naming
     /// its URL, and one in flight is cut [default: 300].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub network_deadline: Option<u64>,

@@ -601,7 +601,7 @@ pub fn fetch_repository_chart(
     let oci = |url: &str| Repository::Oci {
         url: url.to_owned(),
         auth: chart.auth.clone(),
-        insecure_http: false,
+        insecure_http: chart.insecure,
     };
     let (repository, name) = match chart.kind {
         RepositoryKind::Http => (

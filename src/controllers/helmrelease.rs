@@ -65,6 +65,8 @@ pub struct RepositoryChart {
     pub version: String,
     /// Credentials from the source's `secretRef` Secret (`username`, `password`).
     pub auth: Option<crate::helm::repo::BasicAuth>,
+    /// The source's `spec.insecure`: an OCI registry spoken to over plain HTTP.
+    pub insecure: bool,
 }
 
 /// Everything a renderer needs for one release.

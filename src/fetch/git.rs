@@ -232,6 +232,11 @@ pub(super) fn fetch(
     let mut summary = format!("fetched {url} at {revision}");
     if settings.offline {
         summary.push_str(" from the download cache (--offline)");
+        if !matches!(wanted, GitRef::Commit { .. }) {
+            summary.push_str(
+                "; the ref was resolved when last fetched: the remote may have moved it since",
+            );
+        }
     }
     Ok(Unpacked {
         files,

@@ -1,12 +1,14 @@
-//! Remote sources fetched as source-controller fetches them, before the run: each OCIRepository
-//! the repository defines (and nothing maps to a local directory) is pulled, its layer unpacked
-//! into a tree held in memory and mounted, and the source mapped there as `--sources` maps a
-//! checkout; discovery then reads it like any mapped source. What was fetched, and why a source
-//! was not, is recorded for its row and its consumers.
+//! Remote sources fetched as source-controller fetches them, before the run: each GitRepository
+//! (`git`), OCIRepository (`oci`) and Bucket (`bucket`) the repository defines, that nothing maps
+//! to a local directory and that is not the working tree, is fetched, its files held in memory
+//! and mounted, and the source mapped there as `--sources` maps a checkout; discovery then reads
+//! it like any mapped source. Sources a run makes (a ResourceSet's) are fetched by the
+//! orchestrator in further rounds (`fetch_made_sources`). What was fetched, and why a source was
+//! not, is recorded for its row and its consumers (`SourceFetch`).
 //!
-//! Fetching follows the egress policy of chart downloads (no private addresses unless allowed,
-//! bounded sizes and time, nothing from the environment); `offline` answers from the download
-//! cache only. Sources made at run time (by a ResourceSet, say) are not fetched.
+//! Every request goes through `offlux_net`'s guarded client (no private addresses unless
+//! allowed, bounded sizes and time, nothing from the environment); `offline` answers from the
+//! download cache only, and a source it cannot answer for is left as it was (not fetched).
 
 mod cache;
 pub use cache::{cached_entries, CachedEntry};
@@ -119,7 +121,7 @@ impl From<SourceFetch> for Attempt {
 /// SKIPPED, with what works here instead.
 fn unreachable(error: impl std::fmt::Display) -> SourceFetch {
     SourceFetch::Skipped(format!(
-        "could not be fetched: {error} (`--sources NAME=DIR` reads a local checkout instead; `--offline` makes no request)"
+        "unreachable from here: {error} (`--sources NAME=DIR` reads a local checkout instead; `--offline` makes no request)"
     ))
 }
 

@@ -245,6 +245,8 @@ pub struct SourceSpec {
     /// `spec.secretRef.name`: the Secret holding the repository's credentials.
     pub secret_ref: Option<String>,
     pub suspend: bool,
+    /// `spec.insecure`: plain HTTP (an OCIRepository's or OCI HelmRepository's registry).
+    pub insecure: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -680,6 +682,7 @@ fn read_source(kind: FluxKind, spec: &Fields) -> FieldResult<SourceSpec> {
             None => None,
         },
         suspend: spec.bool("suspend")?.unwrap_or(false),
+        insecure: spec.bool("insecure")?.unwrap_or(false),
     })
 }
 

@@ -946,3 +946,62 @@ fn a_flux_instance_sync_of_this_repository_is_the_working_tree_online_too() {
         assert_eq!(row(&json, "Kustomization", "home").0, "PASS", "{flags:?}");
     }
 }
+
+/// A HelmRelease's `chartRef` to an OCIRepository on a plain-HTTP registry (`insecure: true`)
+/// fetches the chart over HTTP, as Flux does; without `insecure` the TLS failure is a failure
+/// Flux would meet too, said plainly.
+#[test]
+fn a_chart_ref_to_an_insecure_oci_repository_is_fetched_over_http() {
+    let Some(registry) = start_registry(None) else {
+        return;
+    };
+    let chart = tgz(
+        &[
+            (
+                "app/Chart.yaml",
+                "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+            ),
+            (
+                "app/templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-the-chart\n",
+            ),
+        ],
+        &[],
+    );
+    registry.push(
+        None,
+        "charts/app",
+        "1.0.0",
+        (
+            "application/vnd.cncf.helm.config.v1+json",
+            br#"{"apiVersion":"v2","name":"app","version":"1.0.0"}"#,
+        ),
+        &[("application/vnd.cncf.helm.chart.content.v1.tar+gzip", chart)],
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let release = |insecure: &str| {
+        format!(
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {{name: app, namespace: flux-system}}\nspec:\n  interval: 10m\n  url: oci://{}/charts/app\n{insecure}  ref: {{tag: 1.0.0}}\n  layerSelector:\n    mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip\n    operation: copy\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: app, namespace: flux-system}}\nspec:\n  interval: 10m\n  chartRef: {{kind: OCIRepository, name: app}}\n",
+            registry.host
+        )
+    };
+    write(
+        root,
+        "clusters/dev/app.yaml",
+        &release("  insecure: true\n"),
+    );
+    let flags = ["--allow-private-network"];
+    let (json, stderr) = rows(root, &flags);
+    let (result, message) = row(&json, "HelmRelease", "app");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    let built = run(root, &["build", "hr", "app", "--allow-private-network"]);
+    let built = String::from_utf8_lossy(&built.stdout);
+    assert!(built.contains("name: from-the-chart"), "{built}");
+
+    write(root, "clusters/dev/app.yaml", &release(""));
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "HelmRelease", "app");
+    assert_ne!(result, "PASS", "{message}");
+    assert!(message.contains("insecure"), "{message}");
+}

@@ -86,7 +86,10 @@ impl GitError {
     pub fn is_unreachable(&self) -> bool {
         match self {
             GitError::Remote(message) => {
-                !message.contains("HTTP status") && !message.contains("credentials")
+                !message.contains("HTTP status")
+                    && !message.contains("credentials")
+                    && !message.contains("does not speak TLS")
+                    && !message.contains("certificate is not trusted")
             }
             _ => false,
         }
@@ -94,8 +97,16 @@ impl GitError {
 }
 
 fn remote_error(error: impl std::fmt::Display) -> GitError {
-    // gix's errors wrap the transport's; the whole chain is in `Display` only at the top.
-    GitError::Remote(error.to_string())
+    let message = error.to_string();
+    // gix asks its credentials callback after a 401 and words an empty answer for a credential
+    // helper, which is not what happened here.
+    if message.contains("No credentials were returned") {
+        return GitError::Remote(
+            "HTTP status 401 (unauthorized): the server asks for credentials and none were given"
+                .to_owned(),
+        );
+    }
+    GitError::Remote(message)
 }
 
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {

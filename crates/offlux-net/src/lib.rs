@@ -60,6 +60,10 @@ pub enum NetError {
     /// transfer.
     #[error("{url}: {message}")]
     Transport { url: String, message: String },
+    /// The TLS handshake failed: the server does not speak TLS there, or its certificate is not
+    /// trusted. What the cluster's fetch would meet as well, so not a question of reach.
+    #[error("{url}: {message}")]
+    Tls { url: String, message: String },
     #[error("{url}: body larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
     #[error("{url}: no data for {secs} s")]
@@ -71,6 +75,8 @@ pub enum NetError {
 /// A blocking HTTP client (see the crate's documentation).
 pub struct Client {
     agent: ureq::Agent,
+    /// The proxy requests go through, for the messages.
+    proxy: Option<String>,
     /// Set when requests go through a proxy and internal addresses are refused: a target named
     /// by an internal address is refused before the request (the proxy would reach it).
     refuse_internal_targets: bool,
@@ -138,6 +144,7 @@ impl Client {
         );
         Client {
             agent,
+            proxy: options.proxy.clone(),
             refuse_internal_targets: options.proxy.is_some() && !options.allow_private_network,
             bad_proxy,
             max_bytes: options.max_bytes,
@@ -194,10 +201,23 @@ impl Client {
                 url: url.to_string(),
                 limit,
             },
-            error => NetError::Transport {
-                url: url.to_string(),
-                message: error.to_string(),
-            },
+            error => {
+                let message = error.to_string();
+                if let Some(tls) = tls_failure(&message) {
+                    return NetError::Tls {
+                        url: url.to_string(),
+                        message: tls,
+                    };
+                }
+                let message = match &self.proxy {
+                    Some(proxy) => format!("{message} (through the proxy {proxy}, `--proxy`)"),
+                    None => message,
+                };
+                NetError::Transport {
+                    url: url.to_string(),
+                    message,
+                }
+            }
         }
     }
 
@@ -289,6 +309,20 @@ fn check_target(url: &str) -> Result<(), NetError> {
         }
     }
     Ok(())
+}
+
+/// What a failed TLS handshake means, from rustls' message: a plain-HTTP server answering
+/// (`InvalidContentType`) or a certificate the system roots do not vouch for.
+fn tls_failure(message: &str) -> Option<String> {
+    if message.contains("InvalidContentType") || message.contains("corrupt message") {
+        return Some(format!(
+            "{message}: the server does not speak TLS (a plain-HTTP server: a source says so with `insecure: true`)"
+        ));
+    }
+    let certificate = message.contains("invalid peer certificate")
+        || message.contains("UnknownIssuer")
+        || message.contains("certificate");
+    certificate.then(|| format!("{message}: the server's certificate is not trusted"))
 }
 
 /// The `Authorization` value of HTTP basic auth.

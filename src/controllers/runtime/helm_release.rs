@@ -286,6 +286,7 @@ impl Runtime<'_> {
             let auth = self.credentials(source_spec, &source_id, drain)?;
             return Ok(resolved(ChartLocation::Repository(RepositoryChart {
                 auth,
+                insecure: source_spec.is_some_and(|s| s.insecure),
                 kind: if oci {
                     RepositoryKind::Oci
                 } else {
@@ -454,6 +455,7 @@ pub(super) fn oci_artifact_chart(
     };
     RepositoryChart {
         auth,
+        insecure: spec.insecure,
         kind: RepositoryKind::OciArtifact,
         url,
         chart,

@@ -250,6 +250,9 @@ pub enum FetchErrorKind {
     /// policy refuses) or the transfer broke off.
     #[error("{url}: {message}")]
     Http { url: String, message: String },
+    /// The TLS handshake failed (a plain-HTTP server, an untrusted certificate).
+    #[error("{url}: {message}")]
+    Tls { url: String, message: String },
     /// The server answered with an error status.
     #[error("{url}: HTTP status {status}{reason}")]
     Status {
@@ -285,6 +288,7 @@ impl From<offlux_net::NetError> for FetchErrorKind {
         use offlux_net::NetError;
         match error {
             NetError::Transport { url, message } => FetchErrorKind::Http { url, message },
+            NetError::Tls { url, message } => FetchErrorKind::Tls { url, message },
             NetError::TooLarge { url, limit } => FetchErrorKind::TooLarge { url, limit },
             NetError::Idle { url, secs } => FetchErrorKind::Idle { url, secs },
             NetError::Deadline { url, secs } => FetchErrorKind::Deadline { url, secs },
