@@ -165,14 +165,14 @@ fn secret_data(
         .find(|o| o.id.kind == "Secret" && o.id.namespace == source.namespace && o.id.name == name);
     let Some(secret) = secret else {
         return Err(SourceFetch::Skipped(format!(
-            "its credentials, Secret {}/{name}, are not in the repository (the cluster may hold them)",
+            "its credentials, Secret {}/{name}, are not in the repository (the cluster may hold them; `--sources NAME=DIR` reads a local checkout instead)",
             source.namespace
         ))
         .into());
     };
     if secret.is_sops_encrypted() {
         return Err(SourceFetch::Skipped(format!(
-            "its credentials, Secret {}/{name}, are encrypted (SOPS)",
+            "its credentials, Secret {}/{name}, are encrypted (SOPS; `--sources NAME=DIR` reads a local checkout instead)",
             source.namespace
         ))
         .into());

@@ -193,8 +193,17 @@ fn tag_by_semver(tags: &[String], range: &str, filter: Option<&str>) -> Result<S
             best = Some((version, tag));
         }
     }
-    best.map(|(_, tag)| tag.clone())
-        .ok_or_else(|| format!("no match found for semver: {range}"))
+    best.map(|(_, tag)| tag.clone()).ok_or_else(|| {
+        let shown: Vec<&str> = tags.iter().take(10).map(String::as_str).collect();
+        format!(
+            "no match found for semver: {range} (tags: {})",
+            if shown.is_empty() {
+                "none".to_owned()
+            } else {
+                shown.join(", ")
+            }
+        )
+    })
 }
 
 /// The record a failed pull leaves: what the cluster's fetch would also meet fails, what only
@@ -321,7 +330,7 @@ mod tests {
         );
         assert_eq!(
             tag_by_semver(&list, ">=3", None),
-            Err("no match found for semver: >=3".into())
+            Err("no match found for semver: >=3 (tags: 1.0.0, v1.2.0, 1.10, 2.0.0-rc.1, latest, 1.3.0-dev)".into())
         );
         assert!(tag_by_semver(&list, "not a range", None).is_err());
         assert!(tag_by_semver(&list, "*", Some("(")).is_err());

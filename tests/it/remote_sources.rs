@@ -178,6 +178,24 @@ fn an_oci_artifact_is_fetched_by_tag_semver_and_digest_and_applied() {
         .1
         .contains(&format!("at 1.2.0@{v2}")));
 
+    // A tag or a range that is not there fails, naming what there is.
+    fixture(root, &registry.host, "{tag: 9.9.9}", "");
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("not found: tag 9.9.9 in fleet/apps (tags: "),
+        "{message}"
+    );
+    fixture(root, &registry.host, "{semver: '>=3.0.0'}", "");
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "OCIRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("no match found for semver: >=3.0.0 (tags: "),
+        "{message}"
+    );
+
     // With the network off the cache answers: a digest as it is, a tag as last resolved.
     drop(registry);
     let offline = ["--offline"];

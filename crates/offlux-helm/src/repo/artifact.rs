@@ -355,10 +355,38 @@ mod network {
         let reply = session.get(&url, Some(MANIFEST_ACCEPT))?;
         match reply.status {
             200 => Ok(reply.body),
-            404 => Err(FetchErrorKind::NotFound(format!(
-                "{}/{}:{manifest_ref}",
-                reference.base, reference.name
-            ))),
+            404 => {
+                // Which is missing, the tag or the repository: the tags list says (one more
+                // request, on the way to an error only).
+                let noun = if is_digest(manifest_ref) {
+                    "manifest"
+                } else {
+                    "tag"
+                };
+                let what = match oci::list_tags(session, reference) {
+                    Ok(tags) if tags.is_empty() => {
+                        format!(
+                            "{noun} {manifest_ref} in {} (it has no tags)",
+                            reference.name
+                        )
+                    }
+                    Ok(tags) => {
+                        let shown: Vec<&str> = tags.iter().take(10).map(String::as_str).collect();
+                        let more = if tags.len() > shown.len() {
+                            ", ..."
+                        } else {
+                            ""
+                        };
+                        format!(
+                            "{noun} {manifest_ref} in {} (tags: {}{more})",
+                            reference.name,
+                            shown.join(", ")
+                        )
+                    }
+                    Err(_) => format!("repository {} at {}", reference.name, reference.base),
+                };
+                Err(FetchErrorKind::NotFound(what))
+            }
             _ => Err(status_error(&url, &reply)),
         }
     }

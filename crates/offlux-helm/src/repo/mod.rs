@@ -242,7 +242,7 @@ pub enum FetchErrorKind {
     InvalidUrl(String),
     #[error("no such chart in the repository")]
     NoSuchChart,
-    #[error("{0}: not found")]
+    #[error("not found: {0}")]
     NotFound(String),
     #[error("no version matches (available: {available})")]
     NoMatchingVersion { available: String },
