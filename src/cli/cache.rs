@@ -86,6 +86,7 @@ pub(super) fn run(
                         .map(|r| {
                             serde_json::json!({
                                 "name": r.name,
+                                "url": r.url,
                                 "path": r.path,
                                 "bytes": r.bytes,
                                 "ageSeconds": r.stored.and_then(|s| now.duration_since(s).ok()).map(|d| d.as_secs()),
@@ -108,7 +109,9 @@ pub(super) fn run(
                         .collect();
                     rows.extend(repositories.iter().map(|r| {
                         vec![
-                            format!("git:{}", &r.name[..12]),
+                            r.url
+                                .clone()
+                                .unwrap_or_else(|| format!("git:{}", &r.name[..12])),
                             r.bytes.to_string(),
                             r.stored
                                 .and_then(|s| now.duration_since(s).ok())
@@ -123,7 +126,7 @@ pub(super) fn run(
                     );
                     if !repositories.is_empty() {
                         text.push_str(&format!(
-                            "{} Git repositories, {} bytes\n",
+                            "{} Git repositories (named by URL), {} bytes\n",
                             repositories.len(),
                             repositories.iter().map(|r| r.bytes).sum::<u64>()
                         ));

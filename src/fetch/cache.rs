@@ -19,6 +19,8 @@ pub struct CachedEntry {
     pub path: PathBuf,
     pub bytes: u64,
     pub stored: Option<SystemTime>,
+    /// A Git repository's URL, as its fetch recorded it.
+    pub url: Option<String>,
 }
 
 impl CachedEntry {
@@ -26,6 +28,9 @@ impl CachedEntry {
         self.kind == "git"
     }
 }
+
+/// The file in a cached bare repository that names its URL, for `offlux cache list`.
+pub(crate) const GIT_URL_FILE: &str = "offlux-url";
 
 /// At most this many files are counted in one repository's size.
 const MAX_FILES_COUNTED: usize = 100_000;
@@ -53,12 +58,23 @@ pub fn cached_entries(root: &Path) -> Result<Vec<CachedEntry>, fsio::ReadError> 
             let mut bytes = 0;
             let mut counted = 0;
             size_of(&facts, root, &entry.path, &mut bytes, &mut counted);
+            let url = fsio::read_to_string(
+                &facts,
+                &entry.path.join(GIT_URL_FILE),
+                fsio::Confine {
+                    root: Some(root),
+                    max_bytes: 4096,
+                },
+            )
+            .ok()
+            .map(|u| u.trim().to_owned());
             out.push(CachedEntry {
                 kind: "git",
                 name: name.to_owned(),
                 path: entry.path,
                 bytes,
                 stored,
+                url,
             });
         }
     }
@@ -83,6 +99,7 @@ pub fn cached_entries(root: &Path) -> Result<Vec<CachedEntry>, fsio::ReadError> 
                 path: entry.path,
                 bytes,
                 stored,
+                url: None,
             });
         }
     }

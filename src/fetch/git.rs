@@ -182,6 +182,14 @@ pub(super) fn fetch(
     let wanted = git_ref(spec);
     let deadline = settings.deadline.map(|d| d.at);
     let (commit, reference) = resolve(&remote, &wanted, &store, settings.offline, deadline)?;
+    if store.cache.is_some() {
+        // What `offlux cache list` names the repository by. Only a listing misses it if this
+        // cannot be written.
+        let _ = crate::fsio::write_atomically(
+            &store.git_dir.join(super::cache::GIT_URL_FILE),
+            url.as_bytes(),
+        );
+    }
     let revision = match &reference {
         Some(name) => format!("{name}@sha1:{commit}"),
         None => format!("sha1:{commit}"),

@@ -632,6 +632,13 @@ fn a_fleet_of_git_and_oci_sources_reconciles_online_and_is_skipped_offline() {
         Some(2),
         "{listed}"
     );
+    let urls: Vec<&str> = listed["gitRepositories"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["url"].as_str())
+        .collect();
+    assert!(urls.contains(&server.url("team-a").as_str()), "{listed}");
     assert!(
         listed["archives"].as_array().is_some_and(|a| a.len() >= 2),
         "{listed}"

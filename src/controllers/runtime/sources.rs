@@ -69,6 +69,15 @@ impl Reconcile for ArtifactSourceBody {
                 SourceResolution::Unavailable(_) if run.artifact_in_chart_cache(flux) => {
                     Status::ready()
                 }
+                // Online, the one OCIRepository left unfetched is a HelmRelease's chart: fetched
+                // with the release, whose row says what came of it.
+                SourceResolution::Unavailable(_)
+                    if !run.options.offline && flux.kind == FluxKind::OCIRepository =>
+                {
+                    Status::Ready(Ready::Skipped(
+                        "not fetched as a source: a HelmRelease takes it as its chart, fetched with the release (the release's row says what came of it)".to_owned(),
+                    ))
+                }
                 SourceResolution::Unavailable(message) | SourceResolution::NotFound(message) => {
                     Status::Ready(Ready::Skipped(format!("not fetched: {message}")))
                 }
