@@ -5,8 +5,9 @@
 //! `.sourceignore` key and ignored keys left out; each object is fetched to its key; the revision
 //! is `sha256:` over the sorted `"<key> <etag>\n"` lines (`index.Digest`). Credentials: the
 //! `secretRef` Secret's `accesskey` and `secretkey` (both keys required). Other providers
-//! (`aws` without a Secret, `gcp`, `azure`) are not attempted. Not cached: a Bucket's revision
-//! is its objects' ETags, which only a listing gives, so `--offline` does not fetch it.
+//! (`aws` without a Secret, `gcp`, `azure`) are not attempted. A Bucket's revision is its
+//! objects' ETags, which only a listing gives: each fetch keeps the objects in the download cache
+//! by content and remembers the index, which `--offline` reads back, saying it may be stale.
 
 use std::collections::BTreeMap;
 
@@ -57,8 +58,13 @@ pub(super) fn fetch(
         ))
         .into());
     }
+    let key = format!(
+        "bucket\n{endpoint}\n{bucket}\n{}\n{}",
+        text(spec, "prefix").unwrap_or_default(),
+        text(spec, "ignore").unwrap_or_default()
+    );
     if settings.offline {
-        return Err(Attempt::NotTried);
+        return from_cache(settings, &key, &format!("bucket '{bucket}' at {endpoint}"));
     }
     let credentials = match secret {
         None => None,
@@ -168,10 +174,99 @@ pub(super) fn fetch(
     dirs.sort();
     dirs.dedup();
     let revision = revision(&index);
+    if let Some(cache) = &settings.download_cache {
+        remember(cache, &key, &index, &files);
+    }
     Ok(Unpacked {
         files,
         dirs,
         summary: format!("fetched {label} at {revision} ({} objects)", index.len()),
+        includes: Vec::new(),
+    })
+}
+
+/// Keeps the objects by content in the download cache and the index (key, ETag, content digest)
+/// under `key`. A cache that cannot be written only costs the next `--offline` run its answer.
+fn remember(
+    cache: &std::path::Path,
+    key: &str,
+    index: &BTreeMap<String, String>,
+    files: &[(String, Vec<u8>)],
+) {
+    use sha2::Digest as _;
+    let mut entries = Vec::new();
+    for (path, bytes) in files {
+        let Some(etag) = index.get(path) else {
+            continue;
+        };
+        let hex = hex::encode(sha2::Sha256::digest(bytes));
+        let file = cache.join("sha256").join(&hex);
+        if crate::fsio::write_atomically(&file, bytes).is_err() {
+            return;
+        }
+        entries.push(serde_json::json!([path, etag, hex]));
+    }
+    super::remember(cache, key, &serde_json::Value::Array(entries).to_string());
+}
+
+/// The objects the last fetch under `key` kept, read back from the download cache.
+fn from_cache(settings: &FetchSettings, key: &str, label: &str) -> Result<Unpacked, Attempt> {
+    use sha2::Digest as _;
+    let cache = settings
+        .download_cache
+        .as_deref()
+        .ok_or(Attempt::NotTried)?;
+    let remembered = super::remembered_text(cache, key, 16 << 20).ok_or(Attempt::NotTried)?;
+    let entries: Vec<(String, String, String)> =
+        serde_json::from_str(&remembered).map_err(|_| Attempt::NotTried)?;
+    let mut index = BTreeMap::new();
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for (path, etag, hex) in entries {
+        let file = cache.join("sha256").join(&hex);
+        let confine = crate::fsio::Confine {
+            root: Some(cache),
+            max_bytes: MAX_OBJECT_BYTES,
+        };
+        let bytes = crate::fsio::read(&crate::fsio::FsFacts::default(), &file, confine)
+            .map_err(|_| Attempt::NotTried)?;
+        // A cache entry is used only while its content is what was stored.
+        if hex::encode(sha2::Sha256::digest(&bytes)) != hex
+            || !path
+                .split('/')
+                .all(|p| !p.is_empty() && p != "." && p != "..")
+        {
+            return Err(Attempt::NotTried);
+        }
+        let mut parent = String::new();
+        for part in path
+            .split('/')
+            .rev()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
+            parent = if parent.is_empty() {
+                part.to_owned()
+            } else {
+                format!("{parent}/{part}")
+            };
+            dirs.push(parent.clone());
+        }
+        index.insert(path.clone(), etag);
+        files.push((path, bytes));
+    }
+    dirs.sort();
+    dirs.dedup();
+    Ok(Unpacked {
+        summary: format!(
+            "fetched {label} at {} ({} objects) from the download cache (--offline); the objects were listed when last fetched: the bucket may have changed since",
+            revision(&index),
+            index.len()
+        ),
+        files,
+        dirs,
         includes: Vec::new(),
     })
 }

@@ -135,12 +135,17 @@ fn remembered_path(cache: &std::path::Path, key: &str) -> PathBuf {
 
 /// The answer last remembered for `key` (a ref a remote resolved), for `--offline`.
 fn remembered(cache: &std::path::Path, key: &str) -> Option<String> {
+    remembered_text(cache, key, 4096)
+}
+
+/// What was last remembered for `key`, up to `max_bytes`.
+fn remembered_text(cache: &std::path::Path, key: &str, max_bytes: u64) -> Option<String> {
     let text = crate::fsio::read_to_string(
         &crate::fsio::FsFacts::default(),
         &remembered_path(cache, key),
         crate::fsio::Confine {
             root: Some(cache),
-            max_bytes: 4096,
+            max_bytes,
         },
     )
     .ok()?;

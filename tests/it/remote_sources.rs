@@ -936,8 +936,21 @@ fn a_bucket_is_read_as_source_controller_reads_it() {
     assert_eq!(result, "FAIL", "{message}");
     assert!(message.contains("'accesskey' and 'secretkey'"), "{message}");
 
-    // Offline, a Bucket is not fetched (its revision is a listing's), and says so.
+    // Offline, the objects of the last fetch are read back from the cache, with a caveat; a
+    // bucket never fetched is not at hand.
     bucket_fixture(root, &moto.endpoint, "");
+    let (json, _) = rows(root, &flags);
+    assert_eq!(row(&json, "Bucket", "apps").0, "PASS");
+    drop(moto);
+    let (json, stderr) = rows(root, &["--offline"]);
+    let (result, message) = row(&json, "Bucket", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    assert!(
+        message.contains("the bucket may have changed since"),
+        "{message}"
+    );
+    assert!(build_all(root, &["--offline"]).contains("name: from-the-bucket\n"));
+    bucket_fixture(root, "127.0.0.1:9", "");
     let (json, _) = rows(root, &["--offline"]);
     let (result, message) = row(&json, "Bucket", "apps");
     assert_eq!(result, "SKIPPED", "{message}");
