@@ -218,7 +218,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__build)
-            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
+            opts="-n -A -o -h -V --namespace --all-namespaces --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --output --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -612,7 +612,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__config__subcmd__show)
-            opts="-h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --no-color --log-level --help --version"
+            opts="-h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -710,7 +710,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__diff)
-            opts="-n -l -o -U -h -V --namespace --selector --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --base-dir --head --output --context --fields --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --full-report-url --changed-only --strip-attr --no-default-strip --report-markdown --report-json --report-github --report-human --report-html --no-color --log-level --help --version images ks hr"
+            opts="-n -l -o -U -h -V --namespace --selector --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --base --base-dir --head --output --context --fields --out --exit-zero --skip-secrets --skip-crds --skip-kinds --max-size --full-report-url --changed-only --strip-attr --no-default-strip --report-markdown --report-json --report-github --report-human --report-html --no-color --log-level --help --version images ks hr"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,7 +914,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__get)
-            opts="-n -A -l -o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --namespace --all-namespaces --selector --output --no-color --log-level --help --version ks hr sources all clusters images"
+            opts="-n -A -l -o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --namespace --all-namespaces --selector --output --no-color --log-level --help --version ks hr sources all clusters images"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1638,7 +1638,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__render)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --skip-secrets --skip-crds --skip-kinds --changed-only --base --out --out-inside-repo --output --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1764,7 +1764,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__test)
-            opts="-n -o -q -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --failures-only --no-color --log-level --help --version ks hr all"
+            opts="-n -o -q -h -V --namespace --no-scope --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --changed-only --base --validate --strict-schemas --crds --all-entry-points --output --failures-only --no-color --log-level --help --version ks hr all"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1886,7 +1886,7 @@ _offlux() {
             return 0
             ;;
         offlux__subcmd__validate)
-            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --output --report-sarif --report-json --report-junit --report-human --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
+            opts="-o -h -V --path --root --concurrency --allow-missing-sources --strict-substitutions --substitute --substitute-from --redact-secret-values --kube-version --chart-cache --offline --allow-private-network --proxy --registry-config --no-cache --network-idle-timeout --network-deadline --max-template-steps --max-rendered-objects --max-rendered-bytes --max-alias-nodes --max-extracted-bytes --max-loaded-chart-bytes --secret-producer --env-from-process --resourceset-inputs --sources --output --report-sarif --report-json --report-junit --report-human --strict-schemas --crds --all-entry-points --changed-only --base --no-color --log-level --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -65,6 +65,7 @@ pub(super) fn run(
         CliError::failed(format!("cannot list the cache `{}`: {e}", root.display()))
     })?;
     let repositories: Vec<&CachedEntry> = entries.iter().filter(|e| e.is_dir()).collect();
+    let renders: Vec<&CachedEntry> = entries.iter().filter(|e| e.kind == "render").collect();
     let now = SystemTime::now();
     match &args.what {
         CacheCommand::List { output } => {
@@ -124,6 +125,13 @@ pub(super) fn run(
                         archives.len(),
                         archives.iter().map(|a| a.bytes).sum::<u64>()
                     );
+                    if !renders.is_empty() {
+                        text.push_str(&format!(
+                            "{} rendered releases, {} bytes\n",
+                            renders.len(),
+                            renders.iter().map(|r| r.bytes).sum::<u64>()
+                        ));
+                    }
                     if !repositories.is_empty() {
                         text.push_str(&format!(
                             "{} Git repositories (named by URL), {} bytes\n",
@@ -157,9 +165,11 @@ pub(super) fn run(
                     removed.push(archive);
                 }
             }
-            kept += repositories.iter().map(|r| r.bytes).sum::<u64>();
+            // Git repositories and rendered releases go by age as archives do.
+            let prunable: Vec<&CachedEntry> = entries.iter().filter(|e| e.kind != "ref").collect();
+            kept += prunable.iter().map(|r| r.bytes).sum::<u64>();
             let mut removed_repositories = Vec::new();
-            for repository in &repositories {
+            for repository in &prunable {
                 let age = repository.stored.and_then(|s| now.duration_since(s).ok());
                 let too_old = limit.zip(age).is_some_and(|(l, a)| a > l);
                 if kept > *max_size || too_old {
@@ -172,7 +182,10 @@ pub(super) fn run(
             let repositories_note = if removed_repositories.is_empty() {
                 String::new()
             } else {
-                format!(" and {} Git repositories", removed_repositories.len())
+                format!(
+                    " and {} Git repositories or rendered releases",
+                    removed_repositories.len()
+                )
             };
             report::eprint(
                 context,
@@ -194,10 +207,11 @@ pub(super) fn run(
             report::eprint(
                 context,
                 &format!(
-                    "Removed {} archives, {} Git repositories and {} remembered refs from `{}`.\n",
+                    "Removed {} archives, {} Git repositories, {} rendered releases and {} remembered refs from `{}`.\n",
                     all.len(),
                     repositories.len(),
-                    entries.len() - repositories.len(),
+                    renders.len(),
+                    entries.len() - repositories.len() - renders.len(),
                     root.display()
                 ),
             );

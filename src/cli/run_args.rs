@@ -114,6 +114,10 @@ pub struct RunArgs {
     /// credentials fetch.
     #[arg(long, value_name = "FILE", env = "OFFLUX_REGISTRY_CONFIG")]
     pub registry_config: Option<PathBuf>,
+    /// Render every HelmRelease afresh: neither read nor keep rendered releases in the cache
+    /// (kept by default, keyed by everything a render reads and by this build of offlux).
+    #[arg(long, env = "OFFLUX_NO_CACHE")]
+    pub no_cache: bool,
     /// Seconds a fetch may wait for its next bytes before it fails [default: 15].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub network_idle_timeout: Option<u64>,
@@ -191,6 +195,7 @@ impl RunArgs {
             allow_private_network: self.allow_private_network,
             proxy: self.proxy.clone(),
             registry_config: self.registry_config.clone(),
+            render_cache_build: (!self.no_cache).then(build_identity),
             network_idle_timeout_secs: self.network_idle_timeout,
             network_deadline_secs: self.network_deadline,
             limits: self.budget.limits(),
@@ -276,6 +281,21 @@ pub(crate) fn process_environment() -> std::sync::Arc<BTreeMap<String, String>> 
         std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect(),
+    )
+}
+
+/// What tells this build of offlux from any other, for the render cache's keys: the version, the
+/// commit, and the binary's own size and modification time (a rebuild of uncommitted changes is a
+/// different build).
+fn build_identity() -> String {
+    let binary = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+        .unwrap_or_default();
+    format!(
+        "{} {} {binary}",
+        env!("CARGO_PKG_VERSION"),
+        env!("OFFLUX_COMMIT")
     )
 }
 

@@ -140,6 +140,8 @@ pub struct HelmEngine {
     pub network_deadline: Option<crate::helm::repo::NetworkDeadline>,
     /// The proxy fetches go through (`--proxy`).
     pub proxy: Option<String>,
+    /// Where rendered releases are kept across runs, by the digest of all they were made from.
+    pub render_cache: Option<RenderCache>,
     /// Charts loaded (or found missing) in this run, by location: a chart many releases share
     /// is read, fetched and checked once.
     pub loaded: LoadedCharts,
@@ -419,7 +421,20 @@ impl HelmRenderer for HelmEngine {
             ChartLocation::Local { root, path } => Some(secure_join(root, path)),
             ChartLocation::Repository(_) => None,
         };
-        let rendered = helm::template(chart, &request.values, &options).map_err(|e| {
+        let cached = self.render_cache.as_ref().map(|cache| {
+            let key = cache.key(&helm::render_key(&chart, &request.values, &options));
+            (cache, key)
+        });
+        let hit = cached.as_ref().and_then(|(cache, key)| cache.get(key));
+        let rendered = match hit {
+            Some(rendered) => Ok(rendered),
+            None => helm::template(chart, &request.values, &options).inspect(|rendered| {
+                if let Some((cache, key)) = &cached {
+                    cache.put(key, rendered);
+                }
+            }),
+        };
+        let rendered = rendered.map_err(|e| {
             let message = format!("{described}: {e}");
             if let helm::Error::TemplateAfterLookup(_) = e {
                 return HelmRenderError::NeedsCluster(message);
@@ -480,6 +495,52 @@ impl HelmRenderer for HelmEngine {
             chart: chart_label,
             unread_values,
         })
+    }
+}
+
+/// Rendered releases kept across runs (`<download cache>/renders/<key>`), keyed by the SHA-256 of
+/// the program's build and everything the render read (`helm::render_key`): an entry is only
+/// ever read back for the same inputs by the same build. An entry that does not read is a miss;
+/// one that cannot be written is not kept.
+#[derive(Clone, Debug)]
+pub struct RenderCache {
+    pub dir: PathBuf,
+    /// What tells this program's builds apart (version, commit, the binary's size and time).
+    pub build: String,
+}
+
+impl RenderCache {
+    /// Entries larger than this are neither written nor read.
+    const MAX_ENTRY_BYTES: u64 = 256 << 20;
+
+    fn key(&self, render_key: &str) -> String {
+        use sha2::Digest as _;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(self.build.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(render_key.as_bytes());
+        hex::encode(hasher.finalize())
+    }
+
+    fn get(&self, key: &str) -> Option<helm::Rendered> {
+        let confine = crate::fsio::Confine {
+            root: Some(&self.dir),
+            max_bytes: Self::MAX_ENTRY_BYTES,
+        };
+        let text = crate::fsio::read_to_string(
+            &crate::fsio::FsFacts::default(),
+            &self.dir.join(key),
+            confine,
+        )
+        .ok()?;
+        helm::rendered_from_json(&text)
+    }
+
+    fn put(&self, key: &str, rendered: &helm::Rendered) {
+        let text = helm::rendered_to_json(rendered);
+        if text.len() as u64 <= Self::MAX_ENTRY_BYTES {
+            let _ = crate::fsio::write_atomically(&self.dir.join(key), text.as_bytes());
+        }
     }
 }
 

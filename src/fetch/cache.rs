@@ -12,7 +12,8 @@ use crate::fsio::{self, EntryKind, FsFacts};
 /// One entry of the cache that is not an archive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CachedEntry {
-    /// `git` (a bare repository) or `ref` (a remembered resolution).
+    /// `git` (a bare repository), `ref` (a remembered resolution) or `render` (a rendered
+    /// release).
     pub kind: &'static str,
     /// The directory's or file's name: a sha256 in hex.
     pub name: String,
@@ -78,7 +79,7 @@ pub fn cached_entries(root: &Path) -> Result<Vec<CachedEntry>, fsio::ReadError> 
             });
         }
     }
-    for dir in ["refs", "tags"] {
+    for (dir, kind) in [("refs", "ref"), ("tags", "ref"), ("renders", "render")] {
         let dir = root.join(dir);
         if !facts.is_dir(&dir) {
             continue;
@@ -94,7 +95,7 @@ pub fn cached_entries(root: &Path) -> Result<Vec<CachedEntry>, fsio::ReadError> 
                 continue;
             };
             out.push(CachedEntry {
-                kind: "ref",
+                kind,
                 name: name.to_owned(),
                 path: entry.path,
                 bytes,

@@ -77,6 +77,9 @@ pub struct Config {
     /// A docker configuration file whose `auths` give OCI sources without a Secret their
     /// credentials; none when unset (the user's own is never read unasked).
     pub registry_config: Option<PathBuf>,
+    /// Rendered releases are kept in and read from the download cache (`renders/`), keyed with
+    /// this build identity; none kept when unset.
+    pub render_cache_build: Option<String>,
     /// Seconds a fetch may wait for its next bytes; the engine's default when unset.
     pub network_idle_timeout_secs: Option<u64>,
     /// Seconds the whole run may spend on the network; the engine's default when unset.
@@ -118,6 +121,7 @@ impl Config {
             allow_private_network: false,
             proxy: None,
             registry_config: None,
+            render_cache_build: None,
             network_idle_timeout_secs: None,
             network_deadline_secs: None,
             limits: Limits::default(),
@@ -393,6 +397,14 @@ impl Orchestrator {
             )),
             download_cache: config.download_cache.clone(),
             proxy: config.proxy.clone(),
+            render_cache: config
+                .download_cache
+                .as_ref()
+                .zip(config.render_cache_build.as_ref())
+                .map(|(dir, build)| crate::controllers::engine::RenderCache {
+                    dir: dir.join("renders"),
+                    build: build.clone(),
+                }),
             budget,
             ..HelmEngine::default()
         };

@@ -49,6 +49,7 @@ mod pre_commit;
 mod readable_results;
 mod readme_commands;
 mod remote_sources;
+mod render_cache;
 mod resourceset;
 mod runtime;
 mod schedule_outcomes;

@@ -32,6 +32,7 @@ mod helmignore;
 mod kube_version;
 mod load;
 mod render;
+mod render_key;
 pub mod repo;
 mod sort;
 pub mod values;
@@ -46,5 +47,6 @@ pub use load::{load_archive, load_dir, ChargeLoad, LoadOptions};
 pub use render::{
     render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
 };
+pub use render_key::{render_key, rendered_from_json, rendered_to_json};
 pub use sort::{split_manifests, INSTALL_ORDER};
 pub use values_usage::{unread_keys, ValuesPath, ValuesUsage};

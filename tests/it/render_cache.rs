@@ -1,0 +1,111 @@
+//! The render cache (issue 40): a rendered release is kept under the download cache's `renders/`
+//! and read back for the same inputs by the same build; a change of input is a new entry;
+//! `--no-cache` neither reads nor writes it.
+
+use std::path::Path;
+
+use crate::common::offlux_cli::offlux;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn fixture(root: &Path, replicas: u32) {
+    write(
+        root,
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    write(
+        root,
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rendered-{{ .Values.replicas }}\n",
+    );
+    write(
+        root,
+        "clusters/dev/app.yaml",
+        &format!(
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: app, namespace: flux-system}}\nspec:\n  interval: 10m\n  chart:\n    spec:\n      chart: ./charts/app\n      sourceRef: {{kind: GitRepository, name: flux-system}}\n  values: {{replicas: {replicas}}}\n"
+        ),
+    );
+}
+
+fn build(root: &Path, extra: &[&str]) -> String {
+    let output = offlux()
+        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .args(["build", "hr", "app"])
+        .args(extra)
+        .arg("--path")
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(root)
+        .output()
+        .expect("runs");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn entries(root: &Path) -> Vec<std::path::PathBuf> {
+    let dir = root.join(".cache/offlux/charts/renders");
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_render_is_read_back_for_the_same_inputs_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root, 1);
+    assert!(build(root, &[]).contains("name: rendered-1"));
+    let kept = entries(root);
+    assert_eq!(kept.len(), 1, "one release, one entry");
+
+    // The entry is what the next run reads: changed by hand, the change shows (so a hit it is).
+    let text = std::fs::read_to_string(&kept[0]).expect("read");
+    std::fs::write(&kept[0], text.replace("rendered-1", "from-the-cache")).expect("write");
+    assert!(build(root, &[]).contains("name: from-the-cache"));
+    // `--no-cache` renders afresh and keeps nothing new.
+    assert!(build(root, &["--no-cache"]).contains("name: rendered-1"));
+    assert_eq!(entries(root).len(), 1);
+
+    // Other values: another key, a render of its own.
+    fixture(root, 2);
+    assert!(build(root, &[]).contains("name: rendered-2"));
+    assert_eq!(entries(root).len(), 2);
+    // A changed template too.
+    write(
+        root,
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: changed-{{ .Values.replicas }}\n",
+    );
+    assert!(build(root, &[]).contains("name: changed-2"));
+    assert_eq!(entries(root).len(), 3);
+
+    // An entry that does not read is a miss, rendered again.
+    std::fs::write(&kept[0], "not json").expect("write");
+    fixture(root, 1);
+    write(
+        root,
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rendered-{{ .Values.replicas }}\n",
+    );
+    assert!(build(root, &[]).contains("name: rendered-1"));
+
+    // `offlux cache` counts them and clears them.
+    let cache = |args: &[&str]| {
+        offlux()
+            .env("XDG_CACHE_HOME", root.join(".cache"))
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let listed = cache(&["cache", "list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("3 rendered releases"), "{listed}");
+    assert_eq!(cache(&["cache", "clear"]).status.code(), Some(0));
+    assert!(entries(root).is_empty());
+}
