@@ -152,22 +152,7 @@ pub(super) fn fetch(
             .into());
         }
         *etag = object.etag;
-        let mut parent = String::new();
-        for part in key
-            .split('/')
-            .rev()
-            .skip(1)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
-            parent = if parent.is_empty() {
-                part.to_owned()
-            } else {
-                format!("{parent}/{part}")
-            };
-            dirs.push(parent.clone());
-        }
+        dirs.extend(parents(key));
         files.push((key.clone(), object.data));
     }
     index.retain(|_, etag| !etag.is_empty());
@@ -238,22 +223,7 @@ fn from_cache(settings: &FetchSettings, key: &str, label: &str) -> Result<Unpack
         {
             return Err(Attempt::NotTried);
         }
-        let mut parent = String::new();
-        for part in path
-            .split('/')
-            .rev()
-            .skip(1)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
-            parent = if parent.is_empty() {
-                part.to_owned()
-            } else {
-                format!("{parent}/{part}")
-            };
-            dirs.push(parent.clone());
-        }
+        dirs.extend(parents(&path));
         index.insert(path.clone(), etag);
         files.push((path, bytes));
     }
@@ -269,6 +239,18 @@ fn from_cache(settings: &FetchSettings, key: &str, label: &str) -> Result<Unpack
         dirs,
         includes: Vec::new(),
     })
+}
+
+/// The directories above the object at `key` (`a`, `a/b` for `a/b/c.yaml`).
+fn parents(key: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(slash) = key[at..].find('/') {
+        at += slash;
+        out.push(key[..at].to_owned());
+        at += 1;
+    }
+    out
 }
 
 /// source-controller's `index.Digest(sha256)`: the keys in order, each line `<key> <etag>\n`.
@@ -308,6 +290,12 @@ fn credentials(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_object_key_has_its_directories_above_it() {
+        assert_eq!(parents("a/b/c.yaml"), ["a", "a/b"]);
+        assert!(parents("top.yaml").is_empty());
+    }
 
     /// The revision is the digest of the sorted index lines, as `index.Digest` makes it.
     #[test]

@@ -22,7 +22,6 @@ use offlux_sync::MutexExt as _;
 use crate::controllers::source::SourceFetch;
 use crate::discovery::Repository;
 use crate::model::{FluxObject, ResourceId};
-use crate::template::funcs::semver_api::{compare, parse_version, satisfies, Version};
 use crate::yaml::Node;
 
 use super::{Attempt, FetchSettings, Unpacked};
@@ -349,30 +348,11 @@ fn resolve(
 /// The tag `range` picks among the remote's tags: those fluxcd/pkg `version.ParseVersion` reads
 /// (three dot-separated parts, then Masterminds) that satisfy it, the highest.
 fn tag_by_semver(refs: &[RemoteRef], range: &str) -> Result<String, String> {
-    satisfies(range, &parse_version("0.0.0").map_err(|e| e.to_string())?)
-        .map_err(|e| format!("semver parse error: {e}"))?;
-    let mut best: Option<(Version, &str)> = None;
-    for r in refs {
-        let Some(tag) = r.name.strip_prefix("refs/tags/") else {
-            continue;
-        };
-        if tag.splitn(3, '.').count() != 3 {
-            continue;
-        }
-        let Ok(version) = parse_version(tag) else {
-            continue;
-        };
-        if !satisfies(range, &version).unwrap_or(false) {
-            continue;
-        }
-        if best
-            .as_ref()
-            .is_none_or(|(b, _)| compare(&version, b) == std::cmp::Ordering::Greater)
-        {
-            best = Some((version, tag));
-        }
-    }
-    best.map(|(_, tag)| tag.to_owned())
+    let tags = refs
+        .iter()
+        .filter_map(|r| r.name.strip_prefix("refs/tags/"));
+    super::highest_version(tags, range)?
+        .map(str::to_owned)
         .ok_or_else(|| format!("no match found for semver: {range}"))
 }
 

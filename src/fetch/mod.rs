@@ -158,6 +158,37 @@ fn remember(cache: &std::path::Path, key: &str, value: &str) {
     let _ = crate::fsio::write_atomically(&remembered_path(cache, key), value.as_bytes());
 }
 
+/// The highest of `tags` that `range` allows, among those fluxcd/pkg `version.ParseVersion`
+/// reads (three dot-separated parts, then Masterminds: a leading `v` and zero-padded numbers
+/// pass); `Err` for a range that does not read.
+fn highest_version<'a>(
+    tags: impl IntoIterator<Item = &'a str>,
+    range: &str,
+) -> Result<Option<&'a str>, String> {
+    use crate::template::funcs::semver_api::{compare, parse_version, satisfies, Version};
+    satisfies(range, &parse_version("0.0.0").map_err(|e| e.to_string())?)
+        .map_err(|e| format!("semver '{range}' parse error: {e}"))?;
+    let mut best: Option<(Version, &str)> = None;
+    for tag in tags {
+        if tag.splitn(3, '.').count() != 3 {
+            continue;
+        }
+        let Ok(version) = parse_version(tag) else {
+            continue;
+        };
+        if !satisfies(range, &version).unwrap_or(false) {
+            continue;
+        }
+        let better = best
+            .as_ref()
+            .is_none_or(|(b, _)| compare(&version, b) == std::cmp::Ordering::Greater);
+        if better {
+            best = Some((version, tag));
+        }
+    }
+    Ok(best.map(|(_, tag)| tag))
+}
+
 /// The decoded data of Secret `name` in `source`'s namespace, as the repository defines it.
 fn secret_data(
     repository: &Repository,

@@ -14,7 +14,6 @@ use crate::helm::repo::{
     FetchErrorKind, FetchOptions,
 };
 use crate::model::{FluxObject, ResourceId};
-use crate::template::funcs::semver_api::{compare, parse_version, satisfies, Version};
 use crate::yaml::Node;
 
 use super::{Attempt, Unpacked};
@@ -166,34 +165,16 @@ fn reference(
 /// fluxcd/pkg `version.ParseVersion` reads (three dot-separated parts, then Masterminds) and
 /// `range` allows; the highest wins, named by its own tag.
 fn tag_by_semver(tags: &[String], range: &str, filter: Option<&str>) -> Result<String, String> {
-    satisfies(range, &parse_version("0.0.0").map_err(|e| e.to_string())?)
-        .map_err(|e| format!("semver '{range}' parse error: {e}"))?;
     let filter = filter
         .map(regex::Regex::new)
         .transpose()
         .map_err(|e| format!("failed to compile regex {}: {e}", filter.unwrap_or("")))?;
-    let mut best: Option<(Version, &String)> = None;
-    for tag in tags {
-        if filter.as_ref().is_some_and(|f| !f.is_match(tag)) {
-            continue;
-        }
-        if tag.splitn(3, '.').count() != 3 {
-            continue;
-        }
-        let Ok(version) = parse_version(tag) else {
-            continue;
-        };
-        if !satisfies(range, &version).unwrap_or(false) {
-            continue;
-        }
-        let better = best
-            .as_ref()
-            .is_none_or(|(b, _)| compare(&version, b) == std::cmp::Ordering::Greater);
-        if better {
-            best = Some((version, tag));
-        }
-    }
-    best.map(|(_, tag)| tag.clone()).ok_or_else(|| {
+    let kept = tags
+        .iter()
+        .map(String::as_str)
+        .filter(|tag| filter.as_ref().is_none_or(|f| f.is_match(tag)));
+    let best = super::highest_version(kept, range)?;
+    best.map(str::to_owned).ok_or_else(|| {
         let shown: Vec<&str> = tags.iter().take(10).map(String::as_str).collect();
         format!(
             "no match found for semver: {range} (tags: {})",

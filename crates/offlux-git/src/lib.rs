@@ -360,20 +360,25 @@ pub fn read_tree(git_dir: &Path, commit: ObjectId, limits: TreeLimits) -> Result
             message: chain(&e),
         }
     })?;
-    let failed = |path: &str, e: &dyn std::fmt::Display| GitError::Tree {
-        path: if path.is_empty() {
-            ".".into()
-        } else {
-            path.to_owned()
-        },
-        message: e.to_string(),
-    };
+    let failed = tree_error;
     let commit = repo.find_commit(commit).map_err(|e| failed("", &e))?;
     let tree = commit.tree_id().map_err(|e| failed("", &e))?.detach();
     let mut out = Tree::default();
     let mut budget = (limits.entries, limits.bytes);
     walk(&repo, tree, "", 0, limits, &mut budget, &mut out)?;
     Ok(out)
+}
+
+/// A tree read's failure at `path` (`.` for the root).
+fn tree_error(path: &str, error: &dyn std::fmt::Display) -> GitError {
+    GitError::Tree {
+        path: if path.is_empty() {
+            ".".into()
+        } else {
+            path.to_owned()
+        },
+        message: error.to_string(),
+    }
 }
 
 fn walk(
@@ -386,14 +391,7 @@ fn walk(
     out: &mut Tree,
 ) -> Result<(), GitError> {
     use gix::objs::tree::EntryKind;
-    let failed = |path: &str, e: &dyn std::fmt::Display| GitError::Tree {
-        path: if path.is_empty() {
-            ".".into()
-        } else {
-            path.to_owned()
-        },
-        message: e.to_string(),
-    };
+    let failed = tree_error;
     if depth > limits.depth {
         return Err(failed(
             prefix,

@@ -301,27 +301,13 @@ mod network {
         let blob_url = format!("{}/v2/{}/blobs/{}", parsed.base, parsed.name, layer.digest);
         let bytes = match cache.and_then(|c| c.get(&layer.digest, options.max_bytes)) {
             Some(bytes) => bytes,
-            None => {
-                if layer.size > options.max_bytes {
-                    return Err(FetchErrorKind::TooLarge {
-                        url: blob_url,
-                        limit: options.max_bytes,
-                    });
-                }
-                let reply = session.get(&blob_url, None)?;
-                if reply.status != 200 {
-                    return Err(status_error(&blob_url, &reply));
-                }
-                let actual = sha256_digest(&reply.body);
-                if actual != layer.digest {
-                    return Err(FetchErrorKind::DigestMismatch {
-                        url: blob_url,
-                        expected: layer.digest,
-                        actual,
-                    });
-                }
-                reply.body
-            }
+            None => oci::get_blob(
+                &mut session,
+                &blob_url,
+                &layer.digest,
+                layer.size,
+                options.max_bytes,
+            )?,
         };
         if let Some(cache) = cache {
             cache.put(&manifest_bytes)?;

@@ -296,28 +296,47 @@ pub(crate) fn fetch(
             return Ok(archive(name, version, manifest.layer_digest, bytes));
         }
     }
-    if manifest.layer_size > options.max_bytes {
+    let body = get_blob(
+        &mut session,
+        &blob_url,
+        &manifest.layer_digest,
+        manifest.layer_size,
+        options.max_bytes,
+    )?;
+    if let Some(cache) = &download_cache {
+        cache.put(&body)?;
+    }
+    Ok(archive(name, version, manifest.layer_digest, body))
+}
+
+/// The blob at `url`, declared `size` bytes long, checked against `digest`; refused before the
+/// request when the declaration is over `max_bytes`.
+pub(super) fn get_blob(
+    session: &mut Session<'_>,
+    url: &str,
+    digest: &str,
+    size: u64,
+    max_bytes: u64,
+) -> Result<Vec<u8>, FetchErrorKind> {
+    if size > max_bytes {
         return Err(FetchErrorKind::TooLarge {
-            url: blob_url,
-            limit: options.max_bytes,
+            url: url.to_owned(),
+            limit: max_bytes,
         });
     }
-    let reply = session.get(&blob_url, None)?;
+    let reply = session.get(url, None)?;
     if reply.status != 200 {
-        return Err(status_error(&blob_url, &reply));
+        return Err(status_error(url, &reply));
     }
     let actual = sha256_digest(&reply.body);
-    if actual != manifest.layer_digest {
+    if actual != digest {
         return Err(FetchErrorKind::DigestMismatch {
-            url: blob_url,
-            expected: manifest.layer_digest,
+            url: url.to_owned(),
+            expected: digest.to_owned(),
             actual,
         });
     }
-    if let Some(cache) = &download_cache {
-        cache.put(&reply.body)?;
-    }
-    Ok(archive(name, version, actual, reply.body))
+    Ok(reply.body)
 }
 
 pub(super) fn manifest_url(reference: &Reference, manifest_ref: &str) -> String {
