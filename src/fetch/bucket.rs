@@ -145,6 +145,16 @@ pub(super) fn fetch(
             continue;
         };
         total += object.data.len() as u64;
+        // Held in memory with the other sources': counted against the run's budget of bytes
+        // extracted, as an OCI layer's files are.
+        if let Some(budget) = &repository.budget {
+            budget
+                .charge(
+                    crate::budget::Resource::ExtractedBytes,
+                    object.data.len() as u64,
+                )
+                .map_err(|e| Attempt::from(SourceFetch::Failed(format!("{label}: {e}"))))?;
+        }
         if total > MAX_BYTES {
             return Err(SourceFetch::Failed(format!(
                 "{label}: the objects hold more than {MAX_BYTES} bytes"

@@ -195,6 +195,14 @@ pub(super) fn fetch(
     };
     let tree = offlux_git::read_tree(&store.git_dir, commit, LIMITS)
         .map_err(|e| Attempt::from(SourceFetch::Failed(format!("{url} at {revision}: {e}"))))?;
+    // What the run holds in memory of its sources counts against its budget of bytes
+    // extracted, as an OCI layer's files do: many sources cannot add up past it.
+    let held: u64 = tree.files.iter().map(|(_, b)| b.len() as u64).sum();
+    if let Some(budget) = &repository.budget {
+        budget
+            .charge(crate::budget::Resource::ExtractedBytes, held)
+            .map_err(|e| Attempt::from(SourceFetch::Failed(format!("{url} at {revision}: {e}"))))?;
+    }
     if !tree.submodules.is_empty()
         && spec.get("recurseSubmodules").and_then(Node::as_str) == Some("true")
     {

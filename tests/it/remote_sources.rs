@@ -483,6 +483,16 @@ fn a_git_repository_is_fetched_at_each_ref_form_and_applied() {
         "{message}"
     );
 
+    // What the sources hold in memory counts against the run's budget of bytes extracted.
+    git_fixture(root, &url, "{branch: main}", "");
+    let (json, _) = rows(
+        root,
+        &["--allow-private-network", "--max-extracted-bytes", "16"],
+    );
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("--max-extracted-bytes"), "{message}");
+
     // With the network off, the cache answers: a commit it holds, a branch as last resolved.
     drop(server);
     for (reference, applied) in [
