@@ -39,9 +39,23 @@ pub(crate) fn require_flux_objects(repository: &Repository, path: &Path) -> Resu
         return Ok(());
     }
     let kinds: Vec<&str> = FluxKind::ALL.iter().map(|k| k.as_str()).collect();
+    // A file that did not read may be where the objects were: say so first (a duplicate key, a
+    // tab in indentation), as the run would have.
+    let unread: Vec<String> = repository
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::diagnostic::Severity::Warning && d.location.is_some())
+        .take(3)
+        .map(ToString::to_string)
+        .collect();
+    let unread = if unread.is_empty() {
+        String::new()
+    } else {
+        format!("; what did not read there: {}", unread.join("; "))
+    };
     Err(CliError::usage(
         format!(
-            "no Flux object under `{}` (looked for {} in every YAML file Flux would read there)",
+            "no Flux object under `{}` (looked for {} in every YAML file Flux would read there){unread}",
             path.display(),
             kinds.join(", ")
         ),

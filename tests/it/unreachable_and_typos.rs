@@ -205,6 +205,20 @@ fn a_path_without_flux_objects_is_a_usage_error() {
         .output()
         .expect("runs");
     assert!(output.status.success(), "{output:?}");
+
+    // A Flux object in a file that does not read (a key given twice) is named as the cause.
+    write(
+        dir.path(),
+        "broken/app.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: a, namespace: flux-system}\nspec:\n  url: https://example.com/a.git\n  url: https://example.com/b.git\n",
+    );
+    let output = offlux(dir.path(), &["test", "--path", "broken"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("what did not read there") && stderr.contains("app.yaml"),
+        "{stderr}"
+    );
 }
 
 /// A `sourceRef` to a source defined nowhere fails even with --allow-missing-sources
