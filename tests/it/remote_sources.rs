@@ -549,12 +549,139 @@ fn git_credentials_come_from_the_secret_and_private_addresses_need_the_flag() {
     assert_eq!(result, "SKIPPED", "{message}");
     assert!(message.contains("--allow-private-network"), "{message}");
 
-    // SSH is not attempted.
+    // An SSH URL with no Secret fails as Flux's auth options fail it.
     git_fixture(root, "ssh://git@127.0.0.1/fleet.git", "{branch: main}", "");
     let (json, _) = rows(root, &flags);
     let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("invalid 'ssh' auth option: 'identity' is required"),
+        "{message}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitRepository over SSH: OpenSSH's `sshd` on loopback, the repositories of a `GitServer`.
+
+use crate::common::ssh_server;
+
+fn indented(text: &str) -> String {
+    text.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+fn ssh_secret(identity: &str, known_hosts: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Secret\nmetadata: {{name: ssh-auth, namespace: flux-system}}\nstringData:\n  identity: |\n{}  known_hosts: |\n{}{extra}",
+        indented(identity),
+        indented(known_hosts)
+    )
+}
+
+#[test]
+fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_hosts() {
+    let Some(server) = git_server::start(None) else {
+        return;
+    };
+    let Some(sshd) = ssh_server::start() else {
+        return;
+    };
+    let (first, head) = serve_fleet(&server);
+    let url = sshd.url(&server.root, "fleet");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let flags = ["--allow-private-network"];
+    let with_secret = "  secretRef: {name: ssh-auth}\n";
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&sshd.identity, &sshd.known_hosts, ""),
+    );
+    for (reference, applied, revision) in [
+        ("{branch: main}", "from-main", format!("main@sha1:{head}")),
+        ("{tag: v1.0.0}", "from-v1", format!("v1.0.0@sha1:{first}")),
+    ] {
+        git_fixture(root, &url, reference, with_secret);
+        let (json, stderr) = rows(root, &flags);
+        let (result, message) = row(&json, "GitRepository", "apps");
+        assert_eq!(
+            result,
+            "PASS",
+            "{reference}: {message}\n{stderr}\n{}",
+            sshd.log()
+        );
+        assert!(message.contains(&revision), "{reference}: {message}");
+        let (result, message) = row(&json, "Kustomization", "apps");
+        assert_eq!(result, "PASS", "{reference}: {message}");
+        assert!(build_all(root, &flags).contains(applied), "{reference}");
+    }
+
+    // The cache answers offline, with no credentials and no connection.
+    git_fixture(root, &url, "{branch: main}", with_secret);
+    let (json, _) = rows(root, &["--offline"]);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(message.contains(&head), "{message}");
+
+    // A server key that is not in known_hosts fails the source; its consumer is blocked.
+    let other = tempfile::tempdir().expect("tempdir");
+    let (stranger, stranger_public) = ssh_server::key_pair(other.path(), "other");
+    let wrong_host = format!("[127.0.0.1]:{} {stranger_public}\n", sshd.port);
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&sshd.identity, &wrong_host, ""),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("known_hosts"), "{message}");
+    let (result, message) = row(&json, "Kustomization", "apps");
+    assert_eq!(result, "BLOCKED", "{message}");
+
+    // An identity the server does not accept fails the source.
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&stranger, &sshd.known_hosts, ""),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("did not accept"), "{message}");
+
+    // Without the flag the loopback server is refused before `ssh` runs.
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&sshd.identity, &sshd.known_hosts, ""),
+    );
+    let (json, _) = rows(root, &[]);
+    let (result, message) = row(&json, "GitRepository", "apps");
     assert_eq!(result, "SKIPPED", "{message}");
-    assert!(message.contains("ssh"), "{message}");
+    assert!(message.contains("--allow-private-network"), "{message}");
+
+    // Without known_hosts Flux refuses the auth options; a passphrase is not unlocked.
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &format!(
+            "apiVersion: v1\nkind: Secret\nmetadata: {{name: ssh-auth, namespace: flux-system}}\nstringData:\n  identity: |\n{}",
+            indented(&sshd.identity)
+        ),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("'known_hosts' is required"), "{message}");
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&sshd.identity, &sshd.known_hosts, "  password: hunter2\n"),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("passphrase"), "{message}");
 }
 
 // ---------------------------------------------------------------------------------------------

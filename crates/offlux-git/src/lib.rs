@@ -1,10 +1,11 @@
-//! Git over smart HTTP, on gitoxide: the refs a remote advertises ([`list_refs`]), a shallow
-//! fetch of one ref or one commit into a bare repository the caller owns ([`fetch`]), and a
-//! commit's tree read into memory ([`read_tree`]). Requests go through `offlux_net`'s guarded
-//! client (see [`Remote`]); repositories are opened isolated (no user or system configuration, no
-//! credential helper, no prompt). Not for: SSH, submodules, pushing, Flux's ref rules (the
-//! caller's).
+//! Git over smart HTTP and SSH, on gitoxide: the refs a remote advertises ([`list_refs`]), a
+//! shallow fetch of one ref or one commit into a bare repository the caller owns ([`fetch`]), and
+//! a commit's tree read into memory ([`read_tree`]). HTTP requests go through `offlux_net`'s
+//! guarded client; SSH runs OpenSSH's `ssh`, boxed in (see [`ssh`]); repositories are opened
+//! isolated (no user or system configuration, no credential helper, no prompt). Not for:
+//! submodules, pushing, Flux's ref rules (the caller's).
 
+pub mod ssh;
 mod transport;
 
 use std::num::NonZeroU32;
@@ -22,11 +23,21 @@ pub use gix::ObjectId;
 
 /// A remote repository and how to reach it.
 pub struct Remote {
-    /// `http://` or `https://`.
+    /// `http://`, `https://` or `ssh://`.
     pub url: String,
-    /// The `Authorization` header every request carries, if any.
-    pub authorization: Option<String>,
-    pub client: Arc<offlux_net::Client>,
+    pub access: Access,
+}
+
+/// How a remote is reached, by its URL's scheme.
+pub enum Access {
+    /// `http://` and `https://`: the guarded client, and the `Authorization` header every
+    /// request carries, if any.
+    Http {
+        client: Arc<offlux_net::Client>,
+        authorization: Option<String>,
+    },
+    /// `ssh://`.
+    Ssh(ssh::SshAccess),
 }
 
 /// One ref a remote advertises.
@@ -68,6 +79,10 @@ pub struct Fetched {
 pub enum GitError {
     #[error("{0}")]
     Remote(String),
+    /// What `ssh` said, or why offlux stopped it; `unreachable` when the server was never
+    /// reached (refused by the egress policy, no route, no `ssh` program here).
+    #[error("{message}")]
+    Ssh { message: String, unreachable: bool },
     #[error("{what} not found")]
     NotFound { what: String },
     #[error("{path}: {message}")]
@@ -91,6 +106,7 @@ impl GitError {
                     && !message.contains("does not speak TLS")
                     && !message.contains("certificate is not trusted")
             }
+            GitError::Ssh { unreachable, .. } => *unreachable,
             _ => false,
         }
     }
@@ -143,29 +159,56 @@ fn bare(git_dir: &Path) -> Result<gix::Repository, GitError> {
     .map_err(|e| failed(&e))
 }
 
-type HttpTransport =
-    gix::protocol::transport::client::blocking_io::http::Transport<transport::GuardedHttp>;
+type AnyTransport = Box<dyn gix::protocol::transport::client::blocking_io::Transport + Send>;
 
-/// The remote of `repo` at `remote.url` and the guarded transport to reach it.
+/// The remote of `repo` at `remote.url`, the transport to reach it, and for SSH the session
+/// that says why an exchange failed.
 fn remote_at<'r>(
     repo: &'r gix::Repository,
     remote: &Remote,
-) -> Result<(gix::Remote<'r>, HttpTransport), GitError> {
+) -> Result<(gix::Remote<'r>, AnyTransport, Option<Arc<ssh::Session>>), GitError> {
     let url = gix::url::parse(gix::bstr::BStr::new(remote.url.as_str()))
         .map_err(|e| GitError::Remote(format!("{}: {e}", remote.url)))?;
-    if !matches!(url.scheme, gix::url::Scheme::Http | gix::url::Scheme::Https) {
-        return Err(GitError::Remote(format!(
-            "{}: only http and https URLs are fetched",
-            remote.url
-        )));
-    }
-    let http = transport::GuardedHttp::new(remote.client.clone(), remote.authorization.clone());
-    let transport = connect_http(http, url, Protocol::V2, false);
+    let (transport, session): (AnyTransport, _) = match (&remote.access, url.scheme.clone()) {
+        (
+            Access::Http {
+                client,
+                authorization,
+            },
+            gix::url::Scheme::Http | gix::url::Scheme::Https,
+        ) => {
+            let http = transport::GuardedHttp::new(client.clone(), authorization.clone());
+            (Box::new(connect_http(http, url, Protocol::V2, false)), None)
+        }
+        (Access::Ssh(access), gix::url::Scheme::Ssh) => {
+            let (transport, session) = ssh::connect(&url, access)?;
+            (Box::new(transport), Some(session))
+        }
+        _ => {
+            return Err(GitError::Remote(format!(
+                "{}: only http, https and ssh URLs are fetched, each with its own access",
+                remote.url
+            )))
+        }
+    };
     let handle = repo
         .remote_at(remote.url.as_str())
         .map_err(|e| remote_error(chain(&e)))?
         .with_fetch_tags(Tags::None);
-    Ok((handle, transport))
+    Ok((handle, transport, session))
+}
+
+/// The error an exchange with `remote` failed with: for SSH what `ssh` said, if it said
+/// anything.
+fn exchange_error(
+    remote: &Remote,
+    session: Option<&Arc<ssh::Session>>,
+    error: &(dyn std::error::Error + 'static),
+) -> GitError {
+    match session {
+        Some(session) => session.error(&remote.url, chain(error)),
+        None => remote_error(chain(error)),
+    }
 }
 
 /// Credentials are the `Authorization` header or nothing: never a helper, never a prompt.
@@ -188,7 +231,7 @@ fn refspec(text: &str) -> Result<gix::refspec::RefSpec, GitError> {
 /// bare repository (the caller's to keep or remove).
 pub fn list_refs(remote: &Remote, scratch: &Path) -> Result<Vec<RemoteRef>, GitError> {
     let repo = bare(scratch)?;
-    let (handle, transport) = remote_at(&repo, remote)?;
+    let (handle, transport, session) = remote_at(&repo, remote)?;
     let connection = handle
         .to_connection_with_transport(transport)
         .with_credentials(no_credentials);
@@ -201,7 +244,7 @@ pub fn list_refs(remote: &Remote, scratch: &Path) -> Result<Vec<RemoteRef>, GitE
     };
     let (map, _) = connection
         .ref_map(gix::progress::Discard, options)
-        .map_err(|e| remote_error(chain(&e)))?;
+        .map_err(|e| exchange_error(remote, session.as_ref(), &e))?;
     Ok(map
         .remote_refs
         .iter()
@@ -257,7 +300,7 @@ pub fn fetch(
     deadline: Option<Instant>,
 ) -> Result<Fetched, GitError> {
     let repo = bare(git_dir)?;
-    let (handle, transport) = remote_at(&repo, remote)?;
+    let (handle, transport, session) = remote_at(&repo, remote)?;
     let connection = handle
         .to_connection_with_transport(transport)
         .with_credentials(no_credentials);
@@ -287,12 +330,12 @@ pub fn fetch(
         }
         let outcome = connection
             .prepare_fetch(gix::progress::Discard, options)
-            .map_err(|e| remote_error(chain(&e)))
+            .map_err(|e| exchange_error(remote, session.as_ref(), &e))
             .and_then(|prepared| {
                 prepared
                     .with_shallow(Shallow::DepthAtRemote(depth))
                     .receive(gix::progress::Discard, interrupt)
-                    .map_err(|e| remote_error(chain(&e)))
+                    .map_err(|e| exchange_error(remote, session.as_ref(), &e))
             });
         done.store(true, Ordering::Relaxed);
         outcome

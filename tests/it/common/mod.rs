@@ -9,6 +9,7 @@ pub mod moto;
 pub mod offlux_cli;
 pub mod produced;
 pub mod registry;
+pub mod ssh_server;
 pub mod tools;
 pub use offlux_test_data as test_data;
 

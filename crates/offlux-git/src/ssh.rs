@@ -1,0 +1,514 @@
+//! Git over SSH: OpenSSH's `ssh` program runs `git-upload-pack` on the server and gix speaks the
+//! protocol over its pipes, as git itself does. This is the one program offlux runs (an SSH
+//! client of its own would be a second cryptography stack to trust); it runs boxed in:
+//!
+//! - no configuration file, agent, control socket, forwarding, proxy command or prompt; the
+//!   process environment is cleared (`HOME` is a private temporary directory), so nothing of the
+//!   user's own SSH setup, keys or agent is offered to a server a repository names;
+//! - the only identity is the Secret's, the only trusted host keys its `known_hosts`, checked
+//!   strictly under the URL's host name (`[host]:port` off port 22, as `known_hosts` spells it);
+//! - offlux resolves the host itself and hands `ssh` the address, after the egress policy
+//!   (loopback, link-local and private addresses refused unless `--allow-private-network`); the
+//!   URL's host, user and path never reach `ssh`'s command line unchecked;
+//! - what the server sends is capped in bytes, and the process is killed at the deadline or
+//!   when it goes quiet for the idle timeout.
+
+use std::io::{self, Read};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gix::protocol::transport::client::git::blocking_io::Connection;
+use gix::protocol::transport::client::git::ConnectMode;
+use gix::protocol::transport::Protocol;
+
+use crate::GitError;
+
+/// How an SSH remote is reached (fluxcd/pkg `git.AuthOptions` for the `ssh` transport).
+#[derive(Clone)]
+pub struct SshAccess {
+    /// The private key (the Secret's `identity`), OpenSSH or PEM, without a passphrase.
+    pub identity: Vec<u8>,
+    /// The Secret's `known_hosts`: the server's key must be among them.
+    pub known_hosts: Vec<u8>,
+    /// The Secret's `username`; when absent the URL's user, else `git` (fluxcd/pkg
+    /// `git.NewAuthOptions`).
+    pub username: Option<String>,
+    pub allow_private_network: bool,
+    /// The most the server may send.
+    pub max_bytes: u64,
+    /// When the whole exchange must be over.
+    pub deadline: Instant,
+    /// How long the server may stay silent.
+    pub idle_timeout: Duration,
+    /// The `ssh` program (`ssh` on `PATH` by default).
+    pub program: PathBuf,
+}
+
+impl std::fmt::Debug for SshAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshAccess")
+            .field("username", &self.username)
+            .field("allow_private_network", &self.allow_private_network)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where an `ssh://` URL leads, checked.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Target {
+    host: String,
+    port: u16,
+    user: String,
+    /// The repository path as `git-upload-pack` takes it.
+    path: String,
+}
+
+fn plain(text: &str, extra: &[char]) -> bool {
+    !text.is_empty()
+        && !text.starts_with('-')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+}
+
+impl Target {
+    pub(crate) fn of(url: &gix::Url, username: Option<&str>) -> Result<Target, GitError> {
+        let whole = url.to_bstring().to_string();
+        let bad = |what: &str| GitError::Remote(format!("{whole}: {what}"));
+        let host = url.host().ok_or_else(|| bad("the URL names no host"))?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if !plain(host, &['.', '-', ':', '_']) {
+            return Err(bad("the host is not a host name or address"));
+        }
+        let user = username
+            .filter(|u| !u.is_empty())
+            .or(url.user())
+            .unwrap_or("git");
+        if !plain(user, &['.', '-', '_']) {
+            return Err(bad("the user name holds characters ssh would misread"));
+        }
+        let path = url.path.to_string();
+        if path.contains(['\0', '\n', '\r']) || path.trim_matches('/').is_empty() {
+            return Err(bad("the repository path is empty or holds a line break"));
+        }
+        // As git: `ssh://host/~user/repo` is relative to that user's home.
+        let path = match path.strip_prefix("/~") {
+            Some(rest) => format!("~{rest}"),
+            None => path,
+        };
+        Ok(Target {
+            host: host.to_owned(),
+            port: url.port.unwrap_or(22),
+            user: user.to_owned(),
+            path,
+        })
+    }
+
+    /// The name `known_hosts` lists the server under.
+    fn known_as(&self) -> String {
+        if self.port == 22 {
+            self.host.clone()
+        } else {
+            format!("[{}]:{}", self.host, self.port)
+        }
+    }
+
+    /// The command the server runs, quoted for its shell as git quotes it (`sq_quote_buf`).
+    fn remote_command(&self) -> String {
+        format!("git-upload-pack '{}'", self.path.replace('\'', r"'\''"))
+    }
+}
+
+/// The first address `host` resolves to that the egress policy allows.
+fn permitted_address(target: &Target, allow_private: bool) -> Result<IpAddr, GitError> {
+    let unreachable = |message: String| GitError::Ssh {
+        message,
+        unreachable: true,
+    };
+    let addresses: Vec<SocketAddr> = (target.host.as_str(), target.port)
+        .to_socket_addrs()
+        .map_err(|e| unreachable(format!("{}: {e}", target.host)))?
+        .collect();
+    let refused = addresses
+        .iter()
+        .find(|a| !allow_private && offlux_net::egress::is_internal(a.ip()));
+    match addresses
+        .iter()
+        .find(|a| allow_private || !offlux_net::egress::is_internal(a.ip()))
+    {
+        Some(address) => Ok(address.ip()),
+        None => Err(unreachable(match refused {
+            Some(ip) => format!(
+                "refused to connect to {} ({}): a loopback, link-local or private address \
+                 (--allow-private-network allows it)",
+                target.host,
+                ip.ip()
+            ),
+            None => format!("{}: the name has no address", target.host),
+        })),
+    }
+}
+
+/// What the running `ssh` process shares with its reader and its watchdog.
+#[derive(Debug)]
+pub(crate) struct Session {
+    child: Mutex<Child>,
+    /// `ssh`'s standard error, capped.
+    stderr: Mutex<String>,
+    received: AtomicU64,
+    /// Milliseconds since `started` at the last byte received.
+    last_heard: AtomicU64,
+    started: Instant,
+    /// Why the watchdog killed the process.
+    killed: Mutex<Option<String>>,
+    finished: AtomicBool,
+    /// The temporary directory holding the identity and `known_hosts`, removed with the session.
+    _keys: tempfile::TempDir,
+}
+
+const STDERR_CAP: usize = 8 << 10;
+
+impl Session {
+    fn heard(&self) {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_heard.store(now, Ordering::Relaxed);
+    }
+
+    fn kill(&self, why: String) {
+        if let Ok(mut killed) = self.killed.lock() {
+            killed.get_or_insert(why);
+        }
+        if let Ok(mut child) = self.child.lock() {
+            let _ = child.kill();
+        }
+    }
+
+    /// The error a failed exchange is reported with: the watchdog's reason, else the last lines
+    /// `ssh` wrote, else gix's own `fallback`.
+    pub(crate) fn error(&self, url: &str, fallback: String) -> GitError {
+        if let Some(why) = self.killed.lock().ok().and_then(|k| k.clone()) {
+            return GitError::Ssh {
+                message: format!("{url}: {why}"),
+                unreachable: false,
+            };
+        }
+        let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+        let said: Vec<&str> = stderr
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        if said.is_empty() {
+            return GitError::Remote(fallback);
+        }
+        let text = said.join("; ");
+        let unreachable = [
+            "Connection refused",
+            "Connection timed out",
+            "No route to host",
+            "Network is unreachable",
+            "Could not resolve hostname",
+            "Connection reset",
+            "Connection closed by remote host",
+        ]
+        .iter()
+        .any(|m| text.contains(m));
+        let hint = if text.contains("Host key verification failed") {
+            " (the server's key is not in the Secret's known_hosts under this host)"
+        } else if text.contains("Permission denied") {
+            " (the server did not accept the Secret's identity)"
+        } else {
+            ""
+        };
+        GitError::Ssh {
+            message: format!("{url}: ssh: {text}{hint}"),
+            unreachable,
+        }
+    }
+
+    fn finish(&self) {
+        self.finished.store(true, Ordering::Relaxed);
+        if let Ok(mut child) = self.child.lock() {
+            if !matches!(child.try_wait(), Ok(Some(_))) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The server's output as gix reads it: counted against the cap, each byte resetting the idle
+/// clock; the process is stopped when the reader goes.
+pub(crate) struct Output {
+    stdout: ChildStdout,
+    session: Arc<Session>,
+    max_bytes: u64,
+}
+
+impl Read for Output {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.stdout.read(buf)?;
+        self.session.heard();
+        let total = self.session.received.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+        if total > self.max_bytes {
+            self.session.kill(format!(
+                "the server sent more than {} bytes (the size limit)",
+                self.max_bytes
+            ));
+            return Err(io::Error::other("the server sent too much"));
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        self.session.finish();
+    }
+}
+
+pub(crate) type SshTransport = Connection<Output, ChildStdin>;
+
+/// Starts `ssh` for `url` and returns gix's transport over its pipes, with the session to ask
+/// why an exchange failed.
+pub(crate) fn connect(
+    url: &gix::Url,
+    access: &SshAccess,
+) -> Result<(SshTransport, Arc<Session>), GitError> {
+    let whole = url.to_bstring().to_string();
+    let target = Target::of(url, access.username.as_deref())?;
+    let address = permitted_address(&target, access.allow_private_network)?;
+    let local = |what: &str, e: io::Error| GitError::Ssh {
+        message: format!("{whole}: {what}: {e}"),
+        unreachable: false,
+    };
+    let keys = tempfile::Builder::new()
+        .prefix("offlux-ssh-")
+        .tempdir()
+        .map_err(|e| local("a private directory for the key", e))?;
+    let identity = keys.path().join("identity");
+    let known_hosts = keys.path().join("known_hosts");
+    write_private(&identity, &with_final_newline(&access.identity))
+        .map_err(|e| local("writing the identity", e))?;
+    write_private(&known_hosts, &access.known_hosts)
+        .map_err(|e| local("writing known_hosts", e))?;
+    let connect_secs = access
+        .deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs()
+        .clamp(1, 60);
+    let option = |name: &str, value: &str| ["-o".to_owned(), format!("{name}={value}")];
+    let mut command = Command::new(&access.program);
+    command
+        .args(["-F", "none", "-T", "-x", "-a"])
+        .args(option("BatchMode", "yes"))
+        .args(option("IdentitiesOnly", "yes"))
+        .args(option("IdentityAgent", "none"))
+        .args(option("IdentityFile", &quoted(&identity)))
+        .args(option("UserKnownHostsFile", &quoted(&known_hosts)))
+        .args(option("GlobalKnownHostsFile", "none"))
+        .args(option("StrictHostKeyChecking", "yes"))
+        .args(option("HostKeyAlias", &target.known_as()))
+        .args(option("CheckHostIP", "no"))
+        .args(option("UpdateHostKeys", "no"))
+        .args(option("PreferredAuthentications", "publickey"))
+        .args(option("ProxyCommand", "none"))
+        .args(option("ControlMaster", "no"))
+        .args(option("ControlPath", "none"))
+        .args(option("PermitLocalCommand", "no"))
+        .args(option("ClearAllForwardings", "yes"))
+        .args(option("SendEnv", "GIT_PROTOCOL"))
+        .args(option("ConnectTimeout", &connect_secs.to_string()))
+        .args(option("ServerAliveInterval", "15"))
+        .args(option("LogLevel", "ERROR"))
+        .args(["-p", &target.port.to_string(), "-l", &target.user])
+        .arg(address.to_string())
+        .arg(target.remote_command())
+        .env_clear()
+        .env("HOME", keys.path())
+        .env("GIT_PROTOCOL", "version=2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(windows)]
+    if let Some(root) = std::env::var_os("SystemRoot") {
+        // Windows' sockets need it; it says nothing of the user.
+        command.env("SystemRoot", root);
+    }
+    let mut child = command.spawn().map_err(|e| GitError::Ssh {
+        message: format!(
+            "{whole}: could not start `{}` (OpenSSH's client, which SSH URLs need): {e}",
+            access.program.display()
+        ),
+        unreachable: true,
+    })?;
+    let (Some(stdin), Some(stdout), Some(mut stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.kill();
+        return Err(GitError::Remote(format!(
+            "{whole}: ssh's pipes were not set up"
+        )));
+    };
+    let session = Arc::new(Session {
+        child: Mutex::new(child),
+        stderr: Mutex::new(String::new()),
+        received: AtomicU64::new(0),
+        last_heard: AtomicU64::new(0),
+        started: Instant::now(),
+        killed: Mutex::new(None),
+        finished: AtomicBool::new(false),
+        _keys: keys,
+    });
+    let errors = session.clone();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 1024];
+        while let Ok(n) = stderr.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut text) = errors.stderr.lock() {
+                if text.len() < STDERR_CAP {
+                    text.push_str(&String::from_utf8_lossy(&buffer[..n]));
+                }
+            }
+        }
+    });
+    let watched = session.clone();
+    let (deadline, idle) = (access.deadline, access.idle_timeout);
+    std::thread::spawn(move || {
+        while !watched.finished.load(Ordering::Relaxed) {
+            let quiet = watched
+                .started
+                .elapsed()
+                .saturating_sub(Duration::from_millis(
+                    watched.last_heard.load(Ordering::Relaxed),
+                ));
+            if Instant::now() >= deadline {
+                watched.kill("the exchange was cut at the run's network deadline".into());
+                return;
+            }
+            if quiet >= idle {
+                watched.kill(format!(
+                    "the server sent nothing for {} s (the idle timeout)",
+                    idle.as_secs()
+                ));
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    let output = Output {
+        stdout,
+        session: session.clone(),
+        max_bytes: access.max_bytes,
+    };
+    let transport = Connection::new(
+        output,
+        stdin,
+        Protocol::V2,
+        target.path.clone(),
+        None::<(String, Option<u16>)>,
+        ConnectMode::Process,
+        false,
+    )
+    .custom_url(Some(whole.into()));
+    Ok((transport, session))
+}
+
+/// A path as an `-o` value (ssh splits an unquoted value at spaces).
+fn quoted(path: &std::path::Path) -> String {
+    format!("\"{}\"", path.display())
+}
+
+/// OpenSSH refuses a key file without a final newline.
+fn with_final_newline(bytes: &[u8]) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    if !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes
+}
+
+/// Writes a file only this user may read (OpenSSH refuses an identity others can read).
+fn write_private(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(url: &str, username: Option<&str>) -> Result<Target, GitError> {
+        Target::of(
+            &gix::url::parse(gix::bstr::BStr::new(url)).expect("a URL"),
+            username,
+        )
+    }
+
+    #[test]
+    fn the_user_is_the_secrets_then_the_urls_then_git() {
+        let t = target("ssh://alice@example.org/org/repo.git", Some("bob")).unwrap();
+        assert_eq!(t.user, "bob");
+        let t = target("ssh://alice@example.org/org/repo.git", None).unwrap();
+        assert_eq!(t.user, "alice");
+        let t = target("ssh://example.org:2222/org/repo.git", None).unwrap();
+        assert_eq!((t.user.as_str(), t.port), ("git", 2222));
+        assert_eq!(t.known_as(), "[example.org]:2222");
+        assert_eq!(
+            target("ssh://example.org/org/repo.git", None)
+                .unwrap()
+                .known_as(),
+            "example.org"
+        );
+    }
+
+    #[test]
+    fn hosts_users_and_paths_that_ssh_or_a_shell_would_misread_are_refused() {
+        for (url, user) in [
+            ("ssh://-oProxyCommand=touch%20x/repo", None),
+            ("ssh://example.org/repo", Some("-oProxyCommand=x")),
+            ("ssh://example.org/repo", Some("a b")),
+            ("ssh://example.org/", None),
+        ] {
+            assert!(
+                target(url, user).is_err(),
+                "{url} with user {user:?} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn the_remote_command_quotes_the_path_as_git_does() {
+        let t = target("ssh://example.org/it's/repo.git", None).unwrap();
+        assert_eq!(t.remote_command(), r"git-upload-pack '/it'\''s/repo.git'");
+        let t = target("ssh://example.org/~alice/repo.git", None).unwrap();
+        assert_eq!(t.remote_command(), "git-upload-pack '~alice/repo.git'");
+    }
+
+    #[test]
+    fn a_private_address_is_refused_without_the_flag() {
+        let t = target("ssh://127.0.0.1:2222/repo.git", None).unwrap();
+        let error = permitted_address(&t, false).unwrap_err();
+        assert!(
+            error.to_string().contains("--allow-private-network"),
+            "{error}"
+        );
+        assert_eq!(
+            permitted_address(&t, true).unwrap(),
+            IpAddr::from([127, 0, 0, 1])
+        );
+    }
+}
