@@ -6,7 +6,10 @@
 //!
 //! Objects come from the loose object store and from packfiles (index version 2, offset and
 //! reference deltas), over `flate2`; `objects/info/alternates` is followed one level. Linked
-//! worktrees (a `.git` file naming the git directory, `commondir`) are understood.
+//! worktrees (a `.git` file naming the git directory, `commondir`) are understood. Git's formats
+//! are parsed by gitoxide (`gix-object`, `gix-pack`, `gix-ref`, `gix-hash`), the Git
+//! implementation `offlux-git` fetches with; the files are read here, through `fsio`, bounded
+//! (see `objects`).
 //!
 //! Not for: writing to a repository, SHA-256 repositories (refused with a message), shallow
 //! history beyond what is there (a missing object is an error that says the clone may be
@@ -164,7 +167,7 @@ impl Repository {
     }
 
     fn resolve_base(&self, name: &str, revision: &str) -> Result<ObjectId, GitError> {
-        if let Some(id) = ObjectId::from_hex(name) {
+        if let Some(id) = objects::parse_id(name) {
             return Ok(id);
         }
         if let Some(id) = refs::lookup(&self.git_dir, &self.common_dir, name)? {
@@ -268,7 +271,7 @@ impl Repository {
         if object.kind != objects::Kind::Commit {
             return Err(GitError::Corrupt {
                 id: id.to_string(),
-                message: format!("expected a commit, found a {}", object.kind.name()),
+                message: format!("expected a commit, found a {}", object.kind),
             });
         }
         objects::Commit::parse(id, &object.data)
@@ -283,7 +286,7 @@ impl Repository {
                 other => {
                     return Err(GitError::Unsupported(format!(
                         "{id} is a {}, not a commit",
-                        other.name()
+                        other
                     )))
                 }
             }
@@ -311,7 +314,7 @@ impl Repository {
         } else {
             path
         };
-        let short: String = revision.to_hex().chars().take(12).collect();
+        let short: String = revision.to_string().chars().take(12).collect();
         let named = format!("`{}` at revision {short} ({object})", shown.display());
         {
             let mut first = self.over_budget.locked();

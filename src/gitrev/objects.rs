@@ -1,6 +1,10 @@
-//! The object database: loose objects (`objects/xx/yyyy…`, zlib) and packfiles (`.idx` version
-//! 2 beside each `.pack`, whole objects and offset/reference deltas), one level of alternates.
-//! Every size is checked before memory is given to it; delta chains are bounded.
+//! The object database: loose objects (`objects/xx/yyyy…`, zlib) and packfiles (an `.idx`
+//! beside each `.pack`, whole objects and offset/reference deltas), one level of alternates.
+//! gitoxide parses (loose headers, pack indexes, pack entry headers, commits, tags; trees in
+//! `super::tree`); the files are read here, through `fsio` and confined to the object directory,
+//! and every size is checked before memory is given to it: delta chains are bounded by the
+//! bytes they build, which gix's own object store does not promise. Delta application stays
+//! here because gix keeps its own private.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -12,6 +16,9 @@ use offlux_sync::{MutexExt as _, RwLockExt as _};
 
 use super::{read_limited, GitError};
 use crate::fsio::{self, FsFacts};
+
+pub use gix_hash::ObjectId;
+pub(super) use gix_object::Kind;
 
 /// The largest object read: far above any file a Flux repository holds; a larger blob is not
 /// something a run could read anyway (`fsio::MAX_FILE_BYTES`).
@@ -29,15 +36,20 @@ const MAX_INDEX_BYTES: u64 = 512 << 20;
 /// Resolved delta bases kept for the objects that follow (trees and blobs share bases).
 const CACHE_BYTES: usize = 64 << 20;
 
-/// A SHA-1 object id.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ObjectId(pub [u8; 20]);
+/// A full 40-digit hexadecimal SHA-1 id (SHA-256 repositories are refused elsewhere).
+pub(crate) fn parse_id(text: &str) -> Option<ObjectId> {
+    (text.len() == 40)
+        .then(|| ObjectId::from_hex(text.as_bytes()).ok())
+        .flatten()
+}
 
 /// The id git gives `content` stored as a blob: the SHA-1 of `blob LENGTH\0` and the content.
 pub(crate) fn blob_id(content: &[u8]) -> ObjectId {
     let mut hasher = BlobHasher::new(content.len() as u64);
     hasher.update(content);
-    hasher.finish().unwrap_or(ObjectId([0; 20]))
+    hasher
+        .finish()
+        .unwrap_or_else(|| ObjectId::null(gix_hash::Kind::Sha1))
 }
 
 /// [`blob_id`] of content given in pieces, its length known first.
@@ -51,7 +63,7 @@ impl BlobHasher {
     pub(crate) fn new(len: u64) -> BlobHasher {
         use sha1::Digest;
         let mut sha1 = sha1::Sha1::new();
-        sha1.update(format!("blob {len}\0").as_bytes());
+        sha1.update(gix_object::encode::loose_header(Kind::Blob, len));
         BlobHasher {
             sha1,
             expected: len,
@@ -68,77 +80,7 @@ impl BlobHasher {
     /// The id, or `None` when the pieces did not add up to the length given.
     pub(crate) fn finish(self) -> Option<ObjectId> {
         use sha1::Digest;
-        (self.seen == self.expected).then(|| ObjectId(self.sha1.finalize().into()))
-    }
-}
-
-impl ObjectId {
-    /// A full 40-digit hexadecimal id.
-    pub(crate) fn from_hex(text: &str) -> Option<Self> {
-        if text.len() != 40 {
-            return None;
-        }
-        let bytes = hex::decode(text).ok()?;
-        Some(ObjectId(bytes.try_into().ok()?))
-    }
-
-    fn from_slice(bytes: &[u8]) -> Option<Self> {
-        Some(ObjectId(bytes.try_into().ok()?))
-    }
-
-    pub fn to_hex(self) -> String {
-        hex::encode(self.0)
-    }
-}
-
-impl fmt::Display for ObjectId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for ObjectId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Commit,
-    Tree,
-    Blob,
-    Tag,
-}
-
-impl Kind {
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Kind::Commit => "commit",
-            Kind::Tree => "tree",
-            Kind::Blob => "blob",
-            Kind::Tag => "tag",
-        }
-    }
-
-    fn from_name(name: &[u8]) -> Option<Self> {
-        match name {
-            b"commit" => Some(Kind::Commit),
-            b"tree" => Some(Kind::Tree),
-            b"blob" => Some(Kind::Blob),
-            b"tag" => Some(Kind::Tag),
-            _ => None,
-        }
-    }
-
-    fn from_pack_type(code: u8) -> Option<Self> {
-        match code {
-            1 => Some(Kind::Commit),
-            2 => Some(Kind::Tree),
-            3 => Some(Kind::Blob),
-            4 => Some(Kind::Tag),
-            _ => None,
-        }
+        (self.seen == self.expected).then(|| ObjectId::Sha1(self.sha1.finalize().into()))
     }
 }
 
@@ -158,77 +100,46 @@ pub(crate) struct Commit {
 
 impl Commit {
     pub(super) fn parse(id: ObjectId, data: &[u8]) -> Result<Self, GitError> {
-        let corrupt = |message: &str| GitError::Corrupt {
+        let corrupt = |e: gix_object::decode::Error| GitError::Corrupt {
             id: id.to_string(),
-            message: message.to_owned(),
+            message: e.to_string(),
         };
-        let mut tree = None;
-        let mut parents = Vec::new();
-        let mut time = 0;
-        for line in data.split(|&b| b == b'\n') {
-            if line.is_empty() {
-                break;
-            }
-            let text = String::from_utf8_lossy(line);
-            if let Some(hex) = text.strip_prefix("tree ") {
-                tree = ObjectId::from_hex(hex.trim());
-            } else if let Some(hex) = text.strip_prefix("parent ") {
-                parents.push(
-                    ObjectId::from_hex(hex.trim()).ok_or_else(|| corrupt("bad parent line"))?,
-                );
-            } else if let Some(rest) = text.strip_prefix("committer ") {
-                time = rest
-                    .rsplit(' ')
-                    .nth(1)
-                    .and_then(|t| t.parse().ok())
-                    .unwrap_or(0);
-            }
-        }
+        let commit =
+            gix_object::CommitRef::from_bytes(data, gix_hash::Kind::Sha1).map_err(corrupt)?;
         Ok(Commit {
-            tree: tree.ok_or_else(|| corrupt("commit without a tree"))?,
-            parents,
-            time,
+            tree: commit.tree(),
+            parents: commit.parents().collect(),
+            time: commit.time().map_err(corrupt)?.seconds,
         })
     }
 }
 
 /// The object an annotated tag points at.
 pub(crate) fn tag_target(id: ObjectId, data: &[u8]) -> Result<ObjectId, GitError> {
-    data.split(|&b| b == b'\n')
-        .find_map(|line| {
-            let text = std::str::from_utf8(line).ok()?;
-            ObjectId::from_hex(text.strip_prefix("object ")?.trim())
-        })
-        .ok_or_else(|| GitError::Corrupt {
+    gix_object::TagRef::from_bytes(data, gix_hash::Kind::Sha1)
+        .map(|tag| tag.target())
+        .map_err(|e| GitError::Corrupt {
             id: id.to_string(),
-            message: "tag without an object line".to_owned(),
+            message: e.to_string(),
         })
 }
 
-/// One packfile and its index.
+/// One packfile and its index (the index read whole, the pack read entry by entry).
 struct Pack {
     path: PathBuf,
     file: Mutex<std::fs::File>,
-    index: Vec<u8>,
-    count: usize,
+    index: gix_pack::index::File<Vec<u8>>,
 }
 
 impl Pack {
     fn open(idx_path: &Path, root: &Path, facts: &FsFacts) -> Result<Self, GitError> {
-        let index = read_limited(idx_path, root, MAX_INDEX_BYTES)?;
-        let corrupt = |message: &str| GitError::Io {
-            path: idx_path.to_path_buf(),
-            message: message.to_owned(),
-        };
-        if index.get(..8) != Some(&[0xff, b't', b'O', b'c', 0, 0, 0, 2][..]) {
-            return Err(corrupt("not a version 2 pack index"));
-        }
-        let count = be32(&index, 8 + 255 * 4).ok_or_else(|| corrupt("truncated"))? as usize;
-        // fan-out, ids, CRCs, offsets, then the two trailing checksums at least.
-        let needed = 8 + 256 * 4 + count * (20 + 4 + 4) + 40;
-        if index.len() < needed {
-            return Err(corrupt("truncated"));
-        }
+        let bytes = read_limited(idx_path, root, MAX_INDEX_BYTES)?;
+        let index =
+            gix_pack::index::File::from_data(bytes, idx_path.to_path_buf(), gix_hash::Kind::Sha1)
+                .map_err(|e| GitError::Io {
+                path: idx_path.to_path_buf(),
+                message: e.to_string(),
+            })?;
         let path = idx_path.with_extension("pack");
         let file = fsio::open(facts, &path, Some(root)).map_err(|e| GitError::Io {
             path: path.clone(),
@@ -238,60 +149,22 @@ impl Pack {
             path,
             file: Mutex::new(file),
             index,
-            count,
         })
     }
 
-    fn id_at(&self, i: usize) -> Option<&[u8]> {
-        let start = 8 + 256 * 4 + i * 20;
-        self.index.get(start..start + 20)
-    }
-
-    /// The range of entries whose id starts with `first`.
-    fn bucket(&self, first: u8) -> (usize, usize) {
-        let end = be32(&self.index, 8 + usize::from(first) * 4).unwrap_or(0) as usize;
-        let start = match first {
-            0 => 0,
-            _ => be32(&self.index, 8 + (usize::from(first) - 1) * 4).unwrap_or(0) as usize,
-        };
-        (start.min(self.count), end.min(self.count))
-    }
-
     fn find(&self, id: &ObjectId) -> Option<u64> {
-        let (mut low, mut high) = self.bucket(id.0[0]);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            match self.id_at(middle)?.cmp(&id.0[..]) {
-                std::cmp::Ordering::Equal => return self.offset_at(middle),
-                std::cmp::Ordering::Less => low = middle + 1,
-                std::cmp::Ordering::Greater => high = middle,
-            }
-        }
-        None
+        let entry = self.index.lookup(id)?;
+        Some(self.index.pack_offset_at_index(entry))
     }
 
-    fn offset_at(&self, i: usize) -> Option<u64> {
-        let offsets = 8 + 256 * 4 + self.count * 24;
-        let small = be32(&self.index, offsets + i * 4)?;
-        if small & 0x8000_0000 == 0 {
-            return Some(u64::from(small));
-        }
-        let large = offsets + self.count * 4 + (small & 0x7fff_ffff) as usize * 8;
-        let bytes = self.index.get(large..large + 8)?;
-        Some(u64::from_be_bytes(bytes.try_into().ok()?))
-    }
-
-    fn with_prefix(&self, prefix: &str, found: &mut Vec<ObjectId>) {
-        let Some(first) = prefix.get(..2).and_then(|h| u8::from_str_radix(h, 16).ok()) else {
-            return;
-        };
-        let (start, end) = self.bucket(first);
-        for i in start..end {
-            if let Some(id) = self.id_at(i).and_then(ObjectId::from_slice) {
-                if id.to_hex().starts_with(prefix) {
-                    found.push(id);
-                }
-            }
+    fn with_prefix(&self, prefix: gix_hash::Prefix, found: &mut Vec<ObjectId>) {
+        let mut candidates = 0..0;
+        if self
+            .index
+            .lookup_prefix(prefix, Some(&mut candidates))
+            .is_some()
+        {
+            found.extend(candidates.map(|i| self.index.oid_at_index(i).to_owned()));
         }
     }
 }
@@ -403,7 +276,7 @@ impl Store {
                     return self.read_packed(n, offset, id, depth, built);
                 }
             }
-            let hex = id.to_hex();
+            let hex = id.to_string();
             for dir in &self.loose {
                 let path = dir.join(&hex[..2]).join(&hex[2..]);
                 if path.is_file() {
@@ -420,8 +293,10 @@ impl Store {
     /// Ids that start with `prefix` (lowercase hexadecimal, four digits or more).
     pub(crate) fn find_prefix(&self, prefix: &str) -> Result<Vec<ObjectId>, GitError> {
         let mut found = Vec::new();
-        for pack in &self.packs() {
-            pack.with_prefix(prefix, &mut found);
+        if let Ok(prefix) = gix_hash::Prefix::from_hex(prefix) {
+            for pack in &self.packs() {
+                pack.with_prefix(prefix, &mut found);
+            }
         }
         if let (Some(dir_name), Some(rest)) = (prefix.get(..2), prefix.get(2..)) {
             for dir in &self.loose {
@@ -432,7 +307,7 @@ impl Store {
                     let name = entry.file_name();
                     let name = name.to_string_lossy();
                     if name.starts_with(rest) {
-                        if let Some(id) = ObjectId::from_hex(&format!("{dir_name}{name}")) {
+                        if let Some(id) = parse_id(&format!("{dir_name}{name}")) {
                             found.push(id);
                         }
                     }
@@ -562,10 +437,6 @@ fn corrupt(id: ObjectId, message: &str) -> GitError {
     }
 }
 
-fn be32(bytes: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
-}
-
 fn read_loose(path: &Path, root: &Path, id: ObjectId) -> Result<Object, GitError> {
     let compressed = read_limited(path, root, MAX_OBJECT_BYTES + 4096)?;
     let mut data = Vec::new();
@@ -573,23 +444,10 @@ fn read_loose(path: &Path, root: &Path, id: ObjectId) -> Result<Object, GitError
         .take(MAX_OBJECT_BYTES + 64)
         .read_to_end(&mut data)
         .map_err(|e| corrupt(id, &e.to_string()))?;
-    let nul = data
-        .iter()
-        .position(|&b| b == 0)
-        .ok_or_else(|| corrupt(id, "no header"))?;
-    let header = &data[..nul];
-    let mut parts = header.splitn(2, |&b| b == b' ');
-    let kind = parts
-        .next()
-        .and_then(Kind::from_name)
-        .ok_or_else(|| corrupt(id, "unknown object type"))?;
-    let size: usize = parts
-        .next()
-        .and_then(|s| std::str::from_utf8(s).ok())
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| corrupt(id, "bad size"))?;
-    let body = data.split_off(nul + 1);
-    if body.len() != size {
+    let (kind, size, header) =
+        gix_object::decode::loose_header(&data).map_err(|e| corrupt(id, &e.to_string()))?;
+    let body = data.split_off(header);
+    if body.len() as u64 != size {
         return Err(corrupt(id, "size does not match its header"));
     }
     Ok(Object {
@@ -605,20 +463,13 @@ pub enum PackError {
     Seek { path: PathBuf, message: String },
     #[error("{0}")]
     Read(String),
-    #[error("truncated entry header")]
-    TruncatedHeader,
-    #[error("entry size overflows")]
-    EntrySizeOverflows,
+    /// The entry's header, as gix's decoder reads it.
+    #[error("entry header: {0}")]
+    Header(String),
     #[error("object larger than {max} bytes", max = MAX_OBJECT_BYTES)]
     TooLarge,
-    #[error("delta offset overflows")]
-    DeltaOffsetOverflows,
     #[error("delta base before the pack's start")]
     BaseBeforeStart,
-    #[error("bad base id")]
-    BadBaseId,
-    #[error("unknown entry type {0}")]
-    UnknownEntryType(u8),
     #[error("inflated size does not match the entry's")]
     InflatedSize,
     #[error("truncated delta")]
@@ -644,6 +495,7 @@ pub enum PackError {
 /// Reads the header of the entry at `offset`: its type and size, and the base of a delta.
 /// Returns the entry and where its compressed data starts.
 fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), PackError> {
+    use gix_pack::data::entry::Header;
     let mut file = pack.file.locked();
     file.seek(SeekFrom::Start(offset))
         .map_err(|e| PackError::Seek {
@@ -652,59 +504,30 @@ fn read_entry_header(pack: &Pack, offset: u64) -> Result<(Entry, u64), PackError
         })?;
     let mut header = [0u8; 32];
     let got = read_up_to(&mut *file, &mut header).map_err(|e| PackError::Read(e.to_string()))?;
-    let header = &header[..got];
-    let mut at = 0;
-    let mut next = || {
-        let byte = header.get(at).copied();
-        at += 1;
-        byte.ok_or(PackError::TruncatedHeader)
-    };
-    let first = next()?;
-    let code = (first >> 4) & 7;
-    let mut size = u64::from(first & 0x0f);
-    let mut shift = 4;
-    let mut byte = first;
-    while byte & 0x80 != 0 {
-        byte = next()?;
-        if shift > 60 {
-            return Err(PackError::EntrySizeOverflows);
-        }
-        size |= u64::from(byte & 0x7f) << shift;
-        shift += 7;
-    }
+    let decoded = gix_pack::data::Entry::from_bytes(&header[..got], offset, gix_hash::Kind::Sha1)
+        .map_err(|e| PackError::Header(e.to_string()))?;
+    let size = decoded.decompressed_size;
     if size > MAX_OBJECT_BYTES {
         return Err(PackError::TooLarge);
     }
-    let entry = match code {
-        6 => {
-            let mut byte = next()?;
-            let mut back = u64::from(byte & 0x7f);
-            while byte & 0x80 != 0 {
-                byte = next()?;
-                back = back
-                    .checked_add(1)
-                    .and_then(|b| b.checked_mul(128))
-                    .ok_or(PackError::DeltaOffsetOverflows)?
-                    | u64::from(byte & 0x7f);
-            }
-            let base = offset
-                .checked_sub(back)
-                .filter(|_| back > 0)
-                .ok_or(PackError::BaseBeforeStart)?;
-            Entry::OffsetDelta { base, size }
-        }
-        7 => {
-            let bytes = header.get(at..at + 20).ok_or(PackError::TruncatedHeader)?;
-            at += 20;
-            let base = ObjectId::from_slice(bytes).ok_or(PackError::BadBaseId)?;
-            Entry::RefDelta { base, size }
-        }
-        code => Entry::Whole(
-            Kind::from_pack_type(code).ok_or(PackError::UnknownEntryType(code))?,
+    let entry = match decoded.header {
+        Header::OfsDelta { base_distance } => Entry::OffsetDelta {
+            base: decoded
+                .checked_base_pack_offset(base_distance)
+                .filter(|_| base_distance > 0)
+                .ok_or(PackError::BaseBeforeStart)?,
             size,
-        ),
+        },
+        Header::RefDelta { base_id } => Entry::RefDelta {
+            base: base_id,
+            size,
+        },
+        Header::Commit => Entry::Whole(Kind::Commit, size),
+        Header::Tree => Entry::Whole(Kind::Tree, size),
+        Header::Blob => Entry::Whole(Kind::Blob, size),
+        Header::Tag => Entry::Whole(Kind::Tag, size),
     };
-    Ok((entry, offset + at as u64))
+    Ok((entry, decoded.data_offset))
 }
 
 fn read_up_to(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize> {

@@ -100,7 +100,7 @@ fn follow(
         if let Some(target) = text.strip_prefix("ref:") {
             return follow(git_dir, common_dir, target.trim(), depth + 1);
         }
-        return Ok(ObjectId::from_hex(text));
+        return Ok(super::objects::parse_id(text));
     }
     if !full.starts_with("refs/") {
         return Ok(None);
@@ -108,20 +108,34 @@ fn follow(
     packed(common_dir, full)
 }
 
-/// A ref from `packed-refs` (a tag's peeled `^` line is not needed: tags are peeled later).
-fn packed(common_dir: &Path, full: &str) -> Result<Option<ObjectId>, GitError> {
+/// `packed-refs`, read through the door and parsed by gix (`None` when there is none).
+fn packed_refs(common_dir: &Path) -> Result<Option<gix_ref::packed::Buffer>, GitError> {
     let path = common_dir.join("packed-refs");
     if !path.is_file() {
         return Ok(None);
     }
-    let text = super::read_limited(&path, common_dir, 256 << 20)?;
-    let text = String::from_utf8_lossy(&text);
-    Ok(text.lines().find_map(|line| {
-        let (hex, name) = line.split_once(' ')?;
-        (name.trim() == full)
-            .then(|| ObjectId::from_hex(hex))
-            .flatten()
-    }))
+    let bytes = super::read_limited(&path, common_dir, 256 << 20)?;
+    gix_ref::packed::Buffer::from_bytes(&bytes, gix_hash::Kind::Sha1)
+        .map(Some)
+        .map_err(|e| GitError::Io {
+            path,
+            message: e.to_string(),
+        })
+}
+
+/// A ref from `packed-refs` (a tag's peeled `^` line is not needed: tags are peeled later).
+fn packed(common_dir: &Path, full: &str) -> Result<Option<ObjectId>, GitError> {
+    let Some(buffer) = packed_refs(common_dir)? else {
+        return Ok(None);
+    };
+    let Ok(name) = gix_ref::FullName::try_from(full) else {
+        return Ok(None);
+    };
+    Ok(buffer
+        .try_find(name.as_ref())
+        .ok()
+        .flatten()
+        .map(|reference| reference.target()))
 }
 
 /// The local branches' names (`refs/heads/…`, loose and packed), sorted; at most `limit`. For
@@ -159,13 +173,12 @@ pub(super) fn branches(common_dir: &Path, limit: usize) -> Vec<String> {
             }
         }
     }
-    if let Ok(text) = super::read_limited(&common_dir.join("packed-refs"), common_dir, 256 << 20) {
-        for line in String::from_utf8_lossy(&text).lines() {
-            if let Some(name) = line
-                .split_once(' ')
-                .and_then(|(_, n)| n.trim().strip_prefix("refs/heads/"))
-            {
-                names.insert(name.to_owned());
+    if let Ok(Some(buffer)) = packed_refs(common_dir) {
+        if let Ok(references) = buffer.iter_prefixed("refs/heads/".into()) {
+            for reference in references.flatten() {
+                if let Some(name) = reference.name.as_bstr().strip_prefix(b"refs/heads/") {
+                    names.insert(String::from_utf8_lossy(name).into_owned());
+                }
             }
         }
     }

@@ -109,7 +109,7 @@ fn tree_entries(
     if object.kind != Kind::Tree {
         return Err(GitError::Corrupt {
             id: tree.to_string(),
-            message: format!("expected a tree, found a {}", object.kind.name()),
+            message: format!("expected a tree, found a {}", object.kind),
         });
     }
     parse_tree(tree, &object.data)

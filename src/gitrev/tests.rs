@@ -50,7 +50,7 @@ fn revision_suffixes() {
 
 #[test]
 fn a_commit_names_its_tree_parents_and_time() {
-    let id = ObjectId([0; 20]);
+    let id = ObjectId::null(gix_hash::Kind::Sha1);
     let text = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\
 parent 0123456789012345678901234567890123456789\n\
 author A <a@b> 1700000000 +0000\n\
@@ -59,7 +59,7 @@ committer A <a@b> 1700000001 +0100\n\
 message\n";
     let commit = Commit::parse(id, text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        commit.tree.to_hex(),
+        commit.tree.to_string(),
         "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
     );
     assert_eq!(commit.parents.len(), 1);
@@ -95,7 +95,8 @@ fn reads_this_repository() {
             Some(parent)
         );
     }
-    let short = &head.to_hex()[..10];
+    let head_hex = head.to_string();
+    let short = &head_hex[..10];
     assert_eq!(
         repository.resolve(short).unwrap_or_else(|e| panic!("{e}")),
         head
@@ -139,6 +140,21 @@ fn objects_packed_after_the_store_opened_are_found() {
     let head = repository.resolve("HEAD").unwrap_or_else(|e| panic!("{e}"));
     git(dir.path(), &["repack", "-a", "-d", "-q"]).unwrap_or_else(|| panic!("git repack"));
     git(dir.path(), &["prune-packed"]).unwrap_or_else(|| panic!("git prune-packed"));
+    // Refs packed into `packed-refs` (as a fresh clone has them) resolve, and are listed.
+    git(dir.path(), &["branch", "feature/x"]).unwrap_or_else(|| panic!("git branch"));
+    git(dir.path(), &["tag", "-a", "v1", "-m", "v1"]).unwrap_or_else(|| panic!("git tag"));
+    git(dir.path(), &["pack-refs", "--all"]).unwrap_or_else(|| panic!("git pack-refs"));
+    assert!(!dir.path().join(".git/refs/heads/feature/x").exists());
+    for name in ["feature/x", "refs/heads/feature/x", "v1"] {
+        assert_eq!(
+            repository
+                .resolve(name)
+                .unwrap_or_else(|e| panic!("{name}: {e}")),
+            head,
+            "{name}"
+        );
+    }
+    assert!(repository.branches(10).contains(&"feature/x".to_owned()));
     let tree = repository.tree_of(head).unwrap_or_else(|e| panic!("{e}"));
     let object = repository.read(tree).unwrap_or_else(|e| panic!("{e}"));
     let entries = tree::parse_tree(tree, &object.data).unwrap_or_else(|e| panic!("{e}"));
@@ -152,11 +168,11 @@ fn objects_packed_after_the_store_opened_are_found() {
 fn a_blob_id_is_the_one_git_gives() {
     // `printf 'hello\n' | git hash-object --stdin`; the empty blob's id is git's constant.
     assert_eq!(
-        super::objects::blob_id(b"hello\n").to_hex(),
+        super::objects::blob_id(b"hello\n").to_string(),
         "ce013625030ba8dba906f756967f9e9ca394464a"
     );
     assert_eq!(
-        super::objects::blob_id(b"").to_hex(),
+        super::objects::blob_id(b"").to_string(),
         "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
     );
 }

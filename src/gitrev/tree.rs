@@ -9,33 +9,23 @@ pub(super) struct TreeEntry {
     pub id: ObjectId,
 }
 
-/// A tree object's entries: `<octal mode> <name>\0<20-byte id>`, repeated.
+/// A tree object's entries, as gix's decoder reads them.
 pub(super) fn parse_tree(id: ObjectId, data: &[u8]) -> Result<Vec<TreeEntry>, GitError> {
-    let corrupt = || GitError::Corrupt {
-        id: id.to_string(),
-        message: "malformed tree entry".to_owned(),
-    };
-    let mut entries = Vec::new();
-    let mut rest = data;
-    while !rest.is_empty() {
-        let space = rest.iter().position(|&b| b == b' ').ok_or_else(corrupt)?;
-        let mode = std::str::from_utf8(&rest[..space])
-            .ok()
-            .and_then(|m| u32::from_str_radix(m, 8).ok())
-            .ok_or_else(corrupt)?;
-        rest = &rest[space + 1..];
-        let nul = rest.iter().position(|&b| b == 0).ok_or_else(corrupt)?;
-        let name = String::from_utf8_lossy(&rest[..nul]).into_owned();
-        let raw = rest.get(nul + 1..nul + 21).ok_or_else(corrupt)?;
-        let entry_id = ObjectId(raw.try_into().map_err(|_| corrupt())?);
-        rest = &rest[nul + 21..];
-        entries.push(TreeEntry {
-            mode,
-            name,
-            id: entry_id,
-        });
-    }
-    Ok(entries)
+    let tree = gix_object::TreeRef::from_bytes(data, gix_hash::Kind::Sha1).map_err(|e| {
+        GitError::Corrupt {
+            id: id.to_string(),
+            message: format!("malformed tree: {e}"),
+        }
+    })?;
+    Ok(tree
+        .entries
+        .iter()
+        .map(|entry| TreeEntry {
+            mode: u32::from(entry.mode.value()),
+            name: String::from_utf8_lossy(entry.filename).into_owned(),
+            id: entry.oid.to_owned(),
+        })
+        .collect())
 }
 
 /// A name that is one ordinary path component, and not git's own directory.

@@ -70,7 +70,7 @@ fn build(
         if object.kind != Kind::Tree {
             return Err(GitError::Corrupt {
                 id: tree.to_string(),
-                message: format!("expected a tree, found a {}", object.kind.name()),
+                message: format!("expected a tree, found a {}", object.kind),
             });
         }
         let entries = parse_tree(tree, &object.data)?;
@@ -163,7 +163,7 @@ impl Blobs for RevisionBlobs {
         if object.kind != Kind::Blob {
             return Err(BlobError::Failed(format!(
                 "object {id} is a {}, not a file's contents",
-                object.kind.name()
+                object.kind
             )));
         }
         if object.data.len() as u64 > max_bytes {

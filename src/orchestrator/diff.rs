@@ -462,7 +462,7 @@ fn head_label(repository: Option<&gitrev::Repository>, head: Option<&str>) -> St
 }
 
 fn short(id: gitrev::ObjectId) -> String {
-    id.to_hex().chars().take(12).collect()
+    id.to_string().chars().take(12).collect()
 }
 
 /// Mounts a revision in memory behind `fsio` (`gitrev::mount`), at a path under the standard

@@ -138,7 +138,7 @@ impl Changes {
     ) -> Result<Changes, String> {
         let files = crate::gitrev::changed_files(repository, base, head)
             .map_err(|e| format!("--changed-only: {e}"))?;
-        let short: String = base.to_hex().chars().take(12).collect();
+        let short: String = base.to_string().chars().take(12).collect();
         Ok(Changes {
             base_label: format!("`{base_name}` ({short})"),
             work_tree: repository.work_tree.clone(),

@@ -679,7 +679,7 @@ fn revision_views_match_git() {
     for revision in ["HEAD", "HEAD~1", "v1", "main~3", "HEAD^"] {
         let commit = repository.resolve(revision).expect("resolve");
         assert_eq!(
-            commit.to_hex(),
+            commit.to_string(),
             git(repo, &["rev-parse", &format!("{revision}^{{commit}}")]).trim(),
             "{revision}"
         );
