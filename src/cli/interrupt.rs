@@ -33,6 +33,10 @@ pub(super) fn listen() {
                 budget.cancel();
             }
         }
+        // An `ssh` fetching a Git source is a process of its own: stopped here, with its keys
+        // removed, or it would outlive the command.
+        #[cfg(feature = "network")]
+        offlux_git::ssh::stop_all();
     });
 }
 

@@ -195,6 +195,7 @@ impl RunArgs {
             allow_private_network: self.allow_private_network,
             proxy: self.proxy.clone(),
             registry_config: self.registry_config.clone(),
+            ssh: ssh_program(),
             render_cache_build: (!self.no_cache).then(build_identity),
             network_idle_timeout_secs: self.network_idle_timeout,
             network_deadline_secs: self.network_deadline,
@@ -273,6 +274,27 @@ impl RunArgs {
         let changed_since = changed.changed_only.then_some(changed.base.as_deref());
         self.orchestrate(|offlux| offlux.run_each(changed_since, scope))
     }
+}
+
+/// OpenSSH's `ssh` on `PATH` (`ssh.exe` on Windows, with the `SystemRoot` its sockets need), for
+/// `ssh://` Git URLs; `None` when there is none.
+fn ssh_program() -> Option<crate::fetch::SshProgram> {
+    let names: &[&str] = if cfg!(windows) {
+        &["ssh.exe", "ssh"]
+    } else {
+        &["ssh"]
+    };
+    let path = std::env::split_paths(&std::env::var_os("PATH")?)
+        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .find(|candidate| candidate.is_file())?;
+    let environment = if cfg!(windows) {
+        std::env::var_os("SystemRoot")
+            .map(|root| vec![("SystemRoot".into(), root)])
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    Some(crate::fetch::SshProgram { path, environment })
 }
 
 /// offlux's own environment (its UTF-8 variables), for `--env-from-process`.

@@ -214,11 +214,20 @@ pub struct RunReport {
     pub tables: RunTables,
 }
 
-/// Every object the run published and every claim on one: held, not read.
+/// Every object the run published and every claim on one, and what the engines loaded (charts,
+/// their parsed templates): held, not read.
 #[derive(Default)]
 pub struct RunTables {
     _store: Store<ResourceId, Object>,
     _claims: BTreeMap<ResourceId, BTreeMap<ResourceId, Object>>,
+    _held: Vec<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl RunTables {
+    /// Keeps `value` with the report, to be freed (or left to the operating system) with it.
+    pub fn hold(&mut self, value: impl std::any::Any + Send + Sync) {
+        self._held.push(Box::new(value));
+    }
 }
 
 impl std::fmt::Debug for RunTables {
@@ -454,6 +463,7 @@ pub fn run(
         tables: RunTables {
             _store: runtime.store,
             _claims: claims,
+            _held: Vec::new(),
         },
     }
 }

@@ -169,7 +169,8 @@ pub(super) fn fetch(
     let access = if scheme == Some("ssh") {
         if settings.proxy.is_some() && !settings.offline {
             return Err(SourceFetch::Skipped(format!(
-                "{url}: SSH connects directly and does not go through --proxy"
+                "{url}: SSH connects directly and does not go through --proxy (`--offline` reads \
+                 it from the download cache, if a run without --proxy fetched it)"
             ))
             .into());
         }
@@ -179,7 +180,8 @@ pub(super) fn fetch(
             }
             _ => BTreeMap::new(),
         };
-        ssh_access(&data, settings, settings.offline)?
+        let secret = secret.map(|name| format!("Secret {}/{name}: ", flux.namespace()));
+        ssh_access(&data, secret.as_deref().unwrap_or(""), settings)?
     } else {
         Access::Http {
             client: Arc::new(offlux_net::Client::new(
@@ -317,7 +319,11 @@ fn resolve(
     let url = remote.url.as_str();
     let failed = |e: GitError| -> Attempt {
         if e.is_unreachable() {
-            super::unreachable(e).into()
+            // gix's HTTP errors name the URL; what `ssh` says does not.
+            match e {
+                GitError::Ssh { .. } => super::unreachable(format!("{url}: {e}")).into(),
+                e => super::unreachable(e).into(),
+            }
         } else {
             SourceFetch::Failed(format!("{url}: {e}")).into()
         }
@@ -414,28 +420,50 @@ fn authorization(
 }
 
 /// How an `ssh://` URL is reached with the Secret's `data` (fluxcd/pkg `git.NewAuthOptions` and
-/// `AuthOptions.Validate`: an `identity` and `known_hosts` are required). `offline`, only the
-/// cache answers and nothing is required.
+/// `AuthOptions.Validate`: an `identity` and `known_hosts` are required, and the identity must
+/// parse, with the `password` as its passphrase). `secret` names the Secret in messages. Offline
+/// only the cache answers and nothing is required.
 fn ssh_access(
     data: &BTreeMap<String, String>,
+    secret: &str,
     settings: &FetchSettings,
-    offline: bool,
 ) -> Result<Access, Attempt> {
     let field = |key: &str| data.get(key).filter(|v| !v.is_empty());
-    if !offline {
+    let program = match &settings.ssh {
+        Some(program) => program.clone(),
+        // Offline the program is not run: the cache answers.
+        None if settings.offline => super::SshProgram::default(),
+        None => {
+            return Err(SourceFetch::Skipped(
+                "no `ssh` on PATH: SSH URLs are fetched with OpenSSH's client".into(),
+            )
+            .into())
+        }
+    };
+    if !settings.offline {
         for required in ["identity", "known_hosts"] {
             if field(required).is_none() {
                 return Err(SourceFetch::Failed(format!(
-                    "invalid 'ssh' auth option: '{required}' is required"
+                    "{secret}invalid 'ssh' auth option: '{required}' is required"
                 ))
                 .into());
             }
         }
-        if field("password").is_some() {
-            return Err(SourceFetch::Skipped(
-                "the Secret's identity is passphrase-protected (`password`), which offlux does not unlock".into(),
-            )
-            .into());
+        let identity = field("identity").map_or("", String::as_str);
+        match (field("password").is_some(), passphrase_protected(identity)) {
+            (true, _) => {
+                return Err(SourceFetch::Skipped(format!(
+                    "{secret}the identity is passphrase-protected (`password`), which offlux does not unlock"
+                ))
+                .into())
+            }
+            (false, true) => {
+                return Err(SourceFetch::Failed(format!(
+                    "{secret}invalid 'ssh' auth option 'identity': ssh: this private key is passphrase protected"
+                ))
+                .into())
+            }
+            (false, false) => {}
         }
     }
     let timeout = std::time::Duration::from_secs(300);
@@ -459,8 +487,40 @@ fn ssh_access(
         max_bytes: MAX_PACK_BYTES,
         deadline,
         idle_timeout: idle,
-        program: PathBuf::from("ssh"),
+        program: program.path,
+        environment: program.environment,
     }))
+}
+
+/// Whether a private key needs a passphrase: PEM's `ENCRYPTED` markers, or an OpenSSH key
+/// (`openssh-key-v1`) whose cipher is not `none`.
+fn passphrase_protected(identity: &str) -> bool {
+    use base64::Engine as _;
+    if identity.contains("ENCRYPTED") {
+        return true;
+    }
+    let Some(body) = identity
+        .split_once("-----BEGIN OPENSSH PRIVATE KEY-----")
+        .and_then(|(_, rest)| rest.split_once("-----END"))
+        .map(|(body, _)| body.split_whitespace().collect::<String>())
+    else {
+        return false;
+    };
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(body) else {
+        return false;
+    };
+    let Some(rest) = bytes.strip_prefix(b"openssh-key-v1\0") else {
+        return false;
+    };
+    let Some(length) = rest
+        .get(..4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map(u32::from_be_bytes)
+    else {
+        return false;
+    };
+    rest.get(4..4 + length as usize)
+        .is_some_and(|cipher| cipher != b"none")
 }
 
 /// The tree as source-controller archives it after `resolveSymlinks`: a symlink to a file or

@@ -43,9 +43,19 @@ pub struct FetchSettings {
     pub deadline: Option<NetworkDeadline>,
     /// The proxy every request goes through (`--proxy`).
     pub proxy: Option<String>,
+    /// OpenSSH's `ssh`, for `ssh://` Git URLs.
+    pub ssh: Option<SshProgram>,
     /// A docker configuration (`{"auths": …}`) the user gave (`--registry-config`): credentials
     /// for OCI sources that name no Secret.
     pub registry_config: Option<Arc<String>>,
+}
+
+/// The `ssh` program and the variables of offlux's environment it is given (Windows' sockets
+/// need `SystemRoot`; nothing else of the environment reaches it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SshProgram {
+    pub path: PathBuf,
+    pub environment: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 impl FetchSettings {

@@ -77,6 +77,10 @@ pub struct Config {
     /// A docker configuration file whose `auths` give OCI sources without a Secret their
     /// credentials; none when unset (the user's own is never read unasked).
     pub registry_config: Option<PathBuf>,
+    /// OpenSSH's `ssh` for `ssh://` Git URLs, as the command line found it on `PATH`, and the
+    /// variables it needs from offlux's environment (none on Unix); SSH URLs are SKIPPED when
+    /// it is unset.
+    pub ssh: Option<crate::fetch::SshProgram>,
     /// Rendered releases are kept in and read from the download cache (`renders/`), keyed with
     /// this build identity; none kept when unset.
     pub render_cache_build: Option<String>,
@@ -121,6 +125,7 @@ impl Config {
             allow_private_network: false,
             proxy: None,
             registry_config: None,
+            ssh: None,
             render_cache_build: None,
             network_idle_timeout_secs: None,
             network_deadline_secs: None,
@@ -294,6 +299,7 @@ impl Orchestrator {
             allow_private_network: self.config.allow_private_network,
             download_cache: self.config.download_cache.clone(),
             proxy: self.config.proxy.clone(),
+            ssh: self.config.ssh.clone(),
             idle_timeout_secs: self.config.network_idle_timeout_secs,
             deadline: Some(crate::helm::repo::NetworkDeadline::after(
                 self.config
@@ -413,7 +419,11 @@ impl Orchestrator {
             budget: Some(options.budget.clone()),
             ..KustomizeEngine::for_repository(repository)
         };
-        runtime::run(repository, &kustomize, &helm, &options)
+        let mut report = runtime::run(repository, &kustomize, &helm, &options);
+        // The loaded charts go with the report: a command leaves them to the exit.
+        report.tables.hold(helm.loaded.clone());
+        report.tables.hold(helm.values_usage.clone());
+        report
     }
 
     /// The remote sources `report`'s producers made that nothing maps or fetched yet, fetched.

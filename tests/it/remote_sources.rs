@@ -88,8 +88,12 @@ fn fixture(root: &Path, host: &str, reference: &str, extra: &str) {
 /// `offlux ARGS` on the fixture at `root`, its download cache under `root/.cache` (never the
 /// user's).
 fn run(root: &Path, args: &[&str]) -> std::process::Output {
+    // A temporary directory of the fixture's own, to see what a run leaves there.
+    let tmp = root.join(".tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir");
     offlux()
         .env("XDG_CACHE_HOME", root.join(".cache"))
+        .env("TMPDIR", &tmp)
         .args(args)
         .arg("--path")
         .arg(root.join("clusters/dev"))
@@ -615,6 +619,24 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
         assert!(build_all(root, &flags).contains(applied), "{reference}");
     }
 
+    // A commit the server does not have, and a URL that cannot be dialled, fail as they fail
+    // in Flux: the server answered, or nothing could have reached it.
+    let missing = "1111111111111111111111111111111111111111";
+    for (url, reference, said) in [
+        (url.as_str(), format!("{{commit: {missing}}}"), missing),
+        (
+            "ssh://-oProxyCommand=x/repo.git",
+            "{branch: main}".to_owned(),
+            "host",
+        ),
+    ] {
+        git_fixture(root, url, &reference, with_secret);
+        let (json, _) = rows(root, &flags);
+        let (result, message) = row(&json, "GitRepository", "apps");
+        assert_eq!(result, "FAIL", "{url} {reference}: {message}");
+        assert!(message.contains(said), "{message}");
+    }
+
     // The cache answers offline, with no credentials and no connection.
     git_fixture(root, &url, "{branch: main}", with_secret);
     let (json, _) = rows(root, &["--offline"]);
@@ -682,6 +704,52 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
     let (result, message) = row(&json, "GitRepository", "apps");
     assert_eq!(result, "SKIPPED", "{message}");
     assert!(message.contains("passphrase"), "{message}");
+    // A passphrase-protected key without its passphrase fails as Flux's key parsing fails it.
+    let locked = other.path().join("locked");
+    let status = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "hunter2", "-f"])
+        .arg(&locked)
+        .status()
+        .expect("ssh-keygen");
+    assert!(status.success());
+    let locked = std::fs::read_to_string(&locked).expect("key");
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&locked, &sshd.known_hosts, ""),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("passphrase protected"), "{message}");
+
+    // Windows line ends in the Secret, and `[host]:22`-style entries, read as Flux reads them.
+    let crlf = |text: &str| text.replace('\n', "\r\n");
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &format!(
+            "apiVersion: v1\nkind: Secret\nmetadata: {{name: ssh-auth, namespace: flux-system}}\ndata:\n  identity: {}\n  known_hosts: {}\n",
+            base64(&crlf(&sshd.identity)),
+            base64(&crlf(&sshd.known_hosts))
+        ),
+    );
+    let (json, stderr) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+
+    // Nothing of the keys is left behind.
+    let left: Vec<_> = std::fs::read_dir(root.join(".tmp"))
+        .expect("tmp")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left in the temporary directory: {left:?}");
+}
+
+fn base64(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
 }
 
 // ---------------------------------------------------------------------------------------------

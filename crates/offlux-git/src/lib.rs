@@ -79,6 +79,9 @@ pub struct Fetched {
 pub enum GitError {
     #[error("{0}")]
     Remote(String),
+    /// A URL that cannot be fetched as written (Flux's parse or dial would fail on it too).
+    #[error("{0}")]
+    InvalidUrl(String),
     /// What `ssh` said, or why offlux stopped it; `unreachable` when the server was never
     /// reached (refused by the egress policy, no route, no `ssh` program here).
     #[error("{message}")]
@@ -168,7 +171,7 @@ fn remote_at<'r>(
     remote: &Remote,
 ) -> Result<(gix::Remote<'r>, AnyTransport, Option<Arc<ssh::Session>>), GitError> {
     let url = gix::url::parse(gix::bstr::BStr::new(remote.url.as_str()))
-        .map_err(|e| GitError::Remote(format!("{}: {e}", remote.url)))?;
+        .map_err(|e| GitError::InvalidUrl(e.to_string()))?;
     let (transport, session): (AnyTransport, _) = match (&remote.access, url.scheme.clone()) {
         (
             Access::Http {
@@ -185,7 +188,7 @@ fn remote_at<'r>(
             (Box::new(transport), Some(session))
         }
         _ => {
-            return Err(GitError::Remote(format!(
+            return Err(GitError::InvalidUrl(format!(
                 "{}: only http, https and ssh URLs are fetched, each with its own access",
                 remote.url
             )))
@@ -198,15 +201,13 @@ fn remote_at<'r>(
     Ok((handle, transport, session))
 }
 
-/// The error an exchange with `remote` failed with: for SSH what `ssh` said, if it said
-/// anything.
+/// The error an exchange failed with: for SSH what `ssh` said, if it said anything.
 fn exchange_error(
-    remote: &Remote,
     session: Option<&Arc<ssh::Session>>,
     error: &(dyn std::error::Error + 'static),
 ) -> GitError {
     match session {
-        Some(session) => session.error(&remote.url, chain(error)),
+        Some(session) => session.error(chain(error)),
         None => remote_error(chain(error)),
     }
 }
@@ -244,7 +245,7 @@ pub fn list_refs(remote: &Remote, scratch: &Path) -> Result<Vec<RemoteRef>, GitE
     };
     let (map, _) = connection
         .ref_map(gix::progress::Discard, options)
-        .map_err(|e| exchange_error(remote, session.as_ref(), &e))?;
+        .map_err(|e| exchange_error(session.as_ref(), &e))?;
     Ok(map
         .remote_refs
         .iter()
@@ -330,12 +331,12 @@ pub fn fetch(
         }
         let outcome = connection
             .prepare_fetch(gix::progress::Discard, options)
-            .map_err(|e| exchange_error(remote, session.as_ref(), &e))
+            .map_err(|e| exchange_error(session.as_ref(), &e))
             .and_then(|prepared| {
                 prepared
                     .with_shallow(Shallow::DepthAtRemote(depth))
                     .receive(gix::progress::Discard, interrupt)
-                    .map_err(|e| exchange_error(remote, session.as_ref(), &e))
+                    .map_err(|e| exchange_error(session.as_ref(), &e))
             });
         done.store(true, Ordering::Relaxed);
         outcome

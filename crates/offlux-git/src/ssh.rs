@@ -18,7 +18,7 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use gix::protocol::transport::client::git::blocking_io::Connection;
@@ -44,8 +44,10 @@ pub struct SshAccess {
     pub deadline: Instant,
     /// How long the server may stay silent.
     pub idle_timeout: Duration,
-    /// The `ssh` program (`ssh` on `PATH` by default).
+    /// The `ssh` program (the caller finds it: the process environment is not read here).
     pub program: PathBuf,
+    /// Variables `ssh` is given besides `HOME` and `GIT_PROTOCOL` (Windows' `SystemRoot`).
+    pub environment: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 impl std::fmt::Debug for SshAccess {
@@ -78,7 +80,7 @@ fn plain(text: &str, extra: &[char]) -> bool {
 impl Target {
     pub(crate) fn of(url: &gix::Url, username: Option<&str>) -> Result<Target, GitError> {
         let whole = url.to_bstring().to_string();
-        let bad = |what: &str| GitError::Remote(format!("{whole}: {what}"));
+        let bad = |what: &str| GitError::InvalidUrl(format!("{whole}: {what}"));
         let host = url.host().ok_or_else(|| bad("the URL names no host"))?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         if !plain(host, &['.', '-', ':', '_']) {
@@ -163,11 +165,29 @@ pub(crate) struct Session {
     /// Milliseconds since `started` at the last byte received.
     last_heard: AtomicU64,
     started: Instant,
-    /// Why the watchdog killed the process.
-    killed: Mutex<Option<String>>,
+    /// Why the process was killed, and whether that is this machine's reach.
+    killed: Mutex<Option<(String, bool)>>,
     finished: AtomicBool,
-    /// The temporary directory holding the identity and `known_hosts`, removed with the session.
-    _keys: tempfile::TempDir,
+    /// The temporary directory holding the identity and `known_hosts`, removed as soon as the
+    /// exchange is over (not when the last thread lets the session go: the process may have
+    /// exited by then).
+    keys: Mutex<Option<tempfile::TempDir>>,
+}
+
+/// The sessions under way, for [`stop_all`].
+static LIVE: Mutex<Vec<Weak<Session>>> = Mutex::new(Vec::new());
+
+/// Stops every `ssh` under way and removes its keys: for a process about to exit on a signal,
+/// which would otherwise leave `ssh` running and the identity on disk.
+pub fn stop_all() {
+    let sessions: Vec<Arc<Session>> = LIVE
+        .lock()
+        .map(|mut live| live.drain(..).filter_map(|w| w.upgrade()).collect())
+        .unwrap_or_default();
+    for session in sessions {
+        session.kill("the command was interrupted".into(), true);
+        session.finish();
+    }
 }
 
 const STDERR_CAP: usize = 8 << 10;
@@ -178,55 +198,44 @@ impl Session {
         self.last_heard.store(now, Ordering::Relaxed);
     }
 
-    fn kill(&self, why: String) {
+    /// Stops `ssh`; `unreachable` when the cause is this machine's reach (the deadline, the
+    /// idle timeout, an interruption), not the server's answer.
+    fn kill(&self, why: String, unreachable: bool) {
         if let Ok(mut killed) = self.killed.lock() {
-            killed.get_or_insert(why);
+            killed.get_or_insert((why, unreachable));
         }
         if let Ok(mut child) = self.child.lock() {
             let _ = child.kill();
         }
     }
 
-    /// The error a failed exchange is reported with: the watchdog's reason, else the last lines
-    /// `ssh` wrote, else gix's own `fallback`.
-    pub(crate) fn error(&self, url: &str, fallback: String) -> GitError {
-        if let Some(why) = self.killed.lock().ok().and_then(|k| k.clone()) {
+    /// The error a failed exchange is reported with (the caller names the URL): why offlux
+    /// stopped `ssh`, else what `ssh` (and the server's `git-upload-pack`) said, else gix's own
+    /// `fallback`. The server was unreachable only when nothing came back from it.
+    pub(crate) fn error(&self, fallback: String) -> GitError {
+        if let Some((why, unreachable)) = self.killed.lock().ok().and_then(|k| k.clone()) {
             return GitError::Ssh {
-                message: format!("{url}: {why}"),
-                unreachable: false,
+                message: why,
+                unreachable,
             };
         }
         let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
-        let said: Vec<&str> = stderr
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect();
-        if said.is_empty() {
-            return GitError::Remote(fallback);
+        let heard = self.received.load(Ordering::Relaxed) > 0;
+        match said(&stderr) {
+            Some((message, unreachable)) => GitError::Ssh {
+                message,
+                unreachable: unreachable && !heard,
+            },
+            None => GitError::Ssh {
+                message: fallback,
+                unreachable: !heard,
+            },
         }
-        let text = said.join("; ");
-        let unreachable = [
-            "Connection refused",
-            "Connection timed out",
-            "No route to host",
-            "Network is unreachable",
-            "Could not resolve hostname",
-            "Connection reset",
-            "Connection closed by remote host",
-        ]
-        .iter()
-        .any(|m| text.contains(m));
-        let hint = if text.contains("Host key verification failed") {
-            " (the server's key is not in the Secret's known_hosts under this host)"
-        } else if text.contains("Permission denied") {
-            " (the server did not accept the Secret's identity)"
-        } else {
-            ""
-        };
-        GitError::Ssh {
-            message: format!("{url}: ssh: {text}{hint}"),
-            unreachable,
+    }
+
+    fn remove_keys(&self) {
+        if let Some(keys) = self.keys.lock().ok().and_then(|mut k| k.take()) {
+            let _ = keys.close();
         }
     }
 
@@ -238,6 +247,7 @@ impl Session {
             }
             let _ = child.wait();
         }
+        self.remove_keys();
     }
 }
 
@@ -255,10 +265,13 @@ impl Read for Output {
         self.session.heard();
         let total = self.session.received.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
         if total > self.max_bytes {
-            self.session.kill(format!(
-                "the server sent more than {} bytes (the size limit)",
-                self.max_bytes
-            ));
+            self.session.kill(
+                format!(
+                    "the server sent more than {} bytes (the size limit)",
+                    self.max_bytes
+                ),
+                false,
+            );
             return Err(io::Error::other("the server sent too much"));
         }
         Ok(n)
@@ -283,8 +296,8 @@ pub(crate) fn connect(
     let target = Target::of(url, access.username.as_deref())?;
     let address = permitted_address(&target, access.allow_private_network)?;
     let local = |what: &str, e: io::Error| GitError::Ssh {
-        message: format!("{whole}: {what}: {e}"),
-        unreachable: false,
+        message: format!("{what}: {e}"),
+        unreachable: true,
     };
     let keys = tempfile::Builder::new()
         .prefix("offlux-ssh-")
@@ -292,9 +305,12 @@ pub(crate) fn connect(
         .map_err(|e| local("a private directory for the key", e))?;
     let identity = keys.path().join("identity");
     let known_hosts = keys.path().join("known_hosts");
-    write_private(&identity, &with_final_newline(&access.identity))
-        .map_err(|e| local("writing the identity", e))?;
-    write_private(&known_hosts, &access.known_hosts)
+    write_private(
+        &identity,
+        &with_final_newline(&unix_lines(&access.identity)),
+    )
+    .map_err(|e| local("writing the identity", e))?;
+    write_private(&known_hosts, &known_hosts_for_openssh(&access.known_hosts))
         .map_err(|e| local("writing known_hosts", e))?;
     let connect_secs = access
         .deadline
@@ -302,7 +318,8 @@ pub(crate) fn connect(
         .as_secs()
         .clamp(1, 60);
     let option = |name: &str, value: &str| ["-o".to_owned(), format!("{name}={value}")];
-    let mut command = Command::new(&access.program);
+    let program = &access.program;
+    let mut command = Command::new(program);
     command
         .args(["-F", "none", "-T", "-x", "-a"])
         .args(option("BatchMode", "yes"))
@@ -334,15 +351,11 @@ pub(crate) fn connect(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    #[cfg(windows)]
-    if let Some(root) = std::env::var_os("SystemRoot") {
-        // Windows' sockets need it; it says nothing of the user.
-        command.env("SystemRoot", root);
-    }
+    command.envs(access.environment.iter().map(|(k, v)| (k, v)));
     let mut child = command.spawn().map_err(|e| GitError::Ssh {
         message: format!(
-            "{whole}: could not start `{}` (OpenSSH's client, which SSH URLs need): {e}",
-            access.program.display()
+            "could not start `{}` (OpenSSH's client, which SSH URLs need): {e}",
+            program.display()
         ),
         unreachable: true,
     })?;
@@ -362,8 +375,12 @@ pub(crate) fn connect(
         started: Instant::now(),
         killed: Mutex::new(None),
         finished: AtomicBool::new(false),
-        _keys: keys,
+        keys: Mutex::new(Some(keys)),
     });
+    if let Ok(mut live) = LIVE.lock() {
+        live.retain(|w| w.strong_count() > 0);
+        live.push(Arc::downgrade(&session));
+    }
     let errors = session.clone();
     std::thread::spawn(move || {
         let mut buffer = [0u8; 1024];
@@ -389,14 +406,20 @@ pub(crate) fn connect(
                     watched.last_heard.load(Ordering::Relaxed),
                 ));
             if Instant::now() >= deadline {
-                watched.kill("the exchange was cut at the run's network deadline".into());
+                watched.kill(
+                    "the exchange was cut at the run's network deadline".into(),
+                    true,
+                );
                 return;
             }
             if quiet >= idle {
-                watched.kill(format!(
-                    "the server sent nothing for {} s (the idle timeout)",
-                    idle.as_secs()
-                ));
+                watched.kill(
+                    format!(
+                        "the server sent nothing for {} s (the idle timeout)",
+                        idle.as_secs()
+                    ),
+                    true,
+                );
                 return;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -418,6 +441,96 @@ pub(crate) fn connect(
     )
     .custom_url(Some(whole.into()));
     Ok((transport, session))
+}
+
+/// What `ssh` wrote, shortened to its cause, and whether that cause is this machine's reach.
+/// OpenSSH's host-key warnings point at a temporary file and give advice that does not apply:
+/// they become the key's fingerprint and where it must be listed.
+fn said(stderr: &str) -> Option<(String, bool)> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '@'))
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let text = lines.join(" ");
+    if text.contains("Host key verification failed")
+        || text.contains("REMOTE HOST IDENTIFICATION HAS CHANGED")
+        || text.contains("host key is known for")
+    {
+        let fingerprint = lines
+            .iter()
+            .find_map(|l| l.split_whitespace().find(|w| w.starts_with("SHA256:")))
+            .map(|f| format!(" (its key: {})", f.trim_end_matches('.')))
+            .unwrap_or_default();
+        return Some((
+            format!("the server's host key{fingerprint} is not in the Secret's known_hosts for this host"),
+            false,
+        ));
+    }
+    let cause = text.strip_prefix("ssh: ").unwrap_or(&text).to_owned();
+    if text.contains("Load key") {
+        return Some((
+            format!("{cause} (the Secret's identity could not be read as a private key)"),
+            false,
+        ));
+    }
+    if text.contains("Permission denied") {
+        return Some((
+            format!("{cause} (the server did not accept the Secret's identity)"),
+            false,
+        ));
+    }
+    let unreachable = [
+        "Connection refused",
+        "Connection timed out",
+        "No route to host",
+        "Network is unreachable",
+        "Could not resolve hostname",
+        "Connection reset",
+        "Connection closed by remote host",
+        "timed out during banner exchange",
+    ]
+    .iter()
+    .any(|m| text.contains(m));
+    Some((cause, unreachable))
+}
+
+/// Line ends as OpenSSH reads keys (a Secret written on Windows has `\r\n`; Go's parser takes
+/// either).
+fn unix_lines(bytes: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(bytes)
+        .replace("\r\n", "\n")
+        .into_bytes()
+}
+
+/// `known_hosts` as OpenSSH matches it under `HostKeyAlias`: `[host]:22`, which Go's matcher
+/// takes for `host`, written as `host`.
+fn known_hosts_for_openssh(bytes: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&unix_lines(bytes)).into_owned();
+    let mut out = String::new();
+    for line in text.lines() {
+        let (hosts, rest) = line.split_once([' ', '\t']).unwrap_or((line, ""));
+        if hosts.starts_with('#') || hosts.starts_with('|') || rest.is_empty() {
+            out.push_str(line);
+        } else {
+            let hosts: Vec<&str> = hosts
+                .split(',')
+                .map(|h| {
+                    h.strip_prefix('[')
+                        .and_then(|h| h.strip_suffix("]:22"))
+                        .unwrap_or(h)
+                })
+                .collect();
+            out.push_str(&hosts.join(","));
+            out.push(' ');
+            out.push_str(rest);
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
 }
 
 /// A path as an `-o` value (ssh splits an unquoted value at spaces).
@@ -496,6 +609,88 @@ mod tests {
         assert_eq!(t.remote_command(), r"git-upload-pack '/it'\''s/repo.git'");
         let t = target("ssh://example.org/~alice/repo.git", None).unwrap();
         assert_eq!(t.remote_command(), "git-upload-pack '~alice/repo.git'");
+    }
+
+    #[test]
+    fn keys_and_known_hosts_are_written_as_openssh_reads_them() {
+        assert_eq!(unix_lines(b"a\r\nb\r\n"), b"a\nb\n");
+        let known = known_hosts_for_openssh(
+            b"[example.org]:22,[other]:2222 ssh-ed25519 AAAA\r\n# note\n|1|hashed ssh-rsa BBBB\n",
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&known),
+            "example.org,[other]:2222 ssh-ed25519 AAAA\n# note\n|1|hashed ssh-rsa BBBB\n"
+        );
+    }
+
+    #[test]
+    fn what_ssh_says_is_shortened_to_its_cause() {
+        let changed = "@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nThe fingerprint for the ED25519 key sent by the remote host is\nSHA256:abcDEF.\nAdd correct host key in /tmp/x/known_hosts to get rid of this message.\nHost key verification failed.\n";
+        let (message, unreachable) = said(changed).unwrap();
+        assert_eq!(
+            message,
+            "the server's host key (its key: SHA256:abcDEF) is not in the Secret's known_hosts for this host"
+        );
+        assert!(!unreachable);
+        let (message, unreachable) =
+            said("ssh: connect to host 127.0.0.1 port 1: Connection refused\n").unwrap();
+        assert_eq!(
+            message,
+            "connect to host 127.0.0.1 port 1: Connection refused"
+        );
+        assert!(unreachable);
+        let (message, _) = said("Load key \"/tmp/x/identity\": error in libcrypto\nroot@h: Permission denied (publickey).\n").unwrap();
+        assert!(
+            message.contains("could not be read as a private key"),
+            "{message}"
+        );
+        assert_eq!(said("\n \n"), None);
+    }
+
+    /// An `ssh` that never ends (a script standing in for it) is stopped by [`stop_all`], and
+    /// the directory holding the identity is gone with it.
+    #[cfg(unix)]
+    #[test]
+    fn stop_all_ends_ssh_and_removes_the_keys() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let program = dir.path().join("ssh");
+        std::fs::write(&program, "#!/bin/sh\nexec sleep 30\n").expect("script");
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let access = SshAccess {
+            identity: b"key".to_vec(),
+            known_hosts: b"host ssh-ed25519 AAAA".to_vec(),
+            username: None,
+            allow_private_network: true,
+            max_bytes: 1 << 20,
+            deadline: Instant::now() + Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(60),
+            program,
+            environment: Vec::new(),
+        };
+        let url = gix::url::parse(gix::bstr::BStr::new("ssh://127.0.0.1:1/repo.git")).unwrap();
+        let (transport, session) = connect(&url, &access).expect("started");
+        let keys = session
+            .keys
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|k| k.path().to_path_buf())
+            .unwrap();
+        assert!(keys.join("identity").is_file());
+        let started = Instant::now();
+        stop_all();
+        assert!(!keys.exists(), "the keys are still on disk");
+        assert!(matches!(
+            session.child.lock().unwrap().try_wait(),
+            Ok(Some(_))
+        ));
+        assert!(started.elapsed() < Duration::from_secs(5));
+        match session.error(String::new()) {
+            GitError::Ssh { unreachable, .. } => assert!(unreachable),
+            other => panic!("{other}"),
+        }
+        drop(transport);
     }
 
     #[test]

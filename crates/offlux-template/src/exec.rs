@@ -1091,12 +1091,14 @@ fn eval_function_uncapped(
         fr.set.funcs.get(name).copied()
     };
     let cmd_pos = cmd.pos;
-    let ctx_str = cmd.to_string();
+    // The command as written, for errors only: formatting it on every call cost more than
+    // some functions do.
+    let ctx_str = || cmd.to_string();
     let fail = |ctx: &Ctx<'_>, fr: &Frame<'_>, msg: String| -> Flow {
         fr.error(
             ctx,
             cmd_pos,
-            &ctx_str,
+            &ctx_str(),
             &format!("error calling {name}: {msg}"),
         )
         .into()
@@ -1105,7 +1107,7 @@ fn eval_function_uncapped(
         let n_args = cmd.args.len() - 1 + usize::from(final_.is_some());
         if n_args != 0 {
             let msg = format!("wrong number of args for {name}: want 0 got {n_args}");
-            return Err(fr.error(ctx, cmd_pos, &ctx_str, &msg).into());
+            return Err(fr.error(ctx, cmd_pos, &ctx_str(), &msg).into());
         }
         return Ok(ev(value.clone()));
     }
@@ -1113,7 +1115,7 @@ fn eval_function_uncapped(
         let args = eval_value_args(ctx, fr, dot, cmd, final_)?;
         let extra = extra_cost(name, &args);
         if extra > 0 {
-            step(ctx, fr, extra, cmd_pos, &|| ctx_str.clone())?;
+            step(ctx, fr, extra, cmd_pos, &ctx_str)?;
         }
         return match f(ctx.env, &args) {
             Ok(v) => {
@@ -1143,7 +1145,7 @@ fn eval_function_uncapped(
             }),
         };
         match bad {
-            Some(msg) => Err(fr.error(ctx, cmd_pos, &ctx_str, &msg).into()),
+            Some(msg) => Err(fr.error(ctx, cmd_pos, &ctx_str(), &msg).into()),
             None => Ok(()),
         }
     };
@@ -1236,7 +1238,7 @@ fn eval_function_uncapped(
                             "wrong type for value; expected string; got {}",
                             other.go_type_name()
                         );
-                        return Err(fr.error(ctx, cmd_pos, &ctx_str, &msg).into());
+                        return Err(fr.error(ctx, cmd_pos, &ctx_str(), &msg).into());
                     }
                     None => String::new(),
                 },
@@ -1308,7 +1310,7 @@ fn eval_function_uncapped(
                         Some(v) => v.go_type_name().to_string(),
                     };
                     let msg = format!("wrong type for value; expected string; got {got}");
-                    return Err(fr.error(ctx, cmd_pos, &ctx_str, &msg).into());
+                    return Err(fr.error(ctx, cmd_pos, &ctx_str(), &msg).into());
                 }
             };
             let data = match a.get(1) {
