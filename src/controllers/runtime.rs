@@ -340,7 +340,12 @@ pub fn run(
         scope,
         not_found: Mutex::new(BTreeSet::new()),
     };
-    let mut scheduler_options = schedule::Options::default();
+    let mut scheduler_options = schedule::Options {
+        // Templates run on the workers themselves, not on a thread started per chart.
+        worker_stack_size: Some(offlux_template::BIG_STACK_SIZE),
+        on_worker_start: Some(offlux_template::declare_big_stack),
+        ..schedule::Options::default()
+    };
     if let Some(concurrency) = options.concurrency {
         scheduler_options.concurrency = concurrency.max(1);
     }

@@ -75,6 +75,8 @@ pub struct Chart {
     pub dependencies: Vec<Chart>,
     /// The templates, parsed once per set of subcharts a render includes.
     pub parsed_templates: super::chart_cache::ParsedTemplates,
+    /// `files` as `.Files`, made once.
+    pub files_value: super::chart_cache::FilesValue,
 }
 
 impl Chart {

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use offlux_sync::MutexExt as _;
 use serde_json::Value as Json;
 
-use super::Error;
+use super::{ChartFile, Error};
 use offlux_template::Set;
+use offlux_template::Value;
 
 /// A chart's parsed template sets, made once and shared by every release of the chart (and every
 /// copy of it). Keyed by the templates a render includes, which depend on the subcharts that the
@@ -63,6 +64,51 @@ impl PartialEq for ParsedTemplates {
 /// compiling it for each release would cost more than most of its templates. It is used only for
 /// the very bytes it was compiled from, so a copy of the chart whose schema was changed compiles
 /// its own.
+/// A chart's `.Files` as templates see them, made once: every release of the chart (and every
+/// render of it) would otherwise copy all its files, up to megabytes of dashboards, into strings.
+/// Used only for the very files it was made from (the same names and the same shared bytes), so
+/// a copy of the chart whose files were changed makes its own.
+#[derive(Clone, Default)]
+pub struct FilesValue(Arc<OnceLock<FilesFrom>>);
+
+/// The files (by name and shared bytes) and the value made of them.
+type FilesFrom = (Vec<(String, Arc<Vec<u8>>)>, Value);
+
+impl FilesValue {
+    pub(crate) fn get_or_make(&self, files: &[ChartFile], make: impl Fn() -> Value) -> Value {
+        let (known, value) = self.0.get_or_init(|| {
+            let known = files
+                .iter()
+                .map(|f| (f.name.clone(), f.data.clone()))
+                .collect();
+            (known, make())
+        });
+        let same = known.len() == files.len()
+            && known
+                .iter()
+                .zip(files)
+                .all(|((name, data), file)| *name == file.name && Arc::ptr_eq(data, &file.data));
+        if same {
+            value.clone()
+        } else {
+            make()
+        }
+    }
+}
+
+impl std::fmt::Debug for FilesValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FilesValue")
+    }
+}
+
+/// What was made of the files is not part of what a chart is.
+impl PartialEq for FilesValue {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 #[derive(Clone, Default)]
 pub struct CompiledSchema(Arc<OnceLock<SchemaFromBytes>>);
 
@@ -105,5 +151,53 @@ impl std::fmt::Debug for CompiledSchema {
 impl PartialEq for CompiledSchema {
     fn eq(&self, _: &Self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> ChartFile {
+        ChartFile {
+            name: name.to_owned(),
+            data: Arc::new(text.as_bytes().to_vec()),
+        }
+    }
+
+    fn text_of(value: &Value, name: &str) -> Option<String> {
+        match value {
+            Value::Map(map) => match map.get(name) {
+                Some(Value::String(text)) => Some(text.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `.Files` is made once for copies of a chart that share its files, and made again for a
+    /// copy whose files changed (another name, or other bytes under the same name).
+    #[test]
+    fn the_files_value_is_reused_only_for_the_same_files() {
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = |files: &[ChartFile]| {
+            made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            crate::files::files_value(files)
+        };
+        let files = vec![file("a.txt", "one")];
+        let cache = FilesValue::default();
+        let first = cache.get_or_make(&files, || make(&files));
+        let again = cache.clone().get_or_make(&files.clone(), || make(&files));
+        assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(text_of(&first, "a.txt").as_deref(), Some("one"));
+        assert_eq!(text_of(&again, "a.txt").as_deref(), Some("one"));
+        for changed in [
+            vec![file("a.txt", "two")],
+            vec![file("b.txt", "one")],
+            vec![],
+        ] {
+            let value = cache.get_or_make(&changed, || make(&changed));
+            assert_eq!(value, make(&changed));
+        }
     }
 }

@@ -184,7 +184,12 @@ fn collect_templates<'a>(
     };
     let mut context: BTreeMap<String, Value> = BTreeMap::new();
     context.insert("Chart".into(), Value::map(chart_data));
-    context.insert("Files".into(), files::files_value(&chart.files));
+    context.insert(
+        "Files".into(),
+        chart
+            .files_value
+            .get_or_make(&chart.files, || files::files_value(&chart.files)),
+    );
     for key in ["Release", "Capabilities"] {
         context.insert(key.into(), parent.get(key).cloned().unwrap_or_default());
     }

@@ -169,7 +169,7 @@ impl<Id> Final<Id> {
 }
 
 /// Scheduler settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Bodies running at once.
     pub concurrency: usize,
@@ -178,6 +178,10 @@ pub struct Options {
     /// Runs of one node in one `run`, whatever woke it. Cycles end structurally, so reaching this
     /// bound is a bug in the wake-up logic, and the message says so.
     pub max_runs: u32,
+    /// The workers' stack size; the platform's default for a thread when unset.
+    pub worker_stack_size: Option<usize>,
+    /// Called first on each worker thread (to tell an engine the thread has `worker_stack_size`).
+    pub on_worker_start: Option<fn()>,
 }
 
 impl Default for Options {
@@ -186,6 +190,8 @@ impl Default for Options {
             concurrency: std::thread::available_parallelism().map_or(1, usize::from),
             max_reruns: 8,
             max_runs: 1000,
+            worker_stack_size: None,
+            on_worker_start: None,
         }
     }
 }

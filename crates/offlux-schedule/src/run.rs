@@ -170,12 +170,16 @@ impl<Id: NodeId> Scheduler<Id> {
         let mut stats = Stats::default();
         let (job_sender, job_receiver) = crossbeam_channel::unbounded::<Job<Id>>();
         let cancelled = std::thread::scope(|scope| {
-            for _ in 0..concurrency {
+            let shared = &self.handle.shared;
+            let sequence = &sequence;
+            // A worker's body; `on_start` first, when given.
+            let worker_body = |on_start: Option<fn()>| {
                 let jobs = job_receiver.clone();
-                let outbox = self.handle.shared.outbox.clone();
-                let shared = &self.handle.shared;
-                let sequence = &sequence;
-                scope.spawn(move || {
+                let outbox = shared.outbox.clone();
+                move || {
+                    if let Some(on_start) = on_start {
+                        on_start();
+                    }
                     for job in jobs.iter() {
                         let message = if shared.cancelled.load(Ordering::Acquire) {
                             Message::Unrun { node: job.node }
@@ -194,7 +198,20 @@ impl<Id: NodeId> Scheduler<Id> {
                         // The coordinator outlives the workers, so the send cannot fail.
                         let _ = outbox.send(message);
                     }
+                }
+            };
+            for _ in 0..concurrency {
+                let sized = self.options.worker_stack_size.and_then(|size| {
+                    std::thread::Builder::new()
+                        .stack_size(size)
+                        .spawn_scoped(scope, worker_body(self.options.on_worker_start))
+                        .ok()
                 });
+                // Without the stack asked for (none asked, or the system refused it), a worker of
+                // the default size, without `on_worker_start`'s promise.
+                if sized.is_none() {
+                    scope.spawn(worker_body(None));
+                }
             }
             drop(job_receiver);
             let cancelled = self.coordinate(dispatcher, &job_sender, concurrency, &mut stats);

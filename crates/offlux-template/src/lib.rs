@@ -528,5 +528,18 @@ thread_local! {
 /// Stack for the executor thread: enough for `ExecOptions::max_depth` nested templates.
 const STACK_SIZE: usize = 512 << 20;
 
+/// The stack a thread needs for templates to run on it directly ([`on_big_stack`] then starts no
+/// thread of its own). A caller that starts its own workers with this stack, and calls
+/// [`declare_big_stack`] first thing on each, saves a thread start per chart: each one maps a
+/// fresh stack and touches new pages, which cost more than many a chart's templates.
+pub const BIG_STACK_SIZE: usize = STACK_SIZE;
+
+/// Declares that the calling thread was started with at least [`BIG_STACK_SIZE`] of stack.
+/// Declaring it on a smaller thread lets deep nesting overflow that thread's stack (a crash,
+/// which is what the big stack is for).
+pub fn declare_big_stack() {
+    ON_BIG_STACK.set(true);
+}
+
 #[cfg(test)]
 mod tests;

@@ -112,7 +112,9 @@ fn measure(args: &[&std::ffi::OsStr], tmp: Option<&Path>) -> Measured {
         // SAFETY: the child is ours and not yet reaped (wait4 below reaps it).
         unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     });
+    let peak = PeakSampler::start(pid);
     let (code, cpu, max_rss_kb) = wait_measured(pid);
+    let max_rss_kb = peak.own_peak(max_rss_kb);
     let elapsed = started.elapsed();
     let _ = killer.join();
     Measured {
@@ -122,6 +124,83 @@ fn measure(args: &[&std::ffi::OsStr], tmp: Option<&Path>) -> Measured {
         elapsed,
         cpu,
         max_rss_kb,
+    }
+}
+
+/// The child's own peak memory. Linux reports a child's peak (`ru_maxrss`) as at least its
+/// parent's peak when it was started (exec keeps the old address space's high-water mark, and a
+/// spawned child's old address space is the parent's), and this test process grows past 1 GB
+/// while the corpus tests run in it. So the child's `VmHWM` (its own address space's high-water
+/// mark, which only grows) is read every millisecond while it runs, and used when `ru_maxrss` is
+/// not above this process's own peak (when it is, `ru_maxrss` is the child's own). Elsewhere
+/// `ru_maxrss` is used as it is.
+struct PeakSampler {
+    #[cfg(target_os = "linux")]
+    sampled: std::sync::Arc<std::sync::atomic::AtomicI64>,
+    #[cfg(target_os = "linux")]
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[cfg(target_os = "linux")]
+fn high_water_kb(status: &str) -> Option<i64> {
+    std::fs::read_to_string(status)
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+impl PeakSampler {
+    #[cfg(target_os = "linux")]
+    fn start(pid: u32) -> PeakSampler {
+        use std::sync::atomic::Ordering;
+        let sampled = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(0));
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (into, stop) = (sampled.clone(), done.clone());
+        std::thread::spawn(move || {
+            let status = format!("/proc/{pid}/status");
+            while !stop.load(Ordering::Relaxed) {
+                match high_water_kb(&status) {
+                    Some(kb) => {
+                        into.fetch_max(kb, Ordering::Relaxed);
+                    }
+                    // Exited (a zombie has no memory left to report).
+                    None => return,
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        PeakSampler { sampled, done }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn start(_pid: u32) -> PeakSampler {
+        PeakSampler {}
+    }
+
+    /// The child's own peak, given what `wait4` reported.
+    #[cfg(target_os = "linux")]
+    fn own_peak(self, reported_kb: i64) -> i64 {
+        use std::sync::atomic::Ordering;
+        self.done.store(true, Ordering::Relaxed);
+        let ours = high_water_kb("/proc/self/status").unwrap_or(i64::MAX);
+        let sampled = self.sampled.load(Ordering::Relaxed);
+        // Never read (a child gone within the first millisecond): what was reported, which errs
+        // high, never low.
+        if reported_kb > ours || sampled == 0 {
+            reported_kb
+        } else {
+            sampled
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn own_peak(self, reported_kb: i64) -> i64 {
+        reported_kb
     }
 }
 
