@@ -385,7 +385,7 @@ impl HelmRenderer for HelmEngine {
     fn holds(&self, chart: &RepositoryChart) -> bool {
         self.chart_cache.as_deref().is_some_and(|dir| {
             matches!(
-                crate::helm::repo::find_in_chart_cache(dir, &chart.chart, &chart.version),
+                crate::helm::repo::locate_in_chart_cache(dir, &chart.chart, &chart.version),
                 Ok(Some(_))
             )
         })

@@ -19,6 +19,44 @@ pub fn find_in_chart_cache(
     chart: &str,
     version: &str,
 ) -> Result<Option<FetchedChart>, FetchErrorKind> {
+    let Some(entry) = locate_in_chart_cache(dir, chart, version)? else {
+        return Ok(None);
+    };
+    if entry.is_dir {
+        return Ok(Some(FetchedChart::Directory {
+            path: entry.path,
+            version: entry.version,
+        }));
+    }
+    let facts = FsFacts::default();
+    let bytes = fsio::read(&facts, &entry.path, fsio::Confine::anywhere()).map_err(|e| {
+        FetchErrorKind::Io {
+            path: entry.path.display().to_string(),
+            message: e.kind.to_string(),
+        }
+    })?;
+    Ok(Some(FetchedChart::Archive {
+        name: chart.to_string(),
+        version: entry.version,
+        digest: sha256_digest(&bytes),
+        bytes,
+    }))
+}
+
+/// The chart cache's entry for `chart` at `version`: a directory or an archive.
+pub struct CacheEntry {
+    pub path: PathBuf,
+    pub version: String,
+    pub is_dir: bool,
+}
+
+/// Which entry [`find_in_chart_cache`] would take, without reading it (whether a cache holds a
+/// chart is asked far more often than the chart is loaded).
+pub fn locate_in_chart_cache(
+    dir: &Path,
+    chart: &str,
+    version: &str,
+) -> Result<Option<CacheEntry>, FetchErrorKind> {
     let requested = version.trim();
     if is_digest(requested.strip_prefix('@').unwrap_or(requested)) {
         return Ok(None);
@@ -59,23 +97,14 @@ pub fn find_in_chart_cache(
     let Some(i) = select_version(entries.iter().map(|e| e.0.as_str()), version)? else {
         return Ok(None);
     };
-    let Some((version, path, is_dir)) = entries.into_iter().nth(i) else {
-        return Ok(None);
-    };
-    if is_dir {
-        return Ok(Some(FetchedChart::Directory { path, version }));
-    }
-    let bytes =
-        fsio::read(&facts, &path, fsio::Confine::anywhere()).map_err(|e| FetchErrorKind::Io {
-            path: path.display().to_string(),
-            message: e.kind.to_string(),
-        })?;
-    Ok(Some(FetchedChart::Archive {
-        name: chart.to_string(),
-        version,
-        digest: sha256_digest(&bytes),
-        bytes,
-    }))
+    Ok(entries
+        .into_iter()
+        .nth(i)
+        .map(|(version, path, is_dir)| CacheEntry {
+            path,
+            version,
+            is_dir,
+        }))
 }
 
 /// The version part of a cache entry's name `<chart>-<version>`, when the entry is for `chart`.

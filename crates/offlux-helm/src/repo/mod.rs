@@ -28,7 +28,9 @@ pub use artifact::{
     list_artifact_tags, pull_artifact, ArtifactReference, ArtifactRepository, PulledArtifact,
 };
 mod cache;
-pub use cache::{cached_archives, find_in_chart_cache, CachedArchive};
+pub use cache::{
+    cached_archives, find_in_chart_cache, locate_in_chart_cache, CacheEntry, CachedArchive,
+};
 #[cfg(feature = "network")]
 mod http;
 #[cfg(feature = "network")]
