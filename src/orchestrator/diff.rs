@@ -279,21 +279,34 @@ impl Orchestrator {
             )),
             None => None,
         };
-        let changes = match (base, repository) {
-            (Base::Revision(base_id, base_ref), Some(repository)) if request.changed_only => Some(
-                changed::Changes::between(repository, *base_id, base_ref, head_id.map(|h| h.0))?,
-            ),
-            _ => None,
-        };
         let mut notes = Vec::new();
-        // The base's tree objects are read while the head is discovered.
-        let (base_dir, head) = std::thread::scope(|scope| {
-            let writer = scope.spawn(|| match base {
-                Base::Revision(base_id, _) => {
-                    let repository = repository.ok_or_else(not_git)?;
-                    mount_revision(repository, *base_id, base_name).map(Some)
+        // Three things at once: the files changed since the base (for --changed-only), the base
+        // mounted and discovered, and the head discovered. They share nothing but the parse cache
+        // and the fetch memo, both made for it.
+        let (changes, base_side, head) = std::thread::scope(|scope| {
+            let changes = scope.spawn(|| match (base, repository) {
+                (Base::Revision(base_id, base_ref), Some(repository)) if request.changed_only => {
+                    changed::Changes::between(repository, *base_id, base_ref, head_id.map(|h| h.0))
+                        .map(Some)
                 }
-                Base::Directory(_) => Ok(None),
+                _ => Ok(None),
+            });
+            let base_side = scope.spawn(|| {
+                let base_dir = match base {
+                    Base::Revision(base_id, _) => {
+                        let repository = repository.ok_or_else(not_git)?;
+                        Some(mount_revision(repository, *base_id, base_name)?)
+                    }
+                    Base::Directory(_) => None,
+                };
+                let base_path = match (&base_dir, base) {
+                    (Some((mount, _)), _) => mount.path().to_path_buf(),
+                    (None, Base::Directory(dir)) => dir.clone(),
+                    (None, Base::Revision(..)) => return Err(format!("{base_name}: not read")),
+                };
+                let found = (self.under(&base_path, paths).discover_each())
+                    .map_err(|e| format!("{base_name}: {e}"))?;
+                Ok((base_dir, found))
             });
             let head = match head_id.zip(repository) {
                 Some(((id, name), repository)) => {
@@ -315,20 +328,18 @@ impl Orchestrator {
                         .map_err(|e| format!("{label}: {e}"))
                 }
             };
-            let base_dir = writer
+            let failed = |what: &str| format!("{what} failed");
+            let changes = changes
                 .join()
-                .unwrap_or_else(|_| Err(format!("{base_name}: reading the revision failed")));
-            (base_dir, head)
+                .unwrap_or_else(|_| Err(failed("finding the changed files")));
+            let base_side = base_side
+                .join()
+                .unwrap_or_else(|_| Err(failed(&format!("{base_name}: reading"))));
+            (changes, base_side, head)
         });
+        let changes = changes?;
         let (head_dir, head_name, head_found) = head?;
-        let base_dir = base_dir?;
-        let base_path = match (&base_dir, base) {
-            (Some((mount, _)), _) => mount.path().to_path_buf(),
-            (None, Base::Directory(dir)) => dir.clone(),
-            (None, Base::Revision(..)) => return Err(format!("{base_name}: not read")),
-        };
-        let base_found = (self.under(&base_path, paths).discover_each())
-            .map_err(|e| format!("{base_name}: {e}"))?;
+        let (base_dir, base_found) = base_side?;
         let (base_mount, head_mount) = (
             base_dir.map(|(mount, read)| {
                 notes.extend(read.iter().map(|n| format!("{base_name}: {n}")));
