@@ -399,19 +399,33 @@ impl Orchestrator {
                 ))
             };
             let label = |side: &str| named_opt(paired.name.as_deref(), side);
-            let (head, head_left_out) = match paired.head {
-                Some(found) => {
-                    let (side, left_out) = run_side(found, &head_name)
-                        .map_err(|e| format!("{}: {e}", label(&head_name)))?;
+            // The two sides are reconciled at once; a side a signal cut short is reported as
+            // such, and the base is dropped when the head was cut (as if never run).
+            let (head, base) = std::thread::scope(|scope| {
+                let base = (paired.base).map(|found| scope.spawn(|| run_side(found, base_name)));
+                let head = (paired.head).map(|found| run_side(found, &head_name));
+                let base = base.map(|running| {
+                    running.join().unwrap_or_else(|_| {
+                        Err(super::RunError::Setting(format!(
+                            "{base_name}: the reconcile failed"
+                        )))
+                    })
+                });
+                (head, base)
+            });
+            let (head, head_left_out) = match head {
+                Some(result) => {
+                    let (side, left_out) =
+                        result.map_err(|e| format!("{}: {e}", label(&head_name)))?;
                     (Some(side), left_out)
                 }
                 None => (None, None),
             };
             let cancelled = head.as_ref().is_some_and(|h| h.report.cancelled);
-            let (base, base_left_out) = match paired.base {
-                Some(found) if !cancelled => {
-                    let (side, left_out) = run_side(found, base_name)
-                        .map_err(|e| format!("{}: {e}", label(base_name)))?;
+            let (base, base_left_out) = match base {
+                Some(result) if !cancelled => {
+                    let (side, left_out) =
+                        result.map_err(|e| format!("{}: {e}", label(base_name)))?;
                     (Some(side), left_out)
                 }
                 _ => (None, None),
