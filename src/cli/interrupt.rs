@@ -17,26 +17,35 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 static WATCHED: Mutex<Vec<CancelToken>> = Mutex::new(Vec::new());
 static BUDGETS: Mutex<Vec<Arc<RunBudget>>> = Mutex::new(Vec::new());
 
-/// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing).
+/// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing). Before
+/// any run has started (discovery, fetching sources) a signal ends the process as it would have
+/// without the listener, once the `ssh` processes of Git fetches are stopped and their keys
+/// removed; from the first run on, it cancels the runs and the command ends with its status.
 pub(super) fn listen() {
     signals::on_interrupt(|signal| {
         let _ = RECEIVED.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
+        let mut running = false;
         {
             let tokens = WATCHED.locked();
             for token in tokens.iter() {
                 token.cancel();
+                running = true;
             }
         }
         {
             let budgets = BUDGETS.locked();
             for budget in budgets.iter() {
                 budget.cancel();
+                running = true;
             }
         }
         // An `ssh` fetching a Git source is a process of its own: stopped here, with its keys
         // removed, or it would outlive the command.
         #[cfg(feature = "network")]
         offlux_git::ssh::stop_all();
+        if !running {
+            signals::end_as_by_default(signal);
+        }
     });
 }
 

@@ -228,6 +228,8 @@ impl RunArgs {
         &self,
         run: impl FnOnce(&Orchestrator) -> T,
     ) -> Result<T, String> {
+        // Listening from the start: fetching sources runs `ssh`, which a signal must not orphan.
+        super::interrupt::listen();
         let mut config = self.config()?;
         let bar = std::io::IsTerminal::is_terminal(&std::io::stderr()).then(|| {
             let bar = indicatif::ProgressBar::new(0);
@@ -284,7 +286,10 @@ fn ssh_program() -> Option<crate::fetch::SshProgram> {
     } else {
         &["ssh"]
     };
+    // A relative entry would be looked up from the current directory, which may be the
+    // repository under review: only absolute ones are taken.
     let path = std::env::split_paths(&std::env::var_os("PATH")?)
+        .filter(|dir| dir.is_absolute())
         .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
         .find(|candidate| candidate.is_file())?;
     let environment = if cfg!(windows) {

@@ -324,6 +324,9 @@ fn resolve(
                 GitError::Ssh { .. } => super::unreachable(format!("{url}: {e}")).into(),
                 e => super::unreachable(e).into(),
             }
+        } else if matches!(e, GitError::InvalidUrl(_)) {
+            // Its message names the URL already.
+            SourceFetch::Failed(e.to_string()).into()
         } else {
             SourceFetch::Failed(format!("{url}: {e}")).into()
         }
@@ -420,9 +423,10 @@ fn authorization(
 }
 
 /// How an `ssh://` URL is reached with the Secret's `data` (fluxcd/pkg `git.NewAuthOptions` and
-/// `AuthOptions.Validate`: an `identity` and `known_hosts` are required, and the identity must
-/// parse, with the `password` as its passphrase). `secret` names the Secret in messages. Offline
-/// only the cache answers and nothing is required.
+/// `AuthOptions.Validate`: an `identity` and `known_hosts` are required; go-git's
+/// `NewPublicKeys`: the identity is used as it is when it needs no passphrase, and one that needs
+/// its `password` is not unlocked here). `secret` names the Secret in messages. Offline only the
+/// cache answers and nothing is required.
 fn ssh_access(
     data: &BTreeMap<String, String>,
     secret: &str,
@@ -451,12 +455,15 @@ fn ssh_access(
         }
         let identity = field("identity").map_or("", String::as_str);
         match (field("password").is_some(), passphrase_protected(identity)) {
-            (true, _) => {
+            (true, true) => {
                 return Err(SourceFetch::Skipped(format!(
                     "{secret}the identity is passphrase-protected (`password`), which offlux does not unlock"
                 ))
                 .into())
             }
+            // go-git's `NewPublicKeys` (what fluxcd/pkg's transport calls) tries the key without
+            // the passphrase first: a key that needs none is used as it is.
+            (true, false) => {}
             (false, true) => {
                 return Err(SourceFetch::Failed(format!(
                     "{secret}invalid 'ssh' auth option 'identity': ssh: this private key is passphrase protected"

@@ -700,11 +700,13 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
         "clusters/dev/secret.yaml",
         &ssh_secret(&sshd.identity, &sshd.known_hosts, "  password: hunter2\n"),
     );
-    let (json, _) = rows(root, &flags);
+    // A key that needs no passphrase is used as it is, `password` or not (go-git's
+    // `NewPublicKeys`).
+    let (json, stderr) = rows(root, &flags);
     let (result, message) = row(&json, "GitRepository", "apps");
-    assert_eq!(result, "SKIPPED", "{message}");
-    assert!(message.contains("passphrase"), "{message}");
-    // A passphrase-protected key without its passphrase fails as Flux's key parsing fails it.
+    assert_eq!(result, "PASS", "{message}\n{stderr}");
+    // A passphrase-protected key without its passphrase fails as Flux's key parsing fails it;
+    // with it, offlux does not unlock it.
     let locked = other.path().join("locked");
     let status = std::process::Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "hunter2", "-f"])
@@ -722,6 +724,15 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
     let (result, message) = row(&json, "GitRepository", "apps");
     assert_eq!(result, "FAIL", "{message}");
     assert!(message.contains("passphrase protected"), "{message}");
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&locked, &sshd.known_hosts, "  password: hunter2\n"),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(message.contains("does not unlock"), "{message}");
 
     // Windows line ends in the Secret, and `[host]:22`-style entries, read as Flux reads them.
     let crlf = |text: &str| text.replace('\n', "\r\n");
@@ -745,6 +756,80 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
         .map(|e| e.file_name())
         .collect();
     assert!(left.is_empty(), "left in the temporary directory: {left:?}");
+}
+
+/// SIGTERM while `ssh` waits on a server that took the key and says nothing: the command ends,
+/// no `ssh` of its outlives it, and the keys it wrote are gone.
+#[cfg(unix)]
+#[test]
+fn a_signal_during_an_ssh_fetch_leaves_no_ssh_and_no_keys() {
+    let Some(server) = git_server::start(None) else {
+        return;
+    };
+    let Some(sshd) = ssh_server::start_forcing(Some("sleep 600")) else {
+        return;
+    };
+    serve_fleet(&server);
+    let url = sshd.url(&server.root, "fleet");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git_fixture(
+        root,
+        &url,
+        "{branch: main}",
+        "  secretRef: {name: ssh-auth}\n",
+    );
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&sshd.identity, &sshd.known_hosts, ""),
+    );
+    let tmp = root.join(".tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_offlux"))
+        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .env("TMPDIR", &tmp)
+        .args(["test", "--allow-private-network", "--path"])
+        .arg(root.join("clusters/dev"))
+        .arg("--root")
+        .arg(root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("runs");
+    // `ssh` is running once its keys are written.
+    let started = std::time::Instant::now();
+    let keys = loop {
+        let found = std::fs::read_dir(&tmp)
+            .expect("tmp")
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with("offlux-ssh-"));
+        if let Some(found) = found {
+            break found.path();
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "ssh never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().expect("waits");
+    assert!(!status.success(), "{status:?}");
+    assert!(!keys.exists(), "the keys are still on disk");
+    // No process is left that was given these keys.
+    let key_dir = keys.display().to_string();
+    let mut left = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("proc").flatten() {
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            if String::from_utf8_lossy(&cmdline).contains(&key_dir) {
+                left.push(entry.file_name());
+            }
+        }
+    }
+    assert!(left.is_empty(), "processes left with the keys: {left:?}");
 }
 
 fn base64(text: &str) -> String {

@@ -159,8 +159,9 @@ fn permitted_address(target: &Target, allow_private: bool) -> Result<IpAddr, Git
 #[derive(Debug)]
 pub(crate) struct Session {
     child: Mutex<Child>,
-    /// `ssh`'s standard error, capped.
+    /// `ssh`'s standard error, capped, and the thread reading it.
     stderr: Mutex<String>,
+    stderr_reader: Mutex<Option<std::thread::JoinHandle<()>>>,
     received: AtomicU64,
     /// Milliseconds since `started` at the last byte received.
     last_heard: AtomicU64,
@@ -218,6 +219,17 @@ impl Session {
                 message: why,
                 unreachable,
             };
+        }
+        // The exchange failed: `ssh` is stopped if it still runs, and all it wrote is read
+        // before it is looked at (its last words come last, and the reader may lag).
+        if let Ok(mut child) = self.child.lock() {
+            if !matches!(child.try_wait(), Ok(Some(_))) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+        if let Some(reader) = self.stderr_reader.lock().ok().and_then(|mut r| r.take()) {
+            let _ = reader.join();
         }
         let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         let heard = self.received.load(Ordering::Relaxed) > 0;
@@ -299,8 +311,14 @@ pub(crate) fn connect(
         message: format!("{what}: {e}"),
         unreachable: true,
     };
-    let keys = tempfile::Builder::new()
-        .prefix("offlux-ssh-")
+    let mut keys = tempfile::Builder::new();
+    keys.prefix("offlux-ssh-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        keys.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    let keys = keys
         .tempdir()
         .map_err(|e| local("a private directory for the key", e))?;
     let identity = keys.path().join("identity");
@@ -370,6 +388,7 @@ pub(crate) fn connect(
     let session = Arc::new(Session {
         child: Mutex::new(child),
         stderr: Mutex::new(String::new()),
+        stderr_reader: Mutex::new(None),
         received: AtomicU64::new(0),
         last_heard: AtomicU64::new(0),
         started: Instant::now(),
@@ -382,7 +401,7 @@ pub(crate) fn connect(
         live.push(Arc::downgrade(&session));
     }
     let errors = session.clone();
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         let mut buffer = [0u8; 1024];
         while let Ok(n) = stderr.read(&mut buffer) {
             if n == 0 {
@@ -395,6 +414,9 @@ pub(crate) fn connect(
             }
         }
     });
+    if let Ok(mut slot) = session.stderr_reader.lock() {
+        *slot = Some(reader);
+    }
     let watched = session.clone();
     let (deadline, idle) = (access.deadline, access.idle_timeout);
     std::thread::spawn(move || {

@@ -35,6 +35,24 @@ mod unix {
     }
 }
 
+/// Ends the process as `signal` ends it when nothing catches it (the shell sees 128 + its
+/// number), for a process that caught it to clean up first. Where signals cannot be re-raised
+/// (Windows) this returns and the caller goes on as for any other signal.
+pub fn end_as_by_default(signal: i32) {
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition and raising the signal touch no memory of ours.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = libc::SIG_DFL;
+        libc::sigemptyset(&mut action.sa_mask);
+        if libc::sigaction(signal, &action, std::ptr::null_mut()) == 0 {
+            libc::raise(signal);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = signal;
+}
+
 #[cfg(unix)]
 fn install(on_signal: Box<dyn Fn(i32) + Send>) -> bool {
     use std::sync::atomic::Ordering;

@@ -62,13 +62,20 @@ pub fn key_pair(dir: &Path, name: &str) -> (String, String) {
 
 /// Starts `sshd` serving repositories under `root`; `None` (the test skips) without OpenSSH.
 pub fn start() -> Option<SshServer> {
+    start_forcing(None)
+}
+
+/// [`start`], the client key limited to `command` (a server that accepts the key and then runs
+/// only that).
+pub fn start_forcing(command: Option<&str>) -> Option<SshServer> {
     let sshd = sshd()?;
     let dir = tempfile::tempdir().expect("tempdir");
     let (_, host_public) = key_pair(dir.path(), "host_key");
     let (identity, client_public) = key_pair(dir.path(), "client_key");
+    let forced = command.map_or_else(String::new, |c| format!("command=\"{c}\" "));
     std::fs::write(
         dir.path().join("authorized_keys"),
-        format!("{client_public}\n"),
+        format!("{forced}{client_public}\n"),
     )
     .expect("authorized_keys");
     let port = {
