@@ -28,6 +28,11 @@ pub(crate) struct DirTree {
 }
 
 impl DirTree {
+    /// The directory, resolved.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// `root` must exist; it is resolved so containment checks compare like with like.
     pub(crate) fn new(root: &Path, facts: Arc<FsFacts>) -> Option<DirTree> {
         let root = facts.resolve(&fsio::absolute(root))?;

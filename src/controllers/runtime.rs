@@ -887,23 +887,29 @@ impl Runtime<'_> {
             return Some(known);
         }
         let label = format!("{}/{}/{}", id.kind, id.namespace, id.name);
-        let ignore = self
-            .spec_ignore(id)
-            .map(|text| crate::discovery::SpecIgnore::parse(&text));
+        let is_git = id.kind == FluxKind::GitRepository.as_str();
+        let ignore = self.spec_ignore(id);
         let root = external_artifact::DirTree::new(&mapping.dir, self.repository.fs_facts.clone())
             .map(|tree| {
-                let mut artifact = external_artifact::whole_directory(&tree);
-                // source-controller archives without what the GitRepository's `spec.ignore`
-                // excludes (`reconcileArtifact`, `SourceIgnoreFilter`).
-                if let Some(ignore) = &ignore {
-                    let root = artifact.root.clone();
-                    artifact.files.retain(|file| {
-                        !file
-                            .strip_prefix(&root)
-                            .is_ok_and(|relative| ignore.excludes(relative))
-                    });
+                if !is_git {
+                    return Arc::new(external_artifact::whole_directory(&tree));
                 }
-                Arc::new(artifact)
+                // A GitRepository's artifact is archived without what its `.sourceignore` files
+                // (or, without any, Flux's default exclusions) and then its `spec.ignore` exclude
+                // (source-controller `reconcileArtifact`, `SourceIgnoreFilter`): listed as the
+                // working tree is, its YAML files.
+                let mut files = crate::discovery::yaml_files_ignoring(
+                    tree.root(),
+                    &self.repository.fs_facts,
+                    ignore.as_deref().unwrap_or(""),
+                );
+                files.sort();
+                Arc::new(external_artifact::ArtifactRoot {
+                    root: tree.root().to_path_buf(),
+                    files,
+                    origins: BTreeMap::new(),
+                    _mount: None,
+                })
             })
             .ok_or_else(|| {
                 format!(

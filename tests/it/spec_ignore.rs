@@ -1,5 +1,5 @@
 //! A GitRepository's `spec.ignore` shapes its artifact when the source is read from the working
-//! tree: source-controller's `reconcileArtifact` appends those patterns (domain: the root) after
+//! tree or from a directory (mapped or fetched): source-controller's `reconcileArtifact` appends those patterns (domain: the root) after
 //! every `.sourceignore`'s and archives with `SourceIgnoreFilter`, so the last matching pattern
 //! decides, a `spec.ignore` one included (issue 34, item 4).
 
@@ -76,8 +76,9 @@ fn spec_ignore_patterns_decide_after_sourceignore() {
     assert!(!stdout.contains("name: legacy"), "{stdout}\n{stderr}");
 }
 
-/// A source mapped to a directory with `--sources NAME=DIR` is read as a whole, less what its
-/// `spec.ignore` excludes.
+/// A GitRepository mapped to a directory with `--sources NAME=DIR` (or fetched: a fetch is mapped
+/// the same way) holds what source-controller archives of that checkout: less what its own
+/// `.sourceignore` files exclude, then what its `spec.ignore` excludes.
 #[test]
 fn spec_ignore_applies_to_a_source_mapped_to_a_directory() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -96,6 +97,8 @@ fn spec_ignore_applies_to_a_source_mapped_to_a_directory() {
     };
     write(other.path(), "apps/web.yaml", &config_map("web"));
     write(other.path(), "apps/drafts/draft.yaml", &config_map("draft"));
+    write(other.path(), "apps/local.yaml", &config_map("local"));
+    write(other.path(), "apps/.sourceignore", "local.yaml\n");
     let output = Command::cargo_bin("offlux")
         .expect("binary")
         .env("NO_COLOR", "1")
@@ -117,4 +120,5 @@ fn spec_ignore_applies_to_a_source_mapped_to_a_directory() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stdout.contains("name: web"), "{stdout}\n{stderr}");
     assert!(!stdout.contains("name: draft"), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("name: local"), "{stdout}\n{stderr}");
 }
