@@ -488,7 +488,12 @@ pub fn on_big_stack<T: Send>(
     f: impl FnOnce() -> Result<T, Error> + Send,
 ) -> Result<T, Error> {
     if ON_BIG_STACK.get() {
-        return f();
+        // A panic ends this call with an error, as on a thread of its own (the caller's state
+        // is not touched by a template).
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+            let msg = format!("template: {name}: internal error (panic)");
+            Err(Error::exec(ExecErrorKind::Internal, msg, Vec::new()))
+        });
     }
     let slot = std::sync::Mutex::new(Some(f));
     let take = || slot.locked().take();

@@ -620,3 +620,24 @@ fn break_in_the_else_of_a_range_is_a_parse_error() {
         assert!(nested.add("t", &inside).is_ok(), "{word} in an outer range");
     }
 }
+
+/// On a thread declared to have the big stack, a template runs in place, and a panic in it is
+/// the same error as on a thread of its own.
+#[test]
+fn a_panic_on_a_declared_big_stack_thread_is_an_internal_error() {
+    let outcome = std::thread::Builder::new()
+        .stack_size(super::BIG_STACK_SIZE)
+        .spawn(|| {
+            super::declare_big_stack();
+            let here = std::thread::current().id();
+            let ran_here = super::on_big_stack("t", || Ok(std::thread::current().id() == here));
+            let panicked = super::on_big_stack::<()>("t", || panic!("boom"));
+            (ran_here, panicked.map_err(|e| e.to_string()))
+        })
+        .expect("thread")
+        .join()
+        .expect("joined");
+    assert!(matches!(outcome.0, Ok(true)), "{:?}", outcome.0.is_ok());
+    let message = outcome.1.expect_err("a panic is an error");
+    assert!(message.contains("internal error (panic)"), "{message}");
+}
