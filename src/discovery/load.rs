@@ -54,9 +54,14 @@ pub(crate) struct LoadOptions {
 /// clusters of one path): documents keyed by the file's whole text, so a hit is the same bytes
 /// parsed with the same options. Only files that parsed, and whose text holds no alias or merge
 /// key (nothing a run's budget would be charged for), are kept.
+///
+/// The same files are also kept by path: a command reads its trees several times (the path, then
+/// each cluster; a diff's changed files, then each side), and a file's text does not change within
+/// one command, so a path met again is neither read nor parsed again.
 #[derive(Default)]
 pub struct ParseCache {
     parsed: std::sync::Mutex<std::collections::HashMap<String, Arc<[Document]>>>,
+    by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<[Document]>>>,
 }
 
 impl std::fmt::Debug for ParseCache {
@@ -75,6 +80,16 @@ impl ParseCache {
     fn insert(&self, text: String, documents: Arc<[Document]>) {
         use offlux_sync::MutexExt;
         self.parsed.locked().insert(text, documents);
+    }
+
+    fn at(&self, path: &Path) -> Option<Arc<[Document]>> {
+        use offlux_sync::MutexExt;
+        self.by_path.locked().get(path).cloned()
+    }
+
+    fn insert_at(&self, path: &Path, documents: Arc<[Document]>) {
+        use offlux_sync::MutexExt;
+        self.by_path.locked().insert(path.to_path_buf(), documents);
     }
 }
 
@@ -145,6 +160,9 @@ fn read_documents(
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
     };
+    if let Some(documents) = options.cache.as_ref().and_then(|cache| cache.at(absolute)) {
+        return FileRead::Documents(documents);
+    }
     let bytes = match crate::fsio::read_unconfined(absolute, max_size) {
         Ok(bytes) => bytes,
         Err(ReadFailure::Io(error)) => {
@@ -178,13 +196,17 @@ fn read_documents(
     // Only a file that can expand no alias or merge key is shared: every other parse charges its
     // expansion to its own run's budget, however often the same text comes.
     let cache = (options.cache.as_ref()).filter(|_| !text.contains('*') && !text.contains("<<"));
-    if let Some(documents) = cache.and_then(|cache| cache.get(&text)) {
-        return FileRead::Documents(documents);
+    if let Some(cache) = cache {
+        if let Some(documents) = cache.get(&text) {
+            cache.insert_at(absolute, documents.clone());
+            return FileRead::Documents(documents);
+        }
     }
     match yaml::parse_stream(&text, &options.parse) {
         Ok(documents) => {
             let documents: Arc<[Document]> = documents.into();
             if let Some(cache) = cache {
+                cache.insert_at(absolute, documents.clone());
                 cache.insert(text, documents.clone());
             }
             FileRead::Documents(documents)
