@@ -149,6 +149,8 @@ pub struct HelmEngine {
     pub values_usage: ValuesUsages,
     /// The run's budget (the same as `RunOptions::budget`).
     pub budget: Arc<crate::budget::RunBudget>,
+    /// `chart_cache`'s entries, listed at the first question whether it holds a chart.
+    pub chart_cache_listing: Arc<std::sync::OnceLock<Option<crate::helm::repo::ChartCacheListing>>>,
 }
 
 /// [`helm::ValuesUsage`] by chart location, shared by the engine's clones.
@@ -384,10 +386,12 @@ impl HelmEngine {
 impl HelmRenderer for HelmEngine {
     fn holds(&self, chart: &RepositoryChart) -> bool {
         self.chart_cache.as_deref().is_some_and(|dir| {
-            matches!(
-                crate::helm::repo::locate_in_chart_cache(dir, &chart.chart, &chart.version),
-                Ok(Some(_))
-            )
+            let listing = self
+                .chart_cache_listing
+                .get_or_init(|| crate::helm::repo::ChartCacheListing::read(dir).ok());
+            listing.as_ref().is_some_and(|listing| {
+                matches!(listing.locate(&chart.chart, &chart.version), Ok(Some(_)))
+            })
         })
     }
 

@@ -57,54 +57,80 @@ pub fn locate_in_chart_cache(
     chart: &str,
     version: &str,
 ) -> Result<Option<CacheEntry>, FetchErrorKind> {
+    if pinned_by_digest(version) {
+        return Ok(None);
+    }
+    ChartCacheListing::read(dir)?.locate(chart, version)
+}
+
+fn pinned_by_digest(version: &str) -> bool {
     let requested = version.trim();
-    if is_digest(requested.strip_prefix('@').unwrap_or(requested)) {
-        return Ok(None);
-    }
-    let io = |e: fsio::ReadError| FetchErrorKind::Io {
-        path: dir.display().to_string(),
-        message: e.kind.to_string(),
-    };
-    let facts = FsFacts::default();
-    let mut entries: Vec<(String, PathBuf, bool)> = Vec::new();
-    // The cache is the user's: its entries may be symlinks to anywhere.
-    for entry in fsio::read_dir(&facts, dir, None).map_err(io)? {
-        let Some(file_name) = entry.name.to_str() else {
-            continue;
+    is_digest(requested.strip_prefix('@').unwrap_or(requested))
+}
+
+/// A chart cache directory's entries by name, listed once for many lookups (a run asks whether
+/// the cache holds a chart for every source that names one).
+#[derive(Debug)]
+pub struct ChartCacheListing {
+    entries: Vec<(String, PathBuf)>,
+}
+
+impl ChartCacheListing {
+    pub fn read(dir: &Path) -> Result<ChartCacheListing, FetchErrorKind> {
+        let io = |e: fsio::ReadError| FetchErrorKind::Io {
+            path: dir.display().to_string(),
+            message: e.kind.to_string(),
         };
-        // Only an entry named for `chart` is looked at: a cache of many charts is listed once
-        // per release, and each look is a path resolved.
-        let archive_stem = file_name.strip_suffix(".tgz");
-        let named = version_of_entry(file_name, chart).is_some()
-            || archive_stem.is_some_and(|stem| version_of_entry(stem, chart).is_some());
-        if !named {
-            continue;
-        }
-        let path = entry.path.clone();
-        let (stem, is_dir) = if facts.is_dir(&path) {
-            (file_name, true)
-        } else if let Some(stem) = archive_stem {
-            (stem, false)
-        } else {
-            continue;
-        };
-        if let Some(v) = version_of_entry(stem, chart) {
-            entries.push((v.to_string(), path, is_dir));
-        }
+        let facts = FsFacts::default();
+        let entries = fsio::read_dir(&facts, dir, None)
+            .map_err(io)?
+            .into_iter()
+            .filter_map(|entry| Some((entry.name.to_str()?.to_owned(), entry.path)))
+            .collect();
+        Ok(ChartCacheListing { entries })
     }
-    // Directories before archives, then by name, so the choice does not depend on read order.
-    entries.sort_by(|a, b| (!a.2, &a.0).cmp(&(!b.2, &b.0)));
-    let Some(i) = select_version(entries.iter().map(|e| e.0.as_str()), version)? else {
-        return Ok(None);
-    };
-    Ok(entries
-        .into_iter()
-        .nth(i)
-        .map(|(version, path, is_dir)| CacheEntry {
-            path,
-            version,
-            is_dir,
-        }))
+
+    /// [`locate_in_chart_cache`] in this listing.
+    pub fn locate(&self, chart: &str, version: &str) -> Result<Option<CacheEntry>, FetchErrorKind> {
+        if pinned_by_digest(version) {
+            return Ok(None);
+        }
+        let facts = FsFacts::default();
+        let mut entries: Vec<(String, PathBuf, bool)> = Vec::new();
+        // The cache is the user's: its entries may be symlinks to anywhere.
+        for (file_name, path) in &self.entries {
+            // Only an entry named for `chart` is looked at: each look is a path resolved.
+            let archive_stem = file_name.strip_suffix(".tgz");
+            let named = version_of_entry(file_name, chart).is_some()
+                || archive_stem.is_some_and(|stem| version_of_entry(stem, chart).is_some());
+            if !named {
+                continue;
+            }
+            let (stem, is_dir) = if facts.is_dir(path) {
+                (file_name.as_str(), true)
+            } else if let Some(stem) = archive_stem {
+                (stem, false)
+            } else {
+                continue;
+            };
+            if let Some(v) = version_of_entry(stem, chart) {
+                entries.push((v.to_string(), path.clone(), is_dir));
+            }
+        }
+        // Directories before archives, then by name, so the choice does not depend on read order.
+        entries.sort_by(|a, b| (!a.2, &a.0).cmp(&(!b.2, &b.0)));
+        let Some(i) = select_version(entries.iter().map(|e| e.0.as_str()), version)? else {
+            return Ok(None);
+        };
+        Ok(entries
+            .into_iter()
+            .nth(i)
+            .map(|(version, path, is_dir)| CacheEntry {
+                path,
+                version,
+                is_dir,
+            }))
+    }
 }
 
 /// The version part of a cache entry's name `<chart>-<version>`, when the entry is for `chart`.

@@ -30,6 +30,7 @@ pub use artifact::{
 mod cache;
 pub use cache::{
     cached_archives, find_in_chart_cache, locate_in_chart_cache, CacheEntry, CachedArchive,
+    ChartCacheListing,
 };
 #[cfg(feature = "network")]
 mod http;
