@@ -360,6 +360,11 @@ fn reconciled(repository: &Repository, report: &RunReport) -> Vec<Reconciled> {
                 record.line = object.pos.line;
             }
             record.applies_to = report.clusters.get(id).cloned();
+            if let Some(revision) = report.revisions.get(id) {
+                record
+                    .spec
+                    .insert("revision", serde_json::Value::String(revision.clone()));
+            }
             Some(Reconciled {
                 record,
                 flux_kind,
@@ -544,7 +549,15 @@ fn table_output(what: GetKind, records: &[Record], several: bool) -> String {
                 .collect(),
         ),
         GetKind::Sources => (
-            vec!["KIND", "NAMESPACE", "NAME", "URL", "REF", "FILE"],
+            vec![
+                "KIND",
+                "NAMESPACE",
+                "NAME",
+                "URL",
+                "REF",
+                "REVISION",
+                "FILE",
+            ],
             records
                 .iter()
                 .map(|r| {
@@ -554,6 +567,7 @@ fn table_output(what: GetKind, records: &[Record], several: bool) -> String {
                         r.name.clone(),
                         field(r, "url"),
                         field(r, "ref"),
+                        field(r, "revision"),
                         place(r),
                     ]
                 })

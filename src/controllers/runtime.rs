@@ -209,6 +209,8 @@ pub struct RunReport {
     /// Per Flux object that applies to another cluster than offlux's own (`spec.kubeConfig`, its
     /// own or a producer's), that cluster (see `cluster`).
     pub clusters: BTreeMap<ResourceId, String>,
+    /// Per source fetched for the run, the artifact's revision as Flux spells it.
+    pub revisions: BTreeMap<ResourceId, String>,
     /// The run's own tables as it ended, kept with the report: freeing them object by object is
     /// work a command that is about to exit leaves to the operating system.
     pub tables: RunTables,
@@ -454,11 +456,19 @@ pub fn run(
     let mut diagnostics: Vec<Diagnostic> =
         runtime.diagnostics.into_recovered().into_iter().collect();
     diagnostics.extend(across);
+    let revisions = (options.fetched.iter())
+        .filter(|(id, _)| origins.contains_key(*id))
+        .filter_map(|(id, fetched)| match fetched {
+            source::SourceFetch::Fetched { revision, .. } => Some((id.clone(), revision.clone())),
+            _ => None,
+        })
+        .collect();
     RunReport {
         statuses,
         rendered,
         refused,
         clusters,
+        revisions,
         origins,
         diagnostics,
         cancelled: report.cancelled,
@@ -793,7 +803,7 @@ impl Runtime<'_> {
                     id.kind, id.namespace, id.name
                 ))
             }
-            Some(source::SourceFetch::Fetched(_)) | None => {}
+            Some(source::SourceFetch::Fetched { .. }) | None => {}
         }
         self.synced_source(id)
             .unwrap_or_else(|| source::resolve_with(id, Some(flux), self.git_remote.as_deref()))

@@ -22,7 +22,11 @@ pub enum SourceResolution {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceFetch {
     /// Fetched, or read from the download cache: what its row says (URL and revision).
-    Fetched(String),
+    Fetched {
+        summary: String,
+        /// The artifact's revision as Flux spells it.
+        revision: String,
+    },
     /// What Flux's fetch would also meet: not found, unauthorized, a bad `ref`, a bad artifact.
     Failed(String),
     /// Unknowable from here (offline and not cached, unreachable, credentials offlux cannot use).

@@ -176,6 +176,7 @@ pub(super) fn fetch(
         files,
         dirs,
         summary: format!("fetched {label} at {revision} ({} objects)", index.len()),
+        revision,
         includes: Vec::new(),
     })
 }
@@ -245,6 +246,7 @@ fn from_cache(settings: &FetchSettings, key: &str, label: &str) -> Result<Unpack
             revision(&index),
             index.len()
         ),
+        revision: revision(&index),
         files,
         dirs,
         includes: Vec::new(),

@@ -284,6 +284,7 @@ pub(super) fn fetch(
         files,
         dirs,
         summary,
+        revision,
         includes: includes(spec),
     })
 }

@@ -97,6 +97,8 @@ pub(crate) struct Unpacked {
     pub(crate) files: Vec<(String, Vec<u8>)>,
     pub(crate) dirs: Vec<String>,
     pub(crate) summary: String,
+    /// The artifact's revision as Flux spells it (`main@sha1:…`, `v1@sha256:…`, `sha256:…`).
+    pub(crate) revision: String,
     /// A GitRepository's `spec.include`, applied once every source of the batch is fetched.
     pub(crate) includes: Vec<Include>,
 }
@@ -440,7 +442,10 @@ fn mounted(id: &ResourceId, result: Result<Unpacked, Attempt>) -> Fetched {
     let label = format!("{}-{}-{}", id.kind, id.namespace, id.name);
     match crate::fsio::mount_tree(&label, unpacked.files, &unpacked.dirs) {
         Ok(mount) => Fetched {
-            record: Some(SourceFetch::Fetched(unpacked.summary)),
+            record: Some(SourceFetch::Fetched {
+                summary: unpacked.summary,
+                revision: unpacked.revision,
+            }),
             mount: Some(mount),
         },
         Err(e) => Fetched {

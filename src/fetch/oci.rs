@@ -122,6 +122,7 @@ pub(super) fn fetch(
         files,
         dirs,
         summary,
+        revision,
         includes: Vec::new(),
     })
 }

@@ -619,6 +619,25 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
         assert!(build_all(root, &flags).contains(applied), "{reference}");
     }
 
+    // `get sources` gives the revision fetched.
+    git_fixture(root, &url, "{branch: main}", with_secret);
+    let listed = run(root, &["get", "sources", "--allow-private-network"]);
+    let table = String::from_utf8_lossy(&listed.stdout);
+    assert!(table.contains("REVISION"), "{table}");
+    assert!(table.contains(&format!("main@sha1:{head}")), "{table}");
+    let listed = run(
+        root,
+        &["get", "sources", "--allow-private-network", "-o", "json"],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("json");
+    let revisions: Vec<&str> = json
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|r| r["spec"]["revision"].as_str())
+        .collect();
+    assert_eq!(revisions, [format!("main@sha1:{head}").as_str()], "{json}");
+
     // A commit the server does not have, and a URL that cannot be dialled, fail as they fail
     // in Flux: the server answered, or nothing could have reached it.
     let missing = "1111111111111111111111111111111111111111";

@@ -49,7 +49,7 @@ impl Reconcile for ArtifactSourceBody {
     ) -> Outcome<ResourceId> {
         let id = &flux.object.id;
         let fetched = run.options.fetched.get(id);
-        if let Some(SourceFetch::Fetched(summary)) = fetched {
+        if let Some(SourceFetch::Fetched { summary, .. }) = fetched {
             run.note_row(id, summary.clone());
         }
         let status = if let Some(SourceFetch::Failed(message)) = fetched {
