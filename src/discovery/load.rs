@@ -364,4 +364,46 @@ mod tests {
         );
         assert_eq!(three[0].root, four[0].root);
     }
+
+    /// A path read once in a command is not read again: a later discovery of the same tree sees
+    /// the same documents, even if the file changed on disk meanwhile (one snapshot per command).
+    /// A file that can expand aliases is read each time, as it is charged each time.
+    #[test]
+    fn a_path_is_read_once_per_command_unless_it_can_expand_aliases() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("a.yaml"),
+            "kind: ConfigMap
+",
+        )
+        .expect("write");
+        std::fs::write(
+            dir.path().join("b.yaml"),
+            "x: &b 1
+y: *b
+",
+        )
+        .expect("write");
+        let cache = Arc::new(ParseCache::default());
+        let options = options(&cache);
+        let first = read(dir.path(), "a.yaml", &options);
+        let aliased = read(dir.path(), "b.yaml", &options);
+        std::fs::write(
+            dir.path().join("a.yaml"),
+            "kind: Secret
+",
+        )
+        .expect("write");
+        std::fs::write(
+            dir.path().join("b.yaml"),
+            "x: &b 2
+y: *b
+",
+        )
+        .expect("write");
+        let again = read(dir.path(), "a.yaml", &options);
+        assert!(Arc::ptr_eq(&first, &again), "the path was read again");
+        let aliased_again = read(dir.path(), "b.yaml", &options);
+        assert_ne!(aliased[0].root, aliased_again[0].root);
+    }
 }

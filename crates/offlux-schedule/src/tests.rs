@@ -892,3 +892,46 @@ proptest! {
         }
     }
 }
+
+thread_local! {
+    /// Set by `started` on the thread it runs on.
+    static STARTED_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn started() {
+    STARTED_HERE.set(true);
+}
+
+/// Workers start with the stack asked for and call `on_worker_start` first: every body runs on a
+/// thread that called it (an engine relies on this to run deep work in place).
+#[test]
+fn every_body_runs_on_a_worker_that_was_started_as_asked() {
+    let mut world = World::new([("a", spec(&["b"])), ("b", spec(&[])), ("c", spec(&[]))]);
+    let unmarked = std::sync::Arc::new(AtomicUsize::new(0));
+    let seen = unmarked.clone();
+    world.hook = Some(Box::new(move |_, _, _| {
+        if !STARTED_HERE.get() {
+            seen.fetch_add(1, Ordering::Relaxed);
+        }
+        None
+    }));
+    let scheduler = Scheduler::new(Options {
+        worker_stack_size: Some(64 << 20),
+        on_worker_start: Some(started),
+        ..options(2)
+    });
+    assert!(world.handle.set(scheduler.handle()).is_ok());
+    world
+        .present
+        .lock()
+        .unwrap()
+        .extend(["a", "b", "c"].map(str::to_owned));
+    scheduler.handle().seed(["a", "b", "c"].map(str::to_owned));
+    let report = scheduler.run(&world);
+    assert!(all_terminal(&report), "{report:?}");
+    assert_eq!(unmarked.load(Ordering::Relaxed), 0);
+    assert!(
+        !STARTED_HERE.get(),
+        "the coordinator's thread is not a worker"
+    );
+}
