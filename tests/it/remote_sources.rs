@@ -778,8 +778,9 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
 }
 
 /// SIGTERM while `ssh` waits on a server that took the key and says nothing: the command ends,
-/// no `ssh` of its outlives it, and the keys it wrote are gone.
-#[cfg(unix)]
+/// no `ssh` of its outlives it, and the keys it wrote are gone. (Linux: the processes left are
+/// looked for in `/proc`.)
+#[cfg(target_os = "linux")]
 #[test]
 fn a_signal_during_an_ssh_fetch_leaves_no_ssh_and_no_keys() {
     let Some(server) = git_server::start(None) else {
