@@ -355,7 +355,11 @@ impl Orchestrator {
             .map(|changes| changed::under_root(&changes.files, paths.1));
         let naming_root = work_tree.join(paths.1);
         let mut reconciled = Vec::new();
-        for paired in clusters::pair(base_found, head_found, &naming_root) {
+        let base_label = changes.as_ref().map_or("", |c| c.base_label.as_str());
+        // One cluster: what changed selected on either side, both sides reconciled at once; a
+        // side a signal cut short is reported as such, and the base is dropped when the head was
+        // cut (as if never run). Whether a signal cut it.
+        let one_cluster = |paired: clusters::Paired| -> Result<(ClusterSides, bool), String> {
             let selection = files.as_ref().and_then(|files| {
                 let select = |d: &Option<Discovered>| {
                     d.as_ref().map(|d| {
@@ -373,7 +377,6 @@ impl Orchestrator {
                     (head, base) => head.or(base),
                 }
             });
-            let base_label = changes.as_ref().map_or("", |c| c.base_label.as_str());
             let run_side = |found: Discovered, name: &str| {
                 let offlux = &found.orchestrator;
                 let (repository, report, left_out) = match &selection {
@@ -431,16 +434,54 @@ impl Orchestrator {
                 _ => (None, None),
             };
             let left_out = head_left_out.or(base_left_out);
-            if let Some(left_out) = &left_out {
-                notes.push(named_opt(paired.name.as_deref(), &left_out.sentence()));
-            }
             let cancelled = cancelled || base.as_ref().is_some_and(|b| b.report.cancelled);
-            reconciled.push(ClusterSides {
-                cluster: paired.name,
-                base,
-                head,
-                left_out,
-            });
+            Ok((
+                ClusterSides {
+                    cluster: paired.name,
+                    base,
+                    head,
+                    left_out,
+                },
+                cancelled,
+            ))
+        };
+        let paired = clusters::pair(base_found, head_found, &naming_root);
+        // With --changed-only each cluster's runs are small and partly serial (the selection), so
+        // the clusters are reconciled side by side; a whole diff takes them one after another, to
+        // hold one cluster's charts and tables at a time.
+        let results: Vec<Result<(ClusterSides, bool), String>> = if files.is_some() {
+            std::thread::scope(|scope| {
+                let running: Vec<_> = paired
+                    .into_iter()
+                    .map(|paired| scope.spawn(|| one_cluster(paired)))
+                    .collect();
+                running
+                    .into_iter()
+                    .map(|handle| {
+                        handle
+                            .join()
+                            .unwrap_or_else(|_| Err("reconciling a cluster failed".to_owned()))
+                    })
+                    .collect()
+            })
+        } else {
+            let mut results = Vec::new();
+            for paired in paired {
+                let result = one_cluster(paired);
+                let stop = result.as_ref().map_or(true, |(_, cancelled)| *cancelled);
+                results.push(result);
+                if stop {
+                    break;
+                }
+            }
+            results
+        };
+        for result in results {
+            let (sides, cancelled) = result?;
+            if let Some(left_out) = &sides.left_out {
+                notes.push(named_opt(sides.cluster.as_deref(), &left_out.sentence()));
+            }
+            reconciled.push(sides);
             if cancelled {
                 break;
             }
