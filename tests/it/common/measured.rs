@@ -114,7 +114,7 @@ fn measure(args: &[&std::ffi::OsStr], tmp: Option<&Path>) -> Measured {
     });
     let peak = PeakSampler::start(pid);
     let (code, cpu, max_rss_kb) = wait_measured(pid);
-    let max_rss_kb = peak.own_peak(max_rss_kb);
+    let max_rss_kb = peak.own_peak(max_rss_kb, cpu);
     let elapsed = started.elapsed();
     let _ = killer.join();
     Measured {
@@ -132,7 +132,8 @@ fn measure(args: &[&std::ffi::OsStr], tmp: Option<&Path>) -> Measured {
 /// spawned child's old address space is the parent's), and this test process grows past 1 GB
 /// while the corpus tests run in it. So the child's `VmHWM` (its own address space's high-water
 /// mark, which only grows) is read every millisecond while it runs, and used when `ru_maxrss` is
-/// not above this process's own peak (when it is, `ru_maxrss` is the child's own). Elsewhere
+/// not above this process's own peak (when it is, `ru_maxrss` is the child's own); a child gone
+/// before the first look is bounded by what its CPU time could have touched. Elsewhere
 /// `ru_maxrss` is used as it is.
 struct PeakSampler {
     #[cfg(target_os = "linux")]
@@ -182,24 +183,29 @@ impl PeakSampler {
         PeakSampler {}
     }
 
-    /// The child's own peak, given what `wait4` reported.
+    /// The child's own peak, given what `wait4` reported and the CPU time it used.
     #[cfg(target_os = "linux")]
-    fn own_peak(self, reported_kb: i64) -> i64 {
+    fn own_peak(self, reported_kb: i64, cpu: Duration) -> i64 {
         use std::sync::atomic::Ordering;
         self.done.store(true, Ordering::Relaxed);
         let ours = high_water_kb("/proc/self/status").unwrap_or(i64::MAX);
         let sampled = self.sampled.load(Ordering::Relaxed);
-        // Never read (a child gone within the first millisecond): what was reported, which errs
-        // high, never low.
-        if reported_kb > ours || sampled == 0 {
-            reported_kb
-        } else {
-            sampled
+        if reported_kb > ours {
+            return reported_kb;
         }
+        if sampled > 0 {
+            return sampled;
+        }
+        // Never read: a child gone before the sampler's first look (a busy machine can keep that
+        // thread waiting longer than a short run lasts). Each page a process touches is zeroed by
+        // the kernel on its CPU time, far below 16 GiB per second, so that bounds what it held.
+        const TOUCHABLE_KB_PER_SECOND: f64 = 16.0 * 1024.0 * 1024.0;
+        let touchable = (cpu.as_secs_f64() * TOUCHABLE_KB_PER_SECOND) as i64;
+        reported_kb.min(touchable.max(1))
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn own_peak(self, reported_kb: i64) -> i64 {
+    fn own_peak(self, reported_kb: i64, _cpu: Duration) -> i64 {
         reported_kb
     }
 }
