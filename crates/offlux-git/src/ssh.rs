@@ -222,12 +222,7 @@ impl Session {
         }
         // The exchange failed: `ssh` is stopped if it still runs, and all it wrote is read
         // before it is looked at (its last words come last, and the reader may lag).
-        if let Ok(mut child) = self.child.lock() {
-            if !matches!(child.try_wait(), Ok(Some(_))) {
-                let _ = child.kill();
-            }
-            let _ = child.wait();
-        }
+        self.stop_child();
         if let Some(reader) = self.stderr_reader.lock().ok().and_then(|mut r| r.take()) {
             let _ = reader.join();
         }
@@ -245,6 +240,16 @@ impl Session {
         }
     }
 
+    /// Ends `ssh` if it still runs, and reaps it.
+    fn stop_child(&self) {
+        if let Ok(mut child) = self.child.lock() {
+            if !matches!(child.try_wait(), Ok(Some(_))) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+    }
+
     fn remove_keys(&self) {
         if let Some(keys) = self.keys.lock().ok().and_then(|mut k| k.take()) {
             let _ = keys.close();
@@ -253,12 +258,7 @@ impl Session {
 
     fn finish(&self) {
         self.finished.store(true, Ordering::Relaxed);
-        if let Ok(mut child) = self.child.lock() {
-            if !matches!(child.try_wait(), Ok(Some(_))) {
-                let _ = child.kill();
-            }
-            let _ = child.wait();
-        }
+        self.stop_child();
         self.remove_keys();
     }
 }

@@ -490,10 +490,8 @@ pub fn on_big_stack<T: Send>(
     if ON_BIG_STACK.get() {
         // A panic ends this call with an error, as on a thread of its own (the caller's state
         // is not touched by a template).
-        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
-            let msg = format!("template: {name}: internal error (panic)");
-            Err(Error::exec(ExecErrorKind::Internal, msg, Vec::new()))
-        });
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .unwrap_or_else(|_| Err(panicked(name)));
     }
     let slot = std::sync::Mutex::new(Some(f));
     let take = || slot.locked().take();
@@ -505,10 +503,7 @@ pub fn on_big_stack<T: Send>(
                 take().map(|f| f())
             });
         match handle {
-            Ok(h) => h.join().unwrap_or_else(|_| {
-                let msg = format!("template: {name}: internal error (panic)");
-                Some(Err(Error::exec(ExecErrorKind::Internal, msg, Vec::new())))
-            }),
+            Ok(h) => h.join().unwrap_or_else(|_| Some(Err(panicked(name)))),
             Err(_) => None,
         }
     });
@@ -525,8 +520,15 @@ pub fn on_big_stack<T: Send>(
     }
 }
 
+/// The error a template's panic ends its run with.
+fn panicked(name: &str) -> Error {
+    let msg = format!("template: {name}: internal error (panic)");
+    Error::exec(ExecErrorKind::Internal, msg, Vec::new())
+}
+
 thread_local! {
-    /// Whether this thread is one [`on_big_stack`] started.
+    /// Whether this thread has the big stack: one [`on_big_stack`] started, or one declared
+    /// ([`declare_big_stack`]).
     static ON_BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
