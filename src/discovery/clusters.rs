@@ -26,7 +26,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
-use crate::fs_facts::is_within;
+use super::paths::PathKey;
 use crate::model::{FluxKind, FluxObject};
 
 /// One step of discovery's walk: `from` (a file) leads to `to` (a directory or file).
@@ -113,9 +113,10 @@ fn bootstrap_files(files: &[PathBuf]) -> Vec<Applies> {
 fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
     // `applies` is sorted by `from`, so a directory's steps are contiguous.
     let appliers: Vec<&Applies> = applies.iter().filter(|a| a.via != Via::Input).collect();
+    let steps = Steps::of(applies, &appliers);
     let covered: Vec<BTreeSet<usize>> = appliers
         .iter()
-        .map(|applier| covered_appliers(applier, applies, &appliers))
+        .map(|applier| steps.covered_appliers(&PathKey::of(&applier.to)))
         .collect();
     let mut entries = BTreeSet::new();
     for (index, applier) in appliers.iter().enumerate() {
@@ -160,33 +161,50 @@ fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
     entries
 }
 
-/// The appliers (by index into `appliers`) whose files `start` covers, following the walk.
-fn covered_appliers(
-    start: &Applies,
-    applies: &[Applies],
-    appliers: &[&Applies],
-) -> BTreeSet<usize> {
-    let mut visited: BTreeSet<&Path> = BTreeSet::new();
-    let mut pending: Vec<&Path> = vec![&start.to];
-    let mut covered = BTreeSet::new();
-    while let Some(target) = pending.pop() {
-        if !visited.insert(target) {
-            continue;
+/// The walk's steps with their paths as [`PathKey`]s, which compare as bytes (comparing `Path`s
+/// component by component was most of the time of finding a large repository's clusters).
+struct Steps {
+    /// Each step's `from` and `to`, in `applies`' order (sorted by `from`).
+    applies: Vec<(PathKey, PathKey)>,
+    /// The appliers' `from`, in their order (sorted too).
+    appliers: Vec<PathKey>,
+}
+
+impl Steps {
+    fn of(applies: &[Applies], appliers: &[&Applies]) -> Self {
+        Steps {
+            applies: (applies.iter())
+                .map(|a| (PathKey::of(&a.from), PathKey::of(&a.to)))
+                .collect(),
+            appliers: appliers.iter().map(|a| PathKey::of(&a.from)).collect(),
         }
-        let first = applies.partition_point(|a| a.from.as_path() < target);
-        for step in applies[first..]
-            .iter()
-            .take_while(|a| is_within(&a.from, target))
-        {
-            if !visited.contains(step.to.as_path()) {
-                pending.push(&step.to);
-            }
-        }
-        let first = appliers.partition_point(|a| a.from.as_path() < target);
-        covered
-            .extend((first..appliers.len()).take_while(|&i| is_within(&appliers[i].from, target)));
     }
-    covered
+
+    /// The appliers (by index) whose files `start` (a step's `to`) covers, following the walk.
+    fn covered_appliers(&self, start: &PathKey) -> BTreeSet<usize> {
+        let mut visited: foldhash::HashSet<&PathKey> = foldhash::HashSet::default();
+        let mut pending: Vec<&PathKey> = vec![start];
+        let mut covered = BTreeSet::new();
+        while let Some(target) = pending.pop() {
+            if !visited.insert(target) {
+                continue;
+            }
+            let first = self.applies.partition_point(|(from, _)| from < target);
+            for (_, to) in self.applies[first..]
+                .iter()
+                .take_while(|(from, _)| from.is_within(target))
+            {
+                if !visited.contains(to) {
+                    pending.push(to);
+                }
+            }
+            let first = self.appliers.partition_point(|from| from < target);
+            covered.extend(
+                (first..self.appliers.len()).take_while(|&i| self.appliers[i].is_within(target)),
+            );
+        }
+        covered
+    }
 }
 
 /// Each entry's cluster name. With one entry, its directory's name (the root's for the root).

@@ -23,6 +23,7 @@ pub(crate) struct KustomizationRefs {
 
 /// What one kustomization file says about the files it names, read on its own so that files can
 /// be read on any thread; [`KustomizationRefs::add`] gathers them.
+#[derive(Clone)]
 pub(crate) struct FileRefs {
     non_resource_files: Vec<PathBuf>,
     generator_inputs: Vec<PathBuf>,

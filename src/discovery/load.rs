@@ -9,6 +9,7 @@ use crate::model::{is_sops_document, FluxKind, FluxObject, Object, ResourceId};
 use crate::yaml::{self, Document, Node, ParseOptions, Pos};
 
 /// What one file held.
+#[derive(Clone)]
 pub(crate) struct LoadedFile {
     /// Every document that is a Kubernetes object (has `apiVersion` and `kind`).
     pub objects: Vec<Object>,
@@ -24,6 +25,10 @@ pub(crate) struct LoadedFile {
     pub parsed: bool,
     /// The parsed documents, for readers after discovery.
     pub documents: Option<Arc<[Document]>>,
+    /// Whether another discovery in the same command may take this reading as its own: false
+    /// when the text can expand aliases or merge keys, whose parse each run's budget is charged
+    /// for (and may stop).
+    pub reusable: bool,
 }
 
 impl LoadedFile {
@@ -58,10 +63,15 @@ pub(crate) struct LoadOptions {
 /// The same files are also kept by path: a command reads its trees several times (the path, then
 /// each cluster; a diff's changed files, then each side), and a file's text does not change within
 /// one command, so a path met again is neither read nor parsed again.
+/// One text's parse, filled by the first discovery that reads the text.
+type ParseSlot = std::sync::Mutex<Option<Arc<[Document]>>>;
+
 #[derive(Default)]
 pub struct ParseCache {
-    parsed: std::sync::Mutex<std::collections::HashMap<String, Arc<[Document]>>>,
+    parsed: std::sync::Mutex<std::collections::HashMap<String, Arc<ParseSlot>>>,
     by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<[Document]>>>,
+    /// Each root's walk, by root and file size limit.
+    walks: std::sync::Mutex<std::collections::HashMap<(PathBuf, u64), Arc<super::Walked>>>,
 }
 
 impl std::fmt::Debug for ParseCache {
@@ -72,14 +82,30 @@ impl std::fmt::Debug for ParseCache {
 }
 
 impl ParseCache {
-    fn get(&self, text: &str) -> Option<Arc<[Document]>> {
+    /// The documents `parse` gives for `text`, parsed by whichever discovery asked first: one
+    /// that asks while another parses the same text (the two sides of a diff read their common
+    /// files at the same time) waits for that parse instead of making its own. A parse that fails
+    /// is not kept.
+    fn parse_once<E>(
+        &self,
+        text: String,
+        parse: impl FnOnce(&str) -> Result<Arc<[Document]>, E>,
+    ) -> Result<Arc<[Document]>, E> {
         use offlux_sync::MutexExt;
-        self.parsed.locked().get(text).cloned()
-    }
-
-    fn insert(&self, text: String, documents: Arc<[Document]>) {
-        use offlux_sync::MutexExt;
-        self.parsed.locked().insert(text, documents);
+        let slot = {
+            let mut parsed = self.parsed.locked();
+            match parsed.get(&text) {
+                Some(slot) => slot.clone(),
+                None => parsed.entry(text.clone()).or_default().clone(),
+            }
+        };
+        let mut documents = slot.locked();
+        if let Some(documents) = &*documents {
+            return Ok(documents.clone());
+        }
+        let parsed = parse(&text)?;
+        *documents = Some(parsed.clone());
+        Ok(parsed)
     }
 
     fn at(&self, path: &Path) -> Option<Arc<[Document]>> {
@@ -91,6 +117,21 @@ impl ParseCache {
         use offlux_sync::MutexExt;
         self.by_path.locked().insert(path.to_path_buf(), documents);
     }
+
+    pub(super) fn walk_of(&self, root: &Path, max_size: u64) -> Option<Arc<super::Walked>> {
+        use offlux_sync::MutexExt;
+        self.walks
+            .locked()
+            .get(&(root.to_path_buf(), max_size))
+            .cloned()
+    }
+
+    pub(super) fn keep_walk(&self, root: &Path, max_size: u64, walked: Arc<super::Walked>) {
+        use offlux_sync::MutexExt;
+        self.walks
+            .locked()
+            .insert((root.to_path_buf(), max_size), walked);
+    }
 }
 
 pub(crate) fn load_file(
@@ -100,7 +141,7 @@ pub(crate) fn load_file(
     keep: Keep,
 ) -> LoadedFile {
     let mut loaded = LoadedFile::empty();
-    let read = read_documents(absolute, &relative, options, &mut loaded.diagnostics);
+    let read = read_documents(absolute, &relative, options, &mut loaded);
     loaded.keep_read(read, absolute, &relative, keep);
     loaded
 }
@@ -115,6 +156,7 @@ impl LoadedFile {
             diagnostics: Vec::new(),
             parsed: false,
             documents: None,
+            reusable: true,
         }
     }
 
@@ -147,14 +189,16 @@ enum FileRead {
     Failed,
 }
 
-/// The file's documents; `Failed`, with the reason in `diagnostics`, when it cannot be read, is too
-/// large, is not UTF-8 or is not YAML.
+/// The file's documents; `Failed`, with the reason in `loaded`'s diagnostics, when it cannot be
+/// read, is too large, is not UTF-8 or is not YAML. Marks `loaded` not reusable when the parse was
+/// charged to the run's budget.
 fn read_documents(
     absolute: &Path,
     relative: &Path,
     options: &LoadOptions,
-    diagnostics: &mut Vec<Diagnostic>,
+    loaded: &mut LoadedFile,
 ) -> FileRead {
+    let diagnostics = &mut loaded.diagnostics;
     let max_size = options.max_size;
     let at_file = || Location::file(relative.to_path_buf());
     let cannot_read = |error: std::io::Error| {
@@ -195,22 +239,18 @@ fn read_documents(
     };
     // Only a file that can expand no alias or merge key is shared: every other parse charges its
     // expansion to its own run's budget, however often the same text comes.
-    let cache = (options.cache.as_ref()).filter(|_| !text.contains('*') && !text.contains("<<"));
-    if let Some(cache) = cache {
-        if let Some(documents) = cache.get(&text) {
+    let can_expand = text.contains('*') || text.contains("<<");
+    loaded.reusable = !can_expand;
+    let cache = (options.cache.as_ref()).filter(|_| !can_expand);
+    let parse = |text: &str| yaml::parse_stream(text, &options.parse).map(Arc::from);
+    let parsed = match cache {
+        Some(cache) => cache.parse_once(text, parse).inspect(|documents| {
             cache.insert_at(absolute, documents.clone());
-            return FileRead::Documents(documents);
-        }
-    }
-    match yaml::parse_stream(&text, &options.parse) {
-        Ok(documents) => {
-            let documents: Arc<[Document]> = documents.into();
-            if let Some(cache) = cache {
-                cache.insert_at(absolute, documents.clone());
-                cache.insert(text, documents.clone());
-            }
-            FileRead::Documents(documents)
-        }
+        }),
+        None => parse(&text),
+    };
+    match parsed {
+        Ok(documents) => FileRead::Documents(documents),
         Err(error) if error.kind == yaml::ErrorKind::Budget => {
             // Not a file offlux cannot read, but a run that went over its budget: it fails.
             diagnostics.push(
@@ -325,7 +365,12 @@ mod tests {
     }
 
     fn read(dir: &Path, name: &str, options: &LoadOptions) -> Arc<[Document]> {
-        match read_documents(&dir.join(name), Path::new(name), options, &mut Vec::new()) {
+        match read_documents(
+            &dir.join(name),
+            Path::new(name),
+            options,
+            &mut LoadedFile::empty(),
+        ) {
             FileRead::Documents(documents) => documents,
             FileRead::Failed => panic!("{name} did not parse"),
         }

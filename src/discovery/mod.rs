@@ -184,9 +184,12 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     crate::parallel::start_pool();
     let (entry, root) = locate(options)?;
 
-    let fs_facts = FsFacts::default();
-    let (listing, mut loaded, mut file_refs) =
-        walk_and_load(&root, &fs_facts, &load_options(options));
+    let Walked {
+        listing,
+        mut loaded,
+        mut file_refs,
+        fs_facts,
+    } = walked(&root, options);
     let mut diagnostics = listing.diagnostics;
     // Files the walk did not hand over (those in chart templates) are read here if they are
     // needed after all. Each result goes to its file's slot, so nothing downstream depends on
@@ -541,7 +544,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             applies
         },
         parsed_files: Arc::new(parsed_files),
-        fs_facts: Arc::new(fs_facts),
+        fs_facts,
         stats,
         diagnostics,
     })
@@ -551,6 +554,55 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 /// the pool's other threads; the walking thread joins in once the walk is done. Kustomization files keep
 /// every object, other files their Flux objects, ConfigMaps and Secrets (a patch file is read
 /// again for the rest once it is known to be one). The loaded files are by listing index.
+/// One walk of a root and the files it loaded (see [`walk_and_load`]), with what it found each
+/// path to be. Kept in the command's [`ParseCache`], so that another discovery of the same root
+/// (each cluster after its path) starts from it instead of walking and sorting every file again.
+#[derive(Clone)]
+pub(crate) struct Walked {
+    listing: walk::Listing,
+    loaded: Vec<Option<load::LoadedFile>>,
+    file_refs: Vec<Option<kustomization_refs::FileRefs>>,
+    fs_facts: Arc<FsFacts>,
+}
+
+/// The walk of `root` with its files loaded: the command's earlier one when there is one (a file
+/// whose parse a run's budget is charged for is read again, charged to this run), else a new one.
+fn walked(root: &Path, options: &Options) -> Walked {
+    let limits = load_options(options);
+    let cache = options.parse_cache.as_ref();
+    if let Some(earlier) = cache.and_then(|cache| cache.walk_of(root, limits.max_size)) {
+        let mut walked = Walked::clone(&earlier);
+        for (path, file) in walked.listing.yaml_files.iter().zip(&mut walked.loaded) {
+            if let Some(file) = file.as_mut().filter(|file| !file.reusable) {
+                *file = load_one(path, root, &limits);
+            }
+        }
+        return walked;
+    }
+    let fs_facts = FsFacts::default();
+    let (listing, loaded, file_refs) = walk_and_load(root, &fs_facts, &limits);
+    let walked = Walked {
+        listing,
+        loaded,
+        file_refs,
+        fs_facts: Arc::new(fs_facts),
+    };
+    if let Some(cache) = cache {
+        cache.keep_walk(root, limits.max_size, Arc::new(walked.clone()));
+    }
+    walked
+}
+
+/// A file as the walk loads it: a kustomization file whole, any other for its Flux objects and data.
+fn load_one(path: &Path, root: &Path, limits: &load::LoadOptions) -> load::LoadedFile {
+    let keep = if is_kustomization_file(path) {
+        Keep::All
+    } else {
+        Keep::FluxAndData
+    };
+    load::load_file(path, paths::relative_to(path, root), limits, keep)
+}
+
 fn walk_and_load(
     root: &Path,
     facts: &FsFacts,
@@ -561,14 +613,7 @@ fn walk_and_load(
     Vec<Option<kustomization_refs::FileRefs>>,
 ) {
     let load = |index: usize, path: &Path| {
-        let is_kustomization = is_kustomization_file(path);
-        let keep = if is_kustomization {
-            Keep::All
-        } else {
-            Keep::FluxAndData
-        };
-        let relative = paths::relative_to(path, root);
-        let file = load::load_file(path, relative, limits, keep);
+        let file = load_one(path, root, limits);
         let refs = file
             .kustomization()
             .zip(path.parent())

@@ -43,6 +43,7 @@ const DEFAULT_EXCLUSIONS: &[&str] = &[
     "**/.flux.yaml",
 ];
 
+#[derive(Clone)]
 pub(crate) struct Listing {
     /// YAML files (absolute paths under the root), sorted by path components: the walk visits
     /// each directory's entries in byte order, depth first, which is that order.

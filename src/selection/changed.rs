@@ -32,6 +32,7 @@ use std::path::{Component, Path, PathBuf};
 use super::scope::Target;
 use crate::controllers::runtime::RunReport;
 use crate::discovery::{Repository, KUSTOMIZATION_FILE_NAMES};
+use crate::fs_facts::path_bytes;
 use crate::gitrev::ChangedFile;
 use crate::model::{ChartSource, FluxKind, FluxObject, FluxSpec, HelmChartTemplate, ResourceId};
 use crate::yaml::Node;
@@ -273,7 +274,11 @@ impl Inputs {
     }
 
     /// How far `path` reaches into this producer's output, if it reads it.
-    fn reach(&self, path: &Path, kustomization_dirs: &BTreeSet<PathBuf>) -> BTreeSet<Reach> {
+    fn reach(
+        &self,
+        path: &Path,
+        kustomization_dirs: &foldhash::HashSet<Box<[u8]>>,
+    ) -> BTreeSet<Reach> {
         let mut found = self.files.get(path).cloned().unwrap_or_default();
         for (dir, reach, yaml_only) in &self.dirs {
             if !path.starts_with(dir) || (*yaml_only && !is_yaml(path)) {
@@ -286,7 +291,7 @@ impl Inputs {
                     .ancestors()
                     .skip(1)
                     .take_while(|a| a.starts_with(dir) && a != dir)
-                    .any(|a| kustomization_dirs.contains(a));
+                    .any(|a| kustomization_dirs.contains(path_bytes(a)));
             if !nested {
                 found.insert(*reach);
             }
@@ -341,8 +346,9 @@ fn strings<'n>(node: &'n Node, out: &mut Vec<&'n str>) {
 /// The static reading of a repository's files that attribution needs.
 struct Reader<'r> {
     repository: &'r Repository,
-    /// Directories (relative) holding a kustomization file.
-    kustomization_dirs: BTreeSet<PathBuf>,
+    /// Directories (relative) holding a kustomization file, by their bytes (a `Path`'s own hash
+    /// walks its components).
+    kustomization_dirs: foldhash::HashSet<Box<[u8]>>,
     /// YAML files, relative, sorted.
     yaml_files: Vec<PathBuf>,
 }
@@ -362,7 +368,7 @@ impl<'r> Reader<'r> {
                     .and_then(|n| n.to_str())
                     .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
             })
-            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .filter_map(|f| f.parent().map(|dir| path_bytes(dir).into()))
             .collect();
         Reader {
             repository,
@@ -426,7 +432,7 @@ impl<'r> Reader<'r> {
                     .ancestors()
                     .skip(1)
                     .take_while(|a| a.starts_with(dir) && *a != dir)
-                    .filter(|a| self.kustomization_dirs.contains(*a))
+                    .filter(|a| self.kustomization_dirs.contains(path_bytes(a)))
                     .last();
                 match inner {
                     Some(inner) => {
