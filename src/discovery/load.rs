@@ -451,4 +451,37 @@ y: *b
         let aliased_again = read(dir.path(), "b.yaml", &options);
         assert_ne!(aliased[0].root, aliased_again[0].root);
     }
+
+    #[test]
+    fn a_text_read_by_several_threads_at_once_is_parsed_once() {
+        let cache = ParseCache::default();
+        let parses = std::sync::atomic::AtomicUsize::new(0);
+        let barrier = std::sync::Barrier::new(4);
+        let results: Vec<Arc<[Document]>> = std::thread::scope(|scope| {
+            let running: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        cache.parse_once("kind: ConfigMap\n".to_owned(), |text| {
+                            parses.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                            yaml::parse_stream(text, &ParseOptions::default()).map(Arc::from)
+                        })
+                    })
+                })
+                .collect();
+            running
+                .into_iter()
+                .map(|thread| thread.join().expect("thread").expect("parses"))
+                .collect()
+        });
+        assert_eq!(parses.into_inner(), 1);
+        assert!(results.iter().all(|r| Arc::ptr_eq(r, &results[0])));
+        // A parse that fails is not kept: the next reader parses again.
+        let failed: Result<Arc<[Document]>, ()> = cache.parse_once("a: [".to_owned(), |_| Err(()));
+        assert!(failed.is_err());
+        let again: Result<Arc<[Document]>, ()> =
+            cache.parse_once("a: [".to_owned(), |_| Ok(Arc::from(Vec::new())));
+        assert!(again.is_ok_and(|documents| documents.is_empty()));
+    }
 }

@@ -1085,3 +1085,57 @@ impl SpecIgnore {
         sourceignore::matches(&self.0, &segments, false) == sourceignore::MatchResult::Exclude
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data_values(repository: &Repository) -> Vec<String> {
+        (repository.data_objects.iter())
+            .map(|object| {
+                let value = object.node.get("data").and_then(|d| d.get("v"));
+                format!(
+                    "{}={}",
+                    object.id.name,
+                    value.and_then(crate::yaml::Node::as_str).unwrap_or("?")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_second_discovery_of_a_root_takes_the_first_walk_but_parses_aliases_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let write =
+            |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
+        let plain = |v: &str| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: plain}}\ndata: {{v: \"{v}\"}}\n")
+        };
+        let aliased = |v: &str| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: aliased}}\ndata: {{v: &v \"{v}\", w: *v}}\n")
+        };
+        write("plain.yaml", &plain("1"));
+        write("aliased.yaml", &aliased("1"));
+        let mut options = Options::new(dir.path());
+        options.root = Some(dir.path().to_path_buf());
+        options.parse_cache = Some(Arc::default());
+        let first = discover(&options).expect("discovers");
+        assert_eq!(data_values(&first), ["aliased=1", "plain=1"]);
+        // The command's second discovery of the root: the plain file is as the walk read it; the
+        // one whose parse a run's budget is charged for is read and charged again.
+        write("plain.yaml", &plain("2"));
+        write("aliased.yaml", &aliased("2"));
+        let budget = Arc::new(crate::budget::RunBudget::new(
+            crate::budget::Limits::default(),
+        ));
+        options.budget = Some(budget.clone());
+        let second = discover(&options).expect("discovers");
+        assert_eq!(data_values(&second), ["aliased=2", "plain=1"]);
+        assert!(budget.used(crate::budget::Resource::AliasNodes) > 0);
+        assert!(Arc::ptr_eq(&first.fs_facts, &second.fs_facts));
+        // Without the command's cache, each discovery walks and reads for itself.
+        options.parse_cache = None;
+        let alone = discover(&options).expect("discovers");
+        assert_eq!(data_values(&alone), ["aliased=2", "plain=2"]);
+    }
+}
