@@ -429,14 +429,30 @@ impl HelmRenderer for HelmEngine {
             let key = cache.key(&helm::render_key(&chart, &request.values, &options));
             (cache, key)
         });
-        let hit = cached.as_ref().and_then(|(cache, key)| cache.get(key));
+        // A render read back charges the run's budget what rendering it charged, so what a run
+        // decides does not depend on what the cache holds; one the budget cannot take is
+        // rendered afresh, and stops where a run without the cache would.
+        let hit = (cached.as_ref())
+            .and_then(|(cache, key)| cache.get(key))
+            .filter(|entry| self.budget.can_take(&entry.needed))
+            .filter(|entry| {
+                (entry.charged.iter())
+                    .all(|&(resource, amount)| self.budget.charge(resource, amount).is_ok())
+            });
         let rendered = match hit {
-            Some(rendered) => Ok(rendered),
-            None => helm::template(chart, &request.values, &options).inspect(|rendered| {
-                if let Some((cache, key)) = &cached {
-                    cache.put(key, rendered);
-                }
-            }),
+            Some(entry) => Ok(entry.rendered),
+            None => {
+                let tally = cached.as_ref().map(|_| {
+                    let tally = Arc::new(crate::budget::RunBudget::tally_of(self.budget.clone()));
+                    options.run = tally.clone();
+                    tally
+                });
+                helm::template(chart, &request.values, &options).inspect(|rendered| {
+                    if let Some(((cache, key), tally)) = cached.as_ref().zip(tally) {
+                        cache.put(key, rendered, &tally);
+                    }
+                })
+            }
         };
         let rendered = rendered.map_err(|e| {
             let message = format!("{described}: {e}");
@@ -504,8 +520,10 @@ impl HelmRenderer for HelmEngine {
 
 /// Rendered releases kept across runs (`<download cache>/renders/<key>`), keyed by the SHA-256 of
 /// the program's build and everything the render read (`helm::render_key`): an entry is only
-/// ever read back for the same inputs by the same build. An entry that does not read is a miss;
-/// one that cannot be written is not kept.
+/// ever read back for the same inputs by the same build. An entry also holds what its render
+/// charged the run's budget, charged again when it is read back, so that what a run decides does
+/// not depend on what the cache holds. An entry that does not read is a miss; one that cannot be
+/// written is not kept.
 #[derive(Clone, Debug)]
 pub struct RenderCache {
     pub dir: PathBuf,
@@ -526,7 +544,7 @@ impl RenderCache {
         hex::encode(hasher.finalize())
     }
 
-    fn get(&self, key: &str) -> Option<helm::Rendered> {
+    fn get(&self, key: &str) -> Option<CachedRender> {
         let confine = crate::fsio::Confine {
             root: Some(&self.dir),
             max_bytes: Self::MAX_ENTRY_BYTES,
@@ -537,15 +555,47 @@ impl RenderCache {
             confine,
         )
         .ok()?;
-        helm::rendered_from_json(&text)
+        // The first line says what the render charged the run's budget and the most it checked
+        // there was room for (by flag), the rest is the render.
+        let (budget, rendered) = text.split_once('\n')?;
+        let budget: std::collections::BTreeMap<String, [u64; 2]> =
+            serde_json::from_str(budget).ok()?;
+        let mut entry = CachedRender {
+            charged: Vec::new(),
+            needed: Vec::new(),
+            rendered: helm::rendered_from_json(rendered)?,
+        };
+        for (flag, [charged, checked]) in budget {
+            let resource = (crate::budget::Resource::ALL.into_iter()).find(|r| r.flag() == flag)?;
+            entry.charged.push((resource, charged));
+            entry.needed.push((resource, charged.max(checked)));
+        }
+        Some(entry)
     }
 
-    fn put(&self, key: &str, rendered: &helm::Rendered) {
-        let text = helm::rendered_to_json(rendered);
+    fn put(&self, key: &str, rendered: &helm::Rendered, tally: &crate::budget::RunBudget) {
+        let budget: std::collections::BTreeMap<&str, [u64; 2]> = (crate::budget::Resource::ALL
+            .into_iter())
+        .map(|r| (r.flag(), [tally.used(r), tally.checked(r)]))
+        .filter(|(_, amounts)| amounts.iter().any(|&a| a > 0))
+        .collect();
+        let text = format!(
+            "{}\n{}",
+            serde_json::to_string(&budget).unwrap_or_default(),
+            helm::rendered_to_json(rendered)
+        );
         if text.len() as u64 <= Self::MAX_ENTRY_BYTES {
             let _ = crate::fsio::write_atomically(&self.dir.join(key), text.as_bytes());
         }
     }
+}
+
+/// A render read back from the [`RenderCache`], with what rendering it charged the run's budget
+/// and what the run's budget had to have room for (the most of what it charged and checked).
+struct CachedRender {
+    charged: Vec<(crate::budget::Resource, u64)>,
+    needed: Vec<(crate::budget::Resource, u64)>,
+    rendered: helm::Rendered,
 }
 
 /// The file in the chart directory `dir` of a template Helm names `chart/templates/x.yaml` (a

@@ -109,3 +109,72 @@ fn a_render_is_read_back_for_the_same_inputs_only() {
     assert_eq!(cache(&["cache", "clear"]).status.code(), Some(0));
     assert!(entries(root).is_empty());
 }
+
+/// A release read back from the cache charges the run's budget what rendering it did: a run with
+/// a budget too small for the render stops as it does with `--no-cache`, whatever an earlier run
+/// with a larger budget kept. One with room for it passes on the entry.
+#[test]
+fn a_render_read_back_charges_the_budget_its_render_did() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root, 1);
+    // About 2 000 template steps.
+    write(
+        root,
+        "charts/app/templates/cm.yaml",
+        "{{- range until 500 }}{{ $x := . }}{{- end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rendered-{{ .Values.replicas }}\n",
+    );
+    let run = |extra: &[&str]| {
+        let output = offlux()
+            .env("XDG_CACHE_HOME", root.join(".cache"))
+            .args(["test", "--path"])
+            .arg(root.join("clusters/dev"))
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .output()
+            .expect("runs");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.code(), all)
+    };
+    let (code, all) = run(&["--max-template-steps", "100000"]);
+    assert_eq!(code, Some(0), "{all}");
+    assert_eq!(entries(root).len(), 1);
+    let over = "template execution steps exceed the limit of 100";
+    let (fresh_code, fresh) = run(&["--max-template-steps", "100", "--no-cache"]);
+    assert_eq!(fresh_code, Some(1), "{fresh}");
+    assert!(fresh.contains(over), "{fresh}");
+    let (code, all) = run(&["--max-template-steps", "100"]);
+    assert_eq!((code, all), (fresh_code, fresh));
+    // Room for it: the entry is read back (changed by hand, the change shows).
+    let kept = &entries(root)[0];
+    let text = std::fs::read_to_string(kept).expect("read");
+    std::fs::write(kept, text.replace("rendered-1", "from-the-cache")).expect("write");
+    let built = build(root, &["--max-template-steps", "100000"]);
+    assert!(built.contains("name: from-the-cache"), "{built}");
+    // An entry that does not say what its render charged is a miss.
+    let (_, rendered) = text.split_once('\n').expect("two parts");
+    std::fs::write(kept, rendered.replace("rendered-1", "from-the-cache")).expect("write");
+    let built = build(root, &["--max-template-steps", "100000"]);
+    assert!(built.contains("name: rendered-1"), "{built}");
+
+    // The run's own budget (objects rendered over the run), charged by a render read back too.
+    write(
+        root,
+        "charts/app/templates/cm.yaml",
+        "{{- range until 30 }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{- end }}\n",
+    );
+    let (code, all) = run(&["--max-rendered-objects", "1000"]);
+    assert_eq!(code, Some(0), "{all}");
+    let over = "rendered objects exceed the limit of 10";
+    let (fresh_code, fresh) = run(&["--max-rendered-objects", "10", "--no-cache"]);
+    assert!(fresh.contains(over), "{fresh}");
+    let (code, all) = run(&["--max-rendered-objects", "10"]);
+    assert_eq!((code, all), (fresh_code, fresh));
+    let (code, all) = run(&["--max-rendered-objects", "1000"]);
+    assert_eq!(code, Some(0), "{all}");
+}

@@ -19,6 +19,7 @@
 #![deny(unreachable_pub)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// What a run may use. The defaults are generous: over the corpus and incoming repositories the
 /// largest template execution takes 10 563 steps, the largest run renders 1 627 objects and
@@ -70,7 +71,7 @@ pub enum Resource {
 }
 
 impl Resource {
-    const ALL: [Resource; 6] = [
+    pub const ALL: [Resource; 6] = [
         Resource::TemplateSteps,
         Resource::RenderedObjects,
         Resource::RenderedBytes,
@@ -145,12 +146,27 @@ pub struct RunBudget {
     limits: Limits,
     used: [AtomicU64; Resource::ALL.len()],
     cancelled: AtomicBool,
+    /// For a tally ([`RunBudget::tally_of`]): the budget every charge goes to.
+    run: Option<Arc<RunBudget>>,
+    /// For a tally: the most [`RunBudget::check`] was asked for, per resource.
+    checked: [AtomicU64; Resource::ALL.len()],
 }
 
 impl RunBudget {
     pub fn new(limits: Limits) -> Self {
         RunBudget {
             limits,
+            ..RunBudget::default()
+        }
+    }
+
+    /// A budget that charges `run` and counts what one piece of work charged it: what that
+    /// work costs, to charge again when its result is reused instead of redone (a render read
+    /// back from a cache then uses the run's budget as rendering it would have).
+    pub fn tally_of(run: Arc<RunBudget>) -> Self {
+        RunBudget {
+            limits: run.limits,
+            run: Some(run),
             ..RunBudget::default()
         }
     }
@@ -164,10 +180,41 @@ impl RunBudget {
     pub fn charge(&self, resource: Resource, amount: u64) -> Result<(), Exceeded> {
         let slot = &self.used[resource.index()];
         let before = slot.fetch_add(amount, Ordering::Relaxed);
+        if let Some(run) = &self.run {
+            return run.charge(resource, amount);
+        }
         if before.saturating_add(amount) > resource.limit(&self.limits) {
             return Err(Exceeded::new(resource, &self.limits));
         }
         Ok(())
+    }
+
+    /// An error when `amount` more of `resource` would pass its limit; nothing is charged (what
+    /// is checked is charged later, elsewhere). A tally remembers the most it was asked.
+    pub fn check(&self, resource: Resource, amount: u64) -> Result<(), Exceeded> {
+        if let Some(run) = &self.run {
+            self.checked[resource.index()].fetch_max(amount, Ordering::Relaxed);
+            return run.check(resource, amount);
+        }
+        if self.used(resource).saturating_add(amount) > resource.limit(&self.limits) {
+            return Err(Exceeded::new(resource, &self.limits));
+        }
+        Ok(())
+    }
+
+    /// The most a tally was asked to [`RunBudget::check`] of `resource`.
+    pub fn checked(&self, resource: Resource) -> u64 {
+        self.checked[resource.index()].load(Ordering::Relaxed)
+    }
+
+    /// Whether charging `amounts` would keep every total within its limit.
+    pub fn can_take(&self, amounts: &[(Resource, u64)]) -> bool {
+        if let Some(run) = &self.run {
+            return run.can_take(amounts);
+        }
+        amounts.iter().all(|&(resource, amount)| {
+            self.used(resource).saturating_add(amount) <= resource.limit(&self.limits)
+        })
     }
 
     /// Gives back `amount` of `resource` (memory held that is no longer held).
@@ -176,6 +223,9 @@ impl RunBudget {
         let _ = slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
             Some(used.saturating_sub(amount))
         });
+        if let Some(run) = &self.run {
+            run.release(resource, amount);
+        }
     }
 
     /// What the run has used of `resource` so far.
@@ -190,6 +240,7 @@ impl RunBudget {
 
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
+            || self.run.as_ref().is_some_and(|r| r.is_cancelled())
     }
 }
 
@@ -213,6 +264,44 @@ mod tests {
         assert!(budget.charge(Resource::TemplateSteps, 0).is_err());
         budget.release(Resource::TemplateSteps, 5);
         assert_eq!(budget.used(Resource::TemplateSteps), 6);
+    }
+
+    #[test]
+    fn a_tally_charges_the_run_and_counts_its_own_charges() {
+        let run = Arc::new(RunBudget::new(Limits {
+            template_steps: 10,
+            ..Limits::default()
+        }));
+        run.charge(Resource::TemplateSteps, 4).unwrap();
+        let tally = RunBudget::tally_of(run.clone());
+        assert!(tally.charge(Resource::TemplateSteps, 5).is_ok());
+        assert_eq!(tally.used(Resource::TemplateSteps), 5);
+        assert_eq!(run.used(Resource::TemplateSteps), 9);
+        // The run's limit decides, whoever charges.
+        assert!(tally.check(Resource::TemplateSteps, 1).is_ok());
+        assert!(tally.check(Resource::TemplateSteps, 2).is_err());
+        assert_eq!(tally.checked(Resource::TemplateSteps), 2);
+        assert_eq!(
+            run.used(Resource::TemplateSteps),
+            9,
+            "a check charges nothing"
+        );
+        assert!(tally.can_take(&[(Resource::TemplateSteps, 1)]));
+        assert!(!tally.can_take(&[(Resource::TemplateSteps, 2)]));
+        assert!(!run.can_take(&[(Resource::RenderedObjects, 0), (Resource::TemplateSteps, 2)]));
+        assert!(tally.charge(Resource::TemplateSteps, 2).is_err());
+        assert!(run.charge(Resource::TemplateSteps, 0).is_err());
+        tally.release(Resource::TemplateSteps, 3);
+        assert_eq!(
+            (
+                tally.used(Resource::TemplateSteps),
+                run.used(Resource::TemplateSteps)
+            ),
+            (4, 8)
+        );
+        // The run's cancellation reaches the work charging through the tally.
+        run.cancel();
+        assert!(tally.is_cancelled());
     }
 
     #[test]

@@ -358,12 +358,9 @@ fn parse_and_execute(
         // The run's budget of objects held (charged when the release publishes): counted on
         // the text, before the manifests are parsed, which is what costs the memory.
         documents += text.matches("\n---").count() + 1;
-        let objects = offlux_budget::Resource::RenderedObjects;
-        let wanted = options.run.used(objects).saturating_add(documents as u64);
-        if wanted > objects.limit(options.run.limits()) {
-            let exceeded = offlux_budget::Exceeded::new(objects, options.run.limits());
-            return Err(Error::render(format!("{name}: {exceeded}")));
-        }
+        (options.run)
+            .check(offlux_budget::Resource::RenderedObjects, documents as u64)
+            .map_err(|exceeded| Error::render(format!("{name}: {exceeded}")))?;
         rendered.insert(name.clone(), text.replace("<no value>", ""));
     }
     Ok(rendered)

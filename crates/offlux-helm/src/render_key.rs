@@ -1,8 +1,10 @@
 //! A render's identity, for a cache of renders kept by the caller: the SHA-256 of everything
 //! [`crate::template`] reads (the chart with its subcharts — `Chart.yaml`, values, schema,
 //! templates, other files —, the user's values, the release and the render options), so two
-//! renders with one key give the same [`Rendered`]. The run's budget, which only decides whether a
-//! render stops early, is not part of it. `Rendered` is written and read back as JSON.
+//! renders with one key give the same [`Rendered`]. Of the run's budget only the limit each render
+//! has on its own (template steps) is part of it: a render within one limit may not be within
+//! another. What a render charges the run's shared budget is the caller's to keep beside it.
+//! `Rendered` is written and read back as JSON.
 //!
 //! Not for: deciding where a cache lives, what else (the program's own build) a key must hold,
 //! or whether a render is worth caching: the caller's.
@@ -78,6 +80,11 @@ pub fn render_key(chart: &Chart, values: &Value, options: &RenderOptions) -> Str
             options.validate_schema,
             options.now_unix,
         ),
+    );
+    field(
+        &mut hasher,
+        "template-steps-limit",
+        &options.run.limits().template_steps,
     );
     hex::encode(hasher.finalize())
 }
@@ -254,6 +261,16 @@ mod tests {
                 Box::new(|o| o.validate_schema = !o.validate_schema),
             ),
             ("clock", Box::new(|o| o.now_unix += 1)),
+            (
+                "template steps limit",
+                Box::new(|o| {
+                    o.run =
+                        std::sync::Arc::new(offlux_budget::RunBudget::new(offlux_budget::Limits {
+                            template_steps: 7,
+                            ..offlux_budget::Limits::default()
+                        }))
+                }),
+            ),
         ];
         for (what, change) in changed_options {
             let mut o = RenderOptions::new("rel", "ns");
