@@ -103,9 +103,18 @@ impl ParseCache {
         if let Some(documents) = &*documents {
             return Ok(documents.clone());
         }
-        let parsed = parse(&text)?;
-        *documents = Some(parsed.clone());
-        Ok(parsed)
+        match parse(&text) {
+            Ok(parsed) => {
+                *documents = Some(parsed.clone());
+                Ok(parsed)
+            }
+            Err(error) => {
+                // Nothing kept for a text that does not parse (one asking later parses it again).
+                drop(documents);
+                self.parsed.locked().remove(&text);
+                Err(error)
+            }
+        }
     }
 
     fn at(&self, path: &Path) -> Option<Arc<[Document]>> {

@@ -550,10 +550,6 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     })
 }
 
-/// Walks the repository and, while the walk goes on, reads and parses each YAML file it finds on
-/// the pool's other threads; the walking thread joins in once the walk is done. Kustomization files keep
-/// every object, other files their Flux objects, ConfigMaps and Secrets (a patch file is read
-/// again for the rest once it is known to be one). The loaded files are by listing index.
 /// One walk of a root and the files it loaded (see [`walk_and_load`]), with what it found each
 /// path to be. Kept in the command's [`ParseCache`], so that another discovery of the same root
 /// (each cluster after its path) starts from it instead of walking and sorting every file again.
@@ -572,9 +568,13 @@ fn walked(root: &Path, options: &Options) -> Walked {
     let cache = options.parse_cache.as_ref();
     if let Some(earlier) = cache.and_then(|cache| cache.walk_of(root, limits.max_size)) {
         let mut walked = Walked::clone(&earlier);
-        for (path, file) in walked.listing.yaml_files.iter().zip(&mut walked.loaded) {
+        let files = (walked.listing.yaml_files.iter())
+            .zip(&mut walked.loaded)
+            .zip(&mut walked.file_refs);
+        for ((path, file), refs) in files {
             if let Some(file) = file.as_mut().filter(|file| !file.reusable) {
                 *file = load_one(path, root, &limits);
+                *refs = file_refs_of(path, file);
             }
         }
         return walked;
@@ -593,6 +593,12 @@ fn walked(root: &Path, options: &Options) -> Walked {
     walked
 }
 
+/// What the kustomization file at `path` names, when it is one that read.
+fn file_refs_of(path: &Path, file: &load::LoadedFile) -> Option<kustomization_refs::FileRefs> {
+    let (node, dir) = file.kustomization().zip(path.parent())?;
+    Some(kustomization_refs::FileRefs::of(dir, node))
+}
+
 /// A file as the walk loads it: a kustomization file whole, any other for its Flux objects and data.
 fn load_one(path: &Path, root: &Path, limits: &load::LoadOptions) -> load::LoadedFile {
     let keep = if is_kustomization_file(path) {
@@ -603,6 +609,10 @@ fn load_one(path: &Path, root: &Path, limits: &load::LoadOptions) -> load::Loade
     load::load_file(path, paths::relative_to(path, root), limits, keep)
 }
 
+/// Walks the repository and, while the walk goes on, reads and parses each YAML file it finds on
+/// the pool's other threads; the walking thread joins in once the walk is done. Kustomization files keep
+/// every object, other files their Flux objects, ConfigMaps and Secrets (a patch file is read
+/// again for the rest once it is known to be one). The loaded files are by listing index.
 fn walk_and_load(
     root: &Path,
     facts: &FsFacts,
@@ -614,10 +624,7 @@ fn walk_and_load(
 ) {
     let load = |index: usize, path: &Path| {
         let file = load_one(path, root, limits);
-        let refs = file
-            .kustomization()
-            .zip(path.parent())
-            .map(|(node, dir)| kustomization_refs::FileRefs::of(dir, node));
+        let refs = file_refs_of(path, &file);
         (index, file, refs)
     };
     // Files go to the pool a few at a time: a task per file cost more than reading some of them.

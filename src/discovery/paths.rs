@@ -121,9 +121,11 @@ impl PathKey {
             .chain((bytes.len() > 1 && bytes[0] == 0).then(|| &bytes[..1]))
     }
 
-    /// Whether this is `dir` or lies under it.
+    /// Whether this is `dir` or lies under it (everything lies under a root, whose key ends
+    /// with its separator: `/`, `C:\\`).
     pub(super) fn is_within(&self, dir: &PathKey) -> bool {
-        self.0.starts_with(&dir.0) && self.0.get(dir.0.len()).is_none_or(|&b| b == 0)
+        self.0.starts_with(&dir.0)
+            && (dir.0.last() == Some(&0) || self.0.get(dir.0.len()).is_none_or(|&b| b == 0))
     }
 }
 
@@ -179,6 +181,8 @@ mod tests {
         let key = |p: &str| PathKey(key_by_components(Path::new(p)));
         assert!(key("/a/b/c").is_within(&key("/a/b")));
         assert!(!key("/a/bc").is_within(&key("/a/b")));
+        assert!(key("/a/b").is_within(&key("/")));
+        assert!(key("/").is_within(&key("/")));
     }
 
     #[test]

@@ -32,7 +32,6 @@ use std::path::{Component, Path, PathBuf};
 use super::scope::Target;
 use crate::controllers::runtime::RunReport;
 use crate::discovery::{Repository, KUSTOMIZATION_FILE_NAMES};
-use crate::fs_facts::path_bytes;
 use crate::gitrev::ChangedFile;
 use crate::model::{ChartSource, FluxKind, FluxObject, FluxSpec, HelmChartTemplate, ResourceId};
 use crate::yaml::Node;
@@ -277,7 +276,7 @@ impl Inputs {
     fn reach(
         &self,
         path: &Path,
-        kustomization_dirs: &foldhash::HashSet<Box<[u8]>>,
+        kustomization_dirs: &foldhash::HashSet<PathBuf>,
     ) -> BTreeSet<Reach> {
         let mut found = self.files.get(path).cloned().unwrap_or_default();
         for (dir, reach, yaml_only) in &self.dirs {
@@ -291,7 +290,7 @@ impl Inputs {
                     .ancestors()
                     .skip(1)
                     .take_while(|a| a.starts_with(dir) && a != dir)
-                    .any(|a| kustomization_dirs.contains(path_bytes(a)));
+                    .any(|a| kustomization_dirs.contains(a));
             if !nested {
                 found.insert(*reach);
             }
@@ -346,9 +345,8 @@ fn strings<'n>(node: &'n Node, out: &mut Vec<&'n str>) {
 /// The static reading of a repository's files that attribution needs.
 struct Reader<'r> {
     repository: &'r Repository,
-    /// Directories (relative) holding a kustomization file, by their bytes (a `Path`'s own hash
-    /// walks its components).
-    kustomization_dirs: foldhash::HashSet<Box<[u8]>>,
+    /// Directories (relative) holding a kustomization file.
+    kustomization_dirs: foldhash::HashSet<PathBuf>,
     /// YAML files, relative, sorted.
     yaml_files: Vec<PathBuf>,
 }
@@ -368,7 +366,7 @@ impl<'r> Reader<'r> {
                     .and_then(|n| n.to_str())
                     .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
             })
-            .filter_map(|f| f.parent().map(|dir| path_bytes(dir).into()))
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
             .collect();
         Reader {
             repository,
@@ -432,7 +430,7 @@ impl<'r> Reader<'r> {
                     .ancestors()
                     .skip(1)
                     .take_while(|a| a.starts_with(dir) && *a != dir)
-                    .filter(|a| self.kustomization_dirs.contains(path_bytes(a)))
+                    .filter(|a| self.kustomization_dirs.contains(*a))
                     .last();
                 match inner {
                     Some(inner) => {
