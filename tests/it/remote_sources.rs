@@ -678,6 +678,27 @@ fn a_git_repository_is_fetched_over_ssh_with_the_secrets_identity_and_known_host
     assert!(message.contains("known_hosts"), "{message}");
     let (result, message) = row(&json, "Kustomization", "apps");
     assert_eq!(result, "BLOCKED", "{message}");
+    // The server's own key listed without its port is not its key for that port (Go's
+    // `knownhosts` matches `[host]:port` off port 22, as OpenSSH does): the message says how to
+    // write it.
+    let (_, host_key) = sshd
+        .known_hosts
+        .trim()
+        .split_once(' ')
+        .expect("a known_hosts line");
+    write(
+        root,
+        "clusters/dev/secret.yaml",
+        &ssh_secret(&sshd.identity, &format!("127.0.0.1 {host_key}\n"), ""),
+    );
+    let (json, _) = rows(root, &flags);
+    let (result, message) = row(&json, "GitRepository", "apps");
+    assert_eq!(result, "FAIL", "{message}");
+    let port = sshd.port;
+    assert!(
+        message.contains(&format!("under `[127.0.0.1]:{port}` (it lists `127.0.0.1`, which is another port: write the line for `[127.0.0.1]:{port}`)")),
+        "{message}"
+    );
 
     // An identity the server does not accept fails the source.
     write(

@@ -173,6 +173,57 @@ pub(crate) struct Session {
     /// exchange is over (not when the last thread lets the session go: the process may have
     /// exited by then).
     keys: Mutex<Option<tempfile::TempDir>>,
+    /// How a host key the Secret does not list is reported: the name it was looked up under,
+    /// and what to write instead when `known_hosts` lists the host under another port.
+    host_key: HostKeyLookup,
+}
+
+/// The name a server's key is looked up under in `known_hosts`, and a line of the Secret that
+/// lists the host without that name (`host` where the URL's port makes it `[host]:2222`).
+#[derive(Debug)]
+struct HostKeyLookup {
+    known_as: String,
+    listed_otherwise: Option<String>,
+}
+
+impl HostKeyLookup {
+    fn of(target: &Target, known_hosts: &[u8]) -> Self {
+        let known_as = target.known_as();
+        let text = String::from_utf8_lossy(known_hosts);
+        let names = || {
+            text.lines()
+                .filter_map(|line| line.split_whitespace().next())
+                .filter(|hosts| !hosts.starts_with('#') && !hosts.starts_with('|'))
+                .flat_map(|hosts| hosts.split(','))
+        };
+        let listed = names().any(|name| {
+            name == known_as || (target.port == 22 && name == format!("[{}]:22", target.host))
+        });
+        let listed_otherwise = (!listed)
+            .then(|| {
+                names().find(|name| {
+                    *name == target.host || name.starts_with(&format!("[{}]:", target.host))
+                })
+            })
+            .flatten()
+            .map(str::to_owned);
+        HostKeyLookup {
+            known_as,
+            listed_otherwise,
+        }
+    }
+
+    /// Where the key was looked for, and how to list it when the host is there under another name.
+    fn explained(&self) -> String {
+        let mut text = format!(" under `{}`", self.known_as);
+        if let Some(other) = &self.listed_otherwise {
+            text.push_str(&format!(
+                " (it lists `{other}`, which is another port: write the line for `{}`)",
+                self.known_as
+            ));
+        }
+        text
+    }
 }
 
 /// The sessions under way, for [`stop_all`].
@@ -228,7 +279,7 @@ impl Session {
         }
         let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         let heard = self.received.load(Ordering::Relaxed) > 0;
-        match said(&stderr) {
+        match said(&stderr, &self.host_key) {
             Some((message, unreachable)) => GitError::Ssh {
                 message,
                 unreachable: unreachable && !heard,
@@ -395,6 +446,7 @@ pub(crate) fn connect(
         killed: Mutex::new(None),
         finished: AtomicBool::new(false),
         keys: Mutex::new(Some(keys)),
+        host_key: HostKeyLookup::of(&target, &access.known_hosts),
     });
     if let Ok(mut live) = LIVE.lock() {
         live.retain(|w| w.strong_count() > 0);
@@ -468,7 +520,7 @@ pub(crate) fn connect(
 /// What `ssh` wrote, shortened to its cause, and whether that cause is this machine's reach.
 /// OpenSSH's host-key warnings point at a temporary file and give advice that does not apply:
 /// they become the key's fingerprint and where it must be listed.
-fn said(stderr: &str) -> Option<(String, bool)> {
+fn said(stderr: &str, host_key: &HostKeyLookup) -> Option<(String, bool)> {
     let lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)
@@ -488,7 +540,10 @@ fn said(stderr: &str) -> Option<(String, bool)> {
             .map(|f| format!(" (its key: {})", f.trim_end_matches('.')))
             .unwrap_or_default();
         return Some((
-            format!("the server's host key{fingerprint} is not in the Secret's known_hosts for this host"),
+            format!(
+                "the server's host key{fingerprint} is not in the Secret's known_hosts{}",
+                host_key.explained()
+            ),
             false,
         ));
     }
@@ -648,25 +703,53 @@ mod tests {
     #[test]
     fn what_ssh_says_is_shortened_to_its_cause() {
         let changed = "@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n@@@@@@@@@@@\nThe fingerprint for the ED25519 key sent by the remote host is\nSHA256:abcDEF.\nAdd correct host key in /tmp/x/known_hosts to get rid of this message.\nHost key verification failed.\n";
-        let (message, unreachable) = said(changed).unwrap();
+        let lookup = |port: u16, known_hosts: &str| {
+            let target = Target {
+                host: "example.org".into(),
+                port,
+                user: "git".into(),
+                path: "/repo.git".into(),
+            };
+            HostKeyLookup::of(&target, known_hosts.as_bytes())
+        };
+        let listed = lookup(22, "example.org ssh-ed25519 AAAA\n");
+        let (message, unreachable) = said(changed, &listed).unwrap();
         assert_eq!(
             message,
-            "the server's host key (its key: SHA256:abcDEF) is not in the Secret's known_hosts for this host"
+            "the server's host key (its key: SHA256:abcDEF) is not in the Secret's known_hosts under `example.org`"
         );
+        // Listed under another port (or none, off port 22): the message says how to write it.
+        let (message, _) = said(changed, &lookup(2222, "example.org ssh-ed25519 AAAA\n")).unwrap();
+        assert!(message.ends_with("under `[example.org]:2222` (it lists `example.org`, which is another port: write the line for `[example.org]:2222`)"), "{message}");
+        let (message, _) = said(
+            changed,
+            &lookup(22, "[example.org]:2222 ssh-ed25519 AAAA\n"),
+        )
+        .unwrap();
+        assert!(message.ends_with("(it lists `[example.org]:2222`, which is another port: write the line for `example.org`)"), "{message}");
+        for listed in [
+            "[example.org]:22 ssh-ed25519 AAAA",
+            "other,example.org ssh-ed25519 AAAA",
+        ] {
+            assert!(lookup(22, listed).listed_otherwise.is_none(), "{listed}");
+        }
         assert!(!unreachable);
-        let (message, unreachable) =
-            said("ssh: connect to host 127.0.0.1 port 1: Connection refused\n").unwrap();
+        let (message, unreachable) = said(
+            "ssh: connect to host 127.0.0.1 port 1: Connection refused\n",
+            &listed,
+        )
+        .unwrap();
         assert_eq!(
             message,
             "connect to host 127.0.0.1 port 1: Connection refused"
         );
         assert!(unreachable);
-        let (message, _) = said("Load key \"/tmp/x/identity\": error in libcrypto\nroot@h: Permission denied (publickey).\n").unwrap();
+        let (message, _) = said("Load key \"/tmp/x/identity\": error in libcrypto\nroot@h: Permission denied (publickey).\n", &listed).unwrap();
         assert!(
             message.contains("could not be read as a private key"),
             "{message}"
         );
-        assert_eq!(said("\n \n"), None);
+        assert_eq!(said("\n \n", &listed), None);
     }
 
     /// An `ssh` that never ends (a script standing in for it) is stopped by [`stop_all`], and
