@@ -435,10 +435,8 @@ impl HelmRenderer for HelmEngine {
         let hit = (cached.as_ref())
             .and_then(|(cache, key)| cache.get(key))
             .filter(|entry| self.budget.can_take(&entry.needed))
-            .filter(|entry| {
-                (entry.charged.iter())
-                    .all(|&(resource, amount)| self.budget.charge(resource, amount).is_ok())
-            });
+            // Another render may have taken the room since: then this one is rendered afresh.
+            .filter(|entry| self.budget.charge_all(&entry.charged));
         let rendered = match hit {
             Some(entry) => Ok(entry.rendered),
             None => {

@@ -207,6 +207,21 @@ impl RunBudget {
         self.checked[resource.index()].load(Ordering::Relaxed)
     }
 
+    /// Charges every one of `amounts`, or none: when one would pass its limit (another piece of
+    /// work took the room since [`RunBudget::can_take`] said yes), what was charged is given
+    /// back and the answer is false.
+    pub fn charge_all(&self, amounts: &[(Resource, u64)]) -> bool {
+        for (taken, &(resource, amount)) in amounts.iter().enumerate() {
+            if self.charge(resource, amount).is_err() {
+                for &(resource, amount) in &amounts[..=taken] {
+                    self.release(resource, amount);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
     /// Whether charging `amounts` would keep every total within its limit.
     pub fn can_take(&self, amounts: &[(Resource, u64)]) -> bool {
         if let Some(run) = &self.run {
@@ -302,6 +317,23 @@ mod tests {
         // The run's cancellation reaches the work charging through the tally.
         run.cancel();
         assert!(tally.is_cancelled());
+    }
+
+    #[test]
+    fn charging_several_amounts_is_all_or_nothing() {
+        let budget = RunBudget::new(Limits {
+            template_steps: 10,
+            rendered_objects: 5,
+            ..Limits::default()
+        });
+        let both = [(Resource::TemplateSteps, 4), (Resource::RenderedObjects, 6)];
+        assert!(!budget.charge_all(&both));
+        assert_eq!(budget.used(Resource::TemplateSteps), 0);
+        assert_eq!(budget.used(Resource::RenderedObjects), 0);
+        // Given back, the budget is not left over its limit: a later charge within it passes.
+        assert!(budget.charge(Resource::RenderedObjects, 5).is_ok());
+        assert!(budget.charge_all(&[(Resource::TemplateSteps, 4)]));
+        assert_eq!(budget.used(Resource::TemplateSteps), 4);
     }
 
     #[test]
