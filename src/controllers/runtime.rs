@@ -599,12 +599,14 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
                     .status(id)
                     .is_none_or(|record| !record.status.is_terminal())
         };
+        let read_from = |id: &ResourceId| self.store.get(id).map(|object| object.file.clone());
         scope.dispatch(
             id,
             drain,
             &self.producers,
             &absent_unexplained,
             &pending,
+            &read_from,
             &|drain| self.reconcile(id, drain),
         )
     }

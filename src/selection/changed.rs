@@ -164,6 +164,19 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
         .map(|f| kind_name(&f.object.id))
         .collect();
     known.extend(report.statuses.iter().map(|(id, _)| kind_name(id)));
+    // An object the run read from the file a selected one is written in is that object, under
+    // the name the build gave it (`namePrefix`, a substituted name): selected too.
+    let selected_files: BTreeSet<(&str, &Path)> = (repository.flux_objects.iter())
+        .filter(|f| selection.contains(&f.object.id))
+        .map(|f| (f.object.id.kind.as_str(), f.object.file.as_path()))
+        .collect();
+    let origins = report.origins.clone();
+    let selected = |id: &ResourceId| {
+        selection.contains(id)
+            || origins
+                .get(id)
+                .is_some_and(|at| selected_files.contains(&(id.kind.as_str(), at.file.as_path())))
+    };
     // A producer that applies a selected Flux object is kept too, though no file says so: a
     // Kustomization a FluxInstance or ResourceSet made at run time. Its output holds the changed
     // definition, which a diff must show.
@@ -173,9 +186,9 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
         for (producer, objects) in &report.rendered {
             let applies_kept = objects.iter().any(|object| {
                 FluxKind::from_group_kind(&object.id.group, &object.id.kind).is_some()
-                    && (selection.contains(&object.id) || kept.contains(&object.id))
+                    && (selected(&object.id) || kept.contains(&object.id))
             });
-            if applies_kept && !selection.contains(producer) {
+            if applies_kept && !selected(producer) {
                 kept.insert(producer.clone());
             }
         }
@@ -183,7 +196,7 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
             break;
         }
     }
-    let keeps = |id: &ResourceId| selection.contains(id) || kept.contains(id);
+    let keeps = |id: &ResourceId| selected(id) || kept.contains(id);
     report.statuses.retain(|(id, _)| keeps(id));
     report.rendered.retain(|id, _| keeps(id));
     report.origins.retain(|id, _| keeps(id));

@@ -22,6 +22,7 @@
 //! Not for: deciding what a command prints; it only decides what need not be rendered.
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -71,6 +72,10 @@ fn is_deferrable(id: &ResourceId) -> bool {
 /// The state of a scoped run, shared by the bodies.
 pub(crate) struct Scope {
     targets: Vec<Target>,
+    /// The files the targets are written in, by kind: an object of that kind a build renders
+    /// from one of them is a target too, whatever the build named it (`namePrefix`, a
+    /// substituted name).
+    target_files: BTreeSet<(String, PathBuf)>,
     needed: Mutex<BTreeSet<KindName>>,
     deferred: Mutex<BTreeSet<ResourceId>>,
     /// Set when the quiet run's drain found an absence a deferred release might fill: until
@@ -92,12 +97,17 @@ impl Scope {
         repository: &Repository,
         producers: &Producers,
     ) -> Option<Scope> {
-        let written: Vec<&ResourceId> = repository
+        let written: Vec<&crate::model::Object> = repository
             .flux_objects
             .iter()
-            .map(|f| &f.object.id)
-            .filter(|id| targets.iter().any(|t| t.matches(id)))
+            .map(|f| &f.object)
+            .filter(|object| targets.iter().any(|t| t.matches(&object.id)))
             .collect();
+        let target_files = written
+            .iter()
+            .map(|object| (object.id.kind.to_string(), object.file.clone()))
+            .collect();
+        let written: Vec<&ResourceId> = written.iter().map(|object| &object.id).collect();
         let unwritten = targets
             .iter()
             .any(|t| t.name.is_none() || !written.iter().any(|id| t.matches(id)));
@@ -106,6 +116,7 @@ impl Scope {
         }
         let scope = Scope {
             targets: targets.to_vec(),
+            target_files,
             needed: Mutex::new(BTreeSet::new()),
             deferred: Mutex::new(BTreeSet::new()),
             put_off: AtomicBool::new(false),
@@ -184,10 +195,17 @@ impl Scope {
         !self.deferred.locked().is_empty()
     }
 
+    /// Whether `id`, read from `file` (relative to the repository root), is a target under the
+    /// name a build gave it.
+    fn renders_a_target(&self, id: &ResourceId, file: Option<PathBuf>) -> bool {
+        file.is_some_and(|file| self.target_files.contains(&(id.kind.to_string(), file)))
+    }
+
     /// Runs `id`'s body (`body`) as the scope allows. `absent_unexplained` says whether an id a
     /// body waits on is absent and written in no file of the repository; `pending` whether an id
     /// is an object of the Store that has not reached a terminal status (a parked body to wake
-    /// once it is needed).
+    /// once it is needed); `read_from` the file the Store's object was read from.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn dispatch(
         &self,
         id: &ResourceId,
@@ -195,12 +213,13 @@ impl Scope {
         producers: &Producers,
         absent_unexplained: &dyn Fn(&ResourceId) -> bool,
         pending: &dyn Fn(&ResourceId) -> bool,
+        read_from: &dyn Fn(&ResourceId) -> Option<PathBuf>,
         body: &dyn Fn(DrainLevel) -> Outcome<ResourceId>,
     ) -> Outcome<ResourceId> {
         if drain == DrainLevel::None {
             self.put_off.store(false, Ordering::Release);
         }
-        if !self.is_needed(id) {
+        if !self.is_needed(id) && !self.renders_a_target(id, read_from(id)) {
             // Decided under the lock `release_all` takes, so none is deferred after it.
             let deferred_now = is_deferrable(id) && {
                 let mut deferred = self.deferred.locked();

@@ -670,3 +670,58 @@ fn a_path_with_a_variable_is_selected_by_a_change_below_it() {
     assert!(full.to_string().contains("replicas"), "{full}");
     assert_eq!(changes(&narrowed), full);
 }
+
+/// An object a build renames (`namePrefix` in the kustomization that lists its file, a name a
+/// post-build substitution makes) is the object its file defines: when that one is selected, the
+/// renamed one is rendered and reported, as a full run has it. (`test --changed-only` left the
+/// renamed HelmRelease out, and `diff --changed-only` what it renders.)
+#[test]
+fn an_object_a_build_renames_is_reported_under_its_new_name() {
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("--changed-only: no `git` binary");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    copy_dir(&root, &repo);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    let kustomization = repo.join("apps/base/hello/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).expect("read");
+    std::fs::write(&kustomization, format!("{text}namePrefix: edge-\n")).expect("write");
+    let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec!["test", "--path", "clusters/dev", "-o", "json"];
+        args.extend(extra);
+        let output = offlux(&repo, &args);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        let rows = json.get("rows").cloned().unwrap_or(json);
+        rows.as_array().expect("rows").clone()
+    };
+    let full = rows(&[]);
+    let narrowed = rows(&["--changed-only"]);
+    let renamed = |rows: &[serde_json::Value]| {
+        rows.iter()
+            .find(|r| r["kind"] == "HelmRelease" && r["name"] == "edge-hello")
+            .cloned()
+    };
+    assert!(renamed(&full).is_some(), "{full:?}");
+    assert_eq!(renamed(&narrowed), renamed(&full), "{narrowed:?}");
+    let changes = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["diff", "--path", "clusters/dev", "-o", "json"];
+        args.extend(extra);
+        let output = offlux(&repo, &args);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        json.get("changes").cloned().unwrap_or(json)
+    };
+    let full = changes(&[]);
+    assert!(
+        full.to_string()
+            .contains("Deployment.apps/hello/edge-hello"),
+        "{full}"
+    );
+    assert_eq!(changes(&["--changed-only"]), full);
+}
