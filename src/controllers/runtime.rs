@@ -190,6 +190,10 @@ impl CancelToken {
 #[derive(Debug, Default)]
 pub struct RunReport {
     pub statuses: Vec<(ResourceId, StatusRecord<ResourceId>)>,
+    /// The statuses a narrowed report leaves out (`--changed-only`): no rows, but what blocked a
+    /// row is named from them as a whole report names it (the root cause, not the nearest
+    /// object left out).
+    pub left_out: Vec<(ResourceId, StatusRecord<ResourceId>)>,
     pub rendered: BTreeMap<ResourceId, Vec<Object>>,
     /// Per producer that failed because the API server refuses part of its output (an
     /// unserved Flux `apiVersion`), what it built: applied nowhere, checked by `validate`.
@@ -465,6 +469,7 @@ pub fn run(
         .collect();
     RunReport {
         statuses,
+        left_out: Vec::new(),
         rendered,
         refused,
         clusters,

@@ -109,8 +109,11 @@ fn nearest_blocker(
 }
 
 pub fn rows(report: &RunReport) -> Vec<Row> {
-    let statuses: BTreeMap<&ResourceId, &StatusRecord<ResourceId>> =
-        report.statuses.iter().map(|(id, r)| (id, r)).collect();
+    // What blocked a row is named from every status of the run, reported or not.
+    let statuses: BTreeMap<&ResourceId, &StatusRecord<ResourceId>> = (report.statuses.iter())
+        .chain(&report.left_out)
+        .map(|(id, r)| (id, r))
+        .collect();
     report
         .statuses
         .iter()

@@ -197,7 +197,11 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
         }
     }
     let keeps = |id: &ResourceId| selected(id) || kept.contains(id);
-    report.statuses.retain(|(id, _)| keeps(id));
+    let (statuses, left_out) = std::mem::take(&mut report.statuses)
+        .into_iter()
+        .partition(|(id, _)| keeps(id));
+    report.statuses = statuses;
+    report.left_out = left_out;
     report.rendered.retain(|id, _| keeps(id));
     report.origins.retain(|id, _| keeps(id));
     report.notes.retain(|id, _| keeps(id));
@@ -818,6 +822,22 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
         }
         for &i in uses.get(key).into_iter().flatten() {
             whole.insert(i);
+        }
+    }
+    // A producer whose own definition changed (its path, its patches) may now apply anything its
+    // inputs hold: every Flux object written there, not only the children the static reading
+    // gave it (an object two Kustomizations apply has one parent there).
+    let redefined: BTreeSet<usize> = (changed_objects.iter())
+        .flat_map(|key| index.get(key).into_iter().flatten().copied())
+        .collect();
+    for input in redefined.iter().filter_map(|&i| inputs.get(i)) {
+        for (file, written) in &written_in {
+            if input.reach(file, &reader.kustomization_dirs).is_empty() {
+                continue;
+            }
+            for key in written {
+                whole.extend(index.get(key).into_iter().flatten().copied());
+            }
         }
     }
 

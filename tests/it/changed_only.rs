@@ -725,3 +725,52 @@ fn an_object_a_build_renames_is_reported_under_its_new_name() {
     );
     assert_eq!(changes(&["--changed-only"]), full);
 }
+
+/// A row blocked through an object the narrowed report leaves out names the same root cause as
+/// the full run's row: `blocked by <missing> (via <the one left out>)`, not the one left out.
+#[test]
+fn a_blocked_row_names_the_full_runs_root_cause() {
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("--changed-only: no `git` binary");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    copy_dir(&root, &repo);
+    let infrastructure = repo.join("clusters/dev/infrastructure.yaml");
+    let text = std::fs::read_to_string(&infrastructure).expect("read");
+    std::fs::write(
+        &infrastructure,
+        text.replace("spec:\n", "spec:\n  dependsOn:\n    - name: missing\n"),
+    )
+    .expect("write");
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    let values = repo.join("apps/dev/hello-values.yaml");
+    let text = std::fs::read_to_string(&values).expect("read");
+    std::fs::write(&values, text.replace("replicas: 2", "replicas: 3")).expect("write");
+    let row = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["test", "--path", "clusters/dev", "-o", "json"];
+        args.extend(extra);
+        let output = offlux(&repo, &args);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        let rows = json.get("rows").cloned().unwrap_or(json);
+        (rows.as_array().expect("rows").iter())
+            .find(|r| r["kind"] == "Kustomization" && r["name"] == "apps")
+            .cloned()
+            .unwrap_or_else(|| panic!("no apps row: {rows}"))
+    };
+    let full = row(&[]);
+    assert_eq!(full["result"], "BLOCKED", "{full}");
+    assert!(
+        full["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("missing")
+                && m.contains("(via Kustomization/flux-system/infrastructure)")),
+        "{full}"
+    );
+    assert_eq!(row(&["--changed-only"]), full);
+}
