@@ -611,6 +611,24 @@ fn opaque(flux: &FluxObject) -> bool {
         )
 }
 
+/// The API group of kustomize's own configuration (`kustomization.yaml`, components).
+const KUSTOMIZE_CONFIG_GROUP: &str = "kustomize.config.k8s.io";
+
+/// Whether `flux` makes Kustomizations when it runs: a FluxInstance (its sync), a ResourceSet
+/// (its templates), or a HelmRelease of the Flux Operator's `flux-instance` chart (the instance
+/// a bootstrap installs with its values).
+fn makes_kustomizations_at_run_time(flux: &FluxObject) -> bool {
+    match &flux.spec {
+        FluxSpec::HelmRelease(release) => match &release.chart {
+            ChartSource::Template(template) => {
+                template.chart.rsplit('/').next() == Some("flux-instance")
+            }
+            ChartSource::Ref(reference) => reference.name == "flux-instance",
+        },
+        _ => matches!(flux.kind, FluxKind::FluxInstance | FluxKind::ResourceSet),
+    }
+}
+
 /// How [`select`] reads a changed file.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SelectOptions {
@@ -763,6 +781,8 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
     let mut whole: BTreeSet<usize> = BTreeSet::new();
     let mut partial: BTreeSet<usize> = BTreeSet::new();
     let mut changed_objects: BTreeSet<KindName> = BTreeSet::new();
+    // A changed file no producer written in the repository reads, that a build may read.
+    let mut unattributed: Option<&Path> = None;
     for file in files {
         let mut read = false;
         for (i, input) in inputs.iter().enumerate() {
@@ -808,13 +828,37 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
             .and_then(|b| std::str::from_utf8(b).ok())
         {
             if let Ok(before) = crate::model::parse_objects(text, &file.path) {
-                defined.extend(before.iter().map(|o| kind_name(&o.id)));
+                // A kustomization file's own `kind: Kustomization` is kustomize's configuration,
+                // not an object anything applies.
+                let objects = before
+                    .iter()
+                    .filter(|o| o.id.group != KUSTOMIZE_CONFIG_GROUP);
+                defined.extend(objects.map(|o| kind_name(&o.id)));
             }
         }
         if !read && defined.is_empty() {
             selection.unread += 1;
+            let may_be_input = is_yaml(&file.path)
+                || (file.path.parent()).is_some_and(|dir| reader.kustomization_dirs.contains(dir));
+            if may_be_input && unattributed.is_none() {
+                unattributed = Some(file.path.as_path());
+            }
         }
         changed_objects.extend(defined);
+    }
+    // Kustomizations made at run time (a FluxInstance's sync, a ResourceSet's templates, the
+    // instance a bootstrap installs from a `flux-instance` HelmRelease) read paths the static
+    // reading does not know: such a file may be one of theirs.
+    if let Some(file) = unattributed {
+        if let Some(maker) = objects.iter().find(|f| makes_kustomizations_at_run_time(f)) {
+            selection.full = Some(format!(
+                "`{}` changed, which no Kustomization written in the repository reads, and {} {} makes Kustomizations whose paths are known only once it runs",
+                file.display(),
+                maker.object.id.kind,
+                maker.object.id.name
+            ));
+            return selection;
+        }
     }
     for key in &changed_objects {
         for &i in index.get(key).into_iter().flatten() {

@@ -774,3 +774,57 @@ fn a_blocked_row_names_the_full_runs_root_cause() {
     );
     assert_eq!(row(&["--changed-only"]), full);
 }
+
+/// A file that only a Kustomization made at run time reads (a FluxInstance's sync path; a
+/// ResourceSet's templated one; the instance a bootstrap installs from a `flux-instance`
+/// HelmRelease) is attributed to nothing written in the repository: the run is made whole rather
+/// than left empty. (`test --changed-only` reconciled nothing for this edit.)
+#[test]
+fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
+    if Process::new("git").arg("--version").output().is_err() {
+        test_data::skipped("--changed-only: no `git` binary");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    let write = |file: &str, text: &str| {
+        let path = repo.join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "clusters/dev/flux-instance.yaml",
+        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: \"2.x\", registry: ghcr.io/fluxcd}\n  sync: {kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}\n",
+    );
+    write(
+        "apps/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n",
+    );
+    write(
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {mode: dev}\n",
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    let kustomization = repo.join("apps/kustomization.yaml");
+    let text = std::fs::read_to_string(&kustomization).expect("read");
+    std::fs::write(&kustomization, format!("{text}commonLabels:\n  team: a\n")).expect("write");
+    let run = |extra: &[&str]| -> (serde_json::Value, String) {
+        let mut args = vec!["test", "--path", "clusters/dev", "-o", "json"];
+        args.extend(extra);
+        let output = offlux(&repo, &args);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        let rows = json.get("rows").cloned().unwrap_or(json);
+        (rows, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (full, _) = run(&[]);
+    assert!(full.to_string().contains("flux-system"), "{full}");
+    let (narrowed, stderr) = run(&["--changed-only"]);
+    assert_eq!(narrowed, full);
+    assert!(
+        stderr.contains("`apps/kustomization.yaml` changed, which no Kustomization written in the repository reads"),
+        "{stderr}"
+    );
+}
