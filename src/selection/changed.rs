@@ -868,23 +868,6 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
             whole.insert(i);
         }
     }
-    // A producer whose own definition changed (its path, its patches) may now apply anything its
-    // inputs hold: every Flux object written there, not only the children the static reading
-    // gave it (an object two Kustomizations apply has one parent there).
-    let redefined: BTreeSet<usize> = (changed_objects.iter())
-        .flat_map(|key| index.get(key).into_iter().flatten().copied())
-        .collect();
-    for input in redefined.iter().filter_map(|&i| inputs.get(i)) {
-        for (file, written) in &written_in {
-            if input.reach(file, &reader.kustomization_dirs).is_empty() {
-                continue;
-            }
-            for key in written {
-                whole.extend(index.get(key).into_iter().flatten().copied());
-            }
-        }
-    }
-
     // Closure: children and consumers of what a producer may change whole; dependants of any.
     let mut queue: Vec<usize> = whole.iter().copied().collect();
     let mut dependants_done: BTreeSet<usize> = BTreeSet::new();
