@@ -165,17 +165,27 @@ pub fn retain(report: &mut RunReport, selection: &Selection, repository: &Reposi
         .collect();
     known.extend(report.statuses.iter().map(|(id, _)| kind_name(id)));
     // An object the run read from the file a selected one is written in is that object, under
-    // the name the build gave it (`namePrefix`, a substituted name): selected too.
-    let selected_files: BTreeSet<(&str, &Path)> = (repository.flux_objects.iter())
-        .filter(|f| selection.contains(&f.object.id))
-        .map(|f| (f.object.id.kind.as_str(), f.object.file.as_path()))
+    // the name the build gave it (`namePrefix`, a substituted name: one no file writes) or in
+    // another namespace (the file applied twice): selected too.
+    let written: BTreeSet<KindName> = (repository.flux_objects.iter())
+        .map(|f| kind_name(&f.object.id))
         .collect();
+    let mut selected_files: BTreeMap<(&str, &Path), BTreeSet<&str>> = BTreeMap::new();
+    for f in (repository.flux_objects.iter()).filter(|f| selection.contains(&f.object.id)) {
+        let id = &f.object.id;
+        selected_files
+            .entry((id.kind.as_str(), f.object.file.as_path()))
+            .or_default()
+            .insert(id.name.as_str());
+    }
     let origins = report.origins.clone();
     let selected = |id: &ResourceId| {
-        selection.contains(id)
-            || origins
-                .get(id)
-                .is_some_and(|at| selected_files.contains(&(id.kind.as_str(), at.file.as_path())))
+        let from_a_selected_file = || {
+            let at = origins.get(id)?;
+            let names = selected_files.get(&(id.kind.as_str(), at.file.as_path()))?;
+            Some(names.contains(id.name.as_str()) || !written.contains(&kind_name(id)))
+        };
+        selection.contains(id) || from_a_selected_file().unwrap_or(false)
     };
     // A producer that applies a selected Flux object is kept too, though no file says so: a
     // Kustomization a FluxInstance or ResourceSet made at run time. Its output holds the changed

@@ -21,7 +21,7 @@
 //!
 //! Not for: deciding what a command prints; it only decides what need not be rendered.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -72,10 +72,12 @@ fn is_deferrable(id: &ResourceId) -> bool {
 /// The state of a scoped run, shared by the bodies.
 pub(crate) struct Scope {
     targets: Vec<Target>,
-    /// The files the targets are written in, by kind: an object of that kind a build renders
-    /// from one of them is a target too, whatever the build named it (`namePrefix`, a
-    /// substituted name).
-    target_files: BTreeSet<(String, PathBuf)>,
+    /// The files the targets are written in, by kind, with the targets' names: an object of that
+    /// kind a build renders from one of them under a target's name (in another namespace), or
+    /// under a name no file writes (`namePrefix`, a substituted name), is a target too.
+    target_files: BTreeMap<(String, PathBuf), BTreeSet<String>>,
+    /// Every Flux object's kind and name as the repository's files write them.
+    written_names: BTreeSet<KindName>,
     needed: Mutex<BTreeSet<KindName>>,
     deferred: Mutex<BTreeSet<ResourceId>>,
     /// Set when the quiet run's drain found an absence a deferred release might fill: until
@@ -103,9 +105,15 @@ impl Scope {
             .map(|f| &f.object)
             .filter(|object| targets.iter().any(|t| t.matches(&object.id)))
             .collect();
-        let target_files = written
-            .iter()
-            .map(|object| (object.id.kind.to_string(), object.file.clone()))
+        let mut target_files: BTreeMap<(String, PathBuf), BTreeSet<String>> = BTreeMap::new();
+        for object in &written {
+            target_files
+                .entry((object.id.kind.to_string(), object.file.clone()))
+                .or_default()
+                .insert(object.id.name.to_string());
+        }
+        let written_names = (repository.flux_objects.iter())
+            .map(|f| kind_name(&f.object.id))
             .collect();
         let written: Vec<&ResourceId> = written.iter().map(|object| &object.id).collect();
         let unwritten = targets
@@ -117,6 +125,7 @@ impl Scope {
         let scope = Scope {
             targets: targets.to_vec(),
             target_files,
+            written_names,
             needed: Mutex::new(BTreeSet::new()),
             deferred: Mutex::new(BTreeSet::new()),
             put_off: AtomicBool::new(false),
@@ -198,7 +207,11 @@ impl Scope {
     /// Whether `id`, read from `file` (relative to the repository root), is a target under the
     /// name a build gave it.
     fn renders_a_target(&self, id: &ResourceId, file: Option<PathBuf>) -> bool {
-        file.is_some_and(|file| self.target_files.contains(&(id.kind.to_string(), file)))
+        let Some(names) = file.and_then(|file| self.target_files.get(&(id.kind.to_string(), file)))
+        else {
+            return false;
+        };
+        names.contains(id.name.as_str()) || !self.written_names.contains(&kind_name(id))
     }
 
     /// Runs `id`'s body (`body`) as the scope allows. `absent_unexplained` says whether an id a
