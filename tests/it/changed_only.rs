@@ -628,47 +628,71 @@ fn changed_only_reports_what_it_left_out() {
     );
 }
 
+/// Whether `git` runs here; the test says it skipped when not.
+fn has_git() -> bool {
+    let found = Process::new("git").arg("--version").output().is_ok();
+    if !found {
+        test_data::skipped("--changed-only: no `git` binary");
+    }
+    found
+}
+
+/// Everything in `repo` committed as the base of a change.
+fn commit_all(repo: &Path) {
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+}
+
+/// `testdata/example` copied to `dir/repo`, edited by `prepare`, and committed.
+fn committed_example(dir: &Path, prepare: impl FnOnce(&Path)) -> PathBuf {
+    let repo = dir.join("repo");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example"),
+        &repo,
+    );
+    prepare(&repo);
+    commit_all(&repo);
+    repo
+}
+
+/// `file`'s text replaced by what `change` makes of it.
+fn edit(file: &Path, change: impl FnOnce(String) -> String) {
+    let text = std::fs::read_to_string(file).expect("read");
+    std::fs::write(file, change(text)).expect("write");
+}
+
+/// `offlux COMMAND --path clusters/dev -o json EXTRA…` in `repo`: its rows (`test`) or changes
+/// (`diff`), without the `changedOnly` summary.
+fn listed(repo: &Path, command: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![command, "--path", "clusters/dev", "-o", "json"];
+    args.extend(extra);
+    let output = offlux(repo, &args);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (json.get("rows").or_else(|| json.get("changes")))
+        .cloned()
+        .unwrap_or(json)
+}
+
 /// A Kustomization whose `spec.path` holds a variable (`./apps/${CLUSTER_ENV:=dev}`) is selected
 /// when a file under the path's literal part changes: the static reading cannot know the path, so
 /// it must not miss what the path may become. (`diff --changed-only` reported "No differences"
 /// for this edit, which a full diff shows.)
 #[test]
 fn a_path_with_a_variable_is_selected_by_a_change_below_it() {
-    if Process::new("git").arg("--version").output().is_err() {
-        test_data::skipped("--changed-only: no `git` binary");
+    if !has_git() {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
     let dir = tempfile::tempdir().expect("tempdir");
-    let repo = dir.path().join("repo");
-    copy_dir(&root, &repo);
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "base"]);
-    let values = repo.join("apps/dev/hello-values.yaml");
-    let text = std::fs::read_to_string(&values).expect("read");
-    assert!(text.contains("replicas: 2"), "{text}");
-    std::fs::write(&values, text.replace("replicas: 2", "replicas: 3")).expect("write");
-    let full = offlux(&repo, &["diff", "--path", "clusters/dev", "-o", "json"]);
-    let narrowed = offlux(
-        &repo,
-        &[
-            "diff",
-            "--changed-only",
-            "--path",
-            "clusters/dev",
-            "-o",
-            "json",
-        ],
-    );
-    let changes = |output: &std::process::Output| -> serde_json::Value {
-        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-        json.get("changes").cloned().unwrap_or(json)
-    };
-    let full = changes(&full);
+    let repo = committed_example(dir.path(), |_| {});
+    edit(&repo.join("apps/dev/hello-values.yaml"), |text| {
+        assert!(text.contains("replicas: 2"), "{text}");
+        text.replace("replicas: 2", "replicas: 3")
+    });
+    let full = listed(&repo, "diff", &[]);
     assert!(full.to_string().contains("replicas"), "{full}");
-    assert_eq!(changes(&narrowed), full);
+    assert_eq!(listed(&repo, "diff", &["--changed-only"]), full);
 }
 
 /// An object a build renames (`namePrefix` in the kustomization that lists its file, a name a
@@ -677,102 +701,62 @@ fn a_path_with_a_variable_is_selected_by_a_change_below_it() {
 /// renamed HelmRelease out, and `diff --changed-only` what it renders.)
 #[test]
 fn an_object_a_build_renames_is_reported_under_its_new_name() {
-    if Process::new("git").arg("--version").output().is_err() {
-        test_data::skipped("--changed-only: no `git` binary");
+    if !has_git() {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
     let dir = tempfile::tempdir().expect("tempdir");
-    let repo = dir.path().join("repo");
-    copy_dir(&root, &repo);
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "base"]);
-    let kustomization = repo.join("apps/base/hello/kustomization.yaml");
-    let text = std::fs::read_to_string(&kustomization).expect("read");
-    std::fs::write(&kustomization, format!("{text}namePrefix: edge-\n")).expect("write");
-    let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
-        let mut args = vec!["test", "--path", "clusters/dev", "-o", "json"];
-        args.extend(extra);
-        let output = offlux(&repo, &args);
-        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-        let rows = json.get("rows").cloned().unwrap_or(json);
-        rows.as_array().expect("rows").clone()
-    };
-    let full = rows(&[]);
-    let narrowed = rows(&["--changed-only"]);
-    let renamed = |rows: &[serde_json::Value]| {
-        rows.iter()
+    let repo = committed_example(dir.path(), |_| {});
+    edit(&repo.join("apps/base/hello/kustomization.yaml"), |text| {
+        format!("{text}namePrefix: edge-\n")
+    });
+    let renamed = |rows: serde_json::Value| {
+        (rows.as_array().expect("rows").iter())
             .find(|r| r["kind"] == "HelmRelease" && r["name"] == "edge-hello")
             .cloned()
     };
-    assert!(renamed(&full).is_some(), "{full:?}");
-    assert_eq!(renamed(&narrowed), renamed(&full), "{narrowed:?}");
-    let changes = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec!["diff", "--path", "clusters/dev", "-o", "json"];
-        args.extend(extra);
-        let output = offlux(&repo, &args);
-        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-        json.get("changes").cloned().unwrap_or(json)
-    };
-    let full = changes(&[]);
+    let full = renamed(listed(&repo, "test", &[]));
+    assert!(full.is_some());
+    assert_eq!(renamed(listed(&repo, "test", &["--changed-only"])), full);
+    let full = listed(&repo, "diff", &[]);
     assert!(
         full.to_string()
             .contains("Deployment.apps/hello/edge-hello"),
         "{full}"
     );
-    assert_eq!(changes(&["--changed-only"]), full);
+    assert_eq!(listed(&repo, "diff", &["--changed-only"]), full);
 }
 
 /// A row blocked through an object the narrowed report leaves out names the same root cause as
 /// the full run's row: `blocked by <missing> (via <the one left out>)`, not the one left out.
 #[test]
 fn a_blocked_row_names_the_full_runs_root_cause() {
-    if Process::new("git").arg("--version").output().is_err() {
-        test_data::skipped("--changed-only: no `git` binary");
+    if !has_git() {
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
     let dir = tempfile::tempdir().expect("tempdir");
-    let repo = dir.path().join("repo");
-    copy_dir(&root, &repo);
-    let infrastructure = repo.join("clusters/dev/infrastructure.yaml");
-    let text = std::fs::read_to_string(&infrastructure).expect("read");
-    std::fs::write(
-        &infrastructure,
-        text.replace("spec:\n", "spec:\n  dependsOn:\n    - name: missing\n"),
-    )
-    .expect("write");
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "base"]);
-    let values = repo.join("apps/dev/hello-values.yaml");
-    let text = std::fs::read_to_string(&values).expect("read");
-    std::fs::write(&values, text.replace("replicas: 2", "replicas: 3")).expect("write");
-    let row = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec!["test", "--path", "clusters/dev", "-o", "json"];
-        args.extend(extra);
-        let output = offlux(&repo, &args);
-        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-        let rows = json.get("rows").cloned().unwrap_or(json);
+    let repo = committed_example(dir.path(), |repo| {
+        edit(&repo.join("clusters/dev/infrastructure.yaml"), |text| {
+            text.replace("spec:\n", "spec:\n  dependsOn:\n    - name: missing\n")
+        });
+    });
+    edit(&repo.join("apps/dev/hello-values.yaml"), |text| {
+        text.replace("replicas: 2", "replicas: 3")
+    });
+    let apps = |rows: serde_json::Value| {
         (rows.as_array().expect("rows").iter())
             .find(|r| r["kind"] == "Kustomization" && r["name"] == "apps")
             .cloned()
             .unwrap_or_else(|| panic!("no apps row: {rows}"))
     };
-    let full = row(&[]);
+    let full = apps(listed(&repo, "test", &[]));
     assert_eq!(full["result"], "BLOCKED", "{full}");
+    let message = full["message"].as_str().unwrap_or_default();
     assert!(
-        full["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("missing")
-                && m.contains("(via Kustomization/flux-system/infrastructure)")),
+        message.contains("missing")
+            && message.contains("(via Kustomization/flux-system/infrastructure)"),
         "{full}"
     );
-    assert_eq!(row(&["--changed-only"]), full);
+    assert_eq!(apps(listed(&repo, "test", &["--changed-only"])), full);
 }
 
 /// A file that only a Kustomization made at run time reads (a FluxInstance's sync path; a
@@ -781,8 +765,7 @@ fn a_blocked_row_names_the_full_runs_root_cause() {
 /// than left empty. (`test --changed-only` reconciled nothing for this edit.)
 #[test]
 fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
-    if Process::new("git").arg("--version").output().is_err() {
-        test_data::skipped("--changed-only: no `git` binary");
+    if !has_git() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -804,25 +787,15 @@ fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
         "apps/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {mode: dev}\n",
     );
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "-A"]);
-    git(&repo, &["commit", "-q", "-m", "base"]);
-    let kustomization = repo.join("apps/kustomization.yaml");
-    let text = std::fs::read_to_string(&kustomization).expect("read");
-    std::fs::write(&kustomization, format!("{text}commonLabels:\n  team: a\n")).expect("write");
-    let run = |extra: &[&str]| -> (serde_json::Value, String) {
-        let mut args = vec!["test", "--path", "clusters/dev", "-o", "json"];
-        args.extend(extra);
-        let output = offlux(&repo, &args);
-        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-        let rows = json.get("rows").cloned().unwrap_or(json);
-        (rows, String::from_utf8_lossy(&output.stderr).into_owned())
-    };
-    let (full, _) = run(&[]);
+    commit_all(&repo);
+    edit(&repo.join("apps/kustomization.yaml"), |text| {
+        format!("{text}commonLabels:\n  team: a\n")
+    });
+    let full = listed(&repo, "test", &[]);
     assert!(full.to_string().contains("flux-system"), "{full}");
-    let (narrowed, stderr) = run(&["--changed-only"]);
-    assert_eq!(narrowed, full);
+    assert_eq!(listed(&repo, "test", &["--changed-only"]), full);
+    let narrowed = offlux(&repo, &["test", "--changed-only", "--path", "clusters/dev"]);
+    let stderr = String::from_utf8_lossy(&narrowed.stderr);
     assert!(
         stderr.contains("`apps/kustomization.yaml` changed, which no Kustomization written in the repository reads"),
         "{stderr}"
