@@ -795,11 +795,17 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
     let mut unattributed: Option<&Path> = None;
     for file in files {
         let mut read = false;
+        // A file this side lacks (deleted, or not yet added) fails the build of a kustomization
+        // that names it: everything its readers output may change, not only its objects.
+        let absent = !(reader.repository.fs_facts).exists(&reader.absolute(&file.path));
         for (i, input) in inputs.iter().enumerate() {
             for reach in input.reach(&file.path, &reader.kustomization_dirs) {
                 read = true;
                 match reach {
                     Reach::Whole => {
+                        whole.insert(i);
+                    }
+                    Reach::Objects | Reach::Group(_) if absent => {
                         whole.insert(i);
                     }
                     Reach::Objects => {

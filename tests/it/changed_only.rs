@@ -36,6 +36,8 @@ const REPOSITORIES: &[(&str, &str, usize)] = &[
         "clusters/production",
         3,
     ),
+    // Three clusters at one path, `${CLUSTER}` in Kustomization paths.
+    ("joryirving__home-ops", ".", 3),
 ];
 
 /// `git` with a fixed branch name and no signing, whatever the machine's configuration.
@@ -354,7 +356,8 @@ fn run(repo: &Path, flags: &[&str], changed_only: bool) -> Run {
     let mut result = Run::default();
     if out_dir.is_dir() {
         for file in files(&out_dir) {
-            if file.starts_with(".offlux-manifest") {
+            // Each cluster's directory has its manifest of what the run wrote.
+            if file.file_name().is_some_and(|n| n == ".offlux-manifest") {
                 continue;
             }
             let text = std::fs::read_to_string(out_dir.join(&file)).expect("read");
@@ -371,7 +374,10 @@ fn run(repo: &Path, flags: &[&str], changed_only: bool) -> Run {
     };
     for row in rows.as_array().expect("rows") {
         let key = format!(
-            "{}/{}/{}",
+            "{}{}/{}/{}",
+            row["cluster"]
+                .as_str()
+                .map_or_else(String::new, |c| format!("{c}/")),
             row["kind"].as_str().unwrap_or(""),
             row["namespace"].as_str().unwrap_or(""),
             row["name"].as_str().unwrap_or("")
@@ -800,4 +806,60 @@ fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
         stderr.contains("`apps/kustomization.yaml` changed, which no Kustomization written in the repository reads"),
         "{stderr}"
     );
+}
+
+/// A deleted file that a kustomization names fails that build: everything its Kustomization
+/// applies may change, not only the objects the file held, and so may what depends on those.
+/// (Found by a seeded edit, `OFFLUX_CHANGED_SEED=1` case 4: deleting one app's `ks.yaml` from
+/// joryirving__home-ops's main cluster left out a HelmRelease whose row the full run changes.)
+#[test]
+fn a_deleted_file_a_kustomization_names_selects_all_it_applies() {
+    let Some(repos) = test_data::dir("corpus/repos", "--changed-only, a deleted file") else {
+        return;
+    };
+    let Some(charts) = test_data::dir("corpus/charts", "--changed-only, a deleted file") else {
+        return;
+    };
+    if !has_git() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    copy_dir(&repos.join("joryirving__home-ops"), &repo);
+    commit_all(&repo);
+    std::fs::remove_file(repo.join("kubernetes/apps/main/media/komga.yaml")).expect("remove");
+    let charts = charts.display().to_string();
+    let rows = |extra: &[&str]| -> BTreeMap<String, serde_json::Value> {
+        let mut args = vec![
+            "test",
+            "-o",
+            "json",
+            "--offline",
+            "--allow-missing-sources",
+            "--chart-cache",
+            charts.as_str(),
+        ];
+        args.extend(extra);
+        let output = offlux(&repo, &args);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        let rows = json.get("rows").cloned().unwrap_or(json);
+        (rows.as_array().expect("rows").iter())
+            .map(|r| {
+                let key = format!(
+                    "{}/{}/{}/{}",
+                    r["cluster"], r["kind"], r["namespace"], r["name"]
+                );
+                (key, r.clone())
+            })
+            .collect()
+    };
+    let full = rows(&[]);
+    let narrowed = rows(&["--changed-only"]);
+    let flux_instance = "\"main\"/\"HelmRelease\"/\"flux-system\"/\"flux-instance\"";
+    assert!(full.contains_key(flux_instance), "{:?}", full.keys());
+    assert_eq!(narrowed.get(flux_instance), full.get(flux_instance));
+    for (key, row) in &narrowed {
+        assert_eq!(Some(row), full.get(key), "{key}");
+    }
 }
