@@ -883,6 +883,10 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
         for &i in uses.get(key).into_iter().flatten() {
             whole.insert(i);
         }
+        // What `dependsOn` it, here even where the object is not (deleted on this side).
+        for &i in dependants.get(key).into_iter().flatten() {
+            partial.insert(i);
+        }
     }
     // Closure: children and consumers of what a producer may change whole; dependants of any.
     let mut queue: Vec<usize> = whole.iter().copied().collect();

@@ -863,3 +863,47 @@ fn a_deleted_file_a_kustomization_names_selects_all_it_applies() {
         assert_eq!(Some(row), full.get(key), "{key}");
     }
 }
+
+/// What `dependsOn` an object a change deletes is selected on the side that lacks it: its
+/// dependency is now missing. (A HelmRelease that depends on a deleted one was left out.)
+#[test]
+fn what_depends_on_a_deleted_object_is_selected() {
+    if !has_git() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = committed_example(dir.path(), |repo| {
+        std::fs::write(
+            repo.join("infrastructure/controllers/after-hello.yaml"),
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: after-hello\nspec:\n  interval: 1h\n  dependsOn:\n    - name: hello\n      namespace: hello\n  chart:\n    spec:\n      chart: ./charts/hello\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n",
+        )
+        .expect("write");
+        edit(
+            &repo.join("infrastructure/controllers/kustomization.yaml"),
+            |text| {
+                text.replace(
+                    "  - ingress.yaml\n",
+                    "  - ingress.yaml\n  - after-hello.yaml\n",
+                )
+            },
+        );
+    });
+    std::fs::remove_file(repo.join("apps/base/hello/release.yaml")).expect("remove");
+    edit(&repo.join("apps/base/hello/kustomization.yaml"), |text| {
+        text.replace("  - release.yaml\n", "")
+    });
+    let after_hello = |rows: serde_json::Value| {
+        (rows.as_array().expect("rows").iter())
+            .find(|r| r["kind"] == "HelmRelease" && r["name"] == "after-hello")
+            .cloned()
+    };
+    let full = after_hello(listed(&repo, "test", &[]));
+    assert!(
+        full.as_ref().is_some_and(|row| row["result"] == "BLOCKED"),
+        "{full:?}"
+    );
+    assert_eq!(
+        after_hello(listed(&repo, "test", &["--changed-only"])),
+        full
+    );
+}
