@@ -681,6 +681,13 @@ fn listed(repo: &Path, command: &str, extra: &[&str]) -> serde_json::Value {
         .unwrap_or(json)
 }
 
+/// The row of `rows` (a `test -o json` listing) for the object of `kind` named `name`.
+fn row_of(rows: &serde_json::Value, kind: &str, name: &str) -> Option<serde_json::Value> {
+    (rows.as_array().expect("rows").iter())
+        .find(|r| r["kind"] == kind && r["name"] == name)
+        .cloned()
+}
+
 /// A Kustomization whose `spec.path` holds a variable (`./apps/${CLUSTER_ENV:=dev}`) is selected
 /// when a file under the path's literal part changes: the static reading cannot know the path, so
 /// it must not miss what the path may become. (`diff --changed-only` reported "No differences"
@@ -715,11 +722,7 @@ fn an_object_a_build_renames_is_reported_under_its_new_name() {
     edit(&repo.join("apps/base/hello/kustomization.yaml"), |text| {
         format!("{text}namePrefix: edge-\n")
     });
-    let renamed = |rows: serde_json::Value| {
-        (rows.as_array().expect("rows").iter())
-            .find(|r| r["kind"] == "HelmRelease" && r["name"] == "edge-hello")
-            .cloned()
-    };
+    let renamed = |rows: serde_json::Value| row_of(&rows, "HelmRelease", "edge-hello");
     let full = renamed(listed(&repo, "test", &[]));
     assert!(full.is_some());
     assert_eq!(renamed(listed(&repo, "test", &["--changed-only"])), full);
@@ -749,10 +752,7 @@ fn a_blocked_row_names_the_full_runs_root_cause() {
         text.replace("replicas: 2", "replicas: 3")
     });
     let apps = |rows: serde_json::Value| {
-        (rows.as_array().expect("rows").iter())
-            .find(|r| r["kind"] == "Kustomization" && r["name"] == "apps")
-            .cloned()
-            .unwrap_or_else(|| panic!("no apps row: {rows}"))
+        row_of(&rows, "Kustomization", "apps").unwrap_or_else(|| panic!("no apps row: {rows}"))
     };
     let full = apps(listed(&repo, "test", &[]));
     assert_eq!(full["result"], "BLOCKED", "{full}");
@@ -892,11 +892,7 @@ fn what_depends_on_a_deleted_object_is_selected() {
     edit(&repo.join("apps/base/hello/kustomization.yaml"), |text| {
         text.replace("  - release.yaml\n", "")
     });
-    let after_hello = |rows: serde_json::Value| {
-        (rows.as_array().expect("rows").iter())
-            .find(|r| r["kind"] == "HelmRelease" && r["name"] == "after-hello")
-            .cloned()
-    };
+    let after_hello = |rows: serde_json::Value| row_of(&rows, "HelmRelease", "after-hello");
     let full = after_hello(listed(&repo, "test", &[]));
     assert!(
         full.as_ref().is_some_and(|row| row["result"] == "BLOCKED"),
