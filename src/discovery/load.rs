@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::budget::{Resource, RunBudget};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::fsio::ReadFailure;
 use crate::model::{is_sops_document, FluxKind, FluxObject, Object, ResourceId};
@@ -25,10 +26,11 @@ pub(crate) struct LoadedFile {
     pub parsed: bool,
     /// The parsed documents, for readers after discovery.
     pub documents: Option<Arc<[Document]>>,
-    /// Whether another discovery in the same command may take this reading as its own: false
-    /// when the text can expand aliases or merge keys, whose parse each run's budget is charged
-    /// for (and may stop).
-    pub reusable: bool,
+    /// How another discovery in the same command may take this reading as its own: by charging
+    /// its run's budget the YAML nodes this file's aliases and merge keys expanded to, as parsing
+    /// it would have (`Some(0)`: nothing to charge). `None`: it is read again (the parse failed
+    /// where a run's budget may have stopped it).
+    pub alias_nodes: Option<u64>,
 }
 
 impl LoadedFile {
@@ -64,12 +66,37 @@ pub(crate) struct LoadOptions {
 /// each cluster; a diff's changed files, then each side), and a file's text does not change within
 /// one command, so a path met again is neither read nor parsed again.
 /// One text's parse, filled by the first discovery that reads the text.
-type ParseSlot = std::sync::Mutex<Option<Arc<[Document]>>>;
+type ParseSlot = std::sync::Mutex<Option<SharedParse>>;
+
+/// A parse one run made that others take: its documents and the YAML nodes its aliases and merge
+/// keys expanded to, which each run that takes it is charged as parsing it would have charged it.
+#[derive(Clone)]
+struct SharedParse {
+    documents: Arc<[Document]>,
+    alias_nodes: u64,
+}
+
+impl SharedParse {
+    fn charge(&self, run: Option<&Arc<RunBudget>>) -> bool {
+        charge_parse(run, self.alias_nodes)
+    }
+}
+
+/// Charges `run` the `alias_nodes` a parse another run made expanded, as parsing the text itself
+/// would have: false, charging nothing, when that does not fit in what is left of its budget
+/// (the text is then parsed again under that budget, which stops it where parsing alone would).
+pub(crate) fn charge_parse(run: Option<&Arc<RunBudget>>, alias_nodes: u64) -> bool {
+    let Some(run) = run.filter(|_| alias_nodes > 0) else {
+        return true;
+    };
+    let amounts = [(Resource::AliasNodes, alias_nodes)];
+    run.can_take(&amounts) && run.charge_all(&amounts)
+}
 
 #[derive(Default)]
 pub struct ParseCache {
     parsed: std::sync::Mutex<std::collections::HashMap<String, Arc<ParseSlot>>>,
-    by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<[Document]>>>,
+    by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, SharedParse>>,
     /// Each root's walk, by root and file size limit.
     walks: std::sync::Mutex<std::collections::HashMap<(PathBuf, u64), Arc<super::Walked>>>,
 }
@@ -82,15 +109,17 @@ impl std::fmt::Debug for ParseCache {
 }
 
 impl ParseCache {
-    /// The documents `parse` gives for `text`, parsed by whichever discovery asked first: one
-    /// that asks while another parses the same text (the two sides of a diff read their common
-    /// files at the same time) waits for that parse instead of making its own. A parse that fails
-    /// is not kept.
+    /// The parse `parse` gives for `text` under `run`'s budget, made by whichever discovery asked
+    /// first: one that asks while another parses the same text (the two sides of a diff read
+    /// their common files at the same time) waits for that parse instead of making its own. The
+    /// first parse is charged to its run as it goes, and counted; a parse taken from another run
+    /// is not yet charged (see [`SharedParse::charge`]). A parse that fails is not kept.
     fn parse_once<E>(
         &self,
         text: String,
-        parse: impl FnOnce(&str) -> Result<Arc<[Document]>, E>,
-    ) -> Result<Arc<[Document]>, E> {
+        run: &Arc<RunBudget>,
+        parse: impl FnOnce(&str, Arc<RunBudget>) -> Result<Arc<[Document]>, E>,
+    ) -> Result<(SharedParse, bool), E> {
         use offlux_sync::MutexExt;
         let slot = {
             let mut parsed = self.parsed.locked();
@@ -99,32 +128,37 @@ impl ParseCache {
                 None => parsed.entry(text.clone()).or_default().clone(),
             }
         };
-        let mut documents = slot.locked();
-        if let Some(documents) = &*documents {
-            return Ok(documents.clone());
+        let mut shared = slot.locked();
+        if let Some(shared) = &*shared {
+            return Ok((shared.clone(), false));
         }
-        match parse(&text) {
-            Ok(parsed) => {
-                *documents = Some(parsed.clone());
-                Ok(parsed)
+        let tally = Arc::new(RunBudget::tally_of(run.clone()));
+        match parse(&text, tally.clone()) {
+            Ok(documents) => {
+                let parsed = SharedParse {
+                    documents,
+                    alias_nodes: tally.used(Resource::AliasNodes),
+                };
+                *shared = Some(parsed.clone());
+                Ok((parsed, true))
             }
             Err(error) => {
                 // Nothing kept for a text that does not parse (one asking later parses it again).
-                drop(documents);
+                drop(shared);
                 self.parsed.locked().remove(&text);
                 Err(error)
             }
         }
     }
 
-    fn at(&self, path: &Path) -> Option<Arc<[Document]>> {
+    fn at(&self, path: &Path) -> Option<SharedParse> {
         use offlux_sync::MutexExt;
         self.by_path.locked().get(path).cloned()
     }
 
-    fn insert_at(&self, path: &Path, documents: Arc<[Document]>) {
+    fn insert_at(&self, path: &Path, parsed: SharedParse) {
         use offlux_sync::MutexExt;
-        self.by_path.locked().insert(path.to_path_buf(), documents);
+        self.by_path.locked().insert(path.to_path_buf(), parsed);
     }
 
     pub(super) fn walk_of(&self, root: &Path, max_size: u64) -> Option<Arc<super::Walked>> {
@@ -165,7 +199,7 @@ impl LoadedFile {
             diagnostics: Vec::new(),
             parsed: false,
             documents: None,
-            reusable: true,
+            alias_nodes: Some(0),
         }
     }
 
@@ -199,8 +233,8 @@ enum FileRead {
 }
 
 /// The file's documents; `Failed`, with the reason in `loaded`'s diagnostics, when it cannot be
-/// read, is too large, is not UTF-8 or is not YAML. Marks `loaded` not reusable when the parse was
-/// charged to the run's budget.
+/// read, is too large, is not UTF-8 or is not YAML. Notes in `loaded` what its parse charged the
+/// run's budget, for another discovery that takes it.
 fn read_documents(
     absolute: &Path,
     relative: &Path,
@@ -213,8 +247,13 @@ fn read_documents(
     let cannot_read = |error: std::io::Error| {
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
     };
-    if let Some(documents) = options.cache.as_ref().and_then(|cache| cache.at(absolute)) {
-        return FileRead::Documents(documents);
+    let run = options.parse.run.as_ref();
+    if let Some(shared) = (options.cache.as_ref())
+        .and_then(|cache| cache.at(absolute))
+        .filter(|shared| shared.charge(run))
+    {
+        loaded.alias_nodes = Some(shared.alias_nodes);
+        return FileRead::Documents(shared.documents);
     }
     let bytes = match crate::fsio::read_unconfined(absolute, max_size) {
         Ok(bytes) => bytes,
@@ -246,18 +285,48 @@ fn read_documents(
             return FileRead::Failed;
         }
     };
-    // Only a file that can expand no alias or merge key is shared: every other parse charges its
-    // expansion to its own run's budget, however often the same text comes.
-    let can_expand = text.contains('*') || text.contains("<<");
-    loaded.reusable = !can_expand;
-    let cache = (options.cache.as_ref()).filter(|_| !can_expand);
-    let parse = |text: &str| yaml::parse_stream(text, &options.parse).map(Arc::from);
-    let parsed = match cache {
-        Some(cache) => cache.parse_once(text, parse).inspect(|documents| {
-            cache.insert_at(absolute, documents.clone());
-        }),
-        None => parse(&text),
+    // A parse made under one run's budget is shared with the others, each charged what it cost.
+    let parse = |text: &str, run: Option<Arc<RunBudget>>| {
+        let options = ParseOptions {
+            run,
+            ..options.parse.clone()
+        };
+        yaml::parse_stream(text, &options).map(Arc::<[Document]>::from)
     };
+    let shared = options.cache.as_ref().map(|cache| {
+        // A parse without a budget is counted all the same, for the runs that take it.
+        let counted = run.cloned().unwrap_or_else(|| {
+            Arc::new(RunBudget::new(crate::budget::Limits {
+                alias_nodes: u64::MAX,
+                ..crate::budget::Limits::default()
+            }))
+        });
+        cache.parse_once(text.clone(), &counted, |text, tally| {
+            parse(text, Some(tally))
+        })
+    });
+    let parsed = match shared {
+        Some(Ok((shared, made_here))) => {
+            if made_here || shared.charge(run) {
+                if let Some(cache) = &options.cache {
+                    cache.insert_at(absolute, shared.clone());
+                }
+                loaded.alias_nodes = Some(shared.alias_nodes);
+                Ok(shared.documents)
+            } else {
+                // Over what is left of this run's budget: parsed under it, to stop where it does.
+                loaded.alias_nodes = None;
+                parse(&text, run.cloned())
+            }
+        }
+        Some(Err(error)) => Err(error),
+        None => parse(&text, run.cloned()),
+    };
+    // A text that can expand aliases may have failed only because this run's budget ran out.
+    if parsed.is_err() && (text.contains('*') || text.contains("<<")) {
+        loaded.alias_nodes = None;
+    }
+    let diagnostics = &mut loaded.diagnostics;
     match parsed {
         Ok(documents) => FileRead::Documents(documents),
         Err(error) if error.kind == yaml::ErrorKind::Budget => {
@@ -364,106 +433,156 @@ fn load_document(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::Limits;
 
-    fn options(cache: &Arc<ParseCache>) -> LoadOptions {
+    fn options(cache: &Arc<ParseCache>, run: Option<&Arc<RunBudget>>) -> LoadOptions {
         LoadOptions {
             max_size: 1 << 20,
-            parse: ParseOptions::default(),
+            parse: ParseOptions {
+                run: run.cloned(),
+                ..ParseOptions::default()
+            },
             cache: Some(cache.clone()),
         }
     }
 
+    fn run_with(alias_nodes: u64) -> Arc<RunBudget> {
+        Arc::new(RunBudget::new(Limits {
+            alias_nodes,
+            ..Limits::default()
+        }))
+    }
+
+    fn load(dir: &Path, name: &str, options: &LoadOptions) -> LoadedFile {
+        let mut loaded = LoadedFile::empty();
+        let read = read_documents(&dir.join(name), Path::new(name), options, &mut loaded);
+        if let FileRead::Documents(documents) = read {
+            loaded.documents = Some(documents);
+        }
+        loaded
+    }
+
     fn read(dir: &Path, name: &str, options: &LoadOptions) -> Arc<[Document]> {
-        match read_documents(
-            &dir.join(name),
-            Path::new(name),
-            options,
-            &mut LoadedFile::empty(),
-        ) {
-            FileRead::Documents(documents) => documents,
-            FileRead::Failed => panic!("{name} did not parse"),
+        match load(dir, name, options).documents {
+            Some(documents) => documents,
+            None => panic!("{name} did not parse"),
         }
     }
 
+    fn write_all(dir: &Path, files: &[(&str, &str)]) {
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).expect("write");
+        }
+    }
+
+    const ALIASED: &str = "base: &b {x: 1, y: 2}\ncopy: *b\n";
+
     #[test]
-    fn the_same_text_is_parsed_once_unless_it_can_expand_aliases() {
+    fn the_same_text_is_parsed_once_and_each_run_charged_for_it() {
         let dir = tempfile::tempdir().expect("tempdir");
         let plain = "kind: ConfigMap\ndata:\n  a: b\n";
-        let aliased = "base: &b {x: 1}\ncopy: *b\n";
-        for (name, text) in [
-            ("one.yaml", plain),
-            ("two.yaml", plain),
-            ("three.yaml", aliased),
-            ("four.yaml", aliased),
-        ] {
-            std::fs::write(dir.path().join(name), text).expect("write");
-        }
+        write_all(
+            dir.path(),
+            &[
+                ("one.yaml", plain),
+                ("two.yaml", plain),
+                ("three.yaml", ALIASED),
+                ("four.yaml", ALIASED),
+            ],
+        );
         let cache = Arc::new(ParseCache::default());
-        let options = options(&cache);
+        let (first_run, second_run) = (run_with(1000), run_with(1000));
+        let (first, second) = (
+            options(&cache, Some(&first_run)),
+            options(&cache, Some(&second_run)),
+        );
         let (one, two) = (
-            read(dir.path(), "one.yaml", &options),
-            read(dir.path(), "two.yaml", &options),
+            read(dir.path(), "one.yaml", &first),
+            read(dir.path(), "two.yaml", &second),
         );
         assert!(
             Arc::ptr_eq(&one, &two),
             "the second read is the first parse"
         );
-        let (three, four) = (
-            read(dir.path(), "three.yaml", &options),
-            read(dir.path(), "four.yaml", &options),
-        );
+        let three = read(dir.path(), "three.yaml", &first);
+        let charged = first_run.used(Resource::AliasNodes);
+        assert!(charged > 0, "the alias's nodes are charged");
+        let four = read(dir.path(), "four.yaml", &second);
         assert!(
-            !Arc::ptr_eq(&three, &four),
-            "an alias is parsed, and charged, each time"
+            Arc::ptr_eq(&three, &four),
+            "an aliased text is parsed once too"
         );
-        assert_eq!(three[0].root, four[0].root);
+        assert_eq!(
+            second_run.used(Resource::AliasNodes),
+            charged,
+            "the run that took the parse is charged what parsing it would have"
+        );
+        // A run with no room left for it does not take the parse: it parses under its own budget,
+        // which stops it at the alias, as parsing alone would.
+        let small = run_with(charged - 1);
+        let stopped = load(dir.path(), "four.yaml", &options(&cache, Some(&small)));
+        assert!(stopped.documents.is_none());
+        assert!(
+            stopped
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("--max-alias-nodes")),
+            "{:?}",
+            stopped.diagnostics
+        );
+        assert_eq!(stopped.alias_nodes, None, "read again by the next run");
+        // A run without a budget takes the parse, charged nothing; one it makes is counted for
+        // the runs that take it.
+        let uncounted = options(&cache, None);
+        assert!(Arc::ptr_eq(
+            &three,
+            &read(dir.path(), "four.yaml", &uncounted)
+        ));
+        std::fs::write(
+            dir.path().join("five.yaml"),
+            "other: &o [1, 2]\nagain: *o\n",
+        )
+        .expect("write");
+        let made = load(dir.path(), "five.yaml", &uncounted);
+        assert!(made.alias_nodes.is_some_and(|nodes| nodes > 0));
+        let later_run = run_with(1000);
+        let taken = load(dir.path(), "five.yaml", &options(&cache, Some(&later_run)));
+        assert_eq!(taken.alias_nodes, made.alias_nodes);
+        assert_eq!(Some(later_run.used(Resource::AliasNodes)), made.alias_nodes);
     }
 
     /// A path read once in a command is not read again: a later discovery of the same tree sees
-    /// the same documents, even if the file changed on disk meanwhile (one snapshot per command).
-    /// A file that can expand aliases is read each time, as it is charged each time.
+    /// the same documents, even if the file changed on disk meanwhile (one snapshot per command),
+    /// and its run is charged for the aliases it holds.
     #[test]
-    fn a_path_is_read_once_per_command_unless_it_can_expand_aliases() {
+    fn a_path_is_read_once_per_command() {
         let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(
-            dir.path().join("a.yaml"),
-            "kind: ConfigMap
-",
-        )
-        .expect("write");
-        std::fs::write(
-            dir.path().join("b.yaml"),
-            "x: &b 1
-y: *b
-",
-        )
-        .expect("write");
+        write_all(
+            dir.path(),
+            &[("a.yaml", "kind: ConfigMap\n"), ("b.yaml", ALIASED)],
+        );
         let cache = Arc::new(ParseCache::default());
-        let options = options(&cache);
-        let first = read(dir.path(), "a.yaml", &options);
-        let aliased = read(dir.path(), "b.yaml", &options);
-        std::fs::write(
-            dir.path().join("a.yaml"),
-            "kind: Secret
-",
-        )
-        .expect("write");
-        std::fs::write(
-            dir.path().join("b.yaml"),
-            "x: &b 2
-y: *b
-",
-        )
-        .expect("write");
-        let again = read(dir.path(), "a.yaml", &options);
-        assert!(Arc::ptr_eq(&first, &again), "the path was read again");
-        let aliased_again = read(dir.path(), "b.yaml", &options);
-        assert_ne!(aliased[0].root, aliased_again[0].root);
+        let (first_run, second_run) = (run_with(1000), run_with(1000));
+        let first = options(&cache, Some(&first_run));
+        let plain = read(dir.path(), "a.yaml", &first);
+        let aliased = read(dir.path(), "b.yaml", &first);
+        write_all(
+            dir.path(),
+            &[("a.yaml", "kind: Secret\n"), ("b.yaml", "x: &b 2\ny: *b\n")],
+        );
+        let second = options(&cache, Some(&second_run));
+        assert!(Arc::ptr_eq(&plain, &read(dir.path(), "a.yaml", &second)));
+        assert!(Arc::ptr_eq(&aliased, &read(dir.path(), "b.yaml", &second)));
+        assert_eq!(
+            second_run.used(Resource::AliasNodes),
+            first_run.used(Resource::AliasNodes)
+        );
     }
 
     #[test]
     fn a_text_read_by_several_threads_at_once_is_parsed_once() {
         let cache = ParseCache::default();
+        let run = run_with(1000);
         let parses = std::sync::atomic::AtomicUsize::new(0);
         let barrier = std::sync::Barrier::new(4);
         let results: Vec<Arc<[Document]>> = std::thread::scope(|scope| {
@@ -471,7 +590,7 @@ y: *b
                 .map(|_| {
                     scope.spawn(|| {
                         barrier.wait();
-                        cache.parse_once("kind: ConfigMap\n".to_owned(), |text| {
+                        cache.parse_once("kind: ConfigMap\n".to_owned(), &run, |text, _| {
                             parses.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                             std::thread::sleep(std::time::Duration::from_millis(50));
                             yaml::parse_stream(text, &ParseOptions::default()).map(Arc::from)
@@ -481,16 +600,16 @@ y: *b
                 .collect();
             running
                 .into_iter()
-                .map(|thread| thread.join().expect("thread").expect("parses"))
+                .map(|thread| thread.join().expect("thread").expect("parses").0.documents)
                 .collect()
         });
         assert_eq!(parses.into_inner(), 1);
         assert!(results.iter().all(|r| Arc::ptr_eq(r, &results[0])));
         // A parse that fails is not kept: the next reader parses again.
-        let failed: Result<Arc<[Document]>, ()> = cache.parse_once("a: [".to_owned(), |_| Err(()));
+        let failed = cache.parse_once("a: [".to_owned(), &run, |_, _| Err(()));
         assert!(failed.is_err());
-        let again: Result<Arc<[Document]>, ()> =
-            cache.parse_once("a: [".to_owned(), |_| Ok(Arc::from(Vec::new())));
-        assert!(again.is_ok_and(|documents| documents.is_empty()));
+        let again: Result<_, ()> =
+            cache.parse_once("a: [".to_owned(), &run, |_, _| Ok(Arc::from(Vec::new())));
+        assert!(again.is_ok_and(|(parsed, _)| parsed.documents.is_empty()));
     }
 }

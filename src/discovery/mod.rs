@@ -561,8 +561,9 @@ pub(crate) struct Walked {
     fs_facts: Arc<FsFacts>,
 }
 
-/// The walk of `root` with its files loaded: the command's earlier one when there is one (a file
-/// whose parse a run's budget is charged for is read again, charged to this run), else a new one.
+/// The walk of `root` with its files loaded: the command's earlier one when there is one (this
+/// run's budget charged what parsing its files charged that one's; a file that does not fit, or
+/// whose parse failed, is read again under this run's), else a new one.
 fn walked(root: &Path, options: &Options) -> Walked {
     let limits = load_options(options);
     let cache = options.parse_cache.as_ref();
@@ -572,7 +573,12 @@ fn walked(root: &Path, options: &Options) -> Walked {
             .zip(&mut walked.loaded)
             .zip(&mut walked.file_refs);
         for ((path, file), refs) in files {
-            if let Some(file) = file.as_mut().filter(|file| !file.reusable) {
+            let Some(file) = file.as_mut() else {
+                continue;
+            };
+            let charged = (file.alias_nodes)
+                .is_some_and(|nodes| load::charge_parse(options.budget.as_ref(), nodes));
+            if !charged {
                 *file = load_one(path, root, &limits);
                 *refs = file_refs_of(path, file);
             }
@@ -1111,7 +1117,7 @@ mod tests {
     }
 
     #[test]
-    fn a_second_discovery_of_a_root_takes_the_first_walk_but_parses_aliases_again() {
+    fn a_second_discovery_of_a_root_takes_the_first_walk_and_is_charged_for_its_aliases() {
         let dir = tempfile::tempdir().expect("tempdir");
         let write =
             |name: &str, text: &str| std::fs::write(dir.path().join(name), text).expect("write");
@@ -1123,25 +1129,45 @@ mod tests {
         };
         write("plain.yaml", &plain("1"));
         write("aliased.yaml", &aliased("1"));
+        let run = || {
+            Arc::new(crate::budget::RunBudget::new(
+                crate::budget::Limits::default(),
+            ))
+        };
+        let alias_nodes = crate::budget::Resource::AliasNodes;
         let mut options = Options::new(dir.path());
         options.root = Some(dir.path().to_path_buf());
         options.parse_cache = Some(Arc::default());
+        let first_run = run();
+        options.budget = Some(first_run.clone());
         let first = discover(&options).expect("discovers");
         assert_eq!(data_values(&first), ["aliased=1", "plain=1"]);
-        // The command's second discovery of the root: the plain file is as the walk read it; the
-        // one whose parse a run's budget is charged for is read and charged again.
+        assert!(first_run.used(alias_nodes) > 0);
+        // The command's second discovery of the root: every file as the walk read it, its run
+        // charged what parsing them charged the first.
         write("plain.yaml", &plain("2"));
         write("aliased.yaml", &aliased("2"));
-        let budget = Arc::new(crate::budget::RunBudget::new(
-            crate::budget::Limits::default(),
-        ));
-        options.budget = Some(budget.clone());
+        let second_run = run();
+        options.budget = Some(second_run.clone());
         let second = discover(&options).expect("discovers");
-        assert_eq!(data_values(&second), ["aliased=2", "plain=1"]);
-        assert!(budget.used(crate::budget::Resource::AliasNodes) > 0);
+        assert_eq!(data_values(&second), ["aliased=1", "plain=1"]);
+        assert_eq!(second_run.used(alias_nodes), first_run.used(alias_nodes));
         assert!(Arc::ptr_eq(&first.fs_facts, &second.fs_facts));
+        // A run with no room for it reads the file again, under its own budget, which stops it.
+        let full = Arc::new(crate::budget::RunBudget::new(crate::budget::Limits {
+            alias_nodes: 0,
+            ..crate::budget::Limits::default()
+        }));
+        options.budget = Some(full.clone());
+        let stopped = discover(&options).expect("discovers");
+        assert_eq!(data_values(&stopped), ["plain=1"]);
+        assert!(stopped
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("--max-alias-nodes")));
         // Without the command's cache, each discovery walks and reads for itself.
         options.parse_cache = None;
+        options.budget = Some(run());
         let alone = discover(&options).expect("discovers");
         assert_eq!(data_values(&alone), ["aliased=2", "plain=2"]);
     }

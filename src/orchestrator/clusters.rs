@@ -97,11 +97,14 @@ impl Orchestrator {
         }
         let root = repository.root.clone();
         // Every cluster is discovered before any runs: what none of them applies is known only
-        // then.
-        let mut discovered = Vec::with_capacity(clusters.len());
-        for cluster in clusters {
+        // then. They are discovered side by side; the first error in cluster order is reported.
+        let found = crate::parallel::map_chunked(&clusters, 1, |cluster| {
             let orchestrator = this.at_entry(&root, &cluster.entry);
-            let found = orchestrator.discover()?;
+            orchestrator.discover().map(|found| (orchestrator, found))
+        });
+        let mut discovered = Vec::with_capacity(clusters.len());
+        for (cluster, found) in clusters.into_iter().zip(found) {
+            let (orchestrator, found) = found?;
             discovered.push(Discovered {
                 entry: cluster.entry,
                 name: cluster.name,
