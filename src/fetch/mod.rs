@@ -260,7 +260,7 @@ fn wanted<'a>(
 ) -> Vec<&'a FluxObject> {
     let git_remote = crate::controllers::source::git_remote(&repository.root);
     // A chartRef without a namespace is in the HelmRelease's.
-    let chart_refs: Vec<(String, String, String)> = releases
+    let chart_refs: std::collections::HashSet<(&str, &str, &str)> = releases
         .iter()
         .filter_map(|f| match &f.as_helm_release()?.chart {
             ChartSource::Ref(r) => {
@@ -269,7 +269,7 @@ fn wanted<'a>(
                 } else {
                     &r.namespace
                 };
-                Some((r.kind.clone(), namespace.to_owned(), r.name.clone()))
+                Some((r.kind.as_str(), namespace, r.name.as_str()))
             }
             ChartSource::Template(_) => None,
         })
@@ -292,9 +292,7 @@ fn wanted<'a>(
         })
         .filter(|f| {
             let id = &f.object.id;
-            !chart_refs
-                .iter()
-                .any(|(k, ns, n)| *k == *id.kind && *ns == *id.namespace && *n == *id.name)
+            !chart_refs.contains(&(id.kind.as_str(), id.namespace.as_str(), id.name.as_str()))
         })
         .collect()
 }

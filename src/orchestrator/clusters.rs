@@ -14,12 +14,15 @@
 //! Not for: finding the entry points (`discovery::clusters`) or formatting rows (`reporting`).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{LeftOut, Orchestrator, RunError};
+use crate::budget::RunBudget;
 use crate::controllers::runtime::RunReport;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::clusters::Cluster;
 use crate::discovery::{self, Repository};
+use crate::selection::changed;
 use crate::selection::scope::Target;
 
 /// One cluster's run.
@@ -122,36 +125,87 @@ impl Orchestrator {
     /// Reconciles each cluster the path holds on its own (see the module's docs), in cluster-name
     /// order, for a command about `scope` only; one run, naming no cluster, when the path holds at
     /// most one. With `changed_since`, each is narrowed to what a change since that revision can
-    /// affect (`Orchestrator::run_changed`; `Some(None)` for the default base).
+    /// affect (`Some(None)` for the default base; see [`Orchestrator::run_each_changed`]).
     pub fn run_each(
         &self,
         changed_since: Option<Option<&str>>,
         scope: Vec<Target>,
     ) -> Result<Vec<ClusterRun>, RunError> {
+        if let Some(base) = changed_since {
+            return self.run_each_changed(base);
+        }
         let discovered = self.discover_each()?;
         let several = discovered.len() > 1;
         let mut runs = Vec::with_capacity(discovered.len());
         for cluster in discovered {
-            let offlux = &cluster.orchestrator;
-            let (repository, report, left_out) = match changed_since {
-                Some(base) => {
-                    let (repository, report, left_out) =
-                        offlux.run_changed(cluster.repository, base)?;
-                    (repository, report, Some(left_out))
-                }
-                None => {
-                    let (repository, report) =
-                        offlux.reconcile(cluster.repository, scope.clone())?;
-                    (repository, report, None)
-                }
-            };
+            let (repository, report) =
+                (cluster.orchestrator).reconcile(cluster.repository, scope.clone())?;
             let cancelled = report.cancelled;
             runs.push(ClusterRun {
                 cluster: several.then_some(cluster.name),
                 repository,
                 report,
-                left_out,
+                left_out: None,
             });
+            if cancelled {
+                break;
+            }
+        }
+        Ok(runs)
+    }
+
+    /// [`Orchestrator::run_each`] narrowed to what changed since `base`: the changed files are
+    /// read from git once, while the clusters are discovered, and each cluster runs what they can
+    /// affect (`selection::changed`); the clusters' runs are small, so they go side by side.
+    fn run_each_changed(&self, base: Option<&str>) -> Result<Vec<ClusterRun>, RunError> {
+        let start = self.config.root.as_ref().unwrap_or(&self.config.path);
+        // The git objects read are charged to a budget of their own, as `diff`'s revisions are.
+        let git_budget = Arc::new(RunBudget::new(self.config.limits));
+        let (changes, discovered) = std::thread::scope(|scope| {
+            let changes =
+                scope.spawn(|| changed::Changes::working_tree(start, base, Some(git_budget)));
+            let discovered = self.discover_each();
+            let changes = changes.join().unwrap_or_else(|_| {
+                Err("--changed-only: finding the changed files failed".to_owned())
+            });
+            (changes, discovered)
+        });
+        let discovered = discovered?;
+        let changes = changes.map_err(RunError::Changes)?;
+        let several = discovered.len() > 1;
+        let run_one = |cluster: Discovered| {
+            let files = changes.under(&cluster.repository.root);
+            let options = changed::SelectOptions::default();
+            let selection = changed::select(&cluster.repository, &files, options);
+            let (repository, report, left_out) = (cluster.orchestrator).run_selection(
+                cluster.repository,
+                &selection,
+                &changes.base_label,
+            )?;
+            Ok(ClusterRun {
+                cluster: several.then_some(cluster.name),
+                repository,
+                report,
+                left_out: Some(left_out),
+            })
+        };
+        let results: Vec<Result<ClusterRun, RunError>> = std::thread::scope(|scope| {
+            let running: Vec<_> = (discovered.into_iter())
+                .map(|cluster| scope.spawn(|| run_one(cluster)))
+                .collect();
+            (running.into_iter())
+                .map(|handle| {
+                    handle.join().unwrap_or_else(|_| {
+                        Err(RunError::Setting("reconciling a cluster failed".to_owned()))
+                    })
+                })
+                .collect()
+        });
+        let mut runs = Vec::with_capacity(results.len());
+        for result in results {
+            let run = result?;
+            let cancelled = run.report.cancelled;
+            runs.push(run);
             if cancelled {
                 break;
             }

@@ -465,23 +465,6 @@ impl Orchestrator {
         )
     }
 
-    /// Reconciles only the producers a change since `base` can affect (see
-    /// `selection::changed`; the merge base with the default branch when `None`), for a command
-    /// about `scope` only; the working tree is compared with `base` in git.
-    pub fn run_changed(
-        &self,
-        repository: Repository,
-        base: Option<&str>,
-    ) -> Result<(Repository, RunReport, LeftOut), RunError> {
-        let start = self.config.root.as_ref().unwrap_or(&self.config.path);
-        // The base revision's objects are charged to the run's budget (bytes extracted).
-        let changes = changed::Changes::working_tree(start, base, repository.budget.clone())
-            .map_err(RunError::Changes)?;
-        let files = changes.under(&repository.root);
-        let selection = changed::select(&repository, &files, changed::SelectOptions::default());
-        self.run_selection(repository, &selection, &changes.base_label)
-    }
-
     /// Runs `repository` as `selection` asks: whole when it says so, not at all when it selects
     /// nothing, else narrowed to it; the report keeps only the selected producers.
     pub fn run_selection(
