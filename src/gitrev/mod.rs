@@ -15,6 +15,7 @@
 //! history beyond what is there (a missing object is an error that says the clone may be
 //! shallow), submodule contents (skipped with a note), or checking object hashes.
 
+mod index;
 mod objects;
 mod refs;
 mod status;

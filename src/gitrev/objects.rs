@@ -52,6 +52,12 @@ pub(crate) fn blob_id(content: &[u8]) -> ObjectId {
         .unwrap_or_else(|| ObjectId::null(gix_hash::Kind::Sha1))
 }
 
+/// The SHA-1 of `bytes` (an index file's checksum).
+pub(crate) fn sha1(bytes: &[u8]) -> [u8; 20] {
+    use sha1::Digest;
+    sha1::Sha1::digest(bytes).into()
+}
+
 /// [`blob_id`] of content given in pieces, its length known first.
 pub(crate) struct BlobHasher {
     sha1: sha1::Sha1,

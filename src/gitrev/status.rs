@@ -5,8 +5,10 @@
 //! (an ignored file is not a change). Each changed file comes with its content in the commit,
 //! where it had one, so a caller can tell what a deleted or edited file defined.
 //!
-//! Not for: renames (a rename is a deletion and an addition), the index (staged and unstaged
-//! changes are the same here), or submodule contents (a submodule's entry is left out).
+//! The index serves as a stat cache only (`index`): a file whose metadata its entry still matches
+//! is not read. Not for: renames (a rename is a deletion and an addition), what is staged (staged
+//! and unstaged changes are the same here), or submodule contents (a submodule's entry is left
+//! out).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -63,13 +65,22 @@ pub fn changed_files(
             list_blobs(repository, base, base_tree, &PathBuf::new(), 0, &mut blobs)?;
             let work_tree = &repository.work_tree;
             let mut real_dirs = std::collections::HashSet::new();
+            let stat_cache = super::index::StatCache::read(&repository.git_dir);
             for (path, (mode, id)) in &blobs {
-                // A working file that hashes to the blob's id is the blob: only a changed
-                // file's blob is read from the object store. A file reached through a
-                // symlinked directory is not read (it may lie outside the working tree): changed.
-                if inside_real_dirs(work_tree, path, &mut real_dirs)
-                    && working_file_is(*id, &work_tree.join(path), *mode)
-                {
+                // A working file that is the blob (its index entry says so, or it hashes to the
+                // blob's id) is unchanged: only a changed file's blob is read from the object
+                // store. A file reached through a symlinked directory is not read (it may lie
+                // outside the working tree): changed.
+                let file = work_tree.join(path);
+                let unchanged = inside_real_dirs(work_tree, path, &mut real_dirs)
+                    && match stat_cache
+                        .as_ref()
+                        .and_then(|c| c.blob_of(path, &file, *mode))
+                    {
+                        Some(held) => held == *id,
+                        None => working_file_is(*id, &file, *mode),
+                    };
+                if unchanged {
                     continue;
                 }
                 changed.push(ChangedFile {

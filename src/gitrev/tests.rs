@@ -176,3 +176,68 @@ fn a_blob_id_is_the_one_git_gives() {
         "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
     );
 }
+
+/// The index spares reading the files whose metadata its entries still match, and only those:
+/// an edit that keeps the size and puts the modification time back is still found (the change
+/// time moved), and an entry as new as the index itself (racy) is not trusted.
+#[test]
+fn the_index_spares_reading_unchanged_files_only() {
+    let git = |dir: &Path, args: &[&str]| {
+        std::process::Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    if git(dir.path(), &["init", "-q"]).is_none() {
+        eprintln!("skipped: no git");
+        return;
+    }
+    let now = std::time::SystemTime::now();
+    let write = |name: &str, text: &str, modified: std::time::SystemTime| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap_or_else(|e| panic!("{e}"));
+        file.set_modified(modified)
+            .unwrap_or_else(|e| panic!("{e}"));
+    };
+    let past = now - std::time::Duration::from_secs(60);
+    let future = now + std::time::Duration::from_secs(3600);
+    write("same.yaml", "a: 1\n", past);
+    write("edited.yaml", "b: 1\n", past);
+    write("racy.yaml", "c: 1\n", future);
+    git(dir.path(), &["add", "-A"]).unwrap_or_else(|| panic!("git add"));
+    git(dir.path(), &["commit", "-q", "-m", "one"]).unwrap_or_else(|| panic!("git commit"));
+    let repository = Repository::discover(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let head = repository.resolve("HEAD").unwrap_or_else(|e| panic!("{e}"));
+    let cache = index::StatCache::read(&repository.git_dir);
+    if !cfg!(unix) {
+        // Without inode and change times the index is not used: every file is read.
+        assert!(cache.is_none());
+        return;
+    }
+    let cache = cache.unwrap_or_else(|| panic!("the index of a fresh repository is read"));
+    let blob_of = |name: &str| cache.blob_of(Path::new(name), &dir.path().join(name), 0o100644);
+    assert_eq!(blob_of("same.yaml"), Some(objects::blob_id(b"a: 1\n")));
+    assert_eq!(
+        blob_of("racy.yaml"),
+        None,
+        "an entry as new as the index is read"
+    );
+    // Same size, same modification time: only the change time tells.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write("edited.yaml", "b: 2\n", past);
+    assert_eq!(blob_of("edited.yaml"), None);
+    let changed: Vec<PathBuf> = changed_files(&repository, head, None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|file| file.path)
+        .collect();
+    assert_eq!(changed, [PathBuf::from("edited.yaml")]);
+}
