@@ -97,6 +97,9 @@ pub(crate) fn charge_parse(run: Option<&Arc<RunBudget>>, alias_nodes: u64) -> bo
 pub struct ParseCache {
     parsed: std::sync::Mutex<std::collections::HashMap<String, Arc<ParseSlot>>>,
     by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, SharedParse>>,
+    /// Parses by git blob id, when [`ParseCache::by_content`] made the cache: a file of a
+    /// revision mounted in memory whose blob a file on disk already held is not read.
+    by_blob: Option<std::sync::Mutex<std::collections::HashMap<Vec<u8>, SharedParse>>>,
     /// Each root's walk, by root and file size limit.
     walks: std::sync::Mutex<std::collections::HashMap<(PathBuf, u64), Arc<super::Walked>>>,
 }
@@ -109,6 +112,28 @@ impl std::fmt::Debug for ParseCache {
 }
 
 impl ParseCache {
+    /// A cache that also keeps each parse of a file on disk under the file's git blob id, for a
+    /// command that reads revisions mounted in memory beside the working tree (`diff`): their
+    /// files with the same bytes are then taken by blob id, not inflated, read and looked up.
+    pub fn by_content() -> ParseCache {
+        ParseCache {
+            by_blob: Some(std::sync::Mutex::default()),
+            ..ParseCache::default()
+        }
+    }
+
+    fn of_blob(&self, id: &[u8]) -> Option<SharedParse> {
+        use offlux_sync::MutexExt;
+        self.by_blob.as_ref()?.locked().get(id).cloned()
+    }
+
+    fn keep_blob(&self, id: Vec<u8>, parsed: &SharedParse) {
+        use offlux_sync::MutexExt;
+        if let Some(by_blob) = &self.by_blob {
+            by_blob.locked().entry(id).or_insert_with(|| parsed.clone());
+        }
+    }
+
     /// The parse `parse` gives for `text` under `run`'s budget, made by whichever discovery asked
     /// first: one that asks while another parses the same text (the two sides of a diff read
     /// their common files at the same time) waits for that parse instead of making its own. The
@@ -248,8 +273,16 @@ fn read_documents(
         Diagnostic::warning(format!("cannot read file: {error}")).at(at_file())
     };
     let run = options.parse.run.as_ref();
-    if let Some(shared) = (options.cache.as_ref())
-        .and_then(|cache| cache.at(absolute))
+    let cache = options.cache.as_ref();
+    // A mounted revision's file whose blob a file on disk held: that file's parse.
+    let by_blob = || {
+        let cache = cache.filter(|cache| cache.by_blob.is_some())?;
+        let shared = cache.of_blob(&crate::fsio::content_id(absolute)?)?;
+        cache.insert_at(absolute, shared.clone());
+        Some(shared)
+    };
+    if let Some(shared) = (cache.and_then(|cache| cache.at(absolute)))
+        .or_else(by_blob)
         .filter(|shared| shared.charge(run))
     {
         loaded.alias_nodes = Some(shared.alias_nodes);
@@ -310,6 +343,12 @@ fn read_documents(
             if made_here || shared.charge(run) {
                 if let Some(cache) = &options.cache {
                     cache.insert_at(absolute, shared.clone());
+                    if cache.by_blob.is_some() {
+                        let id = crate::fsio::content_id(absolute).unwrap_or_else(|| {
+                            crate::gitrev::blob_id(text.as_bytes()).as_bytes().to_vec()
+                        });
+                        cache.keep_blob(id, &shared);
+                    }
                 }
                 loaded.alias_nodes = Some(shared.alias_nodes);
                 Ok(shared.documents)
@@ -611,5 +650,58 @@ mod tests {
         let again: Result<_, ()> =
             cache.parse_once("a: [".to_owned(), &run, |_, _| Ok(Arc::from(Vec::new())));
         assert!(again.is_ok_and(|(parsed, _)| parsed.documents.is_empty()));
+    }
+
+    /// With a cache made for comparing revisions, a mounted revision's file whose blob a file on
+    /// disk held is that file's parse: the revision's bytes are not read.
+    #[test]
+    fn a_mounted_file_a_disk_file_already_held_is_not_read() {
+        use crate::fsio::mem_tree::{BlobError, Blobs, Builder};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        struct Counted {
+            text: &'static str,
+            reads: Arc<AtomicUsize>,
+        }
+        impl Blobs for Counted {
+            fn read(&self, _: usize, _: u64) -> Result<Arc<Vec<u8>>, BlobError> {
+                self.reads.fetch_add(1, Ordering::SeqCst);
+                Ok(Arc::new(self.text.as_bytes().to_vec()))
+            }
+            fn content_id(&self, _: usize) -> Option<Vec<u8>> {
+                Some(
+                    crate::gitrev::blob_id(self.text.as_bytes())
+                        .as_bytes()
+                        .to_vec(),
+                )
+            }
+        }
+        let text = "kind: ConfigMap\ndata: {a: b}\n";
+        let dir = tempfile::tempdir().expect("tempdir");
+        write_all(dir.path(), &[("disk.yaml", text)]);
+        let reads = Arc::new(AtomicUsize::new(0));
+        let mut builder = Builder::default();
+        builder.file(Builder::ROOT, "same.yaml".into(), 0);
+        let blobs = Counted {
+            text,
+            reads: reads.clone(),
+        };
+        let mount = crate::fsio::mount(builder.finish(Box::new(blobs)), dir.path(), "test")
+            .expect("mounts");
+        let cache = Arc::new(ParseCache::by_content());
+        let run = run_with(1000);
+        let by_content = options(&cache, Some(&run));
+        let on_disk = read(dir.path(), "disk.yaml", &by_content);
+        let mounted = read(mount.path(), "same.yaml", &by_content);
+        assert!(Arc::ptr_eq(&on_disk, &mounted));
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            0,
+            "the revision's bytes were read"
+        );
+        // A cache not made for it reads the revision's file.
+        let plain = Arc::new(ParseCache::default());
+        read(dir.path(), "disk.yaml", &options(&plain, Some(&run)));
+        read(mount.path(), "same.yaml", &options(&plain, Some(&run)));
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
     }
 }

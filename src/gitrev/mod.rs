@@ -28,6 +28,7 @@ use offlux_sync::MutexExt as _;
 
 use crate::fsio;
 
+pub(crate) use objects::blob_id;
 pub use objects::{ObjectId, PackError};
 pub use status::{changed_files, ChangedFile};
 pub use view::mount;

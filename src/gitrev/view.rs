@@ -171,4 +171,9 @@ impl Blobs for RevisionBlobs {
         }
         Ok(object.data)
     }
+
+    fn content_id(&self, blob: usize) -> Option<Vec<u8>> {
+        let (id, _) = self.blobs.get(blob)?;
+        Some(id.as_bytes().to_vec())
+    }
 }

@@ -126,8 +126,9 @@ pub enum DiffError {
 impl Orchestrator {
     /// Reconciles both sides `request` names, cluster by cluster (see the module's docs).
     pub fn diff(&self, request: &DiffRequest) -> Result<Sides, DiffError> {
-        // The files the two sides hold alike are parsed once.
-        let this = &self.sharing_parses();
+        // The files the two sides hold alike are parsed once, and a revision's file that the
+        // working tree holds too is not read (`ParseCache::by_content`).
+        let this = &self.sharing_parses_by_content();
         let config = &this.config;
         let start = config.root.as_ref().unwrap_or(&config.path);
         // The revisions' objects, read by both sides, share one budget of bytes inflated.

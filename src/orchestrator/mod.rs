@@ -229,6 +229,20 @@ impl Orchestrator {
         }
     }
 
+    /// [`Orchestrator::sharing_parses`], the parses also kept by git blob id, for a command that
+    /// reads revisions mounted in memory beside the working tree (`ParseCache::by_content`).
+    pub(super) fn sharing_parses_by_content(&self) -> Orchestrator {
+        Orchestrator {
+            config: self.config.clone(),
+            parse_cache: Some(
+                self.parse_cache
+                    .clone()
+                    .unwrap_or_else(|| Arc::new(crate::discovery::ParseCache::by_content())),
+            ),
+            fetched: self.fetched.clone(),
+        }
+    }
+
     /// `config` run the way this orchestrator runs (sharing its parses).
     fn with_config(&self, config: Config) -> Orchestrator {
         Orchestrator {

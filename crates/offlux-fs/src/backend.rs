@@ -297,6 +297,13 @@ pub fn read_walked(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Unread> {
     Ok(bytes)
 }
 
+/// The content id of a file of a mounted tree ([`mem_tree::Blobs::content_id`]), without reading
+/// it; `None` for a path on disk, or a tree whose files have none.
+pub fn content_id(path: &Path) -> Option<Vec<u8>> {
+    let (tree, _, relative) = mounted(path)?;
+    tree.content_id(&relative)
+}
+
 fn read_mounted(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>, Unread>> {
     let (tree, _, relative) = mounted(path)?;
     Some(match tree.read(&relative, max_bytes) {

@@ -25,6 +25,12 @@ pub trait Blobs: Send + Sync {
     /// The bytes of file `blob` (the number the tree's builder gave it), refused past
     /// `max_bytes` without building them where the source can tell.
     fn read(&self, blob: usize, max_bytes: u64) -> Result<Arc<Vec<u8>>, BlobError>;
+
+    /// A name for file `blob`'s bytes that only the same bytes have (git's blob id), known
+    /// without reading them; `None` where the source has none.
+    fn content_id(&self, _blob: usize) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 #[derive(Debug)]
@@ -248,6 +254,15 @@ impl MemTree {
     }
 
     /// The bytes of file `relative`; `Ok(Err(kind))` when it is something else.
+    /// [`Blobs::content_id`] of the file at `relative` (symlinks followed), without reading it.
+    pub fn content_id(&self, relative: &Path) -> Option<Vec<u8>> {
+        let found = self.walk(relative, true).ok()?;
+        match &self.nodes[found.node] {
+            Node::File(blob) => self.blobs.content_id(*blob),
+            _ => None,
+        }
+    }
+
     pub fn read(
         &self,
         relative: &Path,
