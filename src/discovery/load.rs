@@ -68,6 +68,10 @@ pub(crate) struct LoadOptions {
 /// One text's parse, filled by the first discovery that reads the text.
 type ParseSlot = std::sync::Mutex<Option<SharedParse>>;
 
+/// A file's parse kept by its blob id, with the length of its text: the bytes reading the blob
+/// would have inflated.
+type BlobParse = (SharedParse, u64);
+
 /// A parse one run made that others take: its documents and the YAML nodes its aliases and merge
 /// keys expanded to, which each run that takes it is charged as parsing it would have charged it.
 #[derive(Clone)]
@@ -99,7 +103,7 @@ pub struct ParseCache {
     by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, SharedParse>>,
     /// Parses by git blob id, when [`ParseCache::by_content`] made the cache: a file of a
     /// revision mounted in memory whose blob a file on disk already held is not read.
-    by_blob: Option<std::sync::Mutex<std::collections::HashMap<Vec<u8>, SharedParse>>>,
+    by_blob: Option<std::sync::Mutex<std::collections::HashMap<Vec<u8>, BlobParse>>>,
     /// Each root's walk, by root and file size limit.
     walks: std::sync::Mutex<std::collections::HashMap<(PathBuf, u64), Arc<super::Walked>>>,
 }
@@ -122,15 +126,18 @@ impl ParseCache {
         }
     }
 
-    fn of_blob(&self, id: &[u8]) -> Option<SharedParse> {
+    fn of_blob(&self, id: &[u8]) -> Option<BlobParse> {
         use offlux_sync::MutexExt;
         self.by_blob.as_ref()?.locked().get(id).cloned()
     }
 
-    fn keep_blob(&self, id: Vec<u8>, parsed: &SharedParse) {
+    fn keep_blob(&self, id: Vec<u8>, parsed: &SharedParse, len: u64) {
         use offlux_sync::MutexExt;
         if let Some(by_blob) = &self.by_blob {
-            by_blob.locked().entry(id).or_insert_with(|| parsed.clone());
+            by_blob
+                .locked()
+                .entry(id)
+                .or_insert_with(|| (parsed.clone(), len));
         }
     }
 
@@ -274,10 +281,14 @@ fn read_documents(
     };
     let run = options.parse.run.as_ref();
     let cache = options.cache.as_ref();
-    // A mounted revision's file whose blob a file on disk held: that file's parse.
+    // A mounted revision's file whose blob a file on disk held: that file's parse, its bytes
+    // counted as read (the revision's budget of bytes inflated decides as if they were).
     let by_blob = || {
         let cache = cache.filter(|cache| cache.by_blob.is_some())?;
-        let shared = cache.of_blob(&crate::fsio::content_id(absolute)?)?;
+        let (shared, len) = cache.of_blob(&crate::fsio::content_id(absolute)?)?;
+        if !crate::fsio::charge_as_read(absolute, len) {
+            return None;
+        }
         cache.insert_at(absolute, shared.clone());
         Some(shared)
     };
@@ -347,7 +358,7 @@ fn read_documents(
                         let id = crate::fsio::content_id(absolute).unwrap_or_else(|| {
                             crate::gitrev::blob_id(text.as_bytes()).as_bytes().to_vec()
                         });
-                        cache.keep_blob(id, &shared);
+                        cache.keep_blob(id, &shared, text.len() as u64);
                     }
                 }
                 loaded.alias_nodes = Some(shared.alias_nodes);
@@ -361,8 +372,8 @@ fn read_documents(
         Some(Err(error)) => Err(error),
         None => parse(&text, run.cloned()),
     };
-    // A text that can expand aliases may have failed only because this run's budget ran out.
-    if parsed.is_err() && (text.contains('*') || text.contains("<<")) {
+    // A parse this run's budget stopped is read again by the next run, under its own.
+    if matches!(&parsed, Err(error) if error.kind == yaml::ErrorKind::Budget) {
         loaded.alias_nodes = None;
     }
     let diagnostics = &mut loaded.diagnostics;
@@ -661,6 +672,7 @@ mod tests {
         struct Counted {
             text: &'static str,
             reads: Arc<AtomicUsize>,
+            charged: Arc<AtomicUsize>,
         }
         impl Blobs for Counted {
             fn read(&self, _: usize, _: u64) -> Result<Arc<Vec<u8>>, BlobError> {
@@ -674,16 +686,22 @@ mod tests {
                         .to_vec(),
                 )
             }
+            fn charge_as_read(&self, _: usize, len: u64) -> bool {
+                self.charged.fetch_add(len as usize, Ordering::SeqCst);
+                true
+            }
         }
         let text = "kind: ConfigMap\ndata: {a: b}\n";
         let dir = tempfile::tempdir().expect("tempdir");
         write_all(dir.path(), &[("disk.yaml", text)]);
         let reads = Arc::new(AtomicUsize::new(0));
+        let charged = Arc::new(AtomicUsize::new(0));
         let mut builder = Builder::default();
         builder.file(Builder::ROOT, "same.yaml".into(), 0);
         let blobs = Counted {
             text,
             reads: reads.clone(),
+            charged: charged.clone(),
         };
         let mount = crate::fsio::mount(builder.finish(Box::new(blobs)), dir.path(), "test")
             .expect("mounts");
@@ -698,6 +716,8 @@ mod tests {
             0,
             "the revision's bytes were read"
         );
+        // Counted as read all the same: the revision's budget of bytes decides as if they were.
+        assert_eq!(charged.load(Ordering::SeqCst), text.len());
         // A cache not made for it reads the revision's file.
         let plain = Arc::new(ParseCache::default());
         read(dir.path(), "disk.yaml", &options(&plain, Some(&run)));

@@ -65,7 +65,12 @@ impl StatCache {
         let same_type = is_link(entry.mode) == is_link(mode)
             && is_link(entry.mode) == meta.file_type().is_symlink()
             && (is_link(entry.mode) || meta.is_file());
-        let racy = entry.mtime >= self.written;
+        // Racy as git decides it on the platforms it compares whole seconds on: changed in the
+        // second the index was written, or later.
+        let racy = entry.mtime.0 >= self.written.0;
+        // git records a racy entry's size as 0 when it writes the index again ("smudged"): such
+        // an entry says nothing of the file unless it is the empty blob's.
+        let smudged = entry.size == 0 && entry.id != super::objects::blob_id(b"");
         let (ctime, mtime) = times(&meta);
         let (ino, uid, gid) = owner(&meta);
         let unchanged = ctime == entry.ctime
@@ -74,7 +79,7 @@ impl StatCache {
             && uid == entry.uid
             && gid == entry.gid
             && meta.len() as u32 == entry.size;
-        (same_type && !racy && unchanged).then_some(entry.id)
+        (same_type && !racy && !smudged && unchanged).then_some(entry.id)
     }
 }
 
@@ -175,7 +180,7 @@ fn parse(bytes: &[u8]) -> Option<HashMap<PathBuf, Entry>> {
             return None;
         }
         if stage == 0 && !assume_valid && !not_in_worktree && file_mode {
-            let path = PathBuf::from(String::from_utf8(path).ok()?);
+            let path = path_of(path)?;
             let entry = Entry {
                 ctime,
                 mtime,
@@ -189,17 +194,30 @@ fn parse(bytes: &[u8]) -> Option<HashMap<PathBuf, Entry>> {
             entries.insert(path, entry);
         }
     }
-    // Extensions: a lower-case signature is one git requires to be understood (`link`, a split
-    // index whose entries live elsewhere; `sdir`, a sparse one).
+    // Extensions: only one whose signature starts with an upper-case letter may be passed over
+    // (the others must be understood: `link`, a split index whose entries live elsewhere; `sdir`,
+    // a sparse one).
     while reader.at < body.len() {
         let signature = reader.take(4)?;
         let size = reader.u32()? as usize;
-        if signature[0].is_ascii_lowercase() {
+        if !signature[0].is_ascii_uppercase() {
             return None;
         }
         reader.take(size)?;
     }
     Some(entries)
+}
+
+/// An entry's path, as the bytes git keeps it.
+#[cfg(unix)]
+fn path_of(bytes: Vec<u8>) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+#[cfg(not(unix))]
+fn path_of(bytes: Vec<u8>) -> Option<PathBuf> {
+    String::from_utf8(bytes).ok().map(PathBuf::from)
 }
 
 /// Reads an index's fields in order, every read bounded.
@@ -317,5 +335,39 @@ mod tests {
         let entries = parse(&bytes).expect("parses");
         assert!(entries.contains_key(Path::new("apps/one.yaml")));
         assert!(entries.contains_key(Path::new("apps/two.yaml")));
+    }
+
+    /// A file's own metadata matches its entry; a smudged entry (size 0, as git writes a racy
+    /// one again) and one written in the index's second do not say what the file holds.
+    #[cfg(unix)]
+    #[test]
+    fn an_entry_tells_the_blob_only_when_it_can() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("a.yaml");
+        std::fs::write(&file, "a: 1\n").expect("write");
+        let meta = std::fs::metadata(&file).expect("metadata");
+        let id = super::super::objects::blob_id(b"a: 1\n");
+        let entry = |size: u32| Entry {
+            ctime: (meta.ctime() as u32, meta.ctime_nsec() as u32),
+            mtime: (meta.mtime() as u32, meta.mtime_nsec() as u32),
+            ino: meta.ino() as u32,
+            uid: meta.uid(),
+            gid: meta.gid(),
+            size,
+            mode: 0o100644,
+            id,
+        };
+        let cache = |entry: Entry, written: (u32, u32)| StatCache {
+            entries: HashMap::from([(PathBuf::from("a.yaml"), entry)]),
+            written,
+        };
+        let later = (meta.mtime() as u32 + 2, 0);
+        let blob = |cache: StatCache| cache.blob_of(Path::new("a.yaml"), &file, 0o100644);
+        assert_eq!(blob(cache(entry(5), later)), Some(id));
+        assert_eq!(blob(cache(entry(0), later)), None, "smudged");
+        assert_eq!(blob(cache(entry(6), later)), None, "another size");
+        let same_second = (meta.mtime() as u32, 999_999_999);
+        assert_eq!(blob(cache(entry(5), same_second)), None, "racy");
     }
 }

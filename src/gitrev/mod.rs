@@ -355,6 +355,17 @@ impl Repository {
     }
 }
 
+impl Repository {
+    /// Counts `len` bytes as extracted, as reading an object of that size would: for a file's
+    /// bytes taken from elsewhere (a working-tree file with the same blob id) in place of reading
+    /// its blob. False when that passes the budget.
+    pub(crate) fn charge_extracted(&self, len: u64) -> bool {
+        self.budget.as_ref().is_none_or(|budget| {
+            (budget.charge(crate::budget::Resource::ExtractedBytes, len)).is_ok()
+        })
+    }
+}
+
 /// A small text file of the git directory `root` (a ref, `HEAD`, `config`), through
 /// [`read_limited`].
 fn read_small(path: &Path, root: &Path) -> Result<String, GitError> {

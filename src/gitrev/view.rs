@@ -176,4 +176,8 @@ impl Blobs for RevisionBlobs {
         let (id, _) = self.blobs.get(blob)?;
         Some(id.as_bytes().to_vec())
     }
+
+    fn charge_as_read(&self, _blob: usize, len: u64) -> bool {
+        self.repository.charge_extracted(len)
+    }
 }

@@ -304,6 +304,11 @@ pub fn content_id(path: &Path) -> Option<Vec<u8>> {
     tree.content_id(&relative)
 }
 
+/// [`MemTree::charge_as_read`] for a file of a mounted tree; true for a path on disk.
+pub fn charge_as_read(path: &Path, len: u64) -> bool {
+    mounted(path).is_none_or(|(tree, _, relative)| tree.charge_as_read(&relative, len))
+}
+
 fn read_mounted(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>, Unread>> {
     let (tree, _, relative) = mounted(path)?;
     Some(match tree.read(&relative, max_bytes) {

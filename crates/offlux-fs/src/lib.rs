@@ -24,7 +24,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use crate::facts::{is_within, FsFacts};
-pub use backend::{canonicalize, content_id, mount};
+pub use backend::{canonicalize, charge_as_read, content_id, mount};
 pub use backend::{EntryKind, FileKind, Mount};
 
 /// The largest file a guarded read takes, unless the caller asks for less: far above any

@@ -31,6 +31,12 @@ pub trait Blobs: Send + Sync {
     fn content_id(&self, _blob: usize) -> Option<Vec<u8>> {
         None
     }
+
+    /// Counts `len` bytes of file `blob` as read without reading them (see
+    /// [`MemTree::charge_as_read`]); false when that is over the source's limit.
+    fn charge_as_read(&self, _blob: usize, _len: u64) -> bool {
+        true
+    }
 }
 
 #[derive(Debug)]
@@ -253,7 +259,6 @@ impl MemTree {
             .collect())
     }
 
-    /// The bytes of file `relative`; `Ok(Err(kind))` when it is something else.
     /// [`Blobs::content_id`] of the file at `relative` (symlinks followed), without reading it.
     pub fn content_id(&self, relative: &Path) -> Option<Vec<u8>> {
         let found = self.walk(relative, true).ok()?;
@@ -263,6 +268,21 @@ impl MemTree {
         }
     }
 
+    /// Charges the file at `relative` (symlinks followed) to what its source counts of bytes
+    /// read, as reading its `len` bytes would have ([`Blobs::charge_as_read`]): for bytes
+    /// taken from elsewhere by [`MemTree::content_id`]. False when that is over the source's
+    /// limit (the file is then read, and refused, as any other).
+    pub fn charge_as_read(&self, relative: &Path, len: u64) -> bool {
+        match self
+            .walk(relative, true)
+            .map(|found| &self.nodes[found.node])
+        {
+            Ok(Node::File(blob)) => self.blobs.charge_as_read(*blob, len),
+            _ => false,
+        }
+    }
+
+    /// The bytes of file `relative`; `Ok(Err(kind))` when it is something else.
     pub fn read(
         &self,
         relative: &Path,
