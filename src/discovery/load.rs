@@ -89,8 +89,8 @@ impl SharedParse {
 /// Charges `run` the `alias_nodes` a parse another run made expanded, as parsing the text itself
 /// would have: false, charging nothing, when that does not fit in what is left of its budget
 /// (the file is then read again and parsed under that budget, which stops it where parsing alone
-/// would; read again, not taken from the command's first reading, so a file changed on disk since
-/// is read as it is now — the run fails over its budget either way).
+/// would; read again, not taken from the command's first reading, so a file changed on disk
+/// during the command is read as it is now).
 pub(crate) fn charge_parse(run: Option<&Arc<RunBudget>>, alias_nodes: u64) -> bool {
     let Some(run) = run.filter(|_| alias_nodes > 0) else {
         return true;
