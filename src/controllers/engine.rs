@@ -402,9 +402,12 @@ impl HelmRenderer for HelmEngine {
         if !request.values_files.is_empty() {
             chart.values = values_files(request, &chart)?;
         }
-        let unread_values = self
-            .values_usage(&request.chart, &chart)
-            .unread_keys(&chart, &request.values);
+        // The values keys the chart never reads: kept with a render in the cache, and worked out
+        // (reading every template of the chart) only for a render that is not.
+        let unread_values = || {
+            self.values_usage(&request.chart, &chart)
+                .unread_keys(&chart, &request.values)
+        };
         let chart_label = format!("{} {}", chart.metadata.name, chart.metadata.version);
         let mut options = helm::RenderOptions::new(&request.release_name, &request.namespace);
         if let Some(version) = &request.kube_version {
@@ -437,19 +440,22 @@ impl HelmRenderer for HelmEngine {
             .filter(|entry| self.budget.can_take(&entry.needed))
             // Another render may have taken the room since: then this one is rendered afresh.
             .filter(|entry| self.budget.charge_all(&entry.charged));
-        let rendered = match hit {
-            Some(entry) => Ok(entry.rendered),
+        let (rendered, unread_values) = match hit {
+            Some(entry) => (Ok(entry.rendered), entry.unread_values),
             None => {
+                let unread_values = unread_values();
                 let tally = cached.as_ref().map(|_| {
                     let tally = Arc::new(crate::budget::RunBudget::tally_of(self.budget.clone()));
                     options.run = tally.clone();
                     tally
                 });
-                helm::template(chart, &request.values, &options).inspect(|rendered| {
-                    if let Some(((cache, key), tally)) = cached.as_ref().zip(tally) {
-                        cache.put(key, rendered, &tally);
-                    }
-                })
+                let rendered =
+                    helm::template(chart, &request.values, &options).inspect(|rendered| {
+                        if let Some(((cache, key), tally)) = cached.as_ref().zip(tally) {
+                            cache.put(key, rendered, &tally, &unread_values);
+                        }
+                    });
+                (rendered, unread_values)
             }
         };
         let rendered = rendered.map_err(|e| {
@@ -554,13 +560,16 @@ impl RenderCache {
         )
         .ok()?;
         // The first line says what the render charged the run's budget and the most it checked
-        // there was room for (by flag), the rest is the render.
-        let (budget, rendered) = text.split_once('\n')?;
+        // there was room for (by flag), the second the values keys the chart does not read, the
+        // rest is the render.
+        let (budget, rest) = text.split_once('\n')?;
+        let (unread_values, rendered) = rest.split_once('\n')?;
         let budget: std::collections::BTreeMap<String, [u64; 2]> =
             serde_json::from_str(budget).ok()?;
         let mut entry = CachedRender {
             charged: Vec::new(),
             needed: Vec::new(),
+            unread_values: serde_json::from_str(unread_values).ok()?,
             rendered: helm::rendered_from_json(rendered)?,
         };
         for (flag, [charged, checked]) in budget {
@@ -571,15 +580,26 @@ impl RenderCache {
         Some(entry)
     }
 
-    fn put(&self, key: &str, rendered: &helm::Rendered, tally: &crate::budget::RunBudget) {
+    fn put(
+        &self,
+        key: &str,
+        rendered: &helm::Rendered,
+        tally: &crate::budget::RunBudget,
+        unread_values: &[Vec<String>],
+    ) {
         let budget: std::collections::BTreeMap<&str, [u64; 2]> = (crate::budget::Resource::ALL
             .into_iter())
         .map(|r| (r.flag(), [tally.used(r), tally.checked(r)]))
         .filter(|(_, amounts)| amounts.iter().any(|&a| a > 0))
         .collect();
+        let (Ok(budget), Ok(unread_values)) = (
+            serde_json::to_string(&budget),
+            serde_json::to_string(unread_values),
+        ) else {
+            return;
+        };
         let text = format!(
-            "{}\n{}",
-            serde_json::to_string(&budget).unwrap_or_default(),
+            "{budget}\n{unread_values}\n{}",
             helm::rendered_to_json(rendered)
         );
         if text.len() as u64 <= Self::MAX_ENTRY_BYTES {
@@ -593,6 +613,9 @@ impl RenderCache {
 struct CachedRender {
     charged: Vec<(crate::budget::Resource, u64)>,
     needed: Vec<(crate::budget::Resource, u64)>,
+    /// The values keys the chart does not read (`helm::ValuesUsage::unread_keys`): like the
+    /// render, a function of what the key holds.
+    unread_values: Vec<Vec<String>>,
     rendered: helm::Rendered,
 }
 

@@ -178,3 +178,53 @@ fn a_render_read_back_charges_the_budget_its_render_did() {
     let (code, all) = run(&["--max-rendered-objects", "1000"]);
     assert_eq!(code, Some(0), "{all}");
 }
+
+/// The values keys a chart does not read (OFX110) are kept with its render: a run that reads the
+/// render back reports the same findings as one that renders, without reading the chart's
+/// templates again.
+#[test]
+fn a_render_read_back_keeps_the_values_keys_its_chart_does_not_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root, 1);
+    let app = std::fs::read_to_string(root.join("clusters/dev/app.yaml")).expect("read");
+    write(
+        root,
+        "clusters/dev/app.yaml",
+        &app.replace("values: {replicas: 1}", "values: {replicas: 1, unused: x}"),
+    );
+    let validate = |extra: &[&str]| {
+        let output = offlux()
+            .env("XDG_CACHE_HOME", root.join(".cache"))
+            .args(["validate", "-o", "json", "--path"])
+            .arg(root.join("clusters/dev"))
+            .arg("--root")
+            .arg(root)
+            .args(extra)
+            .output()
+            .expect("runs");
+        let findings: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("a JSON list");
+        let unread: Vec<String> = (findings.as_array().expect("a list").iter())
+            .filter(|f| f["code"] == "OFX110")
+            .map(|f| format!("{} {}", f["path"], f["message"]))
+            .collect();
+        unread
+    };
+    let fresh = validate(&["--no-cache"]);
+    assert_eq!(fresh.len(), 1, "{fresh:?}");
+    assert!(
+        fresh[0].starts_with("\"$.spec.values.unused\""),
+        "{fresh:?}"
+    );
+    assert!(entries(root).is_empty());
+    assert_eq!(validate(&[]), fresh, "rendered and kept");
+    let kept = entries(root);
+    assert_eq!(kept.len(), 1);
+    // Read back (changed by hand, the change shows), with the same finding.
+    let text = std::fs::read_to_string(&kept[0]).expect("read");
+    std::fs::write(&kept[0], text.replace("\"unused\"", "\"other\"")).expect("write");
+    let read_back = validate(&[]);
+    assert_eq!(read_back.len(), 1, "{read_back:?}");
+    assert!(read_back[0].contains("other"), "{read_back:?}");
+}
