@@ -110,29 +110,39 @@ fn reads_this_repository() {
 /// A `git gc` beside a run packs the loose objects and removes them after the store was opened:
 /// the store looks for the new pack, as git does (`reprepare_packed_git`), instead of calling
 /// the object missing.
-#[test]
-fn objects_packed_after_the_store_opened_are_found() {
-    let git = |dir: &Path, args: &[&str]| {
-        std::process::Command::new("git")
-            .current_dir(dir)
-            .args([
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "user.name=t",
-                "-c",
-                "gc.auto=0",
-            ])
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-    };
+/// `git ARGS…` in `dir`, as a test makes its fixture; `None` when it fails (or there is no git).
+fn git(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    std::process::Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "-c",
+            "gc.auto=0",
+        ])
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+}
+
+/// A new repository in a temporary directory; `None` (the test is skipped) without git.
+fn new_repository() -> Option<tempfile::TempDir> {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     if git(dir.path(), &["init", "-q"]).is_none() {
         eprintln!("skipped: no git");
-        return;
+        return None;
     }
+    Some(dir)
+}
+
+#[test]
+fn objects_packed_after_the_store_opened_are_found() {
+    let Some(dir) = new_repository() else {
+        return;
+    };
     std::fs::write(dir.path().join("a.yaml"), "a: 1\n").unwrap_or_else(|e| panic!("{e}"));
     git(dir.path(), &["add", "-A"]).unwrap_or_else(|| panic!("git add"));
     git(dir.path(), &["commit", "-q", "-m", "one"]).unwrap_or_else(|| panic!("git commit"));
@@ -182,20 +192,9 @@ fn a_blob_id_is_the_one_git_gives() {
 /// time moved), and an entry as new as the index itself (racy) is not trusted.
 #[test]
 fn the_index_spares_reading_unchanged_files_only() {
-    let git = |dir: &Path, args: &[&str]| {
-        std::process::Command::new("git")
-            .current_dir(dir)
-            .args(["-c", "user.email=t@t", "-c", "user.name=t"])
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-    };
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    if git(dir.path(), &["init", "-q"]).is_none() {
-        eprintln!("skipped: no git");
+    let Some(dir) = new_repository() else {
         return;
-    }
+    };
     let now = std::time::SystemTime::now();
     let write = |name: &str, text: &str, modified: std::time::SystemTime| {
         let path = dir.path().join(name);

@@ -32,17 +32,22 @@ fn fixture(root: &Path, replicas: u32) {
     );
 }
 
-fn build(root: &Path, extra: &[&str]) -> String {
-    let output = offlux()
+/// `offlux VERB… EXTRA…` on the fixture's cluster, with the cache under `root`.
+fn run_in(root: &Path, verb: &[&str], extra: &[&str]) -> std::process::Output {
+    offlux()
         .env("XDG_CACHE_HOME", root.join(".cache"))
-        .args(["build", "hr", "app"])
-        .args(extra)
+        .args(verb)
         .arg("--path")
         .arg(root.join("clusters/dev"))
         .arg("--root")
         .arg(root)
+        .args(extra)
         .output()
-        .expect("runs");
+        .expect("runs")
+}
+
+fn build(root: &Path, extra: &[&str]) -> String {
+    let output = run_in(root, &["build", "hr", "app"], extra);
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -125,15 +130,7 @@ fn a_render_read_back_charges_the_budget_its_render_did() {
         "{{- range until 500 }}{{ $x := . }}{{- end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rendered-{{ .Values.replicas }}\n",
     );
     let run = |extra: &[&str]| {
-        let output = offlux()
-            .env("XDG_CACHE_HOME", root.join(".cache"))
-            .args(["test", "--path"])
-            .arg(root.join("clusters/dev"))
-            .arg("--root")
-            .arg(root)
-            .args(extra)
-            .output()
-            .expect("runs");
+        let output = run_in(root, &["test"], extra);
         let all = format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
@@ -194,15 +191,7 @@ fn a_render_read_back_keeps_the_values_keys_its_chart_does_not_read() {
         &app.replace("values: {replicas: 1}", "values: {replicas: 1, unused: x}"),
     );
     let validate = |extra: &[&str]| {
-        let output = offlux()
-            .env("XDG_CACHE_HOME", root.join(".cache"))
-            .args(["validate", "-o", "json", "--path"])
-            .arg(root.join("clusters/dev"))
-            .arg("--root")
-            .arg(root)
-            .args(extra)
-            .output()
-            .expect("runs");
+        let output = run_in(root, &["validate", "-o", "json"], extra);
         let findings: serde_json::Value =
             serde_json::from_slice(&output.stdout).expect("a JSON list");
         let unread: Vec<String> = (findings.as_array().expect("a list").iter())
