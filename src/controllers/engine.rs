@@ -196,6 +196,15 @@ pub struct HeldChart {
     chart: helm::Chart,
     bytes: u64,
     budget: Arc<crate::budget::RunBudget>,
+    /// `helm::chart_digest` of the chart, for the render cache's keys: hashed once however many
+    /// releases render it.
+    digest: std::sync::OnceLock<String>,
+}
+
+impl HeldChart {
+    fn digest(&self) -> &str {
+        self.digest.get_or_init(|| helm::chart_digest(&self.chart))
+    }
 }
 
 impl Drop for HeldChart {
@@ -299,6 +308,7 @@ impl ChartLoad {
         self.charged.store(0, Ordering::Relaxed);
         Ok(Arc::new(HeldChart {
             chart,
+            digest: std::sync::OnceLock::new(),
             bytes,
             budget: self.budget.clone(),
         }))
@@ -429,7 +439,8 @@ impl HelmRenderer for HelmEngine {
             ChartLocation::Repository(_) => None,
         };
         let cached = self.render_cache.as_ref().map(|cache| {
-            let key = cache.key(&helm::render_key(&chart, &request.values, &options));
+            let key = helm::render_key_of(held.digest(), &chart, &request.values, &options);
+            let key = cache.key(&key);
             (cache, key)
         });
         // A render read back charges the run's budget what rendering it charged, so what a run

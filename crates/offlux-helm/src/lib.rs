@@ -47,6 +47,8 @@ pub use load::{load_archive, load_dir, ChargeLoad, LoadOptions};
 pub use render::{
     render_chart, show_only, template, Manifest, Release, RenderOptions, Rendered, FIXED_NOW,
 };
-pub use render_key::{render_key, rendered_from_json, rendered_to_json};
+pub use render_key::{
+    chart_digest, render_key, render_key_of, rendered_from_json, rendered_to_json,
+};
 pub use sort::{split_manifests, INSTALL_ORDER};
 pub use values_usage::{unread_keys, ValuesPath, ValuesUsage};

@@ -43,8 +43,13 @@ fn bytes(hasher: &mut Sha256, name: &str, data: &[u8]) {
 }
 
 fn chart(hasher: &mut Sha256, chart: &Chart) {
-    field(hasher, "metadata", &chart.metadata);
     field(hasher, "values", &chart.values);
+    chart_but_values(hasher, chart);
+}
+
+/// All of `chart` but its own values (which a release's `valuesFiles` may replace).
+fn chart_but_values(hasher: &mut Sha256, chart: &Chart) {
+    field(hasher, "metadata", &chart.metadata);
     if let Some(schema) = &chart.schema {
         bytes(hasher, "schema", schema);
     }
@@ -63,9 +68,29 @@ fn chart(hasher: &mut Sha256, chart: &Chart) {
 
 /// The key of rendering `chart` with `values` as `options` say, as 64 hex digits.
 pub fn render_key(chart: &Chart, values: &Value, options: &RenderOptions) -> String {
+    render_key_of(&chart_digest(chart), chart, values, options)
+}
+
+/// The digest of all of `chart` but its own values (its metadata, schema, templates, files and
+/// subcharts whole), for [`render_key_of`]: worked out once for a chart many releases render.
+pub fn chart_digest(chart: &Chart) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(b"offlux-helm render v1\0");
-    self::chart(&mut hasher, chart);
+    chart_but_values(&mut hasher, chart);
+    hex::encode(hasher.finalize())
+}
+
+/// [`render_key`], with `digest` the [`chart_digest`] of `chart` (whose own values may have been
+/// replaced since: they are hashed here).
+pub fn render_key_of(
+    digest: &str,
+    chart: &Chart,
+    values: &Value,
+    options: &RenderOptions,
+) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"offlux-helm render v2\0");
+    bytes(&mut hasher, "chart", digest.as_bytes());
+    field(&mut hasher, "values", &chart.values);
     field(&mut hasher, "user-values", values);
     field(&mut hasher, "release", &options.release);
     field(&mut hasher, "kube-version", &options.kube_version);
@@ -224,7 +249,25 @@ mod tests {
             let mut c = chart();
             change(&mut c);
             assert_ne!(render_key(&c, &values, &options), base, "{what}");
+            // A digest worked out once stands for all of the chart but its own values, which a
+            // release's `valuesFiles` replace after it is taken: those are hashed with the key.
+            let digest = chart_digest(&c);
+            assert_eq!(
+                render_key_of(&digest, &c, &values, &options),
+                render_key(&c, &values, &options),
+                "{what}"
+            );
+            if what != "values.yaml" {
+                assert_ne!(digest, chart_digest(&chart()), "{what}");
+            }
         }
+        let mut replaced = chart();
+        replaced.values = Value::map(BTreeMap::new());
+        assert_ne!(
+            render_key_of(&chart_digest(&chart()), &replaced, &values, &options),
+            base,
+            "values replaced after the digest"
+        );
         let other_values = Value::map(BTreeMap::from([("b".to_owned(), Value::Int(3))]));
         assert_ne!(
             render_key(&chart(), &other_values, &options),
