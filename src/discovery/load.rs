@@ -59,8 +59,8 @@ pub(crate) struct LoadOptions {
 
 /// Files parsed once for several discoveries of the same trees (the two sides of a diff, the
 /// clusters of one path): documents keyed by the file's whole text, so a hit is the same bytes
-/// parsed with the same options. Only files that parsed, and whose text holds no alias or merge
-/// key (nothing a run's budget would be charged for), are kept.
+/// parsed with the same options. Only files that parsed are kept, each with the YAML nodes its
+/// aliases and merge keys expanded to, which a run that takes it is charged ([`SharedParse`]).
 ///
 /// The same files are also kept by path: a command reads its trees several times (the path, then
 /// each cluster; a diff's changed files, then each side), and a file's text does not change within

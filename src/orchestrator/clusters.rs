@@ -189,17 +189,8 @@ impl Orchestrator {
                 left_out: Some(left_out),
             })
         };
-        let results: Vec<Result<ClusterRun, RunError>> = std::thread::scope(|scope| {
-            let running: Vec<_> = (discovered.into_iter())
-                .map(|cluster| scope.spawn(|| run_one(cluster)))
-                .collect();
-            (running.into_iter())
-                .map(|handle| {
-                    handle.join().unwrap_or_else(|_| {
-                        Err(RunError::Setting("reconciling a cluster failed".to_owned()))
-                    })
-                })
-                .collect()
+        let results = side_by_side(discovered, run_one, || {
+            RunError::Setting("reconciling a cluster failed".to_owned())
         });
         let mut runs = Vec::with_capacity(results.len());
         for result in results {
@@ -220,6 +211,24 @@ impl Orchestrator {
         config.root = Some(root.to_path_buf());
         self.with_config(config)
     }
+}
+
+/// `run` on each of `items` at once, each on a thread of its own, the results in the items'
+/// order; `failed()` for one whose thread panicked. For clusters' narrowed runs, which are small
+/// and partly serial.
+pub(super) fn side_by_side<I: Send, T: Send, E: Send>(
+    items: Vec<I>,
+    run: impl Fn(I) -> Result<T, E> + Sync,
+    failed: impl Fn() -> E,
+) -> Vec<Result<T, E>> {
+    std::thread::scope(|scope| {
+        let running: Vec<_> = (items.into_iter())
+            .map(|item| scope.spawn(|| run(item)))
+            .collect();
+        (running.into_iter())
+            .map(|handle| handle.join().unwrap_or_else(|_| Err(failed())))
+            .collect()
+    })
 }
 
 /// One cluster on the two sides of a comparison (`diff`): on both, or on one only.

@@ -451,19 +451,8 @@ impl Orchestrator {
         // the clusters are reconciled side by side; a whole diff takes them one after another, to
         // hold one cluster's charts and tables at a time.
         let results: Vec<Result<(ClusterSides, bool), String>> = if files.is_some() {
-            std::thread::scope(|scope| {
-                let running: Vec<_> = paired
-                    .into_iter()
-                    .map(|paired| scope.spawn(|| one_cluster(paired)))
-                    .collect();
-                running
-                    .into_iter()
-                    .map(|handle| {
-                        handle
-                            .join()
-                            .unwrap_or_else(|_| Err("reconciling a cluster failed".to_owned()))
-                    })
-                    .collect()
+            clusters::side_by_side(paired, one_cluster, || {
+                "reconciling a cluster failed".to_owned()
             })
         } else {
             let mut results = Vec::new();
