@@ -236,7 +236,7 @@ pub(super) fn run(
     };
     // From here on a signal cancels both sides' runs, whenever each starts, and the command
     // ends with the signal's status: never with a comparison of what was cut short.
-    super::interrupt::listen();
+    super::interrupt::listen_to_the_end();
     let sides = args.run.orchestrate_with(|offlux| offlux.diff(&request));
     if let Some(interrupted) = super::interrupt::error() {
         return Err(interrupted);

@@ -3,7 +3,7 @@
 //! finish the second as if nothing had happened), and the command ends with the shell's status
 //! for the signal (`CliError::Interrupted`: 130, 143).
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use offlux_sync::MutexExt as _;
@@ -16,6 +16,8 @@ use crate::platform::signals;
 static RECEIVED: AtomicI32 = AtomicI32::new(0);
 static WATCHED: Mutex<Vec<CancelToken>> = Mutex::new(Vec::new());
 static BUDGETS: Mutex<Vec<Arc<RunBudget>>> = Mutex::new(Vec::new());
+/// Set by a command that checks for a signal itself after its work ([`listen_to_the_end`]).
+static COMMAND_ENDS_ITSELF: AtomicBool = AtomicBool::new(false);
 
 /// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing). Before
 /// any run has started (discovery, fetching sources) a signal ends the process as it would have
@@ -43,10 +45,19 @@ pub(super) fn listen() {
         // removed, or it would outlive the command.
         #[cfg(feature = "network")]
         offlux_git::ssh::stop_all();
-        if !running {
+        if !running && !COMMAND_ENDS_ITSELF.load(Ordering::Acquire) {
             signals::end_as_by_default(signal);
         }
     });
+}
+
+/// [`listen`] for a command that asks [`error`] once its work is done and ends with the
+/// signal's status (`diff`: a signal while either side is discovered, before any run has
+/// started, must still end it with 130 or 143 and nothing compared, not kill it outright).
+/// Runs started afterwards are cancelled at once.
+pub(super) fn listen_to_the_end() {
+    COMMAND_ENDS_ITSELF.store(true, Ordering::Release);
+    listen();
 }
 
 /// Cancels `token` when a signal arrives, or at once if one has.
