@@ -378,43 +378,34 @@ pub(super) fn before_variable(path: &str) -> Option<String> {
     Some(literal.join("/"))
 }
 
-/// The kustomization trees of the Kustomizations written in a repository, each read once from
-/// the files as written, to ask which of them read a file. Kustomizations of an ExternalArtifact
-/// are left out (their files come from anywhere).
-pub(crate) struct KustomizationTrees {
-    kustomization_dirs: foldhash::HashSet<PathBuf>,
-    trees: Vec<(ResourceId, Inputs)>,
-}
-
-impl KustomizationTrees {
-    pub(crate) fn of(repository: &Repository) -> Self {
-        let reader = Reader::new(repository);
-        let trees = (repository.flux_objects.iter())
-            .filter_map(|flux| match &flux.spec {
-                FluxSpec::Kustomization(k) if k.source_ref.kind != "ExternalArtifact" => Some((
-                    flux.object.id.clone(),
-                    reader.kustomization(&k.path, &k.components),
-                )),
-                _ => None,
-            })
-            .collect();
-        KustomizationTrees {
-            kustomization_dirs: reader.kustomization_dirs,
-            trees,
+/// For each of `files` (relative to the repository root), the Kustomizations written in
+/// `repository` whose kustomization tree, as written, may read it; each Kustomization with its
+/// written id. Kustomizations of an ExternalArtifact are left out (their files come from
+/// anywhere).
+pub(crate) fn kustomizations_reading(
+    repository: &Repository,
+    files: &[&Path],
+) -> BTreeMap<PathBuf, Vec<ResourceId>> {
+    let mut found: BTreeMap<PathBuf, Vec<ResourceId>> = BTreeMap::new();
+    if files.is_empty() {
+        return found;
+    }
+    let reader = Reader::new(repository);
+    for flux in &repository.flux_objects {
+        let FluxSpec::Kustomization(k) = &flux.spec else {
+            continue;
+        };
+        if k.source_ref.kind == "ExternalArtifact" {
+            continue;
+        }
+        let inputs = reader.kustomization(&k.path, &k.components);
+        for file in files {
+            if !inputs.reach(file, &reader.kustomization_dirs).is_empty() {
+                (found.entry(file.to_path_buf()).or_default()).push(flux.object.id.clone());
+            }
         }
     }
-
-    /// The Kustomizations whose trees may read `file` (relative to the repository root), by
-    /// their written ids, sorted.
-    pub(crate) fn readers_of(&self, file: &Path) -> Vec<ResourceId> {
-        let mut readers: Vec<ResourceId> = (self.trees.iter())
-            .filter(|(_, tree)| !tree.reach(file, &self.kustomization_dirs).is_empty())
-            .map(|(id, _)| id.clone())
-            .collect();
-        readers.sort();
-        readers.dedup();
-        readers
-    }
+    found
 }
 
 #[cfg(test)]

@@ -38,11 +38,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use offlux_sync::MutexExt as _;
 
-use super::reading::KustomizationTrees;
 use crate::controllers::depend::Producers;
 use crate::discovery::Repository;
 use crate::model::ResourceId;
@@ -88,6 +87,27 @@ fn is_kustomization(id: &ResourceId) -> bool {
     id.kind == "Kustomization" && id.group == "kustomize.toolkit.fluxcd.io"
 }
 
+/// The Kustomizations whose kustomization trees read each seed's file, by the seed's kind and name.
+fn seed_readers(
+    repository: &Repository,
+    seeds: &[(&std::path::Path, &ResourceId)],
+) -> BTreeMap<KindName, Vec<ResourceId>> {
+    let files: Vec<&std::path::Path> = seeds.iter().map(|(file, _)| *file).collect();
+    let readers = super::reading::kustomizations_reading(repository, &files);
+    let mut by_seed: BTreeMap<KindName, Vec<ResourceId>> = BTreeMap::new();
+    for (file, id) in seeds {
+        if let Some(found) = readers.get(*file) {
+            let entry = by_seed.entry(kind_name(id)).or_default();
+            entry.extend(found.iter().filter(|k| *k != *id).cloned());
+        }
+    }
+    for readers in by_seed.values_mut() {
+        readers.sort();
+        readers.dedup();
+    }
+    by_seed
+}
+
 /// The state of a scoped run, shared by the bodies.
 pub(crate) struct Scope {
     targets: Vec<Target>,
@@ -111,15 +131,10 @@ pub(crate) struct Scope {
     defers_kustomizations: bool,
     /// Set when a Kustomization was deferred.
     deferred_a_kustomization: AtomicBool,
-    /// The files of the objects the run starts from as written (nothing statically applies
-    /// them), by kind and name.
-    seed_files: BTreeMap<KindName, Vec<PathBuf>>,
-    /// The written Kustomizations' trees (where Kustomizations may be deferred): those that read
-    /// a seed's file stand in for its producers, so a needed seed's are built and apply their
-    /// version of it.
-    trees: Option<KustomizationTrees>,
-    /// Each seed's readers, once asked for.
-    seed_readers: Mutex<BTreeMap<KindName, Arc<Vec<ResourceId>>>>,
+    /// For each object the run starts from as written (nothing statically applies it), the
+    /// Kustomizations whose kustomization trees read its file: where Kustomizations are deferred,
+    /// these stand in for its producers, so a needed one is built and applies its version.
+    seed_readers: BTreeMap<KindName, Vec<ResourceId>>,
     handle: OnceLock<Handle<ResourceId>>,
 }
 
@@ -168,15 +183,11 @@ impl Scope {
             released_all: AtomicBool::new(false),
             defers_kustomizations,
             deferred_a_kustomization: AtomicBool::new(false),
-            seed_files: seeds.iter().fold(BTreeMap::new(), |mut files, (file, id)| {
-                files
-                    .entry(kind_name(id))
-                    .or_insert_with(Vec::new)
-                    .push(file.to_path_buf());
-                files
-            }),
-            trees: defers_kustomizations.then(|| KustomizationTrees::of(repository)),
-            seed_readers: Mutex::new(BTreeMap::new()),
+            seed_readers: if defers_kustomizations {
+                seed_readers(repository, seeds)
+            } else {
+                BTreeMap::new()
+            },
             handle: OnceLock::new(),
         };
         for id in written {
@@ -216,37 +227,15 @@ impl Scope {
     /// file of `seed` (an object the run starts from as written): its build would have applied
     /// its own version of it.
     pub(crate) fn a_deferred_kustomization_reads(&self, seed: &ResourceId) -> bool {
-        let readers = self.seed_readers(seed);
-        if readers.is_empty() {
+        let Some(readers) = self.seed_readers.get(&kind_name(seed)) else {
             return false;
-        }
+        };
         let deferred = self.deferred.locked();
         deferred.iter().filter(|id| is_kustomization(id)).any(|id| {
             readers
                 .iter()
                 .any(|reader| kind_name(reader) == kind_name(id))
         })
-    }
-
-    /// The written Kustomizations whose trees read the file of the seed `id` (none for an object
-    /// that is not one, or where Kustomizations are not deferred), but `id` itself.
-    fn seed_readers(&self, id: &ResourceId) -> Arc<Vec<ResourceId>> {
-        let key = kind_name(id);
-        let (Some(trees), Some(files)) = (&self.trees, self.seed_files.get(&key)) else {
-            return Arc::default();
-        };
-        if let Some(known) = self.seed_readers.locked().get(&key) {
-            return known.clone();
-        }
-        let mut readers: Vec<ResourceId> = (files.iter())
-            .flat_map(|file| trees.readers_of(file))
-            .filter(|reader| kind_name(reader) != key)
-            .collect();
-        readers.sort();
-        readers.dedup();
-        let readers = Arc::new(readers);
-        self.seed_readers.locked().insert(key, readers.clone());
-        readers
     }
 
     /// Whether the deferred producers include a Kustomization.
@@ -272,7 +261,13 @@ impl Scope {
             woken.insert(kind_name(&id));
             let by = producers.of(&id);
             if by.is_empty() {
-                work.extend(self.seed_readers(&id).iter().cloned());
+                work.extend(
+                    self.seed_readers
+                        .get(&kind_name(&id))
+                        .into_iter()
+                        .flatten()
+                        .cloned(),
+                );
             }
             work.extend(by);
             if pending(&id) {
