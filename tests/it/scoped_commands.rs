@@ -13,10 +13,14 @@ use offlux::controllers::engine::{HelmEngine, KustomizeEngine};
 use offlux::controllers::helmrelease::{
     HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
 };
-use offlux::controllers::runtime::{run, RunOptions, RunReport};
+use offlux::controllers::runtime::{
+    run, BuildError, BuiltObject, KustomizationBuilder, RunOptions, RunReport,
+};
+use offlux::diagnostic::Diagnostic;
 use offlux::discovery::{discover, Options, Repository};
 use offlux::selection::scope::Target;
 use offlux::store::Status;
+use offlux::yaml::Node;
 
 use crate::common::test_data;
 
@@ -700,4 +704,357 @@ fn a_target_waiting_on_what_no_file_defines_ends_as_in_the_whole_run() {
     let needy = outcome(&scoped, "HelmRelease", "needy");
     assert_eq!(needy, outcome(&full, "HelmRelease", "needy"));
     assert!(needy.0.contains("Ready"), "{needy:?}");
+}
+
+/// The kustomize engine, recording the directories it was asked to build (relative to the root).
+struct CountingBuilds<'a> {
+    engine: KustomizeEngine,
+    root: &'a Path,
+    built: Mutex<Vec<String>>,
+}
+
+impl KustomizationBuilder for CountingBuilds<'_> {
+    fn build(
+        &self,
+        root: &Path,
+        dir: &Path,
+        kustomization: &Node,
+    ) -> Result<Vec<BuiltObject>, String> {
+        self.record(dir);
+        self.engine.build(root, dir, kustomization)
+    }
+
+    fn build_with_warnings(
+        &self,
+        root: &Path,
+        dir: &Path,
+        kustomization: &Node,
+    ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), BuildError> {
+        self.record(dir);
+        self.engine.build_with_warnings(root, dir, kustomization)
+    }
+}
+
+impl CountingBuilds<'_> {
+    fn record(&self, dir: &Path) {
+        let relative = dir.strip_prefix(self.root).unwrap_or(dir);
+        if let Ok(mut built) = self.built.lock() {
+            built.push(relative.display().to_string());
+        }
+    }
+}
+
+/// A run of `repository` scoped to `scope` (every Kustomization built when `every`), and the
+/// directories it built, sorted and without repeats.
+fn run_counting_builds(
+    repository: &Repository,
+    scope: Vec<Target>,
+    every: bool,
+) -> (RunReport, Vec<String>) {
+    let builder = CountingBuilds {
+        engine: KustomizeEngine::for_repository(repository),
+        root: &repository.root,
+        built: Mutex::new(Vec::new()),
+    };
+    let report = run(
+        repository,
+        &builder,
+        &HelmEngine::default(),
+        &RunOptions {
+            scope,
+            build_every_kustomization: every,
+            ..Default::default()
+        },
+    );
+    let mut built = builder.built.into_inner().unwrap_or_default();
+    built.sort();
+    built.dedup();
+    (report, built)
+}
+
+fn kustomization_target(name: &str) -> Target {
+    Target {
+        kinds: vec!["Kustomization".to_owned()],
+        name: Some(name.to_owned()),
+        namespace: None,
+    }
+}
+
+/// A repository of `files` in a temporary directory, discovered from `clusters/main`.
+fn repository_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (file, text) in files {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let mut options = Options::new(dir.path().join("clusters/main"));
+    options.root = Some(dir.path().to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    (dir, repository)
+}
+
+fn flux_kustomization(name: &str, path: &str, extra: &str) -> String {
+    format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}")
+}
+
+fn plain_config_map(name: &str, data: &str) -> String {
+    format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\ndata:\n  {data}\n")
+}
+
+/// A scoped run builds the Kustomizations its target needs (the target, what it depends on,
+/// what publishes the data it substitutes from, what applies it), not the others, and the target
+/// ends as in the whole run.
+#[test]
+fn a_scoped_run_builds_only_the_kustomizations_its_target_needs() {
+    let (_dir, repository) = repository_of(&[
+        (
+            "clusters/main/flux.yaml",
+            &flux_kustomization("flux-system", "./clusters/main", ""),
+        ),
+        (
+            "clusters/main/apps.yaml",
+            &flux_kustomization(
+                "apps",
+                "./apps",
+                "  dependsOn: [{name: infra}]\n  postBuild:\n    substituteFrom: [{kind: ConfigMap, name: vars}]\n",
+            ),
+        ),
+        (
+            "clusters/main/infra.yaml",
+            &flux_kustomization("infra", "./infra", ""),
+        ),
+        (
+            "clusters/main/vars.yaml",
+            &flux_kustomization("vars", "./vars", ""),
+        ),
+        (
+            "clusters/main/other.yaml",
+            &flux_kustomization("other", "./other", ""),
+        ),
+        ("apps/cm.yaml", &plain_config_map("app", "greeting: ${GREETING}")),
+        ("infra/cm.yaml", &plain_config_map("infra", "a: b")),
+        (
+            "vars/cm.yaml",
+            &plain_config_map("vars", "GREETING: hello")
+                .replace("namespace: default", "namespace: flux-system"),
+        ),
+        ("other/cm.yaml", &plain_config_map("other", "a: b")),
+    ]);
+    let (full, built_whole) = run_counting_builds(&repository, Vec::new(), false);
+    assert_eq!(
+        built_whole,
+        ["apps", "clusters/main", "infra", "other", "vars"]
+    );
+    let (scoped, built) =
+        run_counting_builds(&repository, vec![kustomization_target("apps")], false);
+    assert_eq!(
+        built,
+        ["apps", "clusters/main", "infra", "vars"],
+        "`other` is needed by nothing"
+    );
+    assert!(!scoped.missed_a_target);
+    let apps = outcome(&scoped, "Kustomization", "apps");
+    assert_eq!(apps, outcome(&full, "Kustomization", "apps"));
+    assert!(apps.1.contains("greeting: hello"), "{}", apps.1);
+    let (_, built) = run_counting_builds(&repository, vec![kustomization_target("apps")], true);
+    assert_eq!(built, built_whole, "every Kustomization, when asked");
+}
+
+/// A Kustomization whose path its parent substitutes reads what no static reading of its file
+/// sees: it is built, never deferred, so a target it applies from outside the paths that hold it
+/// ends as in the whole run, as does a target waiting on data it applies that way.
+#[test]
+fn a_kustomization_whose_path_its_parent_substitutes_is_built_not_deferred() {
+    let files = [
+        (
+            "clusters/main/flux.yaml",
+            flux_kustomization(
+                "flux-system",
+                "./clusters/main",
+                "  postBuild:\n    substitute: {OUTER_DIR: outer}\n",
+            ),
+        ),
+        // `shared` holds the files by its path, but its kustomization applies none of them.
+        (
+            "clusters/main/shared.yaml",
+            flux_kustomization("shared", "./shared", ""),
+        ),
+        ("shared/kustomization.yaml", "resources: []\n".to_owned()),
+        // `outer` applies them, through a kustomization naming their directories, from a path
+        // its parent substitutes (which no static reading follows).
+        (
+            "clusters/main/outer.yaml",
+            flux_kustomization("outer", "./${OUTER_DIR}", ""),
+        ),
+        (
+            "outer/kustomization.yaml",
+            "resources: [../shared/inner, ../shared/vars]\n".to_owned(),
+        ),
+        (
+            "shared/inner/kustomization.yaml",
+            "resources: [inner.yaml]\n".to_owned(),
+        ),
+        (
+            "shared/inner/inner.yaml",
+            flux_kustomization("inner", "./inner", ""),
+        ),
+        ("inner/cm.yaml", plain_config_map("inner", "a: b")),
+        (
+            "shared/vars/kustomization.yaml",
+            "resources: [vars.yaml]\n".to_owned(),
+        ),
+        (
+            "shared/vars/vars.yaml",
+            plain_config_map("vars", "GREETING: hello")
+                .replace("namespace: default", "namespace: flux-system"),
+        ),
+        (
+            "clusters/main/app.yaml",
+            flux_kustomization(
+                "app",
+                "./apps",
+                "  postBuild:\n    substituteFrom: [{kind: ConfigMap, name: vars}]\n",
+            ),
+        ),
+        (
+            "apps/cm.yaml",
+            plain_config_map("app", "greeting: ${GREETING}"),
+        ),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(f, t)| (*f, t.as_str())).collect();
+    let (dir, repository) = repository_of(&files);
+    let (full, _) = run_counting_builds(&repository, Vec::new(), false);
+    assert!(outcome(&full, "Kustomization", "inner").0.contains("Ready"));
+
+    let (scoped, built) =
+        run_counting_builds(&repository, vec![kustomization_target("inner")], false);
+    assert!(!scoped.missed_a_target);
+    assert!(built.contains(&"outer".to_owned()), "{built:?}");
+    assert_eq!(
+        outcome(&scoped, "Kustomization", "inner"),
+        outcome(&full, "Kustomization", "inner")
+    );
+
+    // `app` waits on `vars`, which `outer` applies.
+    let (scoped, built) =
+        run_counting_builds(&repository, vec![kustomization_target("app")], false);
+    assert!(built.contains(&"outer".to_owned()), "{built:?}");
+    let app = outcome(&scoped, "Kustomization", "app");
+    assert_eq!(app, outcome(&full, "Kustomization", "app"));
+    assert!(app.1.contains("greeting: hello"), "{}", app.1);
+
+    // The commands, end to end: what the whole run prints.
+    assert_eq!(scoped_equals_full(dir.path(), "clusters/main", &[]), 5);
+}
+
+/// A target no build applies (its file is under a Kustomization's path, whose kustomization does
+/// not list it): the scoped run, having deferred a Kustomization, cannot tell that none of those
+/// would have, so it says it missed the target and the command runs again building every
+/// Kustomization, which ends as the whole run does.
+#[test]
+fn a_target_no_build_applies_makes_the_run_build_every_kustomization() {
+    let (dir, repository) = repository_of(&[
+        (
+            "clusters/main/flux.yaml",
+            &flux_kustomization("flux-system", "./clusters/main", ""),
+        ),
+        (
+            "clusters/main/holder.yaml",
+            &flux_kustomization("holder", "./shared", ""),
+        ),
+        ("shared/kustomization.yaml", "resources: [cm.yaml]\n"),
+        ("shared/cm.yaml", &plain_config_map("held", "a: b")),
+        (
+            "shared/ghost.yaml",
+            &flux_kustomization("ghost", "./apps", ""),
+        ),
+        (
+            "clusters/main/other.yaml",
+            &flux_kustomization("other", "./apps", ""),
+        ),
+        ("apps/cm.yaml", &plain_config_map("app", "a: b")),
+    ]);
+    let (full, built_whole) = run_counting_builds(&repository, Vec::new(), false);
+    assert!(!full.statuses.iter().any(|(id, _)| id.name == "ghost"));
+
+    let (scoped, built) =
+        run_counting_builds(&repository, vec![kustomization_target("ghost")], false);
+    assert!(scoped.missed_a_target, "built {built:?}");
+    let (again, built) =
+        run_counting_builds(&repository, vec![kustomization_target("ghost")], true);
+    assert!(
+        !again.missed_a_target,
+        "the run that builds every Kustomization is the last"
+    );
+    assert_eq!(built, built_whole);
+    assert!(!again.statuses.iter().any(|(id, _)| id.name == "ghost"));
+    for args in [
+        ["test", "ks", "ghost", "-n", "flux-system"],
+        ["build", "ks", "ghost", "-n", "flux-system"],
+    ] {
+        let scoped = on(dir.path(), "clusters/main", &args);
+        let mut whole = args.to_vec();
+        whole.push("--no-scope");
+        let whole = on(dir.path(), "clusters/main", &whole);
+        assert_eq!(
+            (
+                scoped.status.code(),
+                text(&scoped.stdout),
+                text(&scoped.stderr)
+            ),
+            (
+                whole.status.code(),
+                text(&whole.stdout),
+                text(&whole.stderr)
+            ),
+            "{args:?}"
+        );
+    }
+}
+
+/// An object two Kustomizations apply (a parent whose generated kustomization reaches into a
+/// child's path): the whole run keeps the smaller claimant's copy. The scoped run needs the
+/// other (the object's file is most narrowly its), defers the parent, and would print the
+/// needed one's copy: it sees the deferred tree writes an object it holds and is made again
+/// building every Kustomization, so the command prints what the whole run prints.
+#[test]
+fn an_object_two_kustomizations_apply_ends_as_in_the_whole_run() {
+    let (dir, repository) = repository_of(&[
+        (
+            "clusters/main/flux.yaml",
+            &flux_kustomization("flux-system", "./clusters/main", ""),
+        ),
+        (
+            "clusters/main/apps.yaml",
+            &flux_kustomization("apps", "./apps", ""),
+        ),
+        (
+            "clusters/main/apps-podinfo.yaml",
+            &flux_kustomization(
+                "apps-podinfo",
+                "./apps/podinfo",
+                "  postBuild:\n    substitute: {G: inner}\n",
+            ),
+        ),
+        (
+            "apps/podinfo/inner.yaml",
+            &flux_kustomization("inner", "./${G}", ""),
+        ),
+        ("inner/cm.yaml", &plain_config_map("inner", "a: b")),
+    ]);
+    let (full, _) = run_counting_builds(&repository, Vec::new(), false);
+    let inner = outcome(&full, "Kustomization", "inner");
+    assert!(
+        !inner.0.contains("Ready"),
+        "`apps`' copy, unsubstituted, wins: {inner:?}"
+    );
+    let (scoped, _) = run_counting_builds(&repository, vec![kustomization_target("inner")], false);
+    assert!(
+        scoped.missed_a_target,
+        "`apps`, deferred, writes `inner` too"
+    );
+    let (again, _) = run_counting_builds(&repository, vec![kustomization_target("inner")], true);
+    assert_eq!(outcome(&again, "Kustomization", "inner"), inner);
+    assert_eq!(scoped_equals_full(dir.path(), "clusters/main", &[]), 4);
 }
