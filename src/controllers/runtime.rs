@@ -25,10 +25,7 @@ use super::source::{self, SourceResolution};
 use super::source_map::{self, SourceMapping};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::Repository;
-use crate::model::{
-    ChartSource, CrossRef, DataRef, FluxKind, FluxObject, FluxSpec, Kustomization, Object,
-    ResourceId,
-};
+use crate::model::{CrossRef, DataRef, FluxKind, FluxObject, Kustomization, Object, ResourceId};
 use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
 use crate::selection::scope::{Scope, Target};
 use crate::store::{Event, Ready, Status, StatusRecord, Store};
@@ -153,12 +150,8 @@ pub struct RunOptions {
     /// or `name` (`--resourceset-inputs`).
     pub resourceset_inputs: SuppliedInputs,
     /// The objects the command is about, when it is about some (`build hr NAME`): HelmReleases
-    /// and Kustomizations none of them needs are not run (see `scope`). Empty: the whole
-    /// repository.
+    /// none of them needs are not rendered (see `scope`). Empty: the whole repository.
     pub scope: Vec<Target>,
-    /// A scoped run builds every Kustomization, needed or not: the run made again after one that
-    /// missed a target ([`RunReport::missed_a_target`]).
-    pub build_every_kustomization: bool,
 }
 
 /// Stops a run from another thread (Ctrl-C): bodies in flight finish, nothing new starts.
@@ -209,10 +202,6 @@ pub struct RunReport {
     pub origins: BTreeMap<ResourceId, Location>,
     pub diagnostics: Vec<Diagnostic>,
     pub cancelled: bool,
-    /// A scoped run deferred a Kustomization and ended without one of its targets: what applies
-    /// that target is known only from a run that builds every Kustomization
-    /// ([`RunOptions::build_every_kustomization`]), which is the one to report.
-    pub missed_a_target: bool,
     /// Per rendered HelmRelease, the keys of its values that no template of its chart reads.
     pub unread_values: BTreeMap<ResourceId, UnreadValues>,
     /// Per HelmRelease whose chart, a directory of the repository, failed in one of its
@@ -330,18 +319,10 @@ pub fn run(
             .iter()
             .map(|((_, id), parent)| (id, parent)),
     );
-    let entry_points = entry_points(repository);
     let scope = if options.scope.is_empty() {
         None
     } else {
-        let seeds: Vec<(&Path, &ResourceId)> = entry_points.iter().copied().collect();
-        Scope::new(
-            &options.scope,
-            repository,
-            &producers,
-            !options.build_every_kustomization,
-            &seeds,
-        )
+        Scope::new(&options.scope, repository, &producers)
     };
     let runtime = Runtime {
         repository,
@@ -410,6 +391,7 @@ pub fn run(
     });
     // Seeds: what no Kustomization in the repository applies. The rest arrives through builds.
     let mut seeds = Vec::new();
+    let entry_points = entry_points(repository);
     let seeded = repository
         .flux_objects
         .iter()
@@ -446,10 +428,6 @@ pub fn run(
     let report = scheduler.run(&runtime);
     runtime.store.unsubscribe(subscription);
     runtime.settle_not_found();
-    let missed_a_target = runtime
-        .scope
-        .as_ref()
-        .is_some_and(|scope| runtime.missed_a_target(scope));
 
     // Objects withdrawn by a re-render are gone, and so are their statuses.
     let origins = origins(repository, &runtime.store);
@@ -499,7 +477,6 @@ pub fn run(
         origins,
         diagnostics,
         cancelled: report.cancelled,
-        missed_a_target,
         unread_values,
         failure_sites,
         notes,
@@ -534,40 +511,6 @@ fn origins(
         );
     }
     origins
-}
-
-/// The kinds and names `flux` reads: its source (a chart's too), the data it substitutes or takes
-/// values from, what it depends on.
-fn names_read_by(flux: &FluxObject) -> Vec<(String, String)> {
-    let mut read: Vec<(String, String)> = flux
-        .depends_on()
-        .iter()
-        .map(|d| {
-            let kind = (d.kind.clone()).unwrap_or_else(|| flux.object.id.kind.to_string());
-            (kind, d.name.clone())
-        })
-        .collect();
-    match &flux.spec {
-        FluxSpec::Kustomization(k) => {
-            read.push((k.source_ref.kind.clone(), k.source_ref.name.clone()));
-            for data in k.post_build.iter().flat_map(|p| &p.substitute_from) {
-                read.push((data.kind.clone(), data.name.clone()));
-            }
-        }
-        FluxSpec::HelmRelease(h) => {
-            match &h.chart {
-                ChartSource::Template(chart) => {
-                    read.push((chart.source_ref.kind.clone(), chart.source_ref.name.clone()));
-                }
-                ChartSource::Ref(r) => read.push((r.kind.clone(), r.name.clone())),
-            }
-            for data in &h.values_from {
-                read.push((data.kind.clone(), data.name.clone()));
-            }
-        }
-        _ => {}
-    }
-    read
 }
 
 /// The objects a run starts from: those nothing in the repository applies, and, where
@@ -651,8 +594,8 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         let Some(scope) = &self.scope else {
             return self.reconcile(id, drain);
         };
-        let absent = |id: &ResourceId| !self.store.contains(id);
-        let as_written = |id: &ResourceId| self.kustomization_as_written(id);
+        let absent_unexplained =
+            |id: &ResourceId| !self.store.contains(id) && self.producers.of(id).is_empty();
         let pending = |id: &ResourceId| {
             is_reconcilable(id)
                 && self.store.contains(id)
@@ -666,8 +609,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
             id,
             drain,
             &self.producers,
-            &absent,
-            &as_written,
+            &absent_unexplained,
             &pending,
             &read_from,
             &|drain| self.reconcile(id, drain),
@@ -684,72 +626,6 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
 }
 
 impl Runtime<'_> {
-    /// Whether this scoped run must be made again building every Kustomization: it ended
-    /// without one of the scope's targets, or a deferred Kustomization's tree writes an object of
-    /// the kind and name of one whose version matters here (one a producer that ran applied, one
-    /// the run needed or a needed producer reads): the whole run would have had both copies, and
-    /// kept the smaller claimant's (or reported the two).
-    fn missed_a_target(&self, scope: &Scope) -> bool {
-        let present: Vec<ResourceId> = (self.store.objects_where(is_reconcilable).into_iter())
-            .map(|(id, _)| id)
-            .collect();
-        if scope.missed_a_target(&present) {
-            return true;
-        }
-        // The objects whose version matters: those a producer that ran applied, those the run
-        // needed, and what a needed producer reads by name (its source, data, dependencies).
-        let objects = self.store.objects();
-        let seed = written_in_repository();
-        let mut names: BTreeSet<(String, String)> = BTreeSet::new();
-        {
-            let claims = self.claims.locked();
-            for (id, object) in &objects {
-                let applied =
-                    (claims.get(id)).is_none_or(|by| by.keys().any(|claimant| *claimant != seed));
-                let needed = scope.needs(id);
-                if applied || needed {
-                    names.insert((id.kind.to_string(), id.name.to_string()));
-                }
-                if needed {
-                    if let Ok(Some(flux)) = FluxObject::from_object(object) {
-                        names.extend(names_read_by(&flux));
-                    }
-                }
-            }
-        }
-        scope.a_deferred_kustomization_writes_any(&names)
-    }
-
-    /// Whether the Kustomization `id`, as the Store holds it, reads what a file of the
-    /// repository defines it to: the same path (one without a variable), components and source,
-    /// a GitRepository. Where a
-    /// parent substituted or patched those, or the source is one the static reading cannot look
-    /// into (an ExternalArtifact, an OCIRepository, a Bucket), its build may apply what
-    /// discovery's static producers do not know.
-    fn kustomization_as_written(&self, id: &ResourceId) -> bool {
-        let Some(object) = self.store.get(id) else {
-            return false;
-        };
-        let Ok(Some(flux)) = FluxObject::from_object(&object) else {
-            return false;
-        };
-        let Some(current) = flux.as_kustomization() else {
-            return false;
-        };
-        if current.source_ref.kind != FluxKind::GitRepository.as_str() || current.path.contains('$')
-        {
-            return false;
-        }
-        (self.repository.flux_objects.iter())
-            .filter(|f| f.object.id.kind == id.kind && f.object.id.name == id.name)
-            .filter_map(|f| f.as_kustomization())
-            .any(|written| {
-                written.path == current.path
-                    && written.source_ref == current.source_ref
-                    && written.components == current.components
-            })
-    }
-
     /// The body of `id`'s kind.
     fn reconcile(&self, id: &ResourceId, drain: DrainLevel) -> Outcome<ResourceId> {
         let Some(object) = self.store.get(id) else {

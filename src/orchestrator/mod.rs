@@ -345,28 +345,17 @@ impl Orchestrator {
         let run_with = |fetched: &crate::fetch::FetchedSources, budget: Arc<RunBudget>| {
             let mut source_dirs = mapped.clone();
             source_dirs.extend(fetched.mappings.iter().cloned());
-            let options = RunOptions {
-                extra_objects: extra_objects.clone(),
-                resourceset_inputs: resourceset_inputs.clone(),
-                source_dirs,
-                fetched: fetched.records.clone(),
-                scope: scope.clone(),
-                ..RunOptions::default()
-            };
-            let report = self.run_once(&repository, options.clone(), budget);
-            if !report.missed_a_target || report.cancelled {
-                return report;
-            }
-            // The static producers did not lead to a target: every Kustomization is built, on a
-            // budget of its own, as a later round's run is.
-            let options = RunOptions {
-                build_every_kustomization: true,
-                ..options
-            };
             self.run_once(
                 &repository,
-                options,
-                Arc::new(RunBudget::new(config.limits)),
+                RunOptions {
+                    extra_objects: extra_objects.clone(),
+                    resourceset_inputs: resourceset_inputs.clone(),
+                    source_dirs,
+                    fetched: fetched.records.clone(),
+                    scope: scope.clone(),
+                    ..RunOptions::default()
+                },
+                budget,
             )
         };
         let mut report = run_with(&fetched, budget);

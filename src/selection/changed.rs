@@ -27,14 +27,17 @@
 //! Not for: reading git (that is `gitrev`) or printing (that is `cli`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use super::reading::{is_yaml, pair, Inputs, KindName, Reach, Reader};
 use super::scope::Target;
 use crate::controllers::runtime::RunReport;
-use crate::discovery::Repository;
+use crate::discovery::{Repository, KUSTOMIZATION_FILE_NAMES};
 use crate::gitrev::ChangedFile;
 use crate::model::{ChartSource, FluxKind, FluxObject, FluxSpec, HelmChartTemplate, ResourceId};
+use crate::yaml::Node;
+
+/// Kustomizations nest at most this deep in a static reading.
+const MAX_DEPTH: usize = 64;
 
 /// Files every producer depends on: a change to one makes the run whole.
 const GLOBAL_FILES: &[&str] = &[".offlux.yaml", ".sourceignore", ".krmignore", ".gitignore"];
@@ -238,8 +241,368 @@ pub(crate) fn under_root(files: &[ChangedFile], root: &Path) -> Vec<ChangedFile>
         .collect()
 }
 
+type KindName = (String, String);
+
 fn kind_name(id: &ResourceId) -> KindName {
     (id.kind.to_string(), id.name.to_string())
+}
+
+fn pair(kind: &str, name: &str) -> KindName {
+    (kind.to_owned(), name.to_owned())
+}
+
+/// How much of a producer's output a file can change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Reach {
+    /// Only the objects written in it (a plain resource).
+    Objects,
+    /// What one kustomization of the producer's tree outputs (its group).
+    Group(usize),
+    /// Anything the producer outputs.
+    Whole,
+}
+
+/// The files one kustomization builds from and the objects its generators make: what a change
+/// to its own settings (patches, generators, namespace...) can change.
+#[derive(Default)]
+struct Group {
+    files: BTreeSet<PathBuf>,
+    generated: BTreeSet<KindName>,
+}
+
+/// What one producer reads, relative to the repository root.
+#[derive(Default)]
+struct Inputs {
+    files: BTreeMap<PathBuf, BTreeSet<Reach>>,
+    /// Directories whose files it may read: `(dir, reach, YAML files only)`.
+    dirs: Vec<(PathBuf, Reach, bool)>,
+    groups: Vec<Group>,
+    /// The groups being read, innermost last: a file read now belongs to each.
+    active: Vec<usize>,
+}
+
+impl Inputs {
+    fn add_file(&mut self, path: PathBuf, reach: Reach) {
+        for &g in &self.active {
+            if let Some(group) = self.groups.get_mut(g) {
+                group.files.insert(path.clone());
+            }
+        }
+        self.files.entry(path).or_default().insert(reach);
+    }
+
+    fn add_generated(&mut self, key: KindName) {
+        for &g in &self.active {
+            if let Some(group) = self.groups.get_mut(g) {
+                group.generated.insert(key.clone());
+            }
+        }
+    }
+
+    /// How far `path` reaches into this producer's output, if it reads it.
+    fn reach(
+        &self,
+        path: &Path,
+        kustomization_dirs: &foldhash::HashSet<PathBuf>,
+    ) -> BTreeSet<Reach> {
+        let mut found = self.files.get(path).cloned().unwrap_or_default();
+        for (dir, reach, yaml_only) in &self.dirs {
+            if !path.starts_with(dir) || (*yaml_only && !is_yaml(path)) {
+                continue;
+            }
+            // A directory Flux generates a kustomization for reads a nested kustomization's
+            // directory through that kustomization, whose named files are listed already.
+            let nested = *yaml_only
+                && path
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(dir) && a != dir)
+                    .any(|a| kustomization_dirs.contains(a));
+            if !nested {
+                found.insert(*reach);
+            }
+        }
+        found
+    }
+}
+
+fn is_yaml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+/// `entry` (relative, as a kustomization names it) joined to `dir` without touching the file
+/// system; `None` when it is absolute or climbs above the root.
+fn join_lexically(dir: &Path, entry: &str) -> Option<PathBuf> {
+    let mut parts: Vec<&std::ffi::OsStr> = dir
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    for component in Path::new(entry).components() {
+        match component {
+            Component::Normal(n) => parts.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.iter().collect())
+}
+
+fn is_remote(entry: &str) -> bool {
+    entry.contains("://")
+        || entry.starts_with("github.com/")
+        || entry.starts_with("git@")
+        || entry.starts_with("oci:")
+}
+
+/// Every scalar string under `node`.
+fn strings<'n>(node: &'n Node, out: &mut Vec<&'n str>) {
+    match node {
+        Node::Scalar(s) => out.push(s.value.as_str()),
+        Node::Sequence(seq) => seq.items.iter().for_each(|item| strings(item, out)),
+        Node::Mapping(map) => map.iter().for_each(|(_, value)| strings(value, out)),
+    }
+}
+
+/// The static reading of a repository's files that attribution needs.
+struct Reader<'r> {
+    repository: &'r Repository,
+    /// Directories (relative) holding a kustomization file.
+    kustomization_dirs: foldhash::HashSet<PathBuf>,
+    /// YAML files, relative, sorted.
+    yaml_files: Vec<PathBuf>,
+}
+
+impl<'r> Reader<'r> {
+    fn new(repository: &'r Repository) -> Self {
+        let yaml_files: Vec<PathBuf> = repository
+            .yaml_files
+            .iter()
+            .filter_map(|f| f.strip_prefix(&repository.root).ok())
+            .map(Path::to_path_buf)
+            .collect();
+        let kustomization_dirs = yaml_files
+            .iter()
+            .filter(|f| {
+                f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n))
+            })
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .collect();
+        Reader {
+            repository,
+            kustomization_dirs,
+            yaml_files,
+        }
+    }
+
+    fn absolute(&self, relative: &Path) -> PathBuf {
+        self.repository.root.join(relative)
+    }
+
+    fn kustomization_file(&self, dir: &Path) -> Option<PathBuf> {
+        KUSTOMIZATION_FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|file| self.repository.fs_facts.is_file(&self.absolute(file)))
+    }
+
+    fn kustomization_node(&self, file: &Path) -> Option<std::sync::Arc<Node>> {
+        let absolute = self.absolute(file);
+        if let Some(documents) = self.repository.parsed_files.get(&absolute) {
+            return documents.first().map(|d| d.root.clone());
+        }
+        let text = crate::fsio::read_to_string(
+            &self.repository.fs_facts,
+            &absolute,
+            crate::fsio::Confine::within(&self.repository.root),
+        )
+        .ok()?;
+        let documents =
+            crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default()).ok()?;
+        documents.into_iter().next().map(|d| d.root)
+    }
+
+    /// What a build of `dir` reads. `component_of` is the reach of the kustomization that
+    /// includes `dir` as a component (its patches change what that one outputs); `seen` guards
+    /// against cycles.
+    fn directory(
+        &self,
+        dir: &Path,
+        component_of: Option<Reach>,
+        depth: usize,
+        seen: &mut BTreeSet<(PathBuf, Option<Reach>)>,
+        out: &mut Inputs,
+    ) {
+        if depth > MAX_DEPTH || !seen.insert((dir.to_path_buf(), component_of)) {
+            return;
+        }
+        let Some(file) = self.kustomization_file(dir) else {
+            // Flux generates the kustomization: every YAML file below, and each directory
+            // below with its own kustomization file, not entered.
+            out.dirs.push((dir.to_path_buf(), Reach::Objects, true));
+            let start = self.yaml_files.partition_point(|f| f.as_path() < dir);
+            let mut nested = BTreeSet::new();
+            for yaml in self.yaml_files[start..]
+                .iter()
+                .take_while(|f| f.starts_with(dir))
+            {
+                let inner = yaml
+                    .ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(dir) && *a != dir)
+                    .filter(|a| self.kustomization_dirs.contains(*a))
+                    .last();
+                match inner {
+                    Some(inner) => {
+                        nested.insert(inner.to_path_buf());
+                    }
+                    None => out.add_file(yaml.clone(), Reach::Objects),
+                }
+            }
+            for nested in nested {
+                self.directory(&nested, None, depth + 1, seen, out);
+            }
+            return;
+        };
+        let node = self.kustomization_node(&file);
+        let component = node
+            .as_ref()
+            .and_then(|n| n.get("kind"))
+            .and_then(Node::as_str)
+            == Some("Component");
+        // A component's settings change what the kustomization including it outputs; any
+        // other kustomization's, what it outputs itself.
+        let own = if component {
+            component_of.unwrap_or(Reach::Whole)
+        } else {
+            let group = out.groups.len();
+            out.groups.push(Group::default());
+            out.active.push(group);
+            Reach::Group(group)
+        };
+        out.add_file(file, own);
+        match node.as_ref().and_then(|n| n.as_mapping()) {
+            Some(map) => {
+                for (key, value) in map.iter() {
+                    self.fields(dir, key, value, own, depth, seen, out);
+                }
+            }
+            // Unreadable: anything in the directory may be what it names.
+            None => out.dirs.push((dir.to_path_buf(), own, false)),
+        }
+        if !component {
+            out.active.pop();
+        }
+    }
+
+    /// The paths one field of the kustomization in `dir` names, and the objects it generates.
+    #[allow(clippy::too_many_arguments)]
+    fn fields(
+        &self,
+        dir: &Path,
+        key: &str,
+        value: &Node,
+        own: Reach,
+        depth: usize,
+        seen: &mut BTreeSet<(PathBuf, Option<Reach>)>,
+        out: &mut Inputs,
+    ) {
+        let resource = matches!(key, "resources" | "bases");
+        if matches!(key, "configMapGenerator" | "secretGenerator") {
+            let kind = if key == "configMapGenerator" {
+                "ConfigMap"
+            } else {
+                "Secret"
+            };
+            for generator in value.as_sequence().into_iter().flat_map(|s| &s.items) {
+                if let Some(name) = generator.get("name").and_then(Node::as_str) {
+                    out.add_generated(pair(kind, name));
+                }
+            }
+        }
+        let mut named = Vec::new();
+        strings(value, &mut named);
+        for text in named {
+            if text.contains('\n') || is_remote(text) {
+                continue;
+            }
+            let candidates = [Some(text), text.split_once('=').map(|(_, f)| f)];
+            for candidate in candidates.into_iter().flatten() {
+                let Some(path) = join_lexically(dir, candidate.trim()) else {
+                    continue;
+                };
+                let absolute = self.absolute(&path);
+                if self.repository.fs_facts.is_dir(&absolute) {
+                    if path != dir {
+                        let component_of = (!resource).then_some(own);
+                        self.directory(&path, component_of, depth + 1, seen, out);
+                    }
+                } else {
+                    // A file, or a path that is not there (deleted, perhaps): the build reads
+                    // it, or fails for want of it.
+                    out.add_file(path, if resource { Reach::Objects } else { own });
+                }
+            }
+        }
+    }
+
+    fn kustomization(&self, dir: &str, components: &[String]) -> Inputs {
+        let mut out = Inputs::default();
+        let mut seen = BTreeSet::new();
+        // A path holding a variable is known only once the parent's post-build substitutes it
+        // (kustomize-controller itself reads `spec.path` as it is): whatever it becomes, it is
+        // below its literal part, so every file there may change the output.
+        if let Some(literal) = before_variable(dir) {
+            if let Some(prefix) = join_lexically(Path::new(""), &literal) {
+                out.dirs.push((prefix, Reach::Whole, false));
+            }
+            return out;
+        }
+        let Some(dir) = join_lexically(Path::new(""), dir) else {
+            return out;
+        };
+        self.directory(&dir, None, 0, &mut seen, &mut out);
+        for component in components {
+            if let Some(path) = join_lexically(&dir, component) {
+                self.directory(&path, Some(Reach::Whole), 0, &mut seen, &mut out);
+            }
+        }
+        out
+    }
+
+    /// A chart in the repository and its values files.
+    fn chart(&self, chart: &HelmChartTemplate, out: &mut Inputs) {
+        if chart.source_ref.kind == "HelmRepository" {
+            return;
+        }
+        if let Some(dir) = join_lexically(Path::new(""), &chart.chart) {
+            out.dirs.push((dir, Reach::Whole, false));
+        }
+        for file in &chart.values_files {
+            if let Some(path) = join_lexically(Path::new(""), file) {
+                out.add_file(path, Reach::Whole);
+            }
+        }
+    }
+}
+
+/// The path components of `path` before the first that holds a variable (`$`), when one does.
+fn before_variable(path: &str) -> Option<String> {
+    if !path.contains('$') {
+        return None;
+    }
+    let literal: Vec<&str> = path
+        .split('/')
+        .take_while(|part| !part.contains('$'))
+        .collect();
+    Some(literal.join("/"))
 }
 
 /// Producers whose output is known only once they run (what a ResourceSet or a FluxInstance
@@ -603,6 +966,31 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joining_never_climbs_above_the_root() {
+        assert_eq!(
+            join_lexically(Path::new("a/b"), "../c/./d.yaml"),
+            Some(PathBuf::from("a/c/d.yaml"))
+        );
+        assert_eq!(join_lexically(Path::new("a"), "../../c"), None);
+        assert_eq!(join_lexically(Path::new("a"), "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn a_path_with_a_variable_reads_everything_below_its_literal_part() {
+        assert_eq!(before_variable("./apps/base"), None);
+        assert_eq!(
+            before_variable("./apps/${CLUSTER:=dev}").as_deref(),
+            Some("./apps")
+        );
+        assert_eq!(before_variable("${ROOT}/apps").as_deref(), Some(""));
+        assert_eq!(
+            before_variable("./k/$CLUSTER/x").as_deref(),
+            Some("./k"),
+            "the unbraced form too"
+        );
+    }
 
     #[test]
     fn a_namespace_written_nowhere_matches_any() {
