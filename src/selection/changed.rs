@@ -39,6 +39,12 @@ use crate::yaml::Node;
 /// Kustomizations nest at most this deep in a static reading.
 const MAX_DEPTH: usize = 64;
 
+/// A static reading of one producer enters at most this many directories. Kustomization files
+/// that name each other in every field (each reached anew under another group) would otherwise
+/// be entered once per path through them, exponentially many; past the bound the producer is
+/// taken to read every file of the repository, which only widens what a change selects.
+const MAX_DIRECTORY_VISITS: usize = 10_000;
+
 /// Files every producer depends on: a change to one makes the run whole.
 const GLOBAL_FILES: &[&str] = &[".offlux.yaml", ".sourceignore", ".krmignore", ".gitignore"];
 
@@ -440,6 +446,13 @@ impl<'r> Reader<'r> {
         seen: &mut BTreeSet<(PathBuf, Option<Reach>)>,
         out: &mut Inputs,
     ) {
+        if seen.len() >= MAX_DIRECTORY_VISITS {
+            let everything = (PathBuf::new(), Reach::Whole, false);
+            if !out.dirs.contains(&everything) {
+                out.dirs.push(everything);
+            }
+            return;
+        }
         if depth > MAX_DEPTH || !seen.insert((dir.to_path_buf(), component_of)) {
             return;
         }
