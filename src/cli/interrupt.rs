@@ -22,7 +22,8 @@ static COMMAND_ENDS_ITSELF: AtomicBool = AtomicBool::new(false);
 /// Starts listening for SIGINT and SIGTERM (once per process; later calls do nothing). Before
 /// any run has started (discovery, fetching sources) a signal ends the process as it would have
 /// without the listener, once the `ssh` processes of Git fetches are stopped and their keys
-/// removed; from the first run on, it cancels the runs and the command ends with its status.
+/// removed (unless the command listens to the end: [`listen_to_the_end`]); from the first run
+/// on, it cancels the runs and the command ends with its status.
 pub(super) fn listen() {
     signals::on_interrupt(|signal| {
         let _ = RECEIVED.compare_exchange(0, signal, Ordering::AcqRel, Ordering::Acquire);
