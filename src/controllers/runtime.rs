@@ -34,6 +34,7 @@ use helmrelease::set_metadata;
 
 // The bodies, one module per Flux kind (the source kinds share one); `body_of` is their table.
 mod flux_instance;
+mod health;
 mod helm_release;
 mod kustomization;
 mod resource_set;
@@ -287,6 +288,8 @@ struct Runtime<'a> {
     scope: Option<Scope>,
     /// Consumers whose source is defined nowhere ([`Runtime::settle_not_found`]).
     not_found: Mutex<BTreeSet<ResourceId>>,
+    /// Kustomizations that applied their objects and run their health checks (`health`).
+    health: Mutex<BTreeMap<ResourceId, health::HealthWait>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -345,6 +348,7 @@ pub fn run(
         bootstrap_templates: std::sync::OnceLock::new(),
         scope,
         not_found: Mutex::new(BTreeSet::new()),
+        health: Mutex::new(BTreeMap::new()),
     };
     let mut scheduler_options = schedule::Options {
         // Templates run on the workers themselves, not on a thread started per chart.
@@ -644,14 +648,20 @@ impl Runtime<'_> {
     }
 
     fn settle_outcome(&self, id: &ResourceId, outcome: &Final<ResourceId>) {
+        // A Kustomization in its health checks applied its objects: a failed check leaves them.
+        let applied = self.in_health_checks(id);
         if let Final::Cycle { path } = outcome {
             let message = self.cycle_message(path);
-            self.withdraw_output(id);
+            if !applied {
+                self.withdraw_output(id);
+            }
             self.store.set(id.clone(), Status::failed(message));
             return;
         }
         if let Some(message) = outcome.message() {
-            self.withdraw_output(id);
+            if !applied {
+                self.withdraw_output(id);
+            }
             let blocked_by = match outcome {
                 Final::NotReady { waiting_on } => waiting_on.clone(),
                 _ => Vec::new(),
@@ -1202,6 +1212,24 @@ impl Runtime<'_> {
     /// object first, and a refusal fails the producer with nothing applied (see `dry_run`).
     /// The refused build is kept for validation.
     fn apply_server_side(&self, started: &Object, children: Vec<Object>) -> Outcome<ResourceId> {
+        match self.apply_objects(started, children) {
+            Err(refused) => refused,
+            Ok(published) => {
+                if published {
+                    self.store.set(started.id.clone(), Status::ready());
+                }
+                Outcome::Terminal
+            }
+        }
+    }
+
+    /// [`Runtime::apply_server_side`] without the producer's status: whether the objects were
+    /// published, or the producer's failure when the dry-run refused them.
+    fn apply_objects(
+        &self,
+        started: &Object,
+        children: Vec<Object>,
+    ) -> Result<bool, Outcome<ResourceId>> {
         let id = &started.id;
         if let Some(message) = super::dry_run::refusal(&children) {
             let outcome = self.fail(id, message);
@@ -1209,16 +1237,13 @@ impl Runtime<'_> {
                 let mut refused = self.refused.locked();
                 refused.insert(id.clone(), children);
             }
-            return outcome;
+            return Err(outcome);
         }
         {
             let mut refused = self.refused.locked();
             refused.remove(id);
         }
-        if self.publish(id, started, &children) {
-            self.store.set(id.clone(), Status::ready());
-        }
-        Outcome::Terminal
+        Ok(self.publish(id, started, &children))
     }
 
     /// `object` as written in the repository's files, with the positions of its nodes: the one of

@@ -180,6 +180,10 @@ pub struct Kustomization {
     pub patches: Option<Node>,
     pub images: Option<Node>,
     pub decryption: bool,
+    /// `spec.wait`: every object applied is health-checked.
+    pub wait: bool,
+    /// `spec.healthChecks`: the objects health-checked when `wait` is off.
+    pub health_checks: Vec<CrossRef>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -550,6 +554,12 @@ fn read_kustomization(spec: &Fields) -> FieldResult<Kustomization> {
         patches: spec.node("patches").cloned(),
         images: spec.node("images").cloned(),
         decryption: spec.node("decryption").is_some(),
+        wait: spec.bool("wait")?.unwrap_or(false),
+        health_checks: spec
+            .maps("healthChecks")?
+            .iter()
+            .map(read_cross_ref)
+            .collect::<FieldResult<_>>()?,
     })
 }
 

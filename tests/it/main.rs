@@ -32,6 +32,7 @@ mod external_artifacts;
 mod fidelity;
 mod flux_instance;
 mod get_matches_test;
+mod health_checks;
 mod helm_charts;
 mod helm_releases;
 mod helm_repo;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use offlux_sync::MutexExt as _;
 
-use super::{label_of, BuildError, BuiltObject, Reconcile, Runtime};
+use super::{health, label_of, BuildError, BuiltObject, Reconcile, Runtime};
 use crate::controllers::external_artifact::ArtifactRoot;
 use crate::controllers::generate;
 use crate::controllers::postbuild::{self, Variables};
@@ -40,6 +40,11 @@ impl Runtime<'_> {
         if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
             return outcome;
         }
+        // Applied already from this very object: only its health checks are left.
+        if let Some(checked) = self.waiting_for_health(flux) {
+            return self.check_health(id, &checked, drain);
+        }
+        self.stop_health_checks(id);
         let namespace = flux.namespace();
         let source_id = {
             let r = &spec.source_ref;
@@ -252,7 +257,24 @@ impl Runtime<'_> {
                 Err(message) => return self.fail(id, message),
             }
         }
-        self.apply_server_side(&flux.object, children)
+        let checked = health::checked_ids(flux, spec, &children);
+        if checked.is_empty() {
+            return self.apply_server_side(&flux.object, children);
+        }
+        match self.apply_objects(&flux.object, children) {
+            Err(refused) => refused,
+            Ok(false) => Outcome::Terminal,
+            Ok(true) => {
+                if self
+                    .store
+                    .status(id)
+                    .is_some_and(|r| r.status.is_terminal())
+                {
+                    self.store.set(id.clone(), crate::store::Status::Pending);
+                }
+                self.start_health_checks(flux, checked, drain)
+            }
+        }
     }
 
     /// `spec.path` as kustomize-controller reads it: as the object holds it (`reconcile`:

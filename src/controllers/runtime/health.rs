@@ -1,0 +1,197 @@
+//! A Kustomization's health checks (`spec.wait`, `spec.healthChecks`), as kustomize-controller's
+//! `KustomizationReconciler.checkHealth` runs them after the apply: with `wait` every object
+//! applied is checked, else the objects `healthChecks` names; the Kustomization itself is left
+//! out ("guard against deadlock"); the Kustomization is Ready only once all are, and a check that
+//! fails marks it Ready=False (`HealthCheckFailedReason`) with what it applied left applied.
+//! Its dependants see it not ready meanwhile (`checkDependencies`), so they wait for the checks.
+//!
+//! Offline, the health of the Flux objects the run reconciles is known: their own outcome. The
+//! health of everything else (Deployments, Jobs, custom resources) is what only the cluster
+//! holds, and is taken as healthy; an object skipped offline or suspended is taken as healthy with
+//! a note on the row, and so is one blocked by another (most often by what offline cannot have:
+//! a source, a chart), whose own row says why. Only an object that fails on its own fails the
+//! checks.
+
+use std::sync::Arc;
+
+use offlux_sync::MutexExt as _;
+
+use super::{is_reconcilable, label_of, Runtime};
+use crate::model::{FluxKind, FluxObject, Kustomization, Object, ResourceId};
+use crate::schedule::{DrainLevel, Outcome};
+use crate::store::{Ready, Status, StatusRecord};
+use crate::yaml::Node;
+
+/// A Kustomization that applied its objects and waits for their health: the object it started
+/// from (a changed object is built again) and the ids it checks.
+pub(super) struct HealthWait {
+    started: Arc<Node>,
+    checked: Vec<ResourceId>,
+}
+
+/// The ids of the objects `spec` health-checks among those it applied (`applied`), of the kinds
+/// this run reconciles.
+pub(super) fn checked_ids(
+    flux: &FluxObject,
+    spec: &Kustomization,
+    applied: &[Object],
+) -> Vec<ResourceId> {
+    let own = &flux.object.id;
+    let is_self = |id: &ResourceId| {
+        id.kind == FluxKind::Kustomization.as_str()
+            && id.name == own.name
+            && id.namespace == own.namespace
+    };
+    let mut ids: Vec<ResourceId> = if spec.wait {
+        applied.iter().map(|object| object.id.clone()).collect()
+    } else {
+        spec.health_checks
+            .iter()
+            .map(|reference| {
+                let group = match &reference.api_version {
+                    Some(api_version) => crate::model::split_api_version(api_version).0.to_owned(),
+                    None => FluxKind::from_kind(&reference.kind)
+                        .map_or_else(String::new, |k| k.group().to_owned()),
+                };
+                // `NamespacedObjectKindReference`: without a namespace, the Kustomization's.
+                let namespace = if reference.namespace.is_empty() {
+                    flux.namespace().to_owned()
+                } else {
+                    reference.namespace.clone()
+                };
+                ResourceId {
+                    group: group.into(),
+                    version: Default::default(),
+                    kind: reference.kind.as_str().into(),
+                    namespace: namespace.into(),
+                    name: reference.name.as_str().into(),
+                }
+            })
+            .collect()
+    };
+    ids.retain(|id| is_reconcilable(id) && !is_self(id));
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+impl Runtime<'_> {
+    /// Whether `flux` already applied its objects from this very object and waits for their
+    /// health: then only the checks run again.
+    pub(super) fn waiting_for_health(&self, flux: &FluxObject) -> Option<Vec<ResourceId>> {
+        let waits = self.health.locked();
+        let wait = waits.get(&flux.object.id)?;
+        Arc::ptr_eq(&wait.started, &flux.object.node).then(|| wait.checked.clone())
+    }
+
+    /// Records that `flux` applied its objects and checks `checked`, then checks them.
+    pub(super) fn start_health_checks(
+        &self,
+        flux: &FluxObject,
+        checked: Vec<ResourceId>,
+        drain: DrainLevel,
+    ) -> Outcome<ResourceId> {
+        {
+            let mut waits = self.health.locked();
+            waits.insert(
+                flux.object.id.clone(),
+                HealthWait {
+                    started: Arc::clone(&flux.object.node),
+                    checked: checked.clone(),
+                },
+            );
+        }
+        self.check_health(&flux.object.id, &checked, drain)
+    }
+
+    /// Forgets `id`'s health checks: it is built again.
+    pub(super) fn stop_health_checks(&self, id: &ResourceId) {
+        self.health.locked().remove(id);
+    }
+
+    /// Whether `id` is a Kustomization that waits for its objects' health (what it applied
+    /// stays applied whatever the checks find).
+    pub(super) fn in_health_checks(&self, id: &ResourceId) -> bool {
+        self.health.locked().contains_key(id)
+    }
+
+    /// The outcome of `id`'s health checks of `checked`: waits while one of them has not
+    /// ended; then Ready, or failed naming the first that is not ready.
+    pub(super) fn check_health(
+        &self,
+        id: &ResourceId,
+        checked: &[ResourceId],
+        drain: DrainLevel,
+    ) -> Outcome<ResourceId> {
+        let mut waiting = Vec::new();
+        let mut unhealthy = Vec::new();
+        let mut notes = Vec::new();
+        for child in checked {
+            let record = self.store.status(child);
+            match record.as_ref().map(|r| &r.status) {
+                Some(Status::Ready(Ready::Reconciled)) => {}
+                Some(Status::Ready(Ready::Skipped(reason))) => notes.push(format!(
+                    "health check of {} not known offline (skipped: {reason}); taken as healthy",
+                    label_of(child)
+                )),
+                Some(Status::Ready(Ready::Suspended)) => notes.push(format!(
+                    "health check of {}: suspended, taken as healthy as the cluster last saw it",
+                    label_of(child)
+                )),
+                Some(Status::Failed(message)) => {
+                    let blocked_by = record.as_ref().map_or(&[][..], |r| &r.blocked_by[..]);
+                    match self.root_causes(blocked_by).first() {
+                        // Blocked, most often by what offline cannot have (a source, a chart):
+                        // its own row says why; that it would not be ready in the cluster either
+                        // is not known here, so the checks are not failed on its account.
+                        Some(cause) => notes.push(format!(
+                            "health check of {} not known offline: it is blocked by {}",
+                            label_of(child),
+                            label_of(cause)
+                        )),
+                        None => unhealthy.push((child, message.clone())),
+                    }
+                }
+                Some(Status::Pending) | None => {
+                    if !self.store.contains(child) && drain != DrainLevel::None {
+                        unhealthy.push((child, "not found".to_owned()));
+                    } else {
+                        waiting.push(child.clone());
+                    }
+                }
+            }
+        }
+        if !waiting.is_empty() && unhealthy.is_empty() {
+            if drain != DrainLevel::Force {
+                return Outcome::Blocked(waiting);
+            }
+            let names: Vec<String> = waiting.iter().map(label_of).collect();
+            let message = format!(
+                "health check failed: timeout waiting for: {}",
+                names.join(", ")
+            );
+            self.store.set_status(
+                id.clone(),
+                StatusRecord::new(Status::failed(message), waiting.clone()),
+            );
+            return Outcome::Decided(checked.to_vec());
+        }
+        if let Some((child, message)) = unhealthy.first() {
+            let more = match unhealthy.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let text = format!(
+                "health check failed: {} is not ready{more}: {message}",
+                label_of(child)
+            );
+            self.store.set(id.clone(), Status::failed(text));
+            return Outcome::Decided(checked.to_vec());
+        }
+        for note in notes {
+            self.note_row(id, note);
+        }
+        self.store.set(id.clone(), Status::ready());
+        Outcome::Decided(checked.to_vec())
+    }
+}

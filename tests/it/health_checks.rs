@@ -1,0 +1,256 @@
+//! A Kustomization's health checks, as kustomize-controller's `checkHealth` runs them after the
+//! apply: with `wait: true` (every object applied) or `healthChecks` (the objects named), a
+//! HelmRelease that fails makes the Kustomization fail, and what `dependsOn` it is blocked;
+//! without them it passes. A release blocked by something else (most often what offline cannot
+//! have) leaves the checks undecided, with a note; a Kustomization waiting on a child that waits
+//! on it ends instead of hanging.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// `offlux test -o json` from `clusters/c1`: each row's `Kind/name` with its result and message.
+fn rows(root: &Path) -> BTreeMap<String, (String, String)> {
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .env("NO_COLOR", "1")
+        .current_dir(root)
+        .args([
+            "test",
+            "--path",
+            "clusters/c1",
+            "--root",
+            ".",
+            "--offline",
+            "-o",
+            "json",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("runs");
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    rows.as_array()
+        .expect("a list of rows")
+        .iter()
+        .map(|row| {
+            let text = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
+            (
+                format!("{}/{}", text("kind"), text("name")),
+                (text("result"), text("message")),
+            )
+        })
+        .collect()
+}
+
+fn kustomization(name: &str, path: &str, extra: &str) -> String {
+    format!(
+        "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+         metadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  \
+         path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}"
+    )
+}
+
+fn release(name: &str, chart: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+         metadata: {{name: {name}, namespace: default}}\nspec:\n  interval: 1h\n{extra}  chart:\n    \
+         spec:\n      chart: ./charts/{chart}\n      \
+         sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n"
+    )
+}
+
+fn fixture(root: &Path) {
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    write(
+        root,
+        "charts/bad/Chart.yaml",
+        "apiVersion: v2\nname: bad\nversion: 0.1.0\n",
+    );
+    write(
+        root,
+        "charts/bad/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata:\n  a: {{ required \"foo is required\" .Values.foo }}\n",
+    );
+    write(
+        root,
+        "charts/good/Chart.yaml",
+        "apiVersion: v2\nname: good\nversion: 0.1.0\n",
+    );
+    write(
+        root,
+        "charts/good/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Release.Name }}}\n",
+    );
+    write(root, "apps/failing/hr.yaml", &release("failing", "bad", ""));
+    write(
+        root,
+        "apps/unwaited/hr.yaml",
+        &release("unwaited", "bad", ""),
+    );
+    write(
+        root,
+        "apps/healthy/hr.yaml",
+        &release("healthy", "good", ""),
+    );
+    write(
+        root,
+        "apps/behind/hr.yaml",
+        &release("behind", "good", "  dependsOn:\n    - name: failing\n"),
+    );
+    write(
+        root,
+        "apps/config/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config, namespace: default}\n",
+    );
+    write(
+        root,
+        "apps/loop/ks.yaml",
+        &kustomization(
+            "loop-child",
+            "./apps/config",
+            "  dependsOn:\n    - name: loop\n",
+        ),
+    );
+    let mut cluster = String::from(
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+         metadata: {name: flux-system, namespace: flux-system}\n\
+         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
+    );
+    cluster += &kustomization("waits", "./apps/failing", "  wait: true\n");
+    cluster += &kustomization(
+        "after-waits",
+        "./apps/config",
+        "  dependsOn:\n    - name: waits\n",
+    );
+    cluster += &kustomization(
+        "names-it",
+        "./apps/config",
+        "  healthChecks:\n    - {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: failing, namespace: default}\n",
+    );
+    cluster += &kustomization("does-not-wait", "./apps/unwaited", "");
+    cluster += &kustomization("waits-healthy", "./apps/healthy", "  wait: true\n");
+    cluster += &kustomization("waits-behind", "./apps/behind", "  wait: true\n");
+    cluster += &kustomization("loop", "./apps/loop", "  wait: true\n");
+    write(root, "clusters/c1/flux.yaml", &cluster);
+}
+
+#[test]
+fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root);
+    let rows = rows(root);
+    let row = |name: &str| {
+        rows.get(name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name}: {rows:#?}"))
+    };
+
+    assert_eq!(row("HelmRelease/failing").0, "FAIL");
+    let (result, message) = row("Kustomization/waits");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.starts_with("health check failed: HelmRelease/default/failing is not ready: "),
+        "{message}"
+    );
+    let (result, message) = row("Kustomization/after-waits");
+    assert_eq!(result, "BLOCKED", "{message}");
+    assert!(
+        message.contains("Kustomization/flux-system/waits"),
+        "{message}"
+    );
+    let (result, message) = row("Kustomization/names-it");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("HelmRelease/default/failing"), "{message}");
+
+    // Without `wait` or `healthChecks` the apply is all that decides.
+    assert_eq!(row("HelmRelease/unwaited").0, "FAIL");
+    assert_eq!(
+        row("Kustomization/does-not-wait"),
+        ("PASS".to_owned(), String::new())
+    );
+    assert_eq!(
+        row("Kustomization/waits-healthy"),
+        ("PASS".to_owned(), String::new())
+    );
+
+    // A release blocked by another: the checks are not failed on its account, and the row says so.
+    assert_eq!(row("HelmRelease/behind").0, "BLOCKED");
+    let (result, message) = row("Kustomization/waits-behind");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("health check of HelmRelease/default/behind not known offline: it is blocked by HelmRelease/default/failing"),
+        "{message}"
+    );
+
+    // `loop` waits for `loop-child`, which waits for `loop`: both end, as the deadlock they are.
+    for name in ["Kustomization/loop", "Kustomization/loop-child"] {
+        let (result, message) = row(name);
+        assert_eq!(result, "FAIL", "{name}: {message}");
+        assert!(
+            message.starts_with("dependency cycle: "),
+            "{name}: {message}"
+        );
+    }
+    // What the Kustomization applied stays applied when its checks fail.
+    let output = Command::cargo_bin("offlux")
+        .expect("binary")
+        .current_dir(root)
+        .args([
+            "build",
+            "ks",
+            "loop",
+            "--path",
+            "clusters/c1",
+            "--root",
+            ".",
+            "--offline",
+        ])
+        .output()
+        .expect("runs");
+    let built = String::from_utf8_lossy(&output.stdout);
+    assert!(built.contains("name: loop-child"), "{built}");
+}
+
+#[test]
+fn health_check_verdicts_are_the_same_at_every_concurrency() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root);
+    let run = |concurrency: &str| {
+        Command::cargo_bin("offlux")
+            .expect("binary")
+            .current_dir(root)
+            .args([
+                "test",
+                "--path",
+                "clusters/c1",
+                "--root",
+                ".",
+                "--offline",
+                "-o",
+                "json",
+            ])
+            .args(["--concurrency", concurrency])
+            .output()
+            .expect("runs")
+            .stdout
+    };
+    let one = run("1");
+    for concurrency in ["2", "8"] {
+        assert_eq!(one, run(concurrency), "--concurrency {concurrency}");
+    }
+}
