@@ -14,7 +14,8 @@
 //! The selection is then closed over what depends on it: a producer whose whole output may
 //! change (its kustomization, a patch or a generator input changed, or its own definition)
 //! brings in its children and the consumers of the objects it writes or generates; any selected
-//! producer brings in the producers that `dependsOn` it (its outcome decides theirs). A file
+//! producer brings in the producers that `dependsOn` it (its outcome decides theirs), and the
+//! Kustomizations that check its health (`wait`, `healthChecks`: its outcome decides theirs). A file
 //! listed as a plain resource changes only the objects written in it. Last, the ancestors of
 //! every selected producer are selected: they are what creates it.
 //!
@@ -926,6 +927,22 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
         }
         if dependants_done.insert(i) {
             next.extend(dependants.get(&key).into_iter().flatten());
+            // A Kustomization that checks the health of what it applies (`wait`,
+            // `healthChecks`) ends as its children do: its outcome, and so its dependants', may
+            // change with theirs.
+            let checking_parents = (parents.get(&key).into_iter().flatten())
+                .flat_map(|parent| index.get(parent).into_iter().flatten())
+                .copied()
+                .filter(|&p| {
+                    objects.get(p).and_then(|f| f.as_kustomization()).is_some_and(|k| {
+                        k.wait || !k.health_checks.is_empty()
+                    })
+                });
+            for p in checking_parents.collect::<Vec<_>>() {
+                if selected.insert(p) || !dependants_done.contains(&p) {
+                    queue.push(p);
+                }
+            }
         }
         for n in next {
             let fresh = whole.insert(n);
