@@ -934,9 +934,10 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
                 .flat_map(|parent| index.get(parent).into_iter().flatten())
                 .copied()
                 .filter(|&p| {
-                    objects.get(p).and_then(|f| f.as_kustomization()).is_some_and(|k| {
-                        k.wait || !k.health_checks.is_empty()
-                    })
+                    objects
+                        .get(p)
+                        .and_then(|f| f.as_kustomization())
+                        .is_some_and(|k| k.wait || !k.health_checks.is_empty())
                 });
             for p in checking_parents.collect::<Vec<_>>() {
                 if selected.insert(p) || !dependants_done.contains(&p) {
