@@ -16,9 +16,9 @@ fn write(root: &Path, file: &str, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
-/// `offlux test -o json` from `clusters/c1`: each row's `Kind/name` with its result and message.
-fn rows(root: &Path) -> BTreeMap<String, (String, String)> {
-    let output = Command::cargo_bin("offlux")
+/// `offlux test -o json` from `clusters/c1`, offline, with `extra` flags.
+fn test_json(root: &Path, extra: &[&str]) -> std::process::Output {
+    Command::cargo_bin("offlux")
         .expect("binary")
         .env("NO_COLOR", "1")
         .current_dir(root)
@@ -32,9 +32,15 @@ fn rows(root: &Path) -> BTreeMap<String, (String, String)> {
             "-o",
             "json",
         ])
+        .args(extra)
         .timeout(std::time::Duration::from_secs(60))
         .output()
-        .expect("runs");
+        .expect("runs")
+}
+
+/// [`test_json`]'s rows: each row's `Kind/name` with its result and message.
+fn rows(root: &Path) -> BTreeMap<String, (String, String)> {
+    let output = test_json(root, &[]);
     let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "{e}: {}\n{}",
@@ -230,25 +236,7 @@ fn health_check_verdicts_are_the_same_at_every_concurrency() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     fixture(root);
-    let run = |concurrency: &str| {
-        Command::cargo_bin("offlux")
-            .expect("binary")
-            .current_dir(root)
-            .args([
-                "test",
-                "--path",
-                "clusters/c1",
-                "--root",
-                ".",
-                "--offline",
-                "-o",
-                "json",
-            ])
-            .args(["--concurrency", concurrency])
-            .output()
-            .expect("runs")
-            .stdout
-    };
+    let run = |concurrency: &str| test_json(root, &["--concurrency", concurrency]).stdout;
     let one = run("1");
     for concurrency in ["2", "8"] {
         assert_eq!(one, run(concurrency), "--concurrency {concurrency}");
