@@ -67,6 +67,8 @@ pub enum DependencyState<'a> {
         object: &'a Object,
         /// Why it is only assumed Ready: it could not be had offline and was skipped.
         offline: Option<String>,
+        /// It is suspended: it applies no new revision.
+        suspended: bool,
     },
     /// It failed; `message` is its own root cause, `blocked_by` the chain below it.
     Failed {
@@ -138,7 +140,20 @@ pub fn gate<'a>(
                     blocked_by: chain,
                 };
             }
-            DependencyState::Ready { object, offline } => {
+            DependencyState::Ready {
+                object,
+                offline,
+                suspended,
+            } => {
+                if suspended && reads_the_same_source(dependant, object) {
+                    return Gate::Closed {
+                        message: format!(
+                            "dependency '{}' revision is not up to date: it is suspended, so it does not apply the revision its source has now",
+                            short(id)
+                        ),
+                        blocked_by: vec![id.clone()],
+                    };
+                }
                 if let Some(expr) = &dependency.ready_expr {
                     match evaluate_ready_expr(expr, dependant, object) {
                         Ok(true) => {}
@@ -172,6 +187,25 @@ pub fn gate<'a>(
         }
     }
     Gate::Open { notes }
+}
+
+/// Whether `dependant` and `dependency` are Kustomizations of one source: then
+/// kustomize-controller (`KustomizationReconciler.checkDependencies`) also wants the dependency
+/// to have applied the source's current revision ("dependency '…' revision is not up to date"),
+/// which a suspended one never does.
+fn reads_the_same_source(dependant: &Object, dependency: &Object) -> bool {
+    let source = |object: &Object| {
+        let flux = FluxObject::from_object(object).ok().flatten()?;
+        let spec = flux.as_kustomization()?;
+        let reference = &spec.source_ref;
+        let namespace = if reference.namespace.is_empty() {
+            flux.namespace().to_owned()
+        } else {
+            reference.namespace.clone()
+        };
+        Some((reference.kind.clone(), reference.name.clone(), namespace))
+    };
+    source(dependant).is_some_and(|own| source(dependency) == Some(own))
 }
 
 /// `namespace/name`, as Flux names dependencies in its messages; `Kind/name` for a cluster-scoped

@@ -1048,6 +1048,7 @@ impl Runtime<'_> {
                         Ready::Skipped(reason) => Some(reason.clone()),
                         _ => None,
                     },
+                    suspended: matches!(ready, Ready::Suspended),
                 },
                 (Some(_), Some(Status::Failed(message))) => DependencyState::Failed {
                     message: message.clone(),

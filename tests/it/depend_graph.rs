@@ -204,6 +204,7 @@ fn ready_expr_sees_spec_metadata_and_status() {
     let ready = |_: &ResourceId| DependencyState::Ready {
         object: &infra.object,
         offline: None,
+        suspended: false,
     };
     assert_eq!(
         depend::gate(&app.object, &deps, ready, GateOptions::default()),

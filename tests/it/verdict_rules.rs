@@ -458,3 +458,61 @@ spec:
         "no `via` when the dependency is the root cause: {message}"
     );
 }
+
+/// kustomize-controller's `checkDependencies` wants a dependency of the same source to have applied
+/// the source's current revision; a suspended one never applies a new one, so what `dependsOn` it
+/// is held ("revision is not up to date"). One of another source is only checked for Ready.
+#[test]
+fn a_dependency_that_is_suspended_holds_its_dependants_of_the_same_source() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    let kustomization = |name: &str, source: &str, extra: &str| {
+        format!(
+            "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+             metadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  \
+             path: ./apps\n  prune: true\n  sourceRef: {{kind: GitRepository, name: {source}}}\n{extra}"
+        )
+    };
+    let mut cluster = String::from(
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+         metadata: {name: flux-system, namespace: flux-system}\n\
+         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
+    );
+    cluster += &kustomization("paused", "flux-system", "  suspend: true\n");
+    cluster += &kustomization("held", "flux-system", "  dependsOn:\n    - name: paused\n");
+    cluster += &kustomization(
+        "other-source",
+        "other",
+        "  dependsOn:\n    - name: paused\n",
+    );
+    cluster += "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+                metadata: {name: other, namespace: flux-system}\n\
+                spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n";
+    write(root, "clusters/c1/flux.yaml", &cluster);
+    write(
+        root,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: default}\n",
+    );
+    let rows = test_rows(
+        root,
+        "clusters/c1",
+        &["--offline", "--allow-missing-sources"],
+    );
+    let row = |key: &str| {
+        rows.get(key)
+            .cloned()
+            .unwrap_or_else(|| panic!("{key}: {rows:#?}"))
+    };
+    assert_eq!(row("Kustomization/flux-system/paused").0, "SKIPPED");
+    let (result, message) = row("Kustomization/flux-system/held");
+    assert_eq!(result, "BLOCKED", "{message}");
+    assert!(
+        message.contains("dependency 'flux-system/paused' revision is not up to date"),
+        "{message}"
+    );
+    let (result, message) = row("Kustomization/flux-system/other-source");
+    assert_ne!(result, "BLOCKED", "{message}");
+    assert!(!message.contains("not up to date"), "{message}");
+}
