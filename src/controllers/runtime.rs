@@ -505,10 +505,13 @@ fn origins(
         let first = repository
             .flux_objects
             .partition_point(|f| f.object.id < id);
-        let written = repository
-            .flux_objects
-            .get(first)
-            .filter(|f| f.object.id == id);
+        // Of several definitions, the one the build read.
+        let mut definitions =
+            (repository.flux_objects[first..].iter()).take_while(|f| f.object.id == id);
+        let written = definitions
+            .clone()
+            .find(|f| f.object.file == object.file)
+            .or_else(|| definitions.next());
         origins.insert(
             id,
             written.map_or_else(|| object.location(), |f| f.object.location()),
@@ -555,7 +558,19 @@ fn entry_points(repository: &Repository) -> foldhash::HashSet<(&Path, &ResourceI
     let key = |i: usize| (objects[i].file.as_path(), &objects[i].id);
     let mut entries = foldhash::HashSet::default();
     let mut seen: Vec<usize> = Vec::new();
+    // What the entry's kustomization file does not list is not applied, but for the bootstrap
+    // Kustomization and source, which `flux bootstrap` applies itself.
+    let bootstrap = |id: &ResourceId| {
+        id.name == crate::discovery::BOOTSTRAP_NAME
+            && id.namespace == crate::discovery::BOOTSTRAP_NAMESPACE
+            && matches!(id.kind.as_str(), "Kustomization" | "GitRepository")
+    };
     for object in 0..objects.len() {
+        if repository.unlisted_at_entry.contains(&objects[object].file)
+            && !bootstrap(&objects[object].id)
+        {
+            continue;
+        }
         // Walk up the parents: a walk that ends at once marks an entry point; a walk that comes
         // back to an object it has passed has found a ring.
         seen.clear();

@@ -102,6 +102,10 @@ pub struct Repository {
     /// reading can tell. Objects absent here are applied by nothing in the repository: they are the
     /// entry points. Rendering gives the exact answer.
     pub parents: foldhash::HashMap<(PathBuf, ResourceId), ResourceId>,
+    /// Files (relative to the root) of the objects no Kustomization of the repository applies
+    /// that the entry directory's own kustomization file does not list: the Kustomization a
+    /// bootstrap makes for the entry builds that file, so they are not applied.
+    pub unlisted_at_entry: foldhash::HashSet<PathBuf>,
     /// What each file leads the walk to, as read from the file itself (never merged by id): a
     /// Flux object's followed `spec.path` (or FluxInstance sync path) and a kustomization's
     /// inputs from elsewhere. Absolute paths, sorted; the cluster entry points are read from it.
@@ -494,6 +498,15 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             &root,
         );
     }
+    let unlisted_at_entry = unlisted_at_entry(
+        &entry,
+        &refs,
+        &root,
+        (flux_objects.iter().map(|f| &f.object))
+            .chain(&data_objects)
+            .chain(&invalid_flux)
+            .filter(|o| !parents.contains_key(&(o.file.clone(), o.id.clone()))),
+    );
     // Added after the parents are known: nothing in the repository applies them.
     for instance in bootstrap_instances {
         if flux_objects
@@ -538,6 +551,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         yaml_files: listing.yaml_files,
         bootstrap,
         parents,
+        unlisted_at_entry,
         applies: {
             applies.sort();
             applies.dedup();
@@ -1052,6 +1066,44 @@ fn take_target_namespaces(
 }
 
 /// `dir` and every local path its kustomization files pull in, transitively.
+/// The files of `unapplied` (objects nothing in the repository applies) that the kustomization
+/// file of `entry` does not list, directly or through the kustomizations it lists; none when the
+/// entry has no kustomization file (the bootstrap's generated one takes every file).
+fn unlisted_at_entry<'a>(
+    entry: &Path,
+    refs: &kustomization_refs::KustomizationRefs,
+    root: &Path,
+    unapplied: impl Iterator<Item = &'a Object>,
+) -> foldhash::HashSet<PathBuf> {
+    let Some(inputs) = refs.inputs_of_dir.get(&PathKey::of(entry)) else {
+        return foldhash::HashSet::default();
+    };
+    // Files listed, and directories taken whole (one without a kustomization file).
+    let mut listed: foldhash::HashSet<Vec<u8>> = foldhash::HashSet::default();
+    let mut seen: foldhash::HashSet<PathKey> = foldhash::HashSet::default();
+    let mut queue: Vec<&PathBuf> = inputs.iter().collect();
+    while let Some(input) = queue.pop() {
+        let key = PathKey::of(input);
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        match refs.inputs_of_dir.get(&key) {
+            Some(more) => queue.extend(more),
+            None => {
+                listed.insert(key.as_bytes().to_vec());
+            }
+        }
+    }
+    unapplied
+        .filter(|object| {
+            let file = PathKey::of(&root.join(&object.file));
+            file.is_within(&PathKey::of(entry))
+                && !file.self_and_ancestors().any(|path| listed.contains(path))
+        })
+        .map(|object| object.file.clone())
+        .collect()
+}
+
 fn reachable(dir: &Path, refs: &kustomization_refs::KustomizationRefs) -> Vec<PathKey> {
     let mut seen: foldhash::HashSet<PathKey> = foldhash::HashSet::default();
     let mut queue = vec![PathKey::of(dir)];

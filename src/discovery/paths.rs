@@ -112,6 +112,10 @@ impl PathKey {
         }
     }
 
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     /// The path, then each ancestor up to the root, nearest first (as keys' bytes).
     pub(crate) fn self_and_ancestors(&self) -> impl Iterator<Item = &[u8]> {
         let bytes = &self.0[..];

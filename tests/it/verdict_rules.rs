@@ -516,3 +516,75 @@ fn a_dependency_that_is_suspended_holds_its_dependants_of_the_same_source() {
     assert_ne!(result, "BLOCKED", "{message}");
     assert!(!message.contains("not up to date"), "{message}");
 }
+
+/// The entry directory's kustomization file decides what a bootstrap applies (the Kustomization
+/// `flux bootstrap` makes for it builds that file, and kustomize reads only what it lists): a
+/// file beside it that it does not list is not applied, and an object defined in both places is
+/// the listed one.
+#[test]
+fn what_the_entrys_kustomization_does_not_list_is_not_applied() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    let kustomization = |name: &str, path: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+             metadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  \
+             path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+        )
+    };
+    write(
+        root,
+        "clusters/prod/repo.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+         metadata: {name: flux-system, namespace: flux-system}\n\
+         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
+    );
+    write(
+        root,
+        "clusters/prod/apps.yaml",
+        &kustomization("apps", "./apps"),
+    );
+    write(
+        root,
+        "clusters/prod/a-stale-apps.yaml",
+        &kustomization("apps", "./old-apps"),
+    );
+    write(
+        root,
+        "clusters/prod/core.yaml",
+        &kustomization("core", "./core"),
+    );
+    write(
+        root,
+        "clusters/prod/kustomization.yaml",
+        "resources:\n  - repo.yaml\n  - apps.yaml\n",
+    );
+    write(
+        root,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: default}\n",
+    );
+    let output = offlux(root, &["test", "--path", "clusters/prod", "-o", "json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON rows");
+    let rows = rows.as_array().expect("rows");
+    let names: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            format!(
+                "{}/{}",
+                row["kind"].as_str().unwrap_or(""),
+                row["name"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        ["GitRepository/flux-system", "Kustomization/apps"],
+        "{rows:#?}"
+    );
+    let apps = &rows[1];
+    assert_eq!(apps["result"], "PASS", "{apps:#?}");
+    assert_eq!(apps["file"], "clusters/prod/apps.yaml", "{apps:#?}");
+    assert_eq!(apps["line"], 1, "{apps:#?}");
+}
