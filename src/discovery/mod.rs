@@ -195,6 +195,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         fs_facts,
     } = walked(&root, options);
     let mut diagnostics = listing.diagnostics;
+    let mut path_not_found = false;
     // Files the walk did not hand over (those in chart templates) are read here if they are
     // needed after all. Each result goes to its file's slot, so nothing downstream depends on
     // the threads' timing.
@@ -331,6 +332,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     &working_tree,
                     &fs_facts,
                     &mut diagnostics,
+                    &mut path_not_found,
                 );
                 let applied = next
                     .clone()
@@ -451,6 +453,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 others.push(object);
             }
         }
+    }
+    // Without `.git` the root is a guess: the entry itself. Paths written from the checkout's
+    // top then point nowhere, and the warnings above would not say why.
+    if path_not_found && options.root.is_none() && find_git_root(&entry).is_none() {
+        diagnostics.push(Diagnostic::warning(format!(
+            "no `.git` was found at or above `{}`, so it was taken as the repository root that `spec.path` values are read from; if it is part of a larger checkout, pass `--root` with the checkout's top",
+            entry.display()
+        )));
     }
     let mut invalid_flux = Vec::new();
     for object in others {
@@ -697,6 +707,7 @@ fn followed_path(
     working_tree: &WorkingTreeSources<'_>,
     fs_facts: &FsFacts,
     diagnostics: &mut Vec<Diagnostic>,
+    path_not_found: &mut bool,
 ) -> Option<PathBuf> {
     let object = &flux.object;
     if let Some(instance) = flux.as_flux_instance() {
@@ -757,6 +768,7 @@ fn followed_path(
                 .at(object.location())
                 .object(object.id.to_string()),
         );
+        *path_not_found |= base == root;
         None
     }
 }

@@ -588,3 +588,45 @@ fn what_the_entrys_kustomization_does_not_list_is_not_applied() {
     assert_eq!(apps["file"], "clusters/prod/apps.yaml", "{apps:#?}");
     assert_eq!(apps["line"], 1, "{apps:#?}");
 }
+
+/// Without `.git` the root is a guess (the entry itself): a `spec.path` written from the
+/// checkout's top is then not found, and a warning says why and names `--root`.
+#[test]
+fn a_guessed_root_is_named_when_a_spec_path_is_not_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "clusters/prod/flux.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+         metadata: {name: flux-system, namespace: flux-system}\n\
+         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n---\n\
+         apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+         metadata: {name: apps, namespace: flux-system}\n\
+         spec: {interval: 1h, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+    );
+    write(
+        root,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: default}\n",
+    );
+    let run = |extra: &[&str]| {
+        let output = Command::cargo_bin("offlux")
+            .expect("binary")
+            .env("NO_COLOR", "1")
+            .current_dir(root)
+            .args(["test", "--path", "clusters/prod", "--offline"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let guessed = run(&[]);
+    assert!(
+        guessed.contains("no `.git` was found at or above")
+            && guessed.contains("pass `--root` with the checkout's top"),
+        "{guessed}"
+    );
+    let given = run(&["--root", "."]);
+    assert!(!given.contains("no `.git`"), "{given}");
+}
