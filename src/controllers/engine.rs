@@ -356,7 +356,11 @@ impl HelmEngine {
         let result = match location {
             ChartLocation::Local { root, path } => load_local(root, path, &load_options),
             ChartLocation::Repository(chart) => repository_chart(chart, self, &load_options),
-        };
+        }
+        .and_then(|mut chart| {
+            self.complete_dependencies(&mut chart, &load_options, 0)?;
+            Ok(chart)
+        });
         drop(load_options);
         let result = result.and_then(|chart| match Arc::try_unwrap(load) {
             Ok(load) => load.into_held(chart),
@@ -369,6 +373,81 @@ impl HelmEngine {
             loaded.entries.push_back((key, result.clone()));
         }
         result
+    }
+}
+
+/// Dependencies are fetched for dependencies this deep at most.
+const MAX_DEPENDENCY_DEPTH: usize = 8;
+
+impl HelmEngine {
+    /// Fetches the dependencies `chart` declares from a repository but does not hold in `charts/`:
+    /// from the chart cache, or the network unless offline. source-controller builds a chart so
+    /// (`chart.NewLocalBuilder` with its `DependencyManager`, for a chart from a source's files),
+    /// and a chart a repository serves was packaged with them: an unpacked copy in the chart
+    /// cache (a checkout of the chart's sources) stands for that package only with them. One
+    /// that cannot be had is unavailable, not a failure of the chart; a dependency without a
+    /// repository (or a `file://` one) must be in `charts/`, and Helm's check says so.
+    fn complete_dependencies(
+        &self,
+        chart: &mut helm::Chart,
+        options: &helm::LoadOptions,
+        depth: usize,
+    ) -> Result<(), HelmRenderError> {
+        let missing: Vec<helm::chart::Dependency> = (chart.metadata.dependencies.iter())
+            .filter(|wanted| {
+                !chart
+                    .dependencies
+                    .iter()
+                    .any(|had| had.name() == wanted.name)
+            })
+            .filter(|wanted| {
+                !wanted.repository.is_empty() && !wanted.repository.starts_with("file://")
+            })
+            .cloned()
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        if depth >= MAX_DEPENDENCY_DEPTH {
+            return Err(HelmRenderError::Failed(format!(
+                "chart {}: dependencies nest more than {MAX_DEPENDENCY_DEPTH} deep",
+                chart.name()
+            )));
+        }
+        for dependency in missing {
+            let oci = dependency.repository.starts_with("oci://");
+            let request = RepositoryChart {
+                kind: if oci {
+                    super::helmrelease::RepositoryKind::Oci
+                } else {
+                    super::helmrelease::RepositoryKind::Http
+                },
+                url: dependency.repository.clone(),
+                chart: dependency.name.clone(),
+                version: dependency.version.clone(),
+                auth: None,
+                insecure: false,
+            };
+            let unavailable = |why: String| {
+                HelmRenderError::Unavailable(format!(
+                    "chart {} {}: its dependency {} {} from {} is not in its `charts/` directory (a packaged chart carries it), and {why}",
+                    chart.name(),
+                    chart.metadata.version,
+                    dependency.name,
+                    dependency.version,
+                    dependency.repository
+                ))
+            };
+            let mut loaded = match repository_chart(&request, self, options) {
+                Ok(loaded) => loaded,
+                Err(HelmRenderError::Unavailable(why)) => return Err(unavailable(why)),
+                Err(other) => return Err(other),
+            };
+            self.complete_dependencies(&mut loaded, options, depth + 1)?;
+            chart.dependencies.push(loaded);
+        }
+        chart.dependencies.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(())
     }
 }
 

@@ -630,3 +630,110 @@ fn a_guessed_root_is_named_when_a_spec_path_is_not_found() {
     let given = run(&["--root", "."]);
     assert!(!given.contains("no `.git`"), "{given}");
 }
+
+/// A chart whose copy in the chart cache lacks a dependency it declares from a repository (a
+/// checkout of the chart's sources, not the package the repository serves) takes it from the
+/// chart cache, as source-controller's dependency manager fetches it; one the cache lacks too
+/// is unavailable offline (SKIPPED with `--allow-missing-sources`), naming it; one without a
+/// repository must be vendored, and Helm's check fails the release.
+#[test]
+fn a_cached_charts_missing_dependencies_come_from_the_chart_cache() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    let charts = root.join("charts-cache");
+    let chart = |name: &str, dependencies: &str| {
+        write(
+            &charts,
+            &format!("{name}-1.0.0/Chart.yaml"),
+            &format!("apiVersion: v2\nname: {name}\nversion: 1.0.0\n{dependencies}"),
+        );
+        write(
+            &charts,
+            &format!("{name}-1.0.0/templates/cm.yaml"),
+            &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}-{{{{ .Release.Name }}}}}}\n"
+            ),
+        );
+    };
+    chart("lib", "");
+    let from_repository = |name: &str| {
+        format!(
+            "  - name: {name}\n    version: 1.0.0\n    repository: https://example.com/charts\n"
+        )
+    };
+    chart(
+        "whole",
+        &format!("dependencies:\n{}", from_repository("lib")),
+    );
+    chart(
+        "lacking",
+        &format!("dependencies:\n{}", from_repository("gone")),
+    );
+    chart(
+        "unvendored",
+        "dependencies:\n  - name: local\n    version: 1.0.0\n",
+    );
+    let release = |name: &str| {
+        format!(
+            "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+             metadata: {{name: {name}, namespace: default}}\nspec:\n  interval: 1h\n  chart:\n    \
+             spec:\n      chart: {name}\n      version: 1.0.0\n      \
+             sourceRef: {{kind: HelmRepository, name: charts, namespace: flux-system}}\n"
+        )
+    };
+    let mut cluster = String::from(
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\n\
+         metadata: {name: charts, namespace: flux-system}\n\
+         spec: {interval: 1h, url: 'https://example.com/charts'}\n",
+    );
+    for name in ["whole", "lacking", "unvendored"] {
+        cluster += &release(name);
+    }
+    write(root, "clusters/c1/releases.yaml", &cluster);
+    let cache = charts.to_str().expect("utf-8");
+    let flags = [
+        "--offline",
+        "--allow-missing-sources",
+        "--chart-cache",
+        cache,
+    ];
+    let rows = test_rows(root, "clusters/c1", &flags);
+    let row = |key: &str| {
+        rows.get(key)
+            .cloned()
+            .unwrap_or_else(|| panic!("{key}: {rows:#?}"))
+    };
+    assert_eq!(row("HelmRelease/default/whole").0, "PASS");
+    let (result, message) = row("HelmRelease/default/lacking");
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(
+        message.contains("its dependency gone 1.0.0 from https://example.com/charts is not in its `charts/` directory"),
+        "{message}"
+    );
+    let (result, message) = row("HelmRelease/default/unvendored");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("missing in charts/ directory: local"),
+        "{message}"
+    );
+    // The dependency's objects are rendered with the chart's.
+    let output = offlux(
+        root,
+        &[
+            "build",
+            "hr",
+            "whole",
+            "--path",
+            "clusters/c1",
+            "--offline",
+            "--chart-cache",
+            cache,
+        ],
+    );
+    let built = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        built.contains("name: lib-whole") && built.contains("name: whole-whole"),
+        "{built}"
+    );
+}
