@@ -83,7 +83,7 @@ fn root_cause(
 }
 
 /// The object `record` waits on directly, when the chain that blocks it is longer than its root
-/// cause: the member of `blocked_by` whose own chain is the rest of it (a Kustomization blocked by
+/// cause: the member of `blocked_by` whose own chain holds the rest of it (a Kustomization blocked by
 /// the HelmRelease it depends on, which its chart's OCIRepository blocks, is blocked via the
 /// HelmRelease; the row names both, so the `dependsOn` entry a reader looks for is there).
 fn nearest_blocker(
@@ -94,15 +94,17 @@ fn nearest_blocker(
     if chain.len() < 2 {
         return None;
     }
+    // A chain passed up keeps its nearest dependency and the root causes below it (in no set
+    // order): the nearest is the member whose own chain holds every other member.
     chain
         .iter()
         .find(|candidate| {
             statuses.get(candidate).is_some_and(|own| {
-                own.blocked_by.len() + 1 == chain.len()
-                    && own
-                        .blocked_by
+                !own.blocked_by.is_empty()
+                    && chain
                         .iter()
-                        .all(|id| id != *candidate && chain.contains(id))
+                        .filter(|id| id != candidate)
+                        .all(|id| own.blocked_by.contains(id))
             })
         })
         .cloned()

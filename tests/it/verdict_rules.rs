@@ -737,3 +737,49 @@ fn a_cached_charts_missing_dependencies_come_from_the_chart_cache() {
         "{built}"
     );
 }
+
+/// A failure passed up a chain of any length names the root cause and the dependency the row's
+/// own `dependsOn` names (Flux's message: "dependency '…' is not ready").
+#[test]
+fn a_dependant_at_the_end_of_a_long_chain_names_its_own_dependency() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    write(
+        root,
+        "charts/bad/Chart.yaml",
+        "apiVersion: v2\nname: bad\nversion: 0.1.0\n",
+    );
+    write(root, "charts/bad/templates/x.yaml", "{{ fail \"boom\" }}\n");
+    let release = |name: &str, after: Option<&str>| {
+        let depends =
+            after.map_or_else(String::new, |a| format!("  dependsOn:\n    - name: {a}\n"));
+        format!(
+            "---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+             metadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n{depends}  \
+             chart:\n    spec:\n      chart: ./charts/bad\n      \
+             sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+        )
+    };
+    let mut cluster = String::from(
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+         metadata: {name: flux-system, namespace: flux-system}\n\
+         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
+    );
+    cluster += &release("first", None);
+    cluster += &release("second", Some("first"));
+    cluster += &release("third", Some("second"));
+    cluster += &release("fourth", Some("third"));
+    write(root, "clusters/c1/flux.yaml", &cluster);
+    let rows = test_rows(root, "clusters/c1", &["--offline"]);
+    for (name, via) in [("third", "second"), ("fourth", "third")] {
+        let (result, message) = rows[&format!("HelmRelease/flux-system/{name}")].clone();
+        assert_eq!(result, "BLOCKED", "{message}");
+        assert!(
+            message.starts_with(&format!(
+                "blocked by HelmRelease/flux-system/first (via HelmRelease/flux-system/{via}): "
+            )),
+            "{name}: {message}"
+        );
+    }
+}
