@@ -130,11 +130,7 @@ fn fixture(root: &Path) {
             "  dependsOn:\n    - name: loop\n",
         ),
     );
-    let mut cluster = String::from(
-        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
-         metadata: {name: flux-system, namespace: flux-system}\n\
-         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
-    );
+    let mut cluster = String::from(crate::verdict_rules::BOOTSTRAP_SOURCE);
     cluster += &kustomization("waits", "./apps/failing", "  wait: true\n");
     cluster += &kustomization(
         "after-waits",

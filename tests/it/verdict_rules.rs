@@ -50,6 +50,12 @@ fn test_rows(root: &Path, path: &str, extra: &[&str]) -> BTreeMap<String, (Strin
         .collect()
 }
 
+/// The bootstrap GitRepository, as a file of its own or the first document of one.
+pub(crate) const BOOTSTRAP_SOURCE: &str =
+    "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
+     metadata: {name: flux-system, namespace: flux-system}\n\
+     spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n";
+
 const ROOT_KS: &str = r#"apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: apps, namespace: flux-system}
@@ -474,11 +480,7 @@ fn a_dependency_that_is_suspended_holds_its_dependants_of_the_same_source() {
              path: ./apps\n  prune: true\n  sourceRef: {{kind: GitRepository, name: {source}}}\n{extra}"
         )
     };
-    let mut cluster = String::from(
-        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
-         metadata: {name: flux-system, namespace: flux-system}\n\
-         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
-    );
+    let mut cluster = String::from(BOOTSTRAP_SOURCE);
     cluster += &kustomization("paused", "flux-system", "  suspend: true\n");
     cluster += &kustomization("held", "flux-system", "  dependsOn:\n    - name: paused\n");
     cluster += &kustomization(
@@ -533,13 +535,7 @@ fn what_the_entrys_kustomization_does_not_list_is_not_applied() {
              path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
         )
     };
-    write(
-        root,
-        "clusters/prod/repo.yaml",
-        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
-         metadata: {name: flux-system, namespace: flux-system}\n\
-         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
-    );
+    write(root, "clusters/prod/repo.yaml", BOOTSTRAP_SOURCE);
     write(
         root,
         "clusters/prod/apps.yaml",
@@ -761,11 +757,7 @@ fn a_dependant_at_the_end_of_a_long_chain_names_its_own_dependency() {
              sourceRef: {{kind: GitRepository, name: flux-system}}\n"
         )
     };
-    let mut cluster = String::from(
-        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
-         metadata: {name: flux-system, namespace: flux-system}\n\
-         spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n",
-    );
+    let mut cluster = String::from(BOOTSTRAP_SOURCE);
     cluster += &release("first", None);
     cluster += &release("second", Some("first"));
     cluster += &release("third", Some("second"));
