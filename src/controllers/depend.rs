@@ -145,7 +145,13 @@ pub fn gate<'a>(
                 offline,
                 suspended,
             } => {
-                if suspended && reads_the_same_source(dependant, object) {
+                // With a `readyExpr`, the expression alone decides (`checkDependencies`
+                // skips both the Ready and the revision check unless the additive CEL check
+                // is switched on).
+                if suspended
+                    && dependency.ready_expr.is_none()
+                    && reads_the_same_source(dependant, object)
+                {
                     return Gate::Closed {
                         message: format!(
                             "dependency '{}' revision is not up to date: it is suspended, so it does not apply the revision its source has now",

@@ -358,7 +358,8 @@ impl HelmEngine {
             ChartLocation::Repository(chart) => repository_chart(chart, self, &load_options),
         }
         .and_then(|mut chart| {
-            self.complete_dependencies(&mut chart, &load_options, 0)?;
+            let packaged = matches!(location, ChartLocation::Repository(_));
+            self.complete_dependencies(&mut chart, &load_options, packaged, 0)?;
             Ok(chart)
         });
         drop(load_options);
@@ -391,6 +392,7 @@ impl HelmEngine {
         &self,
         chart: &mut helm::Chart,
         options: &helm::LoadOptions,
+        packaged: bool,
         depth: usize,
     ) -> Result<(), HelmRenderError> {
         let missing: Vec<helm::chart::Dependency> = (chart.metadata.dependencies.iter())
@@ -428,9 +430,14 @@ impl HelmEngine {
                 auth: None,
                 insecure: false,
             };
+            let carried = if packaged {
+                " (the package a repository serves carries it)"
+            } else {
+                ""
+            };
             let unavailable = |why: String| {
                 HelmRenderError::Unavailable(format!(
-                    "chart {} {}: its dependency {} {} from {} is not in its `charts/` directory (a packaged chart carries it), and {why}",
+                    "chart {} {}: its dependency {} {} from {} is not in its `charts/` directory{carried}, and {why}",
                     chart.name(),
                     chart.metadata.version,
                     dependency.name,
@@ -443,7 +450,7 @@ impl HelmEngine {
                 Err(HelmRenderError::Unavailable(why)) => return Err(unavailable(why)),
                 Err(other) => return Err(other),
             };
-            self.complete_dependencies(&mut loaded, options, depth + 1)?;
+            self.complete_dependencies(&mut loaded, options, true, depth + 1)?;
             chart.dependencies.push(loaded);
         }
         chart.dependencies.sort_by(|a, b| a.name().cmp(b.name()));

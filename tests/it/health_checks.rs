@@ -31,6 +31,7 @@ fn test_json(root: &Path, extra: &[&str]) -> std::process::Output {
             "--offline",
             "-o",
             "json",
+            "--allow-missing-sources",
         ])
         .args(extra)
         .timeout(std::time::Duration::from_secs(60))
@@ -111,6 +112,7 @@ fn fixture(root: &Path) {
         "apps/healthy/hr.yaml",
         &release("healthy", "good", ""),
     );
+    write(root, "apps/noted/hr.yaml", &release("noted", "good", ""));
     write(
         root,
         "apps/behind/hr.yaml",
@@ -146,6 +148,24 @@ fn fixture(root: &Path) {
     cluster += &kustomization("waits-healthy", "./apps/healthy", "  wait: true\n");
     cluster += &kustomization("waits-behind", "./apps/behind", "  wait: true\n");
     cluster += &kustomization("loop", "./apps/loop", "  wait: true\n");
+    cluster += &kustomization(
+        "names-absent",
+        "./apps/config",
+        "  healthChecks:\n    - {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: nowhere, namespace: default}\n",
+    );
+    // A source offline cannot have: what depends on it goes on with a note, which the health
+    // checks keep.
+    cluster += "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n\
+                metadata: {name: remote, namespace: flux-system}\n\
+                spec: {interval: 1h, url: 'oci://example.com/x', ref: {tag: v1}}\n";
+    cluster += "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+                metadata: {name: remote, namespace: flux-system}\n\
+                spec: {interval: 1h, path: ./, prune: true, sourceRef: {kind: OCIRepository, name: remote}}\n";
+    cluster += &kustomization(
+        "waits-noted",
+        "./apps/noted",
+        "  wait: true\n  dependsOn:\n    - name: remote\n",
+    );
     write(root, "clusters/c1/flux.yaml", &cluster);
 }
 
@@ -197,6 +217,18 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
         message.contains("health check of HelmRelease/default/behind not known offline: it is blocked by HelmRelease/default/failing"),
         "{message}"
     );
+
+    // An object the run never has: the cluster may hold it.
+    let (result, message) = row("Kustomization/names-absent");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("health check of HelmRelease/default/nowhere: not in this run"),
+        "{message}"
+    );
+    // The health checks keep what the gate and the build said on the row.
+    let (result, message) = row("Kustomization/waits-noted");
+    assert_eq!(result, "PASS", "{message}");
+    assert!(message.contains("was assumed ready offline"), "{message}");
 
     // `loop` waits for `loop-child`, which waits for `loop`: both end, as the deadlock they are.
     for name in ["Kustomization/loop", "Kustomization/loop-child"] {

@@ -488,6 +488,12 @@ fn a_dependency_that_is_suspended_holds_its_dependants_of_the_same_source() {
         "other",
         "  dependsOn:\n    - name: paused\n",
     );
+    // A `readyExpr` alone decides (`checkDependencies` skips the other checks).
+    cluster += &kustomization(
+        "with-expression",
+        "flux-system",
+        "  dependsOn:\n    - name: paused\n      readyExpr: 'true'\n",
+    );
     cluster += "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\n\
                 metadata: {name: other, namespace: flux-system}\n\
                 spec: {interval: 1h, url: 'https://example.com/x.git', ref: {branch: main}}\n";
@@ -514,9 +520,11 @@ fn a_dependency_that_is_suspended_holds_its_dependants_of_the_same_source() {
         message.contains("dependency 'flux-system/paused' revision is not up to date"),
         "{message}"
     );
-    let (result, message) = row("Kustomization/flux-system/other-source");
-    assert_ne!(result, "BLOCKED", "{message}");
-    assert!(!message.contains("not up to date"), "{message}");
+    for name in ["other-source", "with-expression"] {
+        let (result, message) = row(&format!("Kustomization/flux-system/{name}"));
+        assert_ne!(result, "BLOCKED", "{name}: {message}");
+        assert!(!message.contains("not up to date"), "{name}: {message}");
+    }
 }
 
 /// The entry directory's kustomization file decides what a bootstrap applies (the Kustomization

@@ -22,6 +22,9 @@ use crate::schedule::{DrainLevel, Outcome};
 use crate::store::{Ready, Status, StatusRecord};
 use crate::yaml::Node;
 
+/// How every note of a health check begins.
+const HEALTH_NOTE: &str = "health check of ";
+
 /// A Kustomization that applied its objects and waits for their health: the object it started
 /// from (a changed object is built again) and the ids it checks.
 pub(super) struct HealthWait {
@@ -124,18 +127,18 @@ impl Runtime<'_> {
         drain: DrainLevel,
     ) -> Outcome<ResourceId> {
         let mut waiting = Vec::new();
-        let mut unhealthy = Vec::new();
+        let mut unhealthy: Vec<(&ResourceId, String)> = Vec::new();
         let mut notes = Vec::new();
         for child in checked {
             let record = self.store.status(child);
             match record.as_ref().map(|r| &r.status) {
                 Some(Status::Ready(Ready::Reconciled)) => {}
                 Some(Status::Ready(Ready::Skipped(reason))) => notes.push(format!(
-                    "health check of {} not known offline (skipped: {reason}); taken as healthy",
+                    "{HEALTH_NOTE}{} not known offline (skipped: {reason}); taken as healthy",
                     label_of(child)
                 )),
                 Some(Status::Ready(Ready::Suspended)) => notes.push(format!(
-                    "health check of {}: suspended, taken as healthy as the cluster last saw it",
+                    "{HEALTH_NOTE}{}: suspended, taken as healthy as the cluster last saw it",
                     label_of(child)
                 )),
                 Some(Status::Failed(message)) => {
@@ -145,20 +148,20 @@ impl Runtime<'_> {
                         // its own row says why; that it would not be ready in the cluster either
                         // is not known here, so the checks are not failed on its account.
                         Some(cause) => notes.push(format!(
-                            "health check of {} not known offline: it is blocked by {}",
+                            "{HEALTH_NOTE}{} not known offline: it is blocked by {}",
                             label_of(child),
                             label_of(cause)
                         )),
                         None => unhealthy.push((child, message.clone())),
                     }
                 }
-                Some(Status::Pending) | None => {
-                    if !self.store.contains(child) && drain != DrainLevel::None {
-                        unhealthy.push((child, "not found".to_owned()));
-                    } else {
-                        waiting.push(child.clone());
-                    }
-                }
+                // One this run never had (the bootstrap's own objects, one an unrendered chart
+                // would make, one of another repository): the cluster may hold it.
+                None if drain != DrainLevel::None => notes.push(format!(
+                    "{HEALTH_NOTE}{}: not in this run, so not known offline; taken as healthy",
+                    label_of(child)
+                )),
+                Some(Status::Pending) | None => waiting.push(child.clone()),
             }
         }
         if !waiting.is_empty() && unhealthy.is_empty() {
@@ -187,6 +190,13 @@ impl Runtime<'_> {
             );
             self.store.set(id.clone(), Status::failed(text));
             return Outcome::Decided(checked.to_vec());
+        }
+        // An earlier evaluation's notes go (a checked object's outcome may be overtaken).
+        {
+            let mut rows = self.notes.locked();
+            if let Some(row) = rows.get_mut(id) {
+                row.retain(|note| !note.starts_with(HEALTH_NOTE));
+            }
         }
         for note in notes {
             self.note_row(id, note);

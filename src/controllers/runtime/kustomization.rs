@@ -37,14 +37,15 @@ impl Runtime<'_> {
         let Some(spec) = flux.as_kustomization() else {
             return Outcome::Terminal;
         };
-        if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
-            return outcome;
-        }
-        // Applied already from this very object: only its health checks are left.
+        // Applied already from this very object (its gate passed then, and the notes of its
+        // build stay on its row): only its health checks are left.
         if let Some(checked) = self.waiting_for_health(flux) {
             return self.check_health(id, &checked, drain);
         }
         self.stop_health_checks(id);
+        if let Some(outcome) = self.suspend_or_gate(flux, spec.suspend, drain) {
+            return outcome;
+        }
         let namespace = flux.namespace();
         let source_id = {
             let r = &spec.source_ref;
