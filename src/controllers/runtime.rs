@@ -290,6 +290,8 @@ struct Runtime<'a> {
     not_found: Mutex<BTreeSet<ResourceId>>,
     /// Kustomizations that applied their objects and run their health checks (`health`).
     health: Mutex<BTreeMap<ResourceId, health::HealthWait>>,
+    /// Objects that failed only on what offline cannot have ([`Runtime::unavailable_for`]).
+    offline_unknown: Mutex<BTreeSet<ResourceId>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -349,6 +351,7 @@ pub fn run(
         scope,
         not_found: Mutex::new(BTreeSet::new()),
         health: Mutex::new(BTreeMap::new()),
+        offline_unknown: Mutex::new(BTreeSet::new()),
     };
     let mut scheduler_options = schedule::Options {
         // Templates run on the workers themselves, not on a thread started per chart.
@@ -708,6 +711,17 @@ impl Runtime<'_> {
         }
         *last = Some((Arc::clone(path), message.clone()));
         message
+    }
+
+    /// [`Runtime::unavailable`] for `id`, which is recorded as failing (when it does) on what
+    /// offline cannot have rather than on its own: a Kustomization's health checks leave such a
+    /// failure undecided.
+    fn unavailable_for(&self, id: &ResourceId, message: String) -> Status {
+        let status = self.unavailable(message);
+        if !status.is_ready() {
+            self.offline_unknown.locked().insert(id.clone());
+        }
+        status
     }
 
     fn unavailable(&self, message: String) -> Status {
@@ -1213,7 +1227,7 @@ impl Runtime<'_> {
         self.withdraw_output(id);
         self.store.set_status(
             id.clone(),
-            StatusRecord::new(self.unavailable(message), Vec::new()),
+            StatusRecord::new(self.unavailable_for(id, message), Vec::new()),
         );
         Outcome::Terminal
     }

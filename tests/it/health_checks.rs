@@ -31,7 +31,6 @@ fn test_json(root: &Path, extra: &[&str]) -> std::process::Output {
             "--offline",
             "-o",
             "json",
-            "--allow-missing-sources",
         ])
         .args(extra)
         .timeout(std::time::Duration::from_secs(60))
@@ -40,8 +39,8 @@ fn test_json(root: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 /// [`test_json`]'s rows: each row's `Kind/name` with its result and message.
-fn rows(root: &Path) -> BTreeMap<String, (String, String)> {
-    let output = test_json(root, &[]);
+fn rows(root: &Path, extra: &[&str]) -> BTreeMap<String, (String, String)> {
+    let output = test_json(root, extra);
     let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!(
             "{e}: {}\n{}",
@@ -115,6 +114,13 @@ fn fixture(root: &Path) {
     write(root, "apps/noted/hr.yaml", &release("noted", "good", ""));
     write(
         root,
+        "apps/unreachable/hr.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+         metadata: {name: unreachable, namespace: default}\nspec:\n  interval: 1h\n  \
+         chartRef: {kind: OCIRepository, name: charts, namespace: flux-system}\n",
+    );
+    write(
+        root,
         "apps/behind/hr.yaml",
         &release("behind", "good", "  dependsOn:\n    - name: failing\n"),
     );
@@ -161,6 +167,10 @@ fn fixture(root: &Path) {
     cluster += "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
                 metadata: {name: remote, namespace: flux-system}\n\
                 spec: {interval: 1h, path: ./, prune: true, sourceRef: {kind: OCIRepository, name: remote}}\n";
+    cluster += "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n\
+                metadata: {name: charts, namespace: flux-system}\n\
+                spec: {interval: 1h, url: 'oci://example.com/charts/x', ref: {tag: 1.0.0}}\n";
+    cluster += &kustomization("waits-offline", "./apps/unreachable", "  wait: true\n");
     cluster += &kustomization(
         "waits-noted",
         "./apps/noted",
@@ -174,7 +184,7 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     fixture(root);
-    let rows = rows(root);
+    let rows = rows(root, &["--allow-missing-sources"]);
     let row = |name: &str| {
         rows.get(name)
             .cloned()
@@ -209,12 +219,12 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
         ("PASS".to_owned(), String::new())
     );
 
-    // A release blocked by another: the checks are not failed on its account, and the row says so.
+    // A release blocked by one that fails never becomes ready: the checks fail.
     assert_eq!(row("HelmRelease/behind").0, "BLOCKED");
     let (result, message) = row("Kustomization/waits-behind");
-    assert_eq!(result, "PASS", "{message}");
+    assert_eq!(result, "FAIL", "{message}");
     assert!(
-        message.contains("health check of HelmRelease/default/behind not known offline: it is blocked by HelmRelease/default/failing"),
+        message.starts_with("health check failed: HelmRelease/default/behind is not ready: "),
         "{message}"
     );
 
@@ -257,6 +267,25 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
         .expect("runs");
     let built = String::from_utf8_lossy(&output.stdout);
     assert!(built.contains("name: loop-child"), "{built}");
+}
+
+/// Without `--allow-missing-sources` a release whose chart offline cannot have fails, but on
+/// what offline cannot have: the checks are undecided, not failed, and what depends on them goes
+/// on.
+#[test]
+fn a_release_failing_on_what_offline_cannot_have_leaves_the_checks_undecided() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fixture(root);
+    let rows = rows(root, &[]);
+    let (result, message) = rows["HelmRelease/unreachable"].clone();
+    assert_ne!(result, "PASS", "{message}");
+    let (result, message) = rows["Kustomization/waits-offline"].clone();
+    assert_eq!(result, "PASS", "{message}");
+    assert!(
+        message.contains("health check of HelmRelease/default/unreachable not known offline"),
+        "{message}"
+    );
 }
 
 #[test]

@@ -8,9 +8,9 @@
 //! Offline, the health of the Flux objects the run reconciles is known: their own outcome. The
 //! health of everything else (Deployments, Jobs, custom resources) is what only the cluster
 //! holds, and is taken as healthy; an object skipped offline or suspended is taken as healthy with
-//! a note on the row, and so is one blocked by another (most often by what offline cannot have:
-//! a source, a chart), whose own row says why. Only an object that fails on its own fails the
-//! checks.
+//! a note on the row, and so is one that fails on what offline cannot have (a source, a chart, a
+//! remote base), itself or down its chain, whose own row says why. An object that fails on its
+//! own, or is blocked by one that does, fails the checks.
 
 use std::sync::Arc;
 
@@ -118,6 +118,32 @@ impl Runtime<'_> {
         self.health.locked().contains_key(id)
     }
 
+    /// Why `child`, which failed, may be ready in the cluster after all: it failed on what
+    /// offline cannot have, or is blocked only by objects that did (or that passed, were
+    /// skipped or never came). `None` when a real failure (its own, or a root cause's) decides.
+    fn offline_cause(&self, child: &ResourceId, blocked_by: &[ResourceId]) -> Option<String> {
+        let offline = self.offline_unknown.locked();
+        if offline.contains(child) {
+            return Some("it depends on what offline cannot have".to_owned());
+        }
+        if blocked_by.is_empty() {
+            return None;
+        }
+        let roots = self.root_causes(blocked_by);
+        let failed_for_real = |root: &ResourceId| {
+            !offline.contains(root)
+                && self
+                    .store
+                    .status(root)
+                    .is_some_and(|record| matches!(record.status, Status::Failed(_)))
+        };
+        if roots.iter().any(failed_for_real) {
+            return None;
+        }
+        let cause = roots.first().or(blocked_by.first())?;
+        Some(format!("it is blocked by {}", label_of(cause)))
+    }
+
     /// The outcome of `id`'s health checks of `checked`: waits while one of them has not
     /// ended; then Ready, or failed naming the first that is not ready.
     pub(super) fn check_health(
@@ -143,14 +169,13 @@ impl Runtime<'_> {
                 )),
                 Some(Status::Failed(message)) => {
                     let blocked_by = record.as_ref().map_or(&[][..], |r| &r.blocked_by[..]);
-                    match self.root_causes(blocked_by).first() {
-                        // Blocked, most often by what offline cannot have (a source, a chart):
-                        // its own row says why; that it would not be ready in the cluster either
-                        // is not known here, so the checks are not failed on its account.
+                    match self.offline_cause(child, blocked_by) {
+                        // It fails on what offline cannot have (a source, a chart, a remote
+                        // base), itself or down its chain: its own row says why; whether it
+                        // would be ready in the cluster is not known here.
                         Some(cause) => notes.push(format!(
-                            "{HEALTH_NOTE}{} not known offline: it is blocked by {}",
-                            label_of(child),
-                            label_of(cause)
+                            "{HEALTH_NOTE}{} not known offline: {cause}",
+                            label_of(child)
                         )),
                         None => unhealthy.push((child, message.clone())),
                     }

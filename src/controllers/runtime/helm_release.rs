@@ -90,7 +90,7 @@ impl Runtime<'_> {
                 self.withdraw_output(id);
                 self.store.set_status(
                     id.clone(),
-                    StatusRecord::new(self.unavailable(message), chart.source),
+                    StatusRecord::new(self.unavailable_for(id, message), chart.source),
                 );
                 return Outcome::Terminal;
             }
@@ -307,7 +307,10 @@ impl Runtime<'_> {
                 self.withdraw_output(&flux.object.id);
                 self.store.set_status(
                     flux.object.id.clone(),
-                    StatusRecord::new(self.unavailable(message), vec![source_id]),
+                    StatusRecord::new(
+                        self.unavailable_for(&flux.object.id, message),
+                        vec![source_id],
+                    ),
                 );
                 Err(Outcome::Terminal)
             }
@@ -351,7 +354,7 @@ impl Runtime<'_> {
                 self.withdraw_output(&flux.object.id);
                 self.store.set_status(
                     flux.object.id.clone(),
-                    StatusRecord::new(self.unavailable(message), vec![ref_id]),
+                    StatusRecord::new(self.unavailable_for(&flux.object.id, message), vec![ref_id]),
                 );
                 Err(Outcome::Terminal)
             }
@@ -386,7 +389,10 @@ impl Runtime<'_> {
         let status = if matches!(defined, SourceResolution::NotFound(_)) || !withheld {
             StatusRecord::new(self.source_not_found(&flux.object.id, message), Vec::new())
         } else {
-            StatusRecord::new(self.unavailable(message), vec![source_id])
+            StatusRecord::new(
+                self.unavailable_for(&flux.object.id, message),
+                vec![source_id],
+            )
         };
         self.store.set_status(flux.object.id.clone(), status);
         Outcome::Terminal

@@ -72,7 +72,7 @@ impl Runtime<'_> {
                     self.withdraw_output(id);
                     self.store.set_status(
                         id.clone(),
-                        StatusRecord::new(self.unavailable(message), vec![source_id]),
+                        StatusRecord::new(self.unavailable_for(id, message), vec![source_id]),
                     );
                     return Outcome::Terminal;
                 }
@@ -144,7 +144,7 @@ impl Runtime<'_> {
                 self.withdraw_output(id);
                 self.store.set_status(
                     id.clone(),
-                    StatusRecord::new(self.unavailable(message), blockers),
+                    StatusRecord::new(self.unavailable_for(id, message), blockers),
                 );
                 return Outcome::Terminal;
             }
@@ -224,7 +224,7 @@ impl Runtime<'_> {
                 self.withdraw_output(id);
                 self.store.set_status(
                     id.clone(),
-                    StatusRecord::new(self.unavailable(message), Vec::new()),
+                    StatusRecord::new(self.unavailable_for(id, message), Vec::new()),
                 );
                 return Outcome::Terminal;
             }

@@ -403,7 +403,7 @@ impl Runtime<'_> {
             self.withdraw_output(id);
             self.store.set_status(
                 id.clone(),
-                StatusRecord::new(self.unavailable(message), vec![missing]),
+                StatusRecord::new(self.unavailable_for(id, message), vec![missing]),
             );
             return Err(Outcome::Terminal);
         }
