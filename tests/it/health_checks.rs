@@ -1,62 +1,26 @@
 //! A Kustomization's health checks, as kustomize-controller's `checkHealth` runs them after the
 //! apply: with `wait: true` (every object applied) or `healthChecks` (the objects named), a
 //! HelmRelease that fails makes the Kustomization fail, and what `dependsOn` it is blocked;
-//! without them it passes. A release blocked by something else (most often what offline cannot
-//! have) leaves the checks undecided, with a note; a Kustomization waiting on a child that waits
-//! on it ends instead of hanging.
+//! without them it passes. A release blocked by one that fails fails them too; one that fails on
+//! what offline cannot have, or that the run never has, leaves them undecided, with a note; a
+//! Kustomization waiting on a child that waits on it ends instead of hanging.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::verdict_rules::{offlux, test_rows, write};
 
-fn write(root: &Path, file: &str, text: &str) {
-    let path = root.join(file);
-    std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
-
-/// `offlux test -o json` from `clusters/c1`, offline, with `extra` flags.
-fn test_json(root: &Path, extra: &[&str]) -> std::process::Output {
-    Command::cargo_bin("offlux")
-        .expect("binary")
-        .env("NO_COLOR", "1")
-        .current_dir(root)
-        .args([
-            "test",
-            "--path",
-            "clusters/c1",
-            "--root",
-            ".",
-            "--offline",
-            "-o",
-            "json",
-        ])
-        .args(extra)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .expect("runs")
-}
-
-/// [`test_json`]'s rows: each row's `Kind/name` with its result and message.
+/// `offlux test` from `clusters/c1`, offline, with `extra` flags: each row's `Kind/name` (every
+/// object here has one name) with its result and message.
 fn rows(root: &Path, extra: &[&str]) -> BTreeMap<String, (String, String)> {
-    let output = test_json(root, extra);
-    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    rows.as_array()
-        .expect("a list of rows")
-        .iter()
-        .map(|row| {
-            let text = |key: &str| row[key].as_str().unwrap_or_default().to_owned();
-            (
-                format!("{}/{}", text("kind"), text("name")),
-                (text("result"), text("message")),
-            )
+    let mut flags = vec!["--offline"];
+    flags.extend_from_slice(extra);
+    test_rows(root, "clusters/c1", &flags)
+        .into_iter()
+        .map(|(key, row)| {
+            let (kind, rest) = key.split_once('/').unwrap_or((&key, ""));
+            let name = rest.rsplit_once('/').map_or(rest, |(_, name)| name);
+            (format!("{kind}/{name}"), row)
         })
         .collect()
 }
@@ -250,21 +214,10 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
         );
     }
     // What the Kustomization applied stays applied when its checks fail.
-    let output = Command::cargo_bin("offlux")
-        .expect("binary")
-        .current_dir(root)
-        .args([
-            "build",
-            "ks",
-            "loop",
-            "--path",
-            "clusters/c1",
-            "--root",
-            ".",
-            "--offline",
-        ])
-        .output()
-        .expect("runs");
+    let output = offlux(
+        root,
+        &["build", "ks", "loop", "--path", "clusters/c1", "--offline"],
+    );
     let built = String::from_utf8_lossy(&output.stdout);
     assert!(built.contains("name: loop-child"), "{built}");
 }
@@ -293,7 +246,10 @@ fn health_check_verdicts_are_the_same_at_every_concurrency() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     fixture(root);
-    let run = |concurrency: &str| test_json(root, &["--concurrency", concurrency]).stdout;
+    let run = |concurrency: &str| {
+        let args = ["test", "--path", "clusters/c1", "--offline", "-o", "json"];
+        offlux(root, &[&args[..], &["--concurrency", concurrency]].concat()).stdout
+    };
     let one = run("1");
     for concurrency in ["2", "8"] {
         assert_eq!(one, run(concurrency), "--concurrency {concurrency}");

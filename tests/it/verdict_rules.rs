@@ -8,25 +8,31 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-fn write(root: &Path, file: &str, text: &str) {
+pub(crate) fn write(root: &Path, file: &str, text: &str) {
     let path = root.join(file);
     std::fs::create_dir_all(path.parent().unwrap_or(root)).expect("mkdir");
     std::fs::write(path, text).expect("write");
 }
 
-fn offlux(root: &Path, args: &[&str]) -> std::process::Output {
+/// `offlux ARGS --root .` in `root`; a run that hangs fails after a minute.
+pub(crate) fn offlux(root: &Path, args: &[&str]) -> std::process::Output {
     Command::cargo_bin("offlux")
         .expect("binary")
         .env("NO_COLOR", "1")
         .current_dir(root)
         .args(args)
         .args(["--root", "."])
+        .timeout(std::time::Duration::from_secs(60))
         .output()
         .expect("runs")
 }
 
 /// `offlux test -o json` at `path`: each row's `Kind/namespace/name` with its result and message.
-fn test_rows(root: &Path, path: &str, extra: &[&str]) -> BTreeMap<String, (String, String)> {
+pub(crate) fn test_rows(
+    root: &Path,
+    path: &str,
+    extra: &[&str],
+) -> BTreeMap<String, (String, String)> {
     let mut args = vec!["test", "--path", path, "-o", "json"];
     args.extend_from_slice(extra);
     let output = offlux(root, &args);
