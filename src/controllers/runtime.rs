@@ -452,6 +452,12 @@ pub fn run(
     });
     unread_values.retain(|id, _| runtime.store.contains(id));
     let mut notes = runtime.notes.into_recovered();
+    if let Some(implied) = &repository.implied_bootstrap {
+        notes.entry(implied.clone()).or_default().insert(
+            0,
+            crate::discovery::implied_bootstrap_note(&repository.entry),
+        );
+    }
     notes.retain(|id, _| origins.contains_key(id));
     let rendered = runtime.rendered.into_recovered();
     let mut refused = runtime.refused.into_recovered();

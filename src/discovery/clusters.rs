@@ -131,8 +131,8 @@ fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
             continue;
         }
         if reached_by.is_empty() {
-            if let Some(dir) = applier.from.parent() {
-                entries.insert(dir.to_path_buf());
+            if let Some(dir) = listing_directory(&applier.from, applies) {
+                entries.insert(dir);
             }
             continue;
         }
@@ -159,6 +159,36 @@ fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
         }
     }
     entries
+}
+
+/// Where a cluster whose root applier `file` defines is entered: the highest directory above the
+/// file whose kustomization file lists it (directly or through the kustomizations it lists), else
+/// the file's own directory. That listing is what the bootstrap builds: a kustomization file that
+/// lists the applier is there for the applier to be applied through it.
+fn listing_directory(file: &Path, applies: &[Applies]) -> Option<PathBuf> {
+    let own = file.parent()?;
+    let mut listing: BTreeSet<&Path> = BTreeSet::from([file]);
+    let mut pending: Vec<&Path> = vec![file];
+    while let Some(listed) = pending.pop() {
+        // A kustomization file is listed through its directory.
+        let as_directory = super::is_kustomization_file(listed)
+            .then(|| listed.parent())
+            .flatten();
+        let inputs = applies.iter().filter(|step| step.via == Via::Input);
+        for step in inputs {
+            let leads_here = step.to == listed || as_directory.is_some_and(|d| step.to == d);
+            if leads_here && listing.insert(&step.from) {
+                pending.push(&step.from);
+            }
+        }
+    }
+    let highest = listing
+        .iter()
+        .filter(|&&listed| listed != file && super::is_kustomization_file(listed))
+        .filter_map(|listed| listed.parent())
+        .filter(|dir| own.starts_with(dir))
+        .min_by_key(|dir| dir.components().count());
+    Some(highest.unwrap_or(own).to_path_buf())
 }
 
 /// The walk's steps with their paths as [`PathKey`]s, which compare as bytes (comparing `Path`s
@@ -340,6 +370,28 @@ mod tests {
             ),
         ];
         assert_eq!(entries(applies), ["main=kubernetes/clusters/main"]);
+    }
+
+    #[test]
+    fn a_kustomization_file_listing_the_root_applier_is_the_entry() {
+        // clusters/prod/kustomization.yaml lists flux/ (whose kustomization file lists the
+        // applier): the bootstrap builds clusters/prod. One beside the root, listing nothing
+        // of it, is not an entry.
+        let applies = vec![
+            step("clusters/prod/flux/apps.yaml", "apps", Via::Applier),
+            step(
+                "clusters/prod/flux/kustomization.yaml",
+                "clusters/prod/flux/apps.yaml",
+                Via::Input,
+            ),
+            step(
+                "clusters/prod/kustomization.yaml",
+                "clusters/prod/flux",
+                Via::Input,
+            ),
+            step("kustomization.yaml", "docs", Via::Input),
+        ];
+        assert_eq!(entries(applies), ["prod=clusters/prod"]);
     }
 
     #[test]

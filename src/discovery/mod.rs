@@ -9,6 +9,7 @@
 mod bootstrap_instance;
 pub mod clusters;
 pub mod git_remote;
+mod implied_bootstrap;
 mod kustomization_refs;
 mod load;
 mod paths;
@@ -25,9 +26,10 @@ use crate::controllers::source_map::{self, SourceMapping};
 use crate::diagnostic::Diagnostic;
 use crate::fs_facts::FsFacts;
 use crate::model::{FluxKind, FluxObject, Object, ResourceId};
-use crate::yaml::ParsedFiles;
+use crate::yaml::{Node, ParsedFiles};
 
 use crate::fs_facts::path_bytes;
+pub(crate) use implied_bootstrap::note as implied_bootstrap_note;
 use load::Keep;
 pub use load::{is_kustomization_file, ParseCache, KUSTOMIZATION_FILE_NAMES};
 pub use paths::{apply_variable_defaults, secure_join};
@@ -106,6 +108,10 @@ pub struct Repository {
     /// that the entry directory's own kustomization file does not list: the Kustomization a
     /// bootstrap makes for the entry builds that file, so they are not applied.
     pub unlisted_at_entry: foldhash::HashSet<PathBuf>,
+    /// The bootstrap's Kustomization for the entry directory, added because the repository
+    /// writes nothing that applies it and the directory has a kustomization file (see
+    /// `implied_bootstrap`); it is among `flux_objects`.
+    pub implied_bootstrap: Option<ResourceId>,
     /// What each file leads the walk to, as read from the file itself (never merged by id): a
     /// Flux object's followed `spec.path` (or FluxInstance sync path) and a kustomization's
     /// inputs from elsewhere. Absolute paths, sorted; the cluster entry points are read from it.
@@ -383,6 +389,20 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         }
     }
 
+    // Whether the entry's kustomization file is one the bootstrap's Kustomization builds: no
+    // Kustomization or FluxInstance read here applies the entry or a directory above it.
+    let entry_applied = followed.values().any(|(_, dir)| entry.starts_with(dir));
+    let implied_file = if entry_applied {
+        None
+    } else {
+        let kind_of = |i: usize| {
+            let node = loaded[i].as_ref()?.kustomization()?;
+            node.get("kind").and_then(Node::as_str).map(str::to_string)
+        };
+        implied_bootstrap::entry_kustomization_file(&entry, &listing.yaml_files, &kind_of)
+            .map(|file| paths::relative_to(file, &root))
+    };
+
     // Sized up front: a Flux object is over 600 bytes, and growing by doubling copied them all.
     let (flux_count, object_count) = loaded.iter().flatten().fold((0, 0), |(f, o), file| {
         (
@@ -476,6 +496,33 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     diagnostics.sort();
     diagnostics.dedup();
 
+    let bootstrap_written = flux_objects.iter().any(|f| {
+        f.kind == FluxKind::FluxInstance
+            || (f.kind == FluxKind::Kustomization
+                && f.name() == BOOTSTRAP_NAME
+                && f.namespace() == BOOTSTRAP_NAMESPACE)
+    }) || !bootstrap_instances.is_empty();
+    let entry_relative = paths::relative_to(&entry, &root);
+    // A directory of plain manifests is no Flux repository, kustomization file or not.
+    let implied = implied_file
+        .filter(|_| !bootstrap_written && !flux_objects.is_empty())
+        .and_then(|file| implied_bootstrap::kustomization(&entry_relative, &file));
+    let implied_bootstrap = implied.as_ref().map(|k| k.object.id.clone());
+    if let Some(implied) = implied {
+        diagnostics.push(
+            Diagnostic::note(implied_bootstrap::note(&entry_relative))
+                .at(implied.object.location())
+                .object(implied.object.id.to_string()),
+        );
+        followed.insert(
+            implied.object.id.clone(),
+            (implied.object.file.clone(), entry.clone()),
+        );
+        let at = flux_objects.partition_point(|f| {
+            (&f.object.id, &f.object.file) < (&implied.object.id, &implied.object.file)
+        });
+        flux_objects.insert(at, implied);
+    }
     let mut followed: BTreeMap<ResourceId, PathBuf> = followed
         .into_iter()
         .map(|(id, (_, dir))| (id, dir))
@@ -562,6 +609,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         bootstrap,
         parents,
         unlisted_at_entry,
+        implied_bootstrap,
         applies: {
             applies.sort();
             applies.dedup();
@@ -915,7 +963,6 @@ fn generated_values(
     yaml_files: &[PathBuf],
     loaded: &[Option<load::LoadedFile>],
 ) -> Option<crate::yaml::Node> {
-    use crate::yaml::Node;
     let dir = file.parent()?;
     let loaded_at = |path: &Path| {
         let index = yaml_files.binary_search(&path.to_path_buf()).ok()?;

@@ -151,7 +151,15 @@ pub fn rows(report: &RunReport) -> Vec<Row> {
                     };
                     (Verdict::Blocked, text, cause.map(|c| label(&c)))
                 }
-                Status::Failed(message) => (Verdict::Fail, message.clone(), None),
+                // What the run assumed stays beside the failure it may explain.
+                Status::Failed(message) => match report.notes.get(id) {
+                    Some(notes) if !notes.is_empty() => (
+                        Verdict::Fail,
+                        format!("{message} ({})", notes.join("; ")),
+                        None,
+                    ),
+                    _ => (Verdict::Fail, message.clone(), None),
+                },
                 Status::Pending => (Verdict::Blocked, "not reconciled".to_owned(), None),
             };
             let location: Option<&Location> = report.origins.get(id);

@@ -588,15 +588,89 @@ fn what_the_entrys_kustomization_does_not_list_is_not_applied() {
             )
         })
         .collect();
+    // The bootstrap's own Kustomization, not written here, is the one that builds the entry.
     assert_eq!(
         names,
-        ["GitRepository/flux-system", "Kustomization/apps"],
+        [
+            "GitRepository/flux-system",
+            "Kustomization/apps",
+            "Kustomization/flux-system"
+        ],
         "{rows:#?}"
     );
     let apps = &rows[1];
     assert_eq!(apps["result"], "PASS", "{apps:#?}");
     assert_eq!(apps["file"], "clusters/prod/apps.yaml", "{apps:#?}");
     assert_eq!(apps["line"], 1, "{apps:#?}");
+    let bootstrap = &rows[2];
+    assert_eq!(bootstrap["result"], "PASS", "{bootstrap:#?}");
+    assert_eq!(
+        bootstrap["file"], "clusters/prod/kustomization.yaml",
+        "{bootstrap:#?}"
+    );
+    assert!(
+        (bootstrap["message"].as_str().unwrap_or_default())
+            .starts_with("not written in the repository: nothing here applies `clusters/prod`"),
+        "{bootstrap:#?}"
+    );
+}
+
+/// The Kustomization a bootstrap makes for the entry directory builds its kustomization file
+/// (kustomize-controller's `build` of the bootstrap's `spec.path`): a file it lists that is not
+/// there fails the whole cluster, and its patches shape the Kustomizations it applies. A
+/// kustomization file above the cluster's Kustomizations that lists them is that entry.
+#[test]
+fn the_entrys_kustomization_file_is_built_by_the_bootstraps_kustomization() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    write(
+        root,
+        "clusters/prod/flux/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n\
+         metadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  \
+         path: ./apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        root,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: default}\n",
+    );
+    let listing = "resources:\n  - flux/apps.yaml\n";
+    let suspending = "patches:\n  - target: {kind: Kustomization, name: apps}\n    \
+                      patch: '[{\"op\": \"add\", \"path\": \"/spec/suspend\", \"value\": true}]'\n";
+    // Listed through the entry's kustomization file, above the Kustomization's own directory.
+    write(
+        root,
+        "clusters/prod/kustomization.yaml",
+        &format!("{listing}  - missing.yaml\n"),
+    );
+    for path in [".", "clusters/prod"] {
+        let rows = test_rows(root, path, &[]);
+        assert_eq!(rows.len(), 1, "{path}: {rows:#?}");
+        let (result, message) = &rows["Kustomization/flux-system/flux-system"];
+        assert_eq!(result, "FAIL", "{path}: {rows:#?}");
+        assert!(message.contains("missing.yaml"), "{message}");
+        assert!(
+            message.contains("not written in the repository"),
+            "{message}"
+        );
+    }
+    write(
+        root,
+        "clusters/prod/kustomization.yaml",
+        &format!("{listing}{suspending}"),
+    );
+    let rows = test_rows(root, ".", &[]);
+    assert_eq!(
+        rows["Kustomization/flux-system/flux-system"].0, "PASS",
+        "{rows:#?}"
+    );
+    assert_eq!(
+        rows["Kustomization/flux-system/apps"],
+        ("SKIPPED".to_owned(), "suspended".to_owned()),
+        "{rows:#?}"
+    );
 }
 
 /// Without `.git` the root is a guess (the entry itself): a `spec.path` written from the
