@@ -30,6 +30,7 @@ mod references;
 pub(crate) use references::{containers, made_in_cluster_by};
 mod schema;
 mod scope;
+pub(crate) use scope::builtin_is_namespaced;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

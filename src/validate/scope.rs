@@ -82,6 +82,15 @@ const BUILTIN: &[(&str, &str, bool)] = &[
     ("storage.k8s.io", "VolumeAttachment", false),
 ];
 
+/// Whether a built-in kind is namespaced; `None` for a kind Kubernetes itself does not serve in
+/// `group`.
+pub(crate) fn builtin_is_namespaced(group: &str, kind: &str) -> Option<bool> {
+    BUILTIN
+        .iter()
+        .find(|(g, k, _)| *g == group && *k == kind)
+        .map(|(_, _, namespaced)| *namespaced)
+}
+
 pub(crate) struct Scopes {
     custom: BTreeMap<(String, String), bool>,
 }
@@ -113,14 +122,10 @@ impl Scopes {
 
     /// `None` when the kind is neither built in nor defined by a CRD among the objects.
     pub(crate) fn is_namespaced(&self, group: &str, kind: &str) -> Option<bool> {
-        BUILTIN
-            .iter()
-            .find(|(g, k, _)| *g == group && *k == kind)
-            .map(|(_, _, namespaced)| *namespaced)
-            .or_else(|| {
-                self.custom
-                    .get(&(group.to_string(), kind.to_string()))
-                    .copied()
-            })
+        builtin_is_namespaced(group, kind).or_else(|| {
+            self.custom
+                .get(&(group.to_string(), kind.to_string()))
+                .copied()
+        })
     }
 }

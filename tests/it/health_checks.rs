@@ -123,6 +123,23 @@ fn fixture(root: &Path) {
         "./apps/config",
         "  healthChecks:\n    - {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: nowhere, namespace: default}\n",
     );
+    // As `ReferenceToObjMetadataSet` reads them: no namespace is defaulted, `apps/v1` is.
+    cluster += &kustomization(
+        "names-no-namespace",
+        "./apps/config",
+        "  healthChecks:\n    - {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, name: healthy}\n",
+    );
+    cluster += &kustomization(
+        "names-no-api-version",
+        "./apps/config",
+        "  healthChecks:\n    - {kind: HelmRelease, name: healthy, namespace: default}\n",
+    );
+    cluster += &kustomization(
+        "names-defaults-that-serve",
+        "./apps/config",
+        "  healthChecks:\n    - {kind: Deployment, name: app, namespace: default}\n    \
+         - {apiVersion: v1, kind: Namespace, name: default}\n",
+    );
     // A source offline cannot have: what depends on it goes on with a note, which the health
     // checks keep.
     cluster += "---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n\
@@ -190,6 +207,24 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
     assert!(
         message.starts_with("health check failed: HelmRelease/default/behind is not ready: "),
         "{message}"
+    );
+
+    // Named so that kustomize-controller never finds it: the checks time out.
+    let (result, message) = row("Kustomization/names-no-namespace");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("no namespace is written, and kustomize-controller does not default one"),
+        "{message}"
+    );
+    let (result, message) = row("Kustomization/names-no-api-version");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("there is no kind `HelmRelease` in `apps/v1`"),
+        "{message}"
+    );
+    assert_eq!(
+        row("Kustomization/names-defaults-that-serve"),
+        ("PASS".to_owned(), String::new())
     );
 
     // An object the run never has: the cluster may hold it.

@@ -20,6 +20,7 @@ use super::{is_reconcilable, label_of, Runtime};
 use crate::model::{FluxKind, FluxObject, Kustomization, Object, ResourceId};
 use crate::schedule::{DrainLevel, Outcome};
 use crate::store::{Ready, Status, StatusRecord};
+use crate::validate::builtin_is_namespaced;
 use crate::yaml::Node;
 
 /// How every note of a health check begins.
@@ -32,8 +33,8 @@ pub(super) struct HealthWait {
     checked: Vec<ResourceId>,
 }
 
-/// The ids of the objects `spec` health-checks among those it applied (`applied`), of the kinds
-/// this run reconciles.
+/// The ids of the objects `spec` health-checks among those it applied (`applied`): those of the
+/// kinds this run reconciles, and those kustomize-controller can never find.
 pub(super) fn checked_ids(
     flux: &FluxObject,
     spec: &Kustomization,
@@ -46,36 +47,54 @@ pub(super) fn checked_ids(
             && id.namespace == own.namespace
     };
     let mut ids: Vec<ResourceId> = if spec.wait {
-        applied.iter().map(|object| object.id.clone()).collect()
+        (applied.iter())
+            .map(|object| object.id.clone())
+            .filter(is_reconcilable)
+            .collect()
     } else {
-        spec.health_checks
-            .iter()
-            .map(|reference| {
-                let group = match &reference.api_version {
-                    Some(api_version) => crate::model::split_api_version(api_version).0.to_owned(),
-                    None => FluxKind::from_kind(&reference.kind)
-                        .map_or_else(String::new, |k| k.group().to_owned()),
-                };
-                // `NamespacedObjectKindReference`: without a namespace, the Kustomization's.
-                let namespace = if reference.namespace.is_empty() {
-                    flux.namespace().to_owned()
-                } else {
-                    reference.namespace.clone()
-                };
-                ResourceId {
-                    group: group.into(),
-                    version: Default::default(),
-                    kind: reference.kind.as_str().into(),
-                    namespace: namespace.into(),
-                    name: reference.name.as_str().into(),
-                }
-            })
+        (spec.health_checks.iter())
+            .map(reference_id)
+            .filter(|id| is_reconcilable(id) || never_found(id).is_some())
             .collect()
     };
-    ids.retain(|id| is_reconcilable(id) && !is_self(id));
+    ids.retain(|id| !is_self(id));
     ids.sort();
     ids.dedup();
     ids
+}
+
+/// What kustomize-controller's `inventory.ReferenceToObjMetadataSet` makes of a `healthChecks`
+/// entry: `apps/v1` when no `apiVersion` is written, and the namespace as written (none is
+/// defaulted).
+fn reference_id(reference: &crate::model::CrossRef) -> ResourceId {
+    let api_version = reference.api_version.as_deref().unwrap_or("apps/v1");
+    ResourceId {
+        group: crate::model::split_api_version(api_version).0.into(),
+        version: Default::default(),
+        kind: reference.kind.as_str().into(),
+        namespace: reference.namespace.as_str().into(),
+        name: reference.name.as_str().into(),
+    }
+}
+
+/// Why the cluster never holds the object `id` names, whatever is applied: a kind Kubernetes
+/// does not serve in `apps` (the group taken when no `apiVersion` is written), or a namespaced
+/// kind named without a namespace (looked up with none, it is not found).
+fn never_found(id: &ResourceId) -> Option<String> {
+    if id.group == "apps" && builtin_is_namespaced("apps", &id.kind).is_none() {
+        return Some(format!(
+            "there is no kind `{}` in `apps/v1`, the apiVersion kustomize-controller takes when none is written",
+            id.kind
+        ));
+    }
+    let namespaced = FluxKind::from_group_kind(&id.group, &id.kind).is_some()
+        || builtin_is_namespaced(&id.group, &id.kind) == Some(true);
+    (namespaced && id.namespace.is_empty()).then(|| {
+        format!(
+            "no namespace is written, and kustomize-controller does not default one: a namespaced `{}` looked up without one is not found",
+            id.kind
+        )
+    })
 }
 
 impl Runtime<'_> {
@@ -157,6 +176,10 @@ impl Runtime<'_> {
         let mut notes = Vec::new();
         for child in checked {
             let record = self.store.status(child);
+            if let (None, Some(why)) = (&record, never_found(child)) {
+                unhealthy.push((child, why));
+                continue;
+            }
             match record.as_ref().map(|r| &r.status) {
                 Some(Status::Ready(Ready::Reconciled)) => {}
                 Some(Status::Ready(Ready::Skipped(reason))) => notes.push(format!(
