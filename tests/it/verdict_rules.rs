@@ -789,6 +789,14 @@ fn a_cached_charts_missing_dependencies_come_from_the_chart_cache() {
             .unwrap_or_else(|| panic!("{key}: {rows:#?}"))
     };
     assert_eq!(row("HelmRelease/default/whole").0, "PASS");
+    // Offline the repository itself is never read: its row says so.
+    assert_eq!(
+        row("HelmRepository/flux-system/charts"),
+        (
+            "PASS".to_owned(),
+            "not fetched offline: its releases take their charts from the chart cache (their rows say what came of it)".to_owned()
+        )
+    );
     let (result, message) = row("HelmRelease/default/lacking");
     assert_eq!(result, "SKIPPED", "{message}");
     assert!(

@@ -101,6 +101,14 @@ impl Reconcile for ChartSourceBody {
         flux: &FluxObject,
         _: DrainLevel,
     ) -> Outcome<ResourceId> {
+        // Offline, no index or chart is fetched: nothing says the repository serves what its
+        // releases ask for but the chart cache.
+        if run.options.offline {
+            run.note_row(
+                &flux.object.id,
+                "not fetched offline: its releases take their charts from the chart cache (their rows say what came of it)".to_owned(),
+            );
+        }
         run.store.set(flux.object.id.clone(), Status::ready());
         Outcome::Terminal
     }
