@@ -436,7 +436,7 @@ impl HelmEngine {
                 ""
             };
             let unavailable = |why: String| {
-                HelmRenderError::Unavailable(format!(
+                HelmRenderError::DependencyUnavailable(format!(
                     "chart {} {}: its dependency {} {} from {} is not in its `charts/` directory{carried}, and {why}",
                     chart.name(),
                     chart.metadata.version,
@@ -447,7 +447,9 @@ impl HelmEngine {
             };
             let mut loaded = match repository_chart(&request, self, options) {
                 Ok(loaded) => loaded,
-                Err(HelmRenderError::Unavailable(why)) => return Err(unavailable(why)),
+                Err(
+                    HelmRenderError::Unavailable(why) | HelmRenderError::DependencyUnavailable(why),
+                ) => return Err(unavailable(why)),
                 Err(other) => return Err(other),
             };
             self.complete_dependencies(&mut loaded, options, true, depth + 1)?;

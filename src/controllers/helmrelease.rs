@@ -166,6 +166,9 @@ pub enum HelmRenderError {
     /// The chart cannot be had offline: consumers fail, or are skipped with
     /// `--allow-missing-sources`.
     Unavailable(String),
+    /// The chart was had, and a dependency it declares from a repository cannot be had offline:
+    /// as `Unavailable`, but the release's own source is not to blame.
+    DependencyUnavailable(String),
     /// The chart was had, and loading or rendering it failed.
     Failed(String),
     /// A template of a chart directory in the source failed at `line` of `file` (absolute): as

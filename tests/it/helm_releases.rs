@@ -78,6 +78,7 @@ fn chart_path(
             }
             Err(
                 HelmRenderError::Unavailable(message)
+                | HelmRenderError::DependencyUnavailable(message)
                 | HelmRenderError::Failed(message)
                 | HelmRenderError::FailedAt { message, .. }
                 | HelmRenderError::NeedsCluster(message),

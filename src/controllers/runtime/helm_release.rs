@@ -94,6 +94,14 @@ impl Runtime<'_> {
                 );
                 return Outcome::Terminal;
             }
+            // The source gave the chart; what is missing is a dependency's repository, which is
+            // no object of the run.
+            Err(HelmRenderError::DependencyUnavailable(message)) => {
+                self.withdraw_output(id);
+                let status = self.unavailable_for(id, message);
+                self.store.set(id.clone(), status);
+                return Outcome::Terminal;
+            }
             // helm-controller's render asks the cluster for what `lookup` names; offline the
             // answer is empty, and a failure after it cannot be judged here.
             Err(HelmRenderError::NeedsCluster(message)) => {
