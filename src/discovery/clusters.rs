@@ -73,7 +73,7 @@ pub fn find(repository: &super::Repository) -> Vec<Cluster> {
     applies.extend(bootstrap_files(&repository.yaml_files));
     applies.sort();
     applies.dedup();
-    let relative: Vec<PathBuf> = entry_points(&applies)
+    let relative: Vec<PathBuf> = entry_points(&applies, &repository.root)
         .iter()
         .filter(|e| e.starts_with(repository.root.join(&repository.entry)))
         .map(|e| super::paths::relative_to(e, &repository.root))
@@ -110,7 +110,7 @@ fn bootstrap_files(files: &[PathBuf]) -> Vec<Applies> {
 }
 
 /// The entry directories (absolute, sorted, distinct).
-fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
+fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
     // `applies` is sorted by `from`, so a directory's steps are contiguous.
     let appliers: Vec<&Applies> = applies.iter().filter(|a| a.via != Via::Input).collect();
     let steps = Steps::of(applies, &appliers);
@@ -119,6 +119,9 @@ fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
         .map(|applier| steps.covered_appliers(&PathKey::of(&applier.to)))
         .collect();
     let mut entries = BTreeSet::new();
+    // Appliers nothing applies: each file's directory, and the directories above it whose
+    // kustomization files list it.
+    let mut unreached: Vec<(&Path, Vec<&Path>)> = Vec::new();
     for (index, applier) in appliers.iter().enumerate() {
         let reached_by: Vec<usize> = (0..appliers.len())
             .filter(|&other| covered[other].contains(&index))
@@ -131,8 +134,8 @@ fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
             continue;
         }
         if reached_by.is_empty() {
-            if let Some(dir) = listing_directory(&applier.from, applies) {
-                entries.insert(dir);
+            if let Some(own) = applier.from.parent() {
+                unreached.push((own, listing_directories(&applier.from, applies)));
             }
             continue;
         }
@@ -158,15 +161,30 @@ fn entry_points(applies: &[Applies]) -> BTreeSet<PathBuf> {
             entries.insert(chosen.to.clone());
         }
     }
+    // A listing is taken as what the bootstrap builds only when it lists one cluster's appliers
+    // and is not the repository's top (which kustomization files list for tooling as often as
+    // for Flux); otherwise each enters at its own directory.
+    let mut listings: BTreeMap<&Path, BTreeSet<&Path>> = BTreeMap::new();
+    for (own, above) in &unreached {
+        for dir in above {
+            listings.entry(dir).or_default().insert(own);
+        }
+    }
+    for (own, above) in &unreached {
+        let highest = above
+            .iter()
+            .find(|dir| **dir != root && listings.get(*dir).is_some_and(|owns| owns.len() == 1));
+        entries.insert(highest.copied().unwrap_or(own).to_path_buf());
+    }
     entries
 }
 
-/// Where a cluster whose root applier `file` defines is entered: the highest directory above the
-/// file whose kustomization file lists it (directly or through the kustomizations it lists), else
-/// the file's own directory. That listing is what the bootstrap builds: a kustomization file that
-/// lists the applier is there for the applier to be applied through it.
-fn listing_directory(file: &Path, applies: &[Applies]) -> Option<PathBuf> {
-    let own = file.parent()?;
+/// The directories above `file` (a root applier's) whose kustomization files list it, directly
+/// or through the kustomizations they list, highest first.
+fn listing_directories<'a>(file: &'a Path, applies: &'a [Applies]) -> Vec<&'a Path> {
+    let Some(own) = file.parent() else {
+        return Vec::new();
+    };
     let mut listing: BTreeSet<&Path> = BTreeSet::from([file]);
     let mut pending: Vec<&Path> = vec![file];
     while let Some(listed) = pending.pop() {
@@ -182,13 +200,15 @@ fn listing_directory(file: &Path, applies: &[Applies]) -> Option<PathBuf> {
             }
         }
     }
-    let highest = listing
+    let mut above: Vec<&Path> = listing
         .iter()
         .filter(|&&listed| listed != file && super::is_kustomization_file(listed))
         .filter_map(|listed| listed.parent())
-        .filter(|dir| own.starts_with(dir))
-        .min_by_key(|dir| dir.components().count());
-    Some(highest.unwrap_or(own).to_path_buf())
+        .filter(|dir| *dir != own && own.starts_with(dir))
+        .collect();
+    above.sort_by_key(|dir| dir.components().count());
+    above.dedup();
+    above
 }
 
 /// The walk's steps with their paths as [`PathKey`]s, which compare as bytes (comparing `Path`s
@@ -309,7 +329,7 @@ mod tests {
 
     fn entries(mut applies: Vec<Applies>) -> Vec<String> {
         applies.sort();
-        let entries: Vec<PathBuf> = entry_points(&applies)
+        let entries: Vec<PathBuf> = entry_points(&applies, Path::new("/r"))
             .iter()
             .map(|e| super::super::paths::relative_to(e, Path::new("/r")))
             .collect();
@@ -391,7 +411,33 @@ mod tests {
             ),
             step("kustomization.yaml", "docs", Via::Input),
         ];
-        assert_eq!(entries(applies), ["prod=clusters/prod"]);
+        assert_eq!(entries(applies.clone()), ["prod=clusters/prod"]);
+
+        // A listing of two clusters, or the repository's top, is tooling's: each cluster enters
+        // where it would without it.
+        let mut more = applies;
+        more.extend([
+            step("clusters/staging/apps.yaml", "apps", Via::Applier),
+            step(
+                "clusters/kustomization.yaml",
+                "clusters/prod/flux",
+                Via::Input,
+            ),
+            step(
+                "clusters/kustomization.yaml",
+                "clusters/staging/apps.yaml",
+                Via::Input,
+            ),
+            step(
+                "kustomization.yaml",
+                "clusters/staging/apps.yaml",
+                Via::Input,
+            ),
+        ]);
+        assert_eq!(
+            entries(more),
+            ["prod=clusters/prod", "staging=clusters/staging"]
+        );
     }
 
     #[test]

@@ -20,9 +20,12 @@ use crate::yaml::{Mapping, Node, Pos, Scalar};
 
 /// The note on the implied Kustomization's row.
 pub(crate) fn note(entry: &Path) -> String {
+    let shown = match display_path(entry) {
+        path if path.is_empty() => ".".to_owned(),
+        path => path,
+    };
     format!(
-        "not written in the repository: nothing here applies `{}`, so it stands for the Kustomization a bootstrap makes for it (named as `flux bootstrap` names it)",
-        display_path(entry)
+        "not in the repository: the Kustomization a bootstrap makes for `{shown}`, named as `flux bootstrap` names it (if another Kustomization applies that directory, run from that one's)"
     )
 }
 

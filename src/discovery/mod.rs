@@ -502,10 +502,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                 && f.name() == BOOTSTRAP_NAME
                 && f.namespace() == BOOTSTRAP_NAMESPACE)
     }) || !bootstrap_instances.is_empty();
+    // And only at a cluster's directory: one that holds a Kustomization of its own (a directory
+    // of releases or manifests is some Kustomization's path, not a bootstrap's).
     let entry_relative = paths::relative_to(&entry, &root);
-    // A directory of plain manifests is no Flux repository, kustomization file or not.
+    let a_cluster = flux_objects
+        .iter()
+        .any(|f| f.kind == FluxKind::Kustomization && f.object.file.starts_with(&entry_relative));
     let implied = implied_file
-        .filter(|_| !bootstrap_written && !flux_objects.is_empty())
+        .filter(|_| !bootstrap_written && a_cluster)
         .and_then(|file| implied_bootstrap::kustomization(&entry_relative, &file));
     let implied_bootstrap = implied.as_ref().map(|k| k.object.id.clone());
     if let Some(implied) = implied {

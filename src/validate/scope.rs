@@ -9,6 +9,7 @@ use crate::yaml::Node;
 /// Built-in kinds by group (`""` is the core group) and whether they are namespaced.
 const BUILTIN: &[(&str, &str, bool)] = &[
     ("", "Binding", true),
+    ("", "ComponentStatus", false),
     ("", "ConfigMap", true),
     ("", "Endpoints", true),
     ("", "Event", true),

@@ -135,6 +135,16 @@ fn fixture(root: &Path) {
         "  healthChecks:\n    - {kind: HelmRelease, name: healthy, namespace: default}\n",
     );
     cluster += &kustomization(
+        "names-unserved",
+        "./apps/config",
+        "  healthChecks:\n    - {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: HelmRelease, name: healthy, namespace: default}\n",
+    );
+    cluster += &kustomization(
+        "names-bad-api-version",
+        "./apps/config",
+        "  healthChecks:\n    - {apiVersion: helm.toolkit.fluxcd.io/v2/x, kind: HelmRelease, name: healthy, namespace: default}\n",
+    );
+    cluster += &kustomization(
         "names-defaults-that-serve",
         "./apps/config",
         "  healthChecks:\n    - {kind: Deployment, name: app, namespace: default}\n    \
@@ -219,9 +229,18 @@ fn a_failing_release_fails_the_kustomizations_that_check_its_health() {
     let (result, message) = row("Kustomization/names-no-api-version");
     assert_eq!(result, "FAIL", "{message}");
     assert!(
-        message.contains("there is no kind `HelmRelease` in `apps/v1`"),
+        message.contains("there is no kind `HelmRelease` in `apps`, the group kustomize-controller takes when no apiVersion is written"),
         "{message}"
     );
+    let (result, message) = row("Kustomization/names-unserved");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("there is no kind `HelmRelease` in `kustomize.toolkit.fluxcd.io`"),
+        "{message}"
+    );
+    let (result, message) = row("Kustomization/names-bad-api-version");
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(message.contains("is no apiVersion"), "{message}");
     assert_eq!(
         row("Kustomization/names-defaults-that-serve"),
         ("PASS".to_owned(), String::new())

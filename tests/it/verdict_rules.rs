@@ -609,8 +609,9 @@ fn what_the_entrys_kustomization_does_not_list_is_not_applied() {
         "{bootstrap:#?}"
     );
     assert!(
-        (bootstrap["message"].as_str().unwrap_or_default())
-            .starts_with("not written in the repository: nothing here applies `clusters/prod`"),
+        (bootstrap["message"].as_str().unwrap_or_default()).starts_with(
+            "not in the repository: the Kustomization a bootstrap makes for `clusters/prod`"
+        ),
         "{bootstrap:#?}"
     );
 }
@@ -652,7 +653,7 @@ fn the_entrys_kustomization_file_is_built_by_the_bootstraps_kustomization() {
         assert_eq!(result, "FAIL", "{path}: {rows:#?}");
         assert!(message.contains("missing.yaml"), "{message}");
         assert!(
-            message.contains("not written in the repository"),
+            message.contains("not in the repository: the Kustomization a bootstrap makes"),
             "{message}"
         );
     }
@@ -803,6 +804,16 @@ fn a_cached_charts_missing_dependencies_come_from_the_chart_cache() {
         message.contains("its dependency gone 1.0.0 from https://example.com/charts is not in its `charts/` directory"),
         "{message}"
     );
+    // The source gave the chart: the dependency's repository, no object of the run, is missing.
+    let output = offlux(
+        root,
+        &[&["test", "--path", "clusters/c1", "-o", "json"][..], &flags].concat(),
+    );
+    let listed: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON rows");
+    let lacking = (listed.as_array().expect("rows").iter())
+        .find(|row| row["name"] == "lacking")
+        .expect("a row for lacking");
+    assert!(lacking.get("blockedBy").is_none(), "{lacking:#?}");
     let (result, message) = row("HelmRelease/default/unvendored");
     assert_eq!(result, "FAIL", "{message}");
     assert!(

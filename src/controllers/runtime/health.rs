@@ -67,7 +67,10 @@ pub(super) fn checked_ids(
 /// entry: `apps/v1` when no `apiVersion` is written, and the namespace as written (none is
 /// defaulted).
 fn reference_id(reference: &crate::model::CrossRef) -> ResourceId {
-    let api_version = reference.api_version.as_deref().unwrap_or("apps/v1");
+    let api_version = match reference.api_version.as_deref() {
+        None | Some("") => "apps/v1",
+        Some(written) => written,
+    };
     ResourceId {
         group: crate::model::split_api_version(api_version).0.into(),
         version: Default::default(),
@@ -77,14 +80,37 @@ fn reference_id(reference: &crate::model::CrossRef) -> ResourceId {
     }
 }
 
-/// Why the cluster never holds the object `id` names, whatever is applied: a kind Kubernetes
-/// does not serve in `apps` (the group taken when no `apiVersion` is written), or a namespaced
+/// Why kustomize-controller never finds the object `id` names, whatever is applied: an
+/// apiVersion `ParseGroupVersion` refuses (more than one `/`), a kind the core group, `apps` (the
+/// group taken when no `apiVersion` is written) or a Flux group does not serve, or a namespaced
 /// kind named without a namespace (looked up with none, it is not found).
 fn never_found(id: &ResourceId) -> Option<String> {
-    if id.group == "apps" && builtin_is_namespaced("apps", &id.kind).is_none() {
+    if id.group.contains('/') {
         return Some(format!(
-            "there is no kind `{}` in `apps/v1`, the apiVersion kustomize-controller takes when none is written",
-            id.kind
+            "`{}/…` is no apiVersion (kustomize-controller's `ParseGroupVersion` refuses it)",
+            id.group
+        ));
+    }
+    let flux_group = FluxKind::ALL.iter().any(|kind| kind.group() == id.group);
+    let served = match id.group.as_str() {
+        "" | "apps" => builtin_is_namespaced(&id.group, &id.kind).is_some(),
+        _ if flux_group => FluxKind::from_group_kind(&id.group, &id.kind).is_some(),
+        _ => true,
+    };
+    if !served {
+        let group = if id.group.is_empty() {
+            "the core group (`v1`)".to_owned()
+        } else {
+            format!("`{}`", id.group)
+        };
+        return Some(format!(
+            "there is no kind `{}` in {group}{}",
+            id.kind,
+            if id.group == "apps" {
+                ", the group kustomize-controller takes when no apiVersion is written"
+            } else {
+                ""
+            }
         ));
     }
     let namespaced = FluxKind::from_group_kind(&id.group, &id.kind).is_some()
@@ -177,8 +203,17 @@ impl Runtime<'_> {
         for child in checked {
             let record = self.store.status(child);
             if let (None, Some(why)) = (&record, never_found(child)) {
-                unhealthy.push((child, why));
-                continue;
+                // Not the object's health: the entry names nothing kustomize-controller finds.
+                let group = match child.group.as_str() {
+                    "" => "the core group".to_owned(),
+                    group => format!("group `{group}`"),
+                };
+                let text = format!(
+                    "health check failed: the `healthChecks` entry {} `{}` (read as {group}, namespace `{}`) is never found: {why}",
+                    child.kind, child.name, child.namespace
+                );
+                self.store.set(id.clone(), Status::failed(text));
+                return Outcome::Decided(checked.to_vec());
             }
             match record.as_ref().map(|r| &r.status) {
                 Some(Status::Ready(Ready::Reconciled)) => {}

@@ -104,10 +104,11 @@ impl Reconcile for ChartSourceBody {
         // Offline, no index or chart is fetched: nothing says the repository serves what its
         // releases ask for but the chart cache.
         if run.options.offline {
-            run.note_row(
-                &flux.object.id,
-                "not fetched offline: its releases take their charts from the chart cache (their rows say what came of it)".to_owned(),
-            );
+            let note = match flux.kind {
+                FluxKind::HelmChart => "not fetched offline: the releases that use it take its chart from the chart cache (their rows say what came of it)",
+                _ => "not fetched offline: its releases take their charts from the chart cache (their rows say what came of it)",
+            };
+            run.note_row(&flux.object.id, note.to_owned());
         }
         run.store.set(flux.object.id.clone(), Status::ready());
         Outcome::Terminal
