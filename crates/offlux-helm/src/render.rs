@@ -492,7 +492,7 @@ pub fn template(
         .into_iter()
         .map(|(source, file)| Manifest {
             source,
-            content: String::from_utf8_lossy(&file.data).into_owned(),
+            content: crate::files::text_of(&file.data),
             kind: "CustomResourceDefinition".into(),
             hook_events: Vec::new(),
         })
