@@ -109,8 +109,8 @@ pub struct Repository {
     /// bootstrap makes for the entry builds that file, so they are not applied.
     pub unlisted_at_entry: foldhash::HashSet<PathBuf>,
     /// The bootstrap's Kustomization for the entry directory, added because the repository
-    /// writes nothing that applies it and the directory has a kustomization file (see
-    /// `implied_bootstrap`); it is among `flux_objects`.
+    /// writes nothing that applies it, the directory has a kustomization file and holds a
+    /// Kustomization of its own (see `implied_bootstrap`); it is among `flux_objects`.
     pub implied_bootstrap: Option<ResourceId>,
     /// What each file leads the walk to, as read from the file itself (never merged by id): a
     /// Flux object's followed `spec.path` (or FluxInstance sync path) and a kustomization's

@@ -672,6 +672,26 @@ fn the_entrys_kustomization_file_is_built_by_the_bootstraps_kustomization() {
         ("SKIPPED".to_owned(), "suspended".to_owned()),
         "{rows:#?}"
     );
+    // A directory of releases is some Kustomization's path, not a bootstrap's: run from it,
+    // nothing is implied.
+    write(
+        root,
+        "releases/kustomization.yaml",
+        "resources: [release.yaml]\n",
+    );
+    write(
+        root,
+        "releases/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n\
+         metadata: {name: app, namespace: default}\nspec:\n  interval: 1h\n  \
+         chart: {spec: {chart: ./charts/app, sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}}}\n",
+    );
+    let rows = test_rows(root, "releases", &["--allow-missing-sources"]);
+    assert!(
+        !rows.contains_key("Kustomization/flux-system/flux-system"),
+        "{rows:#?}"
+    );
+    assert!(rows.contains_key("HelmRelease/default/app"), "{rows:#?}");
 }
 
 /// Without `.git` the root is a guess (the entry itself): a `spec.path` written from the
