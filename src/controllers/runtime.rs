@@ -27,7 +27,7 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::discovery::Repository;
 use crate::model::{CrossRef, DataRef, FluxKind, FluxObject, Kustomization, Object, ResourceId};
 use crate::schedule::{self, Dispatcher, DrainLevel, Final, Outcome, Scheduler};
-use crate::selection::scope::{Scope, Target};
+use crate::selection::scope::{Scope, ScopeKind, Target};
 use crate::store::{Event, Ready, Status, StatusRecord, Store};
 use crate::yaml::Node;
 use helmrelease::set_metadata;
@@ -153,6 +153,8 @@ pub struct RunOptions {
     /// The objects the command is about, when it is about some (`build hr NAME`): HelmReleases
     /// none of them needs are not rendered (see `scope`). Empty: the whole repository.
     pub scope: Vec<Target>,
+    /// What the targets of `scope` are: named by the command, or what a change reaches.
+    pub scope_kind: ScopeKind,
 }
 
 /// Stops a run from another thread (Ctrl-C): bodies in flight finish, nothing new starts.
@@ -327,7 +329,7 @@ pub fn run(
     let scope = if options.scope.is_empty() {
         None
     } else {
-        Scope::new(&options.scope, repository, &producers)
+        Scope::new(&options.scope, options.scope_kind, repository, &producers)
     };
     let runtime = Runtime {
         repository,
@@ -640,6 +642,7 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
             &absent_unexplained,
             &pending,
             &read_from,
+            &|id| self.in_health_checks(id),
             &|drain| self.reconcile(id, drain),
         )
     }

@@ -30,7 +30,7 @@ use crate::controllers::source_map::SourceMapping;
 use crate::diagnostic::Diagnostic;
 use crate::discovery::{DiscoveryError, Repository};
 use crate::selection::changed::{self, Selection};
-use crate::selection::scope::Target;
+use crate::selection::scope::{ScopeKind, Target};
 
 /// Rounds of fetching the sources a run made, then running again.
 const MAX_FETCH_ROUNDS: usize = 3;
@@ -326,8 +326,18 @@ impl Orchestrator {
     /// Reconciles `repository` (already discovered), for a command about `scope` only.
     pub fn reconcile(
         &self,
+        repository: Repository,
+        scope: Vec<Target>,
+    ) -> Result<(Repository, RunReport), RunError> {
+        self.reconcile_scoped(repository, scope, ScopeKind::Named)
+    }
+
+    /// [`Orchestrator::reconcile`], with `scope` of the kind `scope_kind`.
+    fn reconcile_scoped(
+        &self,
         mut repository: Repository,
         scope: Vec<Target>,
+        scope_kind: ScopeKind,
     ) -> Result<(Repository, RunReport), RunError> {
         let config = &self.config;
         let (extra_objects, diagnostics) = read_substitute_from(&config.substitute_from)?;
@@ -353,6 +363,7 @@ impl Orchestrator {
                     source_dirs,
                     fetched: fetched.records.clone(),
                     scope: scope.clone(),
+                    scope_kind,
                     ..RunOptions::default()
                 },
                 budget,
@@ -507,7 +518,7 @@ impl Orchestrator {
             return Ok((repository, report, left_out));
         }
         let (repository, mut report) = match selection.targets(&repository) {
-            Some(targets) => self.reconcile(repository, targets)?,
+            Some(targets) => self.reconcile_scoped(repository, targets, ScopeKind::Change)?,
             None => (repository, RunReport::default()),
         };
         let count = changed::retain(&mut report, selection, &repository);

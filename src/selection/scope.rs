@@ -15,6 +15,14 @@
 //! by kind and name, not namespace: a file's object gets its namespace from the build that applies
 //! it, so an over-approximation is the safe side.
 //!
+//! A needed Kustomization's outcome is needed only when a needed object waits on it or is a
+//! target: one needed because it creates a target (an ancestor up to the root) runs its health
+//! checks (`wait`, `healthChecks`) without making what they check needed, since nothing the
+//! command reports reads them; it is woken to check them in full as soon as something does. In
+//! a change's scope ([`ScopeKind::Change`]) a target Kustomization checks the health of the
+//! checked objects that are targets too and says how many it left out: the others are what the
+//! change does not reach.
+//!
 //! Blind spot: a deferred release's chart is not looked into, so an object only a chart renders
 //! that a needed object reads as `optional` (it does not wait for it), or one a chart and a
 //! Kustomization both publish (the release's copy would win), is not what a full run has.
@@ -58,6 +66,18 @@ impl Target {
     }
 }
 
+/// What a scoped run's targets are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ScopeKind {
+    /// The objects a command names (`build hr NAME`, `test ks NAME`): each ends as in a full run.
+    #[default]
+    Named,
+    /// The producers a change can affect (`--changed-only`): each ends as in a full run, but for
+    /// a Kustomization's health checks of objects the change does not reach (the same on both
+    /// sides of it), which are left out with a note.
+    Change,
+}
+
 /// A kind and a name: what "needed" is decided on.
 type KindName = (String, String);
 
@@ -69,16 +89,55 @@ fn is_deferrable(id: &ResourceId) -> bool {
     id.kind == "HelmRelease" && id.group == "helm.toolkit.fluxcd.io"
 }
 
+/// Of `targets`, those another Flux object of `repository` names in its `dependsOn`, and every
+/// object a static reading finds below them (applied by them, or by what they apply).
+fn below_dependencies(repository: &Repository, targets: &[&ResourceId]) -> BTreeSet<KindName> {
+    let depended: BTreeSet<KindName> = (repository.flux_objects.iter())
+        .flat_map(|flux| {
+            flux.depends_on().iter().map(|dependency| {
+                let kind = (dependency.kind.as_deref()).unwrap_or(flux.object.id.kind.as_str());
+                (kind.to_owned(), dependency.name.clone())
+            })
+        })
+        .collect();
+    let mut children: BTreeMap<KindName, Vec<KindName>> = BTreeMap::new();
+    for ((_, child), parent) in &repository.parents {
+        children
+            .entry(kind_name(parent))
+            .or_default()
+            .push(kind_name(child));
+    }
+    let mut work: Vec<KindName> = (targets.iter())
+        .map(|id| kind_name(id))
+        .filter(|key| depended.contains(key))
+        .collect();
+    let mut below = BTreeSet::new();
+    while let Some(key) = work.pop() {
+        if below.insert(key.clone()) {
+            work.extend(children.get(&key).into_iter().flatten().cloned());
+        }
+    }
+    below
+}
+
 /// The state of a scoped run, shared by the bodies.
 pub(crate) struct Scope {
     targets: Vec<Target>,
+    kind: ScopeKind,
     /// The files the targets are written in, by kind, with the targets' names: an object of that
     /// kind a build renders from one of them under a target's name (in another namespace), or
     /// under a name no file writes (`namePrefix`, a substituted name), is a target too.
     target_files: BTreeMap<(String, PathBuf), BTreeSet<String>>,
     /// Every Flux object's kind and name as the repository's files write them.
     written_names: BTreeSet<KindName>,
+    /// In a change's scope, the targets whose health checks are made in full: those another
+    /// object's `dependsOn` names (it reads their outcome), and every one a static reading finds
+    /// below them (their outcome is part of the first's).
+    whole_health: BTreeSet<KindName>,
     needed: Mutex<BTreeSet<KindName>>,
+    /// Of the needed, those a needed object waited on or was decided by: their outcome, not
+    /// only their output, is read (the targets are too).
+    outcome_needed: Mutex<BTreeSet<KindName>>,
     deferred: Mutex<BTreeSet<ResourceId>>,
     /// Set when the quiet run's drain found an absence a deferred release might fill: until
     /// ordinary running resumes, needed bodies run as if nothing were final yet.
@@ -96,6 +155,7 @@ impl Scope {
     /// name may match objects that do.
     pub(crate) fn new(
         targets: &[Target],
+        kind: ScopeKind,
         repository: &Repository,
         producers: &Producers,
     ) -> Option<Scope> {
@@ -116,6 +176,10 @@ impl Scope {
             .map(|f| kind_name(&f.object.id))
             .collect();
         let written: Vec<&ResourceId> = written.iter().map(|object| &object.id).collect();
+        let whole_health = match kind {
+            ScopeKind::Named => BTreeSet::new(),
+            ScopeKind::Change => below_dependencies(repository, &written),
+        };
         let unwritten = targets
             .iter()
             .any(|t| t.name.is_none() || !written.iter().any(|id| t.matches(id)));
@@ -124,9 +188,12 @@ impl Scope {
         }
         let scope = Scope {
             targets: targets.to_vec(),
+            kind,
             target_files,
             written_names,
+            whole_health,
             needed: Mutex::new(BTreeSet::new()),
+            outcome_needed: Mutex::new(BTreeSet::new()),
             deferred: Mutex::new(BTreeSet::new()),
             put_off: AtomicBool::new(false),
             released_all: AtomicBool::new(false),
@@ -146,9 +213,11 @@ impl Scope {
         self.targets.iter().any(|t| t.matches(id)) || self.needed.locked().contains(&kind_name(id))
     }
 
-    /// Marks `id` and its producers, up to the root, needed; releases the deferred releases among
-    /// them and wakes the pending others, so they say in turn what they wait on.
+    /// Marks `id` and its producers, up to the root, needed, and `id`'s outcome too; releases
+    /// the deferred releases among them and wakes the pending others, so they say in turn what
+    /// they wait on.
     fn need(&self, id: &ResourceId, producers: &Producers, pending: &dyn Fn(&ResourceId) -> bool) {
+        let outcome_fresh = self.outcome_needed.locked().insert(kind_name(id));
         let mut work = vec![id.clone()];
         let mut woken = BTreeSet::new();
         let mut waiting = Vec::new();
@@ -163,20 +232,51 @@ impl Scope {
                 waiting.push(id);
             }
         }
-        if woken.is_empty() {
+        // Needed before only to create a target, it may wait on health checks it did not make
+        // needed: woken, it makes them needed now.
+        if outcome_fresh && !woken.contains(&kind_name(id)) && pending(id) {
+            waiting.push(id.clone());
+        }
+        if woken.is_empty() && waiting.is_empty() {
             return;
         }
-        let mut released: Vec<ResourceId> = {
+        // A deferred release is pending too: woken once.
+        let mut released: BTreeSet<ResourceId> = {
             let mut deferred = self.deferred.locked();
             let (released, kept): (BTreeSet<ResourceId>, BTreeSet<ResourceId>) =
                 std::mem::take(&mut *deferred)
                     .into_iter()
                     .partition(|d| woken.contains(&kind_name(d)));
             *deferred = kept;
-            released.into_iter().collect()
+            released
         };
         released.extend(waiting);
-        self.wake(released);
+        self.wake(released.into_iter().collect());
+    }
+
+    /// Whether `id`, read from `file`, is a target (under its written name or one a build gave
+    /// it).
+    fn is_target(&self, id: &ResourceId, file: Option<PathBuf>) -> bool {
+        self.targets.iter().any(|t| t.matches(id)) || self.renders_a_target(id, file)
+    }
+
+    /// Whether anything the command reports reads `id`'s outcome (read from `file`): it is a
+    /// target, or a needed object waited on it or was decided by it.
+    pub(crate) fn outcome_is_needed(&self, id: &ResourceId, file: Option<PathBuf>) -> bool {
+        self.outcome_needed.locked().contains(&kind_name(id)) || self.is_target(id, file)
+    }
+
+    /// Whether the health checks of `checker` leave out `checked` (each with the file it was
+    /// read from): in a change's scope, a target does not check what the change does not reach.
+    pub(crate) fn health_check_leaves_out(
+        &self,
+        (checker, checker_file): (&ResourceId, Option<PathBuf>),
+        (checked, checked_file): (&ResourceId, Option<PathBuf>),
+    ) -> bool {
+        self.kind == ScopeKind::Change
+            && self.is_target(checker, checker_file)
+            && !self.whole_health.contains(&kind_name(checker))
+            && !self.is_target(checked, checked_file)
     }
 
     /// Runs every deferred release: the run can no longer tell which of them it needs.
@@ -217,7 +317,8 @@ impl Scope {
     /// Runs `id`'s body (`body`) as the scope allows. `absent_unexplained` says whether an id a
     /// body waits on is absent and written in no file of the repository; `pending` whether an id
     /// is an object of the Store that has not reached a terminal status (a parked body to wake
-    /// once it is needed); `read_from` the file the Store's object was read from.
+    /// once it is needed); `read_from` the file the Store's object was read from;
+    /// `waits_for_health` whether an id is a Kustomization past its apply, in its health checks.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn dispatch(
         &self,
@@ -227,6 +328,7 @@ impl Scope {
         absent_unexplained: &dyn Fn(&ResourceId) -> bool,
         pending: &dyn Fn(&ResourceId) -> bool,
         read_from: &dyn Fn(&ResourceId) -> Option<PathBuf>,
+        waits_for_health: &dyn Fn(&ResourceId) -> bool,
         body: &dyn Fn(DrainLevel) -> Outcome<ResourceId>,
     ) -> Outcome<ResourceId> {
         if drain == DrainLevel::None {
@@ -270,7 +372,13 @@ impl Scope {
         } else {
             body(drain)
         };
+        // What the health checks of a Kustomization whose outcome nothing reads wait on is not
+        // needed for them (it is needed for them once its outcome is: see `need`).
+        let checks_unread = || waits_for_health(id) && !self.outcome_is_needed(id, read_from(id));
         if let Outcome::Blocked(ids) | Outcome::Decided(ids) = &outcome {
+            if checks_unread() {
+                return outcome;
+            }
             for waited in ids {
                 self.need(waited, producers, pending);
             }

@@ -387,6 +387,43 @@ fn run(repo: &Path, flags: &[&str], changed_only: bool) -> Run {
     result
 }
 
+/// The note of a Kustomization whose health checks left out what the change does not reach.
+const HEALTH_LEFT_OUT: &str = "the change does not reach them (--changed-only)";
+
+fn row_json(row: &str) -> serde_json::Value {
+    serde_json::from_str(row).expect("row JSON")
+}
+
+/// Asserts that a narrowed run's row (`test -o json`) is the full run's. A Kustomization whose
+/// health checks left out what the change does not reach says so instead of their notes: its
+/// message is not compared. Whether it left some out.
+fn assert_full_runs_row(
+    narrowed: &serde_json::Value,
+    full: Option<&serde_json::Value>,
+    what: &str,
+) -> bool {
+    let left_out = narrowed["message"]
+        .as_str()
+        .is_some_and(|m| m.contains(HEALTH_LEFT_OUT));
+    if !left_out {
+        assert_eq!(Some(narrowed), full, "{what}");
+        return false;
+    }
+    let without_message = |row: &serde_json::Value| {
+        let mut row = row.clone();
+        if let Some(fields) = row.as_object_mut() {
+            fields.remove("message");
+        }
+        row
+    };
+    assert_eq!(
+        Some(without_message(narrowed)),
+        full.map(without_message),
+        "{what}"
+    );
+    true
+}
+
 fn producers_of(run: &Run) -> std::collections::BTreeSet<String> {
     run.statuses.keys().cloned().collect()
 }
@@ -413,6 +450,7 @@ fn changed_only_gives_the_full_runs_result_for_what_it_reconciles() {
     let charts_text = charts.display().to_string();
     let mut narrowed = 0;
     let mut checked = 0;
+    let mut health_left_out = 0;
     for (name, path, default_cases) in REPOSITORIES {
         let source = repos.join(name);
         assert!(source.is_dir(), "{} is missing", source.display());
@@ -449,11 +487,14 @@ fn changed_only_gives_the_full_runs_result_for_what_it_reconciles() {
             let context = format!("{name}, seed {seed}, case {case}: {what}");
             // What it reconciles is what a full run gives.
             for (producer, status) in &changed.statuses {
-                assert_eq!(
-                    Some(status),
-                    full.statuses.get(producer),
-                    "{context}: status of {producer}"
-                );
+                let full_status = full.statuses.get(producer).map(|s| row_json(s));
+                if assert_full_runs_row(
+                    &row_json(status),
+                    full_status.as_ref(),
+                    &format!("{context}: status of {producer}"),
+                ) {
+                    health_left_out += 1;
+                }
             }
             for (producer, output) in &changed.outputs {
                 assert_eq!(
@@ -499,6 +540,11 @@ fn changed_only_gives_the_full_runs_result_for_what_it_reconciles() {
         }
     }
     assert!(checked > 0, "no edit was checked");
+    // joryirving's `cluster-apps` waits for all it applies.
+    assert!(
+        health_left_out > 0,
+        "no Kustomization left out the health checks of what a change does not reach"
+    );
     assert!(
         narrowed > 0,
         "--changed-only never reconciled less than the full run"
@@ -860,7 +906,7 @@ fn a_deleted_file_a_kustomization_names_selects_all_it_applies() {
     assert!(full.contains_key(flux_instance), "{:?}", full.keys());
     assert_eq!(narrowed.get(flux_instance), full.get(flux_instance));
     for (key, row) in &narrowed {
-        assert_eq!(Some(row), full.get(key), "{key}");
+        assert_full_runs_row(row, full.get(key), key);
     }
 }
 
@@ -961,4 +1007,61 @@ fn kustomization_files_naming_each_other_are_read_in_bounded_time() {
     let full = listed(&repo, "test", &[]);
     let dag = row_of(&narrowed, "Kustomization", "dag").expect("`dag` is reconciled");
     assert_eq!(Some(dag), row_of(&full, "Kustomization", "dag"));
+}
+
+/// `test --changed-only` rows of the scoped fixture with `apps` waiting for all it applies
+/// (`wait: true`, failing on `broken`), after `web`'s values changed: (the narrowed rows, the
+/// full run's).
+fn waiting_rows(late: bool) -> (serde_json::Value, serde_json::Value) {
+    let dir = crate::scoped_commands::waiting_fixture(late);
+    let repo = dir.path();
+    commit_all(repo);
+    edit(&repo.join("apps/web/release.yaml"), |text| {
+        text.replace("greeting: web", "greeting: changed")
+    });
+    let rows = |extra: &[&str]| {
+        let mut args = vec!["test", "--path", "clusters/main", "-o", "json"];
+        args.extend(extra);
+        let output = offlux(repo, &args);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        json.get("rows").cloned().unwrap_or(json)
+    };
+    (rows(&["--changed-only"]), rows(&[]))
+}
+
+/// A Kustomization the change reaches that checks the health of what it applies (`wait`) checks
+/// what the change reaches and says how many it left out (the rest is the same on both sides of
+/// the change: the releases are not rendered); one whose outcome another object reads
+/// (`dependsOn`) checks everything, so its dependants end as in the full run.
+#[test]
+fn health_checks_leave_out_what_the_change_does_not_reach_unless_a_dependant_reads_them() {
+    if !has_git() {
+        return;
+    }
+    let (narrowed, full) = waiting_rows(false);
+    let apps = row_of(&narrowed, "Kustomization", "apps").expect("apps is reconciled");
+    assert_eq!(apps["result"], "PASS", "{apps}");
+    assert_eq!(
+        apps["message"],
+        "health check of 3 of its 4 checked objects left out: the change does not reach them (--changed-only)"
+    );
+    let full_apps = row_of(&full, "Kustomization", "apps").expect("apps");
+    assert_eq!(full_apps["result"], "FAIL", "{full_apps}");
+    assert!(row_of(&narrowed, "HelmRelease", "broken").is_none());
+    assert_eq!(
+        row_of(&narrowed, "HelmRelease", "web"),
+        row_of(&full, "HelmRelease", "web")
+    );
+
+    let (narrowed, full) = waiting_rows(true);
+    for name in ["apps", "late"] {
+        let row = row_of(&narrowed, "Kustomization", name);
+        assert!(row.is_some(), "{name} is reconciled: {narrowed}");
+        assert_eq!(row, row_of(&full, "Kustomization", name), "{name}");
+    }
+    assert_eq!(
+        row_of(&full, "Kustomization", "late").expect("late")["result"],
+        "BLOCKED"
+    );
 }

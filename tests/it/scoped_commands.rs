@@ -701,3 +701,114 @@ fn a_target_waiting_on_what_no_file_defines_ends_as_in_the_whole_run() {
     assert_eq!(needy, outcome(&full, "HelmRelease", "needy"));
     assert!(needy.0.contains("Ready"), "{needy:?}");
 }
+
+/// The scoped fixture copied to a temporary directory, the `apps` Kustomization waiting for the
+/// health of all it applies (`wait: true`, so it fails on `broken`), and with `late`, a
+/// Kustomization `late` that `dependsOn` it and applies one release, `late-web`.
+pub(crate) fn waiting_fixture(late: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    crate::common::copy_dir(&fixture(), dir.path());
+    let apps = dir.path().join("clusters/main/apps.yaml");
+    let text = std::fs::read_to_string(&apps).expect("read");
+    let text = text.replace("  path: ./apps\n", "  path: ./apps\n  wait: true\n");
+    let late_kustomization = "---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: late, namespace: flux-system}\nspec:\n  interval: 1h\n  dependsOn: [{name: apps}]\n  path: ./late\n  prune: true\n  targetNamespace: apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n";
+    if !late {
+        std::fs::write(&apps, text).expect("write");
+        return dir;
+    }
+    std::fs::write(&apps, format!("{text}{late_kustomization}")).expect("write");
+    let release = std::fs::read_to_string(dir.path().join("apps/other/release.yaml"))
+        .expect("read")
+        .replace("name: other", "name: late-web");
+    std::fs::create_dir_all(dir.path().join("late")).expect("mkdir");
+    std::fs::write(dir.path().join("late/release.yaml"), release).expect("write");
+    dir
+}
+
+/// A Kustomization needed only because it applies the target (an ancestor) runs its health
+/// checks without making what they check needed: `wait: true` on `apps` does not make `build hr
+/// web` render every release of it. Whatever waits on the ancestor's outcome (a `dependsOn`, or
+/// the ancestor as the target) has its checks made in full, and ends as in the whole run.
+#[test]
+fn an_ancestors_health_checks_need_their_objects_only_when_its_outcome_is_read() {
+    let dir = waiting_fixture(true);
+    let root = dir.path();
+    let mut options = Options::new(root.join("clusters/main"));
+    options.root = Some(root.to_path_buf());
+    let repository = discover(&options).expect("discovery");
+    let (full, all_rendered) = reconcile(&repository, Vec::new());
+    assert_eq!(
+        all_rendered,
+        ["apps/broken", "apps/db", "apps/other", "apps/web"],
+        "`late` waits for `apps`, which fails its health checks on `broken`"
+    );
+    let apps = outcome(&full, "Kustomization", "apps");
+    assert!(apps.0.contains("health check failed"), "{apps:?}");
+    assert!(outcome(&full, "Kustomization", "late").0.contains("Failed"));
+
+    let (scoped, rendered) = reconcile(&repository, vec![release("web")]);
+    assert_eq!(
+        rendered,
+        ["apps/db", "apps/web"],
+        "`apps` waits, nothing reads it"
+    );
+    assert_eq!(
+        outcome(&scoped, "HelmRelease", "web"),
+        outcome(&full, "HelmRelease", "web")
+    );
+
+    // `late-web` needs `late`, which waits for `apps`: its checks are made, so `late` is
+    // blocked and `late-web` never applied, as in the whole run; with `web` beside it, `apps` is
+    // needed first as an ancestor, then for its outcome.
+    for targets in [
+        vec![release("late-web")],
+        vec![release("web"), release("late-web")],
+    ] {
+        let (scoped, rendered) = reconcile(&repository, targets.clone());
+        assert!(rendered.contains(&"apps/broken".to_owned()), "{rendered:?}");
+        for (kind, name) in [("Kustomization", "apps"), ("Kustomization", "late")] {
+            assert_eq!(
+                outcome(&scoped, kind, name),
+                outcome(&full, kind, name),
+                "{targets:?}: {kind} {name}"
+            );
+        }
+        let has_late_web =
+            |report: &RunReport| report.statuses.iter().any(|(id, _)| id.name == "late-web");
+        assert!(!has_late_web(&full), "late-web is never applied");
+        assert!(
+            !has_late_web(&scoped),
+            "{targets:?}: late-web is not applied"
+        );
+    }
+
+    // The ancestor as the target: its outcome is the whole run's.
+    let apps_target = Target {
+        kinds: vec!["Kustomization".to_owned()],
+        name: Some("apps".to_owned()),
+        namespace: None,
+    };
+    let (scoped, mut rendered) = reconcile(&repository, vec![apps_target]);
+    // Released once needed, a release may render again when `config`, needed later, applies.
+    rendered.dedup();
+    assert_eq!(rendered, all_rendered);
+    assert_eq!(outcome(&scoped, "Kustomization", "apps"), apps);
+
+    // The commands print the whole run's rows for their targets.
+    let row = |args: &[&str], name: &str| {
+        let output = on(root, "clusters/main", args);
+        let rows: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&output.stderr)));
+        (rows.as_array().expect("rows").iter())
+            .find(|r| r["kind"] == "HelmRelease" && r["name"] == name)
+            .cloned()
+    };
+    assert!(row(&["test", "-o", "json"], "web").is_some());
+    for name in ["web", "late-web"] {
+        assert_eq!(
+            row(&["test", "hr", name, "-o", "json"], name),
+            row(&["test", "-o", "json"], name),
+            "test hr {name}"
+        );
+    }
+}

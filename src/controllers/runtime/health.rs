@@ -197,10 +197,26 @@ impl Runtime<'_> {
         checked: &[ResourceId],
         drain: DrainLevel,
     ) -> Outcome<ResourceId> {
+        let file_of = |id: &ResourceId| self.store.get(id).map(|object| object.file.clone());
+        let (checked, left_out): (Vec<&ResourceId>, Vec<&ResourceId>) =
+            checked.iter().partition(|child| {
+                !self.scope.as_ref().is_some_and(|scope| {
+                    scope.health_check_leaves_out((id, file_of(id)), (child, file_of(child)))
+                })
+            });
+        let checked: Vec<ResourceId> = checked.into_iter().cloned().collect();
         let mut waiting = Vec::new();
         let mut unhealthy: Vec<(&ResourceId, String)> = Vec::new();
         let mut notes = Vec::new();
-        for child in checked {
+        if !left_out.is_empty() {
+            notes.push(format!(
+                "{HEALTH_NOTE}{} of its {} checked objects left out: the change does not reach {} (--changed-only)",
+                left_out.len(),
+                left_out.len() + checked.len(),
+                if left_out.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        for child in &checked {
             let record = self.store.status(child);
             if let (None, Some(why)) = (&record, never_found(child)) {
                 // Not the object's health: the entry names nothing kustomize-controller finds.
@@ -247,10 +263,26 @@ impl Runtime<'_> {
                 Some(Status::Pending) | None => waiting.push(child.clone()),
             }
         }
+        // A Kustomization needed only to create what the command is about: nothing reads its
+        // outcome, and what it checks is not made.
+        let unread = || {
+            self.scope
+                .as_ref()
+                .is_some_and(|scope| !scope.outcome_is_needed(id, file_of(id)))
+        };
         if !waiting.is_empty() && unhealthy.is_empty() {
             if drain != DrainLevel::Force {
                 return Outcome::Blocked(waiting);
             }
+            if unread() {
+                notes.push(format!(
+                    "{HEALTH_NOTE}{} objects not made: this scoped run does not reconcile them",
+                    waiting.len()
+                ));
+                waiting.clear();
+            }
+        }
+        if !waiting.is_empty() && unhealthy.is_empty() {
             let names: Vec<String> = waiting.iter().map(label_of).collect();
             let message = format!(
                 "health check failed: timeout waiting for: {}",
