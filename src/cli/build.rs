@@ -76,36 +76,72 @@ pub(super) fn run(
         }],
         _ => Vec::new(),
     };
-    let (repository, report) = match args.run.run_scoped(scope) {
-        Ok(result) => result,
+    // Each cluster the path holds runs on its own, as `test` runs them: one run from a path
+    // above several would merge what they apply.
+    let runs = match args
+        .run
+        .run_each(&super::run_args::ChangedArgs::default(), scope)
+    {
+        Ok(runs) => runs,
         Err(message) => return Err(CliError::usage(message, None)),
     };
-    super::repo_args::require_flux_objects(&repository, &args.run.repo.path)?;
+    for run in &runs {
+        super::repo_args::require_flux_objects(&run.repository, &args.run.repo.path)?;
+    }
     let selected = |id: &crate::model::ResourceId| {
         id.kind == kind
             && args.name.as_deref().is_none_or(|n| id.name == n)
             && namespace.is_none_or(|ns| shown_namespace(id) == ns)
+    };
+    let what = match (args.name.as_deref(), namespace) {
+        (Some(name), Some(namespace)) => format!("`{namespace}/{name}`"),
+        (Some(name), None) => format!("`{name}`"),
+        (None, Some(namespace)) => format!("in namespace `{namespace}`"),
+        (None, None) => "anywhere".to_owned(),
+    };
+    let holding: Vec<_> = (runs.iter())
+        .filter(|run| run.report.statuses.iter().any(|(id, _)| selected(id)))
+        .collect();
+    let report = match holding.as_slice() {
+        [] => {
+            for run in &runs {
+                report::print_diagnostics(&run.diagnostics(), &run.repository.root, context);
+            }
+            return Err(CliError::usage(
+                format!("no {kind} matches {what}"),
+                Some(&format!(
+                    "`offlux get {verb} -A` lists the {kind}s offlux found"
+                )),
+            ));
+        }
+        [run] => &run.report,
+        several => {
+            let names: Vec<String> = (several.iter())
+                .map(|run| run.cluster.clone().unwrap_or_default())
+                .collect();
+            let entry = |run: &crate::orchestrator::clusters::ClusterRun| {
+                let entry = &run.repository.entry;
+                let relative = entry.strip_prefix(&run.repository.root).unwrap_or(entry);
+                relative.display().to_string()
+            };
+            return Err(CliError::usage(
+                format!(
+                    "{kind} {what} is in {} clusters here ({}): each applies its own",
+                    several.len(),
+                    names.join(", ")
+                ),
+                Some(&format!(
+                    "build it from one cluster's directory: `--path {}`",
+                    entry(several[0])
+                )),
+            ));
+        }
     };
     let chosen: Vec<_> = report
         .statuses
         .iter()
         .filter(|(id, _)| selected(id))
         .collect();
-    if chosen.is_empty() {
-        report::print_diagnostics(&repository.diagnostics, &repository.root, context);
-        let what = match (args.name.as_deref(), namespace) {
-            (Some(name), Some(namespace)) => format!("`{namespace}/{name}`"),
-            (Some(name), None) => format!("`{name}`"),
-            (None, Some(namespace)) => format!("in namespace `{namespace}`"),
-            (None, None) => "anywhere".to_owned(),
-        };
-        return Err(CliError::usage(
-            format!("no {kind} matches {what}"),
-            Some(&format!(
-                "`offlux get {verb} -A` lists the {kind}s offlux found"
-            )),
-        ));
-    }
     // Every object that rendered is printed, whatever failed elsewhere: the failures go to
     // stderr and the exit code.
     let mut failures: Vec<(String, String)> = Vec::new();
@@ -134,6 +170,6 @@ pub(super) fn run(
     report::eprint(context, &report::grouped_errors(&failures));
     let failed = !failures.is_empty();
     objects::print(&objects, args.output, out)?;
-    exit::leave_to_exit((repository, report));
+    exit::leave_to_exit(runs);
     Ok(ExitStatus::failures_if(failed))
 }

@@ -294,6 +294,9 @@ struct Runtime<'a> {
     health: Mutex<BTreeMap<ResourceId, health::HealthWait>>,
     /// Objects that failed only on what offline cannot have ([`Runtime::unavailable_for`]).
     offline_unknown: Mutex<BTreeSet<ResourceId>>,
+    /// Kustomizations of a scoped run whose outcome nothing read, decided with health checks
+    /// not made: woken to make them when something needs their outcome after all.
+    health_not_made: Mutex<BTreeSet<ResourceId>>,
 }
 
 /// The claimant of objects seeded from the repository's files: its kind sorts after every real
@@ -354,6 +357,7 @@ pub fn run(
         not_found: Mutex::new(BTreeSet::new()),
         health: Mutex::new(BTreeMap::new()),
         offline_unknown: Mutex::new(BTreeSet::new()),
+        health_not_made: Mutex::new(BTreeSet::new()),
     };
     let mut scheduler_options = schedule::Options {
         // Templates run on the workers themselves, not on a thread started per chart.
@@ -629,10 +633,11 @@ impl Dispatcher<ResourceId> for Runtime<'_> {
         let pending = |id: &ResourceId| {
             is_reconcilable(id)
                 && self.store.contains(id)
-                && self
+                && (self
                     .store
                     .status(id)
                     .is_none_or(|record| !record.status.is_terminal())
+                    || self.health_not_made.locked().contains(id))
         };
         let read_from = |id: &ResourceId| self.store.get(id).map(|object| object.file.clone());
         scope.dispatch(

@@ -716,6 +716,7 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
     // What each producer uses by name: sources, data, dependencies.
     let mut uses: BTreeMap<KindName, BTreeSet<usize>> = BTreeMap::new();
     let mut dependants: BTreeMap<KindName, BTreeSet<usize>> = BTreeMap::new();
+    let mut checkers: BTreeMap<KindName, BTreeSet<usize>> = BTreeMap::new();
     for (i, flux) in objects.iter().enumerate() {
         let mut used = Vec::new();
         match &flux.spec {
@@ -745,6 +746,18 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
         }
         for key in used {
             uses.entry(key).or_default().insert(i);
+        }
+        // A Kustomization's `healthChecks` read the outcome of what they name, applied by it
+        // or not.
+        for checked in flux
+            .as_kustomization()
+            .into_iter()
+            .flat_map(|k| &k.health_checks)
+        {
+            checkers
+                .entry(pair(&checked.kind, &checked.name))
+                .or_default()
+                .insert(i);
         }
         for dependency in flux.depends_on() {
             let kind = dependency
@@ -938,7 +951,8 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
                         .get(p)
                         .and_then(|f| f.as_kustomization())
                         .is_some_and(|k| k.wait || !k.health_checks.is_empty())
-                });
+                })
+                .chain(checkers.get(&key).into_iter().flatten().copied());
             for p in checking_parents.collect::<Vec<_>>() {
                 if selected.insert(p) || !dependants_done.contains(&p) {
                     queue.push(p);

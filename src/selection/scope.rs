@@ -89,37 +89,6 @@ fn is_deferrable(id: &ResourceId) -> bool {
     id.kind == "HelmRelease" && id.group == "helm.toolkit.fluxcd.io"
 }
 
-/// Of `targets`, those another Flux object of `repository` names in its `dependsOn`, and every
-/// object a static reading finds below them (applied by them, or by what they apply).
-fn below_dependencies(repository: &Repository, targets: &[&ResourceId]) -> BTreeSet<KindName> {
-    let depended: BTreeSet<KindName> = (repository.flux_objects.iter())
-        .flat_map(|flux| {
-            flux.depends_on().iter().map(|dependency| {
-                let kind = (dependency.kind.as_deref()).unwrap_or(flux.object.id.kind.as_str());
-                (kind.to_owned(), dependency.name.clone())
-            })
-        })
-        .collect();
-    let mut children: BTreeMap<KindName, Vec<KindName>> = BTreeMap::new();
-    for ((_, child), parent) in &repository.parents {
-        children
-            .entry(kind_name(parent))
-            .or_default()
-            .push(kind_name(child));
-    }
-    let mut work: Vec<KindName> = (targets.iter())
-        .map(|id| kind_name(id))
-        .filter(|key| depended.contains(key))
-        .collect();
-    let mut below = BTreeSet::new();
-    while let Some(key) = work.pop() {
-        if below.insert(key.clone()) {
-            work.extend(children.get(&key).into_iter().flatten().cloned());
-        }
-    }
-    below
-}
-
 /// The state of a scoped run, shared by the bodies.
 pub(crate) struct Scope {
     targets: Vec<Target>,
@@ -130,10 +99,6 @@ pub(crate) struct Scope {
     target_files: BTreeMap<(String, PathBuf), BTreeSet<String>>,
     /// Every Flux object's kind and name as the repository's files write them.
     written_names: BTreeSet<KindName>,
-    /// In a change's scope, the targets whose health checks are made in full: those another
-    /// object's `dependsOn` names (it reads their outcome), and every one a static reading finds
-    /// below them (their outcome is part of the first's).
-    whole_health: BTreeSet<KindName>,
     needed: Mutex<BTreeSet<KindName>>,
     /// Of the needed, those a needed object waited on or was decided by: their outcome, not
     /// only their output, is read (the targets are too).
@@ -176,10 +141,6 @@ impl Scope {
             .map(|f| kind_name(&f.object.id))
             .collect();
         let written: Vec<&ResourceId> = written.iter().map(|object| &object.id).collect();
-        let whole_health = match kind {
-            ScopeKind::Named => BTreeSet::new(),
-            ScopeKind::Change => below_dependencies(repository, &written),
-        };
         let unwritten = targets
             .iter()
             .any(|t| t.name.is_none() || !written.iter().any(|id| t.matches(id)));
@@ -191,7 +152,6 @@ impl Scope {
             kind,
             target_files,
             written_names,
-            whole_health,
             needed: Mutex::new(BTreeSet::new()),
             outcome_needed: Mutex::new(BTreeSet::new()),
             deferred: Mutex::new(BTreeSet::new()),
@@ -200,7 +160,7 @@ impl Scope {
             handle: OnceLock::new(),
         };
         for id in written {
-            scope.need(id, producers, &|_| false);
+            scope.need_as(id, producers, &|_| false, kind == ScopeKind::Named);
         }
         Some(scope)
     }
@@ -217,7 +177,18 @@ impl Scope {
     /// the deferred releases among them and wakes the pending others, so they say in turn what
     /// they wait on.
     fn need(&self, id: &ResourceId, producers: &Producers, pending: &dyn Fn(&ResourceId) -> bool) {
-        let outcome_fresh = self.outcome_needed.locked().insert(kind_name(id));
+        self.need_as(id, producers, pending, true);
+    }
+
+    /// [`Scope::need`], marking `id`'s outcome needed only with `outcome`.
+    fn need_as(
+        &self,
+        id: &ResourceId,
+        producers: &Producers,
+        pending: &dyn Fn(&ResourceId) -> bool,
+        outcome: bool,
+    ) {
+        let outcome_fresh = outcome && self.outcome_needed.locked().insert(kind_name(id));
         let mut work = vec![id.clone()];
         let mut woken = BTreeSet::new();
         let mut waiting = Vec::new();
@@ -260,23 +231,16 @@ impl Scope {
         self.targets.iter().any(|t| t.matches(id)) || self.renders_a_target(id, file)
     }
 
-    /// Whether anything the command reports reads `id`'s outcome (read from `file`): it is a
-    /// target, or a needed object waited on it or was decided by it.
+    /// Whether `id`'s outcome (read from `file`) is read: a needed object waited on it or was
+    /// decided by it, or it is a target the command names. (A change's targets are reported,
+    /// but only their outcome as far as the change reaches: see [`ScopeKind::Change`].)
     pub(crate) fn outcome_is_needed(&self, id: &ResourceId, file: Option<PathBuf>) -> bool {
-        self.outcome_needed.locked().contains(&kind_name(id)) || self.is_target(id, file)
+        self.outcome_needed.locked().contains(&kind_name(id))
+            || (self.kind == ScopeKind::Named && self.is_target(id, file))
     }
 
-    /// Whether the health checks of `checker` leave out `checked` (each with the file it was
-    /// read from): in a change's scope, a target does not check what the change does not reach.
-    pub(crate) fn health_check_leaves_out(
-        &self,
-        (checker, checker_file): (&ResourceId, Option<PathBuf>),
-        (checked, checked_file): (&ResourceId, Option<PathBuf>),
-    ) -> bool {
-        self.kind == ScopeKind::Change
-            && self.is_target(checker, checker_file)
-            && !self.whole_health.contains(&kind_name(checker))
-            && !self.is_target(checked, checked_file)
+    pub(crate) fn kind(&self) -> ScopeKind {
+        self.kind
     }
 
     /// Runs every deferred release: the run can no longer tell which of them it needs.

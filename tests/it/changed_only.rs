@@ -388,7 +388,7 @@ fn run(repo: &Path, flags: &[&str], changed_only: bool) -> Run {
 }
 
 /// The note of a Kustomization whose health checks left out what the change does not reach.
-const HEALTH_LEFT_OUT: &str = "the change does not reach them (--changed-only)";
+const HEALTH_LEFT_OUT: &str = "(--changed-only; a full run judges";
 
 fn row_json(row: &str) -> serde_json::Value {
     serde_json::from_str(row).expect("row JSON")
@@ -1030,10 +1030,11 @@ fn waiting_rows(late: bool) -> (serde_json::Value, serde_json::Value) {
     (rows(&["--changed-only"]), rows(&[]))
 }
 
-/// A Kustomization the change reaches that checks the health of what it applies (`wait`) checks
-/// what the change reaches and says how many it left out (the rest is the same on both sides of
-/// the change: the releases are not rendered); one whose outcome another object reads
-/// (`dependsOn`) checks everything, so its dependants end as in the full run.
+/// A reported Kustomization that checks the health of what it applies (`wait`) and whose outcome
+/// nothing reads checks what the run needed (`web`, changed, and `db`, its dependency) and names
+/// what it did not check (the rest is the same on both sides of the change: those releases are not
+/// rendered); one whose outcome another object reads (`dependsOn`) checks everything, so its
+/// dependants end as in the full run.
 #[test]
 fn health_checks_leave_out_what_the_change_does_not_reach_unless_a_dependant_reads_them() {
     if !has_git() {
@@ -1044,7 +1045,7 @@ fn health_checks_leave_out_what_the_change_does_not_reach_unless_a_dependant_rea
     assert_eq!(apps["result"], "PASS", "{apps}");
     assert_eq!(
         apps["message"],
-        "health check of 3 of its 4 checked objects left out: the change does not reach them (--changed-only)"
+        "health check of 2 checked objects not made: the change does not reach them (--changed-only; a full run judges them): HelmRelease/apps/broken, HelmRelease/apps/other"
     );
     let full_apps = row_of(&full, "Kustomization", "apps").expect("apps");
     assert_eq!(full_apps["result"], "FAIL", "{full_apps}");
@@ -1064,4 +1065,79 @@ fn health_checks_leave_out_what_the_change_does_not_reach_unless_a_dependant_rea
         row_of(&full, "Kustomization", "late").expect("late")["result"],
         "BLOCKED"
     );
+}
+
+/// Where a reported Kustomization's outcome is read by another object — a `dependsOn` under a
+/// name a build gives (`namePrefix`, a substitution), a `healthChecks` entry naming what another
+/// Kustomization applies — its health checks are made in full, so every row the narrowed run
+/// reports is the full run's (a review found dependants PASS where the full run blocks them, and
+/// a checker of a changed release left out).
+#[test]
+fn health_checks_another_object_reads_end_as_in_the_full_run() {
+    if !has_git() {
+        return;
+    }
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-health");
+    let cases: &[(&str, &[(&str, &str, &str)], &[&str])] = &[
+        (
+            "pdep",
+            &[("apps/all.yaml", "v: web", "v: webX")],
+            &["pre-apps", "pre-infra"],
+        ),
+        (
+            "subst",
+            &[("infra-sub/good.yaml", "v: sub-good", "v: sub-goodX")],
+            &["apps", "infra", "sub-x"],
+        ),
+        (
+            "hc",
+            &[
+                ("infra-sub/good.yaml", "v: sub-good", "v: sub-goodX"),
+                ("late/all.yaml", "v: latehr", "v: latehrX"),
+            ],
+            &["late"],
+        ),
+        (
+            "hc2",
+            &[(
+                "infra-sub/good.yaml",
+                "chart: ./charts/good",
+                "chart: ./charts/fail",
+            )],
+            &["platform", "late"],
+        ),
+    ];
+    for (fixture, edits, reported) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path().join("repo");
+        copy_dir(&fixtures.join(fixture), &repo);
+        commit_all(&repo);
+        for (file, from, to) in *edits {
+            edit(&repo.join(file), |text| {
+                assert!(text.contains(from), "{fixture}/{file}");
+                text.replacen(from, to, 1)
+            });
+        }
+        let rows = |extra: &[&str]| {
+            let mut args = vec!["test", "--path", "clusters/main", "-o", "json"];
+            args.extend(extra);
+            let output = offlux(&repo, &args);
+            let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+            json.get("rows").cloned().unwrap_or(json)
+        };
+        let (narrowed, full) = (rows(&["--changed-only"]), rows(&[]));
+        for name in *reported {
+            assert!(
+                row_of(&narrowed, "Kustomization", name).is_some(),
+                "{fixture}: {name} is reported: {narrowed:#}"
+            );
+        }
+        for row in narrowed.as_array().expect("rows") {
+            let kind = row["kind"].as_str().unwrap_or_default();
+            let name = row["name"].as_str().unwrap_or_default();
+            let full_row = row_of(&full, kind, name);
+            assert_eq!(Some(row), full_row.as_ref(), "{fixture}: {kind} {name}");
+        }
+    }
 }

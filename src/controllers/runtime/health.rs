@@ -19,6 +19,7 @@ use offlux_sync::MutexExt as _;
 use super::{is_reconcilable, label_of, Runtime};
 use crate::model::{FluxKind, FluxObject, Kustomization, Object, ResourceId};
 use crate::schedule::{DrainLevel, Outcome};
+use crate::selection::scope::ScopeKind;
 use crate::store::{Ready, Status, StatusRecord};
 use crate::validate::builtin_is_namespaced;
 use crate::yaml::Node;
@@ -123,6 +124,26 @@ fn never_found(id: &ResourceId) -> Option<String> {
     })
 }
 
+/// The note of health checks a scoped run did not make: of `ids`, in a run of `kind`.
+fn not_made_note(ids: &[ResourceId], kind: ScopeKind) -> String {
+    const NAMED: usize = 3;
+    let mut names: Vec<String> = ids.iter().take(NAMED).map(label_of).collect();
+    if ids.len() > NAMED {
+        names.push(format!("{} more", ids.len() - NAMED));
+    }
+    let (count, them) = match ids.len() {
+        1 => ("1 checked object".to_owned(), "it"),
+        n => (format!("{n} checked objects"), "them"),
+    };
+    let why = match kind {
+        ScopeKind::Change => {
+            format!("the change does not reach {them} (--changed-only; a full run judges {them})")
+        }
+        ScopeKind::Named => format!("this scoped run does not reconcile {them}"),
+    };
+    format!("{HEALTH_NOTE}{count} not made: {why}: {}", names.join(", "))
+}
+
 impl Runtime<'_> {
     /// Whether `flux` already applied its objects from this very object and waits for their
     /// health: then only the checks run again.
@@ -155,6 +176,7 @@ impl Runtime<'_> {
     /// Forgets `id`'s health checks: it is built again.
     pub(super) fn stop_health_checks(&self, id: &ResourceId) {
         self.health.locked().remove(id);
+        self.health_not_made.locked().remove(id);
     }
 
     /// Whether `id` is a Kustomization that waits for its objects' health (what it applied
@@ -198,25 +220,22 @@ impl Runtime<'_> {
         drain: DrainLevel,
     ) -> Outcome<ResourceId> {
         let file_of = |id: &ResourceId| self.store.get(id).map(|object| object.file.clone());
-        let (checked, left_out): (Vec<&ResourceId>, Vec<&ResourceId>) =
-            checked.iter().partition(|child| {
-                !self.scope.as_ref().is_some_and(|scope| {
-                    scope.health_check_leaves_out((id, file_of(id)), (child, file_of(child)))
-                })
-            });
-        let checked: Vec<ResourceId> = checked.into_iter().cloned().collect();
+        // A Kustomization whose outcome nothing reads (needed only to create what the command
+        // is about, or reported by `--changed-only`): what it checks that the run did not need
+        // is not made.
+        let unread = || {
+            self.scope
+                .as_ref()
+                .is_some_and(|scope| !scope.outcome_is_needed(id, file_of(id)))
+        };
+        // Judged again: whether some are not made is decided anew.
+        self.health_not_made.locked().remove(id);
         let mut waiting = Vec::new();
+        // Ready, but with health checks of their own not made.
+        let mut not_made = Vec::new();
         let mut unhealthy: Vec<(&ResourceId, String)> = Vec::new();
         let mut notes = Vec::new();
-        if !left_out.is_empty() {
-            notes.push(format!(
-                "{HEALTH_NOTE}{} of its {} checked objects left out: the change does not reach {} (--changed-only)",
-                left_out.len(),
-                left_out.len() + checked.len(),
-                if left_out.len() == 1 { "it" } else { "them" }
-            ));
-        }
-        for child in &checked {
+        for child in checked {
             let record = self.store.status(child);
             if let (None, Some(why)) = (&record, never_found(child)) {
                 // Not the object's health: the entry names nothing kustomize-controller finds.
@@ -232,6 +251,16 @@ impl Runtime<'_> {
                 return Outcome::Decided(checked.to_vec());
             }
             match record.as_ref().map(|r| &r.status) {
+                Some(Status::Ready(Ready::Reconciled))
+                    if self.health_not_made.locked().contains(child) =>
+                {
+                    // Its outcome is read now: it makes its checks (woken when it is needed).
+                    if unread() {
+                        not_made.push(child.clone());
+                    } else {
+                        waiting.push(child.clone());
+                    }
+                }
                 Some(Status::Ready(Ready::Reconciled)) => {}
                 Some(Status::Ready(Ready::Skipped(reason))) => notes.push(format!(
                     "{HEALTH_NOTE}{} not known offline (skipped: {reason}); taken as healthy",
@@ -263,23 +292,12 @@ impl Runtime<'_> {
                 Some(Status::Pending) | None => waiting.push(child.clone()),
             }
         }
-        // A Kustomization needed only to create what the command is about: nothing reads its
-        // outcome, and what it checks is not made.
-        let unread = || {
-            self.scope
-                .as_ref()
-                .is_some_and(|scope| !scope.outcome_is_needed(id, file_of(id)))
-        };
         if !waiting.is_empty() && unhealthy.is_empty() {
             if drain != DrainLevel::Force {
                 return Outcome::Blocked(waiting);
             }
             if unread() {
-                notes.push(format!(
-                    "{HEALTH_NOTE}{} objects not made: this scoped run does not reconcile them",
-                    waiting.len()
-                ));
-                waiting.clear();
+                not_made.append(&mut waiting);
             }
         }
         if !waiting.is_empty() && unhealthy.is_empty() {
@@ -312,6 +330,11 @@ impl Runtime<'_> {
             if let Some(row) = rows.get_mut(id) {
                 row.retain(|note| !note.starts_with(HEALTH_NOTE));
             }
+        }
+        if let (Some(scope), false) = (self.scope.as_ref(), not_made.is_empty()) {
+            not_made.sort();
+            notes.push(not_made_note(&not_made, scope.kind()));
+            self.health_not_made.locked().insert(id.clone());
         }
         for note in notes {
             self.note_row(id, note);
