@@ -812,3 +812,56 @@ fn an_ancestors_health_checks_need_their_objects_only_when_its_outcome_is_read()
         );
     }
 }
+
+/// `build` runs each cluster the path holds on its own, as `test` does: from a path above one
+/// cluster it builds what that cluster's run applies (the entry's kustomization file, built by
+/// the bootstrap's Kustomization, patches what it lists), and a name several clusters hold is
+/// refused with the clusters named.
+#[test]
+fn build_runs_each_cluster_of_the_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let write = |file: &str, text: &str| {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    for cluster in ["prod", "stage"] {
+        write(
+            &format!("clusters/{cluster}/flux/apps.yaml"),
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+        );
+        write(
+            &format!("clusters/{cluster}/kustomization.yaml"),
+            &format!("resources:\n  - flux/apps.yaml\npatches:\n  - target: {{kind: Kustomization, name: apps}}\n    patch: |-\n      - {{op: add, path: /spec/targetNamespace, value: {cluster}}}\n"),
+        );
+    }
+    write(
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: default}\n",
+    );
+    let built = on(root, "clusters/prod", &["build", "ks", "apps"]);
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    assert!(
+        text(&built.stdout).contains("namespace: prod"),
+        "{}",
+        text(&built.stdout)
+    );
+    let both = on(root, ".", &["build", "ks", "apps"]);
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both.stdout));
+    let error = text(&both.stderr);
+    assert!(
+        error.contains("is in 2 clusters here (prod, stage)")
+            && error.contains("--path clusters/prod"),
+        "{error}"
+    );
+    std::fs::remove_dir_all(root.join("clusters/stage")).expect("remove");
+    let one = on(root, ".", &["build", "ks", "apps"]);
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    assert!(
+        text(&one.stdout).contains("namespace: prod"),
+        "{}",
+        text(&one.stdout)
+    );
+}
