@@ -1067,6 +1067,9 @@ fn health_checks_leave_out_what_the_change_does_not_reach_unless_a_dependant_rea
     );
 }
 
+/// A file of a fixture, a text in it, and what replaces it.
+type Edit = (&'static str, &'static str, &'static str);
+
 /// Where a reported Kustomization's outcome is read by another object — a `dependsOn` under a
 /// name a build gives (`namePrefix`, a substitution), a `healthChecks` entry naming what another
 /// Kustomization applies — its health checks are made in full, so every row the narrowed run
@@ -1078,7 +1081,7 @@ fn health_checks_another_object_reads_end_as_in_the_full_run() {
         return;
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-health");
-    let cases: &[(&str, &[(&str, &str, &str)], &[&str])] = &[
+    let cases: &[(&str, &[Edit], &[&str])] = &[
         (
             "pdep",
             &[("apps/all.yaml", "v: web", "v: webX")],
