@@ -84,6 +84,13 @@ fn reconcile(repository: &Repository, scope: Vec<Target>) -> (RunReport, Vec<Str
     (report, rendered)
 }
 
+/// The repository at `root`, discovered from `clusters/main`.
+fn discovered(root: &Path) -> Repository {
+    let mut options = Options::new(root.join("clusters/main"));
+    options.root = Some(root.to_path_buf());
+    discover(&options).expect("discovery")
+}
+
 fn release(name: &str) -> Target {
     Target {
         kinds: vec!["HelmRelease".to_owned()],
@@ -112,9 +119,7 @@ fn outcome(report: &RunReport, kind: &str, name: &str) -> (String, String) {
 #[test]
 fn a_scoped_run_renders_only_the_releases_its_target_needs() {
     let root = fixture();
-    let mut options = Options::new(root.join("clusters/main"));
-    options.root = Some(root.clone());
-    let repository = discover(&options).expect("discovery");
+    let repository = discovered(&root);
 
     let (full, all_rendered) = reconcile(&repository, Vec::new());
     assert_eq!(
@@ -164,9 +169,7 @@ fn a_scoped_run_renders_only_the_releases_its_target_needs() {
 #[test]
 fn a_release_no_file_defines_is_built_by_a_full_run() {
     let root = fixture();
-    let mut options = Options::new(root.join("clusters/main"));
-    options.root = Some(root.clone());
-    let repository = discover(&options).expect("discovery");
+    let repository = discovered(&root);
     let (_, rendered) = reconcile(&repository, vec![release("nowhere")]);
     assert_eq!(rendered.len(), 4, "{rendered:?}");
 }
@@ -692,9 +695,7 @@ fn a_target_waiting_on_what_no_file_defines_ends_as_in_the_whole_run() {
         "charts/app/templates/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}'}\n",
     );
-    let mut options = Options::new(root.join("clusters/main"));
-    options.root = Some(root.to_path_buf());
-    let repository = discover(&options).expect("discovery");
+    let repository = discovered(root);
     let (full, _) = reconcile(&repository, Vec::new());
     let (scoped, _) = reconcile(&repository, vec![release("needy")]);
     let needy = outcome(&scoped, "HelmRelease", "needy");
@@ -733,9 +734,7 @@ pub(crate) fn waiting_fixture(late: bool) -> tempfile::TempDir {
 fn an_ancestors_health_checks_need_their_objects_only_when_its_outcome_is_read() {
     let dir = waiting_fixture(true);
     let root = dir.path();
-    let mut options = Options::new(root.join("clusters/main"));
-    options.root = Some(root.to_path_buf());
-    let repository = discover(&options).expect("discovery");
+    let repository = discovered(root);
     let (full, all_rendered) = reconcile(&repository, Vec::new());
     assert_eq!(
         all_rendered,
