@@ -84,6 +84,13 @@ fn reconcile(repository: &Repository, scope: Vec<Target>) -> (RunReport, Vec<Str
     (report, rendered)
 }
 
+/// Writes `text` to `file` under `root`, making its directories.
+fn write_file(root: &Path, file: &str, text: &str) {
+    let path = root.join(file);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
 /// The repository at `root`, discovered from `clusters/main`.
 fn discovered(root: &Path) -> Repository {
     let mut options = Options::new(root.join("clusters/main"));
@@ -664,11 +671,7 @@ fn scoped_rows_and_builds_of_corpus_repositories_match_the_whole_run() {
 fn a_target_waiting_on_what_no_file_defines_ends_as_in_the_whole_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    let write = |file: &str, text: &str| {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |file: &str, text: &str| write_file(root, file, text);
     write(
         "clusters/main/apps.yaml",
         "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1h\n  path: ./apps\n  prune: true\n  targetNamespace: apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
@@ -820,11 +823,7 @@ fn an_ancestors_health_checks_need_their_objects_only_when_its_outcome_is_read()
 fn build_runs_each_cluster_of_the_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    let write = |file: &str, text: &str| {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |file: &str, text: &str| write_file(root, file, text);
     std::fs::create_dir_all(root.join(".git")).expect("mkdir");
     for cluster in ["prod", "stage"] {
         write(
