@@ -15,13 +15,13 @@
 //! by kind and name, not namespace: a file's object gets its namespace from the build that applies
 //! it, so an over-approximation is the safe side.
 //!
-//! A needed Kustomization's outcome is needed only when a needed object waits on it or is a
-//! target: one needed because it creates a target (an ancestor up to the root) runs its health
-//! checks (`wait`, `healthChecks`) without making what they check needed, since nothing the
-//! command reports reads them; it is woken to check them in full as soon as something does. In
-//! a change's scope ([`ScopeKind::Change`]) a target Kustomization checks the health of the
-//! checked objects that are targets too and says how many it left out: the others are what the
-//! change does not reach.
+//! A needed Kustomization's outcome is needed only when a needed object waits on it or was
+//! decided by it, or it is a target the command names: one needed because it creates a target
+//! (an ancestor up to the root) runs its health checks (`wait`, `healthChecks`) without making
+//! what they check needed, and at the end names the checks it did not make; it is woken to make
+//! them as soon as something reads its outcome. In a change's scope ([`ScopeKind::Change`]) the
+//! targets are reported, but their outcome is not read by that alone: a reported Kustomization
+//! whose outcome nothing reads names, on its row, the checks the change did not reach.
 //!
 //! Blind spot: a deferred release's chart is not looked into, so an object only a chart renders
 //! that a needed object reads as `optional` (it does not wait for it), or one a chart and a
@@ -280,8 +280,8 @@ impl Scope {
 
     /// Runs `id`'s body (`body`) as the scope allows. `absent_unexplained` says whether an id a
     /// body waits on is absent and written in no file of the repository; `pending` whether an id
-    /// is an object of the Store that has not reached a terminal status (a parked body to wake
-    /// once it is needed); `read_from` the file the Store's object was read from;
+    /// is an object of the Store that has not reached a terminal status, or a Kustomization
+    /// decided with health checks not made (a body to wake once it is needed); `read_from` the file the Store's object was read from;
     /// `waits_for_health` whether an id is a Kustomization past its apply, in its health checks.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn dispatch(
