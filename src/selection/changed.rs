@@ -383,6 +383,8 @@ struct Reader<'r> {
     kustomization_dirs: foldhash::HashSet<PathBuf>,
     /// YAML files, relative, sorted.
     yaml_files: Vec<PathBuf>,
+    /// The directories holding them, at any depth, read when a path holds a variable.
+    directories: std::cell::OnceCell<Vec<PathBuf>>,
 }
 
 impl<'r> Reader<'r> {
@@ -406,6 +408,7 @@ impl<'r> Reader<'r> {
             repository,
             kustomization_dirs,
             yaml_files,
+            directories: std::cell::OnceCell::new(),
         }
     }
 
@@ -571,24 +574,62 @@ impl<'r> Reader<'r> {
         let mut out = Inputs::default();
         let mut seen = BTreeSet::new();
         // A path holding a variable is known only once the parent's post-build substitutes it
-        // (kustomize-controller itself reads `spec.path` as it is): whatever it becomes, it is
-        // below its literal part, so every file there may change the output.
-        if let Some(literal) = before_variable(dir) {
-            if let Some(prefix) = join_lexically(Path::new(""), &literal) {
-                out.dirs.push((prefix, Reach::Whole, false));
+        // (kustomize-controller itself reads `spec.path` as it is, `SecureJoin`ed to the
+        // source's root). Whatever the variables become, the path ends with the literal
+        // components after the last of them: every directory so ending may be the one built.
+        // With none after it, the path is anywhere below its literal part.
+        if let Some(variable) = VariablePath::of(dir) {
+            match variable.ending() {
+                Some(ending) => {
+                    for candidate in self.directories_ending_with(&ending) {
+                        self.built_with_components(&candidate, components, &mut seen, &mut out);
+                    }
+                }
+                None => {
+                    if let Some(prefix) = join_lexically(Path::new(""), &variable.before) {
+                        out.dirs.push((prefix, Reach::Whole, false));
+                    }
+                }
             }
             return out;
         }
         let Some(dir) = join_lexically(Path::new(""), dir) else {
             return out;
         };
-        self.directory(&dir, None, 0, &mut seen, &mut out);
+        self.built_with_components(&dir, components, &mut seen, &mut out);
+        out
+    }
+
+    /// What a build of `dir` with the Kustomization's `components` (relative to it) reads.
+    fn built_with_components(
+        &self,
+        dir: &Path,
+        components: &[String],
+        seen: &mut BTreeSet<(PathBuf, Option<Reach>)>,
+        out: &mut Inputs,
+    ) {
+        self.directory(dir, None, 0, seen, out);
         for component in components {
-            if let Some(path) = join_lexically(&dir, component) {
-                self.directory(&path, Some(Reach::Whole), 0, &mut seen, &mut out);
+            if let Some(path) = join_lexically(dir, component) {
+                self.directory(&path, Some(Reach::Whole), 0, seen, out);
             }
         }
-        out
+    }
+
+    /// The directories holding a YAML file (at any depth) whose path ends with `ending`: those
+    /// a build can read anything from.
+    fn directories_ending_with(&self, ending: &Path) -> Vec<PathBuf> {
+        let directories = self.directories.get_or_init(|| {
+            let all: BTreeSet<&Path> = (self.yaml_files.iter())
+                .flat_map(|f| f.ancestors().skip(1))
+                .filter(|d| !d.as_os_str().is_empty())
+                .collect();
+            all.into_iter().map(Path::to_path_buf).collect()
+        });
+        (directories.iter())
+            .filter(|d| d.ends_with(ending))
+            .cloned()
+            .collect()
     }
 
     /// A chart in the repository and its values files.
@@ -607,16 +648,41 @@ impl<'r> Reader<'r> {
     }
 }
 
-/// The path components of `path` before the first that holds a variable (`$`), when one does.
-fn before_variable(path: &str) -> Option<String> {
-    if !path.contains('$') {
-        return None;
+/// A `spec.path` holding a variable (`$`), split around its variables.
+#[derive(Debug, PartialEq, Eq)]
+struct VariablePath {
+    /// The components before the first that holds a variable, joined.
+    before: String,
+    /// Those after the last that holds one.
+    after: Vec<String>,
+}
+
+impl VariablePath {
+    fn of(path: &str) -> Option<VariablePath> {
+        if !path.contains('$') {
+            return None;
+        }
+        let parts: Vec<&str> = path.split('/').collect();
+        let first = parts.iter().position(|p| p.contains('$'))?;
+        let last = parts.iter().rposition(|p| p.contains('$'))?;
+        Some(VariablePath {
+            before: parts[..first].join("/"),
+            after: parts[last + 1..].iter().map(|p| (*p).to_owned()).collect(),
+        })
     }
-    let literal: Vec<&str> = path
-        .split('/')
-        .take_while(|part| !part.contains('$'))
-        .collect();
-    Some(literal.join("/"))
+
+    /// The literal ending every substituted path has, as a relative path; `None` when it is
+    /// empty or climbs (`..` after a variable lands anywhere).
+    fn ending(&self) -> Option<PathBuf> {
+        let mut ending = PathBuf::new();
+        for part in self.after.iter().filter(|p| !p.is_empty() && *p != ".") {
+            if part == ".." {
+                return None;
+            }
+            ending.push(part);
+        }
+        (!ending.as_os_str().is_empty()).then_some(ending)
+    }
 }
 
 /// Producers whose output is known only once they run (what a ResourceSet or a FluxInstance
@@ -651,6 +717,69 @@ fn makes_kustomizations_at_run_time(flux: &FluxObject) -> bool {
         },
         _ => matches!(flux.kind, FluxKind::FluxInstance | FluxKind::ResourceSet),
     }
+}
+
+/// The `spec.path` of the one Kustomization `flux` makes at run time, where what is written
+/// decides it: a FluxInstance's `spec.sync.path` (the operator generates one Kustomization with
+/// it, `controllers::flux_instance::sync_objects`), or the `instance.sync.path` of a
+/// `flux-instance` HelmRelease's inline values (the chart renders `instance` as that spec; with
+/// `valuesFrom` or post-renderers the values are known only once it runs). `None` when the path
+/// holds a variable, when one of `spec.kustomize.patches` may select a Kustomization (it may
+/// rewrite the path), and for a ResourceSet, whose templates are known only once it runs.
+fn made_kustomization_path(flux: &FluxObject) -> Option<&str> {
+    let (path, patches) = match &flux.spec {
+        FluxSpec::FluxInstance(instance) => (
+            instance.sync.as_ref()?.path.as_str(),
+            instance.patches.as_ref(),
+        ),
+        FluxSpec::HelmRelease(release) => {
+            if !release.values_from.is_empty() || release.post_renderers.is_some() {
+                return None;
+            }
+            let instance = flux.helm_values()?.get("instance")?;
+            let path = instance.get("sync")?.get("path")?.as_str()?;
+            let patches = instance.get("kustomize").and_then(|k| k.get("patches"));
+            (path, patches)
+        }
+        _ => return None,
+    };
+    let selects = patches.is_some_and(|p| !p.is_null() && patches_may_select_kustomization(p));
+    (!path.contains('$') && !selects).then_some(path)
+}
+
+/// Whether one of kustomize `patches` (`[{patch, target}]`) may apply to a Flux Kustomization.
+/// kustomize matches a target's group and kind as anchored regular expressions
+/// (`types.SelectorRegex.MatchGvk`), and a patch without a target by the kind its body names.
+fn patches_may_select_kustomization(patches: &Node) -> bool {
+    const GROUP: &str = "kustomize.toolkit.fluxcd.io";
+    const KIND: &str = "Kustomization";
+    let may_match = |pattern: Option<&str>, value: &str| match pattern.filter(|p| !p.is_empty()) {
+        None => true,
+        Some(pattern) => {
+            regex::Regex::new(&format!("^(?:{pattern})$")).map_or(true, |re| re.is_match(value))
+        }
+    };
+    let Some(patches) = patches.as_sequence() else {
+        return true;
+    };
+    patches.items.iter().any(|entry| match entry.get("target") {
+        Some(target) => {
+            let field = |key: &str| target.get(key).and_then(Node::as_str);
+            may_match(field("group"), GROUP) && may_match(field("kind"), KIND)
+        }
+        None => {
+            let body = entry.get("patch").and_then(Node::as_str).and_then(|text| {
+                crate::yaml::parse_stream(text, &crate::yaml::ParseOptions::default()).ok()
+            });
+            let kinds: Option<Vec<Option<String>>> = body.map(|documents| {
+                (documents.iter())
+                    .map(|d| d.root.get("kind").and_then(Node::as_str).map(str::to_owned))
+                    .collect()
+            });
+            // Unreadable, or a document without a kind: it may be anything.
+            kinds.is_none_or(|kinds| kinds.iter().any(|k| k.as_deref().is_none_or(|k| k == KIND)))
+        }
+    })
 }
 
 /// How [`select`] reads a changed file.
@@ -818,8 +947,8 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
     let mut whole: BTreeSet<usize> = BTreeSet::new();
     let mut partial: BTreeSet<usize> = BTreeSet::new();
     let mut changed_objects: BTreeSet<KindName> = BTreeSet::new();
-    // A changed file no producer written in the repository reads, that a build may read.
-    let mut unattributed: Option<&Path> = None;
+    // The changed files no producer written in the repository reads, that a build may read.
+    let mut unattributed: Vec<&Path> = Vec::new();
     for file in files {
         let mut read = false;
         // A file this side lacks (deleted, or not yet added) fails the build of a kustomization
@@ -883,24 +1012,48 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
             selection.unread += 1;
             let may_be_input = is_yaml(&file.path)
                 || (file.path.parent()).is_some_and(|dir| reader.kustomization_dirs.contains(dir));
-            if may_be_input && unattributed.is_none() {
-                unattributed = Some(file.path.as_path());
+            if may_be_input {
+                unattributed.push(file.path.as_path());
             }
         }
         changed_objects.extend(defined);
     }
     // Kustomizations made at run time (a FluxInstance's sync, a ResourceSet's templates, the
     // instance a bootstrap installs from a `flux-instance` HelmRelease) read paths the static
-    // reading does not know: such a file may be one of theirs.
-    if let Some(file) = unattributed {
-        if let Some(maker) = objects.iter().find(|f| makes_kustomizations_at_run_time(f)) {
-            selection.full = Some(format!(
-                "`{}` changed, which no Kustomization written in the repository reads, and {} {} makes Kustomizations whose paths are known only once it runs",
-                file.display(),
-                maker.object.id.kind,
-                maker.object.id.name
-            ));
-            return selection;
+    // reading knows only where what is written decides them: such a file may be one of theirs.
+    if !unattributed.is_empty() {
+        let makers: Vec<(&FluxObject, Option<Inputs>)> = (objects.iter())
+            .filter(|f| makes_kustomizations_at_run_time(f))
+            .map(|f| {
+                (
+                    *f,
+                    made_kustomization_path(f).map(|p| reader.kustomization(p, &[])),
+                )
+            })
+            .collect();
+        for file in &unattributed {
+            let reached = makers.iter().find(|(_, inputs)| {
+                (inputs.as_ref())
+                    .is_none_or(|i| !i.reach(file, &reader.kustomization_dirs).is_empty())
+            });
+            if let Some((maker, inputs)) = reached {
+                let id = &maker.object.id;
+                selection.full = Some(match inputs {
+                    None => format!(
+                        "`{}` changed, which no Kustomization written in the repository reads, and {} {} makes Kustomizations whose paths are known only once it runs",
+                        file.display(),
+                        id.kind,
+                        id.name
+                    ),
+                    Some(_) => format!(
+                        "`{}` changed, which the Kustomization {} {} makes reads, known only once it runs",
+                        file.display(),
+                        id.kind,
+                        id.name
+                    ),
+                });
+                return selection;
+            }
         }
     }
     for key in &changed_objects {
@@ -1023,17 +1176,26 @@ mod tests {
     }
 
     #[test]
-    fn a_path_with_a_variable_reads_everything_below_its_literal_part() {
-        assert_eq!(before_variable("./apps/base"), None);
+    fn a_path_with_a_variable_is_read_around_its_variables() {
+        assert_eq!(VariablePath::of("./apps/base"), None);
+        let dev = VariablePath::of("./apps/${CLUSTER:=dev}").unwrap();
+        assert_eq!(dev.before, "./apps");
+        assert_eq!(dev.ending(), None, "nothing literal after it");
+        let root = VariablePath::of("${ROOT}/apps").unwrap();
+        assert_eq!(root.before, "");
+        assert_eq!(root.ending(), Some(PathBuf::from("apps")));
+        let unbraced = VariablePath::of("./k/$CLUSTER/x/${APP}/./y/").unwrap();
+        assert_eq!(unbraced.before, "./k", "the unbraced form too");
         assert_eq!(
-            before_variable("./apps/${CLUSTER:=dev}").as_deref(),
-            Some("./apps")
+            unbraced.ending(),
+            Some(PathBuf::from("y")),
+            "after the last variable"
         );
-        assert_eq!(before_variable("${ROOT}/apps").as_deref(), Some(""));
+        let climbing = VariablePath::of("./k/${CLUSTER}/../x").unwrap();
         assert_eq!(
-            before_variable("./k/$CLUSTER/x").as_deref(),
-            Some("./k"),
-            "the unbraced form too"
+            climbing.ending(),
+            None,
+            "`..` after a variable lands anywhere"
         );
     }
 

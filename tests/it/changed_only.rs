@@ -849,9 +849,171 @@ fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
     let narrowed = offlux(&repo, &["test", "--changed-only", "--path", "clusters/dev"]);
     let stderr = String::from_utf8_lossy(&narrowed.stderr);
     assert!(
-        stderr.contains("`apps/kustomization.yaml` changed, which no Kustomization written in the repository reads"),
+        stderr.contains("`apps/kustomization.yaml` changed, which the Kustomization FluxInstance flux makes reads"),
         "{stderr}"
     );
+}
+
+/// The Kustomization a FluxInstance's `spec.sync` makes reads its `spec.sync.path`: a changed
+/// file outside it, which no written Kustomization reads either, is read by nothing and the run
+/// stays narrow. A `spec.kustomize.patches` entry that may select that Kustomization may rewrite
+/// its path, which is then known only once it runs: the run is whole. (joryirving's `test` and
+/// `utility` clusters were reconciled whole for a change to an app of `main` only.)
+#[test]
+fn a_file_the_sync_kustomization_cannot_read_leaves_the_run_narrow_unless_a_patch_may_move_it() {
+    if !has_git() {
+        return;
+    }
+    let narrowed_stderr = |patches: &str| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path().join("repo");
+        let write = |file: &str, text: &str| {
+            let path = repo.join(file);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        write(
+            "clusters/dev/flux-instance.yaml",
+            &format!("apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {{name: flux, namespace: flux-system}}\nspec:\n  distribution: {{version: \"2.x\", registry: ghcr.io/fluxcd}}\n  sync: {{kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}}\n{patches}"),
+        );
+        for dir in ["apps", "other"] {
+            write(
+                &format!("{dir}/kustomization.yaml"),
+                "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n",
+            );
+            write(
+                &format!("{dir}/cm.yaml"),
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: default}\ndata: {mode: dev}\n",
+            );
+        }
+        commit_all(&repo);
+        edit(&repo.join("other/cm.yaml"), |text| {
+            text.replace("dev", "prod")
+        });
+        let narrowed = offlux(&repo, &["diff", "--changed-only", "--path", "clusters/dev"]);
+        assert_eq!(narrowed.status.code(), Some(0), "{narrowed:?}");
+        String::from_utf8_lossy(&narrowed.stderr).into_owned()
+    };
+    let patch = |target: &str| {
+        format!("  kustomize:\n    patches:\n      - patch: |\n          - op: add\n            path: /metadata/labels/x\n            value: y\n        target: {{{target}}}\n")
+    };
+    for patches in [String::new(), patch("kind: Deployment, name: flux")] {
+        let stderr = narrowed_stderr(&patches);
+        assert!(
+            stderr.contains("(1 read by no producer); 0 Flux objects reconciled"),
+            "{patches}: {stderr}"
+        );
+    }
+    for target in [
+        "kind: Kustomization",
+        "kind: \"Kust.*\"",
+        "name: flux-system",
+    ] {
+        let stderr = narrowed_stderr(&patch(target));
+        assert!(
+            stderr.contains("makes Kustomizations whose paths are known only once it runs, so everything was reconciled"),
+            "{target}: {stderr}"
+        );
+    }
+}
+
+/// A Kustomization whose `spec.path` holds a variable followed by literal components
+/// (`./apps/${CLUSTER}/config`) builds a directory ending with them, whatever the variable
+/// becomes: a change elsewhere under `apps` does not select it, a change to a component its
+/// path names (outside `apps`) does.
+#[test]
+fn a_path_with_a_variable_reads_the_directories_ending_as_it_does() {
+    if !has_git() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    let write = |file: &str, text: &str| {
+        let path = repo.join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let kustomization = |name: &str, path: &str, extra: &str| {
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}")
+    };
+    let config_map = |name: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\ndata: {{mode: dev}}\n")
+    };
+    let listing = |files: &str| {
+        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n")
+    };
+    write(
+        "clusters/dev/apps.yaml",
+        &kustomization(
+            "apps",
+            "./apps/dev",
+            "  postBuild:\n    substitute: {CLUSTER: dev}\n",
+        ),
+    );
+    write(
+        "apps/dev/kustomization.yaml",
+        &listing("config.yaml, web.yaml"),
+    );
+    write(
+        "apps/dev/config.yaml",
+        &kustomization(
+            "config",
+            "./apps/${CLUSTER}/config",
+            "  components: [../../../components/extra]\n",
+        ),
+    );
+    write(
+        "apps/dev/web.yaml",
+        &kustomization("web", "./apps/base/web", ""),
+    );
+    write("apps/dev/config/kustomization.yaml", &listing("cm.yaml"));
+    write("apps/dev/config/cm.yaml", &config_map("settings"));
+    write("apps/base/web/kustomization.yaml", &listing("cm.yaml"));
+    write("apps/base/web/cm.yaml", &config_map("web"));
+    write(
+        "components/extra/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [extra.yaml]\n",
+    );
+    write("components/extra/extra.yaml", &config_map("extra"));
+    commit_all(&repo);
+    let names = |rows: &serde_json::Value| -> Vec<String> {
+        (rows.as_array().expect("rows").iter())
+            .map(|r| {
+                format!(
+                    "{}/{}",
+                    r["kind"].as_str().unwrap_or(""),
+                    r["name"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    edit(&repo.join("apps/base/web/cm.yaml"), |text| {
+        text.replace("dev", "prod")
+    });
+    let narrowed = names(&listed(&repo, "test", &["--changed-only"]));
+    assert!(
+        narrowed.contains(&"Kustomization/web".to_owned()),
+        "{narrowed:?}"
+    );
+    assert!(
+        !narrowed.contains(&"Kustomization/config".to_owned()),
+        "{narrowed:?}"
+    );
+    git(&repo, &["checkout", "-q", "--", "."]);
+    edit(&repo.join("components/extra/extra.yaml"), |text| {
+        text.replace("dev", "prod")
+    });
+    let narrowed = names(&listed(&repo, "test", &["--changed-only"]));
+    assert!(
+        narrowed.contains(&"Kustomization/config".to_owned()),
+        "{narrowed:?}"
+    );
+    let full = listed(&repo, "diff", &[]);
+    assert!(
+        full.to_string().contains("ConfigMap/default/extra"),
+        "{full}"
+    );
+    assert_eq!(listed(&repo, "diff", &["--changed-only"]), full);
 }
 
 /// A deleted file that a kustomization names fails that build: everything its Kustomization
