@@ -28,6 +28,7 @@
 //! Not for: reading git (that is `gitrev`) or printing (that is `cli`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use super::scope::Target;
@@ -383,8 +384,9 @@ struct Reader<'r> {
     kustomization_dirs: foldhash::HashSet<PathBuf>,
     /// YAML files, relative, sorted.
     yaml_files: Vec<PathBuf>,
-    /// The directories holding them, at any depth, read when a path holds a variable.
-    directories: std::cell::OnceCell<Vec<PathBuf>>,
+    /// The directories holding them, at any depth, by their last component: read when a path
+    /// holds a variable.
+    directories: std::cell::OnceCell<foldhash::HashMap<OsString, Vec<PathBuf>>>,
 }
 
 impl<'r> Reader<'r> {
@@ -619,14 +621,24 @@ impl<'r> Reader<'r> {
     /// The directories holding a YAML file (at any depth) whose path ends with `ending`: those
     /// a build can read anything from.
     fn directories_ending_with(&self, ending: &Path) -> Vec<PathBuf> {
-        let directories = self.directories.get_or_init(|| {
-            let all: BTreeSet<&Path> = (self.yaml_files.iter())
+        let by_name = self.directories.get_or_init(|| {
+            let all: foldhash::HashSet<&Path> = (self.yaml_files.iter())
                 .flat_map(|f| f.ancestors().skip(1))
                 .filter(|d| !d.as_os_str().is_empty())
                 .collect();
-            all.into_iter().map(Path::to_path_buf).collect()
+            let mut by_name: foldhash::HashMap<OsString, Vec<PathBuf>> = Default::default();
+            for dir in all {
+                if let Some(name) = dir.file_name() {
+                    by_name.entry(name.to_owned()).or_default().push(dir.to_path_buf());
+                }
+            }
+            by_name.values_mut().for_each(|dirs| dirs.sort());
+            by_name
         });
-        (directories.iter())
+        let Some(last) = ending.file_name() else {
+            return Vec::new();
+        };
+        (by_name.get(last).into_iter().flatten())
             .filter(|d| d.ends_with(ending))
             .cloned()
             .collect()
