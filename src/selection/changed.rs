@@ -629,7 +629,10 @@ impl<'r> Reader<'r> {
             let mut by_name: foldhash::HashMap<OsString, Vec<PathBuf>> = Default::default();
             for dir in all {
                 if let Some(name) = dir.file_name() {
-                    by_name.entry(name.to_owned()).or_default().push(dir.to_path_buf());
+                    by_name
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push(dir.to_path_buf());
                 }
             }
             by_name.values_mut().for_each(|dirs| dirs.sort());
@@ -642,6 +645,49 @@ impl<'r> Reader<'r> {
             .filter(|d| d.ends_with(ending))
             .cloned()
             .collect()
+    }
+
+    /// The Flux objects a build reading `inputs` may apply (kind and name, as written); `None`
+    /// when that cannot be told: a directory read whole, or a file that does not parse.
+    fn flux_objects_applied(&self, inputs: &Inputs) -> Option<Vec<KindName>> {
+        if inputs.dirs.iter().any(|(_, _, yaml_only)| !yaml_only) {
+            return None;
+        }
+        let mut applied = Vec::new();
+        for file in inputs.files.keys().filter(|f| is_yaml(f)) {
+            let absolute = self.absolute(file);
+            let parsed;
+            let documents = match self.repository.parsed_files.get(&absolute) {
+                Some(documents) => &documents[..],
+                None => {
+                    let Ok(text) = crate::fsio::read_to_string(
+                        &self.repository.fs_facts,
+                        &absolute,
+                        crate::fsio::Confine::within(&self.repository.root),
+                    ) else {
+                        // Missing: the build fails, and applies nothing.
+                        continue;
+                    };
+                    parsed =
+                        crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+                            .ok()?;
+                    &parsed[..]
+                }
+            };
+            for document in documents {
+                let root = &document.root;
+                let field = |key: &str| root.get(key).and_then(Node::as_str);
+                let (Some(api_version), Some(kind)) = (field("apiVersion"), field("kind")) else {
+                    continue;
+                };
+                let group = crate::model::split_api_version(api_version).0;
+                if FluxKind::from_group_kind(group, kind).is_some() {
+                    let name = root.get_path(&["metadata", "name"]).and_then(Node::as_str);
+                    applied.push(pair(kind, name.unwrap_or_default()));
+                }
+            }
+        }
+        Some(applied)
     }
 
     /// A chart in the repository and its values files.
@@ -729,6 +775,38 @@ fn makes_kustomizations_at_run_time(flux: &FluxObject) -> bool {
         },
         _ => matches!(flux.kind, FluxKind::FluxInstance | FluxKind::ResourceSet),
     }
+}
+
+/// Whether every Flux object the build reading `made` applies, and every one those known
+/// Kustomizations apply in turn, is known to the static reading (`known`: its Flux objects,
+/// whose reading is `inputs`), so that what they read is attributed to them. A Kustomization
+/// made at run time that applies others discovery did not follow (their source is one the run
+/// alone maps to the working tree: a FluxInstance's synced OCIRepository) reads what only they
+/// know.
+fn applies_only_known(
+    reader: &Reader,
+    made: &Inputs,
+    inputs: &[Inputs],
+    known: &BTreeMap<KindName, Vec<usize>>,
+) -> bool {
+    let mut queue: Vec<&Inputs> = vec![made];
+    let mut seen: BTreeSet<usize> = BTreeSet::new();
+    while let Some(reading) = queue.pop() {
+        let Some(applied) = reader.flux_objects_applied(reading) else {
+            return false;
+        };
+        for object in applied {
+            let Some(positions) = known.get(&object) else {
+                return false;
+            };
+            for &i in positions {
+                if seen.insert(i) {
+                    queue.extend(inputs.get(i));
+                }
+            }
+        }
+    }
+    true
 }
 
 /// The `spec.path` of the one Kustomization `flux` makes at run time, where what is written
@@ -1037,10 +1115,10 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
         let makers: Vec<(&FluxObject, Option<Inputs>)> = (objects.iter())
             .filter(|f| makes_kustomizations_at_run_time(f))
             .map(|f| {
-                (
-                    *f,
-                    made_kustomization_path(f).map(|p| reader.kustomization(p, &[])),
-                )
+                let inputs = made_kustomization_path(f)
+                    .map(|p| reader.kustomization(p, &[]))
+                    .filter(|made| applies_only_known(&reader, made, &inputs, &index));
+                (*f, inputs)
             })
             .collect();
         for file in &unattributed {

@@ -917,6 +917,51 @@ fn a_file_the_sync_kustomization_cannot_read_leaves_the_run_narrow_unless_a_patc
     }
 }
 
+/// The sync Kustomization's build may apply Kustomizations a static reading does not follow (a
+/// FluxInstance syncing an OCIRepository, which only the run reads from the working tree, as
+/// tyriis__home-ops's `devenv` does): a file only those read may be theirs, and the run is
+/// whole. (Found by `scripts/compare-changed-diffs`: the first version of the sync-path rule
+/// reported no difference where the full diff has one.)
+#[test]
+fn a_file_kustomizations_the_sync_applies_may_read_makes_the_run_whole() {
+    if !has_git() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    let write = |file: &str, text: &str| {
+        let path = repo.join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let listing = |files: &str| {
+        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n")
+    };
+    write(
+        "clusters/dev/flux-instance.yaml",
+        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: \"2.x\", registry: ghcr.io/fluxcd}\n  sync: {kind: OCIRepository, url: \"oci://registry.example.com/fleet\", ref: latest, path: ./flux}\n",
+    );
+    write("flux/kustomization.yaml", &listing("sync.yaml"));
+    let kustomization = |name: &str, path: &str| {
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef: {{kind: OCIRepository, name: flux-system}}\n")
+    };
+    write("flux/sync.yaml", &kustomization("apps", "./apps"));
+    write("apps/kustomization.yaml", &listing("web.yaml"));
+    write("apps/web.yaml", &kustomization("web", "./apps/web"));
+    write("apps/web/kustomization.yaml", &listing("cm.yaml"));
+    write(
+        "apps/web/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {mode: dev}\n",
+    );
+    commit_all(&repo);
+    edit(&repo.join("apps/web/cm.yaml"), |text| {
+        text.replace("dev", "prod")
+    });
+    let full = listed(&repo, "diff", &[]);
+    assert!(full.to_string().contains("ConfigMap/default/web"), "{full}");
+    assert_eq!(listed(&repo, "diff", &["--changed-only"]), full);
+}
+
 /// A Kustomization whose `spec.path` holds a variable followed by literal components
 /// (`./apps/${CLUSTER}/config`) builds a directory ending with them, whatever the variable
 /// becomes: a change elsewhere under `apps` does not select it, a change to a component its
