@@ -13,6 +13,7 @@
 //! Not for: comparing the sides' objects (`crate::diff`) or writing the comparison
 //! (`reporting::diff`).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -362,6 +363,18 @@ impl Orchestrator {
         // cut (as if never run). Whether a signal cut it.
         let one_cluster = |paired: clusters::Paired| -> Result<(ClusterSides, bool), String> {
             let selection = files.as_ref().and_then(|files| {
+                let sides = [&paired.head, &paired.base];
+                let absent_on_a_side: BTreeSet<PathBuf> = (files.iter())
+                    .filter(|file| {
+                        sides.iter().copied().flatten().any(|d| {
+                            let repository = &d.repository;
+                            !repository
+                                .fs_facts
+                                .exists(&repository.root.join(&file.path))
+                        })
+                    })
+                    .map(|file| file.path.clone())
+                    .collect();
                 let select = |d: &Option<Discovered>| {
                     d.as_ref().map(|d| {
                         changed::select(
@@ -369,6 +382,7 @@ impl Orchestrator {
                             files,
                             changed::SelectOptions {
                                 base_objects_where_reached: true,
+                                absent_on_a_side: Some(&absent_on_a_side),
                             },
                         )
                     })

@@ -874,17 +874,25 @@ fn patches_may_select_kustomization(patches: &Node) -> bool {
 
 /// How [`select`] reads a changed file.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct SelectOptions {
+pub struct SelectOptions<'a> {
     /// The objects a changed file defined at the base count only where `repository` reaches the
     /// file. Set when the base revision's repository is selected from too (`diff`): it reaches
     /// what the file held there, so a file of another cluster (which defines objects of the same
     /// names) selects nothing here. Unset, a deleted file's objects select their consumers by
     /// name wherever they are, which is all a run with no base repository can do.
     pub base_objects_where_reached: bool,
+    /// The changed files a side of a diff lacks (deleted, or not yet added there): a build that
+    /// names one fails on that side, so everything its readers output may change, on both sides
+    /// (the side holding it would read it as a plain resource).
+    pub absent_on_a_side: Option<&'a BTreeSet<PathBuf>>,
 }
 
 /// What a change of `files` (relative to the repository root) selects in `repository`.
-pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOptions) -> Selection {
+pub fn select(
+    repository: &Repository,
+    files: &[ChangedFile],
+    options: SelectOptions<'_>,
+) -> Selection {
     let mut selection = Selection {
         changed: files.len(),
         ..Selection::default()
@@ -1043,7 +1051,8 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
         let mut read = false;
         // A file this side lacks (deleted, or not yet added) fails the build of a kustomization
         // that names it: everything its readers output may change, not only its objects.
-        let absent = !(reader.repository.fs_facts).exists(&reader.absolute(&file.path));
+        let absent = !(reader.repository.fs_facts).exists(&reader.absolute(&file.path))
+            || (options.absent_on_a_side).is_some_and(|a| a.contains(&file.path));
         for (i, input) in inputs.iter().enumerate() {
             for reach in input.reach(&file.path, &reader.kustomization_dirs) {
                 read = true;
@@ -1208,6 +1217,25 @@ pub fn select(repository: &Repository, files: &[ChangedFile], options: SelectOpt
             if fresh {
                 queue.push(n);
             }
+        }
+    }
+    // A Kustomization whose whole output may change brings in its children, as far as the
+    // static reading knows them: one applying Flux objects it does not know (their source is one
+    // only the run maps to the working tree, a file read as a patch and a resource at once) would
+    // change them unseen.
+    for &i in &whole {
+        let applied = (objects.get(i).and_then(|f| f.as_kustomization()))
+            .and_then(|_| reader.flux_objects_applied(inputs.get(i)?));
+        let unknown = applied
+            .into_iter()
+            .flatten()
+            .find(|object| !index.contains_key(object));
+        if let (Some((kind, name)), Some(flux)) = (unknown, objects.get(i)) {
+            selection.full = Some(format!(
+                "{} {} may change whole, and it applies {kind} {name}, which the static reading does not know",
+                flux.object.id.kind, flux.object.id.name
+            ));
+            return selection;
         }
     }
 

@@ -1351,3 +1351,48 @@ fn health_checks_another_object_reads_end_as_in_the_full_run() {
         }
     }
 }
+
+/// Two changes whose readers' whole output changes through Kustomizations the static reading
+/// does not know (found by `scripts/compare-changed-diffs` on allenporter__k8s-gitops and
+/// tyriis__home-ops): a file listed as a resource and as a patch at once (discovery keeps it as a
+/// patch, so its HelmRelease is nobody's child), and a file deleted under a FluxInstance's
+/// OCIRepository sync (which only the run reads from the working tree; the base side read the
+/// file as a plain resource). Each run is whole, and shows what the whole diff does.
+#[test]
+fn a_whole_change_to_a_kustomization_applying_unknown_flux_objects_makes_the_run_whole() {
+    if !has_git() {
+        return;
+    }
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-diffs");
+    let cases: [(&str, &dyn Fn(&Path)); 2] = [
+        ("resource-and-patch", &|repo| {
+            edit(&repo.join("clusters/prod/apps.yaml"), |text| {
+                text.replace("10.0.0.5", "10.0.0.6")
+            })
+        }),
+        ("deleted-under-oci-sync", &|repo| {
+            std::fs::remove_file(repo.join("oci/apps/flux-system/extra/cm.yaml")).expect("rm")
+        }),
+    ];
+    for (name, change) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path().join("repo");
+        copy_dir(&fixtures.join(name), &repo);
+        commit_all(&repo);
+        change(&repo);
+        let changes = |extra: &[&str]| {
+            let mut args = vec!["diff", "-o", "json", "--offline", "--allow-missing-sources"];
+            args.extend(extra);
+            let output = offlux(&repo, &args);
+            let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+                .unwrap_or_else(|e| panic!("{name}: {e}: {output:?}"));
+            json.get("changes").cloned().unwrap_or(json)
+        };
+        let full = changes(&[]);
+        assert!(
+            full.as_array().is_some_and(|c| !c.is_empty()),
+            "{name}: {full}"
+        );
+        assert_eq!(changes(&["--changed-only"]), full, "{name}");
+    }
+}
