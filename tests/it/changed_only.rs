@@ -1364,7 +1364,8 @@ fn a_whole_change_to_a_kustomization_applying_unknown_flux_objects_makes_the_run
         return;
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-diffs");
-    let cases: [(&str, &dyn Fn(&Path)); 2] = [
+    type Change<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, Change); 2] = [
         ("resource-and-patch", &|repo| {
             edit(&repo.join("clusters/prod/apps.yaml"), |text| {
                 text.replace("10.0.0.5", "10.0.0.6")
