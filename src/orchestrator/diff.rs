@@ -364,16 +364,9 @@ impl Orchestrator {
         let one_cluster = |paired: clusters::Paired| -> Result<(ClusterSides, bool), String> {
             let selection = files.as_ref().and_then(|files| {
                 let sides = [&paired.head, &paired.base];
-                let absent_on_a_side: BTreeSet<PathBuf> = (files.iter())
-                    .filter(|file| {
-                        sides.iter().copied().flatten().any(|d| {
-                            let repository = &d.repository;
-                            !repository
-                                .fs_facts
-                                .exists(&repository.root.join(&file.path))
-                        })
-                    })
-                    .map(|file| file.path.clone())
+                let failing_on_a_side: BTreeSet<PathBuf> = (sides.iter().copied().flatten())
+                    .flat_map(|d| changed::failing_builds(&d.repository, files))
+                    .map(Path::to_path_buf)
                     .collect();
                 let select = |d: &Option<Discovered>| {
                     d.as_ref().map(|d| {
@@ -382,7 +375,7 @@ impl Orchestrator {
                             files,
                             changed::SelectOptions {
                                 base_objects_where_reached: true,
-                                absent_on_a_side: Some(&absent_on_a_side),
+                                failing_on_a_side: Some(&failing_on_a_side),
                             },
                         )
                     })

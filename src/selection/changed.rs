@@ -602,6 +602,27 @@ impl<'r> Reader<'r> {
         out
     }
 
+    /// Whether `file` (relative) fails every build that reads it here: it is missing, or it is a
+    /// kustomization file that does not parse or names a path that is missing (kustomize refuses
+    /// the whole build, and Flux applies nothing of it).
+    fn fails_builds(&self, file: &Path) -> bool {
+        if !self.repository.fs_facts.exists(&self.absolute(file)) {
+            return true;
+        }
+        let is_kustomization = (file.file_name().and_then(|n| n.to_str()))
+            .is_some_and(|n| KUSTOMIZATION_FILE_NAMES.contains(&n));
+        let Some(dir) = file.parent().filter(|_| is_kustomization) else {
+            return false;
+        };
+        let mut named = Inputs::default();
+        self.directory(dir, None, 0, &mut BTreeSet::new(), &mut named);
+        let unreadable = named.dirs.iter().any(|(_, _, yaml_only)| !yaml_only);
+        let own = named.groups.first().map(|g| &g.files);
+        unreadable
+            || (own.into_iter().flatten())
+                .any(|f| !self.repository.fs_facts.exists(&self.absolute(f)))
+    }
+
     /// What a build of `dir` with the Kustomization's `components` (relative to it) reads.
     fn built_with_components(
         &self,
@@ -777,6 +798,16 @@ fn makes_kustomizations_at_run_time(flux: &FluxObject) -> bool {
     }
 }
 
+/// The changed `files` (relative to the root) that fail every build reading them in
+/// `repository`: missing there, or a kustomization file naming what is missing there.
+pub fn failing_builds<'f>(repository: &Repository, files: &'f [ChangedFile]) -> Vec<&'f Path> {
+    let reader = Reader::new(repository);
+    (files.iter())
+        .filter(|file| reader.fails_builds(&file.path))
+        .map(|file| file.path.as_path())
+        .collect()
+}
+
 /// Whether every Flux object the build reading `made` applies, and every one those known
 /// Kustomizations apply in turn, is known to the static reading (`known`: its Flux objects,
 /// whose reading is `inputs`), so that what they read is attributed to them. A Kustomization
@@ -881,10 +912,10 @@ pub struct SelectOptions<'a> {
     /// names) selects nothing here. Unset, a deleted file's objects select their consumers by
     /// name wherever they are, which is all a run with no base repository can do.
     pub base_objects_where_reached: bool,
-    /// The changed files a side of a diff lacks (deleted, or not yet added there): a build that
-    /// names one fails on that side, so everything its readers output may change, on both sides
-    /// (the side holding it would read it as a plain resource).
-    pub absent_on_a_side: Option<&'a BTreeSet<PathBuf>>,
+    /// The changed files that fail a build on a side of a diff ([`fails_builds`]): everything
+    /// their readers output may change, on both sides (the side holding a deleted file would
+    /// read it as a plain resource).
+    pub failing_on_a_side: Option<&'a BTreeSet<PathBuf>>,
 }
 
 /// What a change of `files` (relative to the repository root) selects in `repository`.
@@ -1049,10 +1080,11 @@ pub fn select(
     let mut unattributed: Vec<&Path> = Vec::new();
     for file in files {
         let mut read = false;
-        // A file this side lacks (deleted, or not yet added) fails the build of a kustomization
-        // that names it: everything its readers output may change, not only its objects.
-        let absent = !(reader.repository.fs_facts).exists(&reader.absolute(&file.path))
-            || (options.absent_on_a_side).is_some_and(|a| a.contains(&file.path));
+        // A file this side lacks (deleted, or not yet added), or a kustomization that names
+        // what this side lacks, fails the build that reads it: everything its readers output may
+        // change, not only its objects.
+        let absent = reader.fails_builds(&file.path)
+            || (options.failing_on_a_side).is_some_and(|a| a.contains(&file.path));
         for (i, input) in inputs.iter().enumerate() {
             for reach in input.reach(&file.path, &reader.kustomization_dirs) {
                 read = true;

@@ -1352,20 +1352,27 @@ fn health_checks_another_object_reads_end_as_in_the_full_run() {
     }
 }
 
-/// Two changes whose readers' whole output changes through Kustomizations the static reading
-/// does not know (found by `scripts/compare-changed-diffs` on allenporter__k8s-gitops and
-/// tyriis__home-ops): a file listed as a resource and as a patch at once (discovery keeps it as a
-/// patch, so its HelmRelease is nobody's child), and a file deleted under a FluxInstance's
-/// OCIRepository sync (which only the run reads from the working tree; the base side read the
-/// file as a plain resource). Each run is whole, and shows what the whole diff does.
+/// Changes that fail a build and so change everything it applies, or change it through
+/// Kustomizations the static reading does not know (found by `scripts/compare-changed-diffs` on
+/// joryirving__home-ops, allenporter__k8s-gitops and tyriis__home-ops): a nested kustomization
+/// edited to name a missing file (kustomize refuses the whole build), a file listed as a resource
+/// and as a patch at once (discovery keeps it as a patch, so its HelmRelease is nobody's child),
+/// and a file deleted under a FluxInstance's OCIRepository sync (which only the run reads from the
+/// working tree; the base side read the file as a plain resource). Each shows what the whole diff
+/// does.
 #[test]
-fn a_whole_change_to_a_kustomization_applying_unknown_flux_objects_makes_the_run_whole() {
+fn a_change_failing_a_build_or_reaching_unknown_flux_objects_shows_the_whole_diff() {
     if !has_git() {
         return;
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-diffs");
     type Change<'a> = &'a dyn Fn(&Path);
-    let cases: [(&str, Change); 2] = [
+    let cases: [(&str, Change); 3] = [
+        ("kustomization-naming-a-missing-file", &|repo| {
+            edit(&repo.join("apps/b/kustomization.yaml"), |text| {
+                text.replace("cm.yaml", "cm.yaml-x")
+            })
+        }),
         ("resource-and-patch", &|repo| {
             edit(&repo.join("clusters/prod/apps.yaml"), |text| {
                 text.replace("10.0.0.5", "10.0.0.6")
