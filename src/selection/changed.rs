@@ -287,6 +287,19 @@ struct Inputs {
     groups: Vec<Group>,
     /// The groups being read, innermost last: a file read now belongs to each.
     active: Vec<usize>,
+    /// `dependsOn` entries its kustomizations' patches add to what they output.
+    patched_depends_on: Vec<PatchedDependency>,
+}
+
+/// A `dependsOn` entry a kustomize patch adds to the objects it targets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PatchedDependency {
+    /// The patch target's kind (`None`: any).
+    target_kind: Option<String>,
+    /// The dependency's kind when written (else the dependant's own).
+    kind: Option<String>,
+    /// Its name, a variable's default taken (`None`: a variable without one: any name).
+    name: Option<String>,
 }
 
 impl Inputs {
@@ -534,6 +547,9 @@ impl<'r> Reader<'r> {
         out: &mut Inputs,
     ) {
         let resource = matches!(key, "resources" | "bases");
+        if matches!(key, "patches" | "patchesStrategicMerge" | "patchesJson6902") {
+            self.patched_depends_on(dir, value, out);
+        }
         if matches!(key, "configMapGenerator" | "secretGenerator") {
             let kind = if key == "configMapGenerator" {
                 "ConfigMap"
@@ -621,6 +637,80 @@ impl<'r> Reader<'r> {
         unreadable
             || (own.into_iter().flatten())
                 .any(|f| !self.repository.fs_facts.exists(&self.absolute(f)))
+    }
+
+    /// The `dependsOn` entries the patches of one kustomization field (`patches`,
+    /// `patchesStrategicMerge`, `patchesJson6902`; inline or in a file) add: JSON 6902
+    /// operations on a path holding `dependsOn`, strategic merge patches with `spec.dependsOn`.
+    fn patched_depends_on(&self, dir: &Path, field: &Node, out: &mut Inputs) {
+        let entries: Vec<&Node> = match field.as_sequence() {
+            Some(list) => list.items.iter().collect(),
+            None => vec![field],
+        };
+        for entry in entries {
+            let target_kind = (entry.get("target").and_then(|t| t.get("kind")))
+                .and_then(Node::as_str)
+                .map(str::to_owned);
+            let text = match (entry.as_str(), entry.get("patch").and_then(Node::as_str)) {
+                (_, Some(inline)) => Some(inline.to_owned()),
+                (Some(text), None) if text.contains('\n') => Some(text.to_owned()),
+                (Some(path), None) => self.patch_file(dir, path),
+                (None, None) => (entry.get("path").and_then(Node::as_str))
+                    .and_then(|path| self.patch_file(dir, path)),
+            };
+            let Some(text) = text.filter(|t| t.contains("dependsOn")) else {
+                continue;
+            };
+            let Ok(documents) =
+                crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
+            else {
+                continue;
+            };
+            for document in &documents {
+                let root = &document.root;
+                let mut values: Vec<&Node> = Vec::new();
+                match root.as_sequence() {
+                    Some(operations) => {
+                        for operation in &operations.items {
+                            let path = operation.get("path").and_then(Node::as_str);
+                            if path.is_some_and(|p| p.contains("dependsOn")) {
+                                values.extend(operation.get("value"));
+                            }
+                        }
+                    }
+                    None => values.extend(root.get_path(&["spec", "dependsOn"])),
+                }
+                let own_kind = root.get("kind").and_then(Node::as_str).map(str::to_owned);
+                let target_kind = target_kind.clone().or(own_kind);
+                for value in values {
+                    let items: Vec<&Node> = match value.as_sequence() {
+                        Some(list) => list.items.iter().collect(),
+                        None => vec![value],
+                    };
+                    for item in items {
+                        let Some(name) = item.get("name").and_then(Node::as_str) else {
+                            continue;
+                        };
+                        out.patched_depends_on.push(PatchedDependency {
+                            target_kind: target_kind.clone(),
+                            kind: item.get("kind").and_then(Node::as_str).map(str::to_owned),
+                            name: crate::discovery::apply_variable_defaults(name).ok(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The text of a patch file a kustomization in `dir` names.
+    fn patch_file(&self, dir: &Path, path: &str) -> Option<String> {
+        let file = join_lexically(dir, path.trim())?;
+        crate::fsio::read_to_string(
+            &self.repository.fs_facts,
+            &self.absolute(&file),
+            crate::fsio::Confine::within(&self.repository.root),
+        )
+        .ok()
     }
 
     /// What a build of `dir` with the Kustomization's `components` (relative to it) reads.
@@ -1055,6 +1145,39 @@ pub fn select(
             children.entry(parent).or_default().insert(child);
         }
     }
+    // The `dependsOn` entries a producer's patches add to the Flux objects it writes (a
+    // component adding a dependency to every HelmRelease of the apps using it): those objects
+    // depend on what they name, or, for a variable without a default, on any of its kind.
+    let mut any_name_dependants: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    for (i, flux) in objects.iter().enumerate() {
+        let added = inputs.get(i).map_or(&[][..], |x| &x.patched_depends_on[..]);
+        if added.is_empty() {
+            continue;
+        }
+        for written in writes
+            .get(&kind_name(&flux.object.id))
+            .into_iter()
+            .flatten()
+        {
+            for &o in index.get(written).into_iter().flatten() {
+                for dependency in added {
+                    if dependency
+                        .target_kind
+                        .as_ref()
+                        .is_some_and(|k| *k != written.0)
+                    {
+                        continue;
+                    }
+                    let kind = dependency.kind.clone().unwrap_or_else(|| written.0.clone());
+                    match &dependency.name {
+                        Some(name) => dependants.entry(pair(&kind, name)).or_default(),
+                        None => any_name_dependants.entry(kind).or_default(),
+                    }
+                    .insert(o);
+                }
+            }
+        }
+    }
 
     // Where each object is written (ConfigMaps and Secrets only a bootstrap applies included:
     // a lookup of this run may read them).
@@ -1224,6 +1347,7 @@ pub fn select(
         }
         if dependants_done.insert(i) {
             next.extend(dependants.get(&key).into_iter().flatten());
+            next.extend(any_name_dependants.get(&key.0).into_iter().flatten());
             // A Kustomization that checks the health of what it applies (`wait`,
             // `healthChecks`) ends as its children do: its outcome, and so its dependants', may
             // change with theirs.

@@ -1353,8 +1353,9 @@ fn health_checks_another_object_reads_end_as_in_the_full_run() {
 }
 
 /// Changes that fail a build and so change everything it applies, or change it through
-/// Kustomizations the static reading does not know (found by `scripts/compare-changed-diffs` on
-/// joryirving__home-ops, allenporter__k8s-gitops and tyriis__home-ops): a nested kustomization
+/// relations the written objects do not show (found by `scripts/compare-changed-diffs` on
+/// joryirving__home-ops, allenporter__k8s-gitops and tyriis__home-ops): a release failing whose
+/// dependants get their `dependsOn` from a component's patch (they are BLOCKED), a nested kustomization
 /// edited to name a missing file (kustomize refuses the whole build), a file listed as a resource
 /// and as a patch at once (discovery keeps it as a patch, so its HelmRelease is nobody's child),
 /// and a file deleted under a FluxInstance's OCIRepository sync (which only the run reads from the
@@ -1367,7 +1368,10 @@ fn a_change_failing_a_build_or_reaching_unknown_flux_objects_shows_the_whole_dif
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-diffs");
     type Change<'a> = &'a dyn Fn(&Path);
-    let cases: [(&str, Change); 3] = [
+    let cases: [(&str, Change); 4] = [
+        ("dependency-a-component-patches-in", &|repo| {
+            std::fs::remove_file(repo.join("apps/db/config.yaml")).expect("rm")
+        }),
         ("kustomization-naming-a-missing-file", &|repo| {
             edit(&repo.join("apps/b/kustomization.yaml"), |text| {
                 text.replace("cm.yaml", "cm.yaml-x")
