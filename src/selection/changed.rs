@@ -1215,13 +1215,18 @@ pub fn select(
                     Reach::Whole => {
                         whole.insert(i);
                     }
-                    Reach::Objects | Reach::Group(_) if absent => {
+                    Reach::Objects if absent => {
                         whole.insert(i);
                     }
                     Reach::Objects => {
                         partial.insert(i);
                     }
                     Reach::Group(g) => {
+                        // What the group outputs changes whether the build fails or not: its
+                        // objects are named here, where one side's static reading may lack them.
+                        if absent {
+                            whole.insert(i);
+                        }
                         partial.insert(i);
                         if let Some(group) = input.groups.get(g) {
                             changed_objects.extend(group.generated.iter().cloned());
