@@ -749,9 +749,7 @@ fn a_path_with_a_variable_is_selected_by_a_change_below_it() {
         assert!(text.contains("replicas: 2"), "{text}");
         text.replace("replicas: 2", "replicas: 3")
     });
-    let full = listed(&repo, "diff", &[]);
-    assert!(full.to_string().contains("replicas"), "{full}");
-    assert_eq!(listed(&repo, "diff", &["--changed-only"]), full);
+    assert_narrowed_diff_shows(&repo, "replicas");
 }
 
 /// An object a build renames (`namePrefix` in the kustomization that lists its file, a name a
@@ -822,11 +820,7 @@ fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("repo");
-    let write = |file: &str, text: &str| {
-        let path = repo.join(file);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |file: &str, text: &str| write_file(&repo, file, text);
     write(
         "clusters/dev/flux-instance.yaml",
         "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: \"2.x\", registry: ghcr.io/fluxcd}\n  sync: {kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}\n",
@@ -867,11 +861,7 @@ fn a_file_the_sync_kustomization_cannot_read_leaves_the_run_narrow_unless_a_patc
     let narrowed_stderr = |patches: &str| {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = dir.path().join("repo");
-        let write = |file: &str, text: &str| {
-            let path = repo.join(file);
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-            std::fs::write(path, text).expect("write");
-        };
+        let write = |file: &str, text: &str| write_file(&repo, file, text);
         write(
             "clusters/dev/flux-instance.yaml",
             &format!("apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {{name: flux, namespace: flux-system}}\nspec:\n  distribution: {{version: \"2.x\", registry: ghcr.io/fluxcd}}\n  sync: {{kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}}\n{patches}"),
@@ -929,26 +919,19 @@ fn a_file_kustomizations_the_sync_applies_may_read_makes_the_run_whole() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("repo");
-    let write = |file: &str, text: &str| {
-        let path = repo.join(file);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
-    let listing = |files: &str| {
-        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n")
-    };
+    let write = |file: &str, text: &str| write_file(&repo, file, text);
     write(
         "clusters/dev/flux-instance.yaml",
         "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: \"2.x\", registry: ghcr.io/fluxcd}\n  sync: {kind: OCIRepository, url: \"oci://registry.example.com/fleet\", ref: latest, path: ./flux}\n",
     );
-    write("flux/kustomization.yaml", &listing("sync.yaml"));
+    write("flux/kustomization.yaml", &kustomize_listing("sync.yaml"));
     let kustomization = |name: &str, path: &str| {
         format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef: {{kind: OCIRepository, name: flux-system}}\n")
     };
     write("flux/sync.yaml", &kustomization("apps", "./apps"));
-    write("apps/kustomization.yaml", &listing("web.yaml"));
+    write("apps/kustomization.yaml", &kustomize_listing("web.yaml"));
     write("apps/web.yaml", &kustomization("web", "./apps/web"));
-    write("apps/web/kustomization.yaml", &listing("cm.yaml"));
+    write("apps/web/kustomization.yaml", &kustomize_listing("cm.yaml"));
     write(
         "apps/web/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: default}\ndata: {mode: dev}\n",
@@ -957,9 +940,7 @@ fn a_file_kustomizations_the_sync_applies_may_read_makes_the_run_whole() {
     edit(&repo.join("apps/web/cm.yaml"), |text| {
         text.replace("dev", "prod")
     });
-    let full = listed(&repo, "diff", &[]);
-    assert!(full.to_string().contains("ConfigMap/default/web"), "{full}");
-    assert_eq!(listed(&repo, "diff", &["--changed-only"]), full);
+    assert_narrowed_diff_shows(&repo, "ConfigMap/default/web");
 }
 
 /// A Kustomization whose `spec.path` holds a variable followed by literal components
@@ -973,19 +954,12 @@ fn a_path_with_a_variable_reads_the_directories_ending_as_it_does() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().join("repo");
-    let write = |file: &str, text: &str| {
-        let path = repo.join(file);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    };
+    let write = |file: &str, text: &str| write_file(&repo, file, text);
     let kustomization = |name: &str, path: &str, extra: &str| {
         format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 1h\n  path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}")
     };
     let config_map = |name: &str| {
         format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: default}}\ndata: {{mode: dev}}\n")
-    };
-    let listing = |files: &str| {
-        format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n")
     };
     write(
         "clusters/dev/apps.yaml",
@@ -997,7 +971,7 @@ fn a_path_with_a_variable_reads_the_directories_ending_as_it_does() {
     );
     write(
         "apps/dev/kustomization.yaml",
-        &listing("config.yaml, web.yaml"),
+        &kustomize_listing("config.yaml, web.yaml"),
     );
     write(
         "apps/dev/config.yaml",
@@ -1011,9 +985,15 @@ fn a_path_with_a_variable_reads_the_directories_ending_as_it_does() {
         "apps/dev/web.yaml",
         &kustomization("web", "./apps/base/web", ""),
     );
-    write("apps/dev/config/kustomization.yaml", &listing("cm.yaml"));
+    write(
+        "apps/dev/config/kustomization.yaml",
+        &kustomize_listing("cm.yaml"),
+    );
     write("apps/dev/config/cm.yaml", &config_map("settings"));
-    write("apps/base/web/kustomization.yaml", &listing("cm.yaml"));
+    write(
+        "apps/base/web/kustomization.yaml",
+        &kustomize_listing("cm.yaml"),
+    );
     write("apps/base/web/cm.yaml", &config_map("web"));
     write(
         "components/extra/kustomization.yaml",
@@ -1449,4 +1429,25 @@ fn assert_narrowed_diff_is_whole(source: &Path, change: &dyn Fn(&Path)) {
         "{name}: {full}"
     );
     assert_eq!(changes(&["--changed-only"]), full, "{name}");
+}
+
+/// `text` written to `file` (relative to `repo`), its directories made.
+fn write_file(repo: &Path, file: &str, text: &str) {
+    let path = repo.join(file);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A kustomization file listing `files` as its resources.
+fn kustomize_listing(files: &str) -> String {
+    format!(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [{files}]\n"
+    )
+}
+
+/// The whole `diff --path clusters/dev` shows `needle`, and `--changed-only` gives its changes.
+fn assert_narrowed_diff_shows(repo: &Path, needle: &str) {
+    let full = listed(repo, "diff", &[]);
+    assert!(full.to_string().contains(needle), "{full}");
+    assert_eq!(listed(repo, "diff", &["--changed-only"]), full);
 }
