@@ -298,8 +298,8 @@ struct PatchedDependency {
     target_kind: Option<String>,
     /// The dependency's kind when written (else the dependant's own).
     kind: Option<String>,
-    /// Its name, a variable's default taken (`None`: a variable without one: any name).
-    name: Option<String>,
+    /// Its name as written (variables resolved against the producer's post-build in `select`).
+    name: String,
 }
 
 impl Inputs {
@@ -694,7 +694,7 @@ impl<'r> Reader<'r> {
                         out.patched_depends_on.push(PatchedDependency {
                             target_kind: target_kind.clone(),
                             kind: item.get("kind").and_then(Node::as_str).map(str::to_owned),
-                            name: crate::discovery::apply_variable_defaults(name).ok(),
+                            name: name.to_owned(),
                         });
                     }
                 }
@@ -958,18 +958,58 @@ fn made_kustomization_path(flux: &FluxObject) -> Option<&str> {
     (!path.contains('$') && !selects).then_some(path)
 }
 
+/// Whether a patch target's `kind` (an anchored regular expression, as kustomize reads it:
+/// `types.SelectorRegex.MatchGvk`; `None` or empty: any) may select `kind`.
+fn kind_may_match(pattern: Option<&str>, kind: &str) -> bool {
+    match pattern.filter(|p| !p.is_empty()) {
+        None => true,
+        Some(pattern) => {
+            regex::Regex::new(&format!("^(?:{pattern})$")).map_or(true, |re| re.is_match(kind))
+        }
+    }
+}
+
+/// `name` after the post-build substitution of the producer whose output holds it: a variable
+/// its `substitute` sets takes that value; one it does not set takes its default, unless a
+/// `substituteFrom` may set it. `None` when the name cannot be known (any name).
+fn substituted_name(name: &str, post_build: Option<&crate::model::PostBuild>) -> Option<String> {
+    if !name.contains('$') {
+        return Some(name.to_owned());
+    }
+    let mut resolved = String::new();
+    let mut rest = name;
+    while let Some(start) = rest.find("${") {
+        resolved.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find('}')?;
+        let inner = &after[..end];
+        let (variable, default) = match [":=", ":-", "=", "-"]
+            .iter()
+            .find_map(|op| inner.split_once(op))
+        {
+            Some((variable, default)) => (variable, Some(default)),
+            None => (inner, None),
+        };
+        let set = post_build.and_then(|p| p.substitute.get(variable));
+        let may_be_set = post_build.is_some_and(|p| !p.substitute_from.is_empty());
+        match (set, default) {
+            (Some(value), _) => resolved.push_str(value),
+            (None, Some(default)) if !may_be_set => resolved.push_str(default),
+            _ => return None,
+        }
+        rest = &after[end + 1..];
+    }
+    resolved.push_str(rest);
+    (!resolved.contains('$')).then_some(resolved)
+}
+
 /// Whether one of kustomize `patches` (`[{patch, target}]`) may apply to a Flux Kustomization.
 /// kustomize matches a target's group and kind as anchored regular expressions
 /// (`types.SelectorRegex.MatchGvk`), and a patch without a target by the kind its body names.
 fn patches_may_select_kustomization(patches: &Node) -> bool {
     const GROUP: &str = "kustomize.toolkit.fluxcd.io";
     const KIND: &str = "Kustomization";
-    let may_match = |pattern: Option<&str>, value: &str| match pattern.filter(|p| !p.is_empty()) {
-        None => true,
-        Some(pattern) => {
-            regex::Regex::new(&format!("^(?:{pattern})$")).map_or(true, |re| re.is_match(value))
-        }
-    };
+    let may_match = kind_may_match;
     let Some(patches) = patches.as_sequence() else {
         return true;
     };
@@ -1044,7 +1084,14 @@ pub fn select(
                 dirs: vec![(PathBuf::new(), Reach::Whole, false)],
                 ..Inputs::default()
             },
-            FluxSpec::Kustomization(k) => reader.kustomization(&k.path, &k.components),
+            FluxSpec::Kustomization(k) => {
+                let mut read = reader.kustomization(&k.path, &k.components);
+                // Its own `spec.patches` may add a `dependsOn` to what it applies.
+                if let Some(patches) = &k.patches {
+                    reader.patched_depends_on(Path::new(""), patches, &mut read);
+                }
+                read
+            }
             FluxSpec::HelmRelease(h) => {
                 let mut out = Inputs::default();
                 match &h.chart {
@@ -1154,6 +1201,7 @@ pub fn select(
         if added.is_empty() {
             continue;
         }
+        let post_build = flux.as_kustomization().and_then(|k| k.post_build.as_ref());
         for written in writes
             .get(&kind_name(&flux.object.id))
             .into_iter()
@@ -1161,16 +1209,12 @@ pub fn select(
         {
             for &o in index.get(written).into_iter().flatten() {
                 for dependency in added {
-                    if dependency
-                        .target_kind
-                        .as_ref()
-                        .is_some_and(|k| *k != written.0)
-                    {
+                    if !kind_may_match(dependency.target_kind.as_deref(), &written.0) {
                         continue;
                     }
                     let kind = dependency.kind.clone().unwrap_or_else(|| written.0.clone());
-                    match &dependency.name {
-                        Some(name) => dependants.entry(pair(&kind, name)).or_default(),
+                    match substituted_name(&dependency.name, post_build) {
+                        Some(name) => dependants.entry(pair(&kind, &name)).or_default(),
                         None => any_name_dependants.entry(kind).or_default(),
                     }
                     .insert(o);

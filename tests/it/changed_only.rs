@@ -1348,10 +1348,20 @@ fn a_change_failing_a_build_or_reaching_unknown_flux_objects_shows_the_whole_dif
     }
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/changed-diffs");
     type Change<'a> = &'a dyn Fn(&Path);
-    let cases: [(&str, Change); 4] = [
-        ("dependency-a-component-patches-in", &|repo| {
-            std::fs::remove_file(repo.join("apps/db/config.yaml")).expect("rm")
-        }),
+    let remove_db_config: Change =
+        &|repo| std::fs::remove_file(repo.join("apps/db/config.yaml")).expect("rm");
+    let cases: [(&str, Change); 6] = [
+        ("dependency-a-component-patches-in", remove_db_config),
+        // The name is `${DB:=postgres}`, and the Kustomization substitutes `DB: db`.
+        (
+            "dependency-named-by-a-substituted-variable",
+            remove_db_config,
+        ),
+        // The Flux Kustomization's own `spec.patches` add it.
+        (
+            "dependency-the-kustomizations-own-patches-add",
+            remove_db_config,
+        ),
         ("kustomization-naming-a-missing-file", &|repo| {
             edit(&repo.join("apps/b/kustomization.yaml"), |text| {
                 text.replace("cm.yaml", "cm.yaml-x")
