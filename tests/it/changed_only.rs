@@ -823,7 +823,7 @@ fn a_file_only_a_run_time_kustomization_reads_makes_the_run_whole() {
     let write = |file: &str, text: &str| write_file(&repo, file, text);
     write(
         "clusters/dev/flux-instance.yaml",
-        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: \"2.x\", registry: ghcr.io/fluxcd}\n  sync: {kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}\n",
+        &flux_instance(GIT_SYNC, ""),
     );
     write(
         "apps/kustomization.yaml",
@@ -864,12 +864,12 @@ fn a_file_the_sync_kustomization_cannot_read_leaves_the_run_narrow_unless_a_patc
         let write = |file: &str, text: &str| write_file(&repo, file, text);
         write(
             "clusters/dev/flux-instance.yaml",
-            &format!("apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {{name: flux, namespace: flux-system}}\nspec:\n  distribution: {{version: \"2.x\", registry: ghcr.io/fluxcd}}\n  sync: {{kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}}\n{patches}"),
+            &flux_instance(GIT_SYNC, patches),
         );
         for dir in ["apps", "other"] {
             write(
                 &format!("{dir}/kustomization.yaml"),
-                "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - cm.yaml\n",
+                &kustomize_listing("cm.yaml"),
             );
             write(
                 &format!("{dir}/cm.yaml"),
@@ -922,7 +922,10 @@ fn a_file_kustomizations_the_sync_applies_may_read_makes_the_run_whole() {
     let write = |file: &str, text: &str| write_file(&repo, file, text);
     write(
         "clusters/dev/flux-instance.yaml",
-        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux, namespace: flux-system}\nspec:\n  distribution: {version: \"2.x\", registry: ghcr.io/fluxcd}\n  sync: {kind: OCIRepository, url: \"oci://registry.example.com/fleet\", ref: latest, path: ./flux}\n",
+        &flux_instance(
+            "{kind: OCIRepository, url: \"oci://registry.example.com/fleet\", ref: latest, path: ./flux}",
+            "",
+        ),
     );
     write("flux/kustomization.yaml", &kustomize_listing("sync.yaml"));
     let kustomization = |name: &str, path: &str| {
@@ -1461,3 +1464,12 @@ fn assert_narrowed_diff_shows(repo: &Path, needle: &str) {
     assert!(full.to_string().contains(needle), "{full}");
     assert_eq!(listed(repo, "diff", &["--changed-only"]), full);
 }
+
+/// A FluxInstance `flux` in `flux-system` syncing `sync` (a flow mapping), then `rest` of its spec.
+fn flux_instance(sync: &str, rest: &str) -> String {
+    format!("apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {{name: flux, namespace: flux-system}}\nspec:\n  distribution: {{version: \"2.x\", registry: ghcr.io/fluxcd}}\n  sync: {sync}\n{rest}")
+}
+
+/// The sync of the FluxInstances above that read `apps` from the working tree's repository.
+const GIT_SYNC: &str =
+    "{kind: GitRepository, url: \"https://github.com/example/fleet.git\", ref: refs/heads/main, path: apps}";
