@@ -963,6 +963,8 @@ fn made_kustomization_path(flux: &FluxObject) -> Option<&str> {
 fn kind_may_match(pattern: Option<&str>, kind: &str) -> bool {
     match pattern.filter(|p| !p.is_empty()) {
         None => true,
+        // A plain name (what targets mostly hold) matches only itself: no regex to compile.
+        Some(name) if name.chars().all(|c| c.is_ascii_alphanumeric()) => name == kind,
         Some(pattern) => {
             regex::Regex::new(&format!("^(?:{pattern})$")).map_or(true, |re| re.is_match(kind))
         }
@@ -1519,6 +1521,66 @@ mod tests {
             climbing.ending(),
             None,
             "`..` after a variable lands anywhere"
+        );
+    }
+
+    #[test]
+    fn a_patch_target_kind_is_an_anchored_regex() {
+        assert!(kind_may_match(None, "HelmRelease"));
+        assert!(kind_may_match(Some(""), "HelmRelease"));
+        assert!(kind_may_match(Some("HelmRelease"), "HelmRelease"));
+        assert!(!kind_may_match(Some("Helm"), "HelmRelease"), "anchored");
+        assert!(kind_may_match(Some("Helm.*"), "HelmRelease"));
+        assert!(kind_may_match(
+            Some("(Deployment|HelmRelease)"),
+            "HelmRelease"
+        ));
+        assert!(!kind_may_match(
+            Some("Deployment|StatefulSet"),
+            "HelmRelease"
+        ));
+        assert!(
+            kind_may_match(Some("("), "HelmRelease"),
+            "unreadable: may match"
+        );
+    }
+
+    #[test]
+    fn a_patched_dependency_name_takes_the_kustomizations_substitution() {
+        let post_build = |substitute: &[(&str, &str)], from: bool| crate::model::PostBuild {
+            substitute: (substitute.iter())
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            substitute_from: if from {
+                vec![crate::model::DataRef {
+                    kind: "ConfigMap".into(),
+                    name: "vars".into(),
+                    optional: false,
+                    values_key: None,
+                    target_path: None,
+                    pos: Default::default(),
+                }]
+            } else {
+                Vec::new()
+            },
+        };
+        assert_eq!(substituted_name("db", None).as_deref(), Some("db"));
+        assert_eq!(substituted_name("${DB:=pg}", None).as_deref(), Some("pg"));
+        let set = post_build(&[("DB", "db")], true);
+        assert_eq!(
+            substituted_name("${DB:=pg}-x", Some(&set)).as_deref(),
+            Some("db-x")
+        );
+        let from = post_build(&[], true);
+        assert_eq!(
+            substituted_name("${DB:=pg}", Some(&from)),
+            None,
+            "a substituteFrom may set it"
+        );
+        assert_eq!(
+            substituted_name("${DB}", None),
+            None,
+            "no default: any name"
         );
     }
 
