@@ -439,9 +439,15 @@ impl<'r> Reader<'r> {
     }
 
     fn kustomization_node(&self, file: &Path) -> Option<std::sync::Arc<Node>> {
+        self.documents(file)?.first().map(|d| d.root.clone())
+    }
+
+    /// The documents of `file` (relative): as discovery parsed them, else read (confined to the
+    /// root) and parsed now. `None` when it is missing or does not parse.
+    fn documents(&self, file: &Path) -> Option<std::sync::Arc<[crate::yaml::Document]>> {
         let absolute = self.absolute(file);
         if let Some(documents) = self.repository.parsed_files.get(&absolute) {
-            return documents.first().map(|d| d.root.clone());
+            return Some(documents.clone());
         }
         let text = crate::fsio::read_to_string(
             &self.repository.fs_facts,
@@ -451,7 +457,7 @@ impl<'r> Reader<'r> {
         .ok()?;
         let documents =
             crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default()).ok()?;
-        documents.into_iter().next().map(|d| d.root)
+        Some(documents.into())
     }
 
     /// What a build of `dir` reads. `component_of` is the reach of the kustomization that
@@ -651,22 +657,21 @@ impl<'r> Reader<'r> {
             let target_kind = (entry.get("target").and_then(|t| t.get("kind")))
                 .and_then(Node::as_str)
                 .map(str::to_owned);
-            let text = match (entry.as_str(), entry.get("patch").and_then(Node::as_str)) {
-                (_, Some(inline)) => Some(inline.to_owned()),
-                (Some(text), None) if text.contains('\n') => Some(text.to_owned()),
-                (Some(path), None) => self.patch_file(dir, path),
-                (None, None) => (entry.get("path").and_then(Node::as_str))
-                    .and_then(|path| self.patch_file(dir, path)),
+            let inline = |text: &str| {
+                let options = crate::yaml::ParseOptions::default();
+                (text.contains("dependsOn"))
+                    .then(|| crate::yaml::parse_stream(text, &options).ok())
+                    .flatten()
+                    .map(std::sync::Arc::from)
             };
-            let Some(text) = text.filter(|t| t.contains("dependsOn")) else {
-                continue;
+            let file = |path: &str| self.documents(&join_lexically(dir, path.trim())?);
+            let documents = match (entry.as_str(), entry.get("patch").and_then(Node::as_str)) {
+                (_, Some(text)) => inline(text),
+                (Some(text), None) if text.contains('\n') => inline(text),
+                (Some(path), None) => file(path),
+                (None, None) => entry.get("path").and_then(Node::as_str).and_then(file),
             };
-            let Ok(documents) =
-                crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-            else {
-                continue;
-            };
-            for document in &documents {
+            for document in documents.iter().flat_map(|d| d.iter()) {
                 let root = &document.root;
                 let mut values: Vec<&Node> = Vec::new();
                 match root.as_sequence() {
@@ -700,17 +705,6 @@ impl<'r> Reader<'r> {
                 }
             }
         }
-    }
-
-    /// The text of a patch file a kustomization in `dir` names.
-    fn patch_file(&self, dir: &Path, path: &str) -> Option<String> {
-        let file = join_lexically(dir, path.trim())?;
-        crate::fsio::read_to_string(
-            &self.repository.fs_facts,
-            &self.absolute(&file),
-            crate::fsio::Confine::within(&self.repository.root),
-        )
-        .ok()
     }
 
     /// What a build of `dir` with the Kustomization's `components` (relative to it) reads.
@@ -766,26 +760,11 @@ impl<'r> Reader<'r> {
         }
         let mut applied = Vec::new();
         for file in inputs.files.keys().filter(|f| is_yaml(f)) {
-            let absolute = self.absolute(file);
-            let parsed;
-            let documents = match self.repository.parsed_files.get(&absolute) {
-                Some(documents) => &documents[..],
-                None => {
-                    let Ok(text) = crate::fsio::read_to_string(
-                        &self.repository.fs_facts,
-                        &absolute,
-                        crate::fsio::Confine::within(&self.repository.root),
-                    ) else {
-                        // Missing: the build fails, and applies nothing.
-                        continue;
-                    };
-                    parsed =
-                        crate::yaml::parse_stream(&text, &crate::yaml::ParseOptions::default())
-                            .ok()?;
-                    &parsed[..]
-                }
-            };
-            for document in documents {
+            if !self.repository.fs_facts.exists(&self.absolute(file)) {
+                // Missing: the build fails, and applies nothing.
+                continue;
+            }
+            for document in self.documents(file)?.iter() {
                 let root = &document.root;
                 let field = |key: &str| root.get(key).and_then(Node::as_str);
                 let (Some(api_version), Some(kind)) = (field("apiVersion"), field("kind")) else {

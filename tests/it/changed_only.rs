@@ -1353,8 +1353,10 @@ fn a_change_failing_a_build_or_reaching_unknown_flux_objects_shows_the_whole_dif
     type Change<'a> = &'a dyn Fn(&Path);
     let remove_db_config: Change =
         &|repo| std::fs::remove_file(repo.join("apps/db/config.yaml")).expect("rm");
-    let cases: [(&str, Change); 6] = [
+    let cases: [(&str, Change); 7] = [
         ("dependency-a-component-patches-in", remove_db_config),
+        // From a strategic merge patch file the component names.
+        ("dependency-a-patch-file-adds", remove_db_config),
         // The name is `${DB:=postgres}`, and the Kustomization substitutes `DB: db`.
         (
             "dependency-named-by-a-substituted-variable",
