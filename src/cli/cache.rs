@@ -66,6 +66,7 @@ pub(super) fn run(
     })?;
     let repositories: Vec<&CachedEntry> = entries.iter().filter(|e| e.is_dir()).collect();
     let renders: Vec<&CachedEntry> = entries.iter().filter(|e| e.kind == "render").collect();
+    let builds: Vec<&CachedEntry> = entries.iter().filter(|e| e.kind == "build").collect();
     let now = SystemTime::now();
     match &args.what {
         CacheCommand::List { output } => {
@@ -132,6 +133,13 @@ pub(super) fn run(
                             renders.iter().map(|r| r.bytes).sum::<u64>()
                         ));
                     }
+                    if !builds.is_empty() {
+                        text.push_str(&format!(
+                            "{} kustomize builds, {} bytes\n",
+                            builds.len(),
+                            builds.iter().map(|r| r.bytes).sum::<u64>()
+                        ));
+                    }
                     if !repositories.is_empty() {
                         text.push_str(&format!(
                             "{} Git repositories (named by URL), {} bytes\n",
@@ -183,7 +191,7 @@ pub(super) fn run(
                 String::new()
             } else {
                 format!(
-                    " and {} Git repositories or rendered releases",
+                    " and {} Git repositories, rendered releases or kustomize builds",
                     removed_repositories.len()
                 )
             };
@@ -207,11 +215,12 @@ pub(super) fn run(
             report::eprint(
                 context,
                 &format!(
-                    "Removed {} archives, {} Git repositories, {} rendered releases and {} remembered refs from `{}`.\n",
+                    "Removed {} archives, {} Git repositories, {} rendered releases, {} kustomize builds and {} remembered refs from `{}`.\n",
                     all.len(),
                     repositories.len(),
                     renders.len(),
-                    entries.len() - repositories.len() - renders.len(),
+                    builds.len(),
+                    entries.len() - repositories.len() - renders.len() - builds.len(),
                     root.display()
                 ),
             );

@@ -79,7 +79,12 @@ pub fn cached_entries(root: &Path) -> Result<Vec<CachedEntry>, fsio::ReadError> 
             });
         }
     }
-    for (dir, kind) in [("refs", "ref"), ("tags", "ref"), ("renders", "render")] {
+    for (dir, kind) in [
+        ("refs", "ref"),
+        ("tags", "ref"),
+        ("renders", "render"),
+        ("builds", "build"),
+    ] {
         let dir = root.join(dir);
         if !facts.is_dir(&dir) {
             continue;

@@ -18,9 +18,7 @@ type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
 /// A patch read from a file or given inline.
 fn patch_text(loader: &Loader, dir: &Path, entry: &str) -> Result<String, String> {
-    if entry.contains('\n')
-        || (entry.contains(": ") && !loader.options.fs_facts.exists(&dir.join(entry)))
-    {
+    if entry.contains('\n') || (entry.contains(": ") && !loader.exists(&dir.join(entry))) {
         return Ok(entry.to_string());
     }
     loader.read_file(dir, entry).map(|(_, text)| text)

@@ -25,6 +25,7 @@
 struct ReadmeExample;
 
 mod canon;
+pub mod codec;
 mod emit;
 mod fast;
 mod files;
