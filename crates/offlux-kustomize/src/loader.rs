@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::observed::{self, Answer, Question};
+use super::observed::{self, Answer, Noted, Question};
 use super::{FileKind, LoadRestrictor, Options, KUSTOMIZATION_FILE_NAMES};
 use offlux_fs as fsio;
 use offlux_yaml::{parse_stream, Document, ErrorKind, Node, ParseOptions};
@@ -34,18 +34,22 @@ impl<'a> Loader<'a> {
     /// The documents of `path` if they were parsed before the build.
     pub(super) fn parsed(&self, path: &Path) -> Option<&Arc<[Document]>> {
         let documents = (self.options.parsed_files.as_ref()).and_then(|parsed| parsed.get(path));
-        observed::noted(self.options, Question::Parsed(path.to_path_buf()), || {
-            Answer::Parsed(documents.map(|d| observed::documents_digest(d)))
-        });
+        observed::noted(
+            self.options,
+            || Question::Parsed(path.to_path_buf()),
+            || Noted::Parsed(documents.cloned()),
+        );
         documents
     }
 
     /// `path.canonicalize()`, remembered across the builds that share the options.
     pub(crate) fn real_path(&self, path: &Path) -> Option<PathBuf> {
         let real = self.options.fs_facts.resolve(path);
-        observed::noted(self.options, Question::Real(path.to_path_buf()), || {
-            Answer::Real(real.clone())
-        });
+        observed::noted(
+            self.options,
+            || Question::Real(path.to_path_buf()),
+            || Noted::Answer(Answer::Real(real.clone())),
+        );
         real
     }
 
@@ -78,9 +82,9 @@ impl<'a> Loader<'a> {
             root: confine.root.map(Path::to_path_buf),
             max_bytes: confine.max_bytes,
         };
-        if let Some(observations) = &self.options.observations {
-            observations.note(question(), Answer::Content(observed::content_answer(&read)));
-        }
+        observed::noted(self.options, question, || {
+            Noted::Answer(Answer::Content(observed::content_answer(&read)))
+        });
         read
     }
 

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use offlux_fs as fsio;
 use offlux_sync::MutexExt as _;
@@ -50,21 +50,44 @@ pub enum Answer {
     Parsed(Option<[u8; 32]>),
 }
 
-/// The questions one build asked, each once, with their answers.
+/// The questions one build asked, with their answers. Noting is cheap (most builds are not
+/// kept): a question asked again is noted again, and the documents' digest is worked out only
+/// when the answers are taken.
 #[derive(Debug, Default)]
 pub struct Observations {
-    asked: Mutex<BTreeMap<Question, Answer>>,
+    asked: Mutex<Vec<(Question, Noted)>>,
+}
+
+/// An answer as noted: a parse is kept as the documents themselves until the answers are taken.
+#[derive(Debug)]
+pub(crate) enum Noted {
+    Answer(Answer),
+    Parsed(Option<Arc<[Document]>>),
 }
 
 impl Observations {
-    pub(crate) fn note(&self, question: Question, answer: Answer) {
-        self.asked.locked().entry(question).or_insert(answer);
+    pub(crate) fn note(&self, question: Question, noted: Noted) {
+        self.asked.locked().push((question, noted));
     }
 
-    /// What was asked, in the questions' order.
+    /// What was asked, each question once (its first answer: a build asks a question again
+    /// only of the same facts), in the questions' order.
     pub fn taken(&self) -> Vec<(Question, Answer)> {
-        let asked = self.asked.locked();
-        asked.iter().map(|(q, a)| (q.clone(), a.clone())).collect()
+        let asked = std::mem::take(&mut *self.asked.locked());
+        let mut first: BTreeMap<Question, Answer> = BTreeMap::new();
+        for (question, noted) in asked {
+            if first.contains_key(&question) {
+                continue;
+            }
+            let answer = match noted {
+                Noted::Answer(answer) => answer,
+                Noted::Parsed(documents) => {
+                    Answer::Parsed(documents.map(|documents| documents_digest(&documents)))
+                }
+            };
+            first.insert(question, answer);
+        }
+        first.into_iter().collect()
     }
 }
 
@@ -123,17 +146,23 @@ pub fn documents_digest(documents: &[Document]) -> [u8; 32] {
 }
 
 /// The loader's questions, noted where the options ask for it.
-pub(crate) fn noted(options: &Options, question: Question, answer: impl FnOnce() -> Answer) {
+pub(crate) fn noted(
+    options: &Options,
+    question: impl FnOnce() -> Question,
+    noted: impl FnOnce() -> Noted,
+) {
     if let Some(observations) = &options.observations {
-        observations.note(question, answer());
+        observations.note(question(), noted());
     }
 }
 
 /// [`noted`] for the path's kind, answered from the facts already asked.
 pub(crate) fn kind_of(options: &Options, path: &Path) -> Option<FileKind> {
     let kind = options.fs_facts.kind(path);
-    noted(options, Question::Kind(path.to_path_buf()), || {
-        Answer::Kind(kind)
-    });
+    noted(
+        options,
+        || Question::Kind(path.to_path_buf()),
+        || Noted::Answer(Answer::Kind(kind)),
+    );
     kind
 }
