@@ -18,9 +18,10 @@
 //!
 //! Kept: successful builds of at least [`BuildCache::MIN_OBJECTS`] objects with no key left out
 //! of an env file (smaller builds cost less to make than to check), without kustomize's own
-//! deprecation notes (Flux shows none). An entry holds what its
-//! build charged the run's budget, charged again when it is read back (patch texts parsed once per
-//! run are charged to the first build that reads them, cached or not).
+//! deprecation notes (Flux shows none). An entry holds what its build charged the run's budget,
+//! charged again when it is read back, and the patch texts it read: those are taken through the
+//! run's table of parsed patch texts, which charges a text once per run whichever build reads it
+//! first, so a run's verdicts do not depend on what the cache holds.
 //!
 //! Not for: rendered releases (`engine::RenderCache`), or listing and pruning (`fetch::cache`).
 
@@ -48,6 +49,10 @@ const MAGIC: &[u8] = b"offlux kustomize build 1\n";
 pub(crate) struct CachedBuild {
     pub objects: Vec<crate::yaml::Node>,
     pub origins: Vec<Option<PathBuf>>,
+    /// The patch texts the build read: taken through the run's table when the build is read
+    /// back, which charges each once per run as building would.
+    pub patch_texts: Vec<String>,
+    /// What the build charged the run's budget, its patch texts' parses left out.
     pub charged: Vec<(Resource, u64)>,
     /// What the run's budget had to have room for (the most of what it charged and checked).
     pub needed: Vec<(Resource, u64)>,
@@ -116,7 +121,7 @@ impl BuildCache {
     pub(crate) fn put(
         &self,
         key: &str,
-        observed: &[(Question, Answer)],
+        observations: &kustomize::observed::Observations,
         build: &kustomize::Build,
         tally: Option<&RunBudget>,
         options: &kustomize::Options,
@@ -124,8 +129,12 @@ impl BuildCache {
         if build.objects.len() < Self::MIN_OBJECTS || !build.env_keys_left_out.is_empty() {
             return;
         }
+        let recorded = Recorded {
+            observed: observations.taken(),
+            patch_texts: observations.patch_texts(),
+        };
         let Some(bytes) = (options.fs_root.as_deref())
-            .and_then(|root| encode_entry(observed, build, tally, Rooted(root)))
+            .and_then(|root| encode_entry(&recorded, build, tally, Rooted(root)))
         else {
             return;
         };
@@ -140,18 +149,31 @@ struct Entry {
     build: CachedBuild,
 }
 
+/// What a build noted: its questions and answers, and its patch texts with the YAML nodes their
+/// parses charged.
+struct Recorded {
+    observed: Vec<(Question, Answer)>,
+    patch_texts: (Vec<String>, u64),
+}
+
 /// `None` where the entry would not be the same build under another root: a path that is not
 /// Unicode, or the root's own path in the objects.
 fn encode_entry(
-    observed: &[(Question, Answer)],
+    recorded: &Recorded,
     build: &kustomize::Build,
     tally: Option<&RunBudget>,
     root: Rooted<'_>,
 ) -> Option<Vec<u8>> {
     let mut out = MAGIC.to_vec();
+    let (patch_texts, patches_charged) = &recorded.patch_texts;
+    // The patch texts' parses are charged again when the texts are taken through the run's table.
+    let used = |tally: &RunBudget, r: Resource| match r {
+        Resource::AliasNodes => tally.used(r).saturating_sub(*patches_charged),
+        _ => tally.used(r),
+    };
     let budget: Vec<(Resource, u64, u64)> = match tally {
         Some(tally) => (Resource::ALL.into_iter())
-            .map(|r| (r, tally.used(r), tally.checked(r)))
+            .map(|r| (r, used(tally, r), tally.checked(r)))
             .filter(|&(_, used, checked)| used > 0 || checked > 0)
             .collect(),
         None => Vec::new(),
@@ -162,9 +184,13 @@ fn encode_entry(
         codec::encode_u64(used, &mut out);
         codec::encode_u64(checked, &mut out);
     }
-    codec::encode_len(observed.len(), &mut out);
-    for (question, answer) in observed {
+    codec::encode_len(recorded.observed.len(), &mut out);
+    for (question, answer) in &recorded.observed {
         encode_observation(question, answer, root, &mut out)?;
+    }
+    codec::encode_len(patch_texts.len(), &mut out);
+    for text in patch_texts {
+        codec::encode_str(text, &mut out);
     }
     codec::encode_len(build.objects.len(), &mut out);
     let objects_start = out.len();
@@ -196,6 +222,9 @@ fn decode_entry(bytes: &[u8], root: Rooted<'_>) -> Option<Entry> {
     let observed = (0..input.len()?)
         .map(|_| decode_observation(&mut input, root))
         .collect::<Option<Vec<_>>>()?;
+    let patch_texts = (0..input.len()?)
+        .map(|_| input.str().map(str::to_owned))
+        .collect::<Option<Vec<_>>>()?;
     let objects = (0..input.len()?)
         .map(|_| input.node())
         .collect::<Option<Vec<_>>>()?;
@@ -210,6 +239,7 @@ fn decode_entry(bytes: &[u8], root: Rooted<'_>) -> Option<Entry> {
         build: CachedBuild {
             objects,
             origins,
+            patch_texts,
             charged,
             needed,
         },

@@ -94,6 +94,12 @@ impl KustomizationBuilder for KustomizeEngine {
         let hit = (cached.as_ref())
             .and_then(|(cache, key)| cache.get(key, &options))
             .filter(|entry| budget.is_none_or(|budget| budget.can_take(&entry.needed)))
+            // Its patch texts taken through the run's table as building takes them: one that
+            // does not parse (over the budget) is met again by the build made instead.
+            .filter(|entry| {
+                (entry.patch_texts.iter())
+                    .all(|text| self.patch_texts.parse(text, self.budget.as_ref()).0.is_ok())
+            })
             .filter(|entry| budget.is_none_or(|budget| budget.charge_all(&entry.charged)));
         if let Some(entry) = hit {
             let origins = entry.origins.into_iter().chain(std::iter::repeat(None));
@@ -117,13 +123,7 @@ impl KustomizationBuilder for KustomizeEngine {
             other => BuildError::Failed(other.to_string()),
         })?;
         if let Some(((cache, key), observations)) = cached.zip(options.observations.as_ref()) {
-            cache.put(
-                &key,
-                &observations.taken(),
-                &build,
-                tally.as_deref(),
-                &options,
-            );
+            cache.put(&key, observations, &build, tally.as_deref(), &options);
         }
         // Deprecation warnings are kustomize's CLI's, which Flux does not show; a key left out is
         // a difference from Flux, which the user should see.

@@ -289,3 +289,75 @@ fn a_build_is_shared_by_the_same_files_under_another_root_unless_it_holds_the_ro
         "a build holding its root's path is not kept"
     );
 }
+
+/// Two Flux Kustomizations `a` and `b` (forty ConfigMaps each) sharing one patch file whose
+/// aliases expand to about 220 YAML nodes: a run parses the text once, whichever build reads it
+/// first, and charges it once. Only `b` when `with_a` is false.
+fn sharing_a_patch(root: &Path, with_a: bool) {
+    let names: &[&str] = if with_a { &["a", "b"] } else { &["b"] };
+    let _ = std::fs::remove_dir_all(root.join("clusters"));
+    for name in names {
+        write(
+            root,
+            &format!("clusters/dev/{name}.yaml"),
+            &format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./{name}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        write(
+            root,
+            &format!("{name}/kustomization.yaml"),
+            &format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - many.yaml\npatches:\n  - path: ../shared/patch.yaml\n    target: {{kind: ConfigMap, name: {name}-00}}\n"),
+        );
+        let many: String = (0..40)
+            .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}-{i:02}\n  namespace: apps\ndata:\n  value: value-{i:02}\n"))
+            .collect();
+        write(root, &format!("{name}/many.yaml"), &many);
+    }
+    write(
+        root,
+        "shared/patch.yaml",
+        "- op: add\n  path: /extra\n  value:\n    l: &l [a, a, a, a, a, a, a, a, a, a]\n    m: [*l, *l, *l, *l, *l, *l, *l, *l, *l, *l]\n",
+    );
+}
+
+/// A build read back charges the run's budget what building it would in that run: a patch text
+/// it shares with another build is charged once per run, whichever build reads it first and
+/// whatever the cache holds, so a limit stops a warm run exactly where it stops `--no-cache`.
+#[test]
+fn a_build_read_back_charges_a_shared_patch_once_per_run_as_building_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, cache) = (dir.path().join("repo"), dir.path().join("cache"));
+    let test = |cache: &Path, extra: &[&str]| {
+        let output = offlux()
+            .env("XDG_CACHE_HOME", cache)
+            .args(["test", "--concurrency", "1", "--path"])
+            .arg(root.join("clusters/dev"))
+            .arg("--root")
+            .arg(&root)
+            .args(extra)
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        (output.status.code(), stdout)
+    };
+    let over = "exceed the limit of";
+    // `b`'s entry is written in a run where `a` read the patch first (`a` is built first).
+    sharing_a_patch(&root, true);
+    assert_eq!(test(&cache, &[]).0, Some(0));
+    assert_eq!(entries(&cache).len(), 2);
+    // `a` gone: `b` read back must be charged the patch, as building `b` alone is.
+    sharing_a_patch(&root, false);
+    let fresh = test(&cache, &["--max-alias-nodes", "100", "--no-cache"]);
+    assert!(fresh.1.contains(over), "{}", fresh.1);
+    assert_eq!(test(&cache, &["--max-alias-nodes", "100"]), fresh);
+
+    // `a`'s entry written alone, charged the patch; `b` back: the run still parses it once.
+    let cache = dir.path().join("cache-two");
+    let _ = std::fs::remove_dir_all(root.join("b"));
+    sharing_a_patch(&root, true);
+    std::fs::remove_file(root.join("clusters/dev/b.yaml")).expect("rm");
+    assert_eq!(test(&cache, &[]).0, Some(0));
+    sharing_a_patch(&root, true);
+    let fresh = test(&cache, &["--max-alias-nodes", "300", "--no-cache"]);
+    assert_eq!(fresh.0, Some(0), "{}", fresh.1);
+    assert_eq!(test(&cache, &["--max-alias-nodes", "300"]), fresh);
+}

@@ -56,6 +56,9 @@ pub enum Answer {
 #[derive(Debug, Default)]
 pub struct Observations {
     asked: Mutex<Vec<(Question, Noted)>>,
+    /// The patch texts the build parsed or took from the run's table ([`crate::PatchTexts`]),
+    /// with the YAML nodes its own parse of each charged (none for one another build parsed).
+    patch_texts: Mutex<Vec<(String, u64)>>,
 }
 
 /// An answer as noted: a parse is kept as the documents themselves until the answers are taken.
@@ -68,6 +71,21 @@ pub(crate) enum Noted {
 impl Observations {
     pub(crate) fn note(&self, question: Question, noted: Noted) {
         self.asked.locked().push((question, noted));
+    }
+
+    pub(crate) fn note_patch_text(&self, text: &str, charged: u64) {
+        self.patch_texts.locked().push((text.to_owned(), charged));
+    }
+
+    /// The patch texts the build read, each once, and the YAML nodes the build's own parses of
+    /// them charged: a caller reading the build back takes the texts through the run's table
+    /// instead, which charges them as a build would (once per run).
+    pub fn patch_texts(&self) -> (Vec<String>, u64) {
+        let noted = std::mem::take(&mut *self.patch_texts.locked());
+        let charged = noted.iter().map(|(_, charged)| charged).sum();
+        let texts: std::collections::BTreeSet<String> =
+            noted.into_iter().map(|(text, _)| text).collect();
+        (texts.into_iter().collect(), charged)
     }
 
     /// What was asked, each question once (its first answer: a build asks a question again

@@ -25,7 +25,12 @@ fn patch_text(loader: &Loader, dir: &Path, entry: &str) -> Result<String, String
 }
 
 fn parse_patches(loader: &Loader, text: &str) -> Result<Arc<[Node]>, String> {
-    (loader.options.patch_texts).parse(text, loader.options.budget.as_ref())
+    let (parsed, charged) =
+        (loader.options.patch_texts).parse(text, loader.options.budget.as_ref());
+    if let Some(observations) = &loader.options.observations {
+        observations.note_patch_text(text, charged);
+    }
+    parsed
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.
