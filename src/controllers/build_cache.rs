@@ -13,8 +13,9 @@
 //! holds, with the objects, every question the build asked of the file system and the answer it
 //! got (`kustomize::observed`). An entry is used only when every question still gets the same
 //! answer, file contents compared by SHA-256: then the same build would ask the same questions
-//! and make the same objects. An entry that does not read, or whose answers changed, is a miss;
-//! the build made then replaces it.
+//! and make the same objects. An entry that does not read, or whose answers changed, is a miss.
+//! A key has two slots (the two sides of a diff that changes what a build reads keep one each);
+//! a build made replaces the one used least lately, a hit marking its entry used.
 //!
 //! Kept: successful builds of at least [`BuildCache::MIN_OBJECTS`] objects with no key left out
 //! of an env file (smaller builds cost less to make than to check), without kustomize's own
@@ -105,14 +106,18 @@ impl BuildCache {
             root: Some(&self.dir),
             max_bytes: Self::MAX_ENTRY_BYTES,
         };
-        let bytes = crate::fsio::read(
-            &crate::fsio::FsFacts::default(),
-            &self.dir.join(key),
-            confine,
-        )
-        .ok()?;
-        let entry = decode_entry(&bytes, Rooted(options.fs_root.as_deref()?))?;
-        kustomize::observed::still_hold(&entry.observed, options).then_some(entry.build)
+        let root = Rooted(options.fs_root.as_deref()?);
+        slots(key).into_iter().find_map(|name| {
+            let path = self.dir.join(name);
+            let bytes = crate::fsio::read(&crate::fsio::FsFacts::default(), &path, confine).ok()?;
+            let entry = decode_entry(&bytes, root)?;
+            let holds = kustomize::observed::still_hold(&entry.observed, options);
+            // The other slot's build is the one a new build replaces.
+            holds.then(|| {
+                let _ = crate::fsio::mark_used(&path);
+                entry.build
+            })
+        })
     }
 
     /// Keeps `build` at `key` with the questions it asked and what it charged (`tally`); a build
@@ -138,10 +143,30 @@ impl BuildCache {
         else {
             return;
         };
-        if bytes.len() as u64 <= Self::MAX_ENTRY_BYTES {
-            let _ = crate::fsio::write_atomically(&self.dir.join(key), &bytes);
+        if bytes.len() as u64 > Self::MAX_ENTRY_BYTES {
+            return;
+        }
+        // The slot empty, else the one used least lately.
+        let last_used = |name: &String| {
+            crate::fsio::file_size_and_time(&self.dir.join(name))
+                .ok()
+                .map(|(_, time)| time)
+        };
+        let slot = slots(key).into_iter().min_by_key(last_used);
+        if let Some(slot) = slot {
+            let _ = crate::fsio::write_atomically(&self.dir.join(slot), &bytes);
         }
     }
+}
+
+/// The names the builds of one key may be kept under: two, so that the two sides of a diff whose
+/// change a build reads keep one build each (and a branch's build does not push out its base's)
+/// rather than replacing each other's on every run. Both are 64 hex digits, as `offlux cache`
+/// lists and prunes them.
+fn slots(key: &str) -> [String; 2] {
+    use sha2::Digest as _;
+    let other = sha2::Sha256::digest(format!("second slot\0{key}").as_bytes());
+    [key.to_owned(), hex::encode(other)]
 }
 
 struct Entry {

@@ -361,3 +361,30 @@ fn a_build_read_back_charges_a_shared_patch_once_per_run_as_building_does() {
     assert_eq!(fresh.0, Some(0), "{}", fresh.1);
     assert_eq!(test(&cache, &["--max-alias-nodes", "300"]), fresh);
 }
+
+/// A key keeps two builds, so the two sides of a diff whose change a build reads each find their
+/// own (rather than replacing each other's on every run); a third replaces the one used least
+/// lately.
+#[test]
+fn the_two_sides_of_a_change_keep_a_build_each() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, cache) = (dir.path().join("repo"), dir.path().join("cache"));
+    fixture(&root);
+    let with_setting = |setting: &str| {
+        write(&root, "apps/data/setting.txt", setting);
+        let printed = built(&root, &cache);
+        assert!(printed.contains(setting), "{printed}");
+        printed
+    };
+    with_setting("setting-1");
+    with_setting("setting-2");
+    assert_eq!(entries(&cache).len(), 2);
+    tamper(&cache, "value-07", "VALUE-07");
+    assert!(with_setting("setting-1").contains("value: VALUE-07"));
+    assert!(with_setting("setting-2").contains("value: VALUE-07"));
+    // A third: made, and kept in place of setting-1's, used before setting-2's.
+    assert!(with_setting("setting-3").contains("value: value-07"));
+    assert_eq!(entries(&cache).len(), 2);
+    assert!(with_setting("setting-2").contains("value: VALUE-07"));
+    assert!(with_setting("setting-1").contains("value: value-07"));
+}
