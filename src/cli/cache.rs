@@ -66,7 +66,6 @@ pub(super) fn run(
     })?;
     let repositories: Vec<&CachedEntry> = entries.iter().filter(|e| e.is_dir()).collect();
     let renders: Vec<&CachedEntry> = entries.iter().filter(|e| e.kind == "render").collect();
-    let builds: Vec<&CachedEntry> = entries.iter().filter(|e| e.kind == "build").collect();
     let now = SystemTime::now();
     match &args.what {
         CacheCommand::List { output } => {
@@ -133,13 +132,6 @@ pub(super) fn run(
                             renders.iter().map(|r| r.bytes).sum::<u64>()
                         ));
                     }
-                    if !builds.is_empty() {
-                        text.push_str(&format!(
-                            "{} kustomize builds, {} bytes\n",
-                            builds.len(),
-                            builds.iter().map(|r| r.bytes).sum::<u64>()
-                        ));
-                    }
                     if !repositories.is_empty() {
                         text.push_str(&format!(
                             "{} Git repositories (named by URL), {} bytes\n",
@@ -191,7 +183,7 @@ pub(super) fn run(
                 String::new()
             } else {
                 format!(
-                    " and {} Git repositories, rendered releases or kustomize builds",
+                    " and {} Git repositories or rendered releases",
                     removed_repositories.len()
                 )
             };
@@ -215,12 +207,11 @@ pub(super) fn run(
             report::eprint(
                 context,
                 &format!(
-                    "Removed {} archives, {} Git repositories, {} rendered releases, {} kustomize builds and {} remembered refs from `{}`.\n",
+                    "Removed {} archives, {} Git repositories, {} rendered releases and {} remembered refs from `{}`.\n",
                     all.len(),
                     repositories.len(),
                     renders.len(),
-                    builds.len(),
-                    entries.len() - repositories.len() - renders.len() - builds.len(),
+                    entries.len() - repositories.len() - renders.len(),
                     root.display()
                 ),
             );

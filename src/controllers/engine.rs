@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 
 use offlux_sync::MutexExt as _;
 
-use super::build_cache::BuildCache;
 use super::helmrelease::{
     ChartLocation, HelmRenderError, HelmRenderRequest, HelmRenderer, RenderedRelease,
     RepositoryChart,
@@ -32,8 +31,6 @@ pub struct KustomizeEngine {
     pub process_env: Option<Arc<std::collections::BTreeMap<String, String>>>,
     /// The run's budget, for the files a build reads itself (discovery charged the rest).
     pub budget: Option<Arc<crate::budget::RunBudget>>,
-    /// Large builds kept across runs; `None`: every build is made.
-    pub build_cache: Option<BuildCache>,
 }
 
 impl KustomizeEngine {
@@ -45,7 +42,6 @@ impl KustomizeEngine {
             patch_texts: Arc::default(),
             process_env: None,
             budget: repository.budget.clone(),
-            build_cache: None,
         }
     }
 }
@@ -73,7 +69,7 @@ impl KustomizationBuilder for KustomizeEngine {
         dir: &Path,
         kustomization: &Node,
     ) -> Result<(Vec<BuiltObject>, Vec<Diagnostic>), BuildError> {
-        let mut options = kustomize::Options {
+        let options = kustomize::Options {
             load_restrictor: kustomize::LoadRestrictor::None,
             reorder: kustomize::Reorder::None,
             display_root: Some(root.to_path_buf()),
@@ -86,45 +82,12 @@ impl KustomizationBuilder for KustomizeEngine {
             budget: self.budget.clone(),
             ..kustomize::Options::default()
         };
-        let cached =
-            (self.build_cache.as_ref()).and_then(|cache| Some((cache, cache.key(dir, &options)?)));
-        // A build read back charges the run's budget what making it charged; one the budget
-        // cannot take is made afresh, and stops where a run without the cache would.
-        let budget = self.budget.as_deref();
-        let hit = (cached.as_ref())
-            .and_then(|(cache, key)| cache.get(key, &options))
-            .filter(|entry| budget.is_none_or(|budget| budget.can_take(&entry.needed)))
-            // Its patch texts taken through the run's table as building takes them: one that
-            // does not parse (over the budget) is met again by the build made instead.
-            .filter(|entry| {
-                (entry.patch_texts.iter())
-                    .all(|text| self.patch_texts.parse(text, self.budget.as_ref()).0.is_ok())
-            })
-            .filter(|entry| budget.is_none_or(|budget| budget.charge_all(&entry.charged)));
-        if let Some(entry) = hit {
-            let origins = entry.origins.into_iter().chain(std::iter::repeat(None));
-            let objects = (entry.objects.into_iter().zip(origins))
-                .map(|(node, file)| BuiltObject { node, file })
-                .collect();
-            return Ok((objects, Vec::new()));
-        }
-        let tally = (cached.as_ref().and(self.budget.clone()))
-            .map(|budget| Arc::new(crate::budget::RunBudget::tally_of(budget)));
-        if cached.is_some() {
-            options.observations = Some(Arc::default());
-            if let Some(tally) = &tally {
-                options.budget = Some(tally.clone());
-            }
-        }
         let build = kustomize::build(dir, &options).map_err(|e| match e {
             kustomize::Error::Remote {
                 kustomization, url, ..
             } => BuildError::Remote { kustomization, url },
             other => BuildError::Failed(other.to_string()),
         })?;
-        if let Some(((cache, key), observations)) = cached.zip(options.observations.as_ref()) {
-            cache.put(&key, observations, &build, tally.as_deref(), &options);
-        }
         // Deprecation warnings are kustomize's CLI's, which Flux does not show; a key left out is
         // a difference from Flux, which the user should see.
         let warnings = build

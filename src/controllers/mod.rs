@@ -2,7 +2,6 @@
 //! engine, and publish what it produced. Flux notions live here and nowhere below.
 
 pub(crate) mod bootstrap_templates;
-pub mod build_cache;
 pub mod cluster;
 pub(crate) mod cluster_held;
 pub mod depend;

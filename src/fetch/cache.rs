@@ -79,12 +79,7 @@ pub fn cached_entries(root: &Path) -> Result<Vec<CachedEntry>, fsio::ReadError> 
             });
         }
     }
-    for (dir, kind) in [
-        ("refs", "ref"),
-        ("tags", "ref"),
-        ("renders", "render"),
-        ("builds", "build"),
-    ] {
+    for (dir, kind) in [("refs", "ref"), ("tags", "ref"), ("renders", "render")] {
         let dir = root.join(dir);
         if !facts.is_dir(&dir) {
             continue;

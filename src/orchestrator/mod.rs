@@ -442,12 +442,6 @@ impl Orchestrator {
         let kustomize = KustomizeEngine {
             process_env: config.process_env.clone(),
             budget: Some(options.budget.clone()),
-            build_cache: (config.download_cache.as_ref())
-                .zip(config.render_cache_build.as_ref())
-                .map(|(dir, build)| crate::controllers::build_cache::BuildCache {
-                    dir: dir.join("builds"),
-                    build: build.clone(),
-                }),
             ..KustomizeEngine::for_repository(repository)
         };
         let mut report = runtime::run(repository, &kustomize, &helm, &options);

@@ -6,7 +6,6 @@
 // A test states what it expects by unwrapping; its helpers in `common` too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod build_cache;
 mod common;
 
 mod action;

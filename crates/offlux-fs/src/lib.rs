@@ -202,22 +202,6 @@ pub fn file_size_and_time(path: &Path) -> std::io::Result<(u64, Option<std::time
     Ok((meta.len(), meta.modified().ok()))
 }
 
-/// Marks the regular file at `path` used now (its modification time), a final symlink refused
-/// where the system allows: the bookkeeping of a cache offlux keeps, pruned oldest first
-/// (`offlux cache gc`), and whose entries compete for a place by when they were last used.
-pub fn mark_used(path: &Path) -> std::io::Result<()> {
-    let mut options = offlux_platform::open::read_options();
-    options.write(true);
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
-    file.set_modified(std::time::SystemTime::now())
-}
-
 /// The entries of `dir` in byte order of their names, `dir` refused when it really lies outside
 /// `root`. Symlinks among the entries are reported as such, not followed: the caller resolves
 /// each through [`locate`].

@@ -17,7 +17,6 @@ mod kustomization;
 pub mod labels;
 mod loader;
 mod nameref;
-pub mod observed;
 mod options;
 mod patch;
 mod patch_texts;

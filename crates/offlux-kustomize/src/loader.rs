@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::observed::{self, Answer, Noted, Question};
 use super::{FileKind, LoadRestrictor, Options, KUSTOMIZATION_FILE_NAMES};
 use offlux_fs as fsio;
 use offlux_yaml::{parse_stream, Document, ErrorKind, Node, ParseOptions};
@@ -33,79 +32,12 @@ impl<'a> Loader<'a> {
 
     /// The documents of `path` if they were parsed before the build.
     pub(super) fn parsed(&self, path: &Path) -> Option<&Arc<[Document]>> {
-        let documents = (self.options.parsed_files.as_ref()).and_then(|parsed| parsed.get(path));
-        observed::noted(
-            self.options,
-            || Question::Parsed(path.to_path_buf()),
-            || Noted::Parsed(documents.cloned()),
-        );
-        documents
+        self.options.parsed_files.as_ref()?.get(path)
     }
 
     /// `path.canonicalize()`, remembered across the builds that share the options.
     pub(crate) fn real_path(&self, path: &Path) -> Option<PathBuf> {
-        let real = self.options.fs_facts.resolve(path);
-        observed::noted(
-            self.options,
-            || Question::Real(path.to_path_buf()),
-            || Noted::Answer(Answer::Real(real.clone())),
-        );
-        real
-    }
-
-    /// What is at `path`, if anything.
-    pub(crate) fn kind(&self, path: &Path) -> Option<FileKind> {
-        observed::kind_of(self.options, path)
-    }
-
-    pub(crate) fn is_file(&self, path: &Path) -> bool {
-        self.kind(path) == Some(FileKind::File)
-    }
-
-    pub(crate) fn is_dir(&self, path: &Path) -> bool {
-        self.kind(path) == Some(FileKind::Directory)
-    }
-
-    pub(crate) fn exists(&self, path: &Path) -> bool {
-        self.kind(path).is_some()
-    }
-
-    /// The bytes of `path` through `fsio::read` under `confine`.
-    fn read_confined(
-        &self,
-        path: &Path,
-        confine: fsio::Confine<'_>,
-    ) -> Result<Vec<u8>, fsio::ReadError> {
-        let read = fsio::read(&self.options.fs_facts, path, confine);
-        let question = || Question::Content {
-            path: path.to_path_buf(),
-            root: confine.root.map(Path::to_path_buf),
-            max_bytes: confine.max_bytes,
-        };
-        observed::noted(self.options, question, || {
-            Noted::Answer(Answer::Content(observed::content_answer(&read)))
-        });
-        read
-    }
-
-    /// [`Loader::read_confined`], as text.
-    fn read_text(
-        &self,
-        path: &Path,
-        confine: fsio::Confine<'_>,
-    ) -> Result<String, fsio::ReadError> {
-        let bytes = self.read_confined(path, confine)?;
-        String::from_utf8(bytes).map_err(|_| fsio::ReadError {
-            path: path.to_path_buf(),
-            kind: fsio::ReadErrorKind::NotUtf8,
-        })
-    }
-
-    /// `fsio::locate` with its two resolutions noted.
-    fn locate(&self, path: &Path, root: &Path) -> Result<PathBuf, fsio::ReadError> {
-        self.real_path(path);
-        self.real_path(root);
-        fsio::locate(&self.options.fs_facts, path, Some(root))
+        self.options.fs_facts.resolve(path)
     }
 
     /// A path as kustomize shows it: relative to the display root, written as absolute.
@@ -178,7 +110,7 @@ impl<'a> Loader<'a> {
         let path = self.resolve(dir, entry);
         let root = self.read_root(dir);
         let confine = fsio::Confine::root_or_anywhere(root);
-        match self.read_confined(&path, confine) {
+        match fsio::read(&self.options.fs_facts, &path, confine) {
             Ok(bytes) => Ok((path, bytes)),
             Err(e) => Err(self.read_error(e)),
         }
@@ -225,7 +157,7 @@ impl<'a> Loader<'a> {
         let Some(fs_root) = &self.options.fs_root else {
             return Ok(());
         };
-        match self.locate(path, fs_root) {
+        match fsio::locate(&self.options.fs_facts, path, Some(fs_root)) {
             Err(fsio::ReadError {
                 kind: fsio::ReadErrorKind::Outside { .. },
                 ..
@@ -256,7 +188,7 @@ impl<'a> Loader<'a> {
         let Some(root) = self.read_root(dir) else {
             return Ok(());
         };
-        match self.locate(path, root) {
+        match fsio::locate(&self.options.fs_facts, path, Some(root)) {
             Err(fsio::ReadError {
                 kind: fsio::ReadErrorKind::Outside { root, real },
                 path,
@@ -294,7 +226,7 @@ impl<'a> Loader<'a> {
         // kustomize's `LoadKustFile`: one recognised name only.
         let present = KUSTOMIZATION_FILE_NAMES
             .iter()
-            .filter(|name| self.is_file(&dir.join(name)))
+            .filter(|name| self.options.fs_facts.is_file(&dir.join(name)))
             .count();
         if overridden.is_none() && present > 1 {
             return Err(fail(format!(
@@ -310,9 +242,12 @@ impl<'a> Loader<'a> {
                     .map(|d| Node::clone(&d.root))
                     .unwrap_or_else(Node::null),
                 None => {
-                    let text = self
-                        .read_text(&kfile, fsio::Confine::root_or_anywhere(self.read_root(dir)))
-                        .map_err(|e| fail(format!("reading: {e}")))?;
+                    let text = fsio::read_to_string(
+                        &self.options.fs_facts,
+                        &kfile,
+                        fsio::Confine::root_or_anywhere(self.read_root(dir)),
+                    )
+                    .map_err(|e| fail(format!("reading: {e}")))?;
                     // kustomize reads the file with a YAML reader where a repeated key replaces
                     // the earlier one
                     let options = ParseOptions {
@@ -355,8 +290,7 @@ impl<'a> Loader<'a> {
                 .map_err(|m| format!("accumulating resources from '{entry}': {m}"));
         }
         let confine = fsio::Confine::root_or_anywhere(self.read_root(dir));
-        let text = self
-            .read_text(path, confine)
+        let text = fsio::read_to_string(&self.options.fs_facts, path, confine)
             .map_err(|e| format!("reading '{}': {}", shown(), e.kind))?;
         let options = ParseOptions {
             run: self.options.budget.clone(),
@@ -366,10 +300,15 @@ impl<'a> Loader<'a> {
             .map_err(|m| format!("accumulating resources from '{entry}': {m}"))
     }
 
+    /// What is at `path`, if anything.
+    pub(super) fn kind(&self, path: &Path) -> Option<FileKind> {
+        self.options.fs_facts.kind(path)
+    }
+
     pub(crate) fn find_kustomization(&self, dir: &Path) -> Result<PathBuf, String> {
         for name in KUSTOMIZATION_FILE_NAMES {
             let p = dir.join(name);
-            if self.is_file(&p) {
+            if self.options.fs_facts.is_file(&p) {
                 return Ok(p);
             }
         }

@@ -65,9 +65,6 @@ pub struct Options {
     pub process_env: Option<Arc<BTreeMap<String, String>>>,
     /// The run whose budget of alias expansion the files a build reads itself are charged to.
     pub budget: Option<Arc<offlux_budget::RunBudget>>,
-    /// Where the build notes each question it asks of the file system and the answer it got
-    /// (see [`crate::observed`]); `None`: nothing is noted.
-    pub observations: Option<Arc<crate::observed::Observations>>,
 }
 
 /// How deep kustomizations may nest (resources, components, generator directories): far deeper
@@ -109,7 +106,6 @@ impl Default for Options {
             kustomization_override: None,
             parsed_files: None,
             fs_facts: Arc::default(),
-            observations: None,
             patch_texts: Arc::default(),
             process_env: None,
             budget: None,

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use offlux_budget::{Resource, RunBudget};
+use offlux_budget::RunBudget;
 use offlux_sync::MutexExt as _;
 use offlux_yaml::{parse_stream, Node, ParseOptions};
 
@@ -19,17 +19,14 @@ pub struct PatchTexts {
 
 impl PatchTexts {
     /// The non-empty documents of `text`, its alias expansion charged to `run`'s budget the
-    /// first time it is read; with the YAML nodes this call charged (none when the text was
-    /// read before).
-    pub fn parse(&self, text: &str, run: Option<&Arc<RunBudget>>) -> (Parsed, u64) {
+    /// first time it is read.
+    pub(crate) fn parse(&self, text: &str, run: Option<&Arc<RunBudget>>) -> Parsed {
         if let Some(known) = self.lock().get(text) {
-            return (known.clone(), 0);
+            return known.clone();
         }
-        let tally = run.map(|run| Arc::new(RunBudget::tally_of(run.clone())));
-        let parsed = parse_documents(text, tally.as_ref());
+        let parsed = parse_documents(text, run);
         self.lock().insert(text.to_owned(), parsed.clone());
-        let charged = tally.map_or(0, |tally| tally.used(Resource::AliasNodes));
-        (parsed, charged)
+        parsed
     }
 
     fn lock(&self) -> MutexGuard<'_, foldhash::HashMap<String, Parsed>> {
@@ -61,22 +58,20 @@ mod tests {
         let texts = PatchTexts::default();
         let first = texts
             .parse("---\na: 1\n---\n---\nb: 2\n", None)
-            .0
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(first.len(), 2);
         let again = texts
             .parse("---\na: 1\n---\n---\nb: 2\n", None)
-            .0
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(Arc::ptr_eq(&first, &again));
-        let error = texts.parse("a: [", None).0.err();
+        let error = texts.parse("a: [", None).err();
         assert!(
             error
                 .as_deref()
                 .is_some_and(|e| e.contains("expected node content")),
             "{error:?}"
         );
-        assert_eq!(texts.parse("a: [", None).0.err(), error);
+        assert_eq!(texts.parse("a: [", None).err(), error);
         assert_eq!(texts.lock().len(), 2);
     }
 }

@@ -18,19 +18,16 @@ type Fail<'a> = &'a dyn Fn(Option<String>, String) -> Error;
 
 /// A patch read from a file or given inline.
 fn patch_text(loader: &Loader, dir: &Path, entry: &str) -> Result<String, String> {
-    if entry.contains('\n') || (entry.contains(": ") && !loader.exists(&dir.join(entry))) {
+    if entry.contains('\n')
+        || (entry.contains(": ") && !loader.options.fs_facts.exists(&dir.join(entry)))
+    {
         return Ok(entry.to_string());
     }
     loader.read_file(dir, entry).map(|(_, text)| text)
 }
 
 fn parse_patches(loader: &Loader, text: &str) -> Result<Arc<[Node]>, String> {
-    let (parsed, charged) =
-        (loader.options.patch_texts).parse(text, loader.options.budget.as_ref());
-    if let Some(observations) = &loader.options.observations {
-        observations.note_patch_text(text, charged);
-    }
-    parsed
+    (loader.options.patch_texts).parse(text, loader.options.budget.as_ref())
 }
 
 /// Applies one strategic merge patch to one resource; `Ok(false)` means the patch deleted it.

@@ -89,7 +89,7 @@ pub(super) fn build(dir: &Path, options: &Options) -> Result<Build, Error> {
         reused: HashMap::new(),
         remote: None,
     };
-    if !builder.loader.exists(dir) {
+    if !options.fs_facts.exists(dir) {
         let shown = builder.loader.show(dir);
         // kustomize names the missing root as it was given, relative to where it runs
         let shown = shown.strip_prefix('/').unwrap_or(&shown).to_string();
@@ -200,7 +200,7 @@ fn builtin_transformer_kinds(k: &Kustomization) -> Vec<&'static str> {
 /// the kustomization itself for inline configs.
 fn configured_in(loader: &Loader, dir: &Path, entry: &Node, kfile: &Path) -> PathBuf {
     match entry.as_str() {
-        Some(name) if !name.contains('\n') && loader.is_file(&dir.join(name)) => {
+        Some(name) if !name.contains('\n') && loader.options.fs_facts.is_file(&dir.join(name)) => {
             absolutize(&dir.join(name))
         }
         _ => kfile.to_path_buf(),
@@ -570,7 +570,7 @@ impl Builder<'_> {
                 return Err(fail(label, "remote components are not supported".into()));
             }
             let path = self.loader.resolve(dir, entry);
-            if !self.loader.is_dir(&path) {
+            if !self.loader.options.fs_facts.is_dir(&path) {
                 return Err(fail(
                     label,
                     format!(
@@ -738,7 +738,7 @@ impl Builder<'_> {
                 return parse_resources(name);
             }
             let path = dir.join(name);
-            if self.loader.is_dir(&path) {
+            if self.loader.options.fs_facts.is_dir(&path) {
                 let t = self
                     .accumulate(&path, None, false)
                     .map_err(|e| e.to_string())?;

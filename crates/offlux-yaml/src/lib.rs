@@ -25,7 +25,6 @@
 struct ReadmeExample;
 
 mod canon;
-pub mod codec;
 mod emit;
 mod fast;
 mod files;
