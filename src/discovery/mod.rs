@@ -205,9 +205,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     // Files the walk did not hand over (those in chart templates) are read here if they are
     // needed after all. Each result goes to its file's slot, so nothing downstream depends on
     // the threads' timing.
-    let load_all = |files: &[usize],
-                    keep: &dyn Fn(&Path) -> Keep,
-                    loaded: &mut Vec<Option<load::LoadedFile>>| {
+    let load_all = |files: &[usize], keep: &dyn Fn(&Path) -> Keep, loaded: &mut LoadedFiles| {
         let missing: Vec<(usize, Keep)> = files
             .iter()
             .copied()
@@ -224,7 +222,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             )
         });
         for ((i, _), file) in missing.into_iter().zip(results) {
-            loaded[i] = Some(file);
+            loaded[i] = Some(Arc::new(file));
         }
     };
 
@@ -249,6 +247,7 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
     for BytePath(file) in &refs.non_resource_files {
         if let Ok(i) = listing.yaml_files.binary_search(file) {
             if let (Some(loaded), false) = (loaded[i].as_mut(), is_kustomization_file(file)) {
+                let loaded = Arc::make_mut(loaded);
                 load::keep_again(loaded, file, &paths::relative_to(file, &root), Keep::All);
             }
         }
@@ -423,12 +422,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         let Some(file) = file else {
             continue;
         };
-        if let Some(documents) = file.documents {
-            parsed_files.insert(path.clone(), documents);
+        if let Some(documents) = &file.documents {
+            parsed_files.insert(path.clone(), documents.clone());
         }
         if !included {
             continue;
         }
+        // Shared with the walk the command keeps: its objects copied, as this discovery takes them.
+        let file = Arc::try_unwrap(file).unwrap_or_else(|shared| load::LoadedFile::clone(&shared));
         stats.yaml_files += 1;
         // A generator's input is data kustomize reads as text: a values file that is not a
         // Kubernetes object (or not YAML at all) is no finding.
@@ -632,10 +633,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
 #[derive(Clone)]
 pub(crate) struct Walked {
     listing: walk::Listing,
-    loaded: Vec<Option<load::LoadedFile>>,
+    loaded: LoadedFiles,
     file_refs: Vec<Option<kustomization_refs::FileRefs>>,
     fs_facts: Arc<FsFacts>,
 }
+
+/// The files a walk loaded, by listing index; shared with the walk kept in the command's cache,
+/// so a discovery copies only the files it changes and the objects of the files it includes.
+type LoadedFiles = Vec<Option<Arc<load::LoadedFile>>>;
 
 /// The walk of `root` with its files loaded: the command's earlier one when there is one (this
 /// run's budget charged what parsing its files charged that one's; a file that does not fit, or
@@ -655,7 +660,7 @@ fn walked(root: &Path, options: &Options) -> Walked {
             let charged = (file.alias_nodes)
                 .is_some_and(|nodes| load::charge_parse(options.budget.as_ref(), nodes));
             if !charged {
-                *file = load_one(path, root, &limits);
+                *file = Arc::new(load_one(path, root, &limits));
                 *refs = file_refs_of(path, file);
             }
         }
@@ -701,7 +706,7 @@ fn walk_and_load(
     limits: &load::LoadOptions,
 ) -> (
     walk::Listing,
-    Vec<Option<load::LoadedFile>>,
+    LoadedFiles,
     Vec<Option<kustomization_refs::FileRefs>>,
 ) {
     let load = |index: usize, path: &Path| {
@@ -738,12 +743,12 @@ fn walk_and_load(
     });
     // A poisoned lock means a load panicked, and the scope has passed that panic on already.
     let results = results.into_recovered();
-    let mut loaded: Vec<Option<load::LoadedFile>> = Vec::new();
+    let mut loaded: LoadedFiles = Vec::new();
     loaded.resize_with(listing.yaml_files.len(), || None);
     let mut file_refs = Vec::new();
     file_refs.resize_with(listing.yaml_files.len(), || None);
     for (index, file, refs) in results.into_iter().flatten() {
-        loaded[index] = Some(file);
+        loaded[index] = Some(Arc::new(file));
         file_refs[index] = refs;
     }
     (listing, loaded, file_refs)
@@ -844,7 +849,7 @@ impl<'a> WorkingTreeSources<'a> {
         root: &'a Path,
         mappings: &'a [SourceMapping],
         yaml_files: &[PathBuf],
-        loaded: &[Option<load::LoadedFile>],
+        loaded: &[Option<Arc<load::LoadedFile>>],
         refs: &kustomization_refs::KustomizationRefs,
     ) -> Self {
         let mut git_urls: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
@@ -965,7 +970,7 @@ fn generated_values(
     configmap: &str,
     key: &str,
     yaml_files: &[PathBuf],
-    loaded: &[Option<load::LoadedFile>],
+    loaded: &[Option<Arc<load::LoadedFile>>],
 ) -> Option<crate::yaml::Node> {
     let dir = file.parent()?;
     let loaded_at = |path: &Path| {
