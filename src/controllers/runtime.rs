@@ -1605,6 +1605,14 @@ impl Runtime<'_> {
         true
     }
 
+    /// The producer whose version of `id` the run holds (the winning claim); `None` for an
+    /// object written in the repository that nothing in the run applies (an entry point).
+    fn applier_of(&self, id: &ResourceId) -> Option<ResourceId> {
+        let claims = self.claims.locked();
+        let producer = claims.get(id)?.keys().next()?;
+        (*producer != written_in_repository()).then(|| producer.clone())
+    }
+
     /// Puts the winning claim of `id` in the Store, or withdraws `id` when nobody claims it.
     fn settle_claim(
         &self,

@@ -416,6 +416,97 @@ spec:
     }
 }
 
+/// The post-build that decides a `${VAR:=default}` in `spec.path` is that of the producer that
+/// applied the Kustomization in the run. A Kustomization whose `spec.path` covers the child's
+/// file but that nothing applies (its own file listed by no kustomization, as sulibot's
+/// `tier-1-infrastructure/ks.yaml`) substitutes nothing: the child, applied by a parent without
+/// `postBuild`, keeps the variable in its path and fails as kustomize-controller's `reconcile`
+/// does.
+#[test]
+fn a_kustomization_nothing_applies_substitutes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let kustomization = |name: &str, path: &str, extra: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}"
+        )
+    };
+    write(
+        root,
+        "clusters/prod/flux.yaml",
+        &format!(
+            "{BOOTSTRAP_SOURCE}---\n{}",
+            kustomization("apps", "./apps", "")
+        ),
+    );
+    write(root, "apps/kustomization.yaml", "resources: [./tier1]\n");
+    write(
+        root,
+        "apps/tier1/ks.yaml",
+        &kustomization(
+            "tier1",
+            "./apps/tier1",
+            "  postBuild:\n    substitute: {MODE: \"false\"}\n",
+        ),
+    );
+    write(
+        root,
+        "apps/tier1/kustomization.yaml",
+        "resources: [child.yaml]\n",
+    );
+    write(
+        root,
+        "apps/tier1/child.yaml",
+        &kustomization("child", "./apps/tier1/app-${MODE:=false}", ""),
+    );
+    write(
+        root,
+        "apps/tier1/app-false/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {a: b}\n",
+    );
+    let rows = test_rows(root, "clusters/prod", &[]);
+    let (result, message) = rows
+        .get("Kustomization/flux-system/child")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("kustomization path not found: ./apps/tier1/app-${MODE:=false}"),
+        "{message}"
+    );
+    assert!(
+        !rows.contains_key("Kustomization/flux-system/tier1"),
+        "{rows:?}"
+    );
+
+    // Listed, tier1 applies the child with its variables: the substituted path builds.
+    write(
+        root,
+        "apps/tier1/kustomization.yaml",
+        "resources: [ks.yaml]\n",
+    );
+    write(
+        root,
+        "apps/tier1/ks.yaml",
+        &kustomization(
+            "tier1",
+            "./apps/tier1/inner",
+            "  postBuild:\n    substitute: {MODE: \"false\"}\n",
+        ),
+    );
+    std::fs::remove_file(root.join("apps/tier1/child.yaml")).expect("rm");
+    write(
+        root,
+        "apps/tier1/inner/child.yaml",
+        &kustomization("child", "./apps/tier1/app-${MODE:=false}", ""),
+    );
+    let rows = test_rows(root, "clusters/prod", &[]);
+    let (result, message) = rows
+        .get("Kustomization/flux-system/child")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(result, "PASS", "{message}");
+    assert!(!message.contains("no post-build substituted"), "{message}");
+}
+
 /// A HelmRelease blocked through the release it depends on names both: the root cause to fix,
 /// and the dependency it waits on (`via`), which is what its `dependsOn` names.
 #[test]

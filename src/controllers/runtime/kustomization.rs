@@ -280,29 +280,34 @@ impl Runtime<'_> {
 
     /// `spec.path` as kustomize-controller reads it: as the object holds it (`reconcile`:
     /// `securejoin.SecureJoin(tmpDir, obj.Spec.Path)`, then "kustomization path not found").
-    /// A `${VAR:=default}` there is resolved only by the post-build of the Kustomization that
-    /// applied this one, which the object already reflects where it ran. When that one has no
-    /// variables to substitute (no `postBuild`, an empty one, or no Kustomization), the text is
-    /// read as it is. When its variables come from objects offlux could not read (what only the
-    /// cluster holds), or nothing in the repository applies this one, offline cannot tell: the
-    /// default is taken, with a note saying so.
+    /// A `${VAR:=default}` there is resolved only by the post-build of the producer that applied
+    /// this one in the run (`KustomizationReconciler.build` substitutes only
+    /// `if obj.Spec.PostBuild != nil`), which the object already reflects where it ran. When that
+    /// producer has no variables to substitute (no `postBuild`, an empty one, or it is no
+    /// Kustomization), the text is read as it is. When its variables come from objects offlux
+    /// could not read (what only the cluster holds), or nothing in the run applies this one (an
+    /// entry point, which a bootstrap or the cluster applies), offline cannot tell: the default is
+    /// taken, with a note saying so.
     fn spec_path(&self, flux: &FluxObject, written: &str) -> String {
         if !written.contains('$') {
             return written.to_owned();
         }
-        let key = (flux.object.file.clone(), flux.object.id.clone());
-        let parent_substitutes = self.repository.parents.get(&key).and_then(|parent| {
+        // The producer whose build the run took this object from, not a static guess: a
+        // Kustomization whose `spec.path` covers the file but that nothing applies substitutes
+        // nothing.
+        let parent_substitutes = self.applier_of(&flux.object.id).map(|parent| {
             let parent = self
-                .repository
-                .flux_objects
-                .iter()
-                .find(|f| f.object.id == *parent)?;
+                .store
+                .get(&parent)
+                .and_then(|object| FluxObject::from_object(&object).ok().flatten());
             // fluxcd/pkg's `SubstituteVariables` substitutes only when it has variables.
-            Some(parent.as_kustomization().is_some_and(|k| {
-                k.post_build
-                    .as_ref()
-                    .is_some_and(|p| !p.substitute.is_empty() || !p.substitute_from.is_empty())
-            }))
+            parent.is_some_and(|parent| {
+                parent.as_kustomization().is_some_and(|k| {
+                    k.post_build
+                        .as_ref()
+                        .is_some_and(|p| !p.substitute.is_empty() || !p.substitute_from.is_empty())
+                })
+            })
         });
         if parent_substitutes == Some(false) {
             return written.to_owned();
