@@ -260,8 +260,14 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         }
     };
 
-    let working_tree =
-        WorkingTreeSources::read(&root, &options.sources, &listing.yaml_files, &loaded, &refs);
+    let working_tree = WorkingTreeSources::read(
+        &root,
+        &options.sources,
+        &listing.yaml_files,
+        &loaded,
+        &refs,
+        &fs_facts,
+    );
 
     // Directories are walked whole; kustomizations also pull in the files and directories they
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
@@ -842,6 +848,36 @@ struct WorkingTreeSources<'a> {
     /// GitRepository namespaces and URLs by name, from every file of the repository: a
     /// Kustomization may be met before its source.
     git_urls: BTreeMap<String, Vec<(String, String)>>,
+    /// The sources FluxInstances generate that the run reads from the working tree.
+    synced: Vec<SyncedSource>,
+}
+
+/// A source a FluxInstance's `spec.sync` generates whose files the run takes from the working
+/// tree, as `Runtime::synced_resolution` decides: its URL is this repository's remote, or its
+/// sync path is a directory here.
+struct SyncedSource {
+    kind: String,
+    /// The instance's namespace; empty when its file does not say (a Kustomization's
+    /// `targetNamespace` may place it).
+    namespace: String,
+    /// `spec.sync.name`; the instance's namespace when unset (the operator's `sync_name`).
+    name: Option<String>,
+}
+
+impl SyncedSource {
+    /// Whether a `sourceRef` of `kind` to `name` in `namespace` names this source.
+    fn is(&self, kind: &str, namespace: &str, name: &str) -> bool {
+        if self.kind != kind {
+            return false;
+        }
+        if self.namespace.is_empty() {
+            // The instance's namespace is not known here: without a written name the source is
+            // named after whatever namespace it lands in, which is the reference's.
+            return self.name.as_deref().unwrap_or(namespace) == name;
+        }
+        (namespace.is_empty() || namespace == self.namespace)
+            && self.name.as_deref().unwrap_or(&self.namespace) == name
+    }
 }
 
 impl<'a> WorkingTreeSources<'a> {
@@ -851,18 +887,51 @@ impl<'a> WorkingTreeSources<'a> {
         yaml_files: &[PathBuf],
         loaded: &[Option<Arc<load::LoadedFile>>],
         refs: &kustomization_refs::KustomizationRefs,
+        fs_facts: &FsFacts,
     ) -> Self {
+        let remote = git_remote::git_remote(root);
         let mut git_urls: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-        for (file, loaded) in yaml_files.iter().zip(loaded) {
-            for flux in loaded.iter().flat_map(|l| l.flux.iter().flatten()) {
-                if flux.kind != FluxKind::GitRepository {
-                    continue;
-                }
+        let mut synced = Vec::new();
+        for (file, file_load) in yaml_files.iter().zip(loaded) {
+            for flux in file_load.iter().flat_map(|l| l.flux.iter().flatten()) {
                 let mut namespace = flux.namespace().to_owned();
                 if namespace.is_empty() {
                     if let Some(hint) = refs.namespace_of_file.get(path_bytes(file)) {
                         namespace = hint.to_string();
                     }
+                }
+                let generated = |configmap: &str, key: &str| {
+                    generated_values(file, configmap, key, yaml_files, loaded)
+                };
+                let instance = match flux.kind {
+                    FluxKind::FluxInstance => Some(flux.clone()),
+                    FluxKind::HelmRelease => {
+                        bootstrap_instance::from_helm_release(flux, &generated)
+                    }
+                    _ => None,
+                };
+                if let Some(instance) = instance {
+                    let sync = instance.as_flux_instance().and_then(|i| i.sync.as_ref());
+                    if let Some(sync) = sync {
+                        let here = remote
+                            .as_deref()
+                            .is_some_and(|remote| git_remote::same_repository(remote, &sync.url))
+                            || synced_path_here(root, &sync.path, fs_facts);
+                        if here {
+                            let namespace = match instance.namespace() {
+                                "" => namespace.clone(),
+                                written => written.to_owned(),
+                            };
+                            synced.push(SyncedSource {
+                                kind: sync.kind.clone(),
+                                namespace,
+                                name: sync.name.clone(),
+                            });
+                        }
+                    }
+                }
+                if flux.kind != FluxKind::GitRepository {
+                    continue;
                 }
                 let url = flux
                     .as_source()
@@ -877,8 +946,9 @@ impl<'a> WorkingTreeSources<'a> {
         WorkingTreeSources {
             root,
             mappings,
-            remote: git_remote::git_remote(root),
+            remote,
             git_urls,
+            synced,
         }
     }
 
@@ -933,6 +1003,10 @@ impl<'a> WorkingTreeSources<'a> {
             let dir = mapping.dir.canonicalize().ok()?;
             return dir.starts_with(self.root).then_some(dir);
         }
+        if (self.synced.iter()).any(|synced| synced.is(&reference.kind, namespace, &reference.name))
+        {
+            return Some(self.root.to_path_buf());
+        }
         if reference.kind != "GitRepository" {
             return None;
         }
@@ -961,6 +1035,14 @@ impl<'a> WorkingTreeSources<'a> {
         };
         here.then(|| self.root.to_path_buf())
     }
+}
+
+/// Whether a FluxInstance's sync `path` is a directory of the working tree (variables at their
+/// defaults), where the run takes the synced source's files from.
+fn synced_path_here(root: &Path, path: &str, fs_facts: &FsFacts) -> bool {
+    let path = apply_variable_defaults(path).unwrap_or_else(|_| path.to_owned());
+    let dir = secure_join(root, &path);
+    crate::fsio::locate(fs_facts, &dir, Some(root)).is_ok() && fs_facts.is_dir(&dir)
 }
 
 /// The first document of the file a `configMapGenerator` named `configmap`, in the kustomization

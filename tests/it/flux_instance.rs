@@ -269,6 +269,70 @@ spec:
     assert_eq!(text(source, &["metadata", "namespace"]), Some("flux"));
 }
 
+/// Repro from tyriis__home-ops's `devenv/oci`: the FluxInstance, written without a namespace,
+/// is applied by a Kustomization whose source is the OCIRepository that same instance's sync
+/// generates (its path is in the working tree, so the run reads it from here). Discovery follows
+/// that Kustomization as the run does, so the instance is known as applied by it, in its
+/// `targetNamespace`, and is not also taken for an entry point of its own in `default`.
+#[test]
+fn a_kustomization_of_an_instances_oci_sync_is_followed_with_no_phantom_instance() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let kustomization = |name: &str, path: &str, extra: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: {path}\n  prune: true\n  sourceRef: {{kind: OCIRepository, name: flux-system}}\n{extra}"
+        )
+    };
+    write(
+        root,
+        "c/flux/sync.yaml",
+        &kustomization("apps", "./c/apps", ""),
+    );
+    write(
+        root,
+        "c/flux/kustomization.yaml",
+        "resources: [sync.yaml]\n",
+    );
+    write(
+        root,
+        "c/apps/kustomization.yaml",
+        "resources: [fi/ks.yaml]\n",
+    );
+    write(
+        root,
+        "c/apps/fi/ks.yaml",
+        &kustomization(
+            "flux-instance",
+            "./c/apps/fi/app",
+            "  targetNamespace: flux-system\n",
+        ),
+    );
+    write(
+        root,
+        "c/apps/fi/app/kustomization.yaml",
+        "resources: [fi.yaml]\n",
+    );
+    write(
+        root,
+        "c/apps/fi/app/fi.yaml",
+        "apiVersion: fluxcd.controlplane.io/v1\nkind: FluxInstance\nmetadata: {name: flux}\nspec:\n  distribution: {version: 2.x, registry: ghcr.io/fluxcd}\n  sync: {kind: OCIRepository, url: 'oci://registry.example/repo', ref: local, path: ./c/flux}\n",
+    );
+    let report = reconcile(root, "c");
+    no_failure_or_block(&report);
+    let instances: Vec<String> = (report.statuses.iter())
+        .filter(|(id, _)| id.kind == "FluxInstance")
+        .map(|(id, _)| format!("{}/{}", id.namespace, id.name))
+        .collect();
+    assert_eq!(instances, ["flux-system/flux"]);
+    for name in ["flux-system", "apps", "flux-instance"] {
+        assert_eq!(
+            status(&report, "Kustomization", "flux-system", name),
+            &Status::Ready(Ready::Reconciled),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn a_sync_from_another_repository_is_not_fetched_and_an_invalid_one_fails() {
     let dir = tempfile::tempdir().expect("tempdir");
