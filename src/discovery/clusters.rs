@@ -119,9 +119,9 @@ fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
         .map(|applier| steps.covered_appliers(&PathKey::of(&applier.to)))
         .collect();
     let mut entries = BTreeSet::new();
-    // Appliers nothing applies: each file's directory, and the directories above it whose
-    // kustomization files list it.
-    let mut unreached: Vec<(&Path, Vec<&Path>)> = Vec::new();
+    // Appliers nothing applies: each file's directory, the directories above it whose
+    // kustomization files list it, and what it applies.
+    let mut unreached: Vec<(&Path, Vec<&Path>, &Path)> = Vec::new();
     for (index, applier) in appliers.iter().enumerate() {
         let reached_by: Vec<usize> = (0..appliers.len())
             .filter(|&other| covered[other].contains(&index))
@@ -135,7 +135,11 @@ fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
         }
         if reached_by.is_empty() {
             if let Some(own) = applier.from.parent() {
-                unreached.push((own, listing_directories(&applier.from, applies)));
+                unreached.push((
+                    own,
+                    listing_directories(&applier.from, applies),
+                    &applier.to,
+                ));
             }
             continue;
         }
@@ -161,19 +165,29 @@ fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
             entries.insert(chosen.to.clone());
         }
     }
-    // A listing is taken as what the bootstrap builds only when it lists one cluster's appliers
-    // and is not the repository's top (which kustomization files list for tooling as often as
-    // for Flux); otherwise each enters at its own directory.
+    // A listing is taken as what the bootstrap builds when it is not the repository's top (which
+    // kustomization files list for tooling as often as for Flux) and lists one cluster's
+    // appliers: those of one directory, or appliers that each apply only what lies under the
+    // listing (a namespace's directory listing its apps' Kustomizations, as `cluster-apps`
+    // builds it). A listing of appliers in several directories that apply elsewhere (each
+    // cluster's root applying a shared tree) lists clusters: each enters at its own directory.
     let mut listings: BTreeMap<&Path, BTreeSet<&Path>> = BTreeMap::new();
-    for (own, above) in &unreached {
+    let mut applies_elsewhere: BTreeSet<&Path> = BTreeSet::new();
+    for (own, above, to) in &unreached {
         for dir in above {
             listings.entry(dir).or_default().insert(own);
+            if !to.starts_with(dir) {
+                applies_elsewhere.insert(dir);
+            }
         }
     }
-    for (own, above) in &unreached {
-        let highest = above
-            .iter()
-            .find(|dir| **dir != root && listings.get(*dir).is_some_and(|owns| owns.len() == 1));
+    for (own, above, _) in &unreached {
+        let highest = above.iter().find(|dir| {
+            **dir != root
+                && listings
+                    .get(*dir)
+                    .is_some_and(|owns| owns.len() == 1 || !applies_elsewhere.contains(*dir))
+        });
         entries.insert(highest.copied().unwrap_or(own).to_path_buf());
     }
     entries
@@ -437,6 +451,43 @@ mod tests {
         assert_eq!(
             entries(more),
             ["prod=clusters/prod", "staging=clusters/staging"]
+        );
+    }
+
+    #[test]
+    fn a_namespace_directory_listing_its_apps_is_one_entry() {
+        // `--path kubernetes/apps/network` (szinn): its kustomization file lists each app's
+        // Kustomization, and each applies only what lies under the directory; what the
+        // directory's own kustomization adds (a component's source) is part of it.
+        let mut applies = Vec::new();
+        for app in ["echo", "multus"] {
+            applies.push(step(
+                &format!("apps/network/{app}/ks.yaml"),
+                &format!("apps/network/{app}/app"),
+                Via::Applier,
+            ));
+            applies.push(step(
+                "apps/network/kustomization.yaml",
+                &format!("apps/network/{app}/ks.yaml"),
+                Via::Input,
+            ));
+        }
+        assert_eq!(entries(applies.clone()), ["network=apps/network"]);
+
+        // One of them applying a tree elsewhere makes the listing one of clusters.
+        applies.push(step("apps/network/edge/ks.yaml", "shared", Via::Applier));
+        applies.push(step(
+            "apps/network/kustomization.yaml",
+            "apps/network/edge/ks.yaml",
+            Via::Input,
+        ));
+        assert_eq!(
+            entries(applies),
+            [
+                "echo=apps/network/echo",
+                "edge=apps/network/edge",
+                "multus=apps/network/multus"
+            ]
         );
     }
 

@@ -487,3 +487,68 @@ fn diff_changed_only_selects_within_each_cluster() {
     assert!(by_cluster[1].1 > 0, "{left_out:#?}");
     assert!(stderr.contains("note: [prod] --changed-only"), "{stderr}");
 }
+
+/// A new user's `--path` at a namespace's directory (szinn's `kubernetes/main/apps/network`):
+/// its kustomization file lists each app's Kustomization and a component that writes the
+/// OCIRepository the apps' releases use. The directory is one entry, built through that file as
+/// the Kustomization applying it would, so the component's source is there; splitting it into
+/// one "cluster" per app left the source out and failed the release ("not found").
+#[test]
+fn a_namespace_directory_is_one_entry_with_what_its_kustomization_adds() {
+    use crate::verdict_rules::{test_rows, write};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let app_ks = |app: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {app}}}\nspec:\n  interval: 30m\n  targetNamespace: net\n  path: ./apps/net/{app}/app\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n"
+        )
+    };
+    write(
+        root,
+        "apps/net/kustomization.yaml",
+        "namespace: net\ncomponents: [../../components/chart]\nresources: [echo/ks.yaml, two/ks.yaml]\n",
+    );
+    write(root, "apps/net/echo/ks.yaml", &app_ks("echo"));
+    write(
+        root,
+        "apps/net/echo/app/kustomization.yaml",
+        "resources: [release.yaml]\n",
+    );
+    write(
+        root,
+        "apps/net/echo/app/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: echo}\nspec:\n  interval: 1h\n  chartRef: {kind: OCIRepository, name: app-template}\n",
+    );
+    write(root, "apps/net/two/ks.yaml", &app_ks("two"));
+    write(
+        root,
+        "apps/net/two/app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\ndata: {a: b}\n",
+    );
+    write(
+        root,
+        "components/chart/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [source.yaml]\n",
+    );
+    write(
+        root,
+        "components/chart/source.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata: {name: app-template}\nspec:\n  interval: 1h\n  url: oci://ghcr.io/example/app-template\n  ref: {tag: 1.0.0}\n",
+    );
+    let rows = test_rows(root, "apps/net", &["--offline", "--allow-missing-sources"]);
+    let (result, message) = rows
+        .get("HelmRelease/net/echo")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(result, "SKIPPED", "{message}");
+    assert!(!message.contains("not found"), "{message}");
+    assert!(
+        rows.contains_key("OCIRepository/net/app-template"),
+        "{rows:?}"
+    );
+    let output = crate::verdict_rules::offlux(
+        root,
+        &["get", "clusters", "--path", "apps/net", "-o", "json"],
+    );
+    let clusters: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(clusters.as_array().map(Vec::len), Some(1), "{clusters}");
+}
