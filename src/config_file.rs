@@ -25,6 +25,37 @@ use crate::yaml::{Node, Pos};
 /// The file's name, at the repository root.
 pub const FILE: &str = ".offlux.yaml";
 
+/// Why a path the file gives is refused: the file belongs to the repository, so it may only
+/// name what lies inside it (a hostile repository's `.offlux.yaml` must not make offlux read the
+/// machine's other files; the command line may name anything).
+#[derive(Debug, thiserror::Error)]
+pub enum PathRefused {
+    #[error("must be a path inside the repository, relative to its root")]
+    NotRelative,
+    #[error("leads out of the repository (to `{}`)", .0.display())]
+    LeadsOut(std::path::PathBuf),
+}
+
+/// `value` joined to `root` (canonical), when it stays inside the repository: relative, with no
+/// `..`, and no link on the way leading out.
+pub fn path_inside(root: &Path, value: &str) -> Result<std::path::PathBuf, PathRefused> {
+    let relative = Path::new(value);
+    let escapes = relative.components().any(|c| {
+        !matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    });
+    if escapes || value.is_empty() {
+        return Err(PathRefused::NotRelative);
+    }
+    let joined = root.join(relative);
+    match crate::fsio::canonicalize(&joined) {
+        Ok(real) if !real.starts_with(root) => Err(PathRefused::LeadsOut(real)),
+        _ => Ok(joined),
+    }
+}
+
 /// What a key may hold.
 enum Shape {
     /// A mapping with these keys only.

@@ -60,29 +60,8 @@ pub(crate) fn apply(
             .filter(|e| !is_null(&e.value))
     };
     let inside = |name: &str, value: &str, line: u32| -> Result<std::path::PathBuf, String> {
-        let relative = std::path::Path::new(value);
-        let escapes = relative.components().any(|c| {
-            !matches!(
-                c,
-                std::path::Component::Normal(_) | std::path::Component::CurDir
-            )
-        });
-        if escapes {
-            return Err(format!(
-                "{}:{line}: `{name}` must be a path inside the repository, relative to its root",
-                file.display()
-            ));
-        }
-        // A link inside the repository may point out of it: what the path names must be inside.
-        let joined = root.join(relative);
-        match crate::fsio::canonicalize(&joined) {
-            Ok(real) if !real.starts_with(&root) => Err(format!(
-                "{}:{line}: `{name}` leads out of the repository (to `{}`)",
-                file.display(),
-                real.display()
-            )),
-            _ => Ok(joined),
-        }
+        crate::config_file::path_inside(&root, value)
+            .map_err(|refused| format!("{}:{line}: `{name}` {refused}", file.display()))
     };
     let mut settings = Vec::new();
     let mut record = |key: &'static str, value: String, origin: Origin| {

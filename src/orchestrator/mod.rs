@@ -565,8 +565,9 @@ fn configured_sources(root: &Path) -> Result<Vec<SourceMapping>, String> {
             let dir = value.as_str().ok_or_else(|| {
                 format!("`{}`: `sources.{key}` must be a directory", path.display())
             })?;
-            SourceMapping::new(key, root.join(dir))
-                .map_err(|e| format!("`{}`: sources: {e}", path.display()))
+            let dir = crate::config_file::path_inside(root, dir)
+                .map_err(|refused| format!("`{}`: `sources.{key}` {refused}", path.display()))?;
+            SourceMapping::new(key, dir).map_err(|e| format!("`{}`: sources: {e}", path.display()))
         })
         .collect()
 }

@@ -299,6 +299,62 @@ fn a_spec_path_through_an_outside_symlink_is_not_followed_or_read() {
     );
 }
 
+/// `.offlux.yaml` is the repository's own: its `sources:` may map a source only to a directory
+/// inside the repository, as its `path` and `chart-cache` may name only one. A relative path
+/// up and out, an absolute path and a link inside leading out are each refused before anything
+/// is read (the command line's `--sources`, which the user gives, may name any directory).
+#[cfg(unix)]
+#[test]
+fn offlux_yaml_sources_cannot_map_a_source_outside_the_repository() {
+    let (top, repo) = outside_and_repo();
+    let outside = repo.parent().unwrap_or(top.path()).join("outside");
+    write(
+        &outside,
+        "app/cm.yaml",
+        &format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: leak, namespace: default}}\ndata: {{marker: {SECRET}}}\n"),
+    );
+    flux_repository(
+        &repo,
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: evil, namespace: flux-system}\nspec: {url: 'https://example.invalid/x.git', ref: {branch: main}}\n---\n\
+         apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: steal, namespace: flux-system}\nspec: {path: ./app, sourceRef: {kind: GitRepository, name: evil}}\n",
+    );
+    symlink(&outside, &repo.join("link"));
+    for (mapped, why) in [
+        (
+            "../outside".to_owned(),
+            "must be a path inside the repository",
+        ),
+        (
+            outside.display().to_string(),
+            "must be a path inside the repository",
+        ),
+        ("link".to_owned(), "leads out of the repository"),
+    ] {
+        write(
+            &repo,
+            ".offlux.yaml",
+            &format!("sources: {{evil: '{mapped}'}}\n"),
+        );
+        let output = render(&repo, &["--offline"]);
+        let (stdout, stderr) = text(&output);
+        assert!(
+            !stdout.contains(SECRET) && !stderr.contains(SECRET),
+            "{mapped}: {stdout}{stderr}"
+        );
+        assert!(
+            stderr.contains("`sources.evil`") && stderr.contains(why),
+            "{mapped}: {stderr}"
+        );
+        assert_eq!(output.status.code(), Some(2), "{mapped}: {stderr}");
+    }
+    // The user's own flag may map it anywhere.
+    std::fs::remove_file(repo.join(".offlux.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let flag = format!("evil={}", outside.display());
+    let output = render(&repo, &["--offline", "--sources", &flag]);
+    let (stdout, stderr) = text(&output);
+    assert!(stdout.contains(SECRET), "{stdout}{stderr}");
+}
+
 /// `l0` includes `l1`, which includes `l2`, … down to `l{depth}`, which holds a ConfigMap.
 fn nested_bases(root: &Path, depth: usize) {
     for level in 0..depth {

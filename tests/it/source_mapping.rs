@@ -79,10 +79,33 @@ fn sources_come_from_the_repository_config_too() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     fixture(root);
+    // The file is the repository's: it maps sources to directories inside it only.
     write(
         root,
         "repo/.offlux.yaml",
-        "sources:\n  platform: ../platform\n  ExternalArtifact/flux-system/bundle: ../bundle\n",
+        "sources:\n  platform: ../platform\n",
+    );
+    let refused = build(root, &[]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`sources.platform` must be a path inside the repository"),
+        "{stderr}"
+    );
+    for (from, to) in [
+        (
+            "platform/deploy/cm.yaml",
+            "repo/vendor/platform/deploy/cm.yaml",
+        ),
+        ("bundle/cm.yaml", "repo/vendor/bundle/cm.yaml"),
+    ] {
+        let text = std::fs::read_to_string(root.join(from)).expect("read");
+        write(root, to, &text);
+    }
+    write(
+        root,
+        "repo/.offlux.yaml",
+        "sources:\n  platform: vendor/platform\n  ExternalArtifact/flux-system/bundle: vendor/bundle\n",
     );
     let output = build(root, &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
