@@ -99,7 +99,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         if chars.get(i) == Some(&'*') {
             i += 1;
             match args.get(arg_num) {
-                Some(Value::Int(w)) => {
+                Some(Value::Int(w)) if !too_large(*w) => {
                     let w = *w;
                     if w < 0 {
                         fl.minus = true;
@@ -128,8 +128,8 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             if chars.get(i) == Some(&'*') {
                 i += 1;
                 match args.get(arg_num) {
-                    Some(Value::Int(p)) if *p >= 0 => fl.prec = Some(*p as usize),
-                    Some(Value::Int(_)) => fl.prec = None,
+                    // A negative precision "doesn't make sense" to Go either: absent, and said.
+                    Some(Value::Int(p)) if *p >= 0 && !too_large(*p) => fl.prec = Some(*p as usize),
                     _ => out.push_str("%!(BADPREC)"),
                 }
                 arg_num += 1;
@@ -209,20 +209,30 @@ fn parse_arg_index(chars: &[char], i: usize) -> Option<(Option<usize>, usize)> {
     Some((text.parse::<usize>().ok(), j + 1))
 }
 
+/// fmt's `tooLarge`: a width or precision past a million is refused (`%!(BADWIDTH)`,
+/// `%!(BADPREC)`), which also bounds what one verb can print.
+fn too_large(n: i64) -> bool {
+    const MAX: i64 = 1_000_000;
+    !(-MAX..=MAX).contains(&n)
+}
+
+/// fmt's `parsenum`: the number written at `i` and the position after it. A number that grows
+/// past a million before its last digit is "crazy long": Go takes none and skips to the end of
+/// the format.
 fn parse_num(chars: &[char], mut i: usize) -> (Option<usize>, usize) {
     let start = i;
-    let mut n: usize = 0;
+    let mut n: i64 = 0;
     while let Some(d) = chars.get(i).and_then(|c| c.to_digit(10)) {
-        n = n
-            .saturating_mul(10)
-            .saturating_add(d as usize)
-            .min(1_000_000);
+        if too_large(n) {
+            return (None, chars.len());
+        }
+        n = n * 10 + i64::from(d);
         i += 1;
     }
     if i == start {
         (None, i)
     } else {
-        (Some(n), i)
+        (Some(n as usize), i)
     }
 }
 
@@ -420,8 +430,10 @@ fn fmt_int(out: &mut String, i: i64, verb: char, fl: &Flags, v: &Value) {
         if p == 0 && u == 0 {
             digits.clear();
         }
-        while digits.len() < p {
-            digits.insert(0, '0');
+        if digits.len() < p {
+            let mut padded = "0".repeat(p - digits.len());
+            padded.push_str(&digits);
+            digits = padded;
         }
     }
     let mut prefix = String::new();
@@ -508,6 +520,12 @@ fn fmt_float(out: &mut String, f: f64, verb: char, prec: Option<usize>, fl: &Fla
     }
 }
 
+/// A float64's exact decimal expansion has at most 767 significant digits and 1074 after the
+/// point: past these, every digit a precision asks for is a zero. Formatting is asked for no more
+/// (Rust's formatter refuses a precision above 65535; a width or precision may be a million).
+const EXACT_SIGNIFICANT_DIGITS: usize = 800;
+const EXACT_FRACTION_DIGITS: usize = 1100;
+
 /// Decimal digits (no leading zeros; empty for zero) and the decimal point position, Go's `decimal`.
 fn digits_of(x: f64, significant: Option<usize>) -> (Vec<u8>, i32) {
     if x == 0.0 {
@@ -515,7 +533,11 @@ fn digits_of(x: f64, significant: Option<usize>) -> (Vec<u8>, i32) {
     }
     let s = match significant {
         None => format!("{x:e}"),
-        Some(n) => format!("{:.*e}", n.saturating_sub(1), x),
+        Some(n) => format!(
+            "{:.*e}",
+            n.saturating_sub(1).min(EXACT_SIGNIFICANT_DIGITS),
+            x
+        ),
     };
     let (mant, exp) = s.split_once('e').unwrap_or((s.as_str(), "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
@@ -585,7 +607,15 @@ pub(crate) fn format_float(x: f64, verb: char, prec: Option<usize>) -> String {
             let (d, dp) = digits_of(x, Some(p + 1));
             fmt_e(&d, dp, p, verb)
         }
-        'f' | 'F' => format!("{:.*}", prec.unwrap_or(6), x),
+        'f' | 'F' => {
+            let prec = prec.unwrap_or(6);
+            let mut text = format!("{:.*}", prec.min(EXACT_FRACTION_DIGITS), x);
+            text.extend(std::iter::repeat_n(
+                '0',
+                prec.saturating_sub(EXACT_FRACTION_DIGITS),
+            ));
+            text
+        }
         'g' | 'G' => {
             let e = if verb == 'g' { 'e' } else { 'E' };
             let shortest = prec.is_none();
@@ -912,6 +942,49 @@ mod tests {
             ),
             "true 6869 FF float64"
         );
+    }
+
+    /// fmt's `tooLarge` and `parsenum` (Go's fmt/print.go): widths and precisions past a million
+    /// are refused, so one verb prints at most about a million characters, in linear time; a
+    /// float's precision past its exact digits is zeros (Rust's formatter would panic past 65535).
+    #[test]
+    fn huge_widths_and_precisions_are_bounded_as_go_bounds_them() {
+        let int = Value::Int;
+        assert_eq!(sprintf("%*d", &[int(1_000_001), int(1)]), "%!(BADWIDTH)1");
+        assert_eq!(sprintf("%*d", &[int(-1_000_001), int(1)]), "%!(BADWIDTH)1");
+        assert_eq!(
+            sprintf("%.*d", &[int(1_000_000_000), int(1)]),
+            "%!(BADPREC)1"
+        );
+        assert_eq!(
+            sprintf("%99999999d", &[int(1)]),
+            "%!(NOVERB)%!(EXTRA int=1)"
+        );
+        let padded = sprintf("%.999999d", &[int(7)]);
+        assert_eq!(padded.len(), 999_999);
+        assert!(padded.ends_with("07") && padded.starts_with("000"));
+        let fixed = sprintf("%.*f", &[int(100_000), Value::Float(1.0)]);
+        assert_eq!(fixed.len(), 100_002);
+        assert!(fixed.starts_with("1.000") && fixed.ends_with('0'));
+        let tenth = sprintf("%.3000f", &[Value::Float(0.1)]);
+        assert_eq!(tenth.len(), 3002);
+        assert!(
+            tenth.starts_with("0.1000000000000000055511151231257827021181583404541015625000"),
+            "{}",
+            &tenth[..80]
+        );
+        let exp = sprintf("%.*e", &[int(100_000), Value::Float(1.5)]);
+        assert_eq!(exp.len(), 100_006);
+        assert!(
+            exp.starts_with("1.5000") && exp.ends_with("0e+00"),
+            "{}",
+            &exp[exp.len() - 10..]
+        );
+        assert_eq!(
+            sprintf("%.*e", &[int(1_000_001), Value::Float(1.0)]),
+            "%!(BADPREC)1.000000e+00"
+        );
+        assert_eq!(sprintf("%.100000g", &[Value::Float(0.5)]), "0.5");
     }
 
     #[test]
