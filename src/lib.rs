@@ -8,6 +8,7 @@
 
 pub mod allocator;
 pub mod artifact;
+pub mod cel_cost;
 pub mod cli;
 pub mod config_file;
 pub mod controllers;

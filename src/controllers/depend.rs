@@ -282,13 +282,16 @@ pub fn evaluate_ready_expr(
         .map_err(|e| format!("invalid CEL expression `{expr}`: {e}"))?;
     let mut context = cel::Context::with_env(env);
     let dep = projection(dependency, true);
+    let this = projection(dependant, false);
+    crate::cel_cost::check(program.expression(), &[&dep, &this])
+        .map_err(|why| format!("`{expr}` is not evaluated: {why}"))?;
     if let serde_json::Value::Object(fields) = &dep {
         for (name, value) in fields {
             let value = cel::to_value(value.clone()).map_err(|e| e.to_string())?;
             context.add_variable_from_value(name.as_str(), value);
         }
     }
-    let this = cel::to_value(projection(dependant, false)).map_err(|e| e.to_string())?;
+    let this = cel::to_value(this).map_err(|e| e.to_string())?;
     context.add_variable_from_value("self", this);
     let dep = cel::to_value(dep).map_err(|e| e.to_string())?;
     context.add_variable_from_value("dep", dep);

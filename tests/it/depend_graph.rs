@@ -230,6 +230,14 @@ fn ready_expr_sees_spec_metadata_and_status() {
         .expect_err("not a bool");
     assert!(error.contains("must yield a boolean"), "{error}");
     assert!(depend::evaluate_ready_expr("((", &app.object, &infra.object).is_err());
+    // Nested comprehensions that would run for hours are refused before they run (`cel_cost`).
+    let list = format!("[{}]", vec!["1"; 300].join(","));
+    let costly = format!("{list}.all(a, {list}.all(b, {list}.all(c, {list}.all(d, a == b))))");
+    let started = std::time::Instant::now();
+    let error =
+        depend::evaluate_ready_expr(&costly, &app.object, &infra.object).expect_err("too costly");
+    assert!(error.contains("estimated cost"), "{error}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 
 #[test]

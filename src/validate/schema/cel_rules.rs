@@ -3,7 +3,9 @@
 //!
 //! Only a rule that evaluates cleanly to `false` is a violation. A rule this CEL implementation
 //! cannot compile or evaluate (a Kubernetes library function it lacks, such as `quantity()` or
-//! `url()`) is passed over rather than guessed at, and transition rules (`oldSelf`) do not apply
+//! `url()`) is passed over rather than guessed at, and so is one whose estimated cost on the
+//! value at hand passes Kubernetes' per-call limit (`cel_cost`: the crate has no limit of its
+//! own, and the API server would refuse such a CRD); transition rules (`oldSelf`) do not apply
 //! to a new object.
 
 use std::sync::{Arc, OnceLock};
@@ -75,6 +77,7 @@ impl CelRules {
     }
 
     fn failing<'s>(&'s self, instance: &Value) -> impl Iterator<Item = &'s Rule> + 's {
+        let largest = crate::cel_cost::largest_collection(instance);
         let context = self.env.as_ref().and_then(|env| {
             let value = cel::to_value(instance).ok()?;
             let mut context = cel::Context::with_env(env.clone());
@@ -88,8 +91,12 @@ impl CelRules {
             let program = rule
                 .program
                 .get_or_init(|| self.env.as_ref()?.compile(&rule.text).ok());
+            // A rule too costly to evaluate on this value is passed over, as one this
+            // implementation cannot evaluate is.
             program.as_ref().is_some_and(|program| {
-                matches!(program.execute(context), Ok(cel::Value::Bool(false)))
+                crate::cel_cost::estimate(program.expression(), largest)
+                    <= crate::cel_cost::COST_LIMIT
+                    && matches!(program.execute(context), Ok(cel::Value::Bool(false)))
             })
         })
     }
