@@ -3,10 +3,12 @@
 //! kustomize-controller and the Flux Operator apply a build through fluxcd/pkg's `ssa`
 //! `ResourceManager.ApplyAll`: every object of a stage is dry-run applied before any is applied,
 //! and the first refusal (`ssa/errors.DryRunErr`) fails the whole reconciliation, so nothing of
-//! that stage reaches the cluster. The refusal offlux can know without a cluster is a Flux kind in
+//! that stage reaches the cluster. The refusals offlux can know without a cluster: a Flux kind in
 //! an `apiVersion` no Flux CRD ever served (`model::served_version`): the API server answers
-//! `no matches for kind …`. Versions only older Flux releases serve are not refused here (the
-//! cluster may run one; `validate` warns about them).
+//! `no matches for kind …`; and a Flux object whose name is no RFC 1123 subdomain (which also
+//! ends a chain of Kustomizations applying ever longer names of themselves). Versions only older
+//! Flux releases serve are not refused here (the cluster may run one; `validate` warns about
+//! them).
 
 use crate::model::{no_kind_match, served_version, Object, Served};
 
@@ -16,20 +18,20 @@ use crate::model::{no_kind_match, served_version, Object, Served};
 /// dry-run fails first (they run concurrently); offlux names the first refused object by kind,
 /// namespace and name, so the row is the same every run, and counts the others.
 pub(crate) fn refusal(objects: &[Object]) -> Option<String> {
-    let mut refused: Vec<(&Object, &'static [&'static str])> = objects
+    let mut refused: Vec<(&Object, Refused)> = objects
         .iter()
         .filter_map(|object| {
             let id = &object.id;
             match served_version(&id.group, &id.kind, &id.version) {
-                Some(Served::Unknown { served }) => Some((object, served)),
-                _ => None,
+                Some(Served::Unknown { served }) => Some((object, Refused::Unserved(served))),
+                _ => invalid_name(object).map(|why| (object, Refused::Invalid(why))),
             }
         })
         .collect();
     refused.sort_by(|(a, _), (b, _)| {
         (&a.id.kind, &a.id.namespace, &a.id.name).cmp(&(&b.id.kind, &b.id.namespace, &b.id.name))
     });
-    let (first, served) = refused.first()?;
+    let (first, why) = refused.first()?;
     let id = &first.id;
     let mut name = format!("{}/", id.kind);
     if !id.namespace.is_empty() {
@@ -37,31 +39,97 @@ pub(crate) fn refusal(objects: &[Object]) -> Option<String> {
         name.push('/');
     }
     name.push_str(&id.name);
-    let mut message = format!(
-        "{name} dry-run failed: {}",
-        no_kind_match(&id.kind, &id.group, &id.version)
-    );
-    let served: Vec<String> = served
-        .iter()
-        .map(|v| format!("`{}/{v}`", id.group))
-        .collect();
-    message.push_str(&format!(" (the CRD serves {}", served.join(", ")));
-    if !first.file.as_os_str().is_empty() {
-        message.push_str(&format!("; written at {}", first.file.display()));
-        if first.pos.line > 0 {
-            message.push_str(&format!(":{}", first.pos.line));
+    let (mut message, mut details) = match why {
+        Refused::Unserved(served) => {
+            let served: Vec<String> = served
+                .iter()
+                .map(|v| format!("`{}/{v}`", id.group))
+                .collect();
+            (
+                format!(
+                    "{name} dry-run failed: {}",
+                    no_kind_match(&id.kind, &id.group, &id.version)
+                ),
+                vec![format!("the CRD serves {}", served.join(", "))],
+            )
         }
+        Refused::Invalid(why) => (
+            format!(
+                "{name} dry-run failed (Invalid): {}.{} {:?} is invalid: {why}",
+                id.kind, id.group, id.name
+            ),
+            Vec::new(),
+        ),
+    };
+    if !first.file.as_os_str().is_empty() {
+        let mut at = format!("written at {}", first.file.display());
+        if first.pos.line > 0 {
+            at.push_str(&format!(":{}", first.pos.line));
+        }
+        details.push(at);
     }
-    message.push(')');
+    if !details.is_empty() {
+        message.push_str(&format!(" ({})", details.join("; ")));
+    }
     match refused.len() - 1 {
         0 => {}
-        1 => message.push_str("; one more object is refused for its apiVersion"),
-        more => message.push_str(&format!(
-            "; {more} more objects are refused for their apiVersion"
-        )),
+        1 => message.push_str("; one more object is refused"),
+        more => message.push_str(&format!("; {more} more objects are refused")),
     }
     message.push_str("; nothing of the stage is applied");
     Some(message)
+}
+
+/// Why the API server refuses an object offline can tell.
+enum Refused {
+    /// A Flux kind in an `apiVersion` its CRD never served; the versions it serves.
+    Unserved(&'static [&'static str]),
+    /// A Flux object whose name the API server's validation refuses (`metadata.name: …`).
+    Invalid(String),
+}
+
+/// The API server's refusal of a Flux object's name: a custom resource's name must be an RFC 1123
+/// subdomain (`ValidateObjectMetaAccessor` with `NameIsDNSSubdomain`), at most 253 characters of
+/// lower-case letters, digits, `-` and `.`. A name holding a `${VAR}` post-build left (its value
+/// is what only the cluster has) is not judged.
+fn invalid_name(object: &Object) -> Option<String> {
+    let id = &object.id;
+    if crate::model::FluxKind::from_group_kind(&id.group, &id.kind).is_none()
+        || id.name.contains("${")
+    {
+        return None;
+    }
+    let name: &str = &id.name;
+    let mut problems = Vec::new();
+    if name.len() > 253 {
+        problems.push("must be no more than 253 characters");
+    }
+    let label_ok = |label: &str| {
+        let bytes = label.as_bytes();
+        !bytes.is_empty()
+            && bytes
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+            && bytes[0] != b'-'
+            && bytes[bytes.len() - 1] != b'-'
+    };
+    if !name.split('.').all(label_ok) {
+        problems.push(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+        );
+    }
+    if problems.is_empty() {
+        return None;
+    }
+    let shown: String = if name.len() > 64 {
+        format!("{}…", name.chars().take(64).collect::<String>())
+    } else {
+        name.to_owned()
+    };
+    Some(format!(
+        "metadata.name: Invalid value: {shown:?}: {}",
+        problems.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -122,6 +190,47 @@ mod tests {
     }
 
     #[test]
+    fn a_flux_object_whose_name_the_api_server_refuses_fails_the_apply() {
+        let long = "k".repeat(254);
+        for (name, why) in [
+            (long.as_str(), "must be no more than 253 characters"),
+            ("Apps", "a lowercase RFC 1123 subdomain"),
+            ("x\\nvalues", "a lowercase RFC 1123 subdomain"),
+            ("-a", "a lowercase RFC 1123 subdomain"),
+        ] {
+            let objects = [object(
+                &format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: \"{name}\", namespace: flux-system}}\n"),
+                "loop/k.yaml",
+            )];
+            let message = refusal(&objects).unwrap_or_else(|| panic!("{name} refused"));
+            assert!(
+                message.contains(
+                    "dry-run failed (Invalid): Kustomization.kustomize.toolkit.fluxcd.io"
+                ),
+                "{message}"
+            );
+            assert!(message.contains(why), "{message}");
+            assert!(message.contains("(written at loop/k.yaml:3)"), "{message}");
+        }
+        // Valid names, a variable only the cluster can fill, and names of other kinds pass.
+        let objects = [
+            object(
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps.v2-x, namespace: a}\n",
+                "a.yaml",
+            ),
+            object(
+                "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: 'app-${CLUSTER}', namespace: a}\n",
+                "a.yaml",
+            ),
+            object(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: 'system:Reader'}\n",
+                "a.yaml",
+            ),
+        ];
+        assert_eq!(refusal(&objects), None);
+    }
+
+    #[test]
     fn several_refusals_name_the_first_in_kind_order_and_count_the_rest() {
         let objects = [
             object(
@@ -142,9 +251,6 @@ mod tests {
             message.starts_with("GitRepository/x/a dry-run failed"),
             "{message}"
         );
-        assert!(
-            message.contains("2 more objects are refused for their apiVersion"),
-            "{message}"
-        );
+        assert!(message.contains("2 more objects are refused;"), "{message}");
     }
 }
