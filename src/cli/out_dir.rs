@@ -69,7 +69,8 @@ fn component(part: &str, suffix: &str) -> String {
     let cleaned: String = part
         .chars()
         .map(|c| {
-            if c == '/' || c == '\\' || c == '\0' {
+            // A control character (a newline) would also split the manifest's line.
+            if c == '/' || c == '\\' || c.is_control() {
                 '_'
             } else {
                 c
@@ -417,6 +418,10 @@ mod tests {
             "Kustomization/flux-system/web.yaml"
         );
         assert_eq!(producer_file(&id(".."), "yaml").0[2], "_...yaml");
+        // A newline in a name stays inside one manifest line.
+        let split = producer_file(&id("x\nvalues"), "yaml");
+        assert_eq!(split.0[2], "x_values.yaml");
+        assert_eq!(LayoutPath::parse(&split.to_string()), Some(split));
     }
 
     #[test]
