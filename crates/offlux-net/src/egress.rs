@@ -82,6 +82,7 @@ pub fn is_internal(ip: IpAddr) -> bool {
                 || (first & 0xffc0) == 0xfe80 // link-local fe80::/10
                 || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
                 || (first & 0xffc0) == 0xfec0 // site-local fec0::/10 (deprecated)
+                || (first == 0x2001 && v6.segments()[1] == 0x0db8) // documentation 2001:db8::/32
                 || v6.is_multicast()
                 || is_local_nat64(v6)
                 || embedded_v4(v6).into_iter().any(is_internal_v4)
@@ -131,6 +132,7 @@ fn is_internal_v4(v4: Ipv4Addr) -> bool {
         || (a == 100 && (64..128).contains(&b)) // shared address space (carrier-grade NAT)
         || (a == 192 && b == 0 && v4.octets()[2] == 0) // IETF protocol assignments
         || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || v4.is_documentation() // TEST-NET-1, -2, -3: never routed, so only a local network has them
         || a >= 240 // reserved
 }
 
@@ -239,6 +241,12 @@ mod tests {
             // Teredo (RFC 4380): the server, and the client inverted in the last 32 bits.
             "2001:0:a00:1::1",
             "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            // Documentation ranges (RFC 5737, RFC 3849): never routed on the internet.
+            "192.0.2.2",
+            "198.51.100.7",
+            "203.0.113.9",
+            "::ffff:c000:202",
+            "2001:db8::1",
         ] {
             assert!(is_internal(internal.parse().unwrap()), "{internal}");
         }
@@ -251,7 +259,6 @@ mod tests {
             "64:ff9b::808:808",
             "2002:808:808::1",
             "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
-            "2001:db8::1",
         ] {
             assert!(!is_internal(public.parse().unwrap()), "{public}");
         }
