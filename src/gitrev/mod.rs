@@ -79,6 +79,38 @@ pub struct Repository {
     over_budget: std::sync::Mutex<Option<String>>,
 }
 
+/// Whether `git_dir`, which the `.git` file `dot_git` of `work_tree` names, is this working
+/// tree's: inside it, or a directory that names it back as git does for its own links (a linked
+/// worktree's `gitdir` file holds the path of the worktree's `.git` file; a submodule's `config`
+/// sets `core.worktree` to the submodule's directory). A `.git` file a repository carries cannot
+/// make offlux read another repository of the machine: the other one would have to name it.
+fn git_dir_belongs_to(git_dir: &Path, work_tree: &Path, dot_git: &Path) -> bool {
+    let Ok(real) = git_dir.canonicalize() else {
+        return false;
+    };
+    let dot_git = dot_git
+        .canonicalize()
+        .unwrap_or_else(|_| dot_git.to_path_buf());
+    if real.starts_with(work_tree) {
+        return true;
+    }
+    let same = |named: &str, base: &Path, wanted: &Path| {
+        let named = base.join(named.trim());
+        named.canonicalize().is_ok_and(|named| named == wanted)
+    };
+    let worktree =
+        read_small(&real.join("gitdir"), &real).is_ok_and(|text| same(&text, &real, &dot_git));
+    let submodule = read_small(&real.join("config"), &real).is_ok_and(|config| {
+        config.lines().any(|line| {
+            let line = line.trim();
+            line.split_once('=').is_some_and(|(key, value)| {
+                key.trim().eq_ignore_ascii_case("worktree") && same(value, &real, work_tree)
+            })
+        })
+    });
+    worktree || submodule
+}
+
 impl Repository {
     /// Opens the repository whose working tree holds `start` (searching upward for `.git`).
     pub fn discover(start: &Path) -> Result<Self, GitError> {
@@ -100,6 +132,15 @@ impl Repository {
                     )));
                 };
                 let git_dir = candidate.join(target.trim());
+                if !git_dir_belongs_to(&git_dir, candidate, &dot_git) {
+                    return Err(GitError::Unsupported(format!(
+                        "`{}` names the git directory `{}`, outside the working tree, which does \
+                         not name this working tree back (it is neither a worktree nor a \
+                         submodule of it); not read",
+                        dot_git.display(),
+                        git_dir.display()
+                    )));
+                }
                 return Self::open(candidate, &git_dir);
             }
             dir = candidate.parent();

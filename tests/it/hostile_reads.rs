@@ -589,3 +589,52 @@ fn changed_only_reads_no_file_through_a_symlinked_directory() {
         "the file behind the symlink counts as changed, unread: {stderr}"
     );
 }
+
+/// A `.git` file naming a git directory outside the working tree is followed only when that
+/// directory names the working tree back, as git's own links do: a linked worktree (`git
+/// worktree add`) opens, while a `.git` file a repository carries that points at another
+/// repository of the machine (a tarball's, an artifact's) is refused before anything of the
+/// other repository is read.
+#[test]
+fn a_git_file_is_followed_only_to_a_git_directory_that_names_the_tree_back() {
+    use crate::common::git::git;
+    let top = tempfile::tempdir().expect("tempdir");
+    let main = top.path().join("main");
+    std::fs::create_dir_all(&main).expect("mkdir");
+    if git(&main, &["init", "-q"]).is_none() {
+        return;
+    }
+    std::fs::write(main.join("a.yaml"), "a: 1\n").expect("write");
+    git(&main, &["add", "."]);
+    git(&main, &["commit", "-qm", "first"]);
+    let linked = top.path().join("linked");
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            linked.to_str().expect("utf-8"),
+            "-b",
+            "other",
+        ],
+    );
+    let repository =
+        offlux::gitrev::Repository::discover(&linked).expect("a linked worktree opens");
+    assert!(repository.resolve("main").is_ok());
+
+    let stranger = top.path().join("stranger");
+    std::fs::create_dir_all(&stranger).expect("mkdir");
+    std::fs::write(
+        stranger.join(".git"),
+        format!("gitdir: {}\n", main.join(".git").display()),
+    )
+    .expect("write");
+    let error = offlux::gitrev::Repository::discover(&stranger).expect_err("refused");
+    assert!(
+        error
+            .to_string()
+            .contains("does not name this working tree back"),
+        "{error}"
+    );
+}
