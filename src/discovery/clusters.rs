@@ -73,7 +73,17 @@ pub fn find(repository: &super::Repository) -> Vec<Cluster> {
     applies.extend(bootstrap_files(&repository.yaml_files));
     applies.sort();
     applies.dedup();
-    let relative: Vec<PathBuf> = entry_points(&applies, &repository.root)
+    // The Flux objects each file defines, by absolute path: a listing of several clusters'
+    // roots names the same objects twice (each cluster's `apps`, `flux-system`).
+    let mut defined: BTreeMap<PathBuf, Vec<&crate::model::ResourceId>> = BTreeMap::new();
+    for flux in &repository.flux_objects {
+        (defined
+            .entry(repository.root.join(&flux.object.file))
+            .or_default())
+        .push(&flux.object.id);
+    }
+    let defined_in = |file: &Path| defined.get(file).cloned().unwrap_or_default();
+    let relative: Vec<PathBuf> = entry_points(&applies, &repository.root, &defined_in)
         .iter()
         .filter(|e| e.starts_with(repository.root.join(&repository.entry)))
         .map(|e| super::paths::relative_to(e, &repository.root))
@@ -110,7 +120,11 @@ fn bootstrap_files(files: &[PathBuf]) -> Vec<Applies> {
 }
 
 /// The entry directories (absolute, sorted, distinct).
-fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
+fn entry_points<'a>(
+    applies: &[Applies],
+    root: &Path,
+    defined_in: &dyn Fn(&Path) -> Vec<&'a crate::model::ResourceId>,
+) -> BTreeSet<PathBuf> {
     // `applies` is sorted by `from`, so a directory's steps are contiguous.
     let appliers: Vec<&Applies> = applies.iter().filter(|a| a.via != Via::Input).collect();
     let steps = Steps::of(applies, &appliers);
@@ -121,7 +135,7 @@ fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
     let mut entries = BTreeSet::new();
     // Appliers nothing applies: each file's directory, the directories above it whose
     // kustomization files list it, and what it applies.
-    let mut unreached: Vec<(&Path, Vec<&Path>, &Path)> = Vec::new();
+    let mut unreached: Vec<(&Path, Vec<&Path>, &Path, &Path)> = Vec::new();
     for (index, applier) in appliers.iter().enumerate() {
         let reached_by: Vec<usize> = (0..appliers.len())
             .filter(|&other| covered[other].contains(&index))
@@ -139,6 +153,7 @@ fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
                     own,
                     listing_directories(&applier.from, applies),
                     &applier.to,
+                    &applier.from,
                 ));
             }
             continue;
@@ -168,25 +183,36 @@ fn entry_points(applies: &[Applies], root: &Path) -> BTreeSet<PathBuf> {
     // A listing is taken as what the bootstrap builds when it is not the repository's top (which
     // kustomization files list for tooling as often as for Flux) and lists one cluster's
     // appliers: those of one directory, or appliers that each apply only what lies under the
-    // listing (a namespace's directory listing its apps' Kustomizations, as `cluster-apps`
-    // builds it). A listing of appliers in several directories that apply elsewhere (each
-    // cluster's root applying a shared tree) lists clusters: each enters at its own directory.
+    // listing and name distinct objects (a namespace's directory listing its apps'
+    // Kustomizations, as `cluster-apps` builds it). A listing of appliers in several directories
+    // that apply elsewhere (each cluster's root applying a shared tree), or that define the same
+    // object twice (each cluster's `apps`: kustomize refuses such a build), lists clusters: each
+    // enters at its own directory.
     let mut listings: BTreeMap<&Path, BTreeSet<&Path>> = BTreeMap::new();
-    let mut applies_elsewhere: BTreeSet<&Path> = BTreeSet::new();
-    for (own, above, to) in &unreached {
+    let mut not_one_cluster: BTreeSet<&Path> = BTreeSet::new();
+    let mut defined_under: BTreeMap<&Path, BTreeMap<&crate::model::ResourceId, &Path>> =
+        BTreeMap::new();
+    for (own, above, to, from) in &unreached {
+        let ids = defined_in(from);
         for dir in above {
             listings.entry(dir).or_default().insert(own);
             if !to.starts_with(dir) {
-                applies_elsewhere.insert(dir);
+                not_one_cluster.insert(dir);
+            }
+            let seen = defined_under.entry(dir).or_default();
+            for id in &ids {
+                if seen.insert(id, own).is_some_and(|other| other != *own) {
+                    not_one_cluster.insert(dir);
+                }
             }
         }
     }
-    for (own, above, _) in &unreached {
+    for (own, above, _, _) in &unreached {
         let highest = above.iter().find(|dir| {
             **dir != root
                 && listings
                     .get(*dir)
-                    .is_some_and(|owns| owns.len() == 1 || !applies_elsewhere.contains(*dir))
+                    .is_some_and(|owns| owns.len() == 1 || !not_one_cluster.contains(*dir))
         });
         entries.insert(highest.copied().unwrap_or(own).to_path_buf());
     }
@@ -341,9 +367,16 @@ mod tests {
         }
     }
 
-    fn entries(mut applies: Vec<Applies>) -> Vec<String> {
+    fn entries(applies: Vec<Applies>) -> Vec<String> {
+        entries_defining(applies, &|_| Vec::new())
+    }
+
+    fn entries_defining(
+        mut applies: Vec<Applies>,
+        defined_in: &dyn Fn(&Path) -> Vec<&'static crate::model::ResourceId>,
+    ) -> Vec<String> {
         applies.sort();
-        let entries: Vec<PathBuf> = entry_points(&applies, Path::new("/r"))
+        let entries: Vec<PathBuf> = entry_points(&applies, Path::new("/r"), defined_in)
             .iter()
             .map(|e| super::super::paths::relative_to(e, Path::new("/r")))
             .collect();
@@ -489,6 +522,53 @@ mod tests {
                 "multus=apps/network/multus"
             ]
         );
+    }
+
+    #[test]
+    fn a_listing_of_clusters_defining_the_same_objects_is_not_one_entry() {
+        // clusters/kustomization.yaml lists prod and staging, each a directory whose
+        // kustomization lists its own `flux-system/apps` applying a subtree of it: kustomize
+        // refuses to build the listing (the same object twice), so each is a cluster.
+        static APPS: std::sync::LazyLock<crate::model::ResourceId> =
+            std::sync::LazyLock::new(|| {
+                crate::model::ResourceId::new(
+                    "kustomize.toolkit.fluxcd.io/v1",
+                    "Kustomization",
+                    "flux-system",
+                    "apps",
+                )
+            });
+        let mut applies = Vec::new();
+        for cluster in ["prod", "staging"] {
+            applies.push(step(
+                &format!("clusters/{cluster}/ks.yaml"),
+                &format!("clusters/{cluster}/apps"),
+                Via::Applier,
+            ));
+            applies.push(step(
+                &format!("clusters/{cluster}/kustomization.yaml"),
+                &format!("clusters/{cluster}/ks.yaml"),
+                Via::Input,
+            ));
+            applies.push(step(
+                "clusters/kustomization.yaml",
+                &format!("clusters/{cluster}"),
+                Via::Input,
+            ));
+        }
+        let defining = |file: &Path| {
+            if file.ends_with("ks.yaml") {
+                vec![&*APPS]
+            } else {
+                Vec::new()
+            }
+        };
+        assert_eq!(
+            entries_defining(applies.clone(), &defining),
+            ["prod=clusters/prod", "staging=clusters/staging"]
+        );
+        // Distinct objects (a namespace's apps) make one entry.
+        assert_eq!(entries(applies), ["clusters=clusters"]);
     }
 
     #[test]

@@ -852,13 +852,14 @@ struct WorkingTreeSources<'a> {
     synced: Vec<SyncedSource>,
 }
 
-/// A source a FluxInstance's `spec.sync` generates whose files the run takes from the working
-/// tree, as `Runtime::synced_resolution` decides: its URL is this repository's remote, or its
-/// sync path is a directory here.
+/// A source other than a GitRepository that a FluxInstance's `spec.sync` generates and whose
+/// files the run takes from the working tree, as `Runtime::synced_resolution` decides: its URL
+/// is this repository's remote, or its sync path is a directory here. (A GitRepository is
+/// judged as every GitRepository is, by name and URL: see `base_of`.)
 struct SyncedSource {
     kind: String,
-    /// The instance's namespace; empty when its file does not say (a Kustomization's
-    /// `targetNamespace` may place it).
+    /// The instance's namespace: as written, else its kustomization's, else `flux-system` (the
+    /// namespace the run gives an instance written without one).
     namespace: String,
     /// `spec.sync.name`; the instance's namespace when unset (the operator's `sync_name`).
     name: Option<String>,
@@ -867,15 +868,8 @@ struct SyncedSource {
 impl SyncedSource {
     /// Whether a `sourceRef` of `kind` to `name` in `namespace` names this source.
     fn is(&self, kind: &str, namespace: &str, name: &str) -> bool {
-        if self.kind != kind {
-            return false;
-        }
-        if self.namespace.is_empty() {
-            // The instance's namespace is not known here: without a written name the source is
-            // named after whatever namespace it lands in, which is the reference's.
-            return self.name.as_deref().unwrap_or(namespace) == name;
-        }
-        (namespace.is_empty() || namespace == self.namespace)
+        self.kind == kind
+            && (namespace.is_empty() || namespace == self.namespace)
             && self.name.as_deref().unwrap_or(&self.namespace) == name
     }
 }
@@ -917,10 +911,11 @@ impl<'a> WorkingTreeSources<'a> {
                             .as_deref()
                             .is_some_and(|remote| git_remote::same_repository(remote, &sync.url))
                             || synced_path_here(root, &sync.path, fs_facts);
-                        if here {
-                            let namespace = match instance.namespace() {
-                                "" => namespace.clone(),
-                                written => written.to_owned(),
+                        if here && sync.kind != "GitRepository" {
+                            let namespace = match (instance.namespace(), namespace.as_str()) {
+                                ("", "") => BOOTSTRAP_NAMESPACE.to_owned(),
+                                ("", hinted) => hinted.to_owned(),
+                                (written, _) => written.to_owned(),
                             };
                             synced.push(SyncedSource {
                                 kind: sync.kind.clone(),

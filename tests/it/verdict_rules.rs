@@ -416,6 +416,39 @@ spec:
     }
 }
 
+/// A child that opts out of substitution (`kustomize.toolkit.fluxcd.io/substitute: disabled`)
+/// keeps `${VAR:=default}` in its path even when its parent substitutes: fluxcd/pkg's
+/// `SubstituteVariables` returns it untouched, and `reconcile` finds no such path.
+#[test]
+fn a_child_that_opts_out_of_substitution_keeps_the_variable_in_its_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(
+        root,
+        "entry/parent.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: parent, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./cluster\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n  postBuild:\n    substitute: {OTHER: x}\n",
+    );
+    write(
+        root,
+        "cluster/child.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: child\n  namespace: flux-system\n  annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}\nspec:\n  interval: 10m\n  path: ./apps/${ENV:=dev}\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    write(
+        root,
+        "apps/dev/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\ndata: {a: b}\n",
+    );
+    let rows = test_rows(root, "entry", &[]);
+    let (result, message) = rows
+        .get("Kustomization/flux-system/child")
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(result, "FAIL", "{message}");
+    assert!(
+        message.contains("kustomization path not found: ./apps/${ENV:=dev}"),
+        "{message}"
+    );
+}
+
 /// The post-build that decides a `${VAR:=default}` in `spec.path` is that of the producer that
 /// applied the Kustomization in the run. A Kustomization whose `spec.path` covers the child's
 /// file but that nothing applies (its own file listed by no kustomization, as sulibot's

@@ -289,7 +289,10 @@ impl Runtime<'_> {
     /// entry point, which a bootstrap or the cluster applies), offline cannot tell: the default is
     /// taken, with a note saying so.
     fn spec_path(&self, flux: &FluxObject, written: &str) -> String {
-        if !written.contains('$') {
+        // An object that opts out of substitution keeps its text whoever applies it
+        // (fluxcd/pkg's `SubstituteVariables` returns it untouched).
+        if !written.contains('$') || crate::substitute::is_substitution_disabled(&flux.object.node)
+        {
             return written.to_owned();
         }
         // The producer whose build the run took this object from, not a static guess: a
