@@ -80,10 +80,11 @@ pub struct Repository {
 }
 
 /// Whether `git_dir`, which the `.git` file `dot_git` of `work_tree` names, is this working
-/// tree's: inside it, or a directory that names it back as git does for its own links (a linked
+/// tree's: inside it, a directory that names it back as git does for its own links (a linked
 /// worktree's `gitdir` file holds the path of the worktree's `.git` file; a submodule's `config`
-/// sets `core.worktree` to the submodule's directory). A `.git` file a repository carries cannot
-/// make offlux read another repository of the machine: the other one would have to name it.
+/// sets `core.worktree` to the submodule's directory), or a separate git directory that is no
+/// other checkout's `.git` and not bare. A `.git` file a repository carries cannot make offlux
+/// read another checkout or a bare repository of the machine.
 fn git_dir_belongs_to(git_dir: &Path, work_tree: &Path, dot_git: &Path) -> bool {
     let Ok(real) = git_dir.canonicalize() else {
         return false;
@@ -100,15 +101,21 @@ fn git_dir_belongs_to(git_dir: &Path, work_tree: &Path, dot_git: &Path) -> bool 
     };
     let worktree =
         read_small(&real.join("gitdir"), &real).is_ok_and(|text| same(&text, &real, &dot_git));
-    let submodule = read_small(&real.join("config"), &real).is_ok_and(|config| {
-        config.lines().any(|line| {
-            let line = line.trim();
-            line.split_once('=').is_some_and(|(key, value)| {
-                key.trim().eq_ignore_ascii_case("worktree") && same(value, &real, work_tree)
-            })
+    let config = read_small(&real.join("config"), &real).unwrap_or_default();
+    let setting = |wanted: &str| {
+        config.lines().find_map(|line| {
+            let (key, value) = line.trim().split_once('=')?;
+            key.trim()
+                .eq_ignore_ascii_case(wanted)
+                .then(|| value.trim().to_owned())
         })
-    });
-    worktree || submodule
+    };
+    let submodule = setting("worktree").is_some_and(|value| same(&value, &real, work_tree));
+    // `git clone --separate-git-dir` writes no link back: its git directory is taken when it is
+    // no other checkout's `.git` and no bare repository (a server's or a mirror's).
+    let separate = real.file_name().is_some_and(|name| name != ".git")
+        && setting("bare").is_some_and(|bare| bare.eq_ignore_ascii_case("false"));
+    worktree || submodule || separate
 }
 
 impl Repository {

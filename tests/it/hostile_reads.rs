@@ -591,10 +591,11 @@ fn changed_only_reads_no_file_through_a_symlinked_directory() {
 }
 
 /// A `.git` file naming a git directory outside the working tree is followed only when that
-/// directory names the working tree back, as git's own links do: a linked worktree (`git
-/// worktree add`) opens, while a `.git` file a repository carries that points at another
-/// repository of the machine (a tarball's, an artifact's) is refused before anything of the
-/// other repository is read.
+/// directory names the working tree back, as git's own links do, or is a separate git directory
+/// (no other checkout's `.git`, not bare): a linked worktree (`git worktree add`) and a
+/// `--separate-git-dir` clone open, while a `.git` file a repository carries that points at
+/// another checkout of the machine (a tarball's, an artifact's) is refused before anything of
+/// the other repository is read.
 #[test]
 fn a_git_file_is_followed_only_to_a_git_directory_that_names_the_tree_back() {
     use crate::common::git::git;
@@ -622,6 +623,23 @@ fn a_git_file_is_followed_only_to_a_git_directory_that_names_the_tree_back() {
     let repository =
         offlux::gitrev::Repository::discover(&linked).expect("a linked worktree opens");
     assert!(repository.resolve("main").is_ok());
+
+    // `git clone --separate-git-dir` links nothing back, and its git directory is no `.git`.
+    let separate = top.path().join("separate");
+    git(
+        top.path(),
+        &[
+            "clone",
+            "-q",
+            "--separate-git-dir",
+            top.path().join("separate.git").to_str().expect("utf-8"),
+            main.to_str().expect("utf-8"),
+            separate.to_str().expect("utf-8"),
+        ],
+    );
+    let repository =
+        offlux::gitrev::Repository::discover(&separate).expect("a separate git dir opens");
+    assert!(repository.resolve("HEAD").is_ok());
 
     let stranger = top.path().join("stranger");
     std::fs::create_dir_all(&stranger).expect("mkdir");
