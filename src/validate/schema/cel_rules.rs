@@ -77,7 +77,7 @@ impl CelRules {
     }
 
     fn failing<'s>(&'s self, instance: &Value) -> impl Iterator<Item = &'s Rule> + 's {
-        let largest = crate::cel_cost::largest_collection(instance);
+        let (largest, longest) = crate::cel_cost::input_bounds(instance);
         let context = self.env.as_ref().and_then(|env| {
             let value = cel::to_value(instance).ok()?;
             let mut context = cel::Context::with_env(env.clone());
@@ -94,7 +94,7 @@ impl CelRules {
             // A rule too costly to evaluate on this value is passed over, as one this
             // implementation cannot evaluate is.
             program.as_ref().is_some_and(|program| {
-                crate::cel_cost::estimate(program.expression(), largest)
+                crate::cel_cost::estimate(program.expression(), largest, longest)
                     <= crate::cel_cost::COST_LIMIT
                     && matches!(program.execute(context), Ok(cel::Value::Bool(false)))
             })
