@@ -575,6 +575,26 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             .chain(&invalid_flux)
             .filter(|o| !parents.contains_key(&(o.file.clone(), o.id.clone()))),
     );
+    // What the walk said about a Flux object's `spec.path` is left out when the object's file is
+    // one no Flux build reads: its directory has a kustomization file (Flux builds it as written)
+    // and no kustomization lists the file (an `apps-old.yaml` kept beside the entry).
+    let listed: foldhash::HashSet<&Path> = (refs.inputs_of_dir.values())
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
+    let never_built = |file: &Path| {
+        let absolute = root.join(file);
+        let kustomized = absolute.parent().is_some_and(|dir| {
+            KUSTOMIZATION_FILE_NAMES
+                .iter()
+                .any(|name| listing.yaml_files.binary_search(&dir.join(name)).is_ok())
+        });
+        kustomized && !is_kustomization_file(&absolute) && !listed.contains(absolute.as_path())
+    };
+    diagnostics.retain(|d| {
+        let about_spec_path = d.message.starts_with("`spec.path`");
+        !(about_spec_path && d.location.as_ref().is_some_and(|l| never_built(&l.file)))
+    });
     // Added after the parents are known: nothing in the repository applies them.
     for instance in bootstrap_instances {
         if flux_objects

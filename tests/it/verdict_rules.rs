@@ -416,6 +416,54 @@ spec:
     }
 }
 
+/// A Kustomization in a file no Flux build reads (beside the entry, its kustomization file not
+/// listing it: sulibot's `apps-old.yaml`) draws no warning about its `spec.path`; one listed does.
+#[test]
+fn a_file_no_build_reads_draws_no_spec_path_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let kustomization = |name: &str, path: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: {path}\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"
+        )
+    };
+    write(
+        root,
+        "clusters/prod/flux.yaml",
+        &format!("{BOOTSTRAP_SOURCE}---\n{}", kustomization("apps", "./apps")),
+    );
+    write(
+        root,
+        "clusters/prod/apps-old.yaml",
+        &kustomization("apps", "./manifests/gone"),
+    );
+    write(
+        root,
+        "clusters/prod/kustomization.yaml",
+        "resources: [flux.yaml]\n",
+    );
+    write(
+        root,
+        "apps/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: default}\n",
+    );
+    let output = offlux(root, &["test", "--path", "clusters/prod"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("manifests/gone"), "{stderr}");
+    write(
+        root,
+        "clusters/prod/kustomization.yaml",
+        "resources: [flux.yaml, apps-old.yaml]\n",
+    );
+    let output = offlux(root, &["test", "--path", "clusters/prod"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`spec.path` `./manifests/gone` does not exist"),
+        "{stderr}"
+    );
+}
+
 /// A child that opts out of substitution (`kustomize.toolkit.fluxcd.io/substitute: disabled`)
 /// keeps `${VAR:=default}` in its path even when its parent substitutes: fluxcd/pkg's
 /// `SubstituteVariables` returns it untouched, and `reconcile` finds no such path.
