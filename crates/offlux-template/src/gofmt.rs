@@ -263,7 +263,8 @@ fn print_value(out: &mut String, v: &Value, verb: char, fl: &Flags) {
         },
         Value::Int(i) => fmt_int(out, *i, verb, fl, v),
         Value::Float(f) => match verb {
-            'v' => fmt_float(out, *f, 'g', None, fl),
+            // fmt's `fmtFloat` takes a precision given to `%v` as `%g` does (`%.3v` is `3.14`).
+            'v' => fmt_float(out, *f, 'g', fl.prec, fl),
             'b' | 'e' | 'E' | 'f' | 'F' | 'g' | 'G' => fmt_float(out, *f, verb, fl.prec, fl),
             _ => bad_verb(out, v, verb),
         },
@@ -985,6 +986,17 @@ mod tests {
             "%!(BADPREC)1.000000e+00"
         );
         assert_eq!(sprintf("%.100000g", &[Value::Float(0.5)]), "0.5");
+        assert_eq!(
+            sprintf(
+                "%.3v|%6.3v|%v",
+                &[
+                    Value::Float(3.14159),
+                    Value::Float(3.14159),
+                    Value::Float(3.14159)
+                ]
+            ),
+            "3.14|  3.14|3.14159"
+        );
     }
 
     #[test]
