@@ -990,12 +990,12 @@ mod tests {
             sprintf(
                 "%.3v|%6.3v|%v",
                 &[
-                    Value::Float(3.14159),
-                    Value::Float(3.14159),
-                    Value::Float(3.14159)
+                    Value::Float(1.23456),
+                    Value::Float(1.23456),
+                    Value::Float(1.23456)
                 ]
             ),
-            "3.14|  3.14|3.14159"
+            "1.23|  1.23|1.23456"
         );
     }
 
