@@ -269,6 +269,22 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
         &fs_facts,
     );
 
+    // A Flux object in a file no Flux build reads draws no warning about its `spec.path`: its
+    // directory has a kustomization file (Flux builds it as written) and no kustomization lists
+    // the file (an `apps-old.yaml` kept beside the entry).
+    let listed: foldhash::HashSet<&Path> = (refs.inputs_of_dir.values())
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
+    let never_built = |file: &Path| {
+        let kustomized = file.parent().is_some_and(|dir| {
+            KUSTOMIZATION_FILE_NAMES
+                .iter()
+                .any(|name| listing.yaml_files.binary_search(&dir.join(name)).is_ok())
+        });
+        kustomized && !is_kustomization_file(file) && !listed.contains(file)
+    };
+
     // Directories are walked whole; kustomizations also pull in the files and directories they
     // list from elsewhere (`resources: [../base/app]`), and Kustomizations their `spec.path`.
     // Paths are handled as `PathKey`s: comparing `Path`s component by component was most of this
@@ -336,15 +352,21 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
                     .namespace_of_file
                     .get(path_bytes(file))
                     .map(|n| n.to_string());
+                let mut said = Vec::new();
+                let mut not_found = false;
                 let next = followed_path(
                     follower,
                     namespace_hint.as_deref(),
                     &root,
                     &working_tree,
                     &fs_facts,
-                    &mut diagnostics,
-                    &mut path_not_found,
+                    &mut said,
+                    &mut not_found,
                 );
+                if !never_built(file) {
+                    diagnostics.extend(said);
+                    path_not_found |= not_found;
+                }
                 let applied = next
                     .clone()
                     .or_else(|| working_tree.perhaps_here(follower, &fs_facts));
@@ -575,26 +597,6 @@ pub fn discover(options: &Options) -> Result<Repository, DiscoveryError> {
             .chain(&invalid_flux)
             .filter(|o| !parents.contains_key(&(o.file.clone(), o.id.clone()))),
     );
-    // What the walk said about a Flux object's `spec.path` is left out when the object's file is
-    // one no Flux build reads: its directory has a kustomization file (Flux builds it as written)
-    // and no kustomization lists the file (an `apps-old.yaml` kept beside the entry).
-    let listed: foldhash::HashSet<&Path> = (refs.inputs_of_dir.values())
-        .flatten()
-        .map(PathBuf::as_path)
-        .collect();
-    let never_built = |file: &Path| {
-        let absolute = root.join(file);
-        let kustomized = absolute.parent().is_some_and(|dir| {
-            KUSTOMIZATION_FILE_NAMES
-                .iter()
-                .any(|name| listing.yaml_files.binary_search(&dir.join(name)).is_ok())
-        });
-        kustomized && !is_kustomization_file(&absolute) && !listed.contains(absolute.as_path())
-    };
-    diagnostics.retain(|d| {
-        let about_spec_path = d.message.starts_with("`spec.path`");
-        !(about_spec_path && d.location.as_ref().is_some_and(|l| never_built(&l.file)))
-    });
     // Added after the parents are known: nothing in the repository applies them.
     for instance in bootstrap_instances {
         if flux_objects
